@@ -1,0 +1,48 @@
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import express from 'express';
+import { Logger } from 'nestjs-pino';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { AppModule } from './app.module';
+import { AppConfig } from './infra/config/config';
+import { migrate } from './infra/database/migrate';
+import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
+import { bodyParsers } from './infra/http/body-parsers';
+import { EnvelopeInterceptor } from './infra/http/envelope.interceptor';
+import { createValidationPipe } from './infra/http/validation';
+import { SeedService } from './modules/reference/seed.service';
+
+/** Builds the whole exchange app: migrations, seed data, the /api plumbing, docs and the web app. */
+export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bodyParser: false, bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  app.set('trust proxy', process.env.TRUST_PROXY ?? 'loopback');
+
+  await migrate(app.get(DataSource));
+  await app.get(SeedService).seed();
+
+  for (const parser of bodyParsers()) app.use(parser);
+  app.setGlobalPrefix('api');
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalInterceptors(new EnvelopeInterceptor());
+  app.useGlobalFilters(new AllExceptionsFilter());
+
+  const doc = new DocumentBuilder()
+    .setTitle('Kestrel Exchange API')
+    .setDescription('Every answer is HTTP 200 with {type, code, message, data}; see docs/api.md for codes. Send `lang` and `Authorization` headers.')
+    .setVersion('4.2.9')
+    .build();
+  SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, doc));
+
+  const web = config.frontendDist ?? join(__dirname, '..', '..', 'frontend', 'dist');
+  if (existsSync(web)) {
+    const serveWeb = express.static(web, { index: 'index.html', maxAge: '1h' });
+    // The web app never shadows the API: /api and /socket.io requests skip the file lookup.
+    app.use((req: express.Request, res: express.Response, next: express.NextFunction) => (req.path.startsWith('/api/') || req.path.startsWith('/socket.io') ? next() : serveWeb(req, res, next)));
+  }
+  return app;
+}

@@ -1,0 +1,67 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from './infra/auth/auth.module';
+import { APP_CONFIG, AppConfig } from './infra/config/config';
+import { dataSourceOptions } from './infra/database/data-source';
+import { RedisModule } from './infra/redis/redis.module';
+import { CoinTradeModule } from './modules/coin-trade/coin-trade.module';
+import { MarketModule } from './modules/market/market.module';
+import { SimulatorModule } from './modules/simulator/simulator.module';
+import { RealtimeModule } from './modules/realtime/realtime.module';
+import { AdminModule } from './modules/admin/admin.module';
+import { HealthController } from './modules/health/health.controller';
+import { LedgerModule } from './modules/ledger/ledger.module';
+import { ReferenceModule } from './modules/reference/reference.module';
+import { SettingsModule } from './modules/settings/settings.module';
+import { SmsModule } from './modules/sms/sms.module';
+import { UserModule } from './modules/user/user.module';
+
+@Global()
+@Module({})
+class ConfigModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: ConfigModule, providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            // One id per request, taken from the caller when it sends one, echoed back in x-request-id.
+            genReqId: (req, res) => {
+              const given = req.headers['x-request-id'];
+              const id = typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+              res.setHeader('x-request-id', id);
+              return id;
+            },
+            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            autoLogging: { ignore: (req) => req.url === '/api/health' },
+          },
+        }),
+        TypeOrmModule.forRoot({ ...dataSourceOptions(config.databaseUrl), logging: false }),
+        RedisModule,
+        AuthModule,
+        LedgerModule,
+        UserModule,
+        SmsModule,
+        SettingsModule,
+        ReferenceModule,
+        AdminModule,
+        CoinTradeModule,
+        MarketModule,
+        SimulatorModule,
+        RealtimeModule,
+      ],
+      controllers: [HealthController],
+    };
+  }
+}

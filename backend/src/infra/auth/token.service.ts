@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash, randomBytes } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/config';
+
+export type SubjectType = 'user' | 'admin';
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * Opaque bearer tokens: 256 random bits, only their SHA-256 stored, expiring and revocable.
+ * The subject type is part of the lookup, so a user token never opens the admin API and back.
+ */
+@Injectable()
+export class TokenService {
+  private readonly cache = new Map<string, { subjectId: number; subjectType: SubjectType; until: number }>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async issue(subjectType: SubjectType, subjectId: number, ttlSeconds: number, manager: EntityManager = this.dataSource.manager): Promise<string> {
+    const token = randomBytes(32).toString('base64url');
+    await manager.query(
+      `INSERT INTO auth_tokens (token_hash, subject_type, subject_id, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
+      [hashToken(token), subjectType, subjectId, ttlSeconds],
+    );
+    return token;
+  }
+
+  /** The subject id when the token is valid for that subject type, else undefined. */
+  async verify(token: string, subjectType: SubjectType): Promise<number | undefined> {
+    const hash = hashToken(token);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) return hit.subjectType === subjectType ? hit.subjectId : undefined;
+    const rows: Array<{ subject_id: number }> = await this.dataSource.query(
+      `SELECT subject_id FROM auth_tokens WHERE token_hash = $1 AND subject_type = $2 AND revoked_at IS NULL AND expires_at > now()`,
+      [hash, subjectType],
+    );
+    const subjectId = rows[0]?.subject_id;
+    if (subjectId !== undefined) {
+      if (this.cache.size > 50_000) this.cache.clear();
+      this.cache.set(hash, { subjectId, subjectType, until: now + this.config.tokenCacheMs });
+    }
+    return subjectId;
+  }
+
+  async revoke(token: string): Promise<void> {
+    this.cache.delete(hashToken(token));
+    await this.dataSource.query('UPDATE auth_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL', [hashToken(token)]);
+  }
+
+  /** Revoke every session of a subject, optionally keeping the one in use. */
+  async revokeAll(subjectType: SubjectType, subjectId: number, keep?: string, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.query(
+      `UPDATE auth_tokens SET revoked_at = now() WHERE subject_type = $1 AND subject_id = $2 AND revoked_at IS NULL AND ($3::text IS NULL OR token_hash <> $3)`,
+      [subjectType, subjectId, keep ? hashToken(keep) : null],
+    );
+  }
+}
+
+/** The token from `Authorization: <token>` or `Authorization: Bearer <token>`. */
+export function tokenFromHeader(header: unknown): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  const token = header.replace(/^Bearer\s+/i, '').trim();
+  return token.length >= 16 && token.length <= 200 ? token : undefined;
+}

@@ -1,0 +1,21 @@
+import { Order } from '../../modules/coin-trade/order.entity';
+import { Trade } from '../../modules/coin-trade/trade.entity';
+import { EngineSnapshot } from '../../modules/engine/engine-snapshot.entity';
+import { Kline } from '../../modules/market/kline.entity';
+import { MarkPrice } from '../../modules/market/mark-price.entity';
+import { Admin } from '../../modules/admin/admin.entity';
+import { Balance } from '../../modules/ledger/balance.entity';
+import { LedgerEntry } from '../../modules/ledger/ledger-entry.entity';
+import { AreaCode } from '../../modules/reference/area-code.entity';
+import { ChainType } from '../../modules/reference/chain-type.entity';
+import { Coin } from '../../modules/reference/coin.entity';
+import { Market } from '../../modules/reference/market.entity';
+import { Setting } from '../../modules/settings/setting.entity';
+import { User } from '../../modules/user/user.entity';
+import { VerificationCode } from '../../modules/verification-code/verification-code.entity';
+import { AuthToken } from '../auth/auth-token.entity';
+import { EventRecord } from '../event-store/event.entity';
+import { OutboxMessage } from '../notifier/outbox-message.entity';
+
+/** Every entity, for the data source and the drift check. */
+export const ENTITIES = [EventRecord, Balance, LedgerEntry, User, Admin, AuthToken, VerificationCode, OutboxMessage, Coin, ChainType, Market, AreaCode, Setting, Order, Trade, EngineSnapshot, Kline, MarkPrice];

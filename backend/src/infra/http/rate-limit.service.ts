@@ -1,0 +1,23 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { RateLimitRule } from '../config/config';
+import { REDIS } from '../redis/redis.module';
+import { BusinessError } from './business-error';
+import { ErrorCode } from './error-codes';
+
+// Fixed window counter; atomic in Redis so replicas share one count.
+const HIT = `local c = redis.call('INCR', KEYS[1])
+if c == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return {c, redis.call('TTL', KEYS[1])}`;
+
+/** Rate limits for login, registration and code sending, per IP and per account. */
+@Injectable()
+export class RateLimitService {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  /** Count one attempt in `bucket`; refuses (and changes nothing else) once over the rule. */
+  async hit(bucket: string, rule: RateLimitRule): Promise<void> {
+    const [count, ttl] = (await this.redis.eval(HIT, 1, `rl:${bucket}`, rule.windowSeconds)) as [number, number];
+    if (count > rule.limit) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: Math.max(ttl, 1) });
+  }
+}

@@ -1,0 +1,44 @@
+import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { en } from '../i18n/locales/en';
+import type { MessageKey } from '../i18n/catalogue';
+import { BusinessError } from './business-error';
+import { ErrorCode } from './error-codes';
+
+/** The first failing rule, depth first, in declaration order. */
+function firstError(errors: ValidationError[], prefix = ''): { field: string; constraints: Record<string, string> } | undefined {
+  for (const e of errors) {
+    const field = prefix ? `${prefix}.${e.property}` : e.property;
+    if (e.constraints && Object.keys(e.constraints).length) return { field, constraints: e.constraints };
+    const nested = e.children?.length ? firstError(e.children, field) : undefined;
+    if (nested) return nested;
+  }
+  return undefined;
+}
+
+const PRIORITY = ['whitelistValidation', 'isDefined', 'isNotEmpty', 'isString', 'isIn'];
+
+/**
+ * Whitelist + forbid unknown fields (DESIGN §5). A rule's message is a catalogue key
+ * (e.g. `error.password_min`), so the answer is localized; other rules fall back to
+ * "{field} is invalid" / "{field} is required".
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => {
+      const first = firstError(errors);
+      if (!first) return new BusinessError(ErrorCode.VALIDATION);
+      // Report the most basic failure first: missing, then wrong type, then the finer rules.
+      const entries = Object.entries(first.constraints);
+      const rank = (rule: string) => (PRIORITY.includes(rule) ? PRIORITY.indexOf(rule) : PRIORITY.length);
+      const [rule, message] = entries.sort((a, b) => rank(a[0]) - rank(b[0]))[0];
+      if (rule === 'whitelistValidation') return new BusinessError(ErrorCode.UNKNOWN_FIELD, 'error.unknown_field', { field: first.field });
+      if (message in en) return new BusinessError(ErrorCode.VALIDATION, message as MessageKey, { field: first.field });
+      const key: MessageKey = rule === 'isNotEmpty' || rule === 'isDefined' ? 'error.field_required' : 'error.field_invalid';
+      return new BusinessError(ErrorCode.VALIDATION, key, { field: first.field });
+    },
+  });
+}

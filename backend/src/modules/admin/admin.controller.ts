@@ -1,0 +1,39 @@
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AdminAuth } from '../../infra/auth/guards';
+import { ClientIp } from '../../infra/http/request-context';
+import { TrialBalanceService } from '../ledger/trial-balance.service';
+import { AdminLoginDto, OutboxQueryDto, UserSearchDto } from './admin.dto';
+import { AdminService } from './admin.service';
+
+@ApiTags('admin')
+@Controller('admin')
+export class AdminController {
+  constructor(
+    private readonly admin: AdminService,
+    private readonly trialBalance: TrialBalanceService,
+  ) {}
+
+  @Post('login')
+  login(@Body() dto: AdminLoginDto, @ClientIp() ip: string) {
+    return this.admin.login(dto, ip);
+  }
+
+  @Get('users')
+  @AdminAuth()
+  users(@Query() q: UserSearchDto) {
+    return this.admin.users(q);
+  }
+
+  @Get('outbox')
+  @AdminAuth()
+  outbox(@Query() q: OutboxQueryDto) {
+    return this.admin.outbox(q);
+  }
+
+  @Get('ledger/trial-balance')
+  @AdminAuth()
+  trial() {
+    return this.trialBalance.compute();
+  }
+}

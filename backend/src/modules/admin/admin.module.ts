@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module';
+import { VerificationCodeModule } from '../verification-code/verification-code.module';
+import { AdminController } from './admin.controller';
+import { AdminService } from './admin.service';
+
+@Module({ imports: [LedgerModule, VerificationCodeModule], controllers: [AdminController], providers: [AdminService] })
+export class AdminModule {}

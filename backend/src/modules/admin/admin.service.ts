@@ -1,0 +1,60 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { hashPassword, verifyPassword } from '../../infra/auth/password';
+import { TokenService } from '../../infra/auth/token.service';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import { Page } from '../../infra/http/page.dto';
+import { RateLimitService } from '../../infra/http/rate-limit.service';
+import { OutboxMessage } from '../../infra/notifier/outbox-message.entity';
+import { publicUser, PublicUser } from '../user/user.service';
+import { User } from '../user/user.entity';
+import { Admin } from './admin.entity';
+import { AdminLoginDto, OutboxQueryDto, UserSearchDto } from './admin.dto';
+
+@Injectable()
+export class AdminService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tokens: TokenService,
+    private readonly rateLimit: RateLimitService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async login(dto: AdminLoginDto, ip: string): Promise<{ token: string; admin: { id: number; email: string } }> {
+    await this.rateLimit.hit(`admin-login:ip:${ip}`, this.config.rateLimits.loginPerIp);
+    await this.rateLimit.hit(`admin-login:account:${dto.email}`, this.config.rateLimits.loginPerAccount);
+    const admin = await this.dataSource.getRepository(Admin).findOne({ where: { email: dto.email } });
+    const ok = admin ? await verifyPassword(admin.passwordHash, dto.password) : (await hashPassword(dto.password), false);
+    if (!admin || !ok) throw new BusinessError(ErrorCode.LOGIN_FAILED);
+    return { token: await this.tokens.issue('admin', admin.id, this.config.adminTokenTtlSeconds), admin: { id: admin.id, email: admin.email } };
+  }
+
+  async users(q: UserSearchDto): Promise<Page<PublicUser & { status: string; inviter_id: number | null }>> {
+    const qb = this.dataSource.getRepository(User).createQueryBuilder('u').orderBy('u.id', 'DESC').skip((q.page - 1) * q.limit).take(q.limit);
+    const s = q.search?.trim();
+    if (s) {
+      const like = `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      qb.where('(u.account ILIKE :like OR u.phone ILIKE :like OR u.email ILIKE :like OR u.nickname ILIKE :like OR u.invite_code ILIKE :like)', { like });
+      if (/^\d{1,9}$/.test(s)) qb.orWhere('u.id = :id', { id: Number(s) });
+    }
+    const [rows, total] = await qb.getManyAndCount();
+    return { items: rows.map((u) => ({ ...publicUser(u), status: u.status, inviter_id: u.inviterId })), total, page: q.page, limit: q.limit };
+  }
+
+  async outbox(q: OutboxQueryDto): Promise<Page<{ id: string; channel: string; recipient: string; purpose: string; body: string; created_at: Date; sent_at: Date | null }>> {
+    const [items, total] = await this.dataSource.getRepository(OutboxMessage).findAndCount({
+      where: q.recipient ? { recipient: q.recipient } : {},
+      order: { id: 'DESC' },
+      skip: (q.page - 1) * q.limit,
+      take: q.limit,
+    });
+    return {
+      items: items.map((o) => ({ id: o.id, channel: o.channel, recipient: o.recipient, purpose: o.purpose, body: o.body, created_at: o.createdAt, sent_at: o.sentAt })),
+      total,
+      page: q.page,
+      limit: q.limit,
+    };
+  }
+}

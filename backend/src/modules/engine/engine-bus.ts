@@ -1,0 +1,42 @@
+import { EventEmitter } from 'node:events';
+import { Injectable } from '@nestjs/common';
+
+export interface OrderUpdate {
+  userId: number;
+  orderId: string;
+  marketId: number;
+  status: 'waiting' | 'completed' | 'cancelled';
+  filledQty: string;
+  filledQuote: string;
+  fee: string;
+}
+
+export interface TradeTick {
+  marketId: number;
+  tradeId: number;
+  price: string;
+  quantity: string;
+  quoteQuantity: string;
+  takerSide: 'buy' | 'sell';
+  ts: number;
+}
+
+export interface BusEvents {
+  /** A settled batch of trades of one market, in trade id order. */
+  trades: [TradeTick[]];
+  /** The book of a market changed (depth readers re-read it, conflated). */
+  book: [number];
+  /** An order's state or fill changed (pushed to its owner). */
+  order: [OrderUpdate];
+  /** A user's balances changed (pushed to the owner). */
+  balance: [number];
+}
+
+/** In-process fan-out from the engine host to market data and the realtime gateway. */
+@Injectable()
+export class EngineBus extends EventEmitter<BusEvents> {
+  constructor() {
+    super();
+    this.setMaxListeners(50);
+  }
+}

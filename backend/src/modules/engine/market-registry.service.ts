@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { createMarket, Market as EngineMarket } from '@kestrel/matching-engine';
+import { DataSource } from 'typeorm';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import { Market } from '../reference/market.entity';
+import { Coin } from '../reference/coin.entity';
+
+export interface MarketInfo {
+  id: number;
+  symbol: string;
+  base: { id: number; symbol: string };
+  quote: { id: number; symbol: string };
+  makerFee: string;
+  takerFee: string;
+  tickSize: string;
+  lotSize: string;
+  minQty: string;
+  /** Decimal ↔ ticks/lots converters of the engine (truncating). */
+  engine: EngineMarket;
+}
+
+/** The enabled spot markets, loaded once at start (a market change needs a restart of its owner). */
+@Injectable()
+export class MarketRegistry {
+  private byId = new Map<number, MarketInfo>();
+  private bySymbol = new Map<string, MarketInfo>();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async load(): Promise<void> {
+    const [markets, coins] = await Promise.all([
+      this.dataSource.getRepository(Market).find({ where: { enabled: true }, order: { sort: 'ASC', id: 'ASC' } }),
+      this.dataSource.getRepository(Coin).find(),
+    ]);
+    const coin = new Map(coins.map((c) => [c.id, c]));
+    this.byId.clear();
+    this.bySymbol.clear();
+    for (const m of markets) {
+      const tickSize = strip(m.tickSize);
+      const lotSize = strip(m.lotSize);
+      const minQty = strip(m.minQty);
+      const info: MarketInfo = {
+        id: m.id,
+        symbol: m.symbol,
+        base: { id: m.baseCurrencyId, symbol: coin.get(m.baseCurrencyId)?.symbol ?? String(m.baseCurrencyId) },
+        quote: { id: m.quoteCurrencyId, symbol: coin.get(m.quoteCurrencyId)?.symbol ?? String(m.quoteCurrencyId) },
+        makerFee: strip(m.makerFee),
+        takerFee: strip(m.takerFee),
+        tickSize,
+        lotSize,
+        minQty,
+        engine: createMarket({ symbol: m.symbol, tickSize, lotSize, minQty }),
+      };
+      this.byId.set(info.id, info);
+      this.bySymbol.set(normalizeSymbol(info.symbol), info);
+    }
+  }
+
+  all(): MarketInfo[] {
+    return [...this.byId.values()];
+  }
+
+  byIdOrUndefined(id: number): MarketInfo | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Accepts "BTC/USDT", "btc_usdt", "BTCUSDT"-style spellings. */
+  get(symbol: string): MarketInfo {
+    const m = this.bySymbol.get(normalizeSymbol(symbol));
+    if (!m) throw new BusinessError(ErrorCode.MARKET_NOT_FOUND);
+    return m;
+  }
+}
+
+function normalizeSymbol(s: string): string {
+  return s.toUpperCase().replace(/[^A-Z0-9]/g, '');
+}
+
+/** "0.010000000000000000" → "0.01" (numeric columns come back padded). */
+function strip(v: string): string {
+  return v.includes('.') ? v.replace(/0+$/, '').replace(/\.$/, '') : v;
+}

@@ -1,0 +1,219 @@
+import { Injectable } from '@nestjs/common';
+import type { EngineEvent, TradeEvent } from '@kestrel/matching-engine';
+import { EntityManager } from 'typeorm';
+import { updateReturning } from '../../infra/database/sql';
+import { money, Money, moneyString, truncate } from '../../infra/money';
+import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { LedgerService, Movement, Posting } from '../ledger/ledger.service';
+import { writeCandles } from '../market/candle-writer';
+import { OrderUpdate, TradeTick } from './engine-bus';
+import { MarketInfo } from './market-registry.service';
+
+/** Fees are truncated to this many decimals (DESIGN §1.3); the exchange bears the remainder. */
+export const FEE_DECIMALS = 8;
+
+export interface SettlementOutcome {
+  trades: TradeTick[];
+  orders: OrderUpdate[];
+  users: Set<number>;
+}
+
+export interface FreezeRequest {
+  orderId: number;
+  userId: number;
+  currencyId: number;
+  amount: string;
+}
+
+interface OrderRow {
+  id: string;
+  user_id: number;
+  status: 'waiting' | 'completed' | 'cancelled';
+  filled_qty: string;
+  filled_quote: string;
+  fee: string;
+}
+
+interface Fill {
+  qty: Money;
+  quote: Money;
+  fee: Money;
+  frozenUsed: Money;
+}
+
+/** A trade's amounts and fees as decimal strings (computed once per trade). */
+interface TradeFees {
+  qty: string;
+  quote: string;
+  buyerFee: string;
+  sellerFee: string;
+  makerFee: string;
+  takerFee: string;
+}
+
+const ORDER_COLUMNS = 'id::text, user_id, status, filled_qty::text, filled_quote::text, fee::text';
+
+/**
+ * Turns engine events into money and projections, a whole batch in a fixed number of statements.
+ * Idempotent: a trade is settled only if its row is inserted now (the key is the engine's trade
+ * id), an order is finalised only while waiting, and every posting's command id derives from
+ * those keys — so replaying the journal after a crash settles nothing twice.
+ */
+@Injectable()
+export class SettlementService {
+  constructor(private readonly ledger: LedgerService) {}
+
+  /** Freezes the funds of new orders (code 901). Returns, per request, whether it fitted. */
+  async freeze(m: EntityManager, requests: FreezeRequest[]): Promise<boolean[]> {
+    const results = await this.ledger.postBatch(
+      requests.map((r) => ({
+        commandId: `freeze:${r.orderId}`,
+        refType: 'order',
+        refId: String(r.orderId),
+        actor: `user:${r.userId}`,
+        movements: [{ ownerType: 'user', ownerId: r.userId, accountType: 'coin', currencyId: r.currencyId, code: LedgerCode.Freeze, available: `-${r.amount}`, frozen: r.amount }],
+      })),
+      m,
+    );
+    return results.map((r) => r.ok);
+  }
+
+  async settle(m: EntityManager, market: MarketInfo, events: readonly EngineEvent[]): Promise<SettlementOutcome> {
+    const out: SettlementOutcome = { trades: [], orders: [], users: new Set() };
+    const touched = new Map<string, OrderRow>();
+
+    // 1. Trades: insert their rows; only the newly inserted ones move money.
+    const trades = events.filter((e): e is TradeEvent => e.type === 'trade');
+    const fees = new Map(trades.map((t) => [t.tradeId, this.fees(market, t)]));
+    const settled = trades.length ? new Set(await this.insertTrades(m, market, trades, fees)) : new Set<number>();
+    const postings: Posting[] = [];
+    const fills = new Map<number, Fill>();
+    for (const t of trades) {
+      if (!settled.has(t.tradeId)) continue;
+      postings.push(this.tradePosting(market, t, fees.get(t.tradeId)!, fills, out));
+    }
+    if (fills.size) {
+      const ids = [...fills.keys()];
+      const f = ids.map((id) => fills.get(id)!);
+      const rows = await updateReturning<OrderRow>(
+        m,
+        `UPDATE orders o SET filled_qty = o.filled_qty + v.q, filled_quote = o.filled_quote + v.quote, fee = o.fee + v.fee, frozen_left = o.frozen_left - v.used, updated_at = now()
+         FROM unnest($1::bigint[], $2::numeric[], $3::numeric[], $4::numeric[], $5::numeric[]) v(id, q, quote, fee, used) WHERE o.id = v.id
+         RETURNING o.id::text, o.user_id, o.status, o.filled_qty::text, o.filled_quote::text, o.fee::text`,
+        [ids, f.map((x) => moneyString(x.qty)), f.map((x) => moneyString(x.quote)), f.map((x) => moneyString(x.fee)), f.map((x) => moneyString(x.frozenUsed))],
+      );
+      for (const r of rows) touched.set(r.id, r);
+    }
+
+    // 2. Orders that left the book: close them and release what is still frozen (code 902).
+    const finals = new Map<number, 'completed' | 'cancelled'>();
+    for (const e of events) {
+      if (e.type === 'trade' && e.makerRemaining === 0) finals.set(e.makerId, 'completed'); // a maker gets no done event of its own
+      else if (e.type === 'cancelled') finals.set(e.id, 'cancelled');
+      else if (e.type === 'rejected' && e.command === 'place') finals.set(e.id, 'cancelled');
+      else if (e.type === 'done' && e.status === 'filled') finals.set(e.id, 'completed');
+    }
+    if (finals.size) {
+      const rows = await updateReturning<OrderRow & { frozen_currency_id: number; released: string }>(
+        m,
+        `UPDATE orders o SET status = f.status, frozen_left = 0, updated_at = now()
+         FROM (SELECT b.id, b.frozen_left AS released, v.status FROM orders b JOIN unnest($1::bigint[], $2::varchar[]) v(id, status) ON v.id = b.id
+               WHERE b.status = 'waiting' ORDER BY b.id FOR UPDATE OF b) f
+         WHERE o.id = f.id
+         RETURNING o.id::text, o.user_id, o.status, o.filled_qty::text, o.filled_quote::text, o.fee::text, o.frozen_currency_id, f.released::text`,
+        [[...finals.keys()], [...finals.values()]],
+      );
+      for (const r of rows) {
+        touched.set(r.id, r);
+        out.users.add(r.user_id);
+        if (money(r.released).isZero()) continue;
+        const amount = moneyString(r.released);
+        postings.push({
+          commandId: `release:${r.id}`,
+          refType: 'order',
+          refId: r.id,
+          actor: 'engine',
+          movements: [{ ownerType: 'user', ownerId: r.user_id, accountType: 'coin', currencyId: r.frozen_currency_id, code: LedgerCode.Unfreeze, available: amount, frozen: `-${amount}` }],
+        });
+      }
+    }
+    // One ledger batch (trades first, then releases): the accounts are locked once, in one order,
+    // so a settlement and the next batch's freeze cannot deadlock.
+    await this.postAll(m, postings);
+
+    // 3. A new order that only rests changed no row here, but its owner must still hear of it.
+    const accepted = events.flatMap((e) => (e.type === 'accepted' && !touched.has(String(e.id)) ? [e.id] : []));
+    if (accepted.length) for (const r of (await m.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ANY($1)`, [accepted])) as OrderRow[]) touched.set(r.id, r);
+
+    await writeCandles(m, market.id, out.trades);
+    for (const o of touched.values()) {
+      out.orders.push({ userId: o.user_id, orderId: o.id, marketId: market.id, status: o.status, filledQty: moneyString(o.filled_qty), filledQuote: moneyString(o.filled_quote), fee: moneyString(o.fee) });
+    }
+    return out;
+  }
+
+  private async insertTrades(m: EntityManager, market: MarketInfo, trades: TradeEvent[], fees: Map<number, TradeFees>): Promise<number[]> {
+    const e = market.engine;
+    const cols: unknown[][] = Array.from({ length: 12 }, () => []);
+    for (const t of trades) {
+      const { qty, quote, makerFee, takerFee } = fees.get(t.tradeId)!;
+      [t.tradeId, e.ticksToPrice(t.price), qty, quote, t.takerSide, t.makerId, t.takerId, t.makerOwner, t.takerOwner, makerFee, takerFee, t.ts].forEach((v, i) => cols[i].push(v));
+    }
+    const rows: Array<{ trade_id: string }> = await m.query(
+      `INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
+       SELECT $1, v.trade_id, v.price, v.qty, v.quote, v.side, v.maker, v.taker, v.maker_user, v.taker_user, v.maker_fee, v.taker_fee, to_timestamp(v.ts / 1000.0)
+       FROM unnest($2::bigint[], $3::numeric[], $4::numeric[], $5::numeric[], $6::varchar[], $7::bigint[], $8::bigint[], $9::int[], $10::int[], $11::numeric[], $12::numeric[], $13::bigint[])
+         v(trade_id, price, qty, quote, side, maker, taker, maker_user, taker_user, maker_fee, taker_fee, ts)
+       ON CONFLICT (market_id, trade_id) DO NOTHING RETURNING trade_id::text`,
+      [market.id, ...cols],
+    );
+    return rows.map((r) => Number(r.trade_id));
+  }
+
+  /** Buyer pays the fee in base (what they receive), seller in quote; truncated. */
+  private fees(market: MarketInfo, t: TradeEvent): TradeFees {
+    const qty = market.engine.lotsToQty(t.qty);
+    const quote = market.engine.unitsToQuote(t.price * t.qty);
+    const buyerRate = t.takerSide === 'buy' ? market.takerFee : market.makerFee;
+    const sellerRate = t.takerSide === 'buy' ? market.makerFee : market.takerFee;
+    const buyerFee = truncate(money(qty).times(buyerRate), FEE_DECIMALS);
+    const sellerFee = truncate(money(quote).times(sellerRate), FEE_DECIMALS);
+    return { qty, quote, buyerFee, sellerFee, makerFee: t.takerSide === 'buy' ? sellerFee : buyerFee, takerFee: t.takerSide === 'buy' ? buyerFee : sellerFee };
+  }
+
+  /** Codes 600 (deduction from frozen), 602 (increase) and 601 (fee, to the system's fee account). */
+  private tradePosting(market: MarketInfo, t: TradeEvent, f: TradeFees, fills: Map<number, Fill>, out: SettlementOutcome): Posting {
+    const { qty, quote, buyerFee, sellerFee } = f;
+    const buyer = t.takerSide === 'buy' ? { user: t.takerOwner, order: t.takerId } : { user: t.makerOwner, order: t.makerId };
+    const seller = t.takerSide === 'buy' ? { user: t.makerOwner, order: t.makerId } : { user: t.takerOwner, order: t.takerId };
+    const B = market.base.id;
+    const Q = market.quote.id;
+    const user = (id: number, currencyId: number, code: LedgerCode, available: string, frozen = '0'): Movement => ({ ownerType: 'user', ownerId: id, accountType: 'coin', currencyId, code, available, frozen });
+    const fees = (currencyId: number, amount: string): Movement => ({ ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId, code: LedgerCode.CoinTradeFee, available: amount });
+    const movements: Movement[] = [
+      user(buyer.user, Q, LedgerCode.CoinTradeDeduction, '0', `-${quote}`),
+      user(buyer.user, B, LedgerCode.CoinTradeIncrease, qty),
+      user(seller.user, B, LedgerCode.CoinTradeDeduction, '0', `-${qty}`),
+      user(seller.user, Q, LedgerCode.CoinTradeIncrease, quote),
+    ];
+    if (!money(buyerFee).isZero()) movements.push(user(buyer.user, B, LedgerCode.CoinTradeFee, `-${buyerFee}`), fees(B, buyerFee));
+    if (!money(sellerFee).isZero()) movements.push(user(seller.user, Q, LedgerCode.CoinTradeFee, `-${sellerFee}`), fees(Q, sellerFee));
+
+    const add = (order: number, fee: string, used: string) => {
+      const f = fills.get(order) ?? { qty: money(0), quote: money(0), fee: money(0), frozenUsed: money(0) };
+      fills.set(order, { qty: f.qty.plus(qty), quote: f.quote.plus(quote), fee: f.fee.plus(fee), frozenUsed: f.frozenUsed.plus(used) });
+    };
+    add(buyer.order, buyerFee, quote);
+    add(seller.order, sellerFee, qty);
+    out.trades.push({ marketId: market.id, tradeId: t.tradeId, price: market.engine.ticksToPrice(t.price), quantity: qty, quoteQuantity: quote, takerSide: t.takerSide, ts: t.ts });
+    out.users.add(buyer.user).add(seller.user);
+    return { commandId: `trade:${market.id}:${t.tradeId}`, refType: 'trade', refId: `${market.id}:${t.tradeId}`, actor: 'engine', movements };
+  }
+
+  /** Settlement postings move funds that were frozen for them: a refusal here is a broken invariant, never a business outcome. */
+  private async postAll(m: EntityManager, postings: Posting[]): Promise<void> {
+    const results = await this.ledger.postBatch(postings, m);
+    const refused = results.findIndex((r) => !r.ok);
+    if (refused >= 0) throw new Error(`settlement posting ${postings[refused].commandId} was refused: frozen funds do not cover it`);
+  }
+}

@@ -1,0 +1,54 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CREATED_AT, MONEY } from '../../infra/database/columns';
+
+/** Read model of every balance change (one row per account touched by a ledger event). */
+@Entity('ledger_entries')
+@Index('ix_ledger_entries_account', ['ownerType', 'ownerId', 'currencyId', 'id'])
+@Index('ix_ledger_entries_code', ['code'])
+@Index('ix_ledger_entries_event', ['eventSeq'])
+export class LedgerEntry {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id: string;
+
+  @Column({ name: 'event_seq', type: 'bigint' })
+  eventSeq: string;
+
+  @Column({ name: 'owner_type', type: 'varchar', length: 16 })
+  ownerType: string;
+
+  @Column({ name: 'owner_id', type: 'int' })
+  ownerId: number;
+
+  @Column({ name: 'account_type', type: 'varchar', length: 16 })
+  accountType: string;
+
+  @Column({ name: 'currency_id', type: 'int' })
+  currencyId: number;
+
+  @Column({ type: 'int' })
+  code: number;
+
+  @Column({ ...MONEY, name: 'available_delta' })
+  availableDelta: string;
+
+  @Column({ ...MONEY, name: 'frozen_delta' })
+  frozenDelta: string;
+
+  @Column({ ...MONEY, name: 'available_after' })
+  availableAfter: string;
+
+  @Column({ ...MONEY, name: 'frozen_after' })
+  frozenAfter: string;
+
+  @Column({ name: 'ref_type', type: 'varchar', length: 32 })
+  refType: string;
+
+  @Column({ name: 'ref_id', type: 'varchar', length: 64 })
+  refId: string;
+
+  @Column({ type: 'varchar', length: 200, default: '' })
+  memo: string;
+
+  @Column(CREATED_AT)
+  createdAt: Date;
+}

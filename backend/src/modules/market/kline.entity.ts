@@ -1,0 +1,37 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { MONEY } from '../../infra/database/columns';
+
+/** One candle, written only from trades. */
+@Entity('klines')
+export class Kline {
+  @PrimaryColumn({ name: 'market_id', type: 'int' })
+  marketId: number;
+
+  /** 1min, 5min, 30min, 60min, 1day, 1week, 1mon (time-share reads 1min). */
+  @PrimaryColumn({ type: 'varchar', length: 8 })
+  period: string;
+
+  @PrimaryColumn({ name: 'open_time', type: 'timestamptz' })
+  openTime: Date;
+
+  @Column({ type: 'numeric', precision: 36, scale: 18 })
+  open: string;
+
+  @Column({ type: 'numeric', precision: 36, scale: 18 })
+  high: string;
+
+  @Column({ type: 'numeric', precision: 36, scale: 18 })
+  low: string;
+
+  @Column({ type: 'numeric', precision: 36, scale: 18 })
+  close: string;
+
+  @Column({ ...MONEY })
+  volume: string;
+
+  @Column({ ...MONEY, name: 'quote_volume' })
+  quoteVolume: string;
+
+  @Column({ type: 'int', default: 0 })
+  trades: number;
+}

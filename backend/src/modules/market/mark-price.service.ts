@@ -1,0 +1,58 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { moneyString } from '../../infra/money';
+import { EngineHost } from '../engine/engine-host.service';
+import { MarketRegistry } from '../engine/market-registry.service';
+
+export interface MarkTick {
+  id: string;
+  marketId: number;
+  price: string;
+  ts: number;
+}
+
+/**
+ * Samples each market's mark price once a second and records it as a tick with an id.
+ * The mark is the last trade price — a price the venue actually traded at, never a quote or a
+ * computed value — so contracts and options settle only on recorded trade prices.
+ */
+@Injectable()
+export class MarkPriceService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('MarkPrice');
+  private timer?: NodeJS.Timeout;
+  private readonly latest = new Map<number, MarkTick>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly registry: MarketRegistry,
+    private readonly host: EngineHost,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (process.env.MARK_PRICE === 'off' || !this.host.owner) return;
+    this.timer = setInterval(() => void this.sample().catch((err) => this.logger.warn({ err }, 'mark price sample failed')), 1000);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  current(marketId: number): MarkTick | undefined {
+    return this.latest.get(marketId);
+  }
+
+  async sample(now = Date.now()): Promise<MarkTick[]> {
+    const ticks: MarkTick[] = [];
+    for (const m of this.registry.all()) {
+      const last = this.host.lastTradePrice(m.id);
+      if (last === undefined) continue;
+      const price = moneyString(m.engine.ticksToPrice(last));
+      const [row] = await this.dataSource.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, to_timestamp($3 / 1000.0)) RETURNING id::text', [m.id, price, now]);
+      const tick = { id: row.id, marketId: m.id, price, ts: now };
+      this.latest.set(m.id, tick);
+      ticks.push(tick);
+    }
+    return ticks;
+  }
+}

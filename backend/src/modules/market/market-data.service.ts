@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import type { CandleData, TickerData } from '@kestrel/contracts';
+import { DataSource } from 'typeorm';
+import { money, moneyString, truncate } from '../../infra/money';
+import { EngineBus } from '../engine/engine-bus';
+import { EngineHost } from '../engine/engine-host.service';
+import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
+import { RequestPeriod, storedPeriod } from './periods';
+
+/** The ticker shape is part of the socket contract: one definition for HTTP and push. */
+export type Ticker = TickerData;
+
+export type Candle = CandleData;
+
+const decimals = (step: string) => (step.includes('.') ? step.split('.')[1].length : 0);
+
+/** Read side of market data: tickers, trades, candles, depth, market list. Everything derives from trades and the book. */
+@Injectable()
+export class MarketDataService {
+  private tickerCache?: { at: number; value: Ticker[] };
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly registry: MarketRegistry,
+    private readonly host: EngineHost,
+    bus: EngineBus,
+  ) {
+    // New trades make the cached tickers stale at once.
+    bus.on('trades', () => (this.tickerCache = undefined));
+  }
+
+  markets() {
+    return this.registry.all().map((m) => ({
+      symbol: m.symbol,
+      base: m.base.symbol,
+      quote: m.quote.symbol,
+      tick_size: m.tickSize,
+      lot_size: m.lotSize,
+      min_qty: m.minQty,
+      price_decimals: decimals(m.tickSize),
+      qty_decimals: decimals(m.lotSize),
+      maker_fee: m.makerFee,
+      taker_fee: m.takerFee,
+    }));
+  }
+
+  /** Rolling 24 h statistics from the 1-minute candles; cached up to a second, dropped on new trades. */
+  async tickers(fresh = false): Promise<Ticker[]> {
+    if (!fresh && this.tickerCache && Date.now() - this.tickerCache.at < 1000) return this.tickerCache.value;
+    const [stats, lasts] = await Promise.all([
+      this.dataSource.query(
+        `SELECT market_id, (array_agg(open ORDER BY open_time))[1]::text AS open, MAX(high)::text AS high, MIN(low)::text AS low,
+                SUM(volume)::text AS volume, SUM(quote_volume)::text AS quote_volume
+         FROM klines WHERE period = '1min' AND open_time >= now() - interval '24 hours' GROUP BY market_id`,
+      ),
+      this.dataSource.query(`SELECT DISTINCT ON (market_id) market_id, price::text FROM trades ORDER BY market_id, trade_id DESC`),
+    ]);
+    const statBy = new Map<number, { open: string; high: string; low: string; volume: string; quote_volume: string }>(stats.map((s: { market_id: number }) => [s.market_id, s]));
+    const lastBy = new Map<number, string>(lasts.map((l: { market_id: number; price: string }) => [l.market_id, l.price]));
+    const value = this.registry.all().map((m) => this.ticker(m, statBy.get(m.id), lastBy.get(m.id)));
+    this.tickerCache = { at: Date.now(), value };
+    return value;
+  }
+
+  private ticker(m: MarketInfo, s: { open: string; high: string; low: string; volume: string; quote_volume: string } | undefined, last: string | undefined): Ticker {
+    const open = s?.open;
+    const change = open && last && !money(open).isZero() ? truncate(money(last).minus(open).div(open).times(100), 2) : '0';
+    return {
+      symbol: m.symbol,
+      base: m.base.symbol,
+      quote: m.quote.symbol,
+      last: last ? moneyString(last) : null,
+      change_pct: change,
+      open_24h: open ? moneyString(open) : null,
+      high: s ? moneyString(s.high) : last ? moneyString(last) : null,
+      low: s ? moneyString(s.low) : last ? moneyString(last) : null,
+      volume: s ? moneyString(s.volume) : '0',
+      quote_volume: s ? moneyString(s.quote_volume) : '0',
+    };
+  }
+
+  /** The spec's quotation list: tickers grouped by quote currency. */
+  async quotation(): Promise<Array<{ quote: string; markets: Ticker[] }>> {
+    const groups = new Map<string, Ticker[]>();
+    for (const t of await this.tickers()) groups.set(t.quote, [...(groups.get(t.quote) ?? []), t]);
+    return [...groups].map(([quote, markets]) => ({ quote, markets }));
+  }
+
+  async deals(symbol: string, limit: number) {
+    const m = this.registry.get(symbol);
+    const rows = await this.dataSource.query(
+      `SELECT trade_id::text, price::text, quantity::text, taker_side, executed_at FROM trades WHERE market_id = $1 ORDER BY trade_id DESC LIMIT $2`,
+      [m.id, limit],
+    );
+    return rows.map((r: { trade_id: string; price: string; quantity: string; taker_side: string; executed_at: Date }) => ({
+      trade_id: r.trade_id,
+      price: moneyString(r.price),
+      quantity: moneyString(r.quantity),
+      side: r.taker_side,
+      time: new Date(r.executed_at).getTime(),
+    }));
+  }
+
+  /** Candles in ascending time; `from`/`to` in Unix seconds (inclusive), the newest `limit` of them. */
+  async candles(symbol: string, period: RequestPeriod, from: number | undefined, to: number | undefined, limit: number): Promise<Candle[]> {
+    const m = this.registry.get(symbol);
+    const rows = await this.dataSource.query(
+      `SELECT EXTRACT(EPOCH FROM open_time)::bigint AS time, open::text, high::text, low::text, close::text, volume::text FROM klines
+       WHERE market_id = $1 AND period = $2 AND ($3::bigint IS NULL OR open_time >= to_timestamp($3)) AND ($4::bigint IS NULL OR open_time <= to_timestamp($4))
+       ORDER BY open_time DESC LIMIT $5`,
+      [m.id, storedPeriod(period), from ?? null, to ?? null, limit],
+    );
+    return rows.reverse().map((r: { time: string; open: string; high: string; low: string; close: string; volume: string }) => ({
+      time: Number(r.time),
+      open: moneyString(r.open),
+      high: moneyString(r.high),
+      low: moneyString(r.low),
+      close: moneyString(r.close),
+      volume: moneyString(r.volume),
+    }));
+  }
+
+  /** Aggregated book levels as decimal strings: best first on each side. */
+  depth(symbol: string, levels: number) {
+    const m = this.registry.get(symbol);
+    const d = this.host.book(m.id)?.depth(levels) ?? { bids: [], asks: [] };
+    const side = (ls: Array<{ price: number; qty: number }>) => ls.map((l) => [moneyString(m.engine.ticksToPrice(l.price)), moneyString(m.engine.lotsToQty(l.qty))]);
+    return { symbol: m.symbol, bids: side(d.bids), asks: side(d.asks) };
+  }
+}

@@ -1,0 +1,60 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { REQUEST_PERIODS, RequestPeriod } from './periods';
+
+export class SymbolDto {
+  @ApiProperty({ example: 'BTC/USDT' })
+  @IsNotEmpty({ message: 'error.market_not_found' })
+  @IsString({ message: 'error.market_not_found' })
+  @MaxLength(32, { message: 'error.market_not_found' })
+  symbol: string;
+}
+
+export class DealsQueryDto extends SymbolDto {
+  @ApiPropertyOptional({ default: 50, maximum: 200 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit: number = 50;
+}
+
+export class DepthQueryDto extends SymbolDto {
+  @ApiPropertyOptional({ default: 20, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  levels: number = 20;
+}
+
+export class KlineQueryDto extends SymbolDto {
+  @ApiProperty({ enum: REQUEST_PERIODS })
+  @IsIn(REQUEST_PERIODS)
+  period: RequestPeriod;
+
+  @ApiPropertyOptional({ description: 'Unix seconds, inclusive' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  from?: number;
+
+  @ApiPropertyOptional({ description: 'Unix seconds, inclusive' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  to?: number;
+
+  @ApiPropertyOptional({ default: 300, maximum: 1500 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1500)
+  limit: number = 300;
+}

@@ -1,0 +1,176 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { BalanceData, CandleData, ServerToClientEvents, SnapshotData, Topic, TradeData } from '@kestrel/contracts';
+import type { Server } from 'socket.io';
+import { DataSource } from 'typeorm';
+import { moneyString } from '../../infra/money';
+import { EngineBus, OrderUpdate, TradeTick } from '../engine/engine-bus';
+import { MarketRegistry } from '../engine/market-registry.service';
+import { MarketDataService } from '../market/market-data.service';
+import { REQUEST_PERIODS, storedPeriod } from '../market/periods';
+import { depthTopic, klineTopic, ParsedTopic, tradesTopic, userRoom } from './topics';
+
+/** At most one message per topic per this many ms (DESIGN §8: conflation). */
+export const CONFLATE_MS = Number(process.env.WS_CONFLATE_MS ?? 200);
+const DEPTH_LEVELS = 20;
+
+/**
+ * Turns engine events into conflated, sequenced Socket.IO messages. Engine events only mark
+ * topics dirty; a 200 ms cycle publishes each dirty topic once with its current state, so a
+ * burst of trades costs subscribers one message per topic.
+ */
+@Injectable()
+export class MarketFeedService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('MarketFeed');
+  private server?: Server<Record<string, never>, ServerToClientEvents>;
+  private timer?: NodeJS.Timeout;
+  private readonly seq = new Map<string, number>();
+  private readonly dirtyBooks = new Set<number>();
+  private readonly newTrades = new Map<number, TradeTick[]>();
+  private readonly dirtyUsers = new Set<number>();
+  private tickersDirty = true;
+  private lastTickers = '';
+  private publishing = false;
+
+  constructor(
+    private readonly bus: EngineBus,
+    private readonly registry: MarketRegistry,
+    private readonly data: MarketDataService,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  attach(server: Server): void {
+    this.server = server as unknown as Server<Record<string, never>, ServerToClientEvents>;
+  }
+
+  onApplicationBootstrap(): void {
+    this.bus.on('book', (marketId) => this.dirtyBooks.add(marketId));
+    this.bus.on('trades', (trades) => {
+      const id = trades[0].marketId;
+      this.newTrades.set(id, [...(this.newTrades.get(id) ?? []), ...trades]);
+      this.tickersDirty = true;
+    });
+    this.bus.on('balance', (userId) => this.dirtyUsers.add(userId));
+    this.bus.on('order', (o) => this.pushOrder(o));
+    this.timer = setInterval(() => void this.publish(), CONFLATE_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private next(key: string): number {
+    const n = (this.seq.get(key) ?? 0) + 1;
+    this.seq.set(key, n);
+    return n;
+  }
+
+  current(key: string): number {
+    return this.seq.get(key) ?? 0;
+  }
+
+  /** Order changes are rare per user and matter: sent at once, not conflated. */
+  private pushOrder(o: OrderUpdate): void {
+    const market = this.registry.byIdOrUndefined(o.marketId);
+    this.server?.to(userRoom(o.userId)).emit('order', {
+      seq: this.next(`order:${o.userId}`),
+      ts: Date.now(),
+      data: { order_id: o.orderId, symbol: market?.symbol ?? String(o.marketId), status: o.status, filled_qty: o.filledQty, filled_amount: o.filledQuote, fee: o.fee },
+    });
+  }
+
+  async publish(): Promise<void> {
+    if (!this.server || this.publishing) return;
+    this.publishing = true;
+    try {
+      await this.publishMarkets();
+      await this.publishBalances();
+    } catch (err) {
+      this.logger.warn({ err }, 'publish failed');
+    } finally {
+      this.publishing = false;
+    }
+  }
+
+  private async publishMarkets(): Promise<void> {
+    const server = this.server!;
+    const now = Date.now();
+    for (const marketId of this.dirtyBooks) {
+      const m = this.registry.byIdOrUndefined(marketId);
+      if (!m) continue;
+      const topic = depthTopic(m.symbol);
+      server.to(topic).emit('depth', { topic, seq: this.next(topic), ts: now, data: this.depth(m.symbol) });
+    }
+    this.dirtyBooks.clear();
+
+    const batches = [...this.newTrades];
+    this.newTrades.clear();
+    for (const [marketId, trades] of batches) {
+      const m = this.registry.byIdOrUndefined(marketId);
+      if (!m) continue;
+      const topic = tradesTopic(m.symbol);
+      server.to(topic).emit('trades', { topic, seq: this.next(topic), ts: now, data: trades.map(tradeData) });
+      for (const [period, candle] of await this.lastCandles(marketId)) {
+        const kt = klineTopic(m.symbol, period);
+        server.to(kt).emit('kline', { topic: kt, seq: this.next(kt), ts: now, data: candle });
+      }
+    }
+
+    if (this.tickersDirty) {
+      this.tickersDirty = false;
+      const tickers = await this.data.tickers(true);
+      const json = JSON.stringify(tickers);
+      if (json !== this.lastTickers) {
+        this.lastTickers = json;
+        server.to('tickers').emit('tickers', { topic: 'tickers', seq: this.next('tickers'), ts: now, data: tickers });
+      }
+    }
+  }
+
+  private depth(symbol: string) {
+    return this.data.depth(symbol, DEPTH_LEVELS) as { symbol: string; bids: Array<[string, string]>; asks: Array<[string, string]> };
+  }
+
+  /** The current candle of every period (time-share shares the 1-minute one). */
+  private async lastCandles(marketId: number): Promise<Array<[(typeof REQUEST_PERIODS)[number], CandleData]>> {
+    const rows: Array<{ period: string; time: string; open: string; high: string; low: string; close: string; volume: string }> = await this.dataSource.query(
+      `SELECT DISTINCT ON (period) period, EXTRACT(EPOCH FROM open_time)::bigint AS time, open::text, high::text, low::text, close::text, volume::text
+       FROM klines WHERE market_id = $1 ORDER BY period, open_time DESC`,
+      [marketId],
+    );
+    const by = new Map(rows.map((r) => [r.period, { time: Number(r.time), open: moneyString(r.open), high: moneyString(r.high), low: moneyString(r.low), close: moneyString(r.close), volume: moneyString(r.volume) }]));
+    return REQUEST_PERIODS.flatMap((p) => {
+      const c = by.get(storedPeriod(p));
+      return c ? [[p, c] as [(typeof REQUEST_PERIODS)[number], CandleData]] : [];
+    });
+  }
+
+  private async publishBalances(): Promise<void> {
+    if (!this.dirtyUsers.size) return;
+    const users = [...this.dirtyUsers];
+    this.dirtyUsers.clear();
+    const rows: Array<{ owner_id: number; account_type: string; currency_id: number; available: string; frozen: string }> = await this.dataSource.query(
+      `SELECT owner_id, account_type, currency_id, available::text, frozen::text FROM balances WHERE owner_type = 'user' AND owner_id = ANY($1) ORDER BY account_type, currency_id`,
+      [users],
+    );
+    const by = new Map<number, BalanceData[]>();
+    for (const r of rows) by.set(r.owner_id, [...(by.get(r.owner_id) ?? []), { account_type: r.account_type, currency_id: r.currency_id, available: moneyString(r.available), frozen: moneyString(r.frozen) }]);
+    const now = Date.now();
+    for (const u of users) this.server!.to(userRoom(u)).emit('balance', { seq: this.next(`balance:${u}`), ts: now, data: by.get(u) ?? [] });
+  }
+
+  /** A topic's state now, with the seq the next message will exceed. */
+  async snapshot(topic: Topic, parsed: ParsedTopic): Promise<SnapshotData> {
+    const seq = this.current(topic);
+    if (parsed.kind === 'tickers') return { topic, seq, data: await this.data.tickers() };
+    const symbol = this.registry.get(parsed.symbol).symbol;
+    if (parsed.kind === 'depth') return { topic, seq, data: this.depth(symbol) };
+    if (parsed.kind === 'trades') return { topic, seq, data: ((await this.data.deals(symbol, 50)) as TradeData[]).reverse() };
+    if (parsed.kind === 'kline') return { topic, seq, data: await this.data.candles(symbol, parsed.period, undefined, undefined, 300) };
+    throw new Error(`unhandled topic ${topic}`);
+  }
+}
+
+function tradeData(t: TradeTick): TradeData {
+  return { trade_id: String(t.tradeId), price: moneyString(t.price), quantity: moneyString(t.quantity), side: t.takerSide, time: t.ts };
+}

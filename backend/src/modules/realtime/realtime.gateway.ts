@@ -1,0 +1,64 @@
+import { Logger } from '@nestjs/common';
+import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import type { SnapshotData, Topic } from '@kestrel/contracts';
+import type { Server, Socket } from 'socket.io';
+import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
+import { MarketFeedService } from './market-feed.service';
+import { parseTopic, userRoom } from './topics';
+
+const MAX_TOPICS = 40;
+
+/**
+ * The push channel at /socket.io (DESIGN §8). Market topics are rooms a client subscribes to
+ * (the answer carries each topic's snapshot); a valid handshake token also joins the user's
+ * private room. Visitors get market data only.
+ */
+@WebSocketGateway({ path: '/socket.io', cors: { origin: true }, connectionStateRecovery: { maxDisconnectionDuration: 120_000 }, perMessageDeflate: false })
+export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
+  private readonly logger = new Logger('Realtime');
+
+  constructor(
+    private readonly feed: MarketFeedService,
+    private readonly tokens: TokenService,
+  ) {}
+
+  afterInit(server: Server): void {
+    this.feed.attach(server);
+  }
+
+  async handleConnection(socket: Socket): Promise<void> {
+    if (socket.recovered) return; // rooms and missed messages restored by Socket.IO
+    const raw = socket.handshake.auth?.token ?? socket.handshake.headers.authorization;
+    const token = tokenFromHeader(raw);
+    const userId = token ? await this.tokens.verify(token, 'user') : undefined;
+    if (userId !== undefined) {
+      socket.data.userId = userId;
+      await socket.join(userRoom(userId));
+    }
+  }
+
+  @SubscribeMessage('subscribe')
+  async subscribe(@ConnectedSocket() socket: Socket, @MessageBody() topics: unknown): Promise<SnapshotData[] | { error: string }> {
+    if (!Array.isArray(topics) || topics.length > MAX_TOPICS) return { error: `send an array of at most ${MAX_TOPICS} topics` };
+    const snapshots: SnapshotData[] = [];
+    for (const topic of topics) {
+      const parsed = parseTopic(topic);
+      if (!parsed) return { error: `unknown topic: ${String(topic).slice(0, 64)}` };
+      try {
+        // Join first, then read: a message published in between has a higher seq than the snapshot.
+        await socket.join(topic);
+        snapshots.push(await this.feed.snapshot(topic as Topic, parsed));
+      } catch {
+        await socket.leave(topic);
+        return { error: `unknown market in topic: ${String(topic).slice(0, 64)}` };
+      }
+    }
+    return snapshots;
+  }
+
+  @SubscribeMessage('unsubscribe')
+  async unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() topics: unknown): Promise<{ ok: true }> {
+    if (Array.isArray(topics)) for (const t of topics.slice(0, MAX_TOPICS)) if (typeof t === 'string' && !t.startsWith('user:')) await socket.leave(t);
+    return { ok: true };
+  }
+}

@@ -1,0 +1,20 @@
+import type { Period, Topic } from '@kestrel/contracts';
+import { REQUEST_PERIODS } from '../market/periods';
+
+export type ParsedTopic = { kind: 'tickers' } | { kind: 'depth' | 'trades'; symbol: string } | { kind: 'kline'; symbol: string; period: Period };
+
+/** "depth:BTC/USDT" → {kind, symbol}; undefined for anything else. */
+export function parseTopic(topic: unknown): ParsedTopic | undefined {
+  if (typeof topic !== 'string' || topic.length > 64) return undefined;
+  if (topic === 'tickers') return { kind: 'tickers' };
+  const [kind, symbol, period, ...rest] = topic.split(':');
+  if (rest.length || !symbol) return undefined;
+  if ((kind === 'depth' || kind === 'trades') && period === undefined) return { kind, symbol };
+  if (kind === 'kline' && (REQUEST_PERIODS as readonly string[]).includes(period)) return { kind, symbol, period: period as Period };
+  return undefined;
+}
+
+export const depthTopic = (symbol: string): Topic => `depth:${symbol}`;
+export const tradesTopic = (symbol: string): Topic => `trades:${symbol}`;
+export const klineTopic = (symbol: string, period: Period): Topic => `kline:${symbol}:${period}`;
+export const userRoom = (userId: number) => `user:${userId}`;

@@ -1,0 +1,34 @@
+/** Reference data a fresh install needs (issue 2). Upserted on every start; operator edits to other columns stay. */
+export const COINS = [
+  { id: 1, symbol: 'BTC', name: 'Bitcoin', displayDecimals: 8, minDeposit: '0.0005', minWithdraw: '0.001', withdrawFee: '0.0005', sort: 2 },
+  { id: 2, symbol: 'ETH', name: 'Ethereum', displayDecimals: 8, minDeposit: '0.01', minWithdraw: '0.01', withdrawFee: '0.005', sort: 3 },
+  { id: 3, symbol: 'USDT', name: 'Tether USD', displayDecimals: 4, minDeposit: '10', minWithdraw: '10', withdrawFee: '1', sort: 1 },
+];
+
+export const CHAINS: Array<{ currencyId: number; chain: string }> = [
+  { currencyId: 3, chain: 'TRC20' },
+  { currencyId: 3, chain: 'OMNI' },
+  { currencyId: 3, chain: 'ERC20' },
+  { currencyId: 3, chain: 'BEP20' },
+  { currencyId: 1, chain: 'OMNI' },
+  { currencyId: 1, chain: 'BITCOIN' },
+  { currencyId: 2, chain: 'ERC20' },
+];
+
+export const MARKETS = [
+  { symbol: 'BTC/USDT', baseCurrencyId: 1, quoteCurrencyId: 3, tickSize: '0.01', lotSize: '0.00001', minQty: '0.0001', makerFee: '0.001', takerFee: '0.001', sort: 1 },
+  { symbol: 'ETH/USDT', baseCurrencyId: 2, quoteCurrencyId: 3, tickSize: '0.01', lotSize: '0.0001', minQty: '0.001', makerFee: '0.001', takerFee: '0.001', sort: 2 },
+];
+
+/** [iso, dial code, English name]; the first ones are the app's main markets, listed first. */
+export const AREA_CODES: Array<[string, string, string]> = [
+  ['US', '1', 'United States'], ['CN', '86', 'China'], ['HK', '852', 'Hong Kong'], ['TW', '886', 'Taiwan'], ['JP', '81', 'Japan'],
+  ['KR', '82', 'South Korea'], ['TH', '66', 'Thailand'], ['BR', '55', 'Brazil'], ['PT', '351', 'Portugal'], ['GB', '44', 'United Kingdom'],
+  ['CA', '1', 'Canada'], ['AU', '61', 'Australia'], ['SG', '65', 'Singapore'], ['MY', '60', 'Malaysia'], ['ID', '62', 'Indonesia'],
+  ['PH', '63', 'Philippines'], ['VN', '84', 'Vietnam'], ['IN', '91', 'India'], ['AE', '971', 'United Arab Emirates'], ['SA', '966', 'Saudi Arabia'],
+  ['TR', '90', 'Turkey'], ['DE', '49', 'Germany'], ['FR', '33', 'France'], ['ES', '34', 'Spain'], ['IT', '39', 'Italy'],
+  ['NL', '31', 'Netherlands'], ['CH', '41', 'Switzerland'], ['RU', '7', 'Russia'], ['UA', '380', 'Ukraine'], ['PL', '48', 'Poland'],
+  ['MX', '52', 'Mexico'], ['AR', '54', 'Argentina'], ['CO', '57', 'Colombia'], ['CL', '56', 'Chile'], ['NG', '234', 'Nigeria'],
+  ['ZA', '27', 'South Africa'], ['EG', '20', 'Egypt'], ['KE', '254', 'Kenya'], ['MO', '853', 'Macau'], ['AO', '244', 'Angola'],
+  ['MZ', '258', 'Mozambique'], ['NZ', '64', 'New Zealand'],
+];

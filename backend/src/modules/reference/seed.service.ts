@@ -1,0 +1,61 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { hashPassword } from '../../infra/auth/password';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { DEFAULT_APP_SETTINGS } from '../settings/settings.service';
+import { AREA_CODES, CHAINS, COINS, MARKETS } from './seed-data';
+
+/** Idempotent reference data and the first operator account. Runs after migrations on every start. */
+@Injectable()
+export class SeedService {
+  private readonly logger = new Logger('Seed');
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async seed(): Promise<void> {
+    await this.dataSource.transaction(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['kestrel:seed']);
+      for (const c of COINS) {
+        await m.query(
+          `INSERT INTO coins (id, symbol, name, display_decimals, min_deposit, min_withdraw, withdraw_fee, sort) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+           ON CONFLICT (id) DO NOTHING`,
+          [c.id, c.symbol, c.name, c.displayDecimals, c.minDeposit, c.minWithdraw, c.withdrawFee, c.sort],
+        );
+      }
+      for (const c of CHAINS) {
+        await m.query(`INSERT INTO chain_types (currency_id, chain) VALUES ($1, $2) ON CONFLICT (currency_id, chain) DO NOTHING`, [c.currencyId, c.chain]);
+      }
+      for (const mk of MARKETS) {
+        await m.query(
+          `INSERT INTO markets (symbol, base_currency_id, quote_currency_id, tick_size, lot_size, min_qty, maker_fee, taker_fee, sort)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (symbol) DO NOTHING`,
+          [mk.symbol, mk.baseCurrencyId, mk.quoteCurrencyId, mk.tickSize, mk.lotSize, mk.minQty, mk.makerFee, mk.takerFee, mk.sort],
+        );
+      }
+      for (const [i, [iso, dial, name]] of AREA_CODES.entries()) {
+        await m.query(`INSERT INTO area_codes (iso, dial_code, name, sort) VALUES ($1, $2, $3, $4) ON CONFLICT (iso) DO NOTHING`, [iso, dial, name, i]);
+      }
+      await m.query(`INSERT INTO settings (key, value) VALUES ('app', $1) ON CONFLICT (key) DO NOTHING`, [JSON.stringify(DEFAULT_APP_SETTINGS)]);
+      await this.seedAdmin(m);
+    });
+  }
+
+  private async seedAdmin(m: import('typeorm').EntityManager): Promise<void> {
+    const email = (this.config.adminEmail ?? 'admin@kestrel.local').trim().toLowerCase();
+    const [{ n }] = await m.query('SELECT COUNT(*)::int AS n FROM admins');
+    const [existing] = await m.query('SELECT id FROM admins WHERE email = $1', [email]);
+    if (existing || (n > 0 && !this.config.adminEmail)) return;
+    const generated = !this.config.adminPassword;
+    const password = this.config.adminPassword ?? randomBytes(12).toString('base64url');
+    await m.query('INSERT INTO admins (email, password_hash) VALUES ($1, $2)', [email, await hashPassword(password)]);
+    if (generated) {
+      // Printed once, on the start that creates the account; only its hash is kept.
+      process.stdout.write(`\n  Kestrel operator account created: ${email}\n  Password (shown only now): ${password}\n  Set ADMIN_EMAIL/ADMIN_PASSWORD to choose your own.\n\n`);
+    } else {
+      this.logger.log(`operator account ${email} created from ADMIN_EMAIL/ADMIN_PASSWORD`);
+    }
+  }
+}

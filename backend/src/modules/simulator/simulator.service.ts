@@ -1,0 +1,192 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { hashPassword } from '../../infra/auth/password';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { money, Money, moneyString } from '../../infra/money';
+import { CoinTradeService } from '../coin-trade/coin-trade.service';
+import { EngineHost } from '../engine/engine-host.service';
+import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
+import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { LedgerService } from '../ledger/ledger.service';
+import { GbmPrice } from './gbm';
+import { mulberry32 } from './prng';
+
+/** Where each market starts when it has never traded (near real-world levels). */
+const START_PRICE: Record<string, number> = { 'BTC/USDT': 91000, 'ETH/USDT': 3100 };
+/** Float per account, brought in with recorded system-funding events (code 900). */
+const FLOAT: Record<string, string> = { USDT: '2000000', BTC: '20', ETH: '400' };
+const LEVELS = 8;
+const LEVEL_STEP = 0.0004; // 4 bp between quote levels
+const HALF_SPREAD = 0.0003;
+/** The simulator's clock: one step of the reference price per tick. */
+const TICK_MS = Number(process.env.MARKET_SIMULATOR_TICK_MS ?? 250);
+const REQUOTE_EVERY_MS = 5000;
+/** Chance of a taker order on each tick (about two trades a second per market at the defaults). */
+const TAKER_PROBABILITY = 0.5;
+
+interface SimMarket {
+  market: MarketInfo;
+  gbm: GbmPrice;
+  rand: () => number;
+  quotes: string[];
+  ticks: number;
+}
+
+/**
+ * Liquidity for a fresh install (DESIGN §7): a market-maker account quoting layered orders around
+ * a seeded GBM reference price, and a taker account trading occasionally against the book. Both
+ * are ordinary accounts (status `system`, no login) funded by recorded system events; they place
+ * orders through the same service and engine path as users and can touch no other account.
+ */
+@Injectable()
+export class SimulatorService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Simulator');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private markets: SimMarket[] = [];
+  private makerId = 0;
+  private takerId = 0;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly registry: MarketRegistry,
+    private readonly host: EngineHost,
+    private readonly trade: CoinTradeService,
+    private readonly ledger: LedgerService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    // Runs beside the books' owner only (EngineHost registers its books before this hook).
+    if (!this.config.marketSimulator || !this.host.owner) return;
+    await this.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  async start(): Promise<void> {
+    this.makerId = await this.account('market-maker');
+    this.takerId = await this.account('market-taker');
+    const seed = Number(process.env.MARKET_SIMULATOR_SEED ?? 20261121);
+    this.markets = this.registry.all().map((market) => {
+      const rand = mulberry32(seed + market.id);
+      const last = this.host.lastTradePrice(market.id);
+      const start = last !== undefined ? Number(market.engine.ticksToPrice(last)) : (START_PRICE[market.symbol] ?? 100);
+      return { market, rand, gbm: new GbmPrice(start, 0.8, rand), quotes: [], ticks: 0 };
+    });
+    // Quotes left by a previous run are stale: withdraw them.
+    const stale = await this.dataSource.query(`SELECT id::text FROM orders WHERE user_id = $1 AND status = 'waiting'`, [this.makerId]);
+    await Promise.all(stale.map((o: { id: string }) => this.trade.cancel(this.makerId, o.id).catch(() => undefined)));
+    this.timer = setInterval(() => {
+      if (!this.running) this.running = this.tick().finally(() => (this.running = undefined));
+    }, TICK_MS);
+    this.timer.unref();
+    this.logger.log(`simulating ${this.markets.length} markets (maker #${this.makerId}, taker #${this.takerId}, seed ${seed})`);
+  }
+
+  /** One tick of market life: move the reference, requote now and then, maybe take. */
+  async tick(): Promise<void> {
+    for (const s of this.markets) {
+      try {
+        s.gbm.step(TICK_MS / 1000);
+        if (s.ticks++ % Math.max(1, Math.round(REQUOTE_EVERY_MS / TICK_MS)) === 0) await this.requote(s);
+        if (s.rand() < TAKER_PROBABILITY) await this.take(s);
+      } catch (err) {
+        this.logger.warn({ err }, `${s.market.symbol}: simulator step failed`);
+      }
+    }
+  }
+
+  private async requote(s: SimMarket): Promise<void> {
+    await Promise.all(s.quotes.map((id) => this.trade.cancel(this.makerId, id).catch(() => undefined)));
+    await this.topUp(this.makerId, s.market);
+    const ref = s.gbm.price;
+    const orders: Array<Promise<unknown>> = [];
+    const placed: string[] = [];
+    for (let i = 0; i < LEVELS; i++) {
+      const offset = HALF_SPREAD + i * LEVEL_STEP;
+      // Deeper levels hold more size (a power law), as on real books.
+      const size = this.size(s, Math.pow(1 + i, 0.8));
+      for (const side of ['buy', 'sell'] as const) {
+        const price = this.price(s.market, ref * (side === 'buy' ? 1 - offset : 1 + offset));
+        orders.push(
+          this.trade
+            .place(this.makerId, { symbol: s.market.symbol, side, type: 'limit', price, quantity: size })
+            .then((o) => o.status === 'waiting' && placed.push(o.order_id))
+            .catch(() => undefined),
+        );
+      }
+    }
+    await Promise.all(orders);
+    s.quotes = placed;
+  }
+
+  private async take(s: SimMarket): Promise<void> {
+    await this.topUp(this.takerId, s.market);
+    const side = s.rand() < 0.5 ? 'buy' : 'sell';
+    const quantity = this.size(s, 0.6);
+    // Never worse than 1% from the reference: the taker does not sweep an empty book.
+    const worst = this.price(s.market, s.gbm.price * (side === 'buy' ? 1.01 : 0.99));
+    await this.trade.place(this.takerId, { symbol: s.market.symbol, side, type: 'market', quantity, price: worst }).catch(() => undefined);
+  }
+
+  /** A random order size worth roughly 100–2,000 USDT times `scale`, in whole lots. */
+  private size(s: SimMarket, scale: number): string {
+    const notional = (100 + s.rand() * 1900) * scale;
+    return moneyString(this.floorTo(new Money(notional / s.gbm.price), s.market.lotSize));
+  }
+
+  private price(market: MarketInfo, value: number): string {
+    return moneyString(this.floorTo(new Money(value), market.tickSize));
+  }
+
+  private floorTo(value: Money, step: string): Money {
+    return value.div(step).floor().times(step);
+  }
+
+  /** Creates (once) a simulator account: no password anyone knows, status `system` so it cannot log in. */
+  private async account(name: string): Promise<number> {
+    const email = `${name}@simulator.kestrel`;
+    const [existing] = await this.dataSource.query('SELECT id FROM users WHERE email = $1', [email]);
+    if (existing) return existing.id;
+    const secret = await hashPassword(randomBytes(32).toString('base64url'));
+    const [row] = await this.dataSource.query(
+      `INSERT INTO users (account, email, nickname, password_hash, fund_password_hash, invite_code, status) VALUES ($1, $1, $2, $3, $3, $4, 'system')
+       ON CONFLICT DO NOTHING RETURNING id`,
+      [email, name, secret, randomBytes(6).toString('hex').slice(0, 12).toUpperCase()],
+    );
+    if (row) return row.id;
+    const [again] = await this.dataSource.query('SELECT id FROM users WHERE email = $1', [email]);
+    return again.id;
+  }
+
+  /** Keeps the account's float: when a currency falls under half of it, a recorded 900 posting refills it. */
+  private async topUp(userId: number, market: MarketInfo): Promise<void> {
+    for (const coin of [market.base, market.quote]) {
+      const target = FLOAT[coin.symbol] ?? '1000';
+      const [bal] = await this.dataSource.query(
+        `SELECT (available + frozen)::text AS total FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'coin' AND currency_id = $2`,
+        [userId, coin.id],
+      );
+      const total = money(bal?.total ?? '0');
+      if (total.greaterThanOrEqualTo(money(target).div(2))) continue;
+      const amount = moneyString(money(target).minus(total));
+      const ref = `${userId}:${coin.id}:${Date.now()}`;
+      await this.ledger.post({
+        commandId: `sim-funding:${ref}`,
+        refType: 'system-funding',
+        refId: ref,
+        actor: 'simulator',
+        reason: 'market simulator float',
+        movements: [
+          { ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId: coin.id, code: LedgerCode.SystemFunding, available: amount },
+          { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'external', currencyId: coin.id, code: LedgerCode.SystemFunding, available: `-${amount}` },
+        ],
+      });
+    }
+  }
+}

@@ -1,0 +1,232 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomInt } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { hashPassword, verifyPassword } from '../../infra/auth/password';
+import { TokenService } from '../../infra/auth/token.service';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { EventStoreService } from '../../infra/event-store/event-store.service';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import { RateLimitService } from '../../infra/http/rate-limit.service';
+import { Lang } from '../../infra/i18n/catalogue';
+import { normalizePhone, phoneTarget } from '../verification-code/contact';
+import { VerificationCodeService } from '../verification-code/verification-code.service';
+import { ContactDto } from './dto/credentials.dto';
+import { FundPasswordDto, LoginDto, UpdatePasswordDto } from './dto/account.dto';
+import { ForgetDto, RegisterDto } from './dto/register.dto';
+import { User } from './user.entity';
+
+const INVITE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+const EMAIL_RE = /@/;
+
+/** How an account is found by its contact. */
+export type ContactWhere = { areaCode?: string; phone?: string; email?: string };
+
+export interface PublicUser {
+  id: number;
+  account: string;
+  nickname: string;
+  area_code: string | null;
+  phone: string | null;
+  email: string | null;
+  invite_code: string;
+  verification_level: number;
+  has_fund_password: boolean;
+  lang: string;
+  created_at: string;
+}
+
+export function publicUser(u: User): PublicUser {
+  return {
+    id: u.id,
+    account: u.account,
+    nickname: u.nickname,
+    area_code: u.areaCode,
+    phone: u.phone,
+    email: u.email,
+    invite_code: u.inviteCode,
+    verification_level: u.verificationLevel,
+    has_fund_password: u.fundPasswordHash !== null,
+    lang: u.lang,
+    created_at: new Date(u.createdAt).toISOString(),
+  };
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; driverError?: { code?: string } };
+  return (e.driverError?.code ?? e.code) === '23505';
+}
+
+/** Accounts: registration, login, recovery, passwords and the profile (spec §5). */
+@Injectable()
+export class UserService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly codes: VerificationCodeService,
+    private readonly tokens: TokenService,
+    private readonly events: EventStoreService,
+    private readonly rateLimit: RateLimitService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private get users() {
+    return this.dataSource.getRepository(User);
+  }
+
+  /** The code target and lookup for the phone or e-mail route. */
+  contactOf(dto: ContactDto): { channel: 'sms' | 'email'; target: string; where: ContactWhere } {
+    if (dto.type === 'phone') return { channel: 'sms', target: phoneTarget(dto.area_code!, dto.phone!), where: { areaCode: dto.area_code!, phone: dto.phone! } };
+    return { channel: 'email', target: dto.email!, where: { email: dto.email! } };
+  }
+
+  async exists(where: ContactWhere): Promise<boolean> {
+    return (await this.users.count({ where })) > 0;
+  }
+
+  async findById(id: number): Promise<User> {
+    const user = await this.users.findOne({ where: { id } });
+    if (!user) throw new BusinessError(ErrorCode.ACCOUNT_NOT_FOUND);
+    return user;
+  }
+
+  async register(dto: RegisterDto, ip: string, lang: Lang): Promise<{ token: string; user: PublicUser }> {
+    await this.rateLimit.hit(`register:ip:${ip}`, this.config.rateLimits.registerPerIp);
+    if (dto.password !== dto.re_password) throw new BusinessError(ErrorCode.PASSWORDS_DIFFER);
+    if (dto.agreement !== true) throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED);
+    const contact = this.contactOf(dto);
+    if (await this.exists(contact.where)) throw new BusinessError(ErrorCode.ACCOUNT_EXISTS);
+    let inviterId: number | null = null;
+    if (dto.invite_code) {
+      const inviter = await this.users.findOne({ where: { inviteCode: dto.invite_code.trim().toUpperCase() } });
+      if (!inviter) throw new BusinessError(ErrorCode.INVITE_CODE_INVALID);
+      inviterId = inviter.id;
+    }
+    const codeId = await this.codes.check(contact.target, 'register', dto.code);
+    const passwordHash = await hashPassword(dto.password);
+
+    return this.dataSource.transaction(async (m) => {
+      await this.codes.consume(m, codeId);
+      const account = dto.type === 'phone' ? dto.phone! : dto.email!;
+      let user: User | undefined;
+      for (let attempt = 0; !user; attempt++) {
+        try {
+          await m.query('SAVEPOINT new_user');
+          user = await m.getRepository(User).save(
+            m.getRepository(User).create({
+              account,
+              areaCode: dto.type === 'phone' ? dto.area_code! : null,
+              phone: dto.type === 'phone' ? dto.phone! : null,
+              email: dto.type === 'email' ? dto.email! : null,
+              nickname: dto.nickname?.trim() || defaultNickname(account),
+              passwordHash,
+              inviteCode: inviteCode(),
+              inviterId,
+              lang,
+            }),
+          );
+        } catch (err) {
+          if (!isUniqueViolation(err)) throw err;
+          await m.query('ROLLBACK TO SAVEPOINT new_user');
+          // Same account registered concurrently, or (rarely) an invite code collision: retry that one.
+          if (await m.getRepository(User).count({ where: contact.where })) throw new BusinessError(ErrorCode.ACCOUNT_EXISTS);
+          if (attempt >= 5) throw err;
+        }
+      }
+      await this.events.append(m, { streamId: `user:${user.id}`, expectedVersion: 0, metadata: { actor: `user:${user.id}` } }, [
+        { type: 'UserRegistered', payload: { userId: user.id, route: dto.type, account, inviterId, lang } },
+      ]);
+      const token = await this.tokens.issue('user', user.id, this.config.userTokenTtlSeconds, m);
+      return { token, user: publicUser(user) };
+    });
+  }
+
+  async login(dto: LoginDto, ip: string): Promise<{ token: string; user: PublicUser }> {
+    const account = dto.account.trim();
+    await this.rateLimit.hit(`login:ip:${ip}`, this.config.rateLimits.loginPerIp);
+    await this.rateLimit.hit(`login:account:${account.toLowerCase()}`, this.config.rateLimits.loginPerAccount);
+    const user = await this.findForLogin(account, dto.area_code);
+    // Hash anyway when the account is unknown, so timing does not reveal which accounts exist.
+    const ok = user ? await verifyPassword(user.passwordHash, dto.password) : (await hashPassword(dto.password), false);
+    if (!user || !ok) throw new BusinessError(ErrorCode.LOGIN_FAILED);
+    if (user.status !== 'active') throw new BusinessError(ErrorCode.ACCOUNT_DISABLED);
+    const token = await this.tokens.issue('user', user.id, this.config.userTokenTtlSeconds);
+    return { token, user: publicUser(user) };
+  }
+
+  private async findForLogin(account: string, areaCode?: string): Promise<User | undefined> {
+    if (EMAIL_RE.test(account)) return (await this.users.findOne({ where: { email: account.toLowerCase() } })) ?? undefined;
+    const phone = normalizePhone(account).replace(/^\+/, '');
+    const matches = await this.users.find({ where: areaCode ? { phone, areaCode } : { phone }, take: 2 });
+    // Without a country code, a number registered in two countries is ambiguous: refuse rather than guess.
+    return matches.length === 1 ? matches[0] : undefined;
+  }
+
+  async forget(dto: ForgetDto): Promise<void> {
+    if (dto.password !== dto.re_password) throw new BusinessError(ErrorCode.PASSWORDS_DIFFER);
+    const contact = this.contactOf(dto);
+    const user = await this.users.findOne({ where: contact.where });
+    if (!user) throw new BusinessError(ErrorCode.ACCOUNT_NOT_FOUND);
+    const codeId = await this.codes.check(contact.target, 'forget', dto.code);
+    const passwordHash = await hashPassword(dto.password);
+    await this.dataSource.transaction(async (m) => {
+      await this.codes.consume(m, codeId);
+      await m.getRepository(User).update({ id: user.id }, { passwordHash });
+      await this.tokens.revokeAll('user', user.id, undefined, m);
+      await this.append(m, user.id, 'PasswordReset', {});
+    });
+  }
+
+  async updatePassword(userId: number, currentToken: string, dto: UpdatePasswordDto): Promise<void> {
+    if (dto.password !== dto.re_password) throw new BusinessError(ErrorCode.PASSWORDS_DIFFER);
+    const user = await this.findById(userId);
+    if (!(await verifyPassword(user.passwordHash, dto.old_password))) throw new BusinessError(ErrorCode.OLD_PASSWORD_WRONG);
+    const passwordHash = await hashPassword(dto.password);
+    await this.dataSource.transaction(async (m) => {
+      await m.getRepository(User).update({ id: userId }, { passwordHash });
+      // Other sessions end; the one that changed the password stays.
+      await this.tokens.revokeAll('user', userId, currentToken, m);
+      await this.append(m, userId, 'PasswordChanged', {});
+    });
+  }
+
+  /** Where a code for the logged-in user goes: the chosen channel, else the phone, else the e-mail. */
+  ownCodeTarget(user: User, channel?: 'sms' | 'email'): { channel: 'sms' | 'email'; target: string } {
+    const usePhone = channel ? channel === 'sms' : user.phone !== null;
+    if (usePhone && user.phone && user.areaCode) return { channel: 'sms', target: phoneTarget(user.areaCode, user.phone) };
+    if (!usePhone && user.email) return { channel: 'email', target: user.email };
+    throw new BusinessError(ErrorCode.NO_CONTACT_FOR_CODE);
+  }
+
+  async setFundPassword(userId: number, dto: FundPasswordDto): Promise<void> {
+    if (dto.password !== dto.re_password) throw new BusinessError(ErrorCode.PASSWORDS_DIFFER);
+    const user = await this.findById(userId);
+    const { target } = this.ownCodeTarget(user, dto.channel);
+    const codeId = await this.codes.check(target, 'fund_password', dto.code);
+    const fundPasswordHash = await hashPassword(dto.password);
+    await this.dataSource.transaction(async (m) => {
+      await this.codes.consume(m, codeId);
+      await m.getRepository(User).update({ id: userId }, { fundPasswordHash });
+      await this.append(m, userId, user.fundPasswordHash ? 'FundPasswordChanged' : 'FundPasswordSet', {});
+    });
+  }
+
+  async setLang(userId: number, lang: Lang): Promise<void> {
+    await this.users.update({ id: userId }, { lang });
+  }
+
+  private async append(m: EntityManager, userId: number, type: string, payload: Record<string, unknown>): Promise<void> {
+    await this.events.append(m, { streamId: `user:${userId}`, metadata: { actor: `user:${userId}` } }, [{ type, payload: { userId, ...payload } }]);
+  }
+}
+
+function inviteCode(): string {
+  let s = '';
+  for (let i = 0; i < 8; i++) s += INVITE_ALPHABET[randomInt(INVITE_ALPHABET.length)];
+  return s;
+}
+
+/** "13800138000" → "138****8000"; "ana@example.com" → "ana". */
+function defaultNickname(account: string): string {
+  if (account.includes('@')) return account.split('@')[0].slice(0, 32);
+  return account.length > 7 ? `${account.slice(0, 3)}****${account.slice(-4)}` : account;
+}

@@ -1,0 +1,103 @@
+import { adminToken, registerByEmail } from './support/accounts';
+import { ADMIN, startTestApp, TestApp } from './support/test-app';
+
+describe('tokens, admin separation and the /api contract', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ rateLimits: { loginPerAccount: { limit: 3, windowSeconds: 60 } } as never });
+  });
+  afterAll(() => t.close());
+
+  it('a user token is refused by /api/admin/*', async () => {
+    const u = await registerByEmail(t);
+    for (const path of ['/api/admin/users', '/api/admin/outbox', '/api/admin/ledger/trial-balance']) {
+      const res = await t.http().get(path).set('Authorization', u.token);
+      expect(res.body).toEqual({ type: '999', code: 401, message: 'Please log in first', data: null });
+    }
+  });
+
+  it('an admin token is refused by user endpoints, and works for the admin API', async () => {
+    const token = await adminToken(t, ADMIN.email, ADMIN.password);
+    expect((await t.http().get('/api/user/center').set('Authorization', token)).body.code).toBe(401);
+    expect((await t.http().post('/api/user/has_password').set('Authorization', `Bearer ${token}`)).body.code).toBe(401);
+    const u = await registerByEmail(t);
+    const users = await t.http().get('/api/admin/users').query({ search: u.email }).set('Authorization', token);
+    expect(users.body.code).toBe(1);
+    expect(users.body.data.items.map((x: { id: number }) => x.id)).toEqual([u.user.id]);
+    const outbox = await t.http().get('/api/admin/outbox').query({ recipient: u.email }).set('Authorization', token);
+    expect(outbox.body.data.items[0]).toMatchObject({ channel: 'email', recipient: u.email, purpose: 'register' });
+  });
+
+  it('an expired or revoked token gets code 401', async () => {
+    const u = await registerByEmail(t);
+    expect((await t.http().get('/api/user/center').set('Authorization', u.token)).body.code).toBe(1);
+    await t.ds.query(`UPDATE auth_tokens SET expires_at = now() - interval '1 second' WHERE subject_type = 'user' AND subject_id = $1`, [u.user.id]);
+    expect((await t.http().get('/api/user/center').set('Authorization', u.token)).body).toMatchObject({ type: '999', code: 401 });
+
+    const login = await t.http().post('/api/user/login').type('form').send({ account: u.email, password: u.password });
+    const token = login.body.data.token;
+    expect((await t.http().get('/api/user/center2').set('Authorization', token)).body.code).toBe(1);
+    expect((await t.http().post('/api/user/logout').set('Authorization', token)).body.code).toBe(1);
+    expect((await t.http().get('/api/user/center2').set('Authorization', token)).body.code).toBe(401);
+    expect((await t.http().get('/api/user/center2')).body.code).toBe(401);
+  });
+
+  it('tokens are opaque, at least 128 random bits, and stored hashed', async () => {
+    const u = await registerByEmail(t);
+    expect(Buffer.from(u.token, 'base64url').length).toBeGreaterThanOrEqual(16);
+    const rows = await t.ds.query('SELECT token_hash FROM auth_tokens WHERE subject_id = $1', [u.user.id]);
+    expect(rows.map((r: { token_hash: string }) => r.token_hash)).not.toContain(u.token);
+  });
+
+  it('rate-limits login per account', async () => {
+    const u = await registerByEmail(t);
+    for (let i = 0; i < 3; i++) expect((await t.http().post('/api/user/login').type('form').send({ account: u.email, password: 'wrong-pass' })).body.code).toBe(1106);
+    const limited = await t.http().post('/api/user/login').type('form').send({ account: u.email, password: u.password });
+    expect(limited.body.code).toBe(1002);
+    expect(limited.body.message).toMatch(/Too many attempts/);
+  });
+
+  it('an unknown route is a plain HTTP 404, never the envelope', async () => {
+    const res = await t.http().post('/api/no/such/route');
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBeUndefined();
+  });
+
+  it('accepts JSON and multipart as well as form bodies; a broken body is a clear error', async () => {
+    expect((await t.http().post('/api/user/check_email').send({ email: 'x@y.zz' })).body).toMatchObject({ code: 1, data: { registered: false } });
+    expect((await t.http().post('/api/user/check_email').field('email', 'x@y.zz')).body).toMatchObject({ code: 1, data: { registered: false } });
+    const broken = await t.http().post('/api/user/login').set('content-type', 'application/json').send('{"account":');
+    expect(broken.status).toBe(200);
+    expect(broken.body).toMatchObject({ type: 'error', code: 1000 });
+    const wrongTypes = await t.http().post('/api/user/login').send({ account: 5, password: ['x'] });
+    expect(wrongTypes.body).toMatchObject({ code: 1000, message: 'Account is required' });
+  });
+
+  it('health, settings, languages and area codes answer in the envelope', async () => {
+    expect((await t.http().get('/api/health')).body.data).toMatchObject({ postgres: 'up', redis: 'up' });
+    const settings = await t.http().post('/api/settings/get');
+    expect(settings.body).toMatchObject({ type: 'ok', code: 1, data: { version: '4.2.9', code: 329, store_version: '1.0.0', default_lang: 'en' } });
+    expect(settings.body.data.languages.map((l: { code: string }) => l.code).sort()).toEqual(['en', 'hk', 'jp', 'kr', 'py', 'ty', 'zh']);
+    expect((await t.http().post('/api/set/lang').type('form').send({ lang: 'xx' })).body.code).toBe(1000);
+    const u = await registerByEmail(t);
+    expect((await t.http().post('/api/set/lang').set('Authorization', u.token).type('form').send({ lang: 'jp' })).body.code).toBe(1);
+    expect((await t.http().post('/api/get/lang').set('Authorization', u.token)).body.data.lang).toBe('jp');
+    const areas = await t.http().post('/api/area_code');
+    expect(areas.body.data).toEqual(expect.arrayContaining([{ iso: 'CN', code: '86', name: 'China' }]));
+    const docs = await t.http().get('/api/docs-json');
+    expect(Object.keys(docs.body.paths)).toEqual(expect.arrayContaining(['/api/user/register', '/api/admin/ledger/trial-balance']));
+  });
+
+  it('seeds the reference data of the spec', async () => {
+    expect(await t.ds.query('SELECT id, symbol FROM coins ORDER BY id')).toEqual([
+      { id: 1, symbol: 'BTC' },
+      { id: 2, symbol: 'ETH' },
+      { id: 3, symbol: 'USDT' },
+    ]);
+    const chains = await t.ds.query(`SELECT c.symbol, t.chain, t.deposit_address FROM chain_types t JOIN coins c ON c.id = t.currency_id ORDER BY t.id`);
+    expect(chains.map((r: { symbol: string; chain: string }) => `${r.symbol}:${r.chain}`)).toEqual(['USDT:TRC20', 'USDT:OMNI', 'USDT:ERC20', 'USDT:BEP20', 'BTC:OMNI', 'BTC:BITCOIN', 'ETH:ERC20']);
+    expect(chains.every((r: { deposit_address: string }) => r.deposit_address === '')).toBe(true);
+    const markets = await t.ds.query('SELECT symbol, tick_size::text, lot_size::text FROM markets ORDER BY sort');
+    expect(markets.map((m: { symbol: string }) => m.symbol)).toEqual(['BTC/USDT', 'ETH/USDT']);
+  });
+});

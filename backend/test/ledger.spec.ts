@@ -1,0 +1,129 @@
+import { LedgerCode, SYSTEM_OWNER_ID } from '../src/modules/ledger/ledger-codes';
+import { LedgerService, Movement, UnbalancedPostingError } from '../src/modules/ledger/ledger.service';
+import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { adminToken } from './support/accounts';
+import { ADMIN, startTestApp, TestApp } from './support/test-app';
+
+const USDT = 3;
+const external = (amount: string, code: LedgerCode): Movement => ({ ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'external', currencyId: USDT, code, available: amount });
+const userCoin = (userId: number, amount: string, code: LedgerCode): Movement => ({ ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId: USDT, code, available: amount });
+
+describe('ledger (real PostgreSQL)', () => {
+  let t: TestApp;
+  let ledger: LedgerService;
+  let trial: TrialBalanceService;
+  beforeAll(async () => {
+    t = await startTestApp();
+    ledger = t.app.get(LedgerService);
+    trial = t.app.get(TrialBalanceService);
+  });
+  afterAll(() => t.close());
+
+  const deposit = (userId: number, amount: string, id: string) =>
+    ledger.post({ commandId: id, refType: 'deposit', refId: id, actor: 'admin:1', movements: [userCoin(userId, amount, LedgerCode.DepositIncrease), external(`-${amount}`, LedgerCode.DepositIncrease)] });
+  const debit = (userId: number, amount: string, id: string) =>
+    ledger.post({ commandId: id, refType: 'withdrawal', refId: id, actor: `user:${userId}`, movements: [userCoin(userId, `-${amount}`, LedgerCode.WithdrawalDeduction), external(amount, LedgerCode.WithdrawalDeduction)] });
+
+  it('50 concurrent debits on one balance: never overspent, never negative; the trial balance holds', async () => {
+    await deposit(101, '100', 'dep-race');
+    const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => debit(101, '3', `debit-race-${i}`)));
+    const ok = results.filter((r) => r.status === 'fulfilled').length;
+    const refused = results.filter((r) => r.status === 'rejected');
+    expect(ok).toBe(33);
+    expect(refused).toHaveLength(17);
+    for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 2000 });
+    const [bal] = await ledger.balancesOf('user', 101);
+    expect(bal).toMatchObject({ available: '1', frozen: '0' });
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE owner_id = 101 AND code = $1`, [LedgerCode.WithdrawalDeduction]);
+    expect(n).toBe(33);
+    const tb = await trial.compute();
+    expect(tb.ok).toBe(true);
+    expect(tb.currencies.find((c) => c.currency_id === USDT)).toMatchObject({ held_total: '1', approved_deposits: '100', completed_withdrawals: '99', net_external_flow: '1', balanced: true, negative_accounts: 0, projection_mismatches: 0 });
+  });
+
+  it('a command retried with the same id has exactly one effect (in sequence and concurrently)', async () => {
+    const first = await deposit(202, '10.5', 'dep-once');
+    const again = await deposit(202, '10.5', 'dep-once');
+    expect(first.duplicate).toBe(false);
+    expect(again).toEqual({ eventSeq: first.eventSeq, duplicate: true });
+    const racing = await Promise.all(Array.from({ length: 10 }, () => deposit(202, '1', 'dep-racing')));
+    expect(racing.filter((r) => !r.duplicate)).toHaveLength(1);
+    expect(new Set(racing.map((r) => r.eventSeq)).size).toBe(1);
+    const [bal] = await ledger.balancesOf('user', 202);
+    expect(bal.available).toBe('11.5');
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE command_id IN ('dep-once', 'dep-racing')`);
+    expect(n).toBe(2);
+  });
+
+  it('refuses a posting that would create or destroy money, and one that overdraws, changing nothing', async () => {
+    await expect(ledger.post({ commandId: 'mint', refType: 'x', refId: '1', actor: 'test', movements: [userCoin(303, '5', LedgerCode.DepositIncrease)] })).rejects.toBeInstanceOf(UnbalancedPostingError);
+    await expect(debit(303, '0.000000000000000001', 'overdraw')).rejects.toMatchObject({ code: 2000 });
+    expect(await ledger.balancesOf('user', 303)).toEqual([]);
+    expect(await t.ds.query(`SELECT seq FROM events WHERE command_id IN ('mint', 'overdraw')`)).toEqual([]);
+  });
+
+  it('freezes and unfreezes within one account, keeping available and frozen non-negative', async () => {
+    await deposit(404, '50', 'dep-404');
+    const freeze = (amount: string, id: string) =>
+      ledger.post({ commandId: id, refType: 'order', refId: id, actor: 'user:404', movements: [{ ...userCoin(404, `-${amount}`, LedgerCode.Freeze), frozen: amount }] });
+    await freeze('20', 'frz-1');
+    await expect(freeze('30.01', 'frz-2')).rejects.toMatchObject({ code: 2000 });
+    const [bal] = await ledger.balancesOf('user', 404);
+    expect(bal).toMatchObject({ available: '30', frozen: '20' });
+  });
+
+  it('ledger events and entries are append-only', async () => {
+    await expect(t.ds.query('UPDATE ledger_entries SET code = 1')).rejects.toThrow(/append-only/);
+    await expect(t.ds.query('DELETE FROM events')).rejects.toThrow(/append-only/);
+  });
+
+  it('the trial balance is served to operators', async () => {
+    const token = await adminToken(t, ADMIN.email, ADMIN.password);
+    const res = await t.http().get('/api/admin/ledger/trial-balance').set('Authorization', token);
+    expect(res.body).toMatchObject({ code: 1, data: { ok: true } });
+    expect(res.body.data.currencies.map((c: { symbol: string }) => c.symbol)).toEqual(['BTC', 'ETH', 'USDT']);
+  });
+});
+
+describe('ledger batch postings (real PostgreSQL)', () => {
+  let t: TestApp;
+  let ledger: LedgerService;
+  beforeAll(async () => {
+    t = await startTestApp();
+    ledger = t.app.get(LedgerService);
+  });
+  afterAll(() => t.close());
+
+  const freeze = (userId: number, amount: string, id: string) => ({
+    commandId: id,
+    refType: 'order',
+    refId: id,
+    actor: 'test',
+    movements: [{ ...userCoin(userId, `-${amount}`, LedgerCode.Freeze), frozen: amount }],
+  });
+
+  it('applies postings in order, refuses only the one that would overdraw, and keeps one effect per command id', async () => {
+    await ledger.post({ commandId: 'b-dep', refType: 'deposit', refId: 'b-dep', actor: 'test', movements: [userCoin(7, '10', LedgerCode.DepositIncrease), external('-10', LedgerCode.DepositIncrease)] });
+    const results = await t.ds.transaction((m) => ledger.postBatch([freeze(7, '4', 'f1'), freeze(7, '4', 'f2'), freeze(7, '4', 'f3'), freeze(7, '2', 'f4'), freeze(7, '4', 'f1')], m));
+    expect(results.map((r) => r.ok)).toEqual([true, true, false, true, true]);
+    expect(results[4]).toMatchObject({ ok: true, duplicate: true });
+    expect(await ledger.balancesOf('user', 7)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '0', frozen: '10' }]);
+    const again = await t.ds.transaction((m) => ledger.postBatch([freeze(7, '4', 'f2')], m));
+    expect(again[0]).toMatchObject({ ok: true, duplicate: true });
+    const entries = await t.ds.query(`SELECT ref_id, available_after::text, frozen_after::text FROM ledger_entries WHERE owner_id = 7 AND code = 901 ORDER BY id`);
+    expect(entries.map((e: { ref_id: string }) => e.ref_id)).toEqual(['f1', 'f2', 'f4']);
+    expect(entries[2]).toMatchObject({ available_after: '0.000000000000000000', frozen_after: '10.000000000000000000' });
+    expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+
+  it('racing batches and single postings on the same account never overdraw', async () => {
+    await ledger.post({ commandId: 'r-dep', refType: 'deposit', refId: 'r-dep', actor: 'test', movements: [userCoin(8, '100', LedgerCode.DepositIncrease), external('-100', LedgerCode.DepositIncrease)] });
+    const batches = Array.from({ length: 10 }, (_, b) => t.ds.transaction((m) => ledger.postBatch(Array.from({ length: 5 }, (_, i) => freeze(8, '3', `rb-${b}-${i}`)), m)));
+    const singles = Array.from({ length: 10 }, (_, i) => ledger.post(freeze(8, '3', `rs-${i}`)).then(() => true, () => false));
+    const [batchResults, singleResults] = await Promise.all([Promise.all(batches), Promise.all(singles)]);
+    const ok = batchResults.flat().filter((r) => r.ok).length + singleResults.filter(Boolean).length;
+    expect(ok).toBe(33);
+    expect(await ledger.balancesOf('user', 8)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '1', frozen: '99' }]);
+    expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+});

@@ -1,0 +1,55 @@
+import { MarkPriceService } from '../src/modules/market/mark-price.service';
+import { registerByEmail, setFundPassword } from './support/accounts';
+import { deposit } from './support/funding';
+import { startTestApp, TestApp } from './support/test-app';
+
+describe('market data from trades (real PostgreSQL)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('candles, tickers, latest trades, depth and mark ticks all come from the venue’s own trades and book', async () => {
+    const a = await registerByEmail(t);
+    const b = await registerByEmail(t);
+    await setFundPassword(t, a);
+    await setFundPassword(t, b);
+    await deposit(t, a.user.id, 2, '10');
+    await deposit(t, b.user.id, 3, '100000');
+    const order = (token: string, body: Record<string, string>) => t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'ETH/USDT', ...body });
+    await order(a.token, { side: 'sell', type: 'limit', price: '3000', quantity: '1' });
+    await order(a.token, { side: 'sell', type: 'limit', price: '3100', quantity: '1' });
+    await order(a.token, { side: 'sell', type: 'limit', price: '3200', quantity: '1' });
+    await order(b.token, { side: 'buy', type: 'limit', price: '3100', quantity: '1.5' }); // 1 @ 3000, 0.5 @ 3100
+    await order(b.token, { side: 'buy', type: 'limit', price: '2900', quantity: '2' });
+
+    const deals = (await t.http().get('/api/currency/deal').query({ symbol: 'ETH/USDT' })).body.data;
+    expect(deals.map((d: { price: string; quantity: string; side: string }) => [d.price, d.quantity, d.side])).toEqual([
+      ['3100', '0.5', 'buy'],
+      ['3000', '1', 'buy'],
+    ]);
+
+    for (const period of ['time-share', '1min', '5min', '30min', '60min', '1day', '1week', '1mon']) {
+      const res = await t.http().post('/api/kline/historyV3').type('form').send({ symbol: 'ETH/USDT', period, limit: '10' });
+      expect(res.body.data).toEqual([expect.objectContaining({ open: '3000', high: '3100', low: '3000', close: '3100', volume: '1.5' })]);
+    }
+    expect((await t.http().post('/api/kline/historyV3').type('form').send({ symbol: 'ETH/USDT', period: '2min' })).body.code).toBe(1000);
+
+    const quotation = (await t.http().get('/api/currency/quotation_new')).body.data;
+    const eth = quotation.find((g: { quote: string }) => g.quote === 'USDT').markets.find((m: { symbol: string }) => m.symbol === 'ETH/USDT');
+    expect(eth).toMatchObject({ last: '3100', open_24h: '3000', change_pct: '3.33', high: '3100', low: '3000', volume: '1.5', quote_volume: '4550' });
+
+    const depth = (await t.http().get('/api/currency/depth').query({ symbol: 'ETH/USDT', levels: 5 })).body.data;
+    expect(depth).toEqual({ symbol: 'ETH/USDT', bids: [['2900', '2']], asks: [['3100', '0.5'], ['3200', '1']] });
+
+    const markets = (await t.http().get('/api/currencyMatch/all')).body.data;
+    expect(markets[0]).toMatchObject({ symbol: 'BTC/USDT', tick_size: '0.01', lot_size: '0.00001', min_qty: '0.0001', price_decimals: 2, qty_decimals: 5 });
+    expect((await t.http().get('/api/currency/deal').query({ symbol: 'DOGE/USDT' })).body.code).toBe(2001);
+
+    const ticks = await t.app.get(MarkPriceService).sample();
+    expect(ticks.find((x) => x.marketId === 2)).toMatchObject({ price: '3100' });
+    const [row] = await t.ds.query('SELECT price::text FROM mark_prices WHERE id = $1', [ticks.find((x) => x.marketId === 2)!.id]);
+    expect(row.price).toBe('3100.000000000000000000');
+  });
+});

@@ -1,0 +1,91 @@
+import type { ClientToServerEvents, Envelope, ServerToClientEvents, SnapshotData } from '@kestrel/contracts';
+import { AddressInfo } from 'node:net';
+import { io, Socket } from 'socket.io-client';
+import { registerByEmail, setFundPassword } from './support/accounts';
+import { deposit } from './support/funding';
+import { startTestApp, TestApp } from './support/test-app';
+
+type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+describe('Socket.IO push (real PostgreSQL + Redis)', () => {
+  let t: TestApp;
+  let url: string;
+  const clients: Client[] = [];
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const c of clients) c.disconnect();
+    await t.close();
+  });
+
+  const connect = (token?: string) =>
+    new Promise<Client>((resolve, reject) => {
+      const c: Client = io(url, { path: '/socket.io', transports: ['websocket'], auth: token ? { token } : {}, reconnection: false });
+      clients.push(c);
+      c.once('connect', () => resolve(c));
+      c.once('connect_error', reject);
+    });
+
+  it('snapshot on subscribe, then trades, depth, candles and the owner’s order updates, in sequence', async () => {
+    const seller = await registerByEmail(t);
+    const buyer = await registerByEmail(t);
+    await setFundPassword(t, seller);
+    await setFundPassword(t, buyer);
+    await deposit(t, seller.user.id, 1, '1');
+    await deposit(t, buyer.user.id, 3, '100000');
+
+    const client = await connect(buyer.token);
+    const received: Array<{ event: string; seq: number }> = [];
+    const depthMsgs: Envelope<{ bids: string[][]; asks: string[][] }>[] = [];
+    const tradeMsgs: Envelope<Array<{ price: string; quantity: string }>>[] = [];
+    const orders: Array<{ seq: number; data: { status: string } }> = [];
+    const balances: Array<{ data: Array<{ currency_id: number; available: string }> }> = [];
+    client.on('depth', (m) => (received.push({ event: 'depth', seq: m.seq }), depthMsgs.push(m as never)));
+    client.on('trades', (m) => (received.push({ event: 'trades', seq: m.seq }), tradeMsgs.push(m as never)));
+    client.on('kline', (m) => received.push({ event: `kline:${m.topic}`, seq: m.seq }));
+    client.on('order', (m) => orders.push(m));
+    client.on('balance', (m) => balances.push(m));
+
+    const snapshots = (await client.emitWithAck('subscribe', ['tickers', 'depth:BTC/USDT', 'trades:BTC/USDT', 'kline:BTC/USDT:1min'])) as SnapshotData[];
+    expect(snapshots.map((s) => s.topic)).toEqual(['tickers', 'depth:BTC/USDT', 'trades:BTC/USDT', 'kline:BTC/USDT:1min']);
+    expect(snapshots[1].data).toEqual({ symbol: 'BTC/USDT', bids: [], asks: [] });
+    expect(await client.emitWithAck('subscribe', ['depth:NOPE/USDT'])).toEqual({ error: 'unknown market in topic: depth:NOPE/USDT' });
+    expect(await client.emitWithAck('subscribe', ['user:1' as never])).toEqual({ error: 'unknown topic: user:1' });
+
+    const order = (token: string, body: Record<string, string>) => t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'BTC/USDT', ...body });
+    await order(seller.token, { side: 'sell', type: 'limit', price: '60000', quantity: '0.3' });
+    await order(buyer.token, { side: 'buy', type: 'limit', price: '60000', quantity: '0.1' });
+    await order(buyer.token, { side: 'buy', type: 'limit', price: '59000', quantity: '0.2' });
+
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(cond()).toBe(true);
+    };
+    await until(() => tradeMsgs.length > 0 && depthMsgs.some((d) => d.data.bids.length > 0) && orders.length >= 2 && balances.length > 0);
+
+    expect(tradeMsgs.flatMap((m) => m.data).map((x) => [x.price, x.quantity])).toEqual([['60000', '0.1']]);
+    const lastDepth = depthMsgs[depthMsgs.length - 1].data;
+    expect(lastDepth).toEqual({ symbol: 'BTC/USDT', bids: [['59000', '0.2']], asks: [['60000', '0.2']] });
+    expect(received.some((r) => r.event === 'kline:kline:BTC/USDT:1min')).toBe(true);
+    // Per-topic sequence numbers start after the snapshot's and never go backwards.
+    for (const topic of ['depth', 'trades']) {
+      const seqs = received.filter((r) => r.event === topic).map((r) => r.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(seqs[0]).toBeGreaterThan(snapshots.find((s) => s.topic.startsWith(topic))!.seq);
+    }
+    // Only the buyer's own orders reach the buyer: one completed, one waiting.
+    expect(orders.map((o) => o.data.status).sort()).toEqual(['completed', 'waiting']);
+    expect(orders.map((o) => o.seq)).toEqual([1, 2]);
+    expect(balances[balances.length - 1].data.find((b) => b.currency_id === 1)).toMatchObject({ available: '0.0999' });
+
+    const visitor = await connect();
+    const seen: string[] = [];
+    visitor.on('order', () => seen.push('order'));
+    await order(buyer.token, { side: 'buy', type: 'limit', price: '58000', quantity: '0.1' });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(seen).toEqual([]);
+  });
+});

@@ -1,0 +1,144 @@
+import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { registerByEmail, setFundPassword } from './support/accounts';
+import { coinBalance, deposit } from './support/funding';
+import { startTestApp, TestApp } from './support/test-app';
+
+const BTC = 1;
+const USDT = 3;
+
+describe('spot trading end to end (real PostgreSQL + Redis)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  async function trader(usdt = '0', btc = '0') {
+    const u = await registerByEmail(t);
+    await setFundPassword(t, u);
+    if (usdt !== '0') await deposit(t, u.user.id, USDT, usdt);
+    if (btc !== '0') await deposit(t, u.user.id, BTC, btc);
+    return u;
+  }
+  const order = (token: string, body: Record<string, string>) => t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'BTC/USDT', ...body });
+  const trialOk = async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+
+  it('a resting limit sell and a crossing buy: maker price, exact balances, truncated fees, codes 600/601/602', async () => {
+    const seller = await trader('0', '1');
+    const buyer = await trader('40000');
+    const sell = await order(seller.token, { side: 'sell', type: 'limit', price: '60000', quantity: '0.5' });
+    expect(sell.body).toMatchObject({ code: 1, message: 'Order placed', data: { status: 'waiting', filled_qty: '0' } });
+    expect(await coinBalance(t, seller.user.id, BTC)).toEqual({ available: '0.5', frozen: '0.5' });
+
+    const buy = await order(buyer.token, { side: 'buy', type: 'limit', price: '61000.37', quantity: '0.5' });
+    expect(buy.body.data).toMatchObject({ status: 'completed', filled_qty: '0.5', filled_amount: '30000', avg_price: '60000', fee: '0.0005', fee_currency: 'BTC' });
+
+    // Buyer froze 0.5 × 61000.37, paid 0.5 × 60000 (the maker's price), got the rest back.
+    expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '10000', frozen: '0' });
+    expect(await coinBalance(t, buyer.user.id, BTC)).toEqual({ available: '0.4995', frozen: '0' });
+    expect(await coinBalance(t, seller.user.id, USDT)).toEqual({ available: '29970', frozen: '0' });
+    expect(await coinBalance(t, seller.user.id, BTC)).toEqual({ available: '0.5', frozen: '0' });
+
+    const sellView = (await t.http().get('/api/coin/list').query({ status: 'completed' }).set('Authorization', seller.token)).body.data.items[0];
+    expect(sellView).toMatchObject({ order_id: sell.body.data.order_id, status: 'completed', fee: '30', fee_currency: 'USDT' });
+    const codes = await t.ds.query(`SELECT DISTINCT code FROM ledger_entries WHERE ref_type = 'trade' ORDER BY code`);
+    expect(codes.map((c: { code: number }) => c.code)).toEqual([600, 601, 602]);
+    await trialOk();
+  });
+
+  it('fees are truncated, never rounded up', async () => {
+    const seller = await trader('0', '1');
+    const buyer = await trader('1000');
+    await order(seller.token, { side: 'sell', type: 'limit', price: '333.33', quantity: '0.00333' });
+    const buy = await order(buyer.token, { side: 'buy', type: 'limit', price: '333.33', quantity: '0.00333' });
+    // 0.00333 × 0.001 = 0.00000333 BTC; 333.33 × 0.00333 = 1.1099889 USDT → fee 0.0011099889 → 0.00110998
+    expect(buy.body.data.fee).toBe('0.00000333');
+    const [row] = await t.ds.query('SELECT maker_fee::text FROM trades ORDER BY executed_at DESC, trade_id DESC LIMIT 1');
+    expect(row.maker_fee).toBe('0.001109980000000000');
+    await trialOk();
+  });
+
+  it('cancel releases exactly what was frozen; a retried client id places one order', async () => {
+    const buyer = await trader('1000');
+    const first = await order(buyer.token, { side: 'buy', type: 'limit', price: '100.01', quantity: '3', client_order_id: 'abc-1' });
+    const again = await order(buyer.token, { side: 'buy', type: 'limit', price: '100.01', quantity: '3', client_order_id: 'abc-1' });
+    expect(again.body.data.order_id).toBe(first.body.data.order_id);
+    const racing = await Promise.all([1, 2, 3].map(() => order(buyer.token, { side: 'buy', type: 'limit', price: '50', quantity: '1', client_order_id: 'abc-2' })));
+    expect(new Set(racing.map((r) => r.body.data.order_id)).size).toBe(1);
+    expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '649.97', frozen: '350.03' });
+
+    const cancel = await t.http().put('/api/coin/trade').set('Authorization', buyer.token).type('form').send({ order_id: first.body.data.order_id });
+    expect(cancel.body.data).toMatchObject({ status: 'cancelled' });
+    expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '950', frozen: '50' });
+    const twice = await t.http().put('/api/coin/trade').set('Authorization', buyer.token).type('form').send({ order_id: first.body.data.order_id });
+    expect(twice.body.code).toBe(2104);
+    await trialOk();
+  });
+
+  it('insufficient balance: the spec messages, nothing changes', async () => {
+    const u = await trader('10', '0.001');
+    const before = await t.ds.query('SELECT COUNT(*)::int AS n FROM orders');
+    const buy = await order(u.token, { side: 'buy', type: 'limit', price: '100', quantity: '1' });
+    expect(buy.body).toMatchObject({ code: 2000, message: 'Insufficient balance' });
+    const sell = await order(u.token, { side: 'sell', type: 'limit', price: '100', quantity: '0.002' });
+    expect(sell.body).toMatchObject({ code: 2002, message: 'Sellable balance insufficient' });
+    expect(await t.ds.query('SELECT COUNT(*)::int AS n FROM orders')).toEqual(before);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '10', frozen: '0' });
+  });
+
+  it('the spec prompts: fund password first, quantity required, not below the minimum', async () => {
+    const noPwd = await registerByEmail(t);
+    expect((await order(noPwd.token, { side: 'buy', type: 'limit', price: '100', quantity: '1' })).body).toMatchObject({ code: 2100, message: 'Set the fund password first for fund safety' });
+    const u = await trader('100');
+    expect((await order(u.token, { side: 'buy', type: 'limit', price: '100' })).body).toMatchObject({ code: 1000, message: 'Quantity is empty' });
+    expect((await order(u.token, { side: 'buy', type: 'limit', price: '100', quantity: '0.00005' })).body).toMatchObject({ code: 2101, message: 'Quantity cannot be less than the minimum (0.0001)' });
+    expect((await order(u.token, { side: 'buy', type: 'market' })).body).toMatchObject({ code: 1000, message: 'Amount cannot be empty' });
+  });
+
+  it('a market buy by amount spends at most the amount and returns the rest', async () => {
+    const maker = await trader('0', '2');
+    const taker = await trader('500');
+    expect((await order(maker.token, { side: 'sell', type: 'limit', price: '100', quantity: '2' })).body.code).toBe(1);
+    const buy = await order(taker.token, { side: 'buy', type: 'market', amount: '150.5' });
+    expect(buy.body.data).toMatchObject({ filled_qty: '1.505', filled_amount: '150.5' });
+    expect(await coinBalance(t, taker.user.id, USDT)).toEqual({ available: '349.5', frozen: '0' });
+    await trialOk();
+  });
+
+  it('recovery: dropping the host memory and restarting gives the same book and settles nothing twice', async () => {
+    const host = t.app.get(EngineHost);
+    const mm = await trader('100000', '10');
+    for (let i = 0; i < 5; i++) {
+      await order(mm.token, { side: 'sell', type: 'limit', price: String(70000 + i), quantity: '0.1' });
+      await order(mm.token, { side: 'buy', type: 'limit', price: String(50000 - i), quantity: '0.1' });
+    }
+    const taker = await trader('10000');
+    await order(taker.token, { side: 'buy', type: 'limit', price: '70001', quantity: '0.15' });
+    const marketId = 1;
+    const depth = host.book(marketId)!.depth(50);
+    const tradeSeq = host.book(marketId)!.tradeSeq;
+    const counts = async () => (await t.ds.query(`SELECT (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM ledger_entries)::int AS entries`))[0];
+    const before = await counts();
+
+    await host.recover(); // as after kill -9: rebuilt from snapshot + journal
+    expect(host.book(marketId)!.depth(50)).toEqual(depth);
+    expect(host.book(marketId)!.tradeSeq).toBe(tradeSeq);
+    expect(await counts()).toEqual(before);
+
+    // A command journaled but never settled (crash between the two commits) is settled once on restart.
+    const journalVersion = (await t.ds.query(`SELECT MAX(stream_version)::int AS v FROM events WHERE stream_id = 'engine:1'`))[0].v;
+    const [{ id: restingSell }] = await t.ds.query(`SELECT id::text FROM orders WHERE user_id = $1 AND side = 'sell' AND status = 'waiting' ORDER BY price LIMIT 1`, [mm.user.id]);
+    await t.ds.query(`INSERT INTO events (stream_id, stream_version, type, payload) VALUES ('engine:1', $1, 'OrderCommand', $2)`, [
+      journalVersion + 1,
+      JSON.stringify({ kind: 'cancel', orderId: Number(restingSell), userId: mm.user.id, ts: Date.now() }),
+    ]);
+    await host.recover();
+    await host.recover();
+    const [o] = await t.ds.query('SELECT status FROM orders WHERE id = $1', [restingSell]);
+    expect(o.status).toBe('cancelled');
+    const releases = await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'order' AND ref_id = $1 AND code = 902`, [restingSell]);
+    expect(releases[0].n).toBe(1);
+    await trialOk();
+  });
+});

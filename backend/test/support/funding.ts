@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import { LedgerCode, SYSTEM_OWNER_ID } from '../../src/modules/ledger/ledger-codes';
+import { LedgerService } from '../../src/modules/ledger/ledger.service';
+import { TestApp } from './test-app';
+
+/** Credits a user's trade account as an approved deposit would (code 200 against the external account). */
+export async function deposit(t: TestApp, userId: number, currencyId: number, amount: string): Promise<void> {
+  const id = randomUUID();
+  await t.app.get(LedgerService).post({
+    commandId: `test-deposit:${id}`,
+    refType: 'deposit',
+    refId: id,
+    actor: 'test',
+    movements: [
+      { ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId, code: LedgerCode.DepositIncrease, available: amount },
+      { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'external', currencyId, code: LedgerCode.DepositIncrease, available: `-${amount}` },
+    ],
+  });
+}
+
+export async function coinBalance(t: TestApp, userId: number, currencyId: number): Promise<{ available: string; frozen: string }> {
+  const rows = await t.app.get(LedgerService).balancesOf('user', userId);
+  const b = rows.find((r) => r.accountType === 'coin' && r.currencyId === currencyId);
+  return { available: b?.available ?? '0', frozen: b?.frozen ?? '0' };
+}

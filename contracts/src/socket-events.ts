@@ -1,0 +1,98 @@
+/**
+ * The Socket.IO contract between the API and the web app (DESIGN §8). Type-only: both sides
+ * import it with `import type`, so it adds nothing at run time.
+ *
+ * Market topics: `tickers`, `depth:<symbol>`, `trades:<symbol>`, `kline:<symbol>:<period>`
+ * (symbol as "BTC/USDT"; period as in kline/historyV3). The private room of the handshake
+ * token's user receives `order` and `balance` without subscribing.
+ */
+
+export type Period = 'time-share' | '1min' | '5min' | '30min' | '60min' | '1day' | '1week' | '1mon';
+export type Topic = 'tickers' | `depth:${string}` | `trades:${string}` | `kline:${string}:${Period}`;
+
+/** Every market message: its topic, a per-topic sequence number and the server's send time (ms). */
+export interface Envelope<T> {
+  topic: Topic;
+  seq: number;
+  ts: number;
+  data: T;
+}
+
+export interface TickerData {
+  symbol: string;
+  base: string;
+  quote: string;
+  last: string | null;
+  change_pct: string;
+  open_24h: string | null;
+  high: string | null;
+  low: string | null;
+  volume: string;
+  quote_volume: string;
+}
+
+export interface DepthData {
+  symbol: string;
+  /** [price, quantity], best first. */
+  bids: Array<[string, string]>;
+  asks: Array<[string, string]>;
+}
+
+export interface TradeData {
+  trade_id: string;
+  price: string;
+  quantity: string;
+  side: 'buy' | 'sell';
+  time: number;
+}
+
+export interface CandleData {
+  /** Candle open time, Unix seconds. */
+  time: number;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+}
+
+export interface OrderData {
+  order_id: string;
+  symbol: string;
+  status: 'waiting' | 'completed' | 'cancelled';
+  filled_qty: string;
+  filled_amount: string;
+  fee: string;
+}
+
+export interface BalanceData {
+  account_type: string;
+  currency_id: number;
+  available: string;
+  frozen: string;
+}
+
+export interface ServerToClientEvents {
+  tickers: (m: Envelope<TickerData[]>) => void;
+  depth: (m: Envelope<DepthData>) => void;
+  /** New trades since the previous message, oldest first. */
+  trades: (m: Envelope<TradeData[]>) => void;
+  /** The current (last) candle of a period. */
+  kline: (m: Envelope<CandleData>) => void;
+  /** Private: one of your orders changed. */
+  order: (m: { seq: number; ts: number; data: OrderData }) => void;
+  /** Private: your balances after a change (all accounts). */
+  balance: (m: { seq: number; ts: number; data: BalanceData[] }) => void;
+}
+
+/** A topic's current state, answered to `subscribe`; later messages have a higher seq. */
+export interface SnapshotData {
+  topic: Topic;
+  seq: number;
+  data: TickerData[] | DepthData | TradeData[] | CandleData[];
+}
+
+export interface ClientToServerEvents {
+  subscribe: (topics: Topic[], ack: (snapshots: SnapshotData[] | { error: string }) => void) => void;
+  unsubscribe: (topics: Topic[], ack?: () => void) => void;
+}

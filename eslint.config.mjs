@@ -1,0 +1,17 @@
+// Lint: typescript-eslint's recommended rules over every package; generated and built files skipped.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/dist-bench/**', '.data/**', 'backend/src/infra/database/migrations/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', setTimeout: 'readonly', fetch: 'readonly', URL: 'readonly', Buffer: 'readonly', localStorage: 'readonly', document: 'readonly', URLSearchParams: 'readonly', performance: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  { files: ['load-tests/k6/**'], languageOptions: { globals: { __ENV: 'readonly', __VU: 'readonly' } } },
+);

@@ -1,0 +1,9 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// Relative base: the app is served from `/` by the API process, and works under any path.
+export default defineConfig({
+  base: './',
+  plugins: [react()],
+  server: { proxy: { '/api': 'http://localhost:3000', '/socket.io': { target: 'http://localhost:3000', ws: true } } },
+});

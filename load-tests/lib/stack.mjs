@@ -1,0 +1,122 @@
+// Shared by the bench commands: start the whole stack on a fresh database (unless API_URL points
+// at a running one), make funded accounts through the real API, and stop what was started.
+// Everything targets loopback only.
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(join(root, 'package.json'));
+const { Client } = require('pg');
+const SERVER = process.env.BENCH_PG_SERVER ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+
+function withDb(url, db) {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+async function sql(url, text, params = []) {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** Starts `node backend/dist/main.js` on a fresh database; returns {apiUrl, databaseUrl, stop}. */
+export async function startStack({ simulator = false, env = {} } = {}) {
+  if (process.env.API_URL) {
+    if (!process.env.DATABASE_URL) throw new Error('with API_URL, also set DATABASE_URL (the bench reads verification codes from the outbox)');
+    return { apiUrl: process.env.API_URL.replace(/\/$/, ''), databaseUrl: process.env.DATABASE_URL, stop: async () => undefined };
+  }
+  const db = `kestrel_bench_${Date.now()}`;
+  await sql(SERVER, `CREATE DATABASE "${db}"`);
+  const databaseUrl = withDb(SERVER, db);
+  const port = 3700 + Math.floor(Math.random() * 200);
+  const child = spawn(process.execPath, [join(root, 'backend', 'dist', 'main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: `bench:${db}:`,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      MARKET_SIMULATOR: simulator ? 'on' : 'off',
+      ADMIN_EMAIL: 'bench@kestrel.local',
+      ADMIN_PASSWORD: 'bench-admin-password',
+      RATE_LIMIT_REGISTER_IP: '100000/60',
+      RATE_LIMIT_CODE_IP: '100000/60',
+      RATE_LIMIT_LOGIN_IP: '100000/60',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const apiUrl = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 240; i++) {
+    const ok = await fetch(`${apiUrl}/api/settings/get`, { method: 'POST' }).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (child.exitCode !== null) throw new Error('the server exited during start-up');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  log(`stack up at ${apiUrl} (database ${db})`);
+  return {
+    apiUrl,
+    databaseUrl,
+    pid: child.pid,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      await sql(SERVER, `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`).catch(() => undefined);
+    },
+  };
+}
+
+export async function call(apiUrl, method, path, body, token) {
+  const res = await fetch(`${apiUrl}/api/${path}`, {
+    method,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(token ? { authorization: token } : {}) },
+    body: body ? new URLSearchParams(body).toString() : undefined,
+  });
+  return res.json();
+}
+
+/** Registers `count` users by e-mail through the API, sets their fund passwords and funds them (CLI, code 900). */
+export async function makeTraders(stack, count, funds) {
+  const users = [];
+  const tag = Date.now().toString(36);
+  for (let i = 0; i < count; i++) {
+    const email = `bench-${tag}-${i}@kestrel.local`;
+    await call(stack.apiUrl, 'POST', 'sms_mail', { email, purpose: 'register' });
+    const [{ body }] = await sql(stack.databaseUrl, 'SELECT body FROM outbox WHERE recipient = $1 ORDER BY id DESC LIMIT 1', [email]);
+    const code = /\d{6}/.exec(body)[0];
+    const reg = await call(stack.apiUrl, 'POST', 'user/register', { type: 'email', email, code, password: 'bench-pass', re_password: 'bench-pass', agreement: '1' });
+    if (reg.code !== 1) throw new Error(`register: ${JSON.stringify(reg)}`);
+    const token = reg.data.token;
+    await call(stack.apiUrl, 'POST', 'sms_mail', { purpose: 'fund_password' }, token);
+    const [{ body: b2 }] = await sql(stack.databaseUrl, `SELECT body FROM outbox WHERE recipient = $1 AND purpose = 'fund_password' ORDER BY id DESC LIMIT 1`, [email]);
+    const e = await call(stack.apiUrl, 'POST', 'user/e_pwd', { password: '246810', re_password: '246810', code: /\d{6}/.exec(b2)[0] }, token);
+    if (e.code !== 1) throw new Error(`e_pwd: ${JSON.stringify(e)}`);
+    users.push({ id: reg.data.user.id, token });
+  }
+  for (const [currency, amount] of Object.entries(funds)) {
+    const r = spawnSync(process.execPath, [join(root, 'backend', 'dist', 'cli', 'fund.js'), '--users', users.map((u) => u.id).join(','), '--currency', currency, '--amount', amount, '--reason', 'load test float'], {
+      env: { ...process.env, DATABASE_URL: stack.databaseUrl },
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`fund: ${r.stderr}`);
+  }
+  return users;
+}
+
+export function percentile(sorted, p) {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}

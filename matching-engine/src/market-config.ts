@@ -1,0 +1,95 @@
+/**
+ * Decimal strings <-> engine integers. Arithmetic is on BigInt mantissas, never floats, and
+ * conversions into the engine truncate (DESIGN §1.3: displayed amounts are truncated).
+ *
+ * Units: price ticks (price / tickSize), quantity lots (qty / lotSize), and quote units
+ * (ticks x lots, i.e. multiples of tickSize * lotSize in the quote currency). A trade of q
+ * lots at p ticks costs exactly p * q quote units.
+ */
+
+export interface MarketConfig {
+  /** e.g. "BTC/USDT". */
+  readonly symbol: string;
+  /** Price step as a positive decimal string, e.g. "0.01". */
+  readonly tickSize: string;
+  /** Quantity step as a positive decimal string, e.g. "0.0001". */
+  readonly lotSize: string;
+  /** Smallest order quantity (decimal string); the host enforces it with `minLots`. */
+  readonly minQty: string;
+}
+
+interface Scaled {
+  readonly mantissa: bigint;
+  readonly scale: number;
+}
+
+const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Parses a plain non-negative decimal ("12", "0.50"); anything else (sign, exponent, spaces) is undefined. */
+export function parseDecimal(text: string): Scaled | undefined {
+  if (typeof text !== 'string') return undefined;
+  const m = DECIMAL.exec(text);
+  if (m === null) return undefined;
+  const frac = m[2] ?? '';
+  return { mantissa: BigInt(m[1] + frac), scale: frac.length };
+}
+
+/** mantissa / 10^scale as a fixed-point string with exactly `scale` decimals. */
+export function formatScaled(mantissa: bigint, scale: number): string {
+  const digits = mantissa.toString().padStart(scale + 1, '0');
+  if (scale === 0) return digits;
+  return `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+}
+
+/** floor(value / step) for decimal strings; undefined if not a decimal or beyond 2^53 - 1. */
+function toSteps(value: string, step: Scaled): number | undefined {
+  const v = parseDecimal(value);
+  if (v === undefined) return undefined;
+  // value / step = (mv / 10^sv) / (ms / 10^ss) = mv * 10^ss / (ms * 10^sv); BigInt division truncates.
+  const q = (v.mantissa * 10n ** BigInt(step.scale)) / (step.mantissa * 10n ** BigInt(v.scale));
+  return q <= MAX_SAFE ? Number(q) : undefined;
+}
+
+function fromSteps(n: number, step: Scaled): string {
+  // A non-integer here is a bug in the caller, not a business outcome.
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a non-negative safe integer: ${n}`);
+  return formatScaled(BigInt(n) * step.mantissa, step.scale);
+}
+
+export interface Market {
+  readonly config: MarketConfig;
+  /** Smallest accepted quantity in lots (minQty rounded up to a whole lot). */
+  readonly minLots: number;
+  priceToTicks(price: string): number | undefined;
+  ticksToPrice(ticks: number): string;
+  qtyToLots(qty: string): number | undefined;
+  lotsToQty(lots: number): string;
+  quoteToUnits(amount: string): number | undefined;
+  unitsToQuote(units: number): string;
+}
+
+/** Builds the converters for one market; throws on a malformed config (a deployment error). */
+export function createMarket(config: MarketConfig): Market {
+  const tick = parseDecimal(config.tickSize);
+  const lot = parseDecimal(config.lotSize);
+  if (tick === undefined || tick.mantissa === 0n) throw new Error(`market ${config.symbol}: bad tickSize ${config.tickSize}`);
+  if (lot === undefined || lot.mantissa === 0n) throw new Error(`market ${config.symbol}: bad lotSize ${config.lotSize}`);
+  const unit: Scaled = { mantissa: tick.mantissa * lot.mantissa, scale: tick.scale + lot.scale };
+  const min = parseDecimal(config.minQty);
+  if (min === undefined) throw new Error(`market ${config.symbol}: bad minQty ${config.minQty}`);
+  const minFloor = toSteps(config.minQty, lot) ?? 0;
+  // Round up: a quantity of minLots lots must be at least minQty.
+  const minIsWhole = BigInt(minFloor) * lot.mantissa * 10n ** BigInt(min.scale) === min.mantissa * 10n ** BigInt(lot.scale);
+  const minLots = Math.max(1, minIsWhole ? minFloor : minFloor + 1);
+  return {
+    config,
+    minLots,
+    priceToTicks: (price) => toSteps(price, tick),
+    ticksToPrice: (ticks) => fromSteps(ticks, tick),
+    qtyToLots: (qty) => toSteps(qty, lot),
+    lotsToQty: (lots) => fromSteps(lots, lot),
+    quoteToUnits: (amount) => toSteps(amount, unit),
+    unitsToQuote: (units) => fromSteps(units, unit),
+  };
+}

@@ -1,4 +1,5 @@
 import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { SettlementService } from '../src/modules/engine/settlement.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
@@ -104,6 +105,30 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     expect(buy.body.data).toMatchObject({ filled_qty: '1.505', filled_amount: '150.5' });
     expect(await coinBalance(t, taker.user.id, USDT)).toEqual({ available: '349.5', frozen: '0' });
     await trialOk();
+  });
+
+  it('a command that arrives while the last batch is still settling is not stranded', async () => {
+    const mm = await trader('0', '1');
+    const settlement = t.app.get(SettlementService);
+    const real = settlement.settle.bind(settlement);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const spy = jest.spyOn(settlement, 'settle').mockImplementationOnce(async (...args) => {
+      await gate; // the first batch is journaled and matched, and its settlement is slow
+      return real(...args);
+    });
+    try {
+      const first = order(mm.token, { side: 'sell', type: 'limit', price: '900000', quantity: '0.1' }).then((r) => r.body);
+      await new Promise((r) => setTimeout(r, 300));
+      const second = order(mm.token, { side: 'sell', type: 'limit', price: '900001', quantity: '0.1' }).then((r) => r.body);
+      await new Promise((r) => setTimeout(r, 300));
+      release();
+      const answers = await Promise.all([first, second]);
+      expect(answers.map((a) => a.data?.status)).toEqual(['waiting', 'waiting']);
+    } finally {
+      release();
+      spy.mockRestore();
+    }
   });
 
   it('recovery: dropping the host memory and restarting gives the same book and settles nothing twice', async () => {

@@ -182,21 +182,27 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     let previous: Promise<void> = Promise.resolve();
     let beforePrevious: Promise<void> = Promise.resolve();
     try {
-      while (rt.queue.length) {
-        await beforePrevious;
-        const batch = rt.queue.splice(0, MAX_BATCH);
-        const { settled } = await this.runBatch(rt, batch, previous);
-        beforePrevious = previous;
-        previous = settled;
-        if (rt.sinceSnapshot >= SNAPSHOT_EVERY_COMMANDS || (rt.sinceSnapshot > 0 && Date.now() - rt.snapshotAt > SNAPSHOT_EVERY_MS)) {
-          // A snapshot must not run ahead of settlement: let the pipeline empty first.
-          await previous;
-          await this.snapshot(rt).catch((err) => this.logger.warn({ err }, 'snapshot failed'));
+      // Commands that arrive while the last batch settles are picked up before `flushing` drops:
+      // the queue is checked again after every await, and the check and the reset are synchronous.
+      do {
+        while (rt.queue.length) {
+          await beforePrevious;
+          const batch = rt.queue.splice(0, MAX_BATCH);
+          const { settled } = await this.runBatch(rt, batch, previous);
+          beforePrevious = previous;
+          previous = settled;
+          if (rt.sinceSnapshot >= SNAPSHOT_EVERY_COMMANDS || (rt.sinceSnapshot > 0 && Date.now() - rt.snapshotAt > SNAPSHOT_EVERY_MS)) {
+            // A snapshot must not run ahead of settlement: let the pipeline empty first.
+            await previous;
+            await this.snapshot(rt).catch((err) => this.logger.warn({ err }, 'snapshot failed'));
+          }
         }
-      }
-      await previous;
+        await previous;
+      } while (rt.queue.length);
     } catch (err) {
       this.logger.fatal({ err }, `${rt.market.symbol}: engine stopped`);
+      // Nothing queued was journaled: refuse it rather than leave the callers waiting.
+      for (const p of rt.queue.splice(0)) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
     } finally {
       rt.flushing = false;
     }

@@ -12,6 +12,7 @@ import { SimulatorModule } from './modules/simulator/simulator.module';
 import { RealtimeModule } from './modules/realtime/realtime.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { HealthController } from './modules/health/health.controller';
+import { NoticeModule } from './modules/notice/notice.module';
 import { LedgerModule } from './modules/ledger/ledger.module';
 import { ReferenceModule } from './modules/reference/reference.module';
 import { SettingsModule } from './modules/settings/settings.module';
@@ -51,6 +52,7 @@ export class AppModule {
         RedisModule,
         AuthModule,
         LedgerModule,
+        NoticeModule,
         UserModule,
         SmsModule,
         SettingsModule,

@@ -39,7 +39,7 @@ export async function startStack({ simulator = false, env = {} } = {}) {
   await sql(SERVER, `CREATE DATABASE "${db}"`);
   const databaseUrl = withDb(SERVER, db);
   const port = 3700 + Math.floor(Math.random() * 200);
-  const child = spawn(process.execPath, [join(root, 'backend', 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, 'backend', 'dist', 'main.js')], {
     cwd: root,
     env: {
       ...process.env,

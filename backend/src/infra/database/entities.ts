@@ -10,6 +10,7 @@ import { AreaCode } from '../../modules/reference/area-code.entity';
 import { ChainType } from '../../modules/reference/chain-type.entity';
 import { Coin } from '../../modules/reference/coin.entity';
 import { Market } from '../../modules/reference/market.entity';
+import { UserMessage } from '../../modules/notice/user-message.entity';
 import { Setting } from '../../modules/settings/setting.entity';
 import { User } from '../../modules/user/user.entity';
 import { VerificationCode } from '../../modules/verification-code/verification-code.entity';
@@ -18,4 +19,4 @@ import { EventRecord } from '../event-store/event.entity';
 import { OutboxMessage } from '../notifier/outbox-message.entity';
 
 /** Every entity, for the data source and the drift check. */
-export const ENTITIES = [EventRecord, Balance, LedgerEntry, User, Admin, AuthToken, VerificationCode, OutboxMessage, Coin, ChainType, Market, AreaCode, Setting, Order, Trade, EngineSnapshot, Kline, MarkPrice];
+export const ENTITIES = [EventRecord, Balance, LedgerEntry, User, Admin, AuthToken, VerificationCode, OutboxMessage, Coin, ChainType, Market, AreaCode, Setting, Order, Trade, EngineSnapshot, Kline, MarkPrice, UserMessage];

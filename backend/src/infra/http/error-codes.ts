@@ -4,6 +4,8 @@ import type { MessageKey } from '../i18n/catalogue';
  * Stable numeric codes of the /api envelope. Never reuse or renumber one: clients switch on them.
  * 1 = ok; 401 = not logged in (type "999"). 404 is never used in the envelope: clients read it as
  * "logged out". Listed with their meaning in docs/api.md.
+ * Ranges: 1000s request/accounts, 2000–2199 spot trading, 2200–2299 wallets and funding,
+ * 2300–2399 identity verification and uploads.
  */
 export const ErrorCode = {
   OK: 1,

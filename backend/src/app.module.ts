@@ -12,6 +12,9 @@ import { SimulatorModule } from './modules/simulator/simulator.module';
 import { RealtimeModule } from './modules/realtime/realtime.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { HealthController } from './modules/health/health.controller';
+import { CoinRateModule } from './modules/coin-rate/coin-rate.module';
+import { FlashExchangeModule } from './modules/fpjy/fpjy.module';
+import { WalletModule } from './modules/wallet/wallet.module';
 import { NoticeModule } from './modules/notice/notice.module';
 import { LedgerModule } from './modules/ledger/ledger.module';
 import { ReferenceModule } from './modules/reference/reference.module';
@@ -53,6 +56,9 @@ export class AppModule {
         AuthModule,
         LedgerModule,
         NoticeModule,
+        CoinRateModule,
+        WalletModule,
+        FlashExchangeModule,
         UserModule,
         SmsModule,
         SettingsModule,

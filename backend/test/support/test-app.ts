@@ -62,7 +62,7 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
     marketSimulator: false,
     tokenCacheMs: 0,
     ...overrides,
-    rateLimits: { loginPerIp: generous, loginPerAccount: generous, registerPerIp: generous, codePerIp: generous, codePerTarget: generous, ...(overrides.rateLimits ?? {}) },
+    rateLimits: { fundPassword: generous, loginPerIp: generous, loginPerAccount: generous, registerPerIp: generous, codePerIp: generous, codePerTarget: generous, ...(overrides.rateLimits ?? {}) },
   });
   const app = await createApp(config);
   await app.init();

@@ -24,10 +24,12 @@ export class TokenService {
 
   async issue(subjectType: SubjectType, subjectId: number, ttlSeconds: number, manager: EntityManager = this.dataSource.manager): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    await manager.query(
-      `INSERT INTO auth_tokens (token_hash, subject_type, subject_id, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
-      [hashToken(token), subjectType, subjectId, ttlSeconds],
-    );
+    await manager.query(`INSERT INTO auth_tokens (token_hash, subject_type, subject_id, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))`, [
+      hashToken(token),
+      subjectType,
+      subjectId,
+      ttlSeconds,
+    ]);
     return token;
   }
 

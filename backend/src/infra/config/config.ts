@@ -21,7 +21,12 @@ export interface AppConfig {
   frontendDist?: string;
   /** The market simulator (DESIGN §7): on unless MARKET_SIMULATOR=off. */
   marketSimulator: boolean;
+  /** Withdrawal rules (spec §9): requests per UTC day, and the daily USDT-equivalent limit per verification level. */
+  withdrawals: { perDay: number; dailyLimitBasic: string; dailyLimitAdvanced: string };
+  /** Flash exchange: fee rate taken from what the user receives, quote lifetime, and the desk's starting float. */
+  flashExchange: { feeRate: string; quoteTtlSeconds: number; float: Record<string, string> };
   rateLimits: {
+    fundPassword: RateLimitRule;
     loginPerIp: RateLimitRule;
     loginPerAccount: RateLimitRule;
     registerPerIp: RateLimitRule;
@@ -42,6 +47,24 @@ function int(name: string, fallback: number): number {
 function text(name: string): string | undefined {
   const raw = process.env[name]?.trim();
   return raw ? raw : undefined;
+}
+
+function decimal(name: string, fallback: string): string {
+  const raw = process.env[name]?.trim() || fallback;
+  if (!/^\d{1,18}(\.\d{1,18})?$/.test(raw)) throw new Error(`${name} must be a non-negative decimal, got "${raw}"`);
+  return raw;
+}
+
+/** "USDT:1000000,BTC:10" → { USDT: '1000000', BTC: '10' }. */
+function floats(name: string, fallback: string): Record<string, string> {
+  const raw = process.env[name]?.trim() ?? fallback;
+  const out: Record<string, string> = {};
+  for (const part of raw.split(',').filter(Boolean)) {
+    const m = /^([A-Z0-9]{2,16}):(\d{1,18}(\.\d{1,18})?)$/.exec(part.trim());
+    if (!m) throw new Error(`${name} must look like USDT:1000000,BTC:10, got "${raw}"`);
+    out[m[1]] = m[2];
+  }
+  return out;
 }
 
 /** "10/60" = 10 requests per 60 seconds. */
@@ -67,7 +90,18 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     adminPassword: text('ADMIN_PASSWORD'),
     frontendDist: text('FRONTEND_DIST'),
     marketSimulator: (process.env.MARKET_SIMULATOR ?? 'on') !== 'off',
+    withdrawals: {
+      perDay: int('WITHDRAW_PER_DAY', 3),
+      dailyLimitBasic: decimal('WITHDRAW_DAILY_LIMIT_BASIC', '2000'),
+      dailyLimitAdvanced: decimal('WITHDRAW_DAILY_LIMIT_ADVANCED', '50000'),
+    },
+    flashExchange: {
+      feeRate: decimal('FLASH_FEE_RATE', '0.002'),
+      quoteTtlSeconds: int('FLASH_QUOTE_TTL_SECONDS', 15),
+      float: floats('FLASH_FLOAT', 'USDT:1000000,BTC:10,ETH:300'),
+    },
     rateLimits: {
+      fundPassword: rule('RATE_LIMIT_FUND_PASSWORD', '5/900'),
       loginPerIp: rule('RATE_LIMIT_LOGIN_IP', '30/60'),
       loginPerAccount: rule('RATE_LIMIT_LOGIN_ACCOUNT', '10/300'),
       registerPerIp: rule('RATE_LIMIT_REGISTER_IP', '20/3600'),

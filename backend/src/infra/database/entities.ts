@@ -10,6 +10,10 @@ import { AreaCode } from '../../modules/reference/area-code.entity';
 import { ChainType } from '../../modules/reference/chain-type.entity';
 import { Coin } from '../../modules/reference/coin.entity';
 import { Market } from '../../modules/reference/market.entity';
+import { FiatRate } from '../../modules/coin-rate/fiat-rate.entity';
+import { Deposit } from '../../modules/wallet/deposit.entity';
+import { WithdrawAddress } from '../../modules/wallet/withdraw-address.entity';
+import { Withdrawal } from '../../modules/wallet/withdrawal.entity';
 import { UserMessage } from '../../modules/notice/user-message.entity';
 import { Setting } from '../../modules/settings/setting.entity';
 import { User } from '../../modules/user/user.entity';
@@ -19,4 +23,28 @@ import { EventRecord } from '../event-store/event.entity';
 import { OutboxMessage } from '../notifier/outbox-message.entity';
 
 /** Every entity, for the data source and the drift check. */
-export const ENTITIES = [EventRecord, Balance, LedgerEntry, User, Admin, AuthToken, VerificationCode, OutboxMessage, Coin, ChainType, Market, AreaCode, Setting, Order, Trade, EngineSnapshot, Kline, MarkPrice, UserMessage];
+export const ENTITIES = [
+  EventRecord,
+  Balance,
+  LedgerEntry,
+  User,
+  Admin,
+  AuthToken,
+  VerificationCode,
+  OutboxMessage,
+  Coin,
+  ChainType,
+  Market,
+  AreaCode,
+  Setting,
+  Order,
+  Trade,
+  EngineSnapshot,
+  Kline,
+  MarkPrice,
+  UserMessage,
+  FiatRate,
+  Deposit,
+  Withdrawal,
+  WithdrawAddress,
+];

@@ -12,7 +12,8 @@ export const UPLOAD_LIMITS = { fileSize: 5 * 1024 * 1024, files: 4, fields: 50 }
  * client error: answered here with the envelope (these run before Nest's filters can).
  */
 export function bodyParsers(): RequestHandler[] {
-  const guard = (parser: RequestHandler, code: number, key: 'error.validation' | 'error.upload_failed'): RequestHandler =>
+  const guard =
+    (parser: RequestHandler, code: number, key: 'error.validation' | 'error.upload_failed'): RequestHandler =>
     (req: Request, res: Response, next: NextFunction) =>
       parser(req, res, (err?: unknown) => {
         if (err) {

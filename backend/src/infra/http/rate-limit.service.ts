@@ -20,4 +20,10 @@ export class RateLimitService {
     const [count, ttl] = (await this.redis.eval(HIT, 1, `rl:${bucket}`, rule.windowSeconds)) as [number, number];
     if (count > rule.limit) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: Math.max(ttl, 1) });
   }
+
+  /** Refuses once `bucket` already holds `rule.limit` attempts (for counting failures only: check first, `hit` on failure). */
+  async check(bucket: string, rule: RateLimitRule): Promise<void> {
+    const [count, ttl] = await Promise.all([this.redis.get(`rl:${bucket}`), this.redis.ttl(`rl:${bucket}`)]);
+    if (Number(count ?? 0) >= rule.limit) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: Math.max(ttl, 1) });
+  }
 }

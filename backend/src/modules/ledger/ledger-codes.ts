@@ -56,8 +56,8 @@ export function ledgerCodeName(code: LedgerCode, lang: Lang): string {
 /** The four user accounts of the spec, plus the system's own. */
 export const USER_ACCOUNT_TYPES = ['coin', 'option', 'lever', 'trust'] as const;
 export type UserAccountType = (typeof USER_ACCOUNT_TYPES)[number];
-/** `external` mirrors money outside the exchange (may be negative); `fees` holds fee revenue. */
-export type SystemAccountType = 'external' | 'fees';
+/** `external` mirrors money outside the exchange (may be negative); `fees` holds fee revenue; `treasury` is the flash-exchange desk's float. */
+export type SystemAccountType = 'external' | 'fees' | 'treasury';
 export type AccountType = UserAccountType | SystemAccountType;
 
 export type OwnerType = 'user' | 'system';

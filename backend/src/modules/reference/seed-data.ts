@@ -32,3 +32,15 @@ export const AREA_CODES: Array<[string, string, string]> = [
   ['ZA', '27', 'South Africa'], ['EG', '20', 'Egypt'], ['KE', '254', 'Kenya'], ['MO', '853', 'Macau'], ['AO', '244', 'Angola'],
   ['MZ', '258', 'Mozambique'], ['NZ', '64', 'New Zealand'],
 ];
+
+/** Pricing currencies shown in settings; starting rates per 1 USD (= 1 USDT), for operators to keep current. */
+export const FIAT_RATES = [
+  { code: 'USD', name: 'US dollar', symbol: '$', rate: '1', sort: 1 },
+  { code: 'CNY', name: 'Chinese yuan', symbol: '¥', rate: '7.12', sort: 2 },
+  { code: 'EUR', name: 'Euro', symbol: '€', rate: '0.86', sort: 3 },
+  { code: 'JPY', name: 'Japanese yen', symbol: '¥', rate: '154.5', sort: 4 },
+  { code: 'KRW', name: 'South Korean won', symbol: '₩', rate: '1465', sort: 5 },
+  { code: 'THB', name: 'Thai baht', symbol: '฿', rate: '32.4', sort: 6 },
+  { code: 'HKD', name: 'Hong Kong dollar', symbol: 'HK$', rate: '7.78', sort: 7 },
+  { code: 'BRL', name: 'Brazilian real', symbol: 'R$', rate: '5.33', sort: 8 },
+];

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import { money, Money } from '../../infra/money';
+
+export const USDT_ID = 3;
+
+/**
+ * Values in USDT from the venue's own last trades (DESIGN §1: every price comes from our trades).
+ * USDT is taken as 1 USD; fiat pricing currencies apply the operator's rate on top.
+ */
+@Injectable()
+export class PricingService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Last trade price in USDT per coin, for every coin that has a `<coin>/USDT` market with trades. */
+  async usdtPrices(): Promise<Map<number, Money>> {
+    const rows: Array<{ base_currency_id: number; price: string }> = await this.dataSource.query(
+      `SELECT m.base_currency_id, t.price::text FROM markets m
+       CROSS JOIN LATERAL (SELECT price FROM trades WHERE market_id = m.id ORDER BY trade_id DESC LIMIT 1) t
+       WHERE m.quote_currency_id = $1`,
+      [USDT_ID],
+    );
+    const prices = new Map<number, Money>(rows.map((r) => [r.base_currency_id, money(r.price)]));
+    prices.set(USDT_ID, money(1));
+    return prices;
+  }
+
+  /** The USDT value of an amount; refuses when the coin has never traded against USDT. */
+  async usdtValue(currencyId: number, amount: Money, symbol = String(currencyId)): Promise<Money> {
+    const price = (await this.usdtPrices()).get(currencyId);
+    if (!price) throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: symbol });
+    return amount.times(price);
+  }
+
+  async rate(code: string): Promise<{ code: string; name: string; symbol: string; rate: string }> {
+    const [row] = await this.dataSource.query('SELECT code, name, symbol, rate::text FROM fiat_rates WHERE code = $1 AND enabled', [code.toUpperCase()]);
+    if (!row) throw new BusinessError(ErrorCode.PRICING_CURRENCY_UNKNOWN);
+    return { ...row, rate: money(row.rate).toString() };
+  }
+}

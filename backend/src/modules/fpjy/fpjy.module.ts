@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module';
+import { WalletModule } from '../wallet/wallet.module';
+import { FlashExchangeController } from './fpjy.controller';
+import { FlashExchangeService } from './fpjy.service';
+
+@Module({ imports: [LedgerModule, WalletModule], controllers: [FlashExchangeController], providers: [FlashExchangeService] })
+export class FlashExchangeModule {}

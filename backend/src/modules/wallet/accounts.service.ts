@@ -1,0 +1,266 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import type { Page } from '../../infra/http/page.dto';
+import type { Lang } from '../../infra/i18n/catalogue';
+import { money, Money, truncate } from '../../infra/money';
+import { PricingService } from '../coin-rate/pricing.service';
+import { isLedgerCode, LedgerCode, ledgerCodeName, USER_ACCOUNT_TYPES, type UserAccountType } from '../ledger/ledger-codes';
+import { LedgerService } from '../ledger/ledger.service';
+import { accountHolds } from './accounts';
+import type { TransferDto, WalletLogDto } from './dto/wallet.dto';
+
+export interface CoinInfo {
+  id: number;
+  symbol: string;
+  name: string;
+  decimals: number;
+}
+
+export interface BalanceLine {
+  currency_id: number;
+  symbol: string;
+  total: string;
+  available: string;
+  frozen: string;
+  /** In the pricing currency, truncated to 2 decimals ("0" while the coin has no price). */
+  value: string;
+}
+
+export interface LogLine {
+  id: string;
+  account: string;
+  currency_id: number;
+  symbol: string;
+  code: number;
+  code_name: string;
+  /** Change of the total (available + frozen) and of each part. */
+  amount: string;
+  available_change: string;
+  frozen_change: string;
+  balance_after: string;
+  ref: string;
+  created_at: string;
+}
+
+/** Read side of the four accounts, and transfers between them (ledger 502/503). */
+@Injectable()
+export class AccountsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly pricing: PricingService,
+  ) {}
+
+  async coins(): Promise<CoinInfo[]> {
+    const rows: Array<{ id: number; symbol: string; name: string; display_decimals: number }> = await this.dataSource.query(
+      'SELECT id, symbol, name, display_decimals FROM coins WHERE enabled ORDER BY sort, id',
+    );
+    return rows.map((r) => ({ id: r.id, symbol: r.symbol, name: r.name, decimals: r.display_decimals }));
+  }
+
+  async coin(currencyId: number): Promise<CoinInfo> {
+    const c = (await this.coins()).find((x) => x.id === currencyId);
+    if (!c) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_invalid');
+    return c;
+  }
+
+  /** wallet/list: every account with each currency it holds, and totals in the pricing currency. */
+  async list(userId: number, pricingCode = 'USD') {
+    const [pricing, coins, prices, balances] = await Promise.all([
+      this.pricing.rate(pricingCode),
+      this.coins(),
+      this.pricing.usdtPrices(),
+      this.ledger.balancesOf('user', userId),
+    ]);
+    const rate = money(pricing.rate);
+    let grand = money(0);
+    const accounts = USER_ACCOUNT_TYPES.map((account) => {
+      let sum = money(0);
+      const items: BalanceLine[] = coins
+        .filter((c) => accountHolds(account, c.id))
+        .map((c) => {
+          const b = balances.find((x) => x.accountType === account && x.currencyId === c.id);
+          const available = money(b?.available ?? '0');
+          const frozen = money(b?.frozen ?? '0');
+          const total = available.plus(frozen);
+          const value = total.times(prices.get(c.id) ?? 0).times(rate);
+          sum = sum.plus(value);
+          return {
+            currency_id: c.id,
+            symbol: c.symbol,
+            total: truncate(total, c.decimals),
+            available: truncate(available, c.decimals),
+            frozen: truncate(frozen, c.decimals),
+            value: truncate(value, 2),
+          };
+        });
+      grand = grand.plus(sum);
+      return { account, total_value: truncate(sum, 2), items };
+    });
+    return { pricing, total_value: truncate(grand, 2), accounts };
+  }
+
+  /** wallet/detail: one currency in one account, with its latest ledger lines. */
+  async detail(userId: number, account: UserAccountType, currencyId: number, page: number, lang: Lang) {
+    const coin = await this.coin(currencyId);
+    if (!accountHolds(account, currencyId)) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_not_in_account');
+    const b = (await this.ledger.balancesOf('user', userId)).find((x) => x.accountType === account && x.currencyId === currencyId);
+    const available = money(b?.available ?? '0');
+    const frozen = money(b?.frozen ?? '0');
+    const log = await this.log(userId, { account, currency_id: currencyId, page, limit: 20 }, lang);
+    return {
+      account,
+      currency_id: coin.id,
+      symbol: coin.symbol,
+      total: truncate(available.plus(frozen), coin.decimals),
+      available: truncate(available, coin.decimals),
+      frozen: truncate(frozen, coin.decimals),
+      log,
+    };
+  }
+
+  /** wallet/log: ledger lines with the spec's codes, named in the request language. */
+  async log(userId: number, q: Pick<WalletLogDto, 'code' | 'currency_id' | 'account' | 'page' | 'limit'>, lang: Lang): Promise<Page<LogLine>> {
+    if (q.code !== undefined && !isLedgerCode(q.code)) throw new BusinessError(ErrorCode.VALIDATION, 'error.ledger_code_invalid');
+    const where = [`e.owner_type = 'user'`, 'e.owner_id = $1'];
+    const params: unknown[] = [userId];
+    const add = (sql: string, v: unknown) => {
+      params.push(v);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (q.code !== undefined) add('e.code = ?', q.code);
+    if (q.currency_id !== undefined) add('e.currency_id = ?', q.currency_id);
+    if (q.account !== undefined) add('e.account_type = ?', q.account);
+    const [rows, [{ total }], coins] = await Promise.all([
+      this.dataSource.query(
+        `SELECT e.id::text, e.account_type, e.currency_id, e.code, e.available_delta::text AS a, e.frozen_delta::text AS f,
+                (e.available_after + e.frozen_after)::text AS after, e.ref_type, e.ref_id, e.created_at
+         FROM ledger_entries e WHERE ${where.join(' AND ')} ORDER BY e.id DESC LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
+        params,
+      ),
+      this.dataSource.query(`SELECT COUNT(*)::int AS total FROM ledger_entries e WHERE ${where.join(' AND ')}`, params),
+      this.coins(),
+    ]);
+    const bySymbol = new Map(coins.map((c) => [c.id, c]));
+    const items = (
+      rows as Array<{
+        id: string;
+        account_type: string;
+        currency_id: number;
+        code: LedgerCode;
+        a: string;
+        f: string;
+        after: string;
+        ref_type: string;
+        ref_id: string;
+        created_at: Date;
+      }>
+    ).map((r) => {
+      const d = bySymbol.get(r.currency_id)?.decimals ?? 8;
+      return {
+        id: r.id,
+        account: r.account_type,
+        currency_id: r.currency_id,
+        symbol: bySymbol.get(r.currency_id)?.symbol ?? String(r.currency_id),
+        code: r.code,
+        code_name: ledgerCodeName(r.code, lang),
+        amount: truncate(money(r.a).plus(r.f), d),
+        available_change: truncate(r.a, d),
+        frozen_change: truncate(r.f, d),
+        balance_after: truncate(r.after, d),
+        ref: `${r.ref_type}:${r.ref_id}`,
+        created_at: new Date(r.created_at).toISOString(),
+      };
+    });
+    return { items, total, page: q.page, limit: q.limit };
+  }
+
+  /** wallet/curChange: the accounts, what each can send where, and the available amounts. */
+  async transferOptions(userId: number, currencyId?: number) {
+    const [coins, balances] = await Promise.all([this.coins(), this.ledger.balancesOf('user', userId)]);
+    return {
+      accounts: USER_ACCOUNT_TYPES,
+      currencies: coins
+        .filter((c) => currencyId === undefined || c.id === currencyId)
+        .map((c) => {
+          const holders = USER_ACCOUNT_TYPES.filter((a) => accountHolds(a, c.id));
+          return {
+            currency_id: c.id,
+            symbol: c.symbol,
+            available: Object.fromEntries(
+              holders.map((a) => [a, truncate(balances.find((b) => b.accountType === a && b.currencyId === c.id)?.available ?? '0', c.decimals)]),
+            ),
+            routes: holders.flatMap((from) => holders.filter((to) => to !== from).map((to) => ({ from, to }))),
+          };
+        })
+        .filter((c) => c.routes.length > 0),
+    };
+  }
+
+  /** wallet/change: moves available funds between two of the user's accounts. */
+  async transfer(userId: number, dto: TransferDto): Promise<{ transfer_id: string; duplicate: boolean }> {
+    const coin = await this.coin(dto.currency_id);
+    if (dto.from === dto.to) throw new BusinessError(ErrorCode.VALIDATION, 'error.transfer_same_account');
+    if (!accountHolds(dto.from, coin.id) || !accountHolds(dto.to, coin.id)) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_not_in_account');
+    const amount = positive(dto.amount);
+    const id = dto.client_id ? `${userId}-${dto.client_id}` : randomUUID();
+    const result = await this.ledger.post({
+      commandId: `transfer:${id}`,
+      refType: 'transfer',
+      refId: id,
+      actor: `user:${userId}`,
+      memo: `${dto.from}>${dto.to}`,
+      movements: [
+        { ownerType: 'user', ownerId: userId, accountType: dto.from, currencyId: coin.id, code: LedgerCode.TransferDeduction, available: `-${amount}` },
+        { ownerType: 'user', ownerId: userId, accountType: dto.to, currencyId: coin.id, code: LedgerCode.TransferIncrease, available: amount.toString() },
+      ],
+    });
+    return { transfer_id: id, duplicate: result.duplicate };
+  }
+
+  /** wallet/history: the user's transfers between accounts, newest first. */
+  async transfers(userId: number, page: number, limit: number) {
+    const params = [userId, limit, (page - 1) * limit];
+    const [rows, [{ total }], coins] = await Promise.all([
+      this.dataSource.query(
+        `SELECT ref_id, currency_id, MAX(memo) AS memo, MAX(available_delta)::text AS amount, MIN(created_at) AS created_at
+         FROM ledger_entries WHERE owner_type = 'user' AND owner_id = $1 AND ref_type = 'transfer'
+         GROUP BY ref_id, currency_id ORDER BY MIN(id) DESC LIMIT $2 OFFSET $3`,
+        params,
+      ),
+      this.dataSource.query(
+        `SELECT COUNT(DISTINCT ref_id)::int AS total FROM ledger_entries WHERE owner_type = 'user' AND owner_id = $1 AND ref_type = 'transfer'`,
+        [userId],
+      ),
+      this.coins(),
+    ]);
+    const coin = new Map(coins.map((c) => [c.id, c]));
+    return {
+      items: (rows as Array<{ ref_id: string; currency_id: number; memo: string; amount: string; created_at: Date }>).map((r) => {
+        const [from, to] = r.memo.split('>');
+        return {
+          transfer_id: r.ref_id,
+          currency_id: r.currency_id,
+          symbol: coin.get(r.currency_id)?.symbol ?? '',
+          from,
+          to,
+          amount: truncate(r.amount, coin.get(r.currency_id)?.decimals ?? 8),
+          created_at: new Date(r.created_at).toISOString(),
+        };
+      }),
+      total,
+      page,
+      limit,
+    };
+  }
+}
+
+/** A positive amount (the DTO already checked the digits). */
+export function positive(raw: string): Money {
+  const v = money(raw);
+  if (v.lte(0)) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
+  return v;
+}

@@ -1,0 +1,162 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { EventStoreService } from '../../infra/event-store/event-store.service';
+import { updateReturning } from '../../infra/database/sql';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import type { Page } from '../../infra/http/page.dto';
+import { moneyString } from '../../infra/money';
+import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { LedgerService } from '../ledger/ledger.service';
+import { UserMessageService } from '../notice/user-message.service';
+import { UploadService } from '../upload/upload.service';
+import { positive } from './accounts.service';
+import { Deposit } from './deposit.entity';
+import type { AdminRecordQueryDto, DepositRequestDto, RecordQueryDto } from './dto/funding.dto';
+import { FundingConfigService } from './funding-config.service';
+
+/**
+ * Deposits (spec §5): the user pays to the operator-configured address of a chain and reports the
+ * amount with a proof image; an operator checks it and approves (200 credits the trade account,
+ * once) or rejects with a reason shown in charge_mention/log2.
+ */
+@Injectable()
+export class DepositService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly funding: FundingConfigService,
+    private readonly uploads: UploadService,
+    private readonly messages: UserMessageService,
+    private readonly events: EventStoreService,
+  ) {}
+
+  /** wallet/get_in_address: the configured address, or a clear refusal (never an invented one). */
+  async address(currencyId: number, chainName: string) {
+    const { coin, chain } = await this.funding.chain(currencyId, chainName);
+    if (!chain.depositAddress) throw new BusinessError(ErrorCode.DEPOSIT_ADDRESS_UNAVAILABLE, undefined, { coin: coin.symbol, chain: chain.chain });
+    const chains = (await this.funding.chains(coin.id)).map((c) => ({ chain: c.chain, available: c.depositAddress !== '' }));
+    return { currency_id: coin.id, symbol: coin.symbol, chain: chain.chain, address: chain.depositAddress, min_deposit: moneyString(coin.minDeposit), chains };
+  }
+
+  /** wallet/charge_req: a deposit record in review. */
+  async request(userId: number, dto: DepositRequestDto): Promise<{ deposit_id: number; duplicate: boolean }> {
+    const { coin, chain } = await this.funding.chain(dto.currency_id, dto.chain);
+    if (!chain.depositAddress) throw new BusinessError(ErrorCode.DEPOSIT_ADDRESS_UNAVAILABLE, undefined, { coin: coin.symbol, chain: chain.chain });
+    const amount = positive(dto.amount);
+    if (amount.lt(coin.minDeposit)) throw new BusinessError(ErrorCode.DEPOSIT_BELOW_MIN, undefined, { min: moneyString(coin.minDeposit), coin: coin.symbol });
+    return this.dataSource.transaction(async (m) => {
+      if (dto.client_id) {
+        const [prior] = await m.query('SELECT id FROM deposits WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]);
+        if (prior) return { deposit_id: prior.id, duplicate: true };
+      }
+      await this.uploads.claim(m, userId, dto.image_id);
+      const [row] = await m.query(
+        `INSERT INTO deposits (user_id, currency_id, chain, address, amount, proof_upload_id, client_id) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+        [userId, coin.id, chain.chain, chain.depositAddress, moneyString(amount), dto.image_id, dto.client_id ?? null],
+      );
+      await this.events.append(m, { streamId: `deposit:${row.id}`, metadata: { actor: `user:${userId}` } }, [
+        {
+          type: 'DepositRequested',
+          payload: { depositId: row.id, userId, currencyId: coin.id, chain: chain.chain, amount: moneyString(amount), proof: dto.image_id },
+        },
+      ]);
+      return { deposit_id: row.id, duplicate: false };
+    });
+  }
+
+  async records(q: RecordQueryDto | AdminRecordQueryDto, userId?: number): Promise<Page<ReturnType<typeof recordView>>> {
+    const where: Record<string, unknown> = {};
+    if (userId !== undefined) where.userId = userId;
+    else if ('user_id' in q && q.user_id !== undefined) where.userId = q.user_id;
+    if (q.status) where.status = q.status;
+    const [rows, total] = await this.dataSource
+      .getRepository(Deposit)
+      .findAndCount({ where, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
+    const coins = await this.funding.coinMap();
+    return { items: rows.map((r) => recordView(r, coins.get(r.currencyId)?.symbol ?? '', userId === undefined)), total, page: q.page, limit: q.limit };
+  }
+
+  /** Credits the reported amount once (200, from the external mirror account). */
+  async approve(adminId: number, id: number, reason?: string) {
+    return this.dataSource.transaction(async (m) => {
+      const d = await this.decide(m, id, 'passed', adminId, reason ?? null);
+      await this.ledger.post(
+        {
+          commandId: `deposit-approve:${id}`,
+          refType: 'deposit',
+          refId: String(id),
+          actor: `admin:${adminId}`,
+          reason,
+          movements: [
+            {
+              ownerType: 'user',
+              ownerId: d.userId,
+              accountType: 'coin',
+              currencyId: d.currencyId,
+              code: LedgerCode.DepositIncrease,
+              available: moneyString(d.amount),
+            },
+            {
+              ownerType: 'system',
+              ownerId: SYSTEM_OWNER_ID,
+              accountType: 'external',
+              currencyId: d.currencyId,
+              code: LedgerCode.DepositIncrease,
+              available: `-${moneyString(d.amount)}`,
+            },
+          ],
+        },
+        m,
+      );
+      const coin = await this.funding.coin(d.currencyId);
+      await this.messages.leave(m, d.userId, 'notice.deposit_approved', { amount: moneyString(d.amount), coin: coin.symbol }, `deposit:${id}`);
+      return recordView(d, coin.symbol, true);
+    });
+  }
+
+  /** Nothing is credited; the reason is kept for the user's deposit log. */
+  async reject(adminId: number, id: number, reason: string) {
+    return this.dataSource.transaction(async (m) => {
+      const d = await this.decide(m, id, 'rejected', adminId, reason);
+      await this.events.append(m, { streamId: `deposit:${id}`, metadata: { actor: `admin:${adminId}`, reason } }, [
+        { type: 'DepositRejected', payload: { depositId: id, userId: d.userId } },
+      ]);
+      const coin = await this.funding.coin(d.currencyId);
+      await this.messages.leave(m, d.userId, 'notice.deposit_rejected', { amount: moneyString(d.amount), coin: coin.symbol, reason }, `deposit:${id}`);
+      return recordView(d, coin.symbol, true);
+    });
+  }
+
+  private async decide(m: EntityManager, id: number, status: 'passed' | 'rejected', adminId: number, reason: string | null): Promise<Deposit> {
+    const rows = await updateReturning(
+      m,
+      `UPDATE deposits SET status = $2, reason = $3, reviewed_by = $4, reviewed_at = now() WHERE id = $1 AND status = 'review' RETURNING id`,
+      [id, status, reason, adminId],
+    );
+    if (!rows.length) {
+      const exists = await m.getRepository(Deposit).exists({ where: { id } });
+      throw new BusinessError(exists ? ErrorCode.ALREADY_DECIDED : ErrorCode.RECORD_NOT_FOUND);
+    }
+    return m.getRepository(Deposit).findOneByOrFail({ id });
+  }
+}
+
+function recordView(d: Deposit, symbol: string, forOperator: boolean) {
+  return {
+    id: d.id,
+    ...(forOperator ? { user_id: d.userId, reviewed_by: d.reviewedBy } : {}),
+    currency_id: d.currencyId,
+    symbol,
+    chain: d.chain,
+    address: d.address,
+    amount: moneyString(d.amount),
+    fee: '0',
+    actual_amount: d.status === 'passed' ? moneyString(d.amount) : '0',
+    image_url: `/api/upload/${d.proofUploadId}`,
+    status: d.status,
+    reason: d.reason,
+    created_at: new Date(d.createdAt).toISOString(),
+    reviewed_at: d.reviewedAt ? new Date(d.reviewedAt).toISOString() : null,
+  };
+}

@@ -1,0 +1,222 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, Min } from 'class-validator';
+import { PageQueryDto } from '../../../infra/http/page.dto';
+import { AMOUNT_RE, CLIENT_ID_RE } from './wallet.dto';
+
+const CHAIN_RE = /^[A-Za-z0-9]{2,16}$/;
+
+export class CurrencyDto {
+  @ApiProperty({ example: 3 })
+  @Type(() => Number)
+  @IsInt({ message: 'error.currency_invalid' })
+  @Min(1, { message: 'error.currency_invalid' })
+  currency_id: number;
+}
+
+export class CurrencyChainDto extends CurrencyDto {
+  @ApiProperty({ example: 'TRC20' })
+  @IsNotEmpty({ message: 'error.chain_invalid' })
+  @IsString({ message: 'error.chain_invalid' })
+  @Matches(CHAIN_RE, { message: 'error.chain_invalid' })
+  chain: string;
+}
+
+export class OptionalChainDto extends CurrencyDto {
+  @ApiPropertyOptional({ example: 'TRC20' })
+  @IsOptional()
+  @IsString({ message: 'error.chain_invalid' })
+  @Matches(CHAIN_RE, { message: 'error.chain_invalid' })
+  chain?: string;
+}
+
+export class DepositRequestDto extends CurrencyChainDto {
+  @ApiProperty({ example: '100' })
+  @IsNotEmpty({ message: 'error.amount_empty' })
+  @IsString({ message: 'error.amount_empty' })
+  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
+  amount: string;
+
+  @ApiProperty({ description: 'Id of the proof image from POST upload/image' })
+  @IsNotEmpty({ message: 'error.proof_required' })
+  @IsString({ message: 'error.proof_required' })
+  @IsUUID('all', { message: 'error.proof_required' })
+  image_id: string;
+
+  @ApiPropertyOptional({ description: 'Client-generated id: a retry reports one deposit' })
+  @IsOptional()
+  @IsString()
+  @Matches(CLIENT_ID_RE)
+  client_id?: string;
+}
+
+export class WithdrawDto {
+  @ApiProperty({ description: 'An address-book entry (wallet/get_address)' })
+  @IsNotEmpty({ message: 'error.address_not_set' })
+  @Type(() => Number)
+  @IsInt({ message: 'error.address_not_set' })
+  @Min(1, { message: 'error.address_not_set' })
+  address_id: number;
+
+  @ApiProperty({ example: '50', description: 'Leaves the balance, fee included' })
+  @IsNotEmpty({ message: 'error.amount_empty' })
+  @IsString({ message: 'error.amount_empty' })
+  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
+  amount: string;
+
+  @ApiProperty({ example: '135790' })
+  @IsNotEmpty({ message: 'error.fund_password_required' })
+  @IsString({ message: 'error.fund_password_required' })
+  @Matches(/^\d{6}$/, { message: 'error.fund_password_format' })
+  password: string;
+
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200, { message: 'error.remark_too_long' })
+  remark?: string;
+
+  @ApiPropertyOptional({ description: 'Client-generated id: a retry makes one request' })
+  @IsOptional()
+  @IsString()
+  @Matches(CLIENT_ID_RE)
+  client_id?: string;
+}
+
+export class AddAddressDto extends CurrencyChainDto {
+  @ApiProperty()
+  @IsNotEmpty({ message: 'error.address_required' })
+  @IsString({ message: 'error.address_required' })
+  @MaxLength(120, { message: 'error.address_invalid' })
+  address: string;
+
+  @ApiProperty({ description: 'Fund password (6 digits)' })
+  @IsNotEmpty({ message: 'error.fund_password_required' })
+  @IsString({ message: 'error.fund_password_required' })
+  @Matches(/^\d{6}$/, { message: 'error.fund_password_format' })
+  password: string;
+
+  @ApiProperty({ description: 'Code sent with purpose "address" (sms_send / sms_mail)' })
+  @IsNotEmpty({ message: 'error.code_required' })
+  @IsString({ message: 'error.code_required' })
+  @Matches(/^\d{6}$/, { message: 'error.code_format' })
+  code: string;
+
+  @ApiPropertyOptional({ enum: ['sms', 'email'], description: 'Where the code was sent (default: phone if the account has one)' })
+  @IsOptional()
+  @IsIn(['sms', 'email'])
+  channel?: 'sms' | 'email';
+
+  @ApiPropertyOptional({ maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64, { message: 'error.remark_too_long' })
+  remark?: string;
+}
+
+export class AddressIdDto {
+  @ApiProperty()
+  @Type(() => Number)
+  @IsInt({ message: 'error.address_not_found' })
+  @Min(1, { message: 'error.address_not_found' })
+  id: number;
+}
+
+export class AddressListDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'error.currency_invalid' })
+  currency_id?: number;
+}
+
+export class RecordQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ['review', 'passed', 'rejected'] })
+  @IsOptional()
+  @IsIn(['review', 'passed', 'rejected'])
+  status?: 'review' | 'passed' | 'rejected';
+}
+
+export class AdminRecordQueryDto extends RecordQueryDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  user_id?: number;
+}
+
+export class ApproveWithdrawalDto {
+  @ApiPropertyOptional({ description: 'On-chain transaction id of the payout' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  tx_hash?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+
+export class ApproveDepositDto {
+  @ApiPropertyOptional({ description: 'Note kept with the decision (e.g. the transaction checked)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+
+export class RejectDto {
+  @ApiProperty({ description: 'Shown to the user' })
+  @IsNotEmpty({ message: 'error.reason_required' })
+  @IsString({ message: 'error.reason_required' })
+  @MaxLength(500)
+  reason: string;
+}
+
+export class CoinConfigDto {
+  @ApiPropertyOptional({ example: '10' })
+  @IsOptional()
+  @IsString()
+  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
+  min_deposit?: string;
+
+  @ApiPropertyOptional({ example: '10' })
+  @IsOptional()
+  @IsString()
+  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
+  min_withdraw?: string;
+
+  @ApiPropertyOptional({ example: '1' })
+  @IsOptional()
+  @IsString()
+  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
+  withdraw_fee?: string;
+
+  @ApiProperty()
+  @IsNotEmpty({ message: 'error.reason_required' })
+  @IsString({ message: 'error.reason_required' })
+  @MaxLength(500)
+  reason: string;
+}
+
+export class ChainConfigDto {
+  @ApiPropertyOptional({ description: 'The exchange deposit address on this chain ("" removes it)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(120)
+  deposit_address?: string;
+
+  @ApiPropertyOptional({ description: 'true/false' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^(true|false|1|0)$/)
+  enabled?: string;
+
+  @ApiProperty()
+  @IsNotEmpty({ message: 'error.reason_required' })
+  @IsString({ message: 'error.reason_required' })
+  @MaxLength(500)
+  reason: string;
+}

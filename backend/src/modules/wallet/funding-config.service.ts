@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { EventStoreService } from '../../infra/event-store/event-store.service';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import { moneyString } from '../../infra/money';
+import { ChainType } from '../reference/chain-type.entity';
+import { Coin } from '../reference/coin.entity';
+import { isValidAddress } from './address-format';
+import type { ChainConfigDto, CoinConfigDto } from './dto/funding.dto';
+
+/** Per-coin funding rules (minimums, fee) and chains with their deposit addresses, set by operators. */
+@Injectable()
+export class FundingConfigService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: EventStoreService,
+  ) {}
+
+  async coinMap(): Promise<Map<number, Coin>> {
+    const coins = await this.dataSource.getRepository(Coin).find({ order: { sort: 'ASC', id: 'ASC' } });
+    return new Map(coins.map((c) => [c.id, c]));
+  }
+
+  async coin(currencyId: number): Promise<Coin> {
+    const c = await this.dataSource.getRepository(Coin).findOne({ where: { id: currencyId, enabled: true } });
+    if (!c) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_invalid');
+    return c;
+  }
+
+  async chains(currencyId?: number): Promise<ChainType[]> {
+    return this.dataSource
+      .getRepository(ChainType)
+      .find({ where: { enabled: true, ...(currencyId ? { currencyId } : {}) }, order: { currencyId: 'ASC', id: 'ASC' } });
+  }
+
+  /** An enabled chain of an enabled coin (chain names are case-insensitive). */
+  async chain(currencyId: number, chainName: string): Promise<{ coin: Coin; chain: ChainType }> {
+    const coin = await this.coin(currencyId);
+    const chain = (await this.chains(currencyId)).find((c) => c.chain.toUpperCase() === chainName.toUpperCase());
+    if (!chain) throw new BusinessError(ErrorCode.VALIDATION, 'error.chain_invalid');
+    return { coin, chain };
+  }
+
+  /** Every coin with its rules and chains (operators see disabled ones and addresses too). */
+  async overview() {
+    const [coins, chains] = await Promise.all([this.coinMap(), this.dataSource.getRepository(ChainType).find({ order: { id: 'ASC' } })]);
+    return [...coins.values()].map((c) => ({
+      currency_id: c.id,
+      symbol: c.symbol,
+      enabled: c.enabled,
+      min_deposit: moneyString(c.minDeposit),
+      min_withdraw: moneyString(c.minWithdraw),
+      withdraw_fee: moneyString(c.withdrawFee),
+      chains: chains.filter((x) => x.currencyId === c.id).map((x) => ({ id: x.id, chain: x.chain, deposit_address: x.depositAddress, enabled: x.enabled })),
+    }));
+  }
+
+  async setCoin(adminId: number, currencyId: number, dto: CoinConfigDto) {
+    await this.dataSource.transaction(async (m) => {
+      const repo = m.getRepository(Coin);
+      const coin = await repo.findOne({ where: { id: currencyId }, lock: { mode: 'pessimistic_write' } });
+      if (!coin) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_invalid');
+      const before = { min_deposit: coin.minDeposit, min_withdraw: coin.minWithdraw, withdraw_fee: coin.withdrawFee };
+      if (dto.min_deposit !== undefined) coin.minDeposit = dto.min_deposit;
+      if (dto.min_withdraw !== undefined) coin.minWithdraw = dto.min_withdraw;
+      if (dto.withdraw_fee !== undefined) coin.withdrawFee = dto.withdraw_fee;
+      await repo.save(coin);
+      await this.events.append(m, { streamId: `coin:${currencyId}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
+        {
+          type: 'CoinFundingRulesSet',
+          payload: { before, after: { min_deposit: coin.minDeposit, min_withdraw: coin.minWithdraw, withdraw_fee: coin.withdrawFee } },
+        },
+      ]);
+    });
+    return (await this.overview()).find((c) => c.currency_id === currencyId);
+  }
+
+  async setChain(adminId: number, chainId: number, dto: ChainConfigDto) {
+    await this.dataSource.transaction(async (m) => {
+      const repo = m.getRepository(ChainType);
+      const chain = await repo.findOne({ where: { id: chainId }, lock: { mode: 'pessimistic_write' } });
+      if (!chain) throw new BusinessError(ErrorCode.VALIDATION, 'error.chain_invalid');
+      const before = { deposit_address: chain.depositAddress, enabled: chain.enabled };
+      if (dto.deposit_address !== undefined) {
+        const address = dto.deposit_address.trim();
+        if (address && !isValidAddress(chain.chain, address)) throw new BusinessError(ErrorCode.ADDRESS_INVALID, undefined, { chain: chain.chain });
+        chain.depositAddress = address;
+      }
+      if (dto.enabled !== undefined) chain.enabled = dto.enabled === 'true' || dto.enabled === '1';
+      await repo.save(chain);
+      await this.events.append(m, { streamId: `chain:${chainId}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
+        { type: 'ChainConfigured', payload: { before, after: { deposit_address: chain.depositAddress, enabled: chain.enabled } } },
+      ]);
+    });
+    return (await this.overview()).flatMap((c) => c.chains).find((c) => c.id === chainId);
+  }
+}

@@ -1,0 +1,87 @@
+import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { registerByEmail, setFundPassword } from './support/accounts';
+import { coinBalance, deposit } from './support/funding';
+import { startTestApp, TestApp } from './support/test-app';
+
+const BTC = 1;
+const ETH = 2;
+const USDT = 3;
+
+describe('flash exchange (real PostgreSQL + Redis)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ flashExchange: { feeRate: '0.002', quoteTtlSeconds: 2, float: { USDT: '1000000', BTC: '10', ETH: '300' } } });
+    // One BTC/USDT trade at 60,000 gives BTC its price (the venue's own last trade).
+    const seller = await registerByEmail(t);
+    const buyer = await registerByEmail(t);
+    for (const u of [seller, buyer]) await setFundPassword(t, u);
+    await deposit(t, seller.user.id, BTC, '1');
+    await deposit(t, buyer.user.id, USDT, '70000');
+    const order = (token: string, side: string) =>
+      t
+        .http()
+        .post('/api/coin/trade')
+        .set('Authorization', token)
+        .type('form')
+        .send({ symbol: 'BTC/USDT', side, type: 'limit', price: '60000', quantity: '0.01' });
+    expect((await order(seller.token, 'sell')).body.code).toBe(1);
+    expect((await order(buyer.token, 'buy')).body.data.status).toBe('completed');
+  });
+  afterAll(() => t.close());
+  afterEach(async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true));
+
+  const post = (token: string, path: string, body: Record<string, unknown>) =>
+    t.http().post(`/api/fpjy/${path}`).set('Authorization', token).type('form').send(body);
+
+  it('quotes at the last trade price minus the documented fee and converts once (500/501)', async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, BTC, '0.5');
+    const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
+    // 0.1 × 60000 = 6000; fee 0.2% = 12; receive 5988.
+    expect(q).toMatchObject({ rate: '60000', amount: '0.1', fee: '12', receive: '5988', from_symbol: 'BTC', to_symbol: 'USDT' });
+    const [a, b] = await Promise.all([1, 2].map(() => post(u.token, 'convert', { quote_id: q.quote_id })));
+    expect([a.body.code, b.body.code]).toEqual([1, 1]);
+    expect([a.body.data.duplicate, b.body.data.duplicate].sort()).toEqual([false, true]);
+    expect(await coinBalance(t, u.user.id, BTC)).toEqual({ available: '0.4', frozen: '0' });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '5988', frozen: '0' });
+    const codes = await t.ds.query(`SELECT code, COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'flash' GROUP BY code ORDER BY code`);
+    expect(codes).toEqual([
+      { code: 500, n: 2 },
+      { code: 501, n: 2 },
+    ]);
+    expect((await t.http().get('/api/fpjy/list').set('Authorization', u.token)).body.data.items[0]).toMatchObject({ quote_id: q.quote_id, receive: '5988' });
+  });
+
+  it('refuses what it cannot honestly price or pay, and expired or foreign quotes', async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, USDT, '100');
+    expect((await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: ETH, amount: '10' })).body).toMatchObject({
+      code: 2211,
+      message: 'ETH has no market price yet. Please try again later',
+    });
+    expect((await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: USDT, amount: '10' })).body.message).toBe('Choose two different coins');
+    expect((await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC })).body.message).toBe('Amount cannot be empty');
+
+    const tooMuch = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '1000' })).body.data;
+    expect((await post(u.token, 'convert', { quote_id: tooMuch.quote_id })).body).toMatchObject({ code: 2000, message: 'Insufficient balance' });
+
+    const q = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '60' })).body.data;
+    expect(q.receive).toBe('0.000998'); // 60 / 60000 = 0.001, less 0.2% (truncated to 8 places)
+    const other = await registerByEmail(t);
+    expect((await post(other.token, 'convert', { quote_id: q.quote_id })).body).toMatchObject({
+      code: 2213,
+      message: 'The quote has expired. Please get a new one',
+    });
+    const late = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '60' })).body.data;
+    await new Promise((r) => setTimeout(r, 2200));
+    expect((await post(u.token, 'convert', { quote_id: late.quote_id })).body.code).toBe(2213);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '100', frozen: '0' });
+
+    // The desk cannot pay more than its float: refused, nothing moves.
+    const whale = await registerByEmail(t);
+    await deposit(t, whale.user.id, USDT, '900000');
+    const big = (await post(whale.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '900000' })).body.data;
+    expect((await post(whale.token, 'convert', { quote_id: big.quote_id })).body.code).toBe(2214);
+    expect(await coinBalance(t, whale.user.id, USDT)).toEqual({ available: '900000', frozen: '0' });
+  });
+});

@@ -1,0 +1,336 @@
+import { PNG } from 'pngjs';
+import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { adminToken, lastCode, registerByEmail, setFundPassword } from './support/accounts';
+import { coinBalance, deposit } from './support/funding';
+import { ADMIN, startTestApp, TestApp } from './support/test-app';
+
+const USDT = 3;
+const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const TRON2 = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
+
+describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)', () => {
+  let t: TestApp;
+  let admin: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await adminToken(t, ADMIN.email, ADMIN.password);
+    // Operators configure the USDT TRC20 deposit address (ERC20 and OMNI stay empty, as in the spec).
+    const chains = (await t.http().get('/api/admin/coins').set('Authorization', admin)).body.data.find(
+      (c: { currency_id: number }) => c.currency_id === USDT,
+    ).chains;
+    const trc = chains.find((c: { chain: string }) => c.chain === 'TRC20');
+    const set = await t
+      .http()
+      .post(`/api/admin/chains/${trc.id}`)
+      .set('Authorization', admin)
+      .type('form')
+      .send({ deposit_address: TRON2, reason: 'hot wallet' });
+    expect(set.body.code).toBe(1);
+  });
+  afterAll(() => t.close());
+  afterEach(async () => {
+    const tb = await t.app.get(TrialBalanceService).compute();
+    expect(tb.ok).toBe(true);
+  });
+
+  const post = (token: string, path: string, body: Record<string, unknown> = {}) =>
+    t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
+  const get = (token: string, path: string, query: Record<string, unknown> = {}) => t.http().get(`/api/${path}`).set('Authorization', token).query(query);
+  const counts = async () =>
+    (
+      await t.ds.query(
+        `SELECT (SELECT COUNT(*) FROM ledger_entries)::int AS entries, (SELECT COUNT(*) FROM withdrawals)::int AS w, (SELECT COUNT(*) FROM deposits)::int AS d, (SELECT COUNT(*) FROM withdraw_addresses)::int AS a`,
+      )
+    )[0];
+
+  async function user(usdt = '0', { fund = true, verified = true } = {}) {
+    const u = await registerByEmail(t);
+    if (fund) await setFundPassword(t, u);
+    if (verified) await t.ds.query('UPDATE users SET verification_level = 1 WHERE id = $1', [u.user.id]);
+    if (usdt !== '0') await deposit(t, u.user.id, USDT, usdt);
+    return u;
+  }
+  async function addressCode(u: { token: string; email: string }) {
+    await post(u.token, 'sms_mail', { purpose: 'address' });
+    return lastCode(t.ds, u.email);
+  }
+  async function addAddress(u: { token: string; email: string }, address = TRON) {
+    const r = await post(u.token, 'wallet/addaddress', { currency_id: USDT, chain: 'TRC20', address, password: '135790', code: await addressCode(u) });
+    expect(r.body.code).toBe(1);
+    return r.body.data.id as number;
+  }
+  async function proofImage(token: string): Promise<string> {
+    const png = new PNG({ width: 4, height: 4 });
+    png.data.fill(200);
+    const r = await t
+      .http()
+      .post('/api/upload/image')
+      .set('Authorization', token)
+      .attach('file', PNG.sync.write(png), { filename: 'proof.png', contentType: 'image/png' });
+    expect(r.body.code).toBe(1);
+    return r.body.data.id;
+  }
+
+  it('wallet/list shows the four accounts with totals in the chosen pricing currency', async () => {
+    const u = await user('1234.5');
+    const r = await post(u.token, 'wallet/list', { pricing: 'CNY' });
+    expect(r.body.code).toBe(1);
+    expect(r.body.data.accounts.map((a: { account: string }) => a.account)).toEqual(['coin', 'option', 'lever', 'trust']);
+    const usdt = r.body.data.accounts[0].items.find((i: { symbol: string }) => i.symbol === 'USDT');
+    expect(usdt).toMatchObject({ total: '1234.5', available: '1234.5', frozen: '0', value: '8789.64' }); // 1234.5 × 7.12
+    expect(r.body.data.pricing).toMatchObject({ code: 'CNY', rate: '7.12' });
+    expect((await post(u.token, 'wallet/list', { pricing: 'XYZ' })).body).toMatchObject({ code: 2212, message: 'Unknown pricing currency' });
+    expect((await get(u.token, 'coin/rate/list')).body.data.map((r: { code: string }) => r.code)).toEqual([
+      'USD',
+      'CNY',
+      'EUR',
+      'JPY',
+      'KRW',
+      'THB',
+      'HKD',
+      'BRL',
+    ]);
+  });
+
+  it('transfers move available funds between accounts (502/503); parallel transfers never overdraw', async () => {
+    const u = await user('100');
+    const bad = [
+      [{ from: 'coin', to: 'lever', currency_id: USDT }, 'Amount cannot be empty'],
+      [{ from: 'coin', to: 'lever', currency_id: USDT, amount: 'abc' }, 'Enter a valid amount'],
+      [{ from: 'coin', to: 'coin', currency_id: USDT, amount: '1' }, 'Choose two different accounts'],
+      [{ from: 'coin', to: 'moon', currency_id: USDT, amount: '1' }, 'Choose a valid account'],
+      [{ from: 'coin', to: 'lever', currency_id: 1, amount: '1' }, 'This account does not hold this coin'],
+      [{ from: 'coin', to: 'lever', currency_id: USDT, amount: '100.01' }, 'Insufficient balance'],
+    ] as const;
+    const before = await counts();
+    for (const [body, message] of bad) expect((await post(u.token, 'wallet/change', body)).body.message).toBe(message);
+    expect(await counts()).toEqual(before);
+
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => post(u.token, 'wallet/change', { from: 'coin', to: 'lever', currency_id: USDT, amount: '30' })),
+    );
+    expect(answers.filter((a) => a.body.code === 1)).toHaveLength(3);
+    expect(answers.filter((a) => a.body.code === 2000)).toHaveLength(7);
+    const lever = (await post(u.token, 'wallet/detail', { account: 'lever', currency_id: USDT })).body.data;
+    expect(lever).toMatchObject({ total: '90', available: '90' });
+    expect(lever.log.items[0]).toMatchObject({ code: 503, code_name: 'Transfer increase', amount: '30' });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '10', frozen: '0' });
+
+    // A retried client id transfers once.
+    const once = await Promise.all(
+      [1, 2].map(() => post(u.token, 'wallet/change', { from: 'lever', to: 'trust', currency_id: USDT, amount: '5', client_id: 'abc-1' })),
+    );
+    expect(once.map((o) => o.body.code)).toEqual([1, 1]);
+    expect((await post(u.token, 'wallet/detail', { account: 'trust', currency_id: USDT })).body.data.total).toBe('5');
+    const log = (await get(u.token, 'wallet/log', { code: 502 }).set('lang', 'zh')).body.data;
+    expect(log.items[0]).toMatchObject({ code: 502, code_name: '划转扣除' });
+    expect((await get(u.token, 'wallet/history')).body.data.items[0]).toMatchObject({ from: 'lever', to: 'trust', amount: '5' });
+  });
+
+  it('deposit: the configured address only, minimum shown, proof required; approve credits once, reject credits nothing', async () => {
+    const u = await user();
+    expect((await post(u.token, 'wallet/get_in_address', { currency_id: USDT, chain: 'TRC20' })).body.data).toMatchObject({
+      address: TRON2,
+      min_deposit: '10',
+    });
+    const none = await post(u.token, 'wallet/get_in_address', { currency_id: USDT, chain: 'ERC20' });
+    expect(none.body).toMatchObject({
+      code: 2200,
+      message: 'No deposit address is set up for USDT on ERC20 yet. Please choose another network or contact support',
+      data: null,
+    });
+
+    const image = await proofImage(u.token);
+    const before = await counts();
+    const cases = [
+      [{ currency_id: USDT, chain: 'TRC20', image_id: image }, 'Amount cannot be empty'],
+      [{ currency_id: USDT, chain: 'TRC20', amount: '5', image_id: image }, 'The minimum deposit is 10 USDT'],
+      [{ currency_id: USDT, chain: 'TRC20', amount: '50' }, 'Upload the payment proof image'],
+      [
+        { currency_id: USDT, chain: 'ERC20', amount: '50', image_id: image },
+        'No deposit address is set up for USDT on ERC20 yet. Please choose another network or contact support',
+      ],
+      [{ currency_id: USDT, chain: 'LIGHTNING', amount: '50', image_id: image }, 'Choose a valid network'],
+    ] as const;
+    for (const [body, message] of cases) expect((await post(u.token, 'wallet/charge_req', body)).body.message).toBe(message);
+    expect(await counts()).toEqual(before);
+
+    const a = (await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '250.5', image_id: image })).body;
+    expect(a).toMatchObject({ code: 1, message: 'Submitted successfully' });
+    expect((await get(u.token, 'charge_mention/log2')).body.data.items[0]).toMatchObject({ id: a.data.deposit_id, status: 'review', amount: '250.5' });
+
+    // Two operators approve at once: credited once.
+    const approvals = await Promise.all([1, 2].map(() => post(admin, `admin/deposits/${a.data.deposit_id}/approve`, { reason: 'tx seen on chain' })));
+    expect(approvals.map((r) => r.body.code).sort()).toEqual([1, 2209]);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '250.5', frozen: '0' });
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'deposit' AND ref_id = $1 AND code = 200`, [
+      String(a.data.deposit_id),
+    ]);
+    expect(n).toBe(2);
+
+    const b = (await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '99', image_id: image })).body.data;
+    expect((await post(admin, `admin/deposits/${b.deposit_id}/reject`, {})).body.message).toBe('A reason is required');
+    expect((await post(admin, `admin/deposits/${b.deposit_id}/reject`, { reason: 'No such transfer received' })).body.code).toBe(1);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '250.5', frozen: '0' });
+    expect((await get(u.token, 'charge_mention/log2', { status: 'rejected' })).body.data.items[0]).toMatchObject({
+      status: 'rejected',
+      reason: 'No such transfer received',
+    });
+    const messages = await t.ds.query('SELECT title_key, params FROM user_messages WHERE user_id = $1 ORDER BY id', [u.user.id]);
+    expect(messages.map((m: { title_key: string }) => m.title_key)).toEqual(['notice.deposit_approved', 'notice.deposit_rejected']);
+    const [event] = await t.ds.query(`SELECT metadata FROM events WHERE stream_id = $1 AND type = 'DepositRejected'`, [`deposit:${b.deposit_id}`]);
+    expect(event.metadata).toMatchObject({ actor: expect.stringMatching(/^admin:\d+$/), reason: 'No such transfer received' });
+  });
+
+  it('address book: fund password first, format per chain, password and code required', async () => {
+    const noFund = await user('0', { fund: false });
+    expect(
+      (await post(noFund.token, 'wallet/addaddress', { currency_id: USDT, chain: 'TRC20', address: TRON, password: '135790', code: '123456' })).body,
+    ).toMatchObject({
+      code: 2100,
+      message: 'Set the fund password first for fund safety',
+    });
+    const u = await user();
+    const before = await counts();
+    const code = await addressCode(u);
+    const cases = [
+      [{ currency_id: USDT, chain: 'TRC20', password: '135790', code }, 'Address is required'],
+      [{ currency_id: USDT, chain: 'TRC20', address: TRON, code }, 'Fund password is required'],
+      [{ currency_id: USDT, chain: 'TRC20', address: TRON, password: '12345', code }, 'The fund password must be exactly 6 digits'],
+      [{ currency_id: USDT, chain: 'TRC20', address: TRON, password: '135790' }, 'Verification code is required'],
+      [
+        { currency_id: USDT, chain: 'TRC20', address: '0xdAC17F958D2ee523a2206206994597C13D831ec7', password: '135790', code },
+        'This is not a valid TRC20 address',
+      ],
+      [{ currency_id: USDT, chain: 'TRC20', address: TRON, password: '000000', code }, 'The fund password is wrong'],
+      [
+        { currency_id: USDT, chain: 'TRC20', address: TRON, password: '135790', code: code === '000000' ? '111111' : '000000' },
+        'The verification code is wrong or has expired',
+      ],
+    ] as const;
+    for (const [body, message] of cases) expect((await post(u.token, 'wallet/addaddress', body)).body.message).toBe(message);
+    expect(await counts()).toEqual(before);
+    const id = await addAddress(u);
+    expect((await post(u.token, 'wallet/get_address', { currency_id: USDT })).body.data).toEqual([
+      expect.objectContaining({ id, chain: 'TRC20', address: TRON, symbol: 'USDT' }),
+    ]);
+
+    // Another user can neither see nor delete it.
+    const other = await user();
+    expect((await post(other.token, 'wallet/get_address')).body.data).toEqual([]);
+    expect((await post(other.token, 'wallet/deladdress', { id })).body).toMatchObject({ code: 2216 });
+    expect((await post(u.token, 'wallet/deladdress', { id })).body.code).toBe(1);
+  });
+
+  it('withdrawal: the spec order of prompts, each changing nothing', async () => {
+    const noFund = await user('100', { fund: false });
+    expect((await post(noFund.token, 'wallet/out', { address_id: 1, amount: '20', password: '135790' })).body.message).toBe(
+      'Set the fund password first for fund safety',
+    );
+    const unverified = await user('100', { verified: false });
+    expect((await post(unverified.token, 'wallet/out', { address_id: 1, amount: '20', password: '135790' })).body).toMatchObject({
+      code: 2202,
+      message: 'Complete real-name verification first',
+    });
+
+    const u = await user('100');
+    const before = await counts();
+    expect((await post(u.token, 'wallet/out', { amount: '20', password: '135790' })).body.message).toBe('Set the withdrawal address first');
+    expect((await post(u.token, 'wallet/out', { address_id: 999999, amount: '20', password: '135790' })).body.message).toBe('Set the withdrawal address first');
+    const addr = await addAddress(u);
+    const after = await counts();
+    expect(after.a).toBe(before.a + 1);
+    const cases = [
+      [{ address_id: addr, password: '135790' }, 'Amount cannot be empty'],
+      [{ address_id: addr, amount: '20' }, 'Fund password is required'],
+      [{ address_id: addr, amount: '5', password: '135790' }, 'The minimum withdrawal is 10 USDT'],
+      [{ address_id: addr, amount: '20', password: '999999' }, 'The fund password is wrong'],
+      [{ address_id: addr, amount: '100.5', password: '135790' }, 'Insufficient balance'],
+    ] as const;
+    for (const [body, message] of cases) expect((await post(u.token, 'wallet/out', body)).body.message).toBe(message);
+    expect(await counts()).toEqual(after);
+    const info = (await post(u.token, 'wallet/get_info', { currency_id: USDT })).body.data;
+    expect(info).toMatchObject({
+      fee: '1',
+      min_amount: '10',
+      remaining_requests_today: 3,
+      daily_limit_usdt: '2000',
+      remaining_amount_today_usdt: '2000',
+      arrival_hours: 12,
+    });
+  });
+
+  it('20 parallel withdrawals of the whole balance: exactly one is accepted; reject unfreezes exactly; approve pays out once', async () => {
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(u.token, 'wallet/out', { address_id: addr, amount: '500', password: '135790' })));
+    expect(answers.filter((a) => a.body.code === 1)).toHaveLength(1);
+    expect(answers.filter((a) => a.body.code === 2000)).toHaveLength(19);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '0', frozen: '500' });
+    const id = answers.find((a) => a.body.code === 1)!.body.data.withdrawal_id;
+    expect((await get(u.token, 'charge_mention/log3')).body.data.items).toEqual([
+      expect.objectContaining({ id, amount: '500', fee: '1', actual_amount: '499', status: 'review' }),
+    ]);
+
+    const rej = await Promise.all([1, 2].map(() => post(admin, `admin/withdrawals/${id}/reject`, { reason: 'address under review' })));
+    expect(rej.map((r) => r.body.code).sort()).toEqual([1, 2209]);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '500', frozen: '0' });
+    expect((await get(u.token, 'charge_mention/log3')).body.data.items[0]).toMatchObject({ status: 'rejected', reason: 'address under review' });
+
+    const ok = (await post(u.token, 'wallet/out', { address_id: addr, amount: '300', password: '135790', remark: 'cold storage' })).body.data.withdrawal_id;
+    const pay = await Promise.all([1, 2].map(() => post(admin, `admin/withdrawals/${ok}/approve`, { tx_hash: 'abc123' })));
+    expect(pay.map((r) => r.body.code).sort()).toEqual([1, 2209]);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '200', frozen: '0' });
+    expect((await get(u.token, 'charge_mention/log3', { status: 'passed' })).body.data.items[0]).toMatchObject({
+      status: 'passed',
+      actual_amount: '299',
+      tx_hash: 'abc123',
+    });
+    const tb = await t.app.get(TrialBalanceService).compute();
+    expect(tb.currencies.find((c) => c.symbol === 'USDT')!.completed_withdrawals).not.toBe('0');
+  });
+
+  it('the fourth withdrawal of a day is refused with the limit message; the daily amount limit holds', async () => {
+    const u = await user('5000');
+    const addr = await addAddress(u);
+    for (let i = 0; i < 3; i++) expect((await post(u.token, 'wallet/out', { address_id: addr, amount: '20', password: '135790' })).body.code).toBe(1);
+    const fourth = await post(u.token, 'wallet/out', { address_id: addr, amount: '20', password: '135790' });
+    expect(fourth.body).toMatchObject({ code: 2206, message: 'You can make at most 3 withdrawal requests a day' });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '4940', frozen: '60' });
+
+    const big = await user('5000');
+    const a2 = await addAddress(big);
+    expect((await post(big.token, 'wallet/out', { address_id: a2, amount: '1990', password: '135790' })).body.code).toBe(1);
+    expect((await post(big.token, 'wallet/out', { address_id: a2, amount: '20', password: '135790' })).body).toMatchObject({
+      code: 2207,
+      message: 'This exceeds your daily withdrawal limit of 2000 USDT (10 USDT left today)',
+    });
+  });
+
+  it('users cannot reach each other’s records or the operator API', async () => {
+    const a = await user('100');
+    const b = await user();
+    const image = await proofImage(a.token);
+    expect((await post(b.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '50', image_id: image })).body.code).toBe(2301);
+    expect((await get(b.token, `upload/${image}`)).body.code).not.toBe(1);
+    await post(a.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '50', image_id: image });
+    expect((await get(b.token, 'charge_mention/log2')).body.data.items).toEqual([]);
+    for (const path of ['admin/deposits', 'admin/withdrawals', 'admin/coins', 'admin/fiat-rates']) expect((await get(a.token, path)).body.code).toBe(401);
+    const [dep] = await t.ds.query('SELECT id FROM deposits WHERE user_id = $1', [a.user.id]);
+    expect((await post(a.token, `admin/deposits/${dep.id}/approve`)).body.code).toBe(401);
+    expect(await coinBalance(t, a.user.id, USDT)).toEqual({ available: '100', frozen: '0' });
+  });
+
+  it('operators set fiat rates and coin rules, recorded with the reason', async () => {
+    const r = await post(admin, 'admin/fiat-rates', { code: 'CNY', rate: '7.2', reason: 'daily update' });
+    expect(r.body.data).toMatchObject({ code: 'CNY', rate: '7.2' });
+    expect((await t.http().get('/api/coin/rate').query({ code: 'cny' })).body.data.rate).toBe('7.2');
+    expect((await post(admin, 'admin/fiat-rates', { code: 'CNY', rate: '0', reason: 'x' })).body.message).toBe('Enter a valid rate');
+    expect((await post(admin, 'admin/coins/3', { min_deposit: '20', reason: 'network fees rose' })).body.data.min_deposit).toBe('20');
+    const [e] = await t.ds.query(`SELECT metadata FROM events WHERE stream_id = 'coin:3' ORDER BY seq DESC LIMIT 1`);
+    expect(e.metadata.reason).toBe('network fees rose');
+    await post(admin, 'admin/coins/3', { min_deposit: '10', reason: 'restore' });
+    const chains = (await get(admin, 'admin/coins')).body.data[0].chains;
+    expect((await post(admin, `admin/chains/${chains[0].id}`, { deposit_address: 'not-an-address', reason: 'x' })).body.code).toBe(2208);
+  });
+});

@@ -21,6 +21,10 @@ export interface AppConfig {
   frontendDist?: string;
   /** The market simulator (DESIGN §7): on unless MARKET_SIMULATOR=off. */
   marketSimulator: boolean;
+  /** Directory of the local-disk upload storage (UPLOAD_DIR). */
+  uploadDir: string;
+  /** Image uploads per user (RATE_LIMIT_UPLOAD_USER). */
+  uploadRateLimit: RateLimitRule;
   rateLimits: {
     loginPerIp: RateLimitRule;
     loginPerAccount: RateLimitRule;
@@ -67,6 +71,8 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     adminPassword: text('ADMIN_PASSWORD'),
     frontendDist: text('FRONTEND_DIST'),
     marketSimulator: (process.env.MARKET_SIMULATOR ?? 'on') !== 'off',
+    uploadDir: text('UPLOAD_DIR') ?? './.data/uploads',
+    uploadRateLimit: rule('RATE_LIMIT_UPLOAD_USER', '60/3600'),
     rateLimits: {
       loginPerIp: rule('RATE_LIMIT_LOGIN_IP', '30/60'),
       loginPerAccount: rule('RATE_LIMIT_LOGIN_ACCOUNT', '10/300'),

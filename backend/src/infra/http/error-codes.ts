@@ -35,6 +35,14 @@ export const ErrorCode = {
   ORDER_NOT_FOUND: 2103,
   ORDER_CLOSED: 2104,
   MARKET_BUSY: 2105,
+  UPLOAD_NOT_IMAGE: 2300,
+  UPLOAD_NOT_FOUND: 2301,
+  UPLOAD_TOO_LARGE: 2302,
+  KYC_UNDER_REVIEW: 2310,
+  KYC_ALREADY_VERIFIED: 2311,
+  KYC_BASIC_REQUIRED: 2312,
+  KYC_NOT_FOUND: 2313,
+  KYC_ALREADY_DECIDED: 2314,
   INTERNAL: 9000,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -64,5 +72,13 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.ORDER_NOT_FOUND]: 'error.order_not_found',
   [ErrorCode.ORDER_CLOSED]: 'error.order_closed',
   [ErrorCode.MARKET_BUSY]: 'error.market_busy',
+  [ErrorCode.UPLOAD_NOT_IMAGE]: 'upload.not_image',
+  [ErrorCode.UPLOAD_NOT_FOUND]: 'upload.not_found',
+  [ErrorCode.UPLOAD_TOO_LARGE]: 'upload.too_large',
+  [ErrorCode.KYC_UNDER_REVIEW]: 'kyc.under_review',
+  [ErrorCode.KYC_ALREADY_VERIFIED]: 'kyc.already_verified',
+  [ErrorCode.KYC_BASIC_REQUIRED]: 'kyc.basic_required',
+  [ErrorCode.KYC_NOT_FOUND]: 'kyc.not_found',
+  [ErrorCode.KYC_ALREADY_DECIDED]: 'kyc.already_decided',
   [ErrorCode.INTERNAL]: 'error.internal',
 };

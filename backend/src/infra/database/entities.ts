@@ -11,6 +11,8 @@ import { ChainType } from '../../modules/reference/chain-type.entity';
 import { Coin } from '../../modules/reference/coin.entity';
 import { Market } from '../../modules/reference/market.entity';
 import { UserMessage } from '../../modules/notice/user-message.entity';
+import { IdentityVerification } from '../../modules/real-name/identity-verification.entity';
+import { Upload } from '../../modules/upload/upload.entity';
 import { Setting } from '../../modules/settings/setting.entity';
 import { User } from '../../modules/user/user.entity';
 import { VerificationCode } from '../../modules/verification-code/verification-code.entity';
@@ -19,4 +21,4 @@ import { EventRecord } from '../event-store/event.entity';
 import { OutboxMessage } from '../notifier/outbox-message.entity';
 
 /** Every entity, for the data source and the drift check. */
-export const ENTITIES = [EventRecord, Balance, LedgerEntry, User, Admin, AuthToken, VerificationCode, OutboxMessage, Coin, ChainType, Market, AreaCode, Setting, Order, Trade, EngineSnapshot, Kline, MarkPrice, UserMessage];
+export const ENTITIES = [EventRecord, Balance, LedgerEntry, User, Admin, AuthToken, VerificationCode, OutboxMessage, Coin, ChainType, Market, AreaCode, Setting, Order, Trade, EngineSnapshot, Kline, MarkPrice, UserMessage, Upload, IdentityVerification];

@@ -21,6 +21,8 @@ import { ReferenceModule } from './modules/reference/reference.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { SmsModule } from './modules/sms/sms.module';
 import { UserModule } from './modules/user/user.module';
+import { RealNameModule } from './modules/real-name/real-name.module';
+import { UploadModule } from './modules/upload/upload.module';
 
 @Global()
 @Module({})
@@ -68,6 +70,8 @@ export class AppModule {
         MarketModule,
         SimulatorModule,
         RealtimeModule,
+        UploadModule,
+        RealNameModule,
       ],
       controllers: [HealthController],
     };

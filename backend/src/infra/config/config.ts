@@ -25,6 +25,10 @@ export interface AppConfig {
   withdrawals: { perDay: number; dailyLimitBasic: string; dailyLimitAdvanced: string };
   /** Flash exchange: fee rate taken from what the user receives, quote lifetime, and the desk's starting float. */
   flashExchange: { feeRate: string; quoteTtlSeconds: number; float: Record<string, string> };
+  /** Directory of the local-disk upload storage (UPLOAD_DIR). */
+  uploadDir: string;
+  /** Image uploads per user (RATE_LIMIT_UPLOAD_USER). */
+  uploadRateLimit: RateLimitRule;
   rateLimits: {
     fundPassword: RateLimitRule;
     loginPerIp: RateLimitRule;
@@ -100,6 +104,8 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       quoteTtlSeconds: int('FLASH_QUOTE_TTL_SECONDS', 15),
       float: floats('FLASH_FLOAT', 'USDT:1000000,BTC:10,ETH:300'),
     },
+    uploadDir: text('UPLOAD_DIR') ?? './.data/uploads',
+    uploadRateLimit: rule('RATE_LIMIT_UPLOAD_USER', '60/3600'),
     rateLimits: {
       fundPassword: rule('RATE_LIMIT_FUND_PASSWORD', '5/900'),
       loginPerIp: rule('RATE_LIMIT_LOGIN_IP', '30/60'),

@@ -15,6 +15,8 @@ import { Deposit } from '../../modules/wallet/deposit.entity';
 import { WithdrawAddress } from '../../modules/wallet/withdraw-address.entity';
 import { Withdrawal } from '../../modules/wallet/withdrawal.entity';
 import { UserMessage } from '../../modules/notice/user-message.entity';
+import { IdentityVerification } from '../../modules/real-name/identity-verification.entity';
+import { Upload } from '../../modules/upload/upload.entity';
 import { Setting } from '../../modules/settings/setting.entity';
 import { User } from '../../modules/user/user.entity';
 import { VerificationCode } from '../../modules/verification-code/verification-code.entity';
@@ -47,4 +49,6 @@ export const ENTITIES = [
   Deposit,
   Withdrawal,
   WithdrawAddress,
+  Upload,
+  IdentityVerification,
 ];

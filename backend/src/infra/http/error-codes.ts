@@ -53,6 +53,14 @@ export const ErrorCode = {
   ADDRESS_EXISTS: 2215,
   ADDRESS_NOT_FOUND: 2216,
   ADDRESS_BOOK_FULL: 2217,
+  UPLOAD_NOT_IMAGE: 2300,
+  UPLOAD_NOT_FOUND: 2301,
+  UPLOAD_TOO_LARGE: 2302,
+  KYC_UNDER_REVIEW: 2310,
+  KYC_ALREADY_VERIFIED: 2311,
+  KYC_BASIC_REQUIRED: 2312,
+  KYC_NOT_FOUND: 2313,
+  KYC_ALREADY_DECIDED: 2314,
   INTERNAL: 9000,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -100,5 +108,13 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.ADDRESS_EXISTS]: 'error.address_exists',
   [ErrorCode.ADDRESS_NOT_FOUND]: 'error.address_not_found',
   [ErrorCode.ADDRESS_BOOK_FULL]: 'error.address_book_full',
+  [ErrorCode.UPLOAD_NOT_IMAGE]: 'upload.not_image',
+  [ErrorCode.UPLOAD_NOT_FOUND]: 'upload.not_found',
+  [ErrorCode.UPLOAD_TOO_LARGE]: 'upload.too_large',
+  [ErrorCode.KYC_UNDER_REVIEW]: 'kyc.under_review',
+  [ErrorCode.KYC_ALREADY_VERIFIED]: 'kyc.already_verified',
+  [ErrorCode.KYC_BASIC_REQUIRED]: 'kyc.basic_required',
+  [ErrorCode.KYC_NOT_FOUND]: 'kyc.not_found',
+  [ErrorCode.KYC_ALREADY_DECIDED]: 'kyc.already_decided',
   [ErrorCode.INTERNAL]: 'error.internal',
 };

@@ -7,6 +7,7 @@ import { ClientIp, RequestLang } from '../../infra/http/request-context';
 import { Lang } from '../../infra/i18n/catalogue';
 import { CheckEmailDto, CheckPhoneDto, FundPasswordDto, LoginDto, UpdatePasswordDto } from './dto/account.dto';
 import { ForgetDto, RegisterDto } from './dto/register.dto';
+import { RealNameService } from '../real-name/real-name.service';
 import { publicUser, UserService } from './user.service';
 
 @ApiTags('user')
@@ -15,6 +16,7 @@ export class UserController {
   constructor(
     private readonly users: UserService,
     private readonly tokens: TokenService,
+    private readonly realName: RealNameService,
   ) {}
 
   @Post('user/register')
@@ -46,7 +48,8 @@ export class UserController {
   @Get('user/center')
   @UserAuth()
   async center(@Auth() auth: AuthContext) {
-    return publicUser(await this.users.findById(auth.subjectId));
+    const [user, verification] = await Promise.all([this.users.findById(auth.subjectId), this.realName.summary(auth.subjectId)]);
+    return { ...publicUser(user), verification };
   }
 
   @Get('user/center2')

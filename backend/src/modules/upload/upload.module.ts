@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { RateLimitService } from '../../infra/http/rate-limit.service';
+import { FileStorage, LocalDiskStorage } from './file-storage';
+import { UploadController } from './upload.controller';
+import { UploadService } from './upload.service';
+import { UserOrAdminGuard } from './user-or-admin.guard';
+
+@Module({
+  controllers: [UploadController],
+  providers: [
+    UploadService,
+    RateLimitService,
+    UserOrAdminGuard,
+    { provide: FileStorage, useFactory: (config: AppConfig) => new LocalDiskStorage(config.uploadDir), inject: [APP_CONFIG] },
+  ],
+  exports: [UploadService],
+})
+export class UploadModule {}

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
-import { EventStoreService } from '../../infra/event-store/event-store.service';
+import { EventStoreService, isDuplicateCommand } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { money, moneyString, truncate } from '../../infra/money';
@@ -108,69 +108,81 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     return q;
   }
 
-  /** Uses the quote once (GETDEL); a retry after success answers with the same conversion. */
+  /**
+   * Uses the quote once: the conversion's command id is the quote id, so a concurrent or later
+   * retry finds the first conversion (the event store's unique command id) and answers with it.
+   */
   async convert(userId: number, quoteId: string): Promise<Quote & { duplicate: boolean }> {
-    const commandId = `flash:${quoteId}`;
-    const raw = await this.redis.getdel(`fpjy:quote:${quoteId}`);
+    const done = await this.converted(userId, quoteId);
+    if (done) return { ...done, duplicate: true };
+    const raw = await this.redis.get(`fpjy:quote:${quoteId}`);
     const q = raw ? (JSON.parse(raw) as Quote) : undefined;
-    if (!q || q.user_id !== userId) {
-      const [done] = await this.dataSource.query(`SELECT payload FROM events WHERE stream_id = $1 AND type = 'FlashExchanged'`, [`flash:${quoteId}`]);
-      if (done && done.payload.user_id === userId) return { ...(done.payload as Quote), duplicate: true };
-      throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
-    }
+    if (!q || q.user_id !== userId) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
     const treasury = await this.dataSource.query(
       `SELECT available::text FROM balances WHERE owner_type = 'system' AND owner_id = $1 AND account_type = 'treasury' AND currency_id = $2`,
       [SYSTEM_OWNER_ID, q.to_currency_id],
     );
     if (money(treasury[0]?.available ?? '0').lt(q.receive)) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE);
-    await this.dataSource.transaction(async (m) => {
-      await this.ledger.post(
-        {
-          commandId,
-          refType: 'flash',
-          refId: quoteId,
-          actor: `user:${userId}`,
-          memo: `${q.amount} ${q.from_symbol} > ${q.receive} ${q.to_symbol}`,
-          movements: [
-            {
-              ownerType: 'user',
-              ownerId: userId,
-              accountType: 'coin',
-              currencyId: q.from_currency_id,
-              code: LedgerCode.FlashExchangeDeduction,
-              available: `-${q.amount}`,
-            },
-            {
-              ownerType: 'system',
-              ownerId: SYSTEM_OWNER_ID,
-              accountType: 'treasury',
-              currencyId: q.from_currency_id,
-              code: LedgerCode.FlashExchangeDeduction,
-              available: q.amount,
-            },
-            {
-              ownerType: 'system',
-              ownerId: SYSTEM_OWNER_ID,
-              accountType: 'treasury',
-              currencyId: q.to_currency_id,
-              code: LedgerCode.FlashExchangeIncrease,
-              available: `-${q.receive}`,
-            },
-            {
-              ownerType: 'user',
-              ownerId: userId,
-              accountType: 'coin',
-              currencyId: q.to_currency_id,
-              code: LedgerCode.FlashExchangeIncrease,
-              available: q.receive,
-            },
-          ],
-        },
-        m,
-      );
-      await this.events.append(m, { streamId: `flash:${quoteId}`, metadata: { actor: `user:${userId}` } }, [{ type: 'FlashExchanged', payload: { ...q } }]);
-    });
+    try {
+      await this.dataSource.transaction(async (m) => {
+        await this.ledger.post(
+          {
+            commandId: `flash:${quoteId}`,
+            refType: 'flash',
+            refId: quoteId,
+            actor: `user:${userId}`,
+            memo: `${q.amount} ${q.from_symbol} > ${q.receive} ${q.to_symbol}`,
+            movements: [
+              {
+                ownerType: 'user',
+                ownerId: userId,
+                accountType: 'coin',
+                currencyId: q.from_currency_id,
+                code: LedgerCode.FlashExchangeDeduction,
+                available: `-${q.amount}`,
+              },
+              {
+                ownerType: 'system',
+                ownerId: SYSTEM_OWNER_ID,
+                accountType: 'treasury',
+                currencyId: q.from_currency_id,
+                code: LedgerCode.FlashExchangeDeduction,
+                available: q.amount,
+              },
+              {
+                ownerType: 'system',
+                ownerId: SYSTEM_OWNER_ID,
+                accountType: 'treasury',
+                currencyId: q.to_currency_id,
+                code: LedgerCode.FlashExchangeIncrease,
+                available: `-${q.receive}`,
+              },
+              {
+                ownerType: 'user',
+                ownerId: userId,
+                accountType: 'coin',
+                currencyId: q.to_currency_id,
+                code: LedgerCode.FlashExchangeIncrease,
+                available: q.receive,
+              },
+            ],
+          },
+          m,
+        );
+        await this.events.append(m, { streamId: `flash:${quoteId}`, metadata: { actor: `user:${userId}` } }, [{ type: 'FlashExchanged', payload: { ...q } }]);
+      });
+    } catch (err) {
+      const first = isDuplicateCommand(err) ? await this.converted(userId, quoteId) : undefined;
+      if (first) return { ...first, duplicate: true };
+      throw err;
+    }
+    await this.redis.del(`fpjy:quote:${quoteId}`);
     return { ...q, duplicate: false };
+  }
+
+  private async converted(userId: number, quoteId: string): Promise<Quote | undefined> {
+    const [row] = await this.dataSource.query(`SELECT payload FROM events WHERE stream_id = $1 AND type = 'FlashExchanged'`, [`flash:${quoteId}`]);
+    return row && (row.payload as Quote).user_id === userId ? (row.payload as Quote) : undefined;
   }
 
   /** The user's conversions, newest first. */

@@ -61,6 +61,8 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
     adminPassword: ADMIN.password,
     marketSimulator: false,
     tokenCacheMs: 0,
+    // No flash-desk float unless a test asks for one: ledger totals stay the test's own.
+    flashExchange: { feeRate: '0.002', quoteTtlSeconds: 15, float: {} },
     ...overrides,
     rateLimits: { fundPassword: generous, loginPerIp: generous, loginPerAccount: generous, registerPerIp: generous, codePerIp: generous, codePerTarget: generous, ...(overrides.rateLimits ?? {}) },
   });

@@ -8,7 +8,8 @@ import { UPLOAD_LIMITS } from '../../infra/http/body-parsers';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { FileStorage } from './file-storage';
-import { ImageTooLargeError, MAX_IMAGE_MEGAPIXELS, MAX_IMAGE_SIDE, NotAnImageError, sanitizeImage } from './image';
+import { checkDimensions, CleanImage, ImageTooLargeError, MAX_IMAGE_MEGAPIXELS, MAX_IMAGE_SIDE, NotAnImageError, readHeader } from './image';
+import { ImagePool, ImageTimeoutError } from './image-pool';
 import { Upload } from './upload.entity';
 
 /** One multipart file as multer's memory storage hands it over. */
@@ -43,6 +44,7 @@ export function uploadUrl(id: string): string {
 @Injectable()
 export class UploadService {
   private readonly logger = new Logger(UploadService.name);
+  private readonly images = new ImagePool();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -57,13 +59,16 @@ export class UploadService {
     if (file.size > UPLOAD_LIMITS.fileSize) throw new BusinessError(ErrorCode.UPLOAD_FAILED);
     await this.rateLimit.hit(`upload:user:${userId}`, this.config.uploadRateLimit);
 
-    let image: ReturnType<typeof sanitizeImage>;
+    let image: CleanImage;
     try {
-      image = sanitizeImage(file.buffer);
+      // The header check is cheap and runs here, so most bad files never reach a worker.
+      checkDimensions(readHeader(file.buffer));
+      image = await this.images.sanitize(file.buffer);
     } catch (err) {
       if (err instanceof ImageTooLargeError)
         throw new BusinessError(ErrorCode.UPLOAD_TOO_LARGE, undefined, { side: MAX_IMAGE_SIDE, megapixels: MAX_IMAGE_MEGAPIXELS });
       if (err instanceof NotAnImageError) throw new BusinessError(ErrorCode.UPLOAD_NOT_IMAGE);
+      if (err instanceof ImageTimeoutError) throw new BusinessError(ErrorCode.UPLOAD_FAILED);
       throw err;
     }
 

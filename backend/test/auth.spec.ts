@@ -51,7 +51,8 @@ describe('tokens, admin separation and the /api contract', () => {
 
   it('rate-limits login per account', async () => {
     const u = await registerByEmail(t);
-    for (let i = 0; i < 3; i++) expect((await t.http().post('/api/user/login').type('form').send({ account: u.email, password: 'wrong-pass' })).body.code).toBe(1106);
+    for (let i = 0; i < 3; i++)
+      expect((await t.http().post('/api/user/login').type('form').send({ account: u.email, password: 'wrong-pass' })).body.code).toBe(1106);
     const limited = await t.http().post('/api/user/login').type('form').send({ account: u.email, password: u.password });
     expect(limited.body.code).toBe(1002);
     expect(limited.body.message).toMatch(/Too many attempts/);
@@ -69,7 +70,10 @@ describe('tokens, admin separation and the /api contract', () => {
     const broken = await t.http().post('/api/user/login').set('content-type', 'application/json').send('{"account":');
     expect(broken.status).toBe(200);
     expect(broken.body).toMatchObject({ type: 'error', code: 1000 });
-    const wrongTypes = await t.http().post('/api/user/login').send({ account: 5, password: ['x'] });
+    const wrongTypes = await t
+      .http()
+      .post('/api/user/login')
+      .send({ account: 5, password: ['x'] });
     expect(wrongTypes.body).toMatchObject({ code: 1000, message: 'Account is required' });
   });
 
@@ -95,7 +99,15 @@ describe('tokens, admin separation and the /api contract', () => {
       { id: 3, symbol: 'USDT' },
     ]);
     const chains = await t.ds.query(`SELECT c.symbol, t.chain, t.deposit_address FROM chain_types t JOIN coins c ON c.id = t.currency_id ORDER BY t.id`);
-    expect(chains.map((r: { symbol: string; chain: string }) => `${r.symbol}:${r.chain}`)).toEqual(['USDT:TRC20', 'USDT:OMNI', 'USDT:ERC20', 'USDT:BEP20', 'BTC:OMNI', 'BTC:BITCOIN', 'ETH:ERC20']);
+    expect(chains.map((r: { symbol: string; chain: string }) => `${r.symbol}:${r.chain}`)).toEqual([
+      'USDT:TRC20',
+      'USDT:OMNI',
+      'USDT:ERC20',
+      'USDT:BEP20',
+      'BTC:OMNI',
+      'BTC:BITCOIN',
+      'ETH:ERC20',
+    ]);
     expect(chains.every((r: { deposit_address: string }) => r.deposit_address === '')).toBe(true);
     const markets = await t.ds.query('SELECT symbol, tick_size::text, lot_size::text FROM markets ORDER BY sort');
     expect(markets.map((m: { symbol: string }) => m.symbol)).toEqual(['BTC/USDT', 'ETH/USDT']);

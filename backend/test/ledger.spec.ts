@@ -5,8 +5,22 @@ import { adminToken } from './support/accounts';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
-const external = (amount: string, code: LedgerCode): Movement => ({ ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'external', currencyId: USDT, code, available: amount });
-const userCoin = (userId: number, amount: string, code: LedgerCode): Movement => ({ ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId: USDT, code, available: amount });
+const external = (amount: string, code: LedgerCode): Movement => ({
+  ownerType: 'system',
+  ownerId: SYSTEM_OWNER_ID,
+  accountType: 'external',
+  currencyId: USDT,
+  code,
+  available: amount,
+});
+const userCoin = (userId: number, amount: string, code: LedgerCode): Movement => ({
+  ownerType: 'user',
+  ownerId: userId,
+  accountType: 'coin',
+  currencyId: USDT,
+  code,
+  available: amount,
+});
 
 describe('ledger (real PostgreSQL)', () => {
   let t: TestApp;
@@ -20,9 +34,21 @@ describe('ledger (real PostgreSQL)', () => {
   afterAll(() => t.close());
 
   const deposit = (userId: number, amount: string, id: string) =>
-    ledger.post({ commandId: id, refType: 'deposit', refId: id, actor: 'admin:1', movements: [userCoin(userId, amount, LedgerCode.DepositIncrease), external(`-${amount}`, LedgerCode.DepositIncrease)] });
+    ledger.post({
+      commandId: id,
+      refType: 'deposit',
+      refId: id,
+      actor: 'admin:1',
+      movements: [userCoin(userId, amount, LedgerCode.DepositIncrease), external(`-${amount}`, LedgerCode.DepositIncrease)],
+    });
   const debit = (userId: number, amount: string, id: string) =>
-    ledger.post({ commandId: id, refType: 'withdrawal', refId: id, actor: `user:${userId}`, movements: [userCoin(userId, `-${amount}`, LedgerCode.WithdrawalDeduction), external(amount, LedgerCode.WithdrawalDeduction)] });
+    ledger.post({
+      commandId: id,
+      refType: 'withdrawal',
+      refId: id,
+      actor: `user:${userId}`,
+      movements: [userCoin(userId, `-${amount}`, LedgerCode.WithdrawalDeduction), external(amount, LedgerCode.WithdrawalDeduction)],
+    });
 
   it('50 concurrent debits on one balance: never overspent, never negative; the trial balance holds', async () => {
     await deposit(101, '100', 'dep-race');
@@ -38,7 +64,15 @@ describe('ledger (real PostgreSQL)', () => {
     expect(n).toBe(33);
     const tb = await trial.compute();
     expect(tb.ok).toBe(true);
-    expect(tb.currencies.find((c) => c.currency_id === USDT)).toMatchObject({ held_total: '1', approved_deposits: '100', completed_withdrawals: '99', net_external_flow: '1', balanced: true, negative_accounts: 0, projection_mismatches: 0 });
+    expect(tb.currencies.find((c) => c.currency_id === USDT)).toMatchObject({
+      held_total: '1',
+      approved_deposits: '100',
+      completed_withdrawals: '99',
+      net_external_flow: '1',
+      balanced: true,
+      negative_accounts: 0,
+      projection_mismatches: 0,
+    });
   });
 
   it('a command retried with the same id has exactly one effect (in sequence and concurrently)', async () => {
@@ -56,7 +90,9 @@ describe('ledger (real PostgreSQL)', () => {
   });
 
   it('refuses a posting that would create or destroy money, and one that overdraws, changing nothing', async () => {
-    await expect(ledger.post({ commandId: 'mint', refType: 'x', refId: '1', actor: 'test', movements: [userCoin(303, '5', LedgerCode.DepositIncrease)] })).rejects.toBeInstanceOf(UnbalancedPostingError);
+    await expect(
+      ledger.post({ commandId: 'mint', refType: 'x', refId: '1', actor: 'test', movements: [userCoin(303, '5', LedgerCode.DepositIncrease)] }),
+    ).rejects.toBeInstanceOf(UnbalancedPostingError);
     await expect(debit(303, '0.000000000000000001', 'overdraw')).rejects.toMatchObject({ code: 2000 });
     expect(await ledger.balancesOf('user', 303)).toEqual([]);
     expect(await t.ds.query(`SELECT seq FROM events WHERE command_id IN ('mint', 'overdraw')`)).toEqual([]);
@@ -65,7 +101,13 @@ describe('ledger (real PostgreSQL)', () => {
   it('freezes and unfreezes within one account, keeping available and frozen non-negative', async () => {
     await deposit(404, '50', 'dep-404');
     const freeze = (amount: string, id: string) =>
-      ledger.post({ commandId: id, refType: 'order', refId: id, actor: 'user:404', movements: [{ ...userCoin(404, `-${amount}`, LedgerCode.Freeze), frozen: amount }] });
+      ledger.post({
+        commandId: id,
+        refType: 'order',
+        refId: id,
+        actor: 'user:404',
+        movements: [{ ...userCoin(404, `-${amount}`, LedgerCode.Freeze), frozen: amount }],
+      });
     await freeze('20', 'frz-1');
     await expect(freeze('30.01', 'frz-2')).rejects.toMatchObject({ code: 2000 });
     const [bal] = await ledger.balancesOf('user', 404);
@@ -103,23 +145,51 @@ describe('ledger batch postings (real PostgreSQL)', () => {
   });
 
   it('applies postings in order, refuses only the one that would overdraw, and keeps one effect per command id', async () => {
-    await ledger.post({ commandId: 'b-dep', refType: 'deposit', refId: 'b-dep', actor: 'test', movements: [userCoin(7, '10', LedgerCode.DepositIncrease), external('-10', LedgerCode.DepositIncrease)] });
-    const results = await t.ds.transaction((m) => ledger.postBatch([freeze(7, '4', 'f1'), freeze(7, '4', 'f2'), freeze(7, '4', 'f3'), freeze(7, '2', 'f4'), freeze(7, '4', 'f1')], m));
+    await ledger.post({
+      commandId: 'b-dep',
+      refType: 'deposit',
+      refId: 'b-dep',
+      actor: 'test',
+      movements: [userCoin(7, '10', LedgerCode.DepositIncrease), external('-10', LedgerCode.DepositIncrease)],
+    });
+    const results = await t.ds.transaction((m) =>
+      ledger.postBatch([freeze(7, '4', 'f1'), freeze(7, '4', 'f2'), freeze(7, '4', 'f3'), freeze(7, '2', 'f4'), freeze(7, '4', 'f1')], m),
+    );
     expect(results.map((r) => r.ok)).toEqual([true, true, false, true, true]);
     expect(results[4]).toMatchObject({ ok: true, duplicate: true });
     expect(await ledger.balancesOf('user', 7)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '0', frozen: '10' }]);
     const again = await t.ds.transaction((m) => ledger.postBatch([freeze(7, '4', 'f2')], m));
     expect(again[0]).toMatchObject({ ok: true, duplicate: true });
-    const entries = await t.ds.query(`SELECT ref_id, available_after::text, frozen_after::text FROM ledger_entries WHERE owner_id = 7 AND code = 901 ORDER BY id`);
+    const entries = await t.ds.query(
+      `SELECT ref_id, available_after::text, frozen_after::text FROM ledger_entries WHERE owner_id = 7 AND code = 901 ORDER BY id`,
+    );
     expect(entries.map((e: { ref_id: string }) => e.ref_id)).toEqual(['f1', 'f2', 'f4']);
     expect(entries[2]).toMatchObject({ available_after: '0.000000000000000000', frozen_after: '10.000000000000000000' });
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
   });
 
   it('racing batches and single postings on the same account never overdraw', async () => {
-    await ledger.post({ commandId: 'r-dep', refType: 'deposit', refId: 'r-dep', actor: 'test', movements: [userCoin(8, '100', LedgerCode.DepositIncrease), external('-100', LedgerCode.DepositIncrease)] });
-    const batches = Array.from({ length: 10 }, (_, b) => t.ds.transaction((m) => ledger.postBatch(Array.from({ length: 5 }, (_, i) => freeze(8, '3', `rb-${b}-${i}`)), m)));
-    const singles = Array.from({ length: 10 }, (_, i) => ledger.post(freeze(8, '3', `rs-${i}`)).then(() => true, () => false));
+    await ledger.post({
+      commandId: 'r-dep',
+      refType: 'deposit',
+      refId: 'r-dep',
+      actor: 'test',
+      movements: [userCoin(8, '100', LedgerCode.DepositIncrease), external('-100', LedgerCode.DepositIncrease)],
+    });
+    const batches = Array.from({ length: 10 }, (_, b) =>
+      t.ds.transaction((m) =>
+        ledger.postBatch(
+          Array.from({ length: 5 }, (_, i) => freeze(8, '3', `rb-${b}-${i}`)),
+          m,
+        ),
+      ),
+    );
+    const singles = Array.from({ length: 10 }, (_, i) =>
+      ledger.post(freeze(8, '3', `rs-${i}`)).then(
+        () => true,
+        () => false,
+      ),
+    );
     const [batchResults, singleResults] = await Promise.all([Promise.all(batches), Promise.all(singles)]);
     const ok = batchResults.flat().filter((r) => r.ok).length + singleResults.filter(Boolean).length;
     expect(ok).toBe(33);

@@ -17,7 +17,13 @@ describe('market data from trades (real PostgreSQL)', () => {
     await setFundPassword(t, b);
     await deposit(t, a.user.id, 2, '10');
     await deposit(t, b.user.id, 3, '100000');
-    const order = (token: string, body: Record<string, string>) => t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'ETH/USDT', ...body });
+    const order = (token: string, body: Record<string, string>) =>
+      t
+        .http()
+        .post('/api/coin/trade')
+        .set('Authorization', token)
+        .type('form')
+        .send({ symbol: 'ETH/USDT', ...body });
     await order(a.token, { side: 'sell', type: 'limit', price: '3000', quantity: '1' });
     await order(a.token, { side: 'sell', type: 'limit', price: '3100', quantity: '1' });
     await order(a.token, { side: 'sell', type: 'limit', price: '3200', quantity: '1' });
@@ -41,7 +47,14 @@ describe('market data from trades (real PostgreSQL)', () => {
     expect(eth).toMatchObject({ last: '3100', open_24h: '3000', change_pct: '3.33', high: '3100', low: '3000', volume: '1.5', quote_volume: '4550' });
 
     const depth = (await t.http().get('/api/currency/depth').query({ symbol: 'ETH/USDT', levels: 5 })).body.data;
-    expect(depth).toEqual({ symbol: 'ETH/USDT', bids: [['2900', '2']], asks: [['3100', '0.5'], ['3200', '1']] });
+    expect(depth).toEqual({
+      symbol: 'ETH/USDT',
+      bids: [['2900', '2']],
+      asks: [
+        ['3100', '0.5'],
+        ['3200', '1'],
+      ],
+    });
 
     const markets = (await t.http().get('/api/currencyMatch/all')).body.data;
     expect(markets[0]).toMatchObject({ symbol: 'BTC/USDT', tick_size: '0.01', lot_size: '0.00001', min_qty: '0.0001', price_decimals: 2, qty_decimals: 5 });

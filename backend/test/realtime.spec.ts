@@ -55,7 +55,13 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     expect(await client.emitWithAck('subscribe', ['depth:NOPE/USDT'])).toEqual({ error: 'unknown market in topic: depth:NOPE/USDT' });
     expect(await client.emitWithAck('subscribe', ['user:1' as never])).toEqual({ error: 'unknown topic: user:1' });
 
-    const order = (token: string, body: Record<string, string>) => t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'BTC/USDT', ...body });
+    const order = (token: string, body: Record<string, string>) =>
+      t
+        .http()
+        .post('/api/coin/trade')
+        .set('Authorization', token)
+        .type('form')
+        .send({ symbol: 'BTC/USDT', ...body });
     await order(seller.token, { side: 'sell', type: 'limit', price: '60000', quantity: '0.3' });
     await order(buyer.token, { side: 'buy', type: 'limit', price: '60000', quantity: '0.1' });
     await order(buyer.token, { side: 'buy', type: 'limit', price: '59000', quantity: '0.2' });

@@ -23,18 +23,58 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
   const valid = (email: string, code: string) => ({ type: 'email', email, code, password: 'secret1', re_password: 'secret1', agreement: '1' });
 
   it.each([
-    ['phone route without phone', { type: 'phone', area_code: '86', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' }, 1000, 'Phone number is required'],
-    ['phone route with a bad phone', { type: 'phone', phone: '12ab', area_code: '86', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' }, 1000, 'Please enter a valid phone number'],
+    [
+      'phone route without phone',
+      { type: 'phone', area_code: '86', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' },
+      1000,
+      'Phone number is required',
+    ],
+    [
+      'phone route with a bad phone',
+      { type: 'phone', phone: '12ab', area_code: '86', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' },
+      1000,
+      'Please enter a valid phone number',
+    ],
     ['e-mail route without e-mail', { type: 'email', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' }, 1000, 'E-mail is required'],
-    ['e-mail route with a bad e-mail', { type: 'email', email: 'not-an-email', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' }, 1000, 'Please enter a valid e-mail address'],
+    [
+      'e-mail route with a bad e-mail',
+      { type: 'email', email: 'not-an-email', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' },
+      1000,
+      'Please enter a valid e-mail address',
+    ],
     ['no code', { type: 'email', email: 'a@b.co', password: 'secret1', re_password: 'secret1', agreement: '1' }, 1000, 'Verification code is required'],
     ['no password', { type: 'email', email: 'a@b.co', code: '123456', re_password: 'secret1', agreement: '1' }, 1000, 'Password is required'],
-    ['short password', { type: 'email', email: 'a@b.co', code: '123456', password: 'abc12', re_password: 'abc12', agreement: '1' }, 1000, 'Password must be at least 6 characters'],
+    [
+      'short password',
+      { type: 'email', email: 'a@b.co', code: '123456', password: 'abc12', re_password: 'abc12', agreement: '1' },
+      1000,
+      'Password must be at least 6 characters',
+    ],
     ['no confirmation', { type: 'email', email: 'a@b.co', code: '123456', password: 'secret1', agreement: '1' }, 1000, 'Please confirm the password'],
-    ['passwords differ', { type: 'email', email: 'a@b.co', code: '123456', password: 'secret1', re_password: 'secret2', agreement: '1' }, 1100, 'The two passwords do not match'],
-    ['agreement not ticked', { type: 'email', email: 'a@b.co', code: '123456', password: 'secret1', re_password: 'secret1' }, 1101, 'You have not agreed to the user agreement'],
-    ['neither route', { type: 'fax', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' }, 1000, 'Choose registration by phone or by e-mail'],
-    ['an unknown field', { type: 'email', email: 'a@b.co', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1', role: 'admin' }, 1001, 'Unknown field: role'],
+    [
+      'passwords differ',
+      { type: 'email', email: 'a@b.co', code: '123456', password: 'secret1', re_password: 'secret2', agreement: '1' },
+      1100,
+      'The two passwords do not match',
+    ],
+    [
+      'agreement not ticked',
+      { type: 'email', email: 'a@b.co', code: '123456', password: 'secret1', re_password: 'secret1' },
+      1101,
+      'You have not agreed to the user agreement',
+    ],
+    [
+      'neither route',
+      { type: 'fax', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' },
+      1000,
+      'Choose registration by phone or by e-mail',
+    ],
+    [
+      'an unknown field',
+      { type: 'email', email: 'a@b.co', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1', role: 'admin' },
+      1001,
+      'Unknown field: role',
+    ],
   ])('%s → its message, nothing created', async (_name, body, code, message) => {
     const before = await counts();
     const res = await t.http().post('/api/user/register').type('form').send(body);
@@ -44,9 +84,19 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
   });
 
   it('answers in the language of the lang header', async () => {
-    const res = await t.http().post('/api/user/register').set('lang', 'zh').type('form').send({ type: 'email', email: 'a@b.co', code: '123456', password: 'secret1', re_password: 'secret2', agreement: '1' });
+    const res = await t
+      .http()
+      .post('/api/user/register')
+      .set('lang', 'zh')
+      .type('form')
+      .send({ type: 'email', email: 'a@b.co', code: '123456', password: 'secret1', re_password: 'secret2', agreement: '1' });
     expect(res.body.message).toBe('两次输入的密码不一致');
-    const kr = await t.http().post('/api/user/register').set('lang', 'kr').type('form').send({ type: 'email', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' });
+    const kr = await t
+      .http()
+      .post('/api/user/register')
+      .set('lang', 'kr')
+      .type('form')
+      .send({ type: 'email', code: '123456', password: 'secret1', re_password: 'secret1', agreement: '1' });
     expect(kr.body.message).toBe('이메일을 입력해 주세요');
   });
 
@@ -56,7 +106,15 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
     const before = await counts();
     const wrong = code === '000000' ? '111111' : '000000';
     expect((await t.http().post('/api/user/register').type('form').send(valid(email, wrong))).body.code).toBe(1102);
-    expect((await t.http().post('/api/user/register').type('form').send({ ...valid(email, code), invite_code: 'NOPE1234' })).body.code).toBe(1109);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/user/register')
+          .type('form')
+          .send({ ...valid(email, code), invite_code: 'NOPE1234' })
+      ).body.code,
+    ).toBe(1109);
     expect(await counts()).toEqual(before);
   });
 
@@ -64,7 +122,11 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
     const inviter = await registerByEmail(t);
     const email = uniqueEmail('invitee');
     const code = await freshCode(email);
-    const res = await t.http().post('/api/user/register').type('form').send({ ...valid(email, code), invite_code: inviter.user.invite_code.toLowerCase() });
+    const res = await t
+      .http()
+      .post('/api/user/register')
+      .type('form')
+      .send({ ...valid(email, code), invite_code: inviter.user.invite_code.toLowerCase() });
     expect(res.body).toMatchObject({ type: 'ok', code: 1, message: 'Registration successful' });
     const [row] = await t.ds.query('SELECT inviter_id FROM users WHERE email = $1', [email]);
     expect(row.inviter_id).toBe(inviter.user.id);
@@ -81,7 +143,11 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
     const sent = await t.http().post('/api/sms_send').type('form').send({ phone: '138 0013 8000', area_code: '+86', purpose: 'register' });
     expect(sent.body.code).toBe(1);
     const code = await lastCode(t.ds, '+86 13800138000');
-    const res = await t.http().post('/api/user/register').type('form').send({ type: 'phone', phone: '13800138000', area_code: '86', code, password: 'secret1', re_password: 'secret1', agreement: 'on' });
+    const res = await t
+      .http()
+      .post('/api/user/register')
+      .type('form')
+      .send({ type: 'phone', phone: '13800138000', area_code: '86', code, password: 'secret1', re_password: 'secret1', agreement: 'on' });
     expect(res.body.code).toBe(1);
     expect(res.body.data.user).toMatchObject({ account: '13800138000', phone: '13800138000', area_code: '86', nickname: '138****8000' });
     const login = await t.http().post('/api/user/login').type('form').send({ account: '13800138000', password: 'secret1' });
@@ -131,7 +197,9 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
       const res = await t.http().post('/api/user/e_pwd').set(auth).type('form').send({ password: bad, re_password: bad, code });
       expect(res.body).toMatchObject({ code: 1000, message: 'The fund password must be exactly 6 digits' });
     }
-    expect((await t.http().post('/api/user/e_pwd').set(auth).type('form').send({ password: '246810', re_password: '246810' })).body.message).toBe('Verification code is required');
+    expect((await t.http().post('/api/user/e_pwd').set(auth).type('form').send({ password: '246810', re_password: '246810' })).body.message).toBe(
+      'Verification code is required',
+    );
     expect((await t.http().post('/api/user/e_pwd').set(auth).type('form').send({ password: '246810', re_password: '246810', code })).body.code).toBe(1);
     expect((await t.http().post('/api/user/has_password').set(auth)).body.data).toEqual({ has_password: true });
   });
@@ -140,10 +208,22 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
     const u = await registerByEmail(t);
     await t.http().post('/api/sms_mail').type('form').send({ email: u.email, purpose: 'forget' });
     const code = await lastCode(t.ds, u.email);
-    const res = await t.http().post('/api/user/forget').type('form').send({ type: 'email', email: u.email, code, password: 'brand-new', re_password: 'brand-new' });
+    const res = await t
+      .http()
+      .post('/api/user/forget')
+      .type('form')
+      .send({ type: 'email', email: u.email, code, password: 'brand-new', re_password: 'brand-new' });
     expect(res.body.code).toBe(1);
     expect((await t.http().get('/api/user/center').set('Authorization', u.token)).body.code).toBe(401);
     expect((await t.http().post('/api/user/login').type('form').send({ account: u.email, password: 'brand-new' })).body.code).toBe(1);
-    expect((await t.http().post('/api/sms_mail').type('form').send({ email: uniqueEmail('nobody'), purpose: 'forget' })).body.code).toBe(1107);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/sms_mail')
+          .type('form')
+          .send({ email: uniqueEmail('nobody'), purpose: 'forget' })
+      ).body.code,
+    ).toBe(1107);
   });
 });

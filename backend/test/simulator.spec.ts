@@ -14,7 +14,8 @@ describe('market simulator (real PostgreSQL)', () => {
   it('quotes and trades through the engine, funded by recorded events, touching no other account', async () => {
     const bystander = await registerByEmail(t);
     await deposit(t, bystander.user.id, 3, '500');
-    const entriesOf = async (id: number) => (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries WHERE owner_type = $1 AND owner_id = $2', ['user', id]))[0].n;
+    const entriesOf = async (id: number) =>
+      (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries WHERE owner_type = $1 AND owner_id = $2', ['user', id]))[0].n;
     const before = await entriesOf(bystander.user.id);
 
     const sim = t.app.get(SimulatorService);
@@ -29,7 +30,9 @@ describe('market simulator (real PostgreSQL)', () => {
     expect(depth.asks.length).toBeGreaterThan(0);
     expect(Number(depth.bids[0][0])).toBeLessThan(Number(depth.asks[0][0]));
 
-    const funding = await t.ds.query(`SELECT DISTINCT u.status FROM ledger_entries e JOIN users u ON u.id = e.owner_id WHERE e.code = 900 AND e.owner_type = 'user'`);
+    const funding = await t.ds.query(
+      `SELECT DISTINCT u.status FROM ledger_entries e JOIN users u ON u.id = e.owner_id WHERE e.code = 900 AND e.owner_type = 'user'`,
+    );
     expect(funding).toEqual([{ status: 'system' }]);
     const parties = await t.ds.query(`SELECT DISTINCT u.status FROM trades x JOIN users u ON u.id IN (x.maker_user_id, x.taker_user_id)`);
     expect(parties).toEqual([{ status: 'system' }]);

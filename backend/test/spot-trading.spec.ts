@@ -22,7 +22,13 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     if (btc !== '0') await deposit(t, u.user.id, BTC, btc);
     return u;
   }
-  const order = (token: string, body: Record<string, string>) => t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'BTC/USDT', ...body });
+  const order = (token: string, body: Record<string, string>) =>
+    t
+      .http()
+      .post('/api/coin/trade')
+      .set('Authorization', token)
+      .type('form')
+      .send({ symbol: 'BTC/USDT', ...body });
   const trialOk = async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
 
   it('a resting limit sell and a crossing buy: maker price, exact balances, truncated fees, codes 600/601/602', async () => {
@@ -33,7 +39,14 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     expect(await coinBalance(t, seller.user.id, BTC)).toEqual({ available: '0.5', frozen: '0.5' });
 
     const buy = await order(buyer.token, { side: 'buy', type: 'limit', price: '61000.37', quantity: '0.5' });
-    expect(buy.body.data).toMatchObject({ status: 'completed', filled_qty: '0.5', filled_amount: '30000', avg_price: '60000', fee: '0.0005', fee_currency: 'BTC' });
+    expect(buy.body.data).toMatchObject({
+      status: 'completed',
+      filled_qty: '0.5',
+      filled_amount: '30000',
+      avg_price: '60000',
+      fee: '0.0005',
+      fee_currency: 'BTC',
+    });
 
     // Buyer froze 0.5 × 61000.37, paid 0.5 × 60000 (the maker's price), got the rest back.
     expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '10000', frozen: '0' });
@@ -65,7 +78,9 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const first = await order(buyer.token, { side: 'buy', type: 'limit', price: '100.01', quantity: '3', client_order_id: 'abc-1' });
     const again = await order(buyer.token, { side: 'buy', type: 'limit', price: '100.01', quantity: '3', client_order_id: 'abc-1' });
     expect(again.body.data.order_id).toBe(first.body.data.order_id);
-    const racing = await Promise.all([1, 2, 3].map(() => order(buyer.token, { side: 'buy', type: 'limit', price: '50', quantity: '1', client_order_id: 'abc-2' })));
+    const racing = await Promise.all(
+      [1, 2, 3].map(() => order(buyer.token, { side: 'buy', type: 'limit', price: '50', quantity: '1', client_order_id: 'abc-2' })),
+    );
     expect(new Set(racing.map((r) => r.body.data.order_id)).size).toBe(1);
     expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '649.97', frozen: '350.03' });
 
@@ -90,10 +105,16 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
 
   it('the spec prompts: fund password first, quantity required, not below the minimum', async () => {
     const noPwd = await registerByEmail(t);
-    expect((await order(noPwd.token, { side: 'buy', type: 'limit', price: '100', quantity: '1' })).body).toMatchObject({ code: 2100, message: 'Set the fund password first for fund safety' });
+    expect((await order(noPwd.token, { side: 'buy', type: 'limit', price: '100', quantity: '1' })).body).toMatchObject({
+      code: 2100,
+      message: 'Set the fund password first for fund safety',
+    });
     const u = await trader('100');
     expect((await order(u.token, { side: 'buy', type: 'limit', price: '100' })).body).toMatchObject({ code: 1000, message: 'Quantity is empty' });
-    expect((await order(u.token, { side: 'buy', type: 'limit', price: '100', quantity: '0.00005' })).body).toMatchObject({ code: 2101, message: 'Quantity cannot be less than the minimum (0.0001)' });
+    expect((await order(u.token, { side: 'buy', type: 'limit', price: '100', quantity: '0.00005' })).body).toMatchObject({
+      code: 2101,
+      message: 'Quantity cannot be less than the minimum (0.0001)',
+    });
     expect((await order(u.token, { side: 'buy', type: 'market' })).body).toMatchObject({ code: 1000, message: 'Amount cannot be empty' });
   });
 
@@ -143,7 +164,8 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const marketId = 1;
     const depth = host.book(marketId)!.depth(50);
     const tradeSeq = host.book(marketId)!.tradeSeq;
-    const counts = async () => (await t.ds.query(`SELECT (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM ledger_entries)::int AS entries`))[0];
+    const counts = async () =>
+      (await t.ds.query(`SELECT (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM ledger_entries)::int AS entries`))[0];
     const before = await counts();
 
     await host.recover(); // as after kill -9: rebuilt from snapshot + journal
@@ -153,7 +175,10 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
 
     // A command journaled but never settled (crash between the two commits) is settled once on restart.
     const journalVersion = (await t.ds.query(`SELECT MAX(stream_version)::int AS v FROM events WHERE stream_id = 'engine:1'`))[0].v;
-    const [{ id: restingSell }] = await t.ds.query(`SELECT id::text FROM orders WHERE user_id = $1 AND side = 'sell' AND status = 'waiting' ORDER BY price LIMIT 1`, [mm.user.id]);
+    const [{ id: restingSell }] = await t.ds.query(
+      `SELECT id::text FROM orders WHERE user_id = $1 AND side = 'sell' AND status = 'waiting' ORDER BY price LIMIT 1`,
+      [mm.user.id],
+    );
     await t.ds.query(`INSERT INTO events (stream_id, stream_version, type, payload) VALUES ('engine:1', $1, 'OrderCommand', $2)`, [
       journalVersion + 1,
       JSON.stringify({ kind: 'cancel', orderId: Number(restingSell), userId: mm.user.id, ts: Date.now() }),

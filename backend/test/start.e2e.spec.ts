@@ -19,7 +19,17 @@ describe('npm start, used as a new user would', () => {
     db = await createDatabase();
     child = spawn(process.execPath, [join(root, 'infra', 'start.mjs')], {
       cwd: root,
-      env: { ...process.env, SKIP_BUILD: '1', PORT: String(port), DATABASE_URL: db.url, REDIS_URL, REDIS_PREFIX: `e2e:${db.name}:`, LOG_LEVEL: 'warn', ADMIN_EMAIL: '', ADMIN_PASSWORD: '' },
+      env: {
+        ...process.env,
+        SKIP_BUILD: '1',
+        PORT: String(port),
+        DATABASE_URL: db.url,
+        REDIS_URL,
+        REDIS_PREFIX: `e2e:${db.name}:`,
+        LOG_LEVEL: 'warn',
+        ADMIN_EMAIL: '',
+        ADMIN_PASSWORD: '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d) => (output += d));

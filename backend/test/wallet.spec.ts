@@ -1,6 +1,6 @@
 import { PNG } from 'pngjs';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
-import { adminToken, lastCode, registerByEmail, setFundPassword } from './support/accounts';
+import { adminToken, lastCode, registerByEmail, setFundPassword, verifyBasic } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
@@ -46,7 +46,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
   async function user(usdt = '0', { fund = true, verified = true } = {}) {
     const u = await registerByEmail(t);
     if (fund) await setFundPassword(t, u);
-    if (verified) await t.ds.query('UPDATE users SET verification_level = 1 WHERE id = $1', [u.user.id]);
+    if (verified) await verifyBasic(t, u, admin);
     if (usdt !== '0') await deposit(t, u.user.id, USDT, usdt);
     return u;
   }
@@ -176,7 +176,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
       status: 'rejected',
       reason: 'No such transfer received',
     });
-    const messages = await t.ds.query('SELECT title_key, params FROM user_messages WHERE user_id = $1 ORDER BY id', [u.user.id]);
+    const messages = await t.ds.query("SELECT title_key, params FROM user_messages WHERE user_id = $1 AND ref LIKE 'deposit:%' ORDER BY id", [u.user.id]);
     expect(messages.map((m: { title_key: string }) => m.title_key)).toEqual(['notice.deposit_approved', 'notice.deposit_rejected']);
     const [event] = await t.ds.query(`SELECT metadata FROM events WHERE stream_id = $1 AND type = 'DepositRejected'`, [`deposit:${b.deposit_id}`]);
     expect(event.metadata).toMatchObject({ actor: expect.stringMatching(/^admin:\d+$/), reason: 'No such transfer received' });

@@ -20,7 +20,11 @@ export async function registerByEmail(t: TestApp, email = uniqueEmail(), passwor
   const sent = await t.http().post('/api/sms_mail').type('form').send({ email, purpose: 'register' });
   if (sent.body.code !== 1) throw new Error(`sms_mail failed: ${JSON.stringify(sent.body)}`);
   const code = await lastCode(t.ds, email);
-  const res = await t.http().post('/api/user/register').type('form').send({ type: 'email', email, code, password, re_password: password, agreement: '1', ...extra });
+  const res = await t
+    .http()
+    .post('/api/user/register')
+    .type('form')
+    .send({ type: 'email', email, code, password, re_password: password, agreement: '1', ...extra });
   if (res.body.code !== 1) throw new Error(`register failed: ${JSON.stringify(res.body)}`);
   return { email, password, token: res.body.data.token as string, user: res.body.data.user as { id: number; invite_code: string } };
 }
@@ -37,4 +41,28 @@ export async function setFundPassword(t: TestApp, user: { email: string; token: 
   const code = await lastCode(t.ds, user.email);
   const res = await t.http().post('/api/user/e_pwd').set('Authorization', user.token).type('form').send({ password, re_password: password, code });
   if (res.body.code !== 1) throw new Error(`e_pwd failed: ${JSON.stringify(res.body)}`);
+}
+
+/** Basic identity verification the real way: three photos uploaded, the form sent, an operator approves. */
+export async function verifyBasic(t: TestApp, user: { token: string }, operatorToken: string): Promise<void> {
+  const { makePng } = await import('./images');
+  const upload = async () =>
+    (await t.http().post('/api/upload/image').set('Authorization', user.token).attach('file', makePng(), { filename: 'id.png', contentType: 'image/png' })).body
+      .data.id as string;
+  const [front, back, hand] = [await upload(), await upload(), await upload()];
+  const sent = await t.http().post('/api/user/real_name').set('Authorization', user.token).type('form').send({
+    country: 'PT',
+    name: 'Ana Silva',
+    id_number: 'X1234567',
+    address: 'Rua Augusta 1, Lisboa',
+    front_image: front,
+    back_image: back,
+    hand_image: hand,
+  });
+  if (sent.body.code !== 1) throw new Error(`real_name failed: ${JSON.stringify(sent.body)}`);
+  const me = (await t.http().get('/api/user/center').set('Authorization', user.token)).body.data;
+  const list = await t.http().get('/api/admin/real_name').set('Authorization', operatorToken).query({ user_id: me.id, status: 'review' });
+  const id = list.body.data.items[0].id;
+  const ok = await t.http().post(`/api/admin/real_name/${id}/approve`).set('Authorization', operatorToken).type('form').send({});
+  if (ok.body.code !== 1) throw new Error(`approve failed: ${JSON.stringify(ok.body)}`);
 }

@@ -64,7 +64,15 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
     // No flash-desk float unless a test asks for one: ledger totals stay the test's own.
     flashExchange: { feeRate: '0.002', quoteTtlSeconds: 15, float: {} },
     ...overrides,
-    rateLimits: { fundPassword: generous, loginPerIp: generous, loginPerAccount: generous, registerPerIp: generous, codePerIp: generous, codePerTarget: generous, ...(overrides.rateLimits ?? {}) },
+    rateLimits: {
+      fundPassword: generous,
+      loginPerIp: generous,
+      loginPerAccount: generous,
+      registerPerIp: generous,
+      codePerIp: generous,
+      codePerTarget: generous,
+      ...(overrides.rateLimits ?? {}),
+    },
   });
   const app = await createApp(config);
   await app.init();

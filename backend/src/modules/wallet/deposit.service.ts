@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
-import { updateReturning } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
@@ -14,6 +13,7 @@ import { positive } from './accounts.service';
 import { Deposit } from './deposit.entity';
 import type { AdminRecordQueryDto, DepositRequestDto, RecordQueryDto } from './dto/funding.dto';
 import { FundingConfigService } from './funding-config.service';
+import { decide, records } from './review';
 
 /**
  * Deposits (spec §5): the user pays to the operator-configured address of a chain and reports the
@@ -66,21 +66,14 @@ export class DepositService {
   }
 
   async records(q: RecordQueryDto | AdminRecordQueryDto, userId?: number): Promise<Page<ReturnType<typeof recordView>>> {
-    const where: Record<string, unknown> = {};
-    if (userId !== undefined) where.userId = userId;
-    else if ('user_id' in q && q.user_id !== undefined) where.userId = q.user_id;
-    if (q.status) where.status = q.status;
-    const [rows, total] = await this.dataSource
-      .getRepository(Deposit)
-      .findAndCount({ where, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
     const coins = await this.funding.coinMap();
-    return { items: rows.map((r) => recordView(r, coins.get(r.currencyId)?.symbol ?? '', userId === undefined)), total, page: q.page, limit: q.limit };
+    return records(this.dataSource.getRepository(Deposit), q, userId, (r) => recordView(r, coins.get(r.currencyId)?.symbol ?? '', userId === undefined));
   }
 
   /** Credits the reported amount once (200, from the external mirror account). */
   async approve(adminId: number, id: number, reason?: string) {
     return this.dataSource.transaction(async (m) => {
-      const d = await this.decide(m, id, 'passed', adminId, reason ?? null);
+      const d = await decide(m, 'deposits', this.dataSource.getRepository(Deposit), id, { status: 'passed', adminId, reason: reason ?? null });
       await this.ledger.post(
         {
           commandId: `deposit-approve:${id}`,
@@ -118,7 +111,7 @@ export class DepositService {
   /** Nothing is credited; the reason is kept for the user's deposit log. */
   async reject(adminId: number, id: number, reason: string) {
     return this.dataSource.transaction(async (m) => {
-      const d = await this.decide(m, id, 'rejected', adminId, reason);
+      const d = await decide(m, 'deposits', this.dataSource.getRepository(Deposit), id, { status: 'rejected', adminId, reason });
       await this.events.append(m, { streamId: `deposit:${id}`, metadata: { actor: `admin:${adminId}`, reason } }, [
         { type: 'DepositRejected', payload: { depositId: id, userId: d.userId } },
       ]);
@@ -126,19 +119,6 @@ export class DepositService {
       await this.messages.leave(m, d.userId, 'notice.deposit_rejected', { amount: moneyString(d.amount), coin: coin.symbol, reason }, `deposit:${id}`);
       return recordView(d, coin.symbol, true);
     });
-  }
-
-  private async decide(m: EntityManager, id: number, status: 'passed' | 'rejected', adminId: number, reason: string | null): Promise<Deposit> {
-    const rows = await updateReturning(
-      m,
-      `UPDATE deposits SET status = $2, reason = $3, reviewed_by = $4, reviewed_at = now() WHERE id = $1 AND status = 'review' RETURNING id`,
-      [id, status, reason, adminId],
-    );
-    if (!rows.length) {
-      const exists = await m.getRepository(Deposit).exists({ where: { id } });
-      throw new BusinessError(exists ? ErrorCode.ALREADY_DECIDED : ErrorCode.RECORD_NOT_FOUND);
-    }
-    return m.getRepository(Deposit).findOneByOrFail({ id });
   }
 }
 

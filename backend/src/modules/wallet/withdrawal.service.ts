@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
-import { updateReturning } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
@@ -16,6 +15,7 @@ import { AddressBookService } from './address-book.service';
 import type { AdminRecordQueryDto, ApproveWithdrawalDto, RecordQueryDto, WithdrawDto } from './dto/funding.dto';
 import { FundPasswordService } from './fund-password.service';
 import { FundingConfigService } from './funding-config.service';
+import { decide, records } from './review';
 import { Withdrawal } from './withdrawal.entity';
 
 /** The USDT-equivalent amounts and counts of today's (UTC) requests that still count. */
@@ -160,21 +160,19 @@ export class WithdrawalService {
 
   /** charge_mention/log3 (own records) and the operator list. */
   async records(q: RecordQueryDto | AdminRecordQueryDto, userId?: number): Promise<Page<ReturnType<typeof recordView>>> {
-    const where: Record<string, unknown> = {};
-    if (userId !== undefined) where.userId = userId;
-    else if ('user_id' in q && q.user_id !== undefined) where.userId = q.user_id;
-    if (q.status) where.status = q.status;
-    const [rows, total] = await this.dataSource
-      .getRepository(Withdrawal)
-      .findAndCount({ where, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
     const coins = await this.funding.coinMap();
-    return { items: rows.map((r) => recordView(r, coins.get(r.currencyId)?.symbol ?? '', userId === undefined)), total, page: q.page, limit: q.limit };
+    return records(this.dataSource.getRepository(Withdrawal), q, userId, (r) => recordView(r, coins.get(r.currencyId)?.symbol ?? '', userId === undefined));
   }
 
   /** Pays out: the frozen amount leaves (101): amount − fee to the outside world, the fee to the exchange. */
   async approve(adminId: number, id: number, dto: ApproveWithdrawalDto) {
     return this.dataSource.transaction(async (m) => {
-      const w = await this.decide(m, id, 'passed', adminId, dto.reason ?? null, dto.tx_hash ?? null);
+      const w = await decide(m, 'withdrawals', this.dataSource.getRepository(Withdrawal), id, {
+        status: 'passed',
+        adminId,
+        reason: dto.reason ?? null,
+        txHash: dto.tx_hash ?? null,
+      });
       const movements: Movement[] = [
         {
           ownerType: 'user',
@@ -215,7 +213,7 @@ export class WithdrawalService {
   /** Refuses: exactly the frozen amount goes back to available (902), with the reason shown to the user. */
   async reject(adminId: number, id: number, reason: string) {
     return this.dataSource.transaction(async (m) => {
-      const w = await this.decide(m, id, 'rejected', adminId, reason, null);
+      const w = await decide(m, 'withdrawals', this.dataSource.getRepository(Withdrawal), id, { status: 'rejected', adminId, reason });
       await this.ledger.post(
         {
           commandId: `withdrawal-reject:${id}`,
@@ -241,27 +239,6 @@ export class WithdrawalService {
       await this.messages.leave(m, w.userId, 'notice.withdrawal_rejected', { amount: moneyString(w.amount), coin: coin.symbol, reason }, `withdrawal:${id}`);
       return recordView(w, coin.symbol, true);
     });
-  }
-
-  /** Only a request still in review can be decided, once: the conditional update is the guard. */
-  private async decide(
-    m: EntityManager,
-    id: number,
-    status: 'passed' | 'rejected',
-    adminId: number,
-    reason: string | null,
-    txHash: string | null,
-  ): Promise<Withdrawal> {
-    const rows = await updateReturning<Record<string, unknown>>(
-      m,
-      `UPDATE withdrawals SET status = $2, reason = $3, tx_hash = $4, reviewed_by = $5, reviewed_at = now() WHERE id = $1 AND status = 'review' RETURNING id`,
-      [id, status, reason, txHash, adminId],
-    );
-    if (!rows.length) {
-      const exists = await m.getRepository(Withdrawal).exists({ where: { id } });
-      throw new BusinessError(exists ? ErrorCode.ALREADY_DECIDED : ErrorCode.RECORD_NOT_FOUND);
-    }
-    return m.getRepository(Withdrawal).findOneByOrFail({ id });
   }
 }
 

@@ -1,0 +1,49 @@
+import { EntityManager, Repository } from 'typeorm';
+import { updateReturning } from '../../infra/database/sql';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import type { Page } from '../../infra/http/page.dto';
+import type { Deposit } from './deposit.entity';
+import type { AdminRecordQueryDto, RecordQueryDto } from './dto/funding.dto';
+import type { Withdrawal } from './withdrawal.entity';
+
+type Reviewed = Deposit | Withdrawal;
+
+/**
+ * Deposits and withdrawals share their review: only a record still in `review` can be decided,
+ * once — the conditional update is the guard, so two operators deciding at once take effect once.
+ */
+export async function decide<T extends Reviewed>(
+  m: EntityManager,
+  table: 'deposits' | 'withdrawals',
+  repo: Repository<T>,
+  id: number,
+  change: { status: 'passed' | 'rejected'; adminId: number; reason: string | null; txHash?: string | null },
+): Promise<T> {
+  const txHash = table === 'withdrawals' ? ', tx_hash = $5' : '';
+  const params = [id, change.status, change.reason, change.adminId, ...(table === 'withdrawals' ? [change.txHash ?? null] : [])];
+  const rows = await updateReturning(
+    m,
+    `UPDATE ${table} SET status = $2, reason = $3, reviewed_by = $4, reviewed_at = now()${txHash} WHERE id = $1 AND status = 'review' RETURNING id`,
+    params,
+  );
+  const record = await m.withRepository(repo).findOneBy({ id } as never);
+  if (!record) throw new BusinessError(ErrorCode.RECORD_NOT_FOUND);
+  if (!rows.length) throw new BusinessError(ErrorCode.ALREADY_DECIDED);
+  return record;
+}
+
+/** A user's own records (`userId`), or the operator's view filtered by `user_id`; newest first. */
+export async function records<T extends Reviewed, V>(
+  repo: Repository<T>,
+  q: RecordQueryDto | AdminRecordQueryDto,
+  userId: number | undefined,
+  view: (r: T) => V,
+): Promise<Page<V>> {
+  const where: Record<string, unknown> = {};
+  const owner = userId ?? ('user_id' in q ? q.user_id : undefined);
+  if (owner !== undefined) where.userId = owner;
+  if (q.status) where.status = q.status;
+  const [rows, total] = await repo.findAndCount({ where: where as never, order: { id: 'DESC' } as never, skip: (q.page - 1) * q.limit, take: q.limit });
+  return { items: rows.map(view), total, page: q.page, limit: q.limit };
+}

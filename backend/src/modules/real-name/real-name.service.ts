@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { updateReturning } from '../../infra/database/sql';
+import { isUniqueViolation, updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -43,10 +43,6 @@ export interface VerificationView {
   created_at: string;
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; driverError?: { code?: string } };
-  return (e.driverError?.code ?? e.code) === '23505';
-}
 
 const image = (id: string | null): Image => (id ? { id, url: uploadUrl(id) } : null);
 

@@ -5,6 +5,7 @@ import { hashPassword, verifyPassword } from '../../infra/auth/password';
 import { TokenService } from '../../infra/auth/token.service';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
+import { isUniqueViolation } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
@@ -52,10 +53,6 @@ export function publicUser(u: User): PublicUser {
   };
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; driverError?: { code?: string } };
-  return (e.driverError?.code ?? e.code) === '23505';
-}
 
 /** Accounts: registration, login, recovery, passwords and the profile (spec §5). */
 @Injectable()

@@ -15,6 +15,7 @@ import { HealthController } from './modules/health/health.controller';
 import { CoinRateModule } from './modules/coin-rate/coin-rate.module';
 import { FlashExchangeModule } from './modules/fpjy/fpjy.module';
 import { WalletModule } from './modules/wallet/wallet.module';
+import { MicrotradeModule } from './modules/microtrade/microtrade.module';
 import { NoticeModule } from './modules/notice/notice.module';
 import { LedgerModule } from './modules/ledger/ledger.module';
 import { ReferenceModule } from './modules/reference/reference.module';
@@ -61,6 +62,7 @@ export class AppModule {
         CoinRateModule,
         WalletModule,
         FlashExchangeModule,
+        MicrotradeModule,
         UserModule,
         SmsModule,
         SettingsModule,

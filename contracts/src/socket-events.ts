@@ -72,6 +72,21 @@ export interface BalanceData {
   frozen: string;
 }
 
+/** A delivered option: the two recorded ticks it was settled on, the result and what was paid. */
+export interface OptionResultData {
+  order_id: string;
+  symbol: string;
+  direction: 'up' | 'down';
+  quantity: string;
+  open_price: string;
+  open_tick_id: string;
+  delivery_price: string | null;
+  delivery_tick_id: string | null;
+  result: 'up' | 'down' | 'flat' | null;
+  payout: string | null;
+  pnl: string | null;
+}
+
 export interface ServerToClientEvents {
   tickers: (m: Envelope<TickerData[]>) => void;
   depth: (m: Envelope<DepthData>) => void;
@@ -83,6 +98,8 @@ export interface ServerToClientEvents {
   order: (m: { seq: number; ts: number; data: OrderData }) => void;
   /** Private: your balances after a change (all accounts). */
   balance: (m: { seq: number; ts: number; data: BalanceData[] }) => void;
+  /** Private: one of your options was delivered. */
+  option: (m: { seq: number; ts: number; data: OptionResultData }) => void;
 }
 
 /** A topic's current state, answered to `subscribe`; later messages have a higher seq. */

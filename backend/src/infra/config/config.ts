@@ -25,6 +25,8 @@ export interface AppConfig {
   withdrawals: { perDay: number; dailyLimitBasic: string; dailyLimitAdvanced: string };
   /** Flash exchange: fee rate taken from what the user receives, quote lifetime, and the desk's starting float. */
   flashExchange: { feeRate: string; quoteTtlSeconds: number; float: Record<string, string> };
+  /** The option delivery worker runs in this process (OPTION_WORKER, on unless `off`; never in ROLE=api). */
+  optionWorker: boolean;
   /** Directory of the local-disk upload storage (UPLOAD_DIR). */
   uploadDir: string;
   /** Image uploads per user (RATE_LIMIT_UPLOAD_USER). */
@@ -104,6 +106,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       quoteTtlSeconds: int('FLASH_QUOTE_TTL_SECONDS', 15),
       float: floats('FLASH_FLOAT', 'USDT:1000000,BTC:10,ETH:300'),
     },
+    optionWorker: (process.env.OPTION_WORKER ?? 'on') !== 'off',
     uploadDir: text('UPLOAD_DIR') ?? './.data/uploads',
     uploadRateLimit: rule('RATE_LIMIT_UPLOAD_USER', '60/3600'),
     rateLimits: {

@@ -14,6 +14,8 @@ import { FiatRate } from '../../modules/coin-rate/fiat-rate.entity';
 import { Deposit } from '../../modules/wallet/deposit.entity';
 import { WithdrawAddress } from '../../modules/wallet/withdraw-address.entity';
 import { Withdrawal } from '../../modules/wallet/withdrawal.entity';
+import { OptionOrder } from '../../modules/microtrade/option-order.entity';
+import { OptionPeriod } from '../../modules/microtrade/option-period.entity';
 import { UserMessage } from '../../modules/notice/user-message.entity';
 import { IdentityVerification } from '../../modules/real-name/identity-verification.entity';
 import { Upload } from '../../modules/upload/upload.entity';
@@ -51,4 +53,6 @@ export const ENTITIES = [
   WithdrawAddress,
   Upload,
   IdentityVerification,
+  OptionPeriod,
+  OptionOrder,
 ];

@@ -5,7 +5,7 @@ import type { MessageKey } from '../i18n/catalogue';
  * 1 = ok; 401 = not logged in (type "999"). 404 is never used in the envelope: clients read it as
  * "logged out". Listed with their meaning in docs/api.md.
  * Ranges: 1000s request/accounts, 2000–2199 spot trading, 2200–2299 wallets and funding,
- * 2300–2399 identity verification and uploads.
+ * 2300–2399 identity verification and uploads, 2400–2499 options and contracts.
  */
 export const ErrorCode = {
   OK: 1,
@@ -61,6 +61,11 @@ export const ErrorCode = {
   KYC_BASIC_REQUIRED: 2312,
   KYC_NOT_FOUND: 2313,
   KYC_ALREADY_DECIDED: 2314,
+  OPTION_PERIOD_REQUIRED: 2400,
+  OPTION_QUANTITY_RANGE: 2401,
+  OPTION_VERIFY_REQUIRED: 2402,
+  OPTION_CAPACITY: 2403,
+  OPTION_NOT_FOUND: 2404,
   INTERNAL: 9000,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -116,5 +121,10 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.KYC_BASIC_REQUIRED]: 'kyc.basic_required',
   [ErrorCode.KYC_NOT_FOUND]: 'kyc.not_found',
   [ErrorCode.KYC_ALREADY_DECIDED]: 'kyc.already_decided',
+  [ErrorCode.OPTION_PERIOD_REQUIRED]: 'error.option_period_required',
+  [ErrorCode.OPTION_QUANTITY_RANGE]: 'error.option_quantity_range',
+  [ErrorCode.OPTION_VERIFY_REQUIRED]: 'error.option_verify_required',
+  [ErrorCode.OPTION_CAPACITY]: 'error.option_capacity',
+  [ErrorCode.OPTION_NOT_FOUND]: 'error.option_not_found',
   [ErrorCode.INTERNAL]: 'error.internal',
 };

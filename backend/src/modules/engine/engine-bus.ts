@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Injectable } from '@nestjs/common';
+import type { OptionResultData } from '@kestrel/contracts';
 
 export interface OrderUpdate {
   userId: number;
@@ -30,6 +31,8 @@ export interface BusEvents {
   order: [OrderUpdate];
   /** A user's balances changed (pushed to the owner). */
   balance: [number];
+  /** An option was delivered (pushed to its owner). */
+  option: [{ userId: number; data: OptionResultData }];
 }
 
 /** In-process fan-out from the engine host to market data and the realtime gateway. */

@@ -51,6 +51,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     });
     this.bus.on('balance', (userId) => this.dirtyUsers.add(userId));
     this.bus.on('order', (o) => this.pushOrder(o));
+    this.bus.on('option', (o) => this.server?.to(userRoom(o.userId)).emit('option', { seq: this.next(`option:${o.userId}`), ts: Date.now(), data: o.data }));
     this.timer = setInterval(() => void this.publish(), CONFLATE_MS);
     this.timer.unref();
   }

@@ -44,3 +44,11 @@ export const FIAT_RATES = [
   { code: 'HKD', name: 'Hong Kong dollar', symbol: 'HK$', rate: '7.78', sort: 7 },
   { code: 'BRL', name: 'Brazilian real', symbol: 'R$', rate: '5.33', sort: 8 },
 ];
+
+/** Option delivery times (microtrade/seconds); operators change them with POST admin/option-periods. */
+export const OPTION_PERIODS = [
+  { seconds: 30, profitRatio: '0.2', minQty: '10', maxQty: '10000', feeRate: '0' },
+  { seconds: 60, profitRatio: '0.3', minQty: '10', maxQty: '20000', feeRate: '0' },
+  { seconds: 120, profitRatio: '0.4', minQty: '10', maxQty: '50000', feeRate: '0' },
+  { seconds: 300, profitRatio: '0.5', minQty: '10', maxQty: '100000', feeRate: '0' },
+];

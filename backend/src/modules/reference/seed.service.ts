@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { hashPassword } from '../../infra/auth/password';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { DEFAULT_APP_SETTINGS } from '../settings/settings.service';
-import { AREA_CODES, CHAINS, COINS, FIAT_RATES, MARKETS } from './seed-data';
+import { AREA_CODES, CHAINS, COINS, FIAT_RATES, MARKETS, OPTION_PERIODS } from './seed-data';
 
 /** Idempotent reference data and the first operator account. Runs after migrations on every start. */
 @Injectable()
@@ -40,6 +40,15 @@ export class SeedService {
       }
       for (const r of FIAT_RATES) {
         await m.query(`INSERT INTO fiat_rates (code, name, symbol, rate, sort) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (code) DO NOTHING`, [r.code, r.name, r.symbol, r.rate, r.sort]);
+      }
+      for (const p of OPTION_PERIODS) {
+        await m.query(`INSERT INTO option_periods (seconds, profit_ratio, min_qty, max_qty, fee_rate, sort) VALUES ($1, $2, $3, $4, $5, $1) ON CONFLICT (seconds) DO NOTHING`, [
+          p.seconds,
+          p.profitRatio,
+          p.minQty,
+          p.maxQty,
+          p.feeRate,
+        ]);
       }
       await m.query(`INSERT INTO settings (key, value) VALUES ('app', $1) ON CONFLICT (key) DO NOTHING`, [JSON.stringify(DEFAULT_APP_SETTINGS)]);
       await this.seedAdmin(m);

@@ -3,6 +3,7 @@ import { SpotTrading1795299029425 } from './1795299029425-SpotTrading';
 import { Wallet1795307457092 } from './1795307457092-Wallet';
 import { UserMessages1795307167728 } from './1795307167728-UserMessages';
 import { Identity1795307506789 } from './1795307506789-Identity';
+import { Options1795308599675 } from './1795308599675-Options';
 
 /** In order. Generate new ones with `npm run migration:generate -w backend -- src/infra/database/migrations/Name`. */
-export const MIGRATIONS = [Init1795298491223, SpotTrading1795299029425, UserMessages1795307167728, Wallet1795307457092, Identity1795307506789];
+export const MIGRATIONS = [Init1795298491223, SpotTrading1795299029425, UserMessages1795307167728, Wallet1795307457092, Identity1795307506789, Options1795308599675];

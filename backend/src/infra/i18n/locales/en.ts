@@ -166,4 +166,11 @@ export const en = {
   'kyc.rejected': 'Verification rejected',
   'notice.kyc_approved': 'Your identity verification (level {level}) has been approved',
   'notice.kyc_rejected': 'Your identity verification (level {level}) was rejected: {reason}',
+  'error.option_period_required': 'Choose the delivery time first',
+  'error.option_quantity_range': 'Quantity must be between {min} and {max}',
+  'error.option_verify_required': 'Your account is not verified. Go and verify?',
+  'error.option_capacity': 'Options are at capacity right now. Please try a smaller quantity',
+  'error.option_not_found': 'Option order not found',
+  'error.option_direction_invalid': 'Choose up or down',
+  'msg.option_bought': 'Purchase successful',
 } as const;

@@ -168,4 +168,11 @@ export const hk: Catalogue = {
   'kyc.rejected': '認證已駁回',
   'notice.kyc_approved': '您的身分認證（{level} 級）已通過',
   'notice.kyc_rejected': '您的身分認證（{level} 級）未通過：{reason}',
+  'error.option_period_required': '請先選擇交割時間',
+  'error.option_quantity_range': '數量需在 {min} 至 {max} 之間',
+  'error.option_verify_required': '賬戶未認證，是否前往認證？',
+  'error.option_capacity': '期權額度暫時已滿，請嘗試較小的數量',
+  'error.option_not_found': '期權訂單不存在',
+  'error.option_direction_invalid': '請選擇看漲或看跌',
+  'msg.option_bought': '購買成功',
 };

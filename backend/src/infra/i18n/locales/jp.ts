@@ -169,4 +169,11 @@ export const jp: Catalogue = {
   'kyc.rejected': '認証を却下しました',
   'notice.kyc_approved': '本人確認（レベル {level}）が承認されました',
   'notice.kyc_rejected': '本人確認（レベル {level}）が却下されました：{reason}',
+  'error.option_period_required': '先に受渡時間を選択してください',
+  'error.option_quantity_range': '数量は {min}〜{max} の範囲で入力してください',
+  'error.option_verify_required': 'アカウントが未認証です。認証に進みますか？',
+  'error.option_capacity': '現在オプションの受付上限に達しています。少ない数量でお試しください',
+  'error.option_not_found': 'オプション注文が見つかりません',
+  'error.option_direction_invalid': '上昇か下落を選択してください',
+  'msg.option_bought': '購入しました',
 };

@@ -168,4 +168,11 @@ export const kr: Catalogue = {
   'kyc.rejected': '인증이 거절되었습니다',
   'notice.kyc_approved': '신원 인증(레벨 {level})이 승인되었습니다',
   'notice.kyc_rejected': '신원 인증(레벨 {level})이 거절되었습니다: {reason}',
+  'error.option_period_required': '먼저 만기 시간을 선택하세요',
+  'error.option_quantity_range': '수량은 {min}~{max} 사이여야 합니다',
+  'error.option_verify_required': '계정이 인증되지 않았습니다. 인증하러 가시겠습니까?',
+  'error.option_capacity': '현재 옵션 한도가 가득 찼습니다. 더 적은 수량으로 시도하세요',
+  'error.option_not_found': '옵션 주문을 찾을 수 없습니다',
+  'error.option_direction_invalid': '상승 또는 하락을 선택하세요',
+  'msg.option_bought': '구매가 완료되었습니다',
 };

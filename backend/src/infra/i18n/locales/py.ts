@@ -168,4 +168,11 @@ export const py: Catalogue = {
   'kyc.rejected': 'Verificação rejeitada',
   'notice.kyc_approved': 'Sua verificação de identidade (nível {level}) foi aprovada',
   'notice.kyc_rejected': 'Sua verificação de identidade (nível {level}) foi rejeitada: {reason}',
+  'error.option_period_required': 'Escolha primeiro o prazo de entrega',
+  'error.option_quantity_range': 'A quantidade deve estar entre {min} e {max}',
+  'error.option_verify_required': 'Sua conta não está verificada. Deseja verificar agora?',
+  'error.option_capacity': 'As opções estão no limite agora. Tente uma quantidade menor',
+  'error.option_not_found': 'Ordem de opção não encontrada',
+  'error.option_direction_invalid': 'Escolha alta ou baixa',
+  'msg.option_bought': 'Compra realizada',
 };

@@ -168,4 +168,11 @@ export const ty: Catalogue = {
   'kyc.rejected': 'ปฏิเสธการยืนยันตัวตนแล้ว',
   'notice.kyc_approved': 'การยืนยันตัวตนของคุณ (ระดับ {level}) ได้รับการอนุมัติแล้ว',
   'notice.kyc_rejected': 'การยืนยันตัวตนของคุณ (ระดับ {level}) ถูกปฏิเสธ: {reason}',
+  'error.option_period_required': 'โปรดเลือกเวลาส่งมอบก่อน',
+  'error.option_quantity_range': 'จำนวนต้องอยู่ระหว่าง {min} ถึง {max}',
+  'error.option_verify_required': 'บัญชียังไม่ได้ยืนยันตัวตน ไปยืนยันตอนนี้หรือไม่?',
+  'error.option_capacity': 'ขณะนี้ออปชันเต็มวงเงินแล้ว โปรดลองจำนวนที่น้อยลง',
+  'error.option_not_found': 'ไม่พบคำสั่งออปชัน',
+  'error.option_direction_invalid': 'โปรดเลือกขึ้นหรือลง',
+  'msg.option_bought': 'ซื้อสำเร็จ',
 };

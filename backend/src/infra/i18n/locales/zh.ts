@@ -168,4 +168,11 @@ export const zh: Catalogue = {
   'kyc.rejected': '认证已驳回',
   'notice.kyc_approved': '您的身份认证（{level} 级）已通过',
   'notice.kyc_rejected': '您的身份认证（{level} 级）未通过：{reason}',
+  'error.option_period_required': '请先选择交割时间',
+  'error.option_quantity_range': '数量需在 {min} 至 {max} 之间',
+  'error.option_verify_required': '账户未认证，是否前往认证？',
+  'error.option_capacity': '期权额度暂时已满，请尝试较小的数量',
+  'error.option_not_found': '期权订单不存在',
+  'error.option_direction_invalid': '请选择看涨或看跌',
+  'msg.option_bought': '购买成功',
 };

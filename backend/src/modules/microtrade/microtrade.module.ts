@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { EngineModule } from '../engine/engine.module';
+import { LedgerModule } from '../ledger/ledger.module';
+import { UserModule } from '../user/user.module';
+import { MicrotradeController } from './microtrade.controller';
+import { MicrotradeService } from './microtrade.service';
+import { OptionDeliveryService } from './option-delivery.service';
+
+@Module({
+  imports: [LedgerModule, EngineModule, UserModule],
+  controllers: [MicrotradeController],
+  providers: [MicrotradeService, OptionDeliveryService],
+  exports: [OptionDeliveryService],
+})
+export class MicrotradeModule {}

@@ -1,0 +1,251 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { EventStoreService } from '../../infra/event-store/event-store.service';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import type { Page } from '../../infra/http/page.dto';
+import { money, moneyString, truncate } from '../../infra/money';
+import { USDT_ID } from '../coin-rate/pricing.service';
+import { EngineBus } from '../engine/engine-bus';
+import { MarketRegistry } from '../engine/market-registry.service';
+import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { LedgerService, Movement } from '../ledger/ledger.service';
+import { UserService } from '../user/user.service';
+import { positive } from '../wallet/accounts.service';
+import type { OptionListDto, OptionPeriodDto, OptionSubmitDto } from './microtrade.dto';
+import { OptionDeliveryService } from './option-delivery.service';
+import { OptionOrder } from './option-order.entity';
+import { OptionPeriod } from './option-period.entity';
+
+/** An opening tick older than this is not "the price now": the purchase is refused. */
+const FRESH_TICK_MS = 5000;
+
+export interface Tick {
+  id: string;
+  price: string;
+  ts: Date;
+}
+
+/**
+ * Up/down options (ETF / "microtrade"). The stake leaves the user's option account (400, fee 401)
+ * and the house (the system `treasury`) reserves the possible win at once (901), so every payout
+ * is covered. The opening tick is the latest recorded mark-price tick; delivery is settled by
+ * OptionDeliveryService on the first tick at or after the delivery time.
+ */
+@Injectable()
+export class MicrotradeService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly registry: MarketRegistry,
+    private readonly users: UserService,
+    private readonly delivery: OptionDeliveryService,
+    private readonly events: EventStoreService,
+    private readonly bus: EngineBus,
+  ) {}
+
+  async periods(includeDisabled = false) {
+    const rows = await this.dataSource.getRepository(OptionPeriod).find({ where: includeDisabled ? {} : { enabled: true }, order: { seconds: 'ASC' } });
+    return rows.map(periodView);
+  }
+
+  async currencies(userId: number) {
+    const b = (await this.ledger.balancesOf('user', userId)).find((x) => x.accountType === 'option' && x.currencyId === USDT_ID);
+    return [{ currency_id: USDT_ID, symbol: 'USDT', available: b?.available ?? '0', frozen: b?.frozen ?? '0' }];
+  }
+
+  async latestTick(marketId: number): Promise<Tick | undefined> {
+    // Never a tick stamped after now: the opening price is one already recorded.
+    const [row] = await this.dataSource.query(
+      'SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND ts <= $2 ORDER BY ts DESC, id DESC LIMIT 1',
+      [marketId, new Date()],
+    );
+    return row;
+  }
+
+  /** microtrade/submit: checks in the spec's order, then one transaction. */
+  async submit(userId: number, dto: OptionSubmitDto) {
+    const period = await this.dataSource.getRepository(OptionPeriod).findOne({ where: { id: dto.period_id, enabled: true } });
+    if (!period) throw new BusinessError(ErrorCode.OPTION_PERIOD_REQUIRED);
+    const market = this.registry.get(dto.symbol);
+    const stake = positive(dto.quantity);
+    if (stake.lt(period.minQty) || stake.gt(period.maxQty)) {
+      throw new BusinessError(ErrorCode.OPTION_QUANTITY_RANGE, undefined, { min: moneyString(period.minQty), max: moneyString(period.maxQty) });
+    }
+    const user = await this.users.findById(userId);
+    if (user.verificationLevel < 1)
+      throw new BusinessError(ErrorCode.OPTION_VERIFY_REQUIRED, undefined, undefined, { verify: true, route: '#/pages/verification/index' });
+    const tick = await this.latestTick(market.id);
+    if (!tick || Date.now() - new Date(tick.ts).getTime() > FRESH_TICK_MS)
+      throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: market.base.symbol });
+    const fee = money(truncate(stake.times(period.feeRate), 8));
+    const win = money(truncate(stake.times(period.profitRatio), 8));
+    const [house] = await this.dataSource.query(
+      `SELECT available::text FROM balances WHERE owner_type = 'system' AND owner_id = $1 AND account_type = 'treasury' AND currency_id = $2`,
+      [SYSTEM_OWNER_ID, USDT_ID],
+    );
+    if (
+      money(house?.available ?? '0')
+        .plus(stake)
+        .lt(win)
+    )
+      throw new BusinessError(ErrorCode.OPTION_CAPACITY);
+
+    const deliverAt = new Date(Date.now() + period.seconds * 1000);
+    const order = await this.dataSource.transaction(async (m) => {
+      if (dto.client_id) {
+        const prior = await m.getRepository(OptionOrder).findOne({ where: { userId, clientId: dto.client_id } });
+        if (prior) return prior;
+      }
+      const saved = await m.getRepository(OptionOrder).save(
+        m.getRepository(OptionOrder).create({
+          userId,
+          marketId: market.id,
+          direction: dto.direction,
+          quantity: moneyString(stake),
+          fee: moneyString(fee),
+          currencyId: USDT_ID,
+          seconds: period.seconds,
+          profitRatio: period.profitRatio,
+          openTickId: tick.id,
+          openPrice: tick.price,
+          openTs: tick.ts,
+          deliverAt,
+          clientId: dto.client_id ?? null,
+        }),
+      );
+      const s = moneyString(stake);
+      const w = moneyString(win);
+      const movements: Movement[] = [
+        { ownerType: 'user', ownerId: userId, accountType: 'option', currencyId: USDT_ID, code: LedgerCode.EtfDeduction, available: `-${s}` },
+        { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: USDT_ID, code: LedgerCode.EtfDeduction, available: s },
+        // The house reserves the possible win now, so delivery can always pay it.
+        { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: USDT_ID, code: LedgerCode.Freeze, available: `-${w}`, frozen: w },
+      ];
+      if (fee.gt(0)) {
+        movements.push(
+          { ownerType: 'user', ownerId: userId, accountType: 'option', currencyId: USDT_ID, code: LedgerCode.EtfFee, available: `-${moneyString(fee)}` },
+          { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId: USDT_ID, code: LedgerCode.EtfFee, available: moneyString(fee) },
+        );
+      }
+      await this.ledger.post({ commandId: `option-buy:${saved.id}`, refType: 'option', refId: saved.id, actor: `user:${userId}`, movements }, m);
+      await this.events.append(m, { streamId: `option:${saved.id}`, metadata: { actor: `user:${userId}` } }, [
+        {
+          type: 'OptionBought',
+          payload: {
+            orderId: saved.id,
+            userId,
+            marketId: market.id,
+            direction: dto.direction,
+            stake: s,
+            fee: moneyString(fee),
+            seconds: period.seconds,
+            profitRatio: period.profitRatio,
+            openTickId: tick.id,
+            openPrice: tick.price,
+            deliverAt: deliverAt.toISOString(),
+          },
+        },
+      ]);
+      return saved;
+    });
+    await this.delivery.schedule(new Date(order.deliverAt));
+    this.bus.emit('balance', userId);
+    return orderView(order, market.symbol);
+  }
+
+  /** microtrade/lists: awaiting delivery (with time left) or delivered (result, delivery price, P/L). */
+  async list(userId: number, q: OptionListDto): Promise<Page<ReturnType<typeof orderView>>> {
+    const [rows, total] = await this.dataSource.getRepository(OptionOrder).findAndCount({
+      where: { userId, status: q.status },
+      order: { id: 'DESC' },
+      skip: (q.page - 1) * q.limit,
+      take: q.limit,
+    });
+    return { items: rows.map((o) => orderView(o, this.registry.byIdOrUndefined(o.marketId)?.symbol ?? '')), total, page: q.page, limit: q.limit };
+  }
+
+  /**
+   * The audit trail of one option: its stored opening and delivery ticks and every recorded tick
+   * in between. Public (no owner data), so anyone can recompute the result.
+   */
+  async ticks(orderId: string) {
+    const o = await this.dataSource.getRepository(OptionOrder).findOne({ where: { id: orderId } });
+    if (!o) throw new BusinessError(ErrorCode.OPTION_NOT_FOUND);
+    const until = o.deliveryTs ?? new Date();
+    const rows: Array<{ id: string; price: string; ts: Date }> = await this.dataSource.query(
+      'SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND ts >= $2 AND ts <= $3 ORDER BY ts, id LIMIT 5000',
+      [o.marketId, o.openTs, until],
+    );
+    return {
+      order_id: o.id,
+      symbol: this.registry.byIdOrUndefined(o.marketId)?.symbol ?? '',
+      direction: o.direction,
+      open_tick: { id: o.openTickId, price: moneyString(o.openPrice), time: new Date(o.openTs).toISOString() },
+      deliver_at: new Date(o.deliverAt).toISOString(),
+      delivery_tick: o.deliveryTickId ? { id: o.deliveryTickId, price: moneyString(o.deliveryPrice!), time: new Date(o.deliveryTs!).toISOString() } : null,
+      result: o.result,
+      rule: 'result = up if delivery price > open price, down if lower, flat if equal; the delivery tick is the first recorded tick at or after deliver_at',
+      ticks: rows.map((r) => ({ id: r.id, price: moneyString(r.price), time: new Date(r.ts).toISOString() })),
+    };
+  }
+
+  async setPeriod(adminId: number, dto: OptionPeriodDto) {
+    if (money(dto.min_qty).gt(dto.max_qty) || money(dto.min_qty).lte(0)) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
+    return this.dataSource.transaction(async (m) => {
+      const repo = m.getRepository(OptionPeriod);
+      const prior = await repo.findOne({ where: { seconds: dto.seconds } });
+      const next = repo.create({
+        ...(prior ?? {}),
+        seconds: dto.seconds,
+        profitRatio: dto.profit_ratio,
+        minQty: dto.min_qty,
+        maxQty: dto.max_qty,
+        feeRate: dto.fee_rate ?? prior?.feeRate ?? '0',
+        enabled: dto.enabled === undefined ? (prior?.enabled ?? true) : dto.enabled === 'true' || dto.enabled === '1',
+      });
+      const saved = await repo.save(next);
+      await this.events.append(m, { streamId: `option-period:${saved.id}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
+        { type: 'OptionPeriodSet', payload: { ...periodView(saved), previous: prior ? periodView(prior) : null } },
+      ]);
+      return periodView(saved);
+    });
+  }
+}
+
+function periodView(p: OptionPeriod) {
+  return {
+    id: p.id,
+    seconds: p.seconds,
+    profit_ratio: moneyString(p.profitRatio),
+    min_qty: moneyString(p.minQty),
+    max_qty: moneyString(p.maxQty),
+    fee_rate: moneyString(p.feeRate),
+    enabled: p.enabled,
+  };
+}
+
+export function orderView(o: OptionOrder, symbol: string) {
+  const deliverAt = new Date(o.deliverAt);
+  return {
+    order_id: o.id,
+    symbol,
+    direction: o.direction,
+    quantity: moneyString(o.quantity),
+    fee: moneyString(o.fee),
+    seconds: o.seconds,
+    profit_ratio: moneyString(o.profitRatio),
+    open_price: moneyString(o.openPrice),
+    open_tick_id: o.openTickId,
+    open_time: new Date(o.openTs).toISOString(),
+    purchase_time: new Date(o.createdAt ?? Date.now()).toISOString(),
+    deliver_at: deliverAt.toISOString(),
+    remaining_seconds: o.status === 'pending' ? Math.max(0, Math.ceil((deliverAt.getTime() - Date.now()) / 1000)) : 0,
+    status: o.status,
+    result: o.result,
+    delivery_price: o.deliveryPrice === null ? null : moneyString(o.deliveryPrice),
+    delivery_tick_id: o.deliveryTickId,
+    payout: o.payout === null ? null : moneyString(o.payout),
+    pnl: o.pnl === null ? null : moneyString(o.pnl),
+  };
+}

@@ -1,0 +1,229 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { DataSource, IsNull } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { updateReturning } from '../../infra/database/sql';
+import { money, moneyString } from '../../infra/money';
+import { EngineBus } from '../engine/engine-bus';
+import { MarketRegistry } from '../engine/market-registry.service';
+import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { LedgerService, Movement, Posting } from '../ledger/ledger.service';
+import { OptionOrder, OptionResult } from './option-order.entity';
+import { orderView } from './microtrade.service';
+
+const QUEUE = 'option-delivery';
+/** A delivery job runs this long after its second, so the sampler has recorded the tick at or after it. */
+const GRACE_MS = 1200;
+const CHUNK = 2000;
+const SWEEP_MS = 5000;
+
+interface Due {
+  id: string;
+  user_id: number;
+  direction: 'up' | 'down';
+  quantity: string;
+  profit_ratio: string;
+  open_price: string;
+  tick_id: string;
+  tick_price: string;
+  tick_ts: Date;
+}
+
+/** The result is a pure function of the two recorded prices and the direction (DESIGN §1). */
+export function optionResult(openPrice: string, deliveryPrice: string): OptionResult {
+  const c = money(deliveryPrice).comparedTo(openPrice);
+  return c > 0 ? 'up' : c < 0 ? 'down' : 'flat';
+}
+
+/**
+ * Delivers options as BullMQ jobs: one delayed job per delivery second (job id `deliver-<s>`, so
+ * duplicates collapse) plus a periodic sweep. A job settles every option that is due, set-based:
+ * the conditional `pending → delivered` update is the guard (a duplicated or retried job pays
+ * once), and the payouts are one ledger batch with per-order command ids. The owner is pushed the
+ * result after the commit; `pushed_at` makes a retry push what a crash left unpushed.
+ */
+@Injectable()
+export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('OptionDelivery');
+  private queue?: Queue;
+  private worker?: Worker;
+  private sweeper?: NodeJS.Timeout;
+  private readonly connections: Redis[] = [];
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly registry: MarketRegistry,
+    private readonly bus: EngineBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private connection(): Redis {
+    // BullMQ needs its own connections (blocking commands), without a key prefix of ioredis.
+    const c = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
+    this.connections.push(c);
+    return c;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const prefix = `${this.config.redisPrefix}bull`;
+    this.queue = new Queue(QUEUE, { connection: this.connection(), prefix });
+    const role = process.env.ROLE ?? 'all';
+    if (!this.config.optionWorker || role === 'api') return;
+    this.worker = new Worker(QUEUE, async () => this.deliverDue(), { connection: this.connection(), prefix, concurrency: 1 });
+    this.worker.on('failed', (job, err) => this.logger.debug(`job ${job?.id} will retry: ${err.message}`));
+    // A safety net for anything a lost job left behind (e.g. Redis restarted without persistence).
+    this.sweeper = setInterval(() => void this.sweep().catch((err) => this.logger.warn({ err }, 'sweep failed')), SWEEP_MS);
+    this.sweeper.unref();
+    await this.sweep();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.worker?.close().catch(() => undefined);
+    await this.queue?.close().catch(() => undefined);
+    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+  }
+
+  /** Called after a purchase: the job of its delivery second (one per second, however many orders). */
+  async schedule(deliverAt: Date): Promise<void> {
+    const second = Math.floor(deliverAt.getTime() / 1000);
+    await this.queue!.add(
+      'deliver',
+      { second },
+      {
+        jobId: `deliver-${second}`,
+        delay: Math.max(0, second * 1000 + 1000 + GRACE_MS - Date.now()),
+        attempts: 30,
+        backoff: { type: 'fixed', delay: 1000 },
+        removeOnComplete: { age: 3600 },
+        removeOnFail: { age: 24 * 3600 },
+      },
+    );
+  }
+
+  private async sweep(): Promise<void> {
+    const slot = Math.floor(Date.now() / SWEEP_MS);
+    await this.queue!.add(
+      'sweep',
+      {},
+      { jobId: `sweep-${slot}`, attempts: 3, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: { age: 600 }, removeOnFail: { age: 3600 } },
+    );
+  }
+
+  /**
+   * Settles every due option whose delivery tick is recorded. Throws (so BullMQ retries) while
+   * some due option still waits for its tick.
+   */
+  async deliverDue(now = new Date()): Promise<{ settled: number; waiting: number }> {
+    await this.pushUnpushed();
+    let settled = 0;
+    for (;;) {
+      const due: Due[] = await this.dataSource.query(
+        `SELECT o.id::text, o.user_id, o.direction, o.quantity::text, o.profit_ratio::text, o.open_price::text, t.id::text AS tick_id, t.price::text AS tick_price, t.ts AS tick_ts
+         FROM option_orders o
+         CROSS JOIN LATERAL (SELECT id, price, ts FROM mark_prices WHERE market_id = o.market_id AND ts >= o.deliver_at ORDER BY ts, id LIMIT 1) t
+         WHERE o.status = 'pending' AND o.deliver_at <= $1 ORDER BY o.id LIMIT $2`,
+        [now, CHUNK],
+      );
+      if (!due.length) break;
+      settled += await this.settle(due);
+      await this.pushUnpushed();
+      if (due.length < CHUNK) break;
+    }
+    const [{ waiting }] = await this.dataSource.query(`SELECT COUNT(*)::int AS waiting FROM option_orders WHERE status = 'pending' AND deliver_at <= $1`, [
+      now,
+    ]);
+    if (waiting > 0) throw new Error(`${waiting} due option(s) wait for their delivery tick`);
+    return { settled, waiting };
+  }
+
+  /** One transaction for a chunk: the guarded status update, then the payouts of exactly the rows it changed. */
+  private async settle(due: Due[]): Promise<number> {
+    const outcome = due.map((d) => {
+      const result = optionResult(d.open_price, d.tick_price);
+      const stake = money(d.quantity);
+      const win = money(stake.times(d.profit_ratio).toDecimalPlaces(8, 1));
+      const won = result === d.direction;
+      const payout = won ? stake.plus(win) : result === 'flat' ? stake : money(0);
+      return { d, result, stake, win, payout, pnl: payout.minus(stake) };
+    });
+    return this.dataSource.transaction(async (m) => {
+      const changed = await updateReturning<{ id: string }>(
+        m,
+        `UPDATE option_orders o SET status = 'delivered', result = v.result, delivery_tick_id = v.tick_id, delivery_price = v.price, delivery_ts = v.ts, payout = v.payout, pnl = v.pnl
+         FROM unnest($1::bigint[], $2::varchar[], $3::bigint[], $4::numeric[], $5::timestamptz[], $6::numeric[], $7::numeric[]) v(id, result, tick_id, price, ts, payout, pnl)
+         WHERE o.id = v.id AND o.status = 'pending' RETURNING o.id::text`,
+        [
+          outcome.map((o) => o.d.id),
+          outcome.map((o) => o.result),
+          outcome.map((o) => o.d.tick_id),
+          outcome.map((o) => o.d.tick_price),
+          outcome.map((o) => o.d.tick_ts),
+          outcome.map((o) => moneyString(o.payout)),
+          outcome.map((o) => moneyString(o.pnl)),
+        ],
+      );
+      const ids = new Set(changed.map((r) => r.id));
+      const postings: Posting[] = outcome
+        .filter((o) => ids.has(o.d.id))
+        .map((o) => {
+          const w = moneyString(o.win);
+          // The reserve made at purchase is released; then whatever is owed is paid from the house.
+          const movements: Movement[] = [
+            { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: 3, code: LedgerCode.Unfreeze, frozen: `-${w}`, available: w },
+          ];
+          if (o.payout.gt(0)) {
+            const p = moneyString(o.payout);
+            movements.push(
+              { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: 3, code: LedgerCode.EtfIncrease, available: `-${p}` },
+              { ownerType: 'user', ownerId: o.d.user_id, accountType: 'option', currencyId: 3, code: LedgerCode.EtfIncrease, available: p },
+            );
+          }
+          return {
+            commandId: `option-deliver:${o.d.id}`,
+            refType: 'option',
+            refId: o.d.id,
+            actor: 'system:option-delivery',
+            memo: `${o.result} tick ${o.d.tick_id}`,
+            movements,
+          };
+        });
+      const results = await this.ledger.postBatch(postings, m);
+      const failed = results.find((r) => !r.ok);
+      // The reserve covers every payout, so this cannot happen; if it does, nothing of the chunk commits.
+      if (failed && !failed.ok) throw failed.error;
+      return ids.size;
+    });
+  }
+
+  /** Tells owners about delivered options not yet pushed, then marks them. */
+  private async pushUnpushed(): Promise<void> {
+    const rows = await this.dataSource
+      .getRepository(OptionOrder)
+      .find({ where: { status: 'delivered', pushedAt: IsNull() }, take: CHUNK, order: { id: 'ASC' } });
+    if (!rows.length) return;
+    for (const o of rows) {
+      const v = orderView(o, this.registry.byIdOrUndefined(o.marketId)?.symbol ?? '');
+      this.bus.emit('option', {
+        userId: o.userId,
+        data: {
+          order_id: v.order_id,
+          symbol: v.symbol,
+          direction: v.direction,
+          quantity: v.quantity,
+          open_price: v.open_price,
+          open_tick_id: v.open_tick_id,
+          delivery_price: v.delivery_price,
+          delivery_tick_id: v.delivery_tick_id,
+          result: v.result,
+          payout: v.payout,
+          pnl: v.pnl,
+        },
+      });
+      this.bus.emit('balance', o.userId);
+    }
+    await this.dataSource.query('UPDATE option_orders SET pushed_at = now() WHERE id = ANY($1::bigint[])', [rows.map((o) => o.id)]);
+  }
+}

@@ -1,0 +1,228 @@
+import { EngineBus } from '../src/modules/engine/engine-bus';
+import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { moneyString } from '../src/infra/money';
+import { MicrotradeService } from '../src/modules/microtrade/microtrade.service';
+import { OptionDeliveryService } from '../src/modules/microtrade/option-delivery.service';
+import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
+import { coinBalance, deposit } from './support/funding';
+import { ADMIN, startTestApp, TestApp } from './support/test-app';
+
+const USDT = 3;
+const BTC_MARKET = 1;
+
+// The test records the mark-price ticks itself (the sampler is off), so every price is known.
+process.env.MARK_PRICE = 'off';
+
+describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + BullMQ)', () => {
+  let t: TestApp;
+  let admin: string;
+  beforeAll(async () => {
+    t = await startTestApp({ flashExchange: { feeRate: '0.002', quoteTtlSeconds: 15, float: { USDT: '1000000' } } });
+    admin = await adminToken(t, ADMIN.email, ADMIN.password);
+  });
+  afterAll(() => t.close());
+  afterEach(async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true));
+
+  const tick = async (price: string, at = new Date()) =>
+    (await t.ds.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, $3) RETURNING id::text', [BTC_MARKET, price, at]))[0].id as string;
+  const optionBalance = async (userId: number) =>
+    moneyString(
+      (
+        await t.ds.query(`SELECT available::text FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'option' AND currency_id = 3`, [
+          userId,
+        ])
+      )[0]?.available ?? '0',
+    );
+  const periods = async () => (await t.http().get('/api/microtrade/seconds')).body.data as Array<{ id: number; seconds: number; profit_ratio: string }>;
+  const buy = (token: string, body: Record<string, unknown>) =>
+    t
+      .http()
+      .post('/api/microtrade/submit')
+      .set('Authorization', token)
+      .type('form')
+      .send({ symbol: 'BTC/USDT', ...body });
+
+  async function trader(usdt = '1000', verified = true) {
+    const u = await registerByEmail(t);
+    if (verified) await verifyBasic(t, u, admin);
+    await deposit(t, u.user.id, USDT, usdt);
+    const moved = await t
+      .http()
+      .post('/api/wallet/change')
+      .set('Authorization', u.token)
+      .type('form')
+      .send({ from: 'coin', to: 'option', currency_id: USDT, amount: usdt });
+    expect(moved.body.code).toBe(1);
+    return u;
+  }
+
+  it('the spec prompts, in order, each changing nothing', async () => {
+    await tick('60000');
+    const [p30] = await periods();
+    expect(p30).toMatchObject({ seconds: 30, profit_ratio: '0.2', min_qty: '10', max_qty: '10000' });
+    const unverified = await trader('100', false);
+    const u = await trader('100');
+    const entries = async () => (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n;
+    const before = await entries();
+    expect((await buy(u.token, { direction: 'up', quantity: '20' })).body.message).toBe('Choose the delivery time first');
+    expect((await buy(u.token, { direction: 'up', period_id: p30.id })).body.message).toBe('Quantity is empty');
+    expect((await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '5' })).body).toMatchObject({
+      code: 2401,
+      message: 'Quantity must be between 10 and 10000',
+    });
+    expect((await buy(u.token, { direction: 'sideways', period_id: p30.id, quantity: '20' })).body.message).toBe('Choose up or down');
+    expect((await buy(unverified.token, { direction: 'up', period_id: p30.id, quantity: '20' })).body).toMatchObject({
+      code: 2402,
+      message: 'Your account is not verified. Go and verify?',
+      data: { verify: true },
+    });
+    expect((await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '100.01' })).body).toMatchObject({
+      code: 2000,
+      message: 'Insufficient balance',
+    });
+    expect(await entries()).toBe(before);
+  });
+
+  it('settles on the first recorded tick at or after delivery: higher → up, lower → down, equal → flat', async () => {
+    await tick('60000');
+    const [p30] = await periods();
+    const u = await trader('1000');
+    const orders: Record<string, string> = {};
+    for (const [name, direction] of [
+      ['upWins', 'up'],
+      ['downLoses', 'down'],
+    ] as const) {
+      const r = await buy(u.token, { direction, period_id: p30.id, quantity: '100' });
+      expect(r.body).toMatchObject({ code: 1, data: { open_price: '60000', status: 'pending', quantity: '100' } });
+      orders[name] = r.body.data.order_id;
+    }
+    expect(await optionBalance(u.user.id)).toBe('800');
+    const [o] = await t.ds.query('SELECT deliver_at FROM option_orders WHERE id = $1', [orders.upWins]);
+    const deliverAt = new Date(o.deliver_at).getTime();
+    const first = await tick('60000.01', new Date(deliverAt + 100));
+    await tick('1', new Date(deliverAt + 900)); // later ticks do not matter
+    await t.app.get(OptionDeliveryService).deliverDue(new Date(deliverAt + 2000));
+    const lists = (await t.http().get('/api/microtrade/lists').set('Authorization', u.token).query({ status: 'delivered' })).body.data.items;
+    const byId = new Map(lists.map((x: { order_id: string }) => [x.order_id, x]));
+    expect(byId.get(orders.upWins)).toMatchObject({ result: 'up', delivery_price: '60000.01', delivery_tick_id: first, payout: '120', pnl: '20' });
+    expect(byId.get(orders.downLoses)).toMatchObject({ result: 'up', payout: '0', pnl: '-100' });
+    expect(await optionBalance(u.user.id)).toBe('920');
+
+    // Equal → flat: the stake comes back.
+    await tick('61000');
+    const flat = (await buy(u.token, { direction: 'down', period_id: p30.id, quantity: '50' })).body.data;
+    const d2 = new Date(flat.deliver_at).getTime();
+    await tick('61000', new Date(d2));
+    await t.app.get(OptionDeliveryService).deliverDue(new Date(d2 + 1000));
+    const audit = (await t.http().get('/api/microtrade/ticks').query({ order_id: flat.order_id })).body.data;
+    expect(audit).toMatchObject({ result: 'flat', open_tick: { price: '61000' }, delivery_tick: { price: '61000' } });
+    expect(audit.ticks.length).toBeGreaterThanOrEqual(2);
+    expect(await optionBalance(u.user.id)).toBe('920');
+    const codes = await t.ds.query(`SELECT DISTINCT code FROM ledger_entries WHERE ref_type = 'option' AND owner_type = 'user' ORDER BY code`);
+    expect(codes.map((c: { code: number }) => c.code)).toEqual([400, 402]);
+  });
+
+  it('a duplicated or retried delivery pays once; a crash between paying and pushing pays once and pushes later', async () => {
+    await tick('50000');
+    const [p30] = await periods();
+    const u = await trader('500');
+    const o = (await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '100' })).body.data;
+    const due = new Date(o.deliver_at).getTime();
+    await tick('50001', new Date(due + 10));
+    const delivery = t.app.get(OptionDeliveryService);
+    const bus = t.app.get(EngineBus);
+    const emit = bus.emit.bind(bus) as (...a: unknown[]) => boolean;
+    let crashed = false;
+    const spy = jest.spyOn(bus, 'emit').mockImplementation((event, ...args) => {
+      if (event === 'option' && !crashed) {
+        crashed = true;
+        throw new Error('worker killed before the push');
+      }
+      return emit(event, ...args);
+    });
+    try {
+      await expect(delivery.deliverDue(new Date(due + 1000))).rejects.toThrow('worker killed');
+      expect(await optionBalance(u.user.id)).toBe('520'); // paid
+      await Promise.all([delivery.deliverDue(new Date(due + 1000)), delivery.deliverDue(new Date(due + 1000))]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await optionBalance(u.user.id)).toBe('520');
+    const [{ n }] = await t.ds.query(
+      `SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'option' AND ref_id = $1 AND code = 402 AND owner_type = 'user'`,
+      [o.order_id],
+    );
+    expect(n).toBe(1);
+    const [row] = await t.ds.query('SELECT pushed_at FROM option_orders WHERE id = $1', [o.order_id]);
+    expect(row.pushed_at).not.toBeNull();
+  });
+
+  it('the BullMQ job delivers by itself at the delivery time', async () => {
+    const set = await t
+      .http()
+      .post('/api/admin/option-periods')
+      .set('Authorization', admin)
+      .type('form')
+      .send({ seconds: 5, profit_ratio: '0.1', min_qty: '10', max_qty: '1000', reason: 'short test period' });
+    expect(set.body.code).toBe(1);
+    await tick('70000');
+    const u = await trader('100');
+    const o = (await buy(u.token, { direction: 'down', period_id: set.body.data.id, quantity: '10' })).body.data;
+    await tick('69999', new Date(new Date(o.deliver_at).getTime() + 50));
+    let delivered: { result: string; payout: string } | undefined;
+    for (let i = 0; i < 40 && !delivered; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      delivered = (await t.http().get('/api/microtrade/lists').set('Authorization', u.token).query({ status: 'delivered' })).body.data.items[0];
+    }
+    expect(delivered).toMatchObject({ result: 'down', payout: '11' });
+  });
+
+  it('a seeded random run of 1,000 option purchases and deliveries keeps the trial balance exact', async () => {
+    const options = t.app.get(MicrotradeService);
+    const delivery = t.app.get(OptionDeliveryService);
+    const all = await periods();
+    let seed = 4242;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const users = await Promise.all(Array.from({ length: 10 }, () => trader('100000')));
+    let price = 60000;
+    await tick(String(price));
+    let bought = 0;
+    for (let i = 0; i < 1000; i++) {
+      const u = users[Math.floor(rand() * users.length)];
+      const p = all[Math.floor(rand() * all.length)];
+      if (i % 50 === 0) {
+        price = Math.max(1, price + Math.round((rand() - 0.5) * 200));
+        await tick(String(price));
+      }
+      const r = await options
+        .submit(u.user.id, { symbol: 'BTC/USDT', direction: rand() < 0.5 ? 'up' : 'down', period_id: p.id, quantity: String(10 + Math.floor(rand() * 500)) })
+        .then(
+          () => true,
+          () => false,
+        );
+      if (r) bought++;
+    }
+    expect(bought).toBe(1000);
+    // Every delivery tick: a random walk in the future, then one delivery run for all of them.
+    const horizon = Date.now() + 400_000;
+    for (let ts = Date.now(); ts < horizon; ts += 7000) {
+      price = Math.max(1, price + Math.round((rand() - 0.5) * 50));
+      await tick(String(price), new Date(ts));
+    }
+    // (The background worker may deliver some of them first, on the same ticks: either way, once.)
+    await delivery.deliverDue(new Date(horizon));
+    const [{ delivered }] = await t.ds.query(`SELECT COUNT(*)::int AS delivered FROM option_orders WHERE user_id = ANY($1) AND status = 'delivered'`, [
+      users.map((u) => u.user.id),
+    ]);
+    expect(delivered).toBe(1000);
+    const tb = await t.app.get(TrialBalanceService).compute();
+    expect(tb.ok).toBe(true);
+    const [{ pending }] = await t.ds.query(`SELECT COUNT(*)::int AS pending FROM option_orders WHERE status = 'pending'`);
+    expect(pending).toBe(0);
+    const [{ reserved }] = await t.ds.query(
+      `SELECT frozen::text AS reserved FROM balances WHERE owner_type = 'system' AND account_type = 'treasury' AND currency_id = 3`,
+    );
+    expect(moneyString(reserved)).toBe('0');
+    for (const u of users) expect((await coinBalance(t, u.user.id, USDT)).frozen).toBe('0');
+  });
+});

@@ -39,24 +39,26 @@ export async function startStack({ simulator = false, env = {} } = {}) {
   await sql(SERVER, `CREATE DATABASE "${db}"`);
   const databaseUrl = withDb(SERVER, db);
   const port = 3700 + Math.floor(Math.random() * 200);
+  const childEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: `bench:${db}:`,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    MARKET_SIMULATOR: simulator ? 'on' : 'off',
+    ADMIN_EMAIL: 'bench@kestrel.local',
+    ADMIN_PASSWORD: 'bench-admin-password',
+    RATE_LIMIT_REGISTER_IP: '100000/60',
+    RATE_LIMIT_CODE_IP: '100000/60',
+    RATE_LIMIT_LOGIN_IP: '100000/60',
+    RATE_LIMIT_UPLOAD_USER: '100000/60',
+    ...env,
+  };
   const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, 'backend', 'dist', 'main.js')], {
     cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      REDIS_PREFIX: `bench:${db}:`,
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'production',
-      MARKET_SIMULATOR: simulator ? 'on' : 'off',
-      ADMIN_EMAIL: 'bench@kestrel.local',
-      ADMIN_PASSWORD: 'bench-admin-password',
-      RATE_LIMIT_REGISTER_IP: '100000/60',
-      RATE_LIMIT_CODE_IP: '100000/60',
-      RATE_LIMIT_LOGIN_IP: '100000/60',
-      ...env,
-    },
+    env: childEnv,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const apiUrl = `http://127.0.0.1:${port}`;
@@ -70,6 +72,7 @@ export async function startStack({ simulator = false, env = {} } = {}) {
   return {
     apiUrl,
     databaseUrl,
+    env: childEnv,
     pid: child.pid,
     stop: async () => {
       child.kill('SIGTERM');
@@ -119,4 +122,29 @@ export async function makeTraders(stack, count, funds) {
 export function percentile(sorted, p) {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Basic identity verification through the API: three photos, the form, and an operator's approval. */
+export async function verifyTraders(stack, users) {
+  const { PNG } = require('pngjs');
+  const png = new PNG({ width: 8, height: 8 });
+  png.data.fill(180);
+  const image = PNG.sync.write(png);
+  const admin = await call(stack.apiUrl, 'POST', 'admin/login', { email: process.env.ADMIN_EMAIL ?? 'bench@kestrel.local', password: process.env.ADMIN_PASSWORD ?? 'bench-admin-password' });
+  if (admin.code !== 1) throw new Error(`admin login: ${JSON.stringify(admin)}`);
+  for (const u of users) {
+    const ids = [];
+    for (let i = 0; i < 3; i++) {
+      const form = new FormData();
+      form.append('file', new Blob([image], { type: 'image/png' }), 'id.png');
+      const r = await (await fetch(`${stack.apiUrl}/api/upload/image`, { method: 'POST', headers: { authorization: u.token }, body: form })).json();
+      if (r.code !== 1) throw new Error(`upload: ${JSON.stringify(r)}`);
+      ids.push(r.data.id);
+    }
+    const sent = await call(stack.apiUrl, 'POST', 'user/real_name', { country: 'PT', name: 'Bench Trader', id_number: `BENCH-${u.id}`, address: 'Loopback 1', front_image: ids[0], back_image: ids[1], hand_image: ids[2] }, u.token);
+    if (sent.code !== 1) throw new Error(`real_name: ${JSON.stringify(sent)}`);
+    const list = await (await fetch(`${stack.apiUrl}/api/admin/real_name?status=review&user_id=${u.id}`, { headers: { authorization: admin.data.token } })).json();
+    const ok = await call(stack.apiUrl, 'POST', `admin/real_name/${list.data.items[0].id}/approve`, {}, admin.data.token);
+    if (ok.code !== 1) throw new Error(`approve: ${JSON.stringify(ok)}`);
+  }
 }

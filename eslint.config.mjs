@@ -7,7 +7,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', setTimeout: 'readonly', fetch: 'readonly', URL: 'readonly', Buffer: 'readonly', localStorage: 'readonly', document: 'readonly', URLSearchParams: 'readonly', performance: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', setTimeout: 'readonly', fetch: 'readonly', URL: 'readonly', Buffer: 'readonly', localStorage: 'readonly', document: 'readonly', URLSearchParams: 'readonly', performance: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', FormData: 'readonly', Blob: 'readonly' } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',

@@ -5,6 +5,8 @@ const swcJs = ['@swc/jest', { swcrc: false, jsc: { parser: { syntax: 'ecmascript
 const nestTransform = { '^.+\\.ts$': swc, '^.+/node_modules/(@nestjs|nestjs-pino)/.+\\.js$': swcJs };
 const nestIgnore = ['/node_modules/(?!(@nestjs|nestjs-pino)/)'];
 // Backend tests use the engine's source, so they need no engine build.
+// The web app: TSX with React's automatic runtime, compiled to CommonJS for jest.
+const swcTsx = ['@swc/jest', { swcrc: false, jsc: { parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic' } }, target: 'es2022' }, module: { type: 'commonjs' } }];
 const engineFromSource = { '^@kestrel/matching-engine$': '<rootDir>/../matching-engine/src/index.ts' };
 module.exports = {
   // Medium-tier tests start the whole app on real services; a few take several seconds.
@@ -36,6 +38,24 @@ module.exports = {
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      displayName: 'frontend',
+      rootDir: '<rootDir>/frontend',
+      testMatch: ['<rootDir>/src/**/*.spec.{ts,tsx}'],
+      transform: { '^.+\\.tsx?$': swcTsx },
+      moduleNameMapper: { '\\.css$': '<rootDir>/test/style-stub.js' },
+      setupFiles: ['<rootDir>/test/polyfills.js'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup.ts'],
+      testEnvironment: 'jsdom',
+    },
+    {
+      // Playwright (system Chromium) against the real stack started on a fresh database.
+      displayName: 'frontend-e2e',
+      rootDir: '<rootDir>/frontend',
+      testMatch: ['<rootDir>/e2e/**/*.e2e.spec.ts'],
+      transform: { '^.+\\.ts$': swc },
+      testEnvironment: 'node',
     },
   ],
 };

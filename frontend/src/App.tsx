@@ -1,22 +1,38 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
+import { HashRouter, Navigate, Route, Routes } from 'react-router-dom';
+import { Layout, RouteScreen } from './app/layout';
+import { ROUTES } from './app/routes';
+import { applyTheme, useTheme, useThemeStore } from './stores/theme.store';
 
-interface Settings {
-  version: string;
-}
-
-/** Placeholder until the app shell lands (issue 6): shows that the API answers. */
+/** The app: hash routes with exactly the spec's paths (relative base, so it works under any path). */
 export function App() {
-  const [version, setVersion] = useState<string>();
+  const theme = useTheme();
+  const upColor = useThemeStore((s) => s.upColor);
+  useEffect(() => applyTheme(theme, upColor), [theme, upColor]);
   useEffect(() => {
-    fetch('./api/settings/get', { method: 'POST', headers: { lang: localStorage.getItem('lang') ?? 'en' } })
-      .then((r) => r.json())
-      .then((body: { code: number; data: Settings }) => body.code === 1 && setVersion(body.data.version))
-      .catch(() => undefined);
+    const media = window.matchMedia?.('(prefers-color-scheme: dark)');
+    const onChange = () => useThemeStore.getState().setSystem(media.matches ? 'dark' : 'light');
+    media?.addEventListener?.('change', onChange);
+    return () => media?.removeEventListener?.('change', onChange);
   }, []);
   return (
-    <main className="placeholder">
-      <h1>Kestrel</h1>
-      <p>{version ? `v${version}` : '…'}</p>
-    </main>
+    <HashRouter>
+      <Layout>
+        <Routes>
+          {ROUTES.map(({ key, path, titleKey, Screen }) => (
+            <Route
+              key={key}
+              path={path}
+              element={
+                <RouteScreen path={path}>
+                  <Screen titleKey={titleKey} />
+                </RouteScreen>
+              }
+            />
+          ))}
+          <Route path="*" element={<Navigate to="/" replace />} />
+        </Routes>
+      </Layout>
+    </HashRouter>
   );
 }

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+/**
+ * The real stack for the browser tests: `backend/dist/main.js` (which serves `frontend/dist` at `/`)
+ * on a fresh database, loopback only, with the market simulator on so the home screen has live
+ * tickers. Services from DATABASE_URL / REDIS_URL, default the local ones (as the medium tier).
+ */
+const root = join(__dirname, '..', '..');
+const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const ADMIN = { email: 'ops@kestrel.test', password: 'operator-pass-1' };
+
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+async function sql(text: string): Promise<void> {
+  const c = new Client({ connectionString: withDatabase(SERVER_URL, 'postgres') });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
+export interface Stack {
+  url: string;
+  stop: () => Promise<void>;
+}
+
+export async function startStack(): Promise<Stack> {
+  for (const f of ['backend/dist/main.js', 'frontend/dist/index.html']) if (!existsSync(join(root, f))) throw new Error(`${f} is missing: run \`npm run build\` first (npm test does it)`);
+  const db = `kestrel_e2e_${process.pid}_${randomBytes(3).toString('hex')}`;
+  await sql(`CREATE DATABASE "${db}"`);
+  const port = 4100 + (process.pid % 400);
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, [join(root, 'backend', 'dist', 'main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: withDatabase(SERVER_URL, db),
+      REDIS_URL,
+      REDIS_PREFIX: `e2e:${db}:`,
+      LOG_LEVEL: 'warn',
+      MARKET_SIMULATOR: 'on',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      RATE_LIMIT_REGISTER_IP: '1000/60',
+      RATE_LIMIT_CODE_IP: '1000/60',
+      RATE_LIMIT_LOGIN_IP: '1000/60',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      const exited = new Promise((r) => child.once('exit', r));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await sql(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`).catch(() => undefined);
+  };
+  const started = Date.now();
+  while (Date.now() - started < 60_000) {
+    const up = await fetch(`${url}/api/settings/get`, { method: 'POST' }).then((r) => r.ok, () => false);
+    if (up) return { url, stop };
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error(`the stack did not start within 60 s:\n${output.slice(-4000)}`);
+}
+
+/** The newest verification code sent to `recipient`, read from the operator outbox API. */
+export async function latestCode(url: string, recipient: string, purpose: string): Promise<string> {
+  const login = await fetch(`${url}/api/admin/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(ADMIN).toString(),
+  }).then((r) => r.json());
+  if (login.code !== 1) throw new Error(`admin/login: ${JSON.stringify(login)}`);
+  const token = login.data.token as string;
+  for (let i = 0; i < 40; i++) {
+    const page = await fetch(`${url}/api/admin/outbox?recipient=${encodeURIComponent(recipient)}&limit=20`, { headers: { Authorization: token } }).then((r) => r.json());
+    const items = (page.data?.items ?? []) as Array<{ purpose: string; body: string; id: number | string }>;
+    const item = items.filter((m) => m.purpose === purpose).sort((a, b) => Number(b.id) - Number(a.id))[0];
+    const code = item && /\b\d{6}\b/.exec(item.body)?.[0];
+    if (code) return code;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`no ${purpose} code in the outbox for ${recipient}`);
+}

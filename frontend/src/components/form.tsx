@@ -1,0 +1,88 @@
+import { useEffect, useId, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+
+interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange'> {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+  /** Something beside the input (a send-code button, a country code). */
+  addon?: ReactNode;
+  before?: ReactNode;
+}
+
+/** A labelled input with its error message (read out with the field). */
+export function Field({ label, value, onChange, error, addon, before, id, ...input }: FieldProps) {
+  const auto = useId();
+  const inputId = id ?? auto;
+  const errorId = `${inputId}-error`;
+  return (
+    <div className={`field${error ? ' has-error' : ''}`}>
+      <label htmlFor={inputId}>{label}</label>
+      <div className="field__control">
+        {before}
+        <input id={inputId} value={value} onChange={(e) => onChange(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? errorId : undefined} {...input} />
+        {addon}
+      </div>
+      {error && (
+        <p id={errorId} className="field__error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Counts down from `seconds` once started; `left` is 0 when idle. */
+export function useCountdown(seconds = 60) {
+  const [left, setLeft] = useState(0);
+  useEffect(() => {
+    if (left <= 0) return;
+    const timer = setTimeout(() => setLeft((s) => s - 1), 1000);
+    return () => clearTimeout(timer);
+  }, [left]);
+  return { left, start: () => setLeft(seconds) };
+}
+
+/** "Send code" with a 60 s countdown (the server refuses a second code within 60 s, code 1104). */
+export function SendCodeButton({ onSend, disabled }: { onSend: () => Promise<boolean>; disabled?: boolean }) {
+  const { t } = useTranslation();
+  const { left, start } = useCountdown(60);
+  const [busy, setBusy] = useState(false);
+  const click = async () => {
+    setBusy(true);
+    try {
+      if (await onSend()) start();
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button type="button" className="button button--small" onClick={click} disabled={disabled || busy || left > 0}>
+      {left > 0 ? t('auth.resendIn', { seconds: left }) : t('auth.sendCode')}
+    </button>
+  );
+}
+
+/** An on/off switch with a visible label. */
+export function Switch({ label, checked, onChange }: { label: string; checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <button type="button" role="switch" aria-checked={checked} className="list__item switch-row" onClick={() => onChange(!checked)}>
+      <span>{label}</span>
+      <span className={`switch${checked ? ' is-on' : ''}`} aria-hidden="true" />
+    </button>
+  );
+}
+
+/** Phone or e-mail: the two contact channels of registration and recovery. */
+export function Segmented<T extends string>({ label, value, options, onChange }: { label: string; value: T; options: Array<{ value: T; label: string }>; onChange: (v: T) => void }) {
+  return (
+    <div className="segmented" role="radiogroup" aria-label={label}>
+      {options.map((o) => (
+        <button key={o.value} type="button" role="radio" aria-checked={value === o.value} className={value === o.value ? 'is-active' : ''} onClick={() => onChange(o.value)}>
+          {o.label}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+import { useEffect } from 'react';
+import { t } from '../i18n/i18n';
+import { toast } from '../stores/toast.store';
+import { createBackExit } from './back-exit';
+
+const GUARD = 'kestrelExitGuard';
+const isGuard = () => Boolean((window.history.state as Record<string, unknown> | null)?.[GUARD]);
+const pushGuard = () => window.history.pushState({ ...(window.history.state as object | null), [GUARD]: true }, '', window.location.href);
+
+/**
+ * "Press again to exit" at the root: a duplicate history entry (same URL, same router index)
+ * catches the first back press, which only warns; a second press within 2 s really goes back.
+ */
+export function useBackExit(active: boolean): void {
+  useEffect(() => {
+    if (!active) return;
+    const guard = createBackExit();
+    if (!isGuard()) pushGuard();
+    const onPop = () => {
+      if (isGuard()) return;
+      if (guard.press() === 'warn') {
+        toast(t('common.pressAgainToExit'));
+        pushGuard();
+      } else {
+        window.history.back();
+      }
+    };
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, [active]);
+}

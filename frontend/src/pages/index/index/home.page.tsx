@@ -1,0 +1,92 @@
+import { useTranslation } from 'react-i18next';
+import { Link, useLocation } from 'react-router-dom';
+import { loginPath, PATHS } from '../../../app/paths';
+import { Icon } from '../../../components/icons';
+import { Page } from '../../../components/page';
+import { useSessionStore } from '../../../stores/session.store';
+import { useUiStore } from '../../../stores/ui.store';
+import { MarketList } from './market-list';
+
+/** The entry grid: every feature of the app, including those the tab bar's other readings put in tabs. */
+const ENTRIES = [
+  { key: 'deposit', path: PATHS.deposit, icon: 'assets' },
+  { key: 'withdraw', path: PATHS.withdraw, icon: 'assets' },
+  { key: 'transfer', path: PATHS.transfer, icon: 'trade' },
+  { key: 'fpjy', path: PATHS.fpjy, icon: 'trade' },
+  { key: 'spot', path: PATHS.trade, icon: 'market' },
+  { key: 'chart', path: PATHS.kline, icon: 'contract' },
+  { key: 'contract', path: PATHS.lever2, icon: 'contract' },
+  { key: 'options', path: PATHS.optionDetail, icon: 'market' },
+  { key: 'wealth', path: PATHS.template, icon: 'grid' },
+  { key: 'flexible', path: PATHS.financeLc, icon: 'grid' },
+  { key: 'ieo', path: PATHS.ieo, icon: 'grid' },
+  { key: 'nft', path: PATHS.nft, icon: 'grid' },
+  { key: 'loan', path: PATHS.loan, icon: 'assets' },
+  { key: 'promotion', path: PATHS.promotion, icon: 'user' },
+  { key: 'verification', path: PATHS.verification, icon: 'user' },
+  { key: 'notices', path: PATHS.notice, icon: 'bell' },
+  { key: 'help', path: PATHS.helpCenter, icon: 'grid' },
+  { key: 'rate', path: PATHS.rate, icon: 'market' },
+] as const;
+
+export function HomePage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const token = useSessionStore((s) => s.token);
+  const location = useLocation();
+  const openMenu = useUiStore((s) => s.setMenuOpen);
+  return (
+    <Page
+      title={t(titleKey)}
+      left={
+        <button type="button" className="icon-button" onClick={() => openMenu(true)} aria-label={t('common.openMenu')} data-testid="open-menu">
+          <Icon name="menu" />
+        </button>
+      }
+      right={
+        <Link className="icon-button" to={PATHS.notice} aria-label={t('titles.notice')}>
+          <Icon name="bell" />
+        </Link>
+      }
+    >
+      {!token && (
+        <section className="card login-prompt" data-testid="login-prompt">
+          <p>{t('home.loginPrompt')}</p>
+          <div className="button-row">
+            <Link className="button button--primary" to={loginPath(location.pathname + location.search)}>
+              {t('auth.login')}
+            </Link>
+            <Link className="button" to={PATHS.choose}>
+              {t('auth.register')}
+            </Link>
+          </div>
+        </section>
+      )}
+      <section className="banner" aria-labelledby="banner-title">
+        <h2 id="banner-title">{t('home.bannerTitle')}</h2>
+        <p>{t('home.bannerText')}</p>
+      </section>
+      <Link className="notice-strip" to={PATHS.notice}>
+        <span className="notice-strip__label">{t('home.noticeLabel')}</span>
+        <span className="notice-strip__text">{t('home.notice')}</span>
+      </Link>
+      <nav className="card" aria-labelledby="features-title">
+        <h2 id="features-title" className="card__title">
+          {t('home.features')}
+        </h2>
+        <ul className="entry-grid">
+          {ENTRIES.map((e) => (
+            <li key={e.key}>
+              <Link to={e.path} className="entry">
+                <span className="entry__icon">
+                  <Icon name={e.icon} />
+                </span>
+                <span>{t(`home.entries.${e.key}`)}</span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <MarketList />
+    </Page>
+  );
+}

@@ -1,0 +1,65 @@
+import type { Envelope, SnapshotData, TickerData } from '@kestrel/contracts';
+import { create } from 'zustand';
+import { api } from '../api/endpoints';
+import { getSocket } from '../api/socket';
+
+type Status = 'idle' | 'loading' | 'live' | 'offline';
+
+interface MarketState {
+  tickers: TickerData[];
+  status: Status;
+  /** The `tickers` topic's last applied sequence number: older messages are dropped. */
+  seq: number;
+  loaded: boolean;
+  /** Loads the tickers over HTTP, then follows the `tickers` topic; returns a stop function. */
+  follow: () => () => void;
+  apply: (seq: number, tickers: TickerData[]) => void;
+}
+
+let followers = 0;
+
+export const useMarketStore = create<MarketState>((set, get) => ({
+  tickers: [],
+  status: 'idle',
+  seq: -1,
+  loaded: false,
+  apply: (seq, tickers) => {
+    if (seq <= get().seq) return;
+    set({ seq, tickers, loaded: true, status: 'live' });
+  },
+  follow: () => {
+    followers++;
+    if (!get().loaded) set({ status: 'loading' });
+    api
+      .quotation()
+      .then((groups) => {
+        if (!get().loaded) set({ tickers: groups.flatMap((g) => g.markets), loaded: true });
+      })
+      .catch(() => set({ loaded: true }));
+    const socket = getSocket();
+    const subscribe = () =>
+      socket.emit('subscribe', ['tickers'], (answer) => {
+        if (Array.isArray(answer)) {
+          const snap = answer.find((s: SnapshotData) => s.topic === 'tickers');
+          // A fresh snapshot after a reconnect without recovery: take it whatever its seq.
+          if (snap) set({ seq: snap.seq, tickers: snap.data as TickerData[], loaded: true, status: 'live' });
+        }
+      });
+    const onTickers = (m: Envelope<TickerData[]>) => get().apply(m.seq, m.data);
+    const onDisconnect = () => set({ status: 'offline' });
+    const onConnect = () => {
+      if (!socket.recovered) subscribe();
+      set({ status: 'live' });
+    };
+    socket.on('tickers', onTickers);
+    socket.on('disconnect', onDisconnect);
+    socket.on('connect', onConnect);
+    if (socket.connected) subscribe();
+    return () => {
+      socket.off('tickers', onTickers);
+      socket.off('disconnect', onDisconnect);
+      socket.off('connect', onConnect);
+      if (--followers === 0) socket.emit('unsubscribe', ['tickers']);
+    };
+  },
+}));

@@ -1,0 +1,2 @@
+// CSS imports in component tests: nothing to apply in jsdom.
+module.exports = {};

@@ -20,7 +20,8 @@ export function SecurityPage({ titleKey }: { titleKey: string }) {
                 <strong className="block">{t('security.loginPassword')}</strong>
                 <small className="muted">{t('security.loginPasswordText')}</small>
               </span>
-              <span className="muted">{t('security.change')}</span>
+              <span className="muted list__value">{t('security.change')}</span>
+              <Icon name="chevron" size={18} />
             </Link>
           </li>
           <li>
@@ -29,7 +30,7 @@ export function SecurityPage({ titleKey }: { titleKey: string }) {
                 <strong className="block">{t('security.fundPassword')}</strong>
                 <small className="muted">{t('security.fundPasswordText')}</small>
               </span>
-              <span className="muted">{user.has_fund_password ? t('security.change') : t('security.setNow')}</span>
+              <span className="muted list__value">{user.has_fund_password ? t('security.change') : t('security.setNow')}</span>
               <Icon name="chevron" size={18} />
             </Link>
           </li>

@@ -5,6 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AuthModule } from './infra/auth/auth.module';
 import { APP_CONFIG, AppConfig } from './infra/config/config';
 import { dataSourceOptions } from './infra/database/data-source';
+import { QueuesModule } from './infra/queue/queues.service';
 import { RedisModule } from './infra/redis/redis.module';
 import { CoinTradeModule } from './modules/coin-trade/coin-trade.module';
 import { MarketModule } from './modules/market/market.module';
@@ -16,6 +17,7 @@ import { CoinRateModule } from './modules/coin-rate/coin-rate.module';
 import { FlashExchangeModule } from './modules/fpjy/fpjy.module';
 import { WalletModule } from './modules/wallet/wallet.module';
 import { MicrotradeModule } from './modules/microtrade/microtrade.module';
+import { LeverModule } from './modules/lever/lever.module';
 import { NoticeModule } from './modules/notice/notice.module';
 import { LedgerModule } from './modules/ledger/ledger.module';
 import { ReferenceModule } from './modules/reference/reference.module';
@@ -56,6 +58,7 @@ export class AppModule {
         }),
         TypeOrmModule.forRoot({ ...dataSourceOptions(config.databaseUrl), logging: false }),
         RedisModule,
+        QueuesModule,
         AuthModule,
         LedgerModule,
         NoticeModule,
@@ -63,6 +66,7 @@ export class AppModule {
         WalletModule,
         FlashExchangeModule,
         MicrotradeModule,
+        LeverModule,
         UserModule,
         SmsModule,
         SettingsModule,

@@ -16,6 +16,9 @@ import { WithdrawAddress } from '../../modules/wallet/withdraw-address.entity';
 import { Withdrawal } from '../../modules/wallet/withdrawal.entity';
 import { OptionOrder } from '../../modules/microtrade/option-order.entity';
 import { OptionPeriod } from '../../modules/microtrade/option-period.entity';
+import { LeverConfig } from '../../modules/lever/lever-config.entity';
+import { LeverCursor } from '../../modules/lever/lever-cursor.entity';
+import { LeverPosition } from '../../modules/lever/lever-position.entity';
 import { UserMessage } from '../../modules/notice/user-message.entity';
 import { IdentityVerification } from '../../modules/real-name/identity-verification.entity';
 import { Upload } from '../../modules/upload/upload.entity';
@@ -55,4 +58,7 @@ export const ENTITIES = [
   IdentityVerification,
   OptionPeriod,
   OptionOrder,
+  LeverConfig,
+  LeverPosition,
+  LeverCursor,
 ];

@@ -66,6 +66,11 @@ export const ErrorCode = {
   OPTION_VERIFY_REQUIRED: 2402,
   OPTION_CAPACITY: 2403,
   OPTION_NOT_FOUND: 2404,
+  LEVER_LOTS_RANGE: 2410,
+  LEVER_MULTIPLE_INVALID: 2411,
+  LEVER_TPSL_SIDE: 2412,
+  POSITION_NOT_FOUND: 2413,
+  POSITION_CLOSED: 2414,
   INTERNAL: 9000,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -126,5 +131,10 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.OPTION_VERIFY_REQUIRED]: 'error.option_verify_required',
   [ErrorCode.OPTION_CAPACITY]: 'error.option_capacity',
   [ErrorCode.OPTION_NOT_FOUND]: 'error.option_not_found',
+  [ErrorCode.LEVER_LOTS_RANGE]: 'error.lots_range',
+  [ErrorCode.LEVER_MULTIPLE_INVALID]: 'error.multiple_invalid',
+  [ErrorCode.LEVER_TPSL_SIDE]: 'error.tpsl_side_long',
+  [ErrorCode.POSITION_NOT_FOUND]: 'error.position_not_found',
+  [ErrorCode.POSITION_CLOSED]: 'error.position_closed',
   [ErrorCode.INTERNAL]: 'error.internal',
 };

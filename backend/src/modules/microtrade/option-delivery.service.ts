@@ -1,8 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { Queue } from 'bullmq';
 import { DataSource, IsNull } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { QueuesService } from '../../infra/queue/queues.service';
 import { updateReturning } from '../../infra/database/sql';
 import { money, moneyString } from '../../infra/money';
 import { EngineBus } from '../engine/engine-bus';
@@ -47,43 +46,29 @@ export function optionResult(openPrice: string, deliveryPrice: string): OptionRe
 export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('OptionDelivery');
   private queue?: Queue;
-  private worker?: Worker;
   private sweeper?: NodeJS.Timeout;
-  private readonly connections: Redis[] = [];
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly ledger: LedgerService,
     private readonly registry: MarketRegistry,
     private readonly bus: EngineBus,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly queues: QueuesService,
   ) {}
 
-  private connection(): Redis {
-    // BullMQ needs its own connections (blocking commands), without a key prefix of ioredis.
-    const c = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
-    this.connections.push(c);
-    return c;
-  }
-
   async onApplicationBootstrap(): Promise<void> {
-    const prefix = `${this.config.redisPrefix}bull`;
-    this.queue = new Queue(QUEUE, { connection: this.connection(), prefix });
-    const role = process.env.ROLE ?? 'all';
-    if (!this.config.optionWorker || role === 'api') return;
-    this.worker = new Worker(QUEUE, async () => this.deliverDue(), { connection: this.connection(), prefix, concurrency: 1 });
-    this.worker.on('failed', (job, err) => this.logger.debug(`job ${job?.id} will retry: ${err.message}`));
+    this.queue = this.queues.queue(QUEUE);
+    if (!this.queues.workers) return;
+    const worker = this.queues.worker(QUEUE, async () => this.deliverDue());
+    worker.on('failed', (job, err) => this.logger.debug(`job ${job?.id} will retry: ${err.message}`));
     // A safety net for anything a lost job left behind (e.g. Redis restarted without persistence).
     this.sweeper = setInterval(() => void this.sweep().catch((err) => this.logger.warn({ err }, 'sweep failed')), SWEEP_MS);
     this.sweeper.unref();
     await this.sweep();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     if (this.sweeper) clearInterval(this.sweeper);
-    await this.worker?.close().catch(() => undefined);
-    await this.queue?.close().catch(() => undefined);
-    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
   }
 
   /** Called after a purchase: the job of its delivery second (one per second, however many orders). */

@@ -52,3 +52,9 @@ export const OPTION_PERIODS = [
   { seconds: 120, profitRatio: '0.4', minQty: '10', maxQty: '50000', feeRate: '0' },
   { seconds: 300, profitRatio: '0.5', minQty: '10', maxQty: '100000', feeRate: '0' },
 ];
+
+/** Contract rules per market (lever/deal): a lot is 100 USDT of notional; maintenance 0.5% of it; fee 0.1%. */
+export const LEVER_CONFIGS = [
+  { symbol: 'BTC/USDT', multiples: [5, 10, 20, 50, 100], lotValue: '100', minLots: 1, maxLots: 1000, feeRate: '0.001', maintenanceRate: '0.005' },
+  { symbol: 'ETH/USDT', multiples: [5, 10, 20, 50, 100], lotValue: '100', minLots: 1, maxLots: 1000, feeRate: '0.001', maintenanceRate: '0.005' },
+];

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { hashPassword } from '../../infra/auth/password';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { DEFAULT_APP_SETTINGS } from '../settings/settings.service';
-import { AREA_CODES, CHAINS, COINS, FIAT_RATES, MARKETS, OPTION_PERIODS } from './seed-data';
+import { AREA_CODES, CHAINS, COINS, FIAT_RATES, LEVER_CONFIGS, MARKETS, OPTION_PERIODS } from './seed-data';
 
 /** Idempotent reference data and the first operator account. Runs after migrations on every start. */
 @Injectable()
@@ -49,6 +49,13 @@ export class SeedService {
           p.maxQty,
           p.feeRate,
         ]);
+      }
+      for (const c of LEVER_CONFIGS) {
+        await m.query(
+          `INSERT INTO lever_configs (market_id, multiples, lot_value, min_lots, max_lots, fee_rate, maintenance_rate)
+           SELECT id, $2, $3, $4, $5, $6, $7 FROM markets WHERE symbol = $1 ON CONFLICT (market_id) DO NOTHING`,
+          [c.symbol, JSON.stringify(c.multiples), c.lotValue, c.minLots, c.maxLots, c.feeRate, c.maintenanceRate],
+        );
       }
       await m.query(`INSERT INTO settings (key, value) VALUES ('app', $1) ON CONFLICT (key) DO NOTHING`, [JSON.stringify(DEFAULT_APP_SETTINGS)]);
       await this.seedAdmin(m);

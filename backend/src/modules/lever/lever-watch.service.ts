@@ -1,0 +1,61 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { QueuesService } from '../../infra/queue/queues.service';
+import { MarketRegistry } from '../engine/market-registry.service';
+import type { Tick } from '../microtrade/microtrade.service';
+import { LeverService } from './lever.service';
+
+const QUEUE = 'lever-watch';
+const MAX_TICKS_PER_RUN = 600;
+
+/**
+ * The contract watcher: a BullMQ job scheduled every second evaluates every recorded mark-price
+ * tick since the last one it saw (a cursor per market), in order, for limit fills, liquidation,
+ * stop loss and take profit. Each trigger is a guarded update plus a ledger posting with its own
+ * command id, so a duplicate job, an overlapping worker or a restart fires it once.
+ */
+@Injectable()
+export class LeverWatchService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('LeverWatch');
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly registry: MarketRegistry,
+    private readonly lever: LeverService,
+    private readonly queues: QueuesService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.queues.workers) return;
+    const queue = this.queues.queue(QUEUE);
+    const worker = this.queues.worker(QUEUE, async () => this.watch());
+    worker.on('failed', (job, err) => this.logger.warn({ err }, `watch job ${job?.id} failed`));
+    await queue.upsertJobScheduler('lever-watch-every-second', { every: 1000 }, { name: 'watch', opts: { removeOnComplete: true, removeOnFail: 100 } });
+  }
+
+  /** Evaluates the ticks recorded since the cursor of each market; returns what fired. */
+  async watch(): Promise<{ ticks: number; filled: number; closed: number }> {
+    const out = { ticks: 0, filled: 0, closed: 0 };
+    for (const market of this.registry.all()) {
+      const [cursor] = await this.dataSource.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [market.id]);
+      // First run: start at the latest tick (history before the watcher existed is not replayed).
+      const ticks: Tick[] = cursor
+        ? await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND id > $2 ORDER BY id LIMIT $3', [
+            market.id,
+            cursor.tick_id,
+            MAX_TICKS_PER_RUN,
+          ])
+        : await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 ORDER BY id DESC LIMIT 1', [market.id]);
+      for (const tick of ticks) {
+        const r = await this.lever.evaluate(market.id, tick);
+        out.ticks++;
+        out.filled += r.filled;
+        out.closed += r.closed;
+        await this.dataSource.query(
+          `INSERT INTO lever_cursors (market_id, tick_id) VALUES ($1, $2) ON CONFLICT (market_id) DO UPDATE SET tick_id = GREATEST(lever_cursors.tick_id, EXCLUDED.tick_id)`,
+          [market.id, tick.id],
+        );
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { EngineModule } from '../engine/engine.module';
+import { LedgerModule } from '../ledger/ledger.module';
+import { LeverWatchService } from './lever-watch.service';
+import { LeverController } from './lever.controller';
+import { LeverService } from './lever.service';
+
+@Module({
+  imports: [LedgerModule, EngineModule],
+  controllers: [LeverController],
+  providers: [LeverService, LeverWatchService],
+  exports: [LeverService, LeverWatchService],
+})
+export class LeverModule {}

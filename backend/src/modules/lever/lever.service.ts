@@ -1,0 +1,396 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { updateReturning } from '../../infra/database/sql';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import type { Page } from '../../infra/http/page.dto';
+import { money, Money, moneyString } from '../../infra/money';
+import { USDT_ID } from '../coin-rate/pricing.service';
+import { EngineBus } from '../engine/engine-bus';
+import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
+import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { LedgerService, Movement } from '../ledger/ledger.service';
+import { Tick } from '../microtrade/microtrade.service';
+import { LeverConfig } from './lever-config.entity';
+import { equityAt, feeOf, isLiquidated, liquidationPrice, maintenanceOf, marginOf, pnlAt, slHit, tpHit, type PositionTerms } from './lever-math';
+import { CloseReason, LeverPosition } from './lever-position.entity';
+import type { LeverListDto, LeverSubmitDto, LeverTpSlDto } from './lever.dto';
+
+const FRESH_TICK_MS = 5000;
+const user = (userId: number, code: LedgerCode, available?: Money, frozen?: Money): Movement => ({
+  ownerType: 'user',
+  ownerId: userId,
+  accountType: 'lever',
+  currencyId: USDT_ID,
+  code,
+  ...(available ? { available: moneyString(available) } : {}),
+  ...(frozen ? { frozen: moneyString(frozen) } : {}),
+});
+const house = (code: LedgerCode, available: Money): Movement => ({
+  ownerType: 'system',
+  ownerId: SYSTEM_OWNER_ID,
+  accountType: 'treasury',
+  currencyId: USDT_ID,
+  code,
+  available: moneyString(available),
+});
+
+function terms(p: LeverPosition): PositionTerms {
+  return { side: p.side, lots: p.lots, lotValue: p.lotValue, multiple: p.multiple, openPrice: p.openPrice!, maintenanceRate: p.maintenanceRate };
+}
+
+/**
+ * Contracts (lever): positions margined in USDT in the contract account, opened and closed on
+ * recorded mark-price ticks, with the house (system `treasury`) as the counterparty. Ledger: 20
+ * margin (available → frozen), 21 fee, 22 margin back, 30 closing funds (the realised P/L).
+ */
+@Injectable()
+export class LeverService {
+  private readonly logger = new Logger('Lever');
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly registry: MarketRegistry,
+    private readonly bus: EngineBus,
+  ) {}
+
+  private async config(market: MarketInfo): Promise<LeverConfig> {
+    const c = await this.dataSource.getRepository(LeverConfig).findOne({ where: { marketId: market.id, enabled: true } });
+    if (!c) throw new BusinessError(ErrorCode.MARKET_NOT_FOUND);
+    return c;
+  }
+
+  private async latestTick(marketId: number): Promise<Tick | undefined> {
+    const [row] = await this.dataSource.query(
+      'SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND ts <= $2 ORDER BY ts DESC, id DESC LIMIT 1',
+      [marketId, new Date()],
+    );
+    return row;
+  }
+
+  private async freshTick(market: MarketInfo): Promise<Tick> {
+    const tick = await this.latestTick(market.id);
+    if (!tick || Date.now() - new Date(tick.ts).getTime() > FRESH_TICK_MS)
+      throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: market.base.symbol });
+    return tick;
+  }
+
+  /** lever/deal: the market's contract rules, the user's contract balance, last and mark price, open positions. */
+  async deal(userId: number, symbol: string) {
+    const market = this.registry.get(symbol);
+    const c = await this.config(market);
+    const [tick, [last], balances, open] = await Promise.all([
+      this.latestTick(market.id),
+      this.dataSource.query('SELECT price::text FROM trades WHERE market_id = $1 ORDER BY trade_id DESC LIMIT 1', [market.id]),
+      this.ledger.balancesOf('user', userId),
+      this.dataSource.getRepository(LeverPosition).find({ where: { userId, marketId: market.id, status: In(['pending', 'holding']) }, order: { id: 'DESC' } }),
+    ]);
+    const b = balances.find((x) => x.accountType === 'lever' && x.currencyId === USDT_ID);
+    return {
+      symbol: market.symbol,
+      multiples: c.multiples,
+      lot_value: moneyString(c.lotValue),
+      min_lots: c.minLots,
+      max_lots: c.maxLots,
+      fee_rate: moneyString(c.feeRate),
+      maintenance_rate: moneyString(c.maintenanceRate),
+      available: b?.available ?? '0',
+      frozen: b?.frozen ?? '0',
+      last_price: last ? moneyString(last.price) : null,
+      mark_price: tick ? moneyString(tick.price) : null,
+      mark_tick_id: tick?.id ?? null,
+      positions: open.map((p) => this.view(p, market.symbol, tick?.price)),
+    };
+  }
+
+  /** lever/submit: the spec's checks in order, then the margin and fee (market) or their freeze (limit). */
+  async submit(userId: number, dto: LeverSubmitDto) {
+    const market = this.registry.get(dto.symbol);
+    const c = await this.config(market);
+    const lots = Number(dto.lots);
+    if (!Number.isSafeInteger(lots) || lots < 1) throw new BusinessError(ErrorCode.VALIDATION, 'error.lots_integer');
+    if (lots < c.minLots || lots > c.maxLots)
+      throw new BusinessError(ErrorCode.LEVER_LOTS_RANGE, undefined, { min: String(c.minLots), max: String(c.maxLots) });
+    if (!c.multiples.includes(dto.multiple)) throw new BusinessError(ErrorCode.LEVER_MULTIPLE_INVALID, undefined, { multiples: c.multiples.join(', ') });
+    if (dto.type === 'limit' && (!dto.price || money(dto.price).lte(0))) throw new BusinessError(ErrorCode.VALIDATION, 'error.price_invalid');
+    const tick = dto.type === 'market' ? await this.freshTick(market) : undefined;
+    const reference = dto.type === 'market' ? tick!.price : dto.price!;
+    this.checkTpSl(dto.side, reference, dto.take_profit, dto.stop_loss);
+
+    const margin = marginOf(lots, c.lotValue, dto.multiple);
+    const fee = feeOf(lots, c.lotValue, c.feeRate);
+    const position = await this.dataSource.transaction(async (m) => {
+      if (dto.client_id) {
+        const prior = await m.getRepository(LeverPosition).findOne({ where: { userId, clientId: dto.client_id } });
+        if (prior) return prior;
+      }
+      const repo = m.getRepository(LeverPosition);
+      const p = await repo.save(
+        repo.create({
+          userId,
+          marketId: market.id,
+          side: dto.side,
+          type: dto.type,
+          lots,
+          multiple: dto.multiple,
+          lotValue: c.lotValue,
+          margin: moneyString(margin),
+          fee: moneyString(fee),
+          maintenanceRate: c.maintenanceRate,
+          targetPrice: dto.type === 'limit' ? moneyString(dto.price!) : null,
+          takeProfit: moneyString(dto.take_profit),
+          stopLoss: moneyString(dto.stop_loss),
+          status: dto.type === 'market' ? 'holding' : 'pending',
+          openPrice: tick ? moneyString(tick.price) : null,
+          openTickId: tick?.id ?? null,
+          openedAt: tick ? new Date() : null,
+          clientId: dto.client_id ?? null,
+        }),
+      );
+      if (dto.type === 'market') await this.postOpen(m, p, false);
+      else {
+        const total = margin.plus(fee);
+        await this.ledger.post(
+          {
+            commandId: `lever-order:${p.id}`,
+            refType: 'lever',
+            refId: p.id,
+            actor: `user:${userId}`,
+            movements: [user(userId, LedgerCode.Freeze, total.negated(), total)],
+          },
+          m,
+        );
+      }
+      return p;
+    });
+    this.bus.emit('balance', userId);
+    return this.view(position, market.symbol, tick?.price);
+  }
+
+  private checkTpSl(side: 'long' | 'short', reference: string, tp: string, sl: string): void {
+    const ok = side === 'long' ? money(tp).gt(reference) && money(sl).lt(reference) : money(tp).lt(reference) && money(sl).gt(reference);
+    if (!ok)
+      throw new BusinessError(ErrorCode.LEVER_TPSL_SIDE, side === 'long' ? 'error.tpsl_side_long' : 'error.tpsl_side_short', { price: moneyString(reference) });
+  }
+
+  /** Margin into frozen (20) and the fee to the exchange (21); a filled limit order first releases its freeze (902). */
+  private async postOpen(m: EntityManager, p: LeverPosition, fromFreeze: boolean): Promise<void> {
+    const margin = money(p.margin);
+    const fee = money(p.fee);
+    const movements: Movement[] = [];
+    if (fromFreeze) movements.push(user(p.userId, LedgerCode.Unfreeze, margin.plus(fee), margin.plus(fee).negated()));
+    movements.push(user(p.userId, LedgerCode.LeverageDeduction, margin.negated(), margin));
+    if (fee.gt(0)) {
+      movements.push(user(p.userId, LedgerCode.LeverageFee, fee.negated()));
+      movements.push({
+        ownerType: 'system',
+        ownerId: SYSTEM_OWNER_ID,
+        accountType: 'fees',
+        currencyId: USDT_ID,
+        code: LedgerCode.LeverageFee,
+        available: moneyString(fee),
+      });
+    }
+    await this.ledger.post(
+      { commandId: `lever-open:${p.id}`, refType: 'lever', refId: p.id, actor: fromFreeze ? 'system:lever-watch' : `user:${p.userId}`, movements },
+      m,
+    );
+  }
+
+  async list(userId: number, q: LeverListDto): Promise<Page<ReturnType<LeverService['view']>>> {
+    const [rows, total] = await this.dataSource
+      .getRepository(LeverPosition)
+      .findAndCount({ where: { userId, status: q.status }, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
+    const marks = new Map<number, string | undefined>();
+    for (const id of new Set(rows.map((r) => r.marketId))) marks.set(id, (await this.latestTick(id))?.price);
+    return {
+      items: rows.map((p) => this.view(p, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', marks.get(p.marketId))),
+      total,
+      page: q.page,
+      limit: q.limit,
+    };
+  }
+
+  /** lever/close (confirmed in the app): at the latest recorded mark tick. */
+  async close(userId: number, id: string) {
+    const p = await this.own(userId, id);
+    if (p.status !== 'holding') throw new BusinessError(ErrorCode.POSITION_CLOSED);
+    const market = this.registry.byIdOrUndefined(p.marketId)!;
+    const tick = await this.freshTick(market);
+    const closed = await this.closeAt(p, tick, 'user');
+    if (!closed) throw new BusinessError(ErrorCode.POSITION_CLOSED);
+    return this.view(closed, market.symbol, tick.price);
+  }
+
+  async setTpSl(userId: number, dto: LeverTpSlDto) {
+    const p = await this.own(userId, dto.id);
+    if (p.status !== 'holding' && p.status !== 'pending') throw new BusinessError(ErrorCode.POSITION_CLOSED);
+    const market = this.registry.byIdOrUndefined(p.marketId)!;
+    const reference = p.status === 'holding' ? (await this.freshTick(market)).price : p.targetPrice!;
+    this.checkTpSl(p.side, reference, dto.take_profit, dto.stop_loss);
+    const rows = await updateReturning<{ id: string }>(
+      this.dataSource.manager,
+      `UPDATE lever_positions SET take_profit = $2, stop_loss = $3 WHERE id = $1 AND status IN ('pending', 'holding') RETURNING id::text`,
+      [p.id, moneyString(dto.take_profit), moneyString(dto.stop_loss)],
+    );
+    if (!rows.length) throw new BusinessError(ErrorCode.POSITION_CLOSED);
+    return this.view({ ...p, takeProfit: dto.take_profit, stopLoss: dto.stop_loss }, market.symbol, reference);
+  }
+
+  /** Cancels a pending limit order: exactly its freeze is released (902). */
+  async cancel(userId: number, id: string) {
+    const p = await this.own(userId, id);
+    const done = await this.dataSource.transaction(async (m) => {
+      const rows = await updateReturning(
+        m,
+        `UPDATE lever_positions SET status = 'cancelled', closed_at = now() WHERE id = $1 AND status = 'pending' RETURNING id`,
+        [p.id],
+      );
+      if (!rows.length) return false;
+      const total = money(p.margin).plus(p.fee);
+      await this.ledger.post(
+        {
+          commandId: `lever-cancel:${p.id}`,
+          refType: 'lever',
+          refId: p.id,
+          actor: `user:${userId}`,
+          movements: [user(userId, LedgerCode.Unfreeze, total, total.negated())],
+        },
+        m,
+      );
+      return true;
+    });
+    if (!done) throw new BusinessError(ErrorCode.POSITION_CLOSED);
+    this.bus.emit('balance', userId);
+    return this.view({ ...p, status: 'cancelled' }, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', undefined);
+  }
+
+  private async own(userId: number, id: string): Promise<LeverPosition> {
+    const p = await this.dataSource.getRepository(LeverPosition).findOne({ where: { id, userId } });
+    if (!p) throw new BusinessError(ErrorCode.POSITION_NOT_FOUND);
+    return p;
+  }
+
+  /** Opens a pending limit order on a tick that crossed its target (once: guarded update). */
+  async fillAt(p: LeverPosition, tick: Tick): Promise<boolean> {
+    const done = await this.dataSource.transaction(async (m) => {
+      const rows = await updateReturning(
+        m,
+        `UPDATE lever_positions SET status = 'holding', open_price = $2, open_tick_id = $3, opened_at = $4 WHERE id = $1 AND status = 'pending' RETURNING id`,
+        [p.id, moneyString(tick.price), tick.id, tick.ts],
+      );
+      if (!rows.length) return false;
+      await this.postOpen(m, p, true);
+      return true;
+    });
+    if (done) this.bus.emit('balance', p.userId);
+    return done;
+  }
+
+  /**
+   * Closes a holding position on a recorded tick, once (the guarded update): the margin comes back
+   * (22) and the P/L is settled with the house (30). A loss never exceeds the margin: the account
+   * cannot go negative, and a gap beyond it is the house's.
+   */
+  async closeAt(p: LeverPosition, tick: Tick, reason: CloseReason): Promise<LeverPosition | undefined> {
+    const t = terms(p);
+    const margin = money(p.margin);
+    const raw = pnlAt(t, tick.price);
+    const pnl = Money.max(raw, margin.negated());
+    const closed = await this.dataSource.transaction(async (m) => {
+      const rows = await updateReturning(
+        m,
+        `UPDATE lever_positions SET status = 'closed', close_price = $2, close_tick_id = $3, close_reason = $4, closed_at = $5, pnl = $6 WHERE id = $1 AND status = 'holding' RETURNING id`,
+        [p.id, moneyString(tick.price), tick.id, reason, tick.ts, moneyString(pnl)],
+      );
+      if (!rows.length) return undefined;
+      const movements: Movement[] = [user(p.userId, LedgerCode.LeverageIncrease, margin, margin.negated())];
+      if (pnl.gt(0)) movements.push(house(LedgerCode.ClosingFunds, pnl.negated()), user(p.userId, LedgerCode.ClosingFunds, pnl));
+      if (pnl.lt(0)) movements.push(user(p.userId, LedgerCode.ClosingFunds, pnl), house(LedgerCode.ClosingFunds, pnl.negated()));
+      await this.ledger.post(
+        {
+          commandId: `lever-close:${p.id}`,
+          refType: 'lever',
+          refId: p.id,
+          actor: reason === 'user' ? `user:${p.userId}` : 'system:lever-watch',
+          memo: `${reason} tick ${tick.id}`,
+          movements,
+        },
+        m,
+      );
+      return {
+        ...p,
+        status: 'closed' as const,
+        closePrice: moneyString(tick.price),
+        closeTickId: tick.id,
+        closeReason: reason,
+        closedAt: new Date(tick.ts),
+        pnl: moneyString(pnl),
+      };
+    });
+    if (closed) this.bus.emit('balance', p.userId);
+    return closed;
+  }
+
+  /** Evaluates one recorded tick: limit fills, then liquidation, stop loss and take profit (in that order). */
+  async evaluate(marketId: number, tick: Tick): Promise<{ filled: number; closed: number }> {
+    const repo = this.dataSource.getRepository(LeverPosition);
+    let filled = 0;
+    let closed = 0;
+    const pending = await repo.find({ where: { marketId, status: 'pending' } });
+    for (const p of pending) {
+      if (new Date(p.createdAt).getTime() > new Date(tick.ts).getTime()) continue;
+      const crossed = p.side === 'long' ? money(tick.price).lte(p.targetPrice!) : money(tick.price).gte(p.targetPrice!);
+      if (crossed && (await this.fillAt(p, tick).catch((err) => (this.logger.error({ err }, `fill of #${p.id} failed`), false)))) filled++;
+    }
+    const holding = await repo.find({ where: { marketId, status: 'holding' } });
+    for (const p of holding) {
+      if (BigInt(tick.id) <= BigInt(p.openTickId!)) continue;
+      const t = terms(p);
+      const reason: CloseReason | undefined = isLiquidated(t, tick.price)
+        ? 'liquidation'
+        : slHit(p.side, p.stopLoss, tick.price)
+          ? 'stop_loss'
+          : tpHit(p.side, p.takeProfit, tick.price)
+            ? 'take_profit'
+            : undefined;
+      if (reason && (await this.closeAt(p, tick, reason).catch((err) => (this.logger.error({ err }, `close of #${p.id} failed`), undefined)))) closed++;
+    }
+    return { filled, closed };
+  }
+
+  view(p: LeverPosition, symbol: string, mark: string | undefined) {
+    const open = p.status === 'holding' && p.openPrice;
+    const t = open ? terms(p) : undefined;
+    const price = open && mark ? mark : undefined;
+    return {
+      id: p.id,
+      symbol,
+      side: p.side,
+      type: p.type,
+      lots: p.lots,
+      multiple: p.multiple,
+      lot_value: moneyString(p.lotValue),
+      margin: moneyString(p.margin),
+      fee: moneyString(p.fee),
+      status: p.status,
+      target_price: p.targetPrice === null ? null : moneyString(p.targetPrice),
+      open_price: p.openPrice === null ? null : moneyString(p.openPrice),
+      open_tick_id: p.openTickId,
+      current_price: p.status === 'closed' ? moneyString(p.closePrice!) : mark ? moneyString(mark) : null,
+      take_profit: moneyString(p.takeProfit),
+      stop_loss: moneyString(p.stopLoss),
+      pnl: p.status === 'closed' ? moneyString(p.pnl!) : t && price ? moneyString(pnlAt(t, price)) : null,
+      /** equity / margin, in percent (truncated). */
+      risk_rate: t && price ? equityAt(t, price).div(p.margin).times(100).toDecimalPlaces(2, 1).toString() : null,
+      maintenance_margin: t ? moneyString(maintenanceOf(t)) : null,
+      liquidation_price: t ? moneyString(liquidationPrice(t)) : null,
+      close_price: p.closePrice === null ? null : moneyString(p.closePrice),
+      close_tick_id: p.closeTickId,
+      close_reason: p.closeReason,
+      opened_at: p.openedAt ? new Date(p.openedAt).toISOString() : null,
+      closed_at: p.closedAt ? new Date(p.closedAt).toISOString() : null,
+      created_at: new Date(p.createdAt ?? Date.now()).toISOString(),
+    };
+  }
+}

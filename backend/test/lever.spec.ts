@@ -1,0 +1,224 @@
+import { moneyString } from '../src/infra/money';
+import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
+import { LeverService } from '../src/modules/lever/lever.service';
+import { registerByEmail } from './support/accounts';
+import { deposit } from './support/funding';
+import { startTestApp, TestApp } from './support/test-app';
+
+const USDT = 3;
+const BTC_MARKET = 1;
+// The test records the mark-price ticks itself and drives the watcher by hand.
+process.env.MARK_PRICE = 'off';
+
+describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ optionWorker: false, flashExchange: { feeRate: '0.002', quoteTtlSeconds: 15, float: { USDT: '1000000' } } });
+  });
+  afterAll(() => t.close());
+  afterEach(async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true));
+
+  let clock = Date.now() - 3000;
+  /** Ticks in strictly increasing time (the latest one is "now" for the freshness check). */
+  const tick = async (price: string) => {
+    clock = Math.max(clock + 1, Date.now());
+    return (await t.ds.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, $3) RETURNING id::text', [BTC_MARKET, price, new Date(clock)]))[0]
+      .id as string;
+  };
+  const watch = () => t.app.get(LeverWatchService).watch();
+  const lever = async (userId: number) => {
+    const [b] = await t.ds.query(
+      `SELECT available::text, frozen::text FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'lever' AND currency_id = 3`,
+      [userId],
+    );
+    return { available: moneyString(b?.available ?? '0'), frozen: moneyString(b?.frozen ?? '0') };
+  };
+  const post = (token: string, path: string, body: Record<string, unknown>) =>
+    t.http().post(`/api/lever/${path}`).set('Authorization', token).type('form').send(body);
+  const open = (token: string, body: Record<string, unknown>) => post(token, 'submit', { symbol: 'BTC/USDT', type: 'market', multiple: 10, ...body });
+
+  async function trader(usdt = '1000') {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, USDT, usdt);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/wallet/change')
+          .set('Authorization', u.token)
+          .type('form')
+          .send({ from: 'coin', to: 'lever', currency_id: USDT, amount: usdt })
+      ).body.code,
+    ).toBe(1);
+    return u;
+  }
+
+  it('the spec prompts, each changing nothing', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('50');
+    const before = (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n;
+    const cases = [
+      [{ side: 'long', take_profit: '66000', stop_loss: '55000' }, 'Lots are required'],
+      [{ side: 'long', lots: '0', take_profit: '66000', stop_loss: '55000' }, 'Lots must be a whole number of at least 1'],
+      [{ side: 'long', lots: '1.5', take_profit: '66000', stop_loss: '55000' }, 'Lots must be a whole number of at least 1'],
+      [{ side: 'long', lots: '1', multiple: 7, take_profit: '66000', stop_loss: '55000' }, 'Choose one of the offered multiples'],
+      [{ side: 'long', lots: '1', stop_loss: '55000' }, 'Take-profit price is required'],
+      [{ side: 'long', lots: '1', take_profit: '66000' }, 'Stop-loss price is required'],
+      [{ side: 'long', lots: '1', take_profit: '59000', stop_loss: '55000' }, 'For a long position, take profit must be above 60000 and stop loss below it'],
+      [{ side: 'short', lots: '1', take_profit: '61000', stop_loss: '65000' }, 'For a short position, take profit must be below 60000 and stop loss above it'],
+      [{ side: 'long', lots: '10', take_profit: '66000', stop_loss: '55000' }, 'Insufficient balance'],
+    ] as const;
+    for (const [body, message] of cases) expect((await open(u.token, body)).body.message).toBe(message);
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n).toBe(before);
+    const deal = (await post(u.token, 'deal', { symbol: 'BTC/USDT' })).body.data;
+    expect(deal).toMatchObject({ multiples: [5, 10, 20, 50, 100], lot_value: '100', min_lots: 1, fee_rate: '0.001', available: '50', mark_price: '60000' });
+  });
+
+  it('worked example: 10 lots × 100 USDT at 60,000, ×10 → margin 100, fee 1; closed at 61,200 → +20 (20/21/22/30)', async () => {
+    await tick('60000');
+    const u = await trader('1000');
+    const p = (await open(u.token, { side: 'long', lots: '10', take_profit: '66000', stop_loss: '55000' })).body.data;
+    expect(p).toMatchObject({ status: 'holding', margin: '100', fee: '1', open_price: '60000', liquidation_price: '54300', maintenance_margin: '5' });
+    expect(await lever(u.user.id)).toEqual({ available: '899', frozen: '100' });
+    await tick('61200');
+    const list = (await post(u.token, 'my_trade', { status: 'holding' })).body.data.items[0];
+    expect(list).toMatchObject({ pnl: '20', current_price: '61200', risk_rate: '120' });
+    const closed = (await post(u.token, 'close', { id: p.id })).body;
+    expect(closed).toMatchObject({ code: 1, message: 'Position closed', data: { status: 'closed', close_price: '61200', pnl: '20', close_reason: 'user' } });
+    expect(await lever(u.user.id)).toEqual({ available: '1019', frozen: '0' });
+    expect((await post(u.token, 'close', { id: p.id })).body.code).toBe(2414);
+    const codes = await t.ds.query(`SELECT DISTINCT code FROM ledger_entries WHERE ref_type = 'lever' AND ref_id = $1 AND owner_type = 'user' ORDER BY code`, [
+      p.id,
+    ]);
+    expect(codes.map((c: { code: number }) => c.code)).toEqual([20, 21, 22, 30]);
+  });
+
+  it('take profit, stop loss and liquidation fire on the first tick that crosses, once', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const tp = (await open(u.token, { side: 'long', lots: '10', take_profit: '62000', stop_loss: '55000' })).body.data;
+    const sl = (await open(u.token, { side: 'short', lots: '10', take_profit: '50000', stop_loss: '61000' })).body.data;
+    const liq = (await open(u.token, { side: 'long', lots: '10', take_profit: '70000', stop_loss: '1' })).body.data;
+    await tick('60999.99');
+    await watch();
+    expect((await post(u.token, 'my_trade', { status: 'holding' })).body.data.total).toBe(3);
+    await tick('61000'); // the short's stop loss: −1000 × (61000/60000 − 1) = −16.66666666
+    await tick('62000'); // the long's take profit: +33.33333333
+    await Promise.all([watch(), watch()]); // a duplicated job fires each trigger once
+    const closed = (await post(u.token, 'my_trade', { status: 'closed' })).body.data.items;
+    const byId = new Map(closed.map((x: { id: string }) => [x.id, x]));
+    expect(byId.get(sl.id)).toMatchObject({ close_reason: 'stop_loss', close_price: '61000', pnl: '-16.66666666' });
+    expect(byId.get(tp.id)).toMatchObject({ close_reason: 'take_profit', close_price: '62000', pnl: '33.33333333' });
+    await tick('54300.01');
+    await watch();
+    expect((await post(u.token, 'my_trade', { status: 'holding' })).body.data.items.map((x: { id: string }) => x.id)).toEqual([liq.id]);
+    await tick('54300');
+    await watch();
+    const [l] = (await post(u.token, 'my_trade', { status: 'closed' })).body.data.items;
+    expect(l).toMatchObject({ id: liq.id, close_reason: 'liquidation', pnl: '-95' });
+    const [{ n }] = await t.ds.query(
+      `SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'lever' AND code = 22 AND owner_type = 'user' AND ref_id = ANY($1)`,
+      [[tp.id, sl.id, liq.id]],
+    );
+    expect(n).toBe(3);
+    // 1000 − 3 × 101 + (100 + 33.33333333) + (100 − 16.66666666) + (100 − 95)
+    expect(await lever(u.user.id)).toEqual({ available: '918.66666667', frozen: '0' });
+  });
+
+  it('a gap past the margin loses the margin only: the account never goes negative', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('101');
+    await open(u.token, { side: 'long', lots: '10', take_profit: '70000', stop_loss: '1' });
+    await tick('50000');
+    await watch();
+    const [p] = (await post(u.token, 'my_trade', { status: 'closed' })).body.data.items;
+    expect(p).toMatchObject({ close_reason: 'liquidation', pnl: '-100' });
+    expect(await lever(u.user.id)).toEqual({ available: '0', frozen: '0' });
+  });
+
+  it('a limit order freezes margin and fee, opens on the tick that crosses its price, and cancels exactly', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const placed = (await open(u.token, { type: 'limit', price: '59000', side: 'long', lots: '10', take_profit: '65000', stop_loss: '55000' })).body;
+    expect(placed.message).toBe('Order placed');
+    const limit = placed.data;
+    expect(limit).toMatchObject({ status: 'pending', target_price: '59000' });
+    expect(await lever(u.user.id)).toEqual({ available: '899', frozen: '101' });
+    await tick('59500');
+    await watch();
+    expect((await post(u.token, 'my_trade', { status: 'pending' })).body.data.total).toBe(1);
+    await tick('58990');
+    await watch();
+    const [h] = (await post(u.token, 'my_trade', { status: 'holding' })).body.data.items;
+    expect(h).toMatchObject({ id: limit.id, open_price: '58990' });
+    expect(await lever(u.user.id)).toEqual({ available: '899', frozen: '100' });
+
+    const other = (await open(u.token, { type: 'limit', price: '50000', side: 'long', lots: '5', take_profit: '65000', stop_loss: '45000' })).body.data;
+    expect(await lever(u.user.id)).toEqual({ available: '848.5', frozen: '150.5' });
+    expect((await post(u.token, 'cancel', { id: other.id })).body.code).toBe(1);
+    expect((await post(u.token, 'cancel', { id: other.id })).body.code).toBe(2414);
+    expect(await lever(u.user.id)).toEqual({ available: '899', frozen: '100' });
+    const stranger = await trader('10');
+    expect((await post(stranger.token, 'close', { id: h.id })).body.code).toBe(2413);
+    expect((await post(u.token, 'tpsl', { id: h.id, take_profit: '57000', stop_loss: '55000' })).body.code).toBe(2412);
+    expect((await post(u.token, 'tpsl', { id: h.id, take_profit: '64000', stop_loss: '56000' })).body.data).toMatchObject({
+      take_profit: '64000',
+      stop_loss: '56000',
+    });
+  });
+
+  it('a seeded random run of 1,000 contract operations keeps the trial balance exact', async () => {
+    const svc = t.app.get(LeverService);
+    let seed = 777;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const users = await Promise.all(Array.from({ length: 8 }, () => trader('5000')));
+    let price = 60000;
+    await tick(String(price));
+    await watch();
+    let ops = 0;
+    for (let i = 0; i < 1000; i++) {
+      const u = users[Math.floor(rand() * users.length)];
+      const r = rand();
+      if (r < 0.1) {
+        price = Math.max(1000, Math.round(price * (1 + (rand() - 0.5) * 0.06)));
+        await tick(String(price));
+        await watch();
+      } else if (r < 0.6) {
+        const side = rand() < 0.5 ? 'long' : 'short';
+        const limit = rand() < 0.3;
+        const ref = limit ? Math.round(price * (1 + (rand() - 0.5) * 0.02)) : price;
+        const tp = side === 'long' ? ref * 1.03 : ref * 0.97;
+        const sl = side === 'long' ? ref * 0.98 : ref * 1.02;
+        await svc
+          .submit(u.user.id, {
+            symbol: 'BTC/USDT',
+            side,
+            type: limit ? 'limit' : 'market',
+            lots: String(1 + Math.floor(rand() * 20)),
+            multiple: [5, 10, 20, 50, 100][Math.floor(rand() * 5)],
+            price: String(ref),
+            take_profit: String(Math.round(tp)),
+            stop_loss: String(Math.round(sl)),
+          })
+          .catch(() => undefined);
+      } else {
+        const [p] = await t.ds.query(
+          `SELECT id::text, status FROM lever_positions WHERE user_id = $1 AND status IN ('pending', 'holding') ORDER BY random() LIMIT 1`,
+          [u.user.id],
+        );
+        if (p) await (p.status === 'holding' ? svc.close(u.user.id, p.id) : svc.cancel(u.user.id, p.id)).catch(() => undefined);
+      }
+      ops++;
+    }
+    expect(ops).toBe(1000);
+    const tb = await t.app.get(TrialBalanceService).compute();
+    expect(tb.ok).toBe(true);
+    const [{ closed }] = await t.ds.query(`SELECT COUNT(*)::int AS closed FROM lever_positions WHERE status = 'closed'`);
+    expect(closed).toBeGreaterThan(50);
+  });
+});

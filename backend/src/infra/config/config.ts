@@ -25,7 +25,7 @@ export interface AppConfig {
   withdrawals: { perDay: number; dailyLimitBasic: string; dailyLimitAdvanced: string };
   /** Flash exchange: fee rate taken from what the user receives, quote lifetime, and the desk's starting float. */
   flashExchange: { feeRate: string; quoteTtlSeconds: number; float: Record<string, string> };
-  /** The option delivery worker runs in this process (OPTION_WORKER, on unless `off`; never in ROLE=api). */
+  /** BullMQ workers (option delivery, contract watcher) run in this process (OPTION_WORKER, on unless `off`; never in ROLE=api). */
   optionWorker: boolean;
   /** Directory of the local-disk upload storage (UPLOAD_DIR). */
   uploadDir: string;

@@ -16,6 +16,8 @@ const Account = lazyPage(() => import('../pages/settings/account/index/account.p
 const Security = lazyPage(() => import('../pages/settings/security/index/security.page').then((m) => m.SecurityPage));
 const ChangePassword = lazyPage(() => import('../pages/settings/security/changePassword/change-password.page').then((m) => m.ChangePasswordPage));
 const ChangePayPassword = lazyPage(() => import('../pages/settings/security/changePayPassword/change-pay-password.page').then((m) => m.ChangePayPasswordPage));
+const Trade = lazyPage(() => import('../pages/trade/index/trade.page').then((m) => m.TradePage));
+const Kline = lazyPage(() => import('../pages/trade/kline/kline.page').then((m) => m.KlinePage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -31,6 +33,8 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   security: Security,
   changePassword: ChangePassword,
   changePayPassword: ChangePayPassword,
+  trade: Trade,
+  kline: Kline,
 };
 
 // Aliases share their original's title.

@@ -20,19 +20,28 @@ export function RatePage({ titleKey }: { titleKey: string }) {
         {!rates ? (
           <Skeleton rows={6} />
         ) : (
-          <ul className="list" role="radiogroup" aria-label={t(titleKey)}>
+          <div className="list" role="radiogroup" aria-label={t(titleKey)}>
             {rates.map((r) => (
-              <li key={r.code}>
-                <button type="button" role="radio" aria-checked={r.code === code} className="list__item" onClick={() => setCode(r.code)} data-testid={`rate-${r.code}`}>
-                  <span>
-                    <strong>{r.code}</strong> <span className="muted">{r.symbol} · {r.name}</span>
-                    <small className="muted block">{t('rate.perUsd', { rate: r.rate, code: r.code })}</small>
+              <button
+                key={r.code}
+                type="button"
+                role="radio"
+                aria-checked={r.code === code}
+                className="list__item"
+                onClick={() => setCode(r.code)}
+                data-testid={`rate-${r.code}`}
+              >
+                <span>
+                  <strong>{r.code}</strong>{' '}
+                  <span className="muted">
+                    {r.symbol} · {r.name}
                   </span>
-                  {r.code === code && <Icon name="check" />}
-                </button>
-              </li>
+                  <small className="muted block">{t('rate.perUsd', { rate: r.rate, code: r.code })}</small>
+                </span>
+                {r.code === code && <Icon name="check" />}
+              </button>
             ))}
-          </ul>
+          </div>
         )}
       </section>
     </Page>

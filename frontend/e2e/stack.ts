@@ -35,7 +35,7 @@ export interface Stack {
   stop: () => Promise<void>;
 }
 
-export async function startStack(): Promise<Stack> {
+export async function startStack(opts: { simulator?: boolean } = {}): Promise<Stack> {
   for (const f of ['backend/dist/main.js', 'frontend/dist/index.html']) if (!existsSync(join(root, f))) throw new Error(`${f} is missing: run \`npm run build\` first (npm test does it)`);
   const db = `kestrel_e2e_${process.pid}_${randomBytes(3).toString('hex')}`;
   await sql(`CREATE DATABASE "${db}"`);
@@ -51,7 +51,7 @@ export async function startStack(): Promise<Stack> {
       REDIS_URL,
       REDIS_PREFIX: `e2e:${db}:`,
       LOG_LEVEL: 'warn',
-      MARKET_SIMULATOR: 'on',
+      MARKET_SIMULATOR: opts.simulator === false ? 'off' : 'on',
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       RATE_LIMIT_REGISTER_IP: '1000/60',

@@ -87,14 +87,18 @@ export function applyResponseRule<T>(body: Partial<Envelope<T>> | null | undefin
 }
 
 /** One call to the API: form-encoded, `Authorization` and `lang` headers, 60 s timeout, the response rule. */
-export async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, params?: Params, opts: RequestOptions = {}): Promise<T> {
+export async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, params?: Params | FormData, opts: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { lang: currentLang() };
   const token = useSessionStore.getState().token;
   if (token) headers.Authorization = token;
-  const query = formEncode(params);
+  const multipart = typeof FormData !== 'undefined' && params instanceof FormData;
+  const query = multipart ? '' : formEncode(params as Params | undefined);
   let url = `${API_BASE}/${path}`;
   const init: RequestInit = { method, headers };
-  if (method === 'GET') {
+  if (multipart) {
+    // Uploads (multipart): the browser sets the boundary in Content-Type.
+    init.body = params as FormData;
+  } else if (method === 'GET') {
     if (query) url += `?${query}`;
   } else {
     headers['Content-Type'] = 'application/x-www-form-urlencoded';
@@ -118,3 +122,18 @@ export async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, p
 
 export const get = <T>(path: string, params?: Params, opts?: RequestOptions) => request<T>('GET', path, params, opts);
 export const post = <T>(path: string, params?: Params, opts?: RequestOptions) => request<T>('POST', path, params, opts);
+export const put = <T>(path: string, params?: Params, opts?: RequestOptions) => request<T>('PUT', path, params, opts);
+/** One image to `upload/image` (multipart field `file`) under the same response rule. */
+export const uploadImage = (file: Blob, name = 'image.jpg', opts?: RequestOptions) => {
+  const form = new FormData();
+  form.append('file', file, name);
+  return request<{ id: string; url: string }>('POST', 'upload/image', form, opts);
+};
+
+/** An authorised image (`upload/{id}` needs the Authorization header, which an <img> cannot send) as a blob URL. */
+export async function fetchImageUrl(url: string): Promise<string> {
+  const token = useSessionStore.getState().token;
+  const res = await fetch(url.startsWith('/api/') ? `.${url}` : url, { headers: token ? { Authorization: token } : {} });
+  if (!res.ok || !(res.headers.get('content-type') ?? '').startsWith('image/')) throw new ApiError(t('common.error'), res.status);
+  return URL.createObjectURL(await res.blob());
+}

@@ -21,7 +21,7 @@ export interface Session {
   user: User;
 }
 export type Channel = 'phone' | 'email';
-export type CodePurpose = 'register' | 'forget' | 'fund_password';
+export type CodePurpose = 'register' | 'forget' | 'fund_password' | 'address';
 export interface QuoteGroup {
   quote: string;
   markets: TickerData[];

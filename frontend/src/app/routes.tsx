@@ -16,6 +16,26 @@ const Account = lazyPage(() => import('../pages/settings/account/index/account.p
 const Security = lazyPage(() => import('../pages/settings/security/index/security.page').then((m) => m.SecurityPage));
 const ChangePassword = lazyPage(() => import('../pages/settings/security/changePassword/change-password.page').then((m) => m.ChangePasswordPage));
 const ChangePayPassword = lazyPage(() => import('../pages/settings/security/changePayPassword/change-pay-password.page').then((m) => m.ChangePayPasswordPage));
+const Trade = lazyPage(() => import('../pages/trade/index/trade.page').then((m) => m.TradePage));
+const Kline = lazyPage(() => import('../pages/trade/kline/kline.page').then((m) => m.KlinePage));
+const Assets = lazyPage(() => import('../pages/assets/index/assets.page').then((m) => m.AssetsPage));
+const TradeAccount = lazyPage(() => import('../pages/assets/tradeAccount/trade-account.page').then((m) => m.TradeAccountPage));
+const AssetsRecord = lazyPage(() => import('../pages/assets/record/record.page').then((m) => m.RecordPage));
+const Transfer = lazyPage(() => import('../pages/assets/transfer/index/transfer.page').then((m) => m.TransferPage));
+const TransferRecord = lazyPage(() => import('../pages/assets/transfer/record/transfer-record.page').then((m) => m.TransferRecordPage));
+const Deposit = lazyPage(() => import('../pages/assets/deposit/index/deposit.page').then((m) => m.DepositPage));
+const DepositCharge = lazyPage(() => import('../pages/assets/deposit/charge/charge.page').then((m) => m.ChargePage));
+const DepositRedirect = lazyPage(() => import('../pages/assets/deposit/redirect/redirect.page').then((m) => m.RedirectPage));
+const Withdraw = lazyPage(() => import('../pages/assets/withdraw/index/withdraw.page').then((m) => m.WithdrawPage));
+const WithdrawDetail = lazyPage(() => import('../pages/assets/withdraw/detail/withdraw-detail.page').then((m) => m.WithdrawDetailPage));
+const Address = lazyPage(() => import('../pages/user/address/address/address.page').then((m) => m.AddressPage));
+const AddressIndex = lazyPage(() => import('../pages/user/address/address/address.page').then((m) => m.AddressIndexPage));
+const AddressCreate = lazyPage(() => import('../pages/user/address/create/create.page').then((m) => m.AddressCreatePage));
+const Fpjy = lazyPage(() => import('../pages/fpjy/fpjy/fpjy.page').then((m) => m.FpjyPage));
+const Rate = lazyPage(() => import('../pages/rate/index/rate.page').then((m) => m.RatePage));
+const Verification = lazyPage(() => import('../pages/verification/index/verification.page').then((m) => m.VerificationPage));
+const VerificationBasic = lazyPage(() => import('../pages/verification/basic/basic.page').then((m) => m.VerificationFormPage));
+const VerificationAdvanced = lazyPage(() => import('../pages/verification/basic/basic.page').then((m) => m.VerificationAdvancedPage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -31,6 +51,26 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   security: Security,
   changePassword: ChangePassword,
   changePayPassword: ChangePayPassword,
+  trade: Trade,
+  kline: Kline,
+  assets: Assets,
+  tradeAccount: TradeAccount,
+  assetsRecord: AssetsRecord,
+  transfer: Transfer,
+  transferRecord: TransferRecord,
+  deposit: Deposit,
+  depositCharge: DepositCharge,
+  depositRedirect: DepositRedirect,
+  withdraw: Withdraw,
+  withdrawDetail: WithdrawDetail,
+  address: Address,
+  addressIndex: AddressIndex,
+  addressCreate: AddressCreate,
+  fpjy: Fpjy,
+  rate: Rate,
+  verification: Verification,
+  verificationBasic: VerificationBasic,
+  verificationAdvanced: VerificationAdvanced,
 };
 
 // Aliases share their original's title.

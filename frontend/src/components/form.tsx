@@ -86,3 +86,20 @@ export function Segmented<T extends string>({ label, value, options, onChange }:
     </div>
   );
 }
+
+/** A labelled native select (one tap on a phone, read out by screen readers). */
+export function SelectField<T extends string>({ label, value, options, onChange, name }: { label: string; value: T; options: Array<{ value: T; label: string }>; onChange: (v: T) => void; name?: string }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} className="select" name={name} value={value} onChange={(e) => onChange(e.target.value as T)}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

@@ -18,4 +18,4 @@ export const storage = {
 };
 
 /** Keys this app keeps across "clear cache": the session and the user's choices. */
-export const KEPT_KEYS = ['token', 'user', 'lang', 'theme', 'upColor'];
+export const KEPT_KEYS = ['token', 'user', 'lang', 'theme', 'upColor', 'pricing'];

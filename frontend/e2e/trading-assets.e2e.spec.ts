@@ -1,0 +1,281 @@
+import AxeBuilder from '@axe-core/playwright';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { ADMIN, latestCode, startStack, type Stack } from './stack';
+
+/**
+ * Issue 7 on the real stack (simulator off, so the only trades are the users' and every balance is
+ * exact): user A verifies and deposits through the screens (photos and proof compressed and
+ * uploaded by the browser), user B through the API; the operator approves through the admin API;
+ * A places a limit sell on the trade screen, B a market buy by amount; both screens show the fill
+ * live; the assets screens show the exact balances and the 600/601/602 ledger rows; a transfer;
+ * screenshots at 390×844 in both themes (test-artifacts/), axe on the new screens.
+ */
+const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const USDT = 3;
+/** A decimal string without trailing zeros (the API may pad to the coin's decimals). */
+const norm = (s: string | null) => (s ?? '').replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+const BTC = 1;
+
+jest.setTimeout(180_000);
+
+let stack: Stack;
+let browser: Browser;
+let adminToken: string;
+const tag = `${process.pid}${Date.now().toString(36)}`;
+
+async function api<T>(method: 'GET' | 'POST', path: string, params: Record<string, string | number> = {}, token?: string): Promise<T> {
+  const body = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+  const res = await fetch(`${stack.url}/api/${path}${method === 'GET' && body ? `?${body}` : ''}`, {
+    method,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', lang: 'en', ...(token ? { Authorization: token } : {}) },
+    body: method === 'GET' ? undefined : body,
+  }).then((r) => r.json());
+  if (res.code !== 1) throw new Error(`${path}: ${JSON.stringify(res)}`);
+  return res.data as T;
+}
+
+/** A small PNG of one colour (each photo a different image). */
+function png(shade: number): Buffer {
+  const p = new PNG({ width: 32, height: 24 });
+  p.data.fill(shade);
+  return PNG.sync.write(p);
+}
+
+async function uploadApi(token: string, shade: number): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(png(shade))], { type: 'image/png' }), 'p.png');
+  const res = await fetch(`${stack.url}/api/upload/image`, { method: 'POST', headers: { Authorization: token }, body: form }).then((r) => r.json());
+  if (res.code !== 1) throw new Error(`upload: ${JSON.stringify(res)}`);
+  return res.data.id;
+}
+
+interface User {
+  email: string;
+  token: string;
+  user: unknown;
+}
+async function register(name: string): Promise<User> {
+  const email = `${name}.${tag}@kestrel.test`;
+  await api('POST', 'sms_mail', { email, purpose: 'register' });
+  const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
+    type: 'email',
+    email,
+    code: await latestCode(stack.url, email, 'register'),
+    password: 'pass-1234',
+    re_password: 'pass-1234',
+    agreement: 1,
+  });
+  await api('POST', 'sms_mail', { purpose: 'fund_password' }, s.token);
+  await api(
+    'POST',
+    'user/e_pwd',
+    { password: '135790', re_password: '135790', code: await latestCode(stack.url, email, 'fund_password'), channel: 'email' },
+    s.token,
+  );
+  return { email, ...s };
+}
+
+async function approveAll(kind: 'real_name' | 'deposits' | 'withdrawals') {
+  const page = await api<{ items: Array<{ id: string }> }>('GET', `admin/${kind}`, { status: 'review', limit: 100 }, adminToken);
+  for (const r of page.items) await api('POST', `admin/${kind}/${r.id}/approve`, { reason: 'checked' }, adminToken);
+  return page.items.length;
+}
+
+async function openAs(u: User): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(`${stack.url}/`);
+  await page.evaluate(
+    ([t, user]) => {
+      localStorage.setItem('token', t as string);
+      localStorage.setItem('user', JSON.stringify(user));
+      localStorage.setItem('theme', 'light');
+    },
+    [u.token, u.user],
+  );
+  return page;
+}
+
+/** Full navigation (a new document), so the stored session and theme are read at launch. */
+async function go(page: Page, path: string) {
+  await page.goto(`${stack.url}/?n=${Date.now()}#${path}`);
+  await page.locator('.nav-bar__title').first().waitFor();
+}
+
+const shots: Array<[string, string]> = [];
+async function shoot(page: Page, name: string, path: string, ready?: string) {
+  shots.push([name, path]);
+  const findings: string[] = [];
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => localStorage.setItem('theme', t), theme);
+    await go(page, path);
+    if (ready) await page.locator(ready).first().waitFor();
+    await page.waitForTimeout(400);
+    await page.screenshot({ path: join(ARTIFACTS, `${name}-${theme}.png`) });
+    const axe = await new AxeBuilder({ page }).disableRules(['region']).analyze();
+    findings.push(
+      ...axe.violations
+        .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+        .map((v) => `${name} ${theme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    );
+  }
+  await page.evaluate(() => localStorage.setItem('theme', 'light'));
+  expect(findings).toEqual([]);
+}
+
+let a: User;
+let b: User;
+let pageA: Page;
+let pageB: Page;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  stack = await startStack({ simulator: false });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  adminToken = (await api<{ token: string }>('POST', 'admin/login', ADMIN)).token;
+  await api('POST', 'admin/chains/1', { deposit_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', reason: 'e2e' }, adminToken); // USDT TRC20
+  await api('POST', 'admin/chains/6', { deposit_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', reason: 'e2e' }, adminToken); // BTC BITCOIN
+  [a, b] = await Promise.all([register('alice'), register('bob')]);
+  pageA = await openAs(a);
+  pageB = await openAs(b);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe('trading and assets screens on the real stack', () => {
+  it('A submits basic verification on the screen (three photos), B through the API; the operator approves both', async () => {
+    await go(pageA, '/pages/verification/basic');
+    await pageA.getByLabel('Country or region').fill('Portugal');
+    await pageA.getByLabel('Full name').fill('Alice Example');
+    await pageA.getByLabel('ID number').fill('AB123456');
+    await pageA.getByLabel('Contact address').fill('1 Rua Augusta, Lisboa');
+    for (const [label, shade] of [
+      ['Front of the document', 40],
+      ['Back of the document', 90],
+      ['You holding the document', 140],
+    ] as const) {
+      await pageA.getByLabel(label, { exact: true }).setInputFiles({ name: 'id.png', mimeType: 'image/png', buffer: png(shade) });
+    }
+    await pageA.waitForFunction(() => document.querySelectorAll('.image-upload__done').length === 3);
+    await pageA.getByTestId('kyc-submit').click();
+    await pageA.getByTestId('basic-state').waitFor();
+    expect(await pageA.getByTestId('basic-state').textContent()).toBe('Under review');
+    const [f, bk, h] = [await uploadApi(b.token, 30), await uploadApi(b.token, 60), await uploadApi(b.token, 120)];
+    await api(
+      'POST',
+      'user/real_name',
+      { country: 'Brazil', name: 'Bob Example', id_number: 'CD987654', address: 'Av. Paulista 1000', front_image: f, back_image: bk, hand_image: h },
+      b.token,
+    );
+    expect(await approveAll('real_name')).toBe(2);
+    await go(pageA, '/pages/verification/index');
+    await pageA.waitForFunction(() => document.querySelector('[data-testid="basic-state"]')?.textContent === 'Verified');
+  });
+
+  it('A reports a BTC deposit with a proof image on the screen, B a USDT one; approved, the assets screens show them', async () => {
+    await go(pageA, `/pages/assets/deposit/index?currency_id=${BTC}`);
+    await pageA.getByRole('radio', { name: 'BITCOIN' }).click();
+    await pageA.getByTestId('deposit-address').waitFor();
+    expect(await pageA.getByTestId('deposit-address').textContent()).toBe('bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq');
+    await pageA.getByTestId('go-charge').click();
+    await pageA.getByLabel('Amount (BTC)').fill('0.5');
+    await pageA.locator('input[type=file]').setInputFiles({ name: 'proof.png', mimeType: 'image/png', buffer: png(200) });
+    await pageA.locator('.image-upload__done').waitFor();
+    await pageA.getByTestId('charge-submit').click();
+    await pageA.getByTestId('deposit-submitted').waitFor();
+    const proof = await uploadApi(b.token, 220);
+    await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '1000', image_id: proof, client_id: `bob-${tag}` }, b.token);
+    expect(await approveAll('deposits')).toBe(2);
+    await go(pageA, '/pages/assets/record?tab=deposit');
+    expect(await pageA.getByTestId('record-status').first().textContent()).toBe('Passed');
+    await go(pageA, '/pages/assets/tradeAccount?account=coin');
+    expect(norm(await pageA.getByTestId('coin-BTC').getByTestId('coin-available').textContent())).toBe('0.5');
+  });
+
+  it('A places a limit sell, B a market buy by amount; both screens show the fill live; exact balances and ledger 600/601/602', async () => {
+    await go(pageA, '/pages/trade/index?symbol=BTC%2FUSDT');
+    await go(pageB, '/pages/trade/index?symbol=BTC%2FUSDT');
+    await pageA.getByRole('radio', { name: 'Sell' }).click();
+    await pageA.getByLabel('Price (USDT)').fill('50000');
+    await pageA.getByLabel('Quantity (BTC)').fill('0.01');
+    await pageA.getByTestId('place-order').click();
+    await pageA.getByTestId('current-orders').waitFor();
+    // B sees A's ask in the book live.
+    await pageB.waitForFunction(() => document.querySelector('[data-testid="order-book"]')?.textContent?.includes('50,000.00'));
+    await pageB.getByRole('radio', { name: 'Market' }).click();
+    await pageB.getByLabel('Amount (USDT)').fill('500');
+    await pageB.getByTestId('place-order').click();
+    // The fill arrives on both screens: latest trades, A's open order gone, B's history completed.
+    for (const p of [pageA, pageB])
+      await p.waitForFunction(() => document.querySelector('[data-testid="latest-trades"] tbody tr')?.textContent?.includes('50,000.00'));
+    await pageA.waitForFunction(() => !document.querySelector('[data-testid="current-orders"]'));
+    // A: 0.5 − 0.01 BTC; 500 − 0.5 fee (0.1 %) USDT. B: 1000 − 500 USDT; 0.01 − 0.00001 BTC.
+    await go(pageA, '/pages/assets/tradeAccount?account=coin');
+    await expect(pageA.getByTestId('coin-BTC').getByTestId('coin-total').textContent().then(norm)).resolves.toBe('0.49');
+    await expect(pageA.getByTestId('coin-USDT').getByTestId('coin-total').textContent().then(norm)).resolves.toBe('499.5');
+    await go(pageB, '/pages/assets/tradeAccount?account=coin');
+    await expect(pageB.getByTestId('coin-BTC').getByTestId('coin-total').textContent().then(norm)).resolves.toBe('0.00999');
+    await expect(pageB.getByTestId('coin-USDT').getByTestId('coin-total').textContent().then(norm)).resolves.toBe('500');
+    await go(pageA, `/pages/assets/tradeAccount?account=coin&currency_id=${USDT}`);
+    const codesA = await pageA.locator('[data-testid="ledger"] [data-code]').evaluateAll((els) => els.map((e) => e.getAttribute('data-code')));
+    expect(codesA).toEqual(expect.arrayContaining(['601', '602']));
+    await go(pageA, `/pages/assets/tradeAccount?account=coin&currency_id=${BTC}`);
+    expect(await pageA.locator('[data-testid="ledger"] [data-code="600"]').count()).toBeGreaterThan(0);
+  });
+
+  it('a transfer between accounts shows in the record and the ledger', async () => {
+    await go(pageB, `/pages/assets/transfer/index?currency_id=${USDT}`);
+    await pageB.getByLabel('Amount (USDT)').fill('25');
+    await pageB.getByTestId('transfer-submit').click();
+    await pageB.waitForFunction(() => document.querySelector('[data-testid="transfer-available"]')?.textContent?.includes('475'));
+    await go(pageB, '/pages/assets/transfer/record');
+    expect(await pageB.getByTestId('transfer-records').textContent()).toContain('25');
+  });
+
+  it('the pricing currency changes the totals', async () => {
+    await go(pageB, '/pages/assets/index');
+    const usd = await pageB.getByTestId('total-value').textContent();
+    await go(pageB, '/pages/rate/index');
+    await pageB.getByTestId('rate-EUR').click();
+    await go(pageB, '/pages/assets/index');
+    await pageB.waitForFunction(() => document.querySelector('.total-card p')?.textContent?.includes('EUR'));
+    expect(await pageB.getByTestId('total-value').textContent()).not.toBe(usd);
+    await pageB.evaluate(() => localStorage.setItem('pricing', 'USD'));
+  });
+
+  it('screenshots at 390×844 in both themes, axe clean, for every screen', async () => {
+    const list: Array<[string, string, string?]> = [
+      ['trade', '/pages/trade/index?symbol=BTC%2FUSDT', '[data-testid="order-book"]'],
+      ['kline', '/pages/trade/kline?symbol=BTC%2FUSDT', '[data-testid="kline"]'],
+      ['assets', '/pages/assets/index', '[data-testid="total-value"]'],
+      ['trade-account', '/pages/assets/tradeAccount?account=coin', '[data-testid="coin-list"]'],
+      ['asset-detail', `/pages/assets/tradeAccount?account=coin&currency_id=${USDT}`, '[data-testid="ledger"]'],
+      ['records', '/pages/assets/record?tab=deposit', '[data-testid="deposit-records"]'],
+      ['ledger', '/pages/assets/record?tab=ledger', '[data-testid="ledger"]'],
+      ['transfer', '/pages/assets/transfer/index', '[data-testid="transfer-submit"]'],
+      ['transfer-record', '/pages/assets/transfer/record'],
+      ['deposit', '/pages/assets/deposit/index', '[data-testid="deposit-address"]'],
+      ['deposit-charge', `/pages/assets/deposit/charge?currency_id=${USDT}&chain=TRC20`, '[data-testid="charge-submit"]'],
+      ['deposit-redirect', '/pages/assets/deposit/redirect'],
+      ['withdraw', '/pages/assets/withdraw/index', '[data-testid="withdraw-submit"]'],
+      ['address', '/pages/user/address/address'],
+      ['address-create', '/pages/user/address/create', '[data-testid="address-submit"]'],
+      ['fpjy', '/pages/fpjy/fpjy', '[data-testid="fpjy-quote-button"]'],
+      ['rate', '/pages/rate/index', '[data-testid="rate-USD"]'],
+      ['verification', '/pages/verification/index', '[data-testid="basic-state"]'],
+      ['verification-basic', '/pages/verification/basic'],
+      ['verification-advanced', '/pages/verification/advanced'],
+    ];
+    for (const [name, path, ready] of list) await shoot(pageA, name, path, ready);
+    expect(shots).toHaveLength(list.length);
+  });
+});

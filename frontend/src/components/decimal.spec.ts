@@ -1,0 +1,22 @@
+import { cmp, div, isAmount, mul, percentOf, toStep } from './decimal';
+
+describe('decimal-string helpers (truncated, never floats)', () => {
+  it('multiplies and divides without float error, truncating', () => {
+    expect(mul('0.1', '0.2', 8)).toBe('0.02000000');
+    expect(mul('91234.56', '0.00123', 2)).toBe('112.21');
+    expect(div('100', '3', 4)).toBe('33.3333');
+    expect(div('1', '0', 2)).toBe('0.00');
+  });
+  it('takes a share of a balance and snaps to a lot size, always down', () => {
+    expect(percentOf('1.00019999', 25, 8)).toBe('0.25004999');
+    expect(toStep('0.123456', '0.0001')).toBe('0.1234');
+    expect(toStep('12.999', '1')).toBe('12');
+  });
+  it('compares and validates amounts', () => {
+    expect(cmp('10.00', '9.999')).toBe(1);
+    expect(cmp('1', '1.0')).toBe(0);
+    expect(isAmount('1.5')).toBe(true);
+    expect(isAmount('1.')).toBe(false);
+    expect(isAmount('-1')).toBe(false);
+  });
+});

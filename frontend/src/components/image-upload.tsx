@@ -1,0 +1,78 @@
+import { useEffect, useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { uploadImage } from '../api/client';
+import { toast } from '../stores/toast.store';
+import { compressImage } from './image';
+
+/**
+ * A photo field: choose or take a picture, compressed in the browser, uploaded at once
+ * (`upload/image`); the parent keeps the upload id. Shows the local preview and the state.
+ */
+export function ImageUpload({
+  label,
+  value,
+  onChange,
+  error,
+  testId,
+}: {
+  label: string;
+  value: string;
+  onChange: (id: string) => void;
+  error?: string;
+  testId?: string;
+}) {
+  const { t } = useTranslation();
+  const inputId = useId();
+  const [preview, setPreview] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => () => void (preview && URL.revokeObjectURL(preview)), [preview]);
+
+  const pick = async (file: File | undefined) => {
+    if (!file) return;
+    setBusy(true);
+    try {
+      let blob: Blob = file;
+      try {
+        blob = await compressImage(file);
+      } catch {
+        // Not decodable here: send the original and let the server judge it.
+      }
+      const { id } = await uploadImage(blob, 'photo.jpg', { quiet: true });
+      setPreview(URL.createObjectURL(blob));
+      onChange(id);
+    } catch (e) {
+      toast(`${t('upload.failed')}${e instanceof Error && e.message ? `: ${e.message}` : ''}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className={`field image-upload${error ? ' has-error' : ''}`}>
+      <span className="field__label" id={`${inputId}-label`}>
+        {label}
+      </span>
+      <label htmlFor={inputId} className="image-upload__box" data-testid={testId}>
+        {preview ? (
+          <img src={preview} alt={t('upload.preview', { name: label })} />
+        ) : (
+          <span className="muted">{busy ? t('upload.uploading') : t('upload.choose')}</span>
+        )}
+        {value && !busy && <span className="image-upload__done">{t('upload.done')}</span>}
+      </label>
+      <input
+        id={inputId}
+        className="visually-hidden"
+        type="file"
+        accept="image/jpeg,image/png,image/*"
+        aria-labelledby={`${inputId}-label`}
+        disabled={busy}
+        onChange={(e) => void pick(e.target.files?.[0])}
+      />
+      {error && (
+        <p className="field__error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

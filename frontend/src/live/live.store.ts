@@ -1,0 +1,99 @@
+import type { BalanceData, OrderData } from '@kestrel/contracts';
+import { useEffect } from 'react';
+import { create } from 'zustand';
+import { getSocket, type MarketSocket } from '../api/socket';
+import { useSessionStore } from '../stores/session.store';
+
+export type LiveStatus = 'connecting' | 'live' | 'offline';
+
+interface LiveState {
+  status: LiveStatus;
+  /** Bumped after a reconnect without recovery: screens reload their snapshots when it changes. */
+  resync: number;
+  /** The private `balance` stream: last applied seq and the balances by `account:currency`. */
+  balanceSeq: number;
+  balances: Record<string, BalanceData>;
+  balanceVersion: number;
+  /** The private `order` stream: bumped on every order change, with the change. */
+  orderVersion: number;
+  lastOrder: OrderData | null;
+}
+
+export const balanceKey = (account: string, currencyId: number) => `${account}:${currencyId}`;
+
+export const useLiveStore = create<LiveState>(() => ({
+  status: 'connecting',
+  resync: 0,
+  balanceSeq: -1,
+  balances: {},
+  balanceVersion: 0,
+  orderVersion: 0,
+  lastOrder: null,
+}));
+
+let bound: MarketSocket | null = null;
+let users = 0;
+let wasDown = false;
+const set = useLiveStore.setState;
+
+const onConnect = () => {
+  const socket = bound!;
+  // Without recovery the rooms and missed messages are gone: every screen takes fresh snapshots.
+  if (wasDown && !socket.recovered) set((s) => ({ status: 'live', resync: s.resync + 1, balanceSeq: -1 }));
+  else set({ status: 'live' });
+  wasDown = false;
+};
+const onDown = () => {
+  wasDown = true;
+  set({ status: 'offline' });
+};
+const onBalance = (m: { seq: number; data: BalanceData[] }) => {
+  const s = useLiveStore.getState();
+  if (m.seq <= s.balanceSeq) return;
+  const balances = { ...s.balances };
+  for (const b of m.data) balances[balanceKey(b.account_type, b.currency_id)] = b;
+  set({ balanceSeq: m.seq, balances, balanceVersion: s.balanceVersion + 1 });
+};
+const onOrder = (m: { data: OrderData }) => set((s) => ({ orderVersion: s.orderVersion + 1, lastOrder: m.data }));
+
+function bind(): void {
+  const socket = getSocket();
+  if (bound === socket) return;
+  unbind();
+  bound = socket;
+  wasDown = false;
+  set({ status: socket.connected ? 'live' : 'connecting', balanceSeq: -1, balances: {} });
+  socket.on('connect', onConnect);
+  socket.on('disconnect', onDown);
+  socket.on('connect_error', onDown);
+  socket.on('balance', onBalance);
+  socket.on('order', onOrder);
+}
+
+function unbind(): void {
+  if (!bound) return;
+  bound.off('connect', onConnect);
+  bound.off('disconnect', onDown);
+  bound.off('connect_error', onDown);
+  bound.off('balance', onBalance);
+  bound.off('order', onOrder);
+  bound = null;
+}
+
+/**
+ * The user room and the connection state for a screen: binds to the session's socket while the
+ * screen is mounted (the socket follows the token). Returns the status and the resync counter.
+ */
+export function useLive() {
+  const token = useSessionStore((s) => s.token);
+  useEffect(() => {
+    users++;
+    bind();
+    return () => {
+      if (--users === 0) unbind();
+    };
+  }, [token]);
+  const status = useLiveStore((s) => s.status);
+  const resync = useLiveStore((s) => s.resync);
+  return { status, resync, offline: status === 'offline' };
+}

@@ -1,0 +1,65 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate, useSearchParams } from 'react-router-dom';
+import { walletApi, type DepositAddress } from '../../../../api/wallet';
+import { PATHS } from '../../../../app/paths';
+import { useMoneySubmit } from '../../../../components/client-id';
+import { cmp, isAmount, isPositive } from '../../../../components/decimal';
+import { Skeleton } from '../../../../components/feedback';
+import { Field } from '../../../../components/form';
+import { ImageUpload } from '../../../../components/image-upload';
+import { Page } from '../../../../components/page';
+
+/** Report a deposit: amount (at least the coin's minimum) and the payment proof image (compressed, uploaded). */
+export function ChargePage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const currencyId = Number(params.get('currency_id'));
+  const chain = params.get('chain') ?? '';
+  const [info, setInfo] = useState<DepositAddress | null>(null);
+  const [amount, setAmount] = useState('');
+  const [image, setImage] = useState('');
+  const [errors, setErrors] = useState<{ amount?: string; image?: string }>({});
+  const { busy, run } = useMoneySubmit();
+  useEffect(() => {
+    if (!currencyId || !chain) navigate(PATHS.deposit, { replace: true });
+    else walletApi.depositAddress(currencyId, chain).then(setInfo, () => navigate(PATHS.deposit, { replace: true }));
+  }, [currencyId, chain, navigate]);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!info) return;
+    const found: typeof errors = {};
+    if (!isAmount(amount) || !isPositive(amount)) found.amount = t('trade.amountEmpty');
+    else if (cmp(amount, info.min_deposit) < 0) found.amount = t('funding.minDeposit', { min: info.min_deposit, symbol: info.symbol });
+    if (!image) found.image = t('funding.proofRequired');
+    setErrors(found);
+    if (found.amount || found.image) return;
+    try {
+      const done = await run((client_id) => walletApi.deposit({ currency_id: currencyId, chain, amount, image_id: image, client_id }));
+      if (done) navigate(`${PATHS.depositRedirect}?id=${done.deposit_id}`, { replace: true });
+    } catch {
+      // shown by the client
+    }
+  };
+  return (
+    <Page title={t(titleKey)}>
+      {!info ? (
+        <Skeleton rows={4} />
+      ) : (
+        <form className="form card" onSubmit={submit} noValidate>
+          <p className="muted">
+            {info.symbol} · {info.chain}
+          </p>
+          <p className="address-box">{info.address}</p>
+          <Field label={t('funding.amount', { symbol: info.symbol })} inputMode="decimal" autoComplete="off" value={amount} onChange={setAmount} error={errors.amount} name="amount" />
+          <p className="muted small">{t('funding.minDeposit', { min: info.min_deposit, symbol: info.symbol })}</p>
+          <ImageUpload label={t('funding.proof')} value={image} onChange={setImage} error={errors.image} testId="proof-upload" />
+          <button type="submit" className="button button--primary button--block" disabled={busy} data-testid="charge-submit">
+            {t('common.submit')}
+          </button>
+        </form>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,79 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import { walletApi, type FundingRecord, type LedgerLine } from '../../../api/wallet';
+import { PATHS } from '../../../app/paths';
+import { Empty, Skeleton } from '../../../components/feedback';
+import { Segmented, SelectField } from '../../../components/form';
+import { Page } from '../../../components/page';
+import { LedgerList } from '../ledger-list';
+
+type Tab = 'deposit' | 'withdraw' | 'ledger';
+/** The ledger codes a user meets (docs/api.md "Ledger codes"), for the type filter. */
+export const LEDGER_CODES = ['200', '101', '502', '503', '500', '501', '600', '601', '602', '901', '902', '400', '401', '402'] as const;
+
+/** Records: deposits, withdrawals (side menu "deposit/withdraw records") and the ledger by type code. */
+export function RecordPage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const [params, setParams] = useSearchParams();
+  const tab = (['deposit', 'withdraw', 'ledger'].includes(params.get('tab') ?? '') ? params.get('tab') : 'deposit') as Tab;
+  const [code, setCode] = useState<string>('all');
+  const [records, setRecords] = useState<FundingRecord[] | null>(null);
+  const [lines, setLines] = useState<LedgerLine[] | null>(null);
+  useEffect(() => {
+    setRecords(null);
+    setLines(null);
+    if (tab === 'ledger') void walletApi.log({ code: code === 'all' ? undefined : Number(code), limit: 50 }).then((p) => setLines(p.items), () => setLines([]));
+    else void (tab === 'deposit' ? walletApi.deposits() : walletApi.withdrawals()).then((p) => setRecords(p.items), () => setRecords([]));
+  }, [tab, code]);
+  return (
+    <Page title={t(titleKey)}>
+      <Segmented
+        label={t('assets.recordType')}
+        value={tab}
+        onChange={(v) => setParams({ tab: v }, { replace: true })}
+        options={[
+          { value: 'deposit', label: t('menu.deposit') },
+          { value: 'withdraw', label: t('menu.withdraw') },
+          { value: 'ledger', label: t('assets.ledger') },
+        ]}
+      />
+      {tab === 'ledger' ? (
+        <section className="card">
+          <SelectField label={t('assets.ledgerType')} value={code} onChange={setCode} options={[{ value: 'all', label: t('trade.status.all') }, ...LEDGER_CODES.map((c) => ({ value: c, label: `${t(`ledgerCodes.c${c}`)} (${c})` }))]} />
+          {lines === null ? <Skeleton rows={4} /> : <LedgerList lines={lines} />}
+        </section>
+      ) : (
+        <section className="card">{records === null ? <Skeleton rows={4} /> : <FundingRecords records={records} kind={tab} />}</section>
+      )}
+    </Page>
+  );
+}
+
+/** Deposit or withdrawal records with their review state (and a rejection's reason). */
+export function FundingRecords({ records, kind }: { records: FundingRecord[]; kind: 'deposit' | 'withdraw' }) {
+  const { t } = useTranslation();
+  if (!records.length) return <Empty />;
+  return (
+    <ul className="list" data-testid={`${kind}-records`}>
+      {records.map((r) => (
+        <li key={r.id} className="record">
+          <Link to={kind === 'withdraw' ? `${PATHS.withdrawDetail}?id=${r.id}` : `${PATHS.assetsRecord}?tab=deposit`} className="record__head" style={{ color: 'inherit', textDecoration: 'none', minHeight: 44 }}>
+            <strong className="num">
+              {r.amount} {r.symbol} <span className="muted small">{r.chain}</span>
+            </strong>
+            <span className={`status status--${r.status}`} data-testid="record-status">
+              {t(`funding.status.${r.status}`)}
+            </span>
+          </Link>
+          <div className="muted small">{new Date(r.created_at).toLocaleString()}</div>
+          {r.status === 'rejected' && r.reason && (
+            <p className="small" data-testid="record-reason">
+              {t('funding.reason', { reason: r.reason })}
+            </p>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}

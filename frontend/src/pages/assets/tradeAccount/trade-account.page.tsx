@@ -1,0 +1,116 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import { ACCOUNTS, walletApi, type AccountType, type WalletDetail } from '../../../api/wallet';
+import { PATHS } from '../../../app/paths';
+import { Empty, Skeleton } from '../../../components/feedback';
+import { Switch } from '../../../components/form';
+import { truncate } from '../../../components/format';
+import { Page } from '../../../components/page';
+import { useLiveStore } from '../../../live/live.store';
+import { StaleBadge } from '../../../live/stale-badge';
+import { LedgerList } from '../ledger-list';
+import { isSmall, useHideSmall, useWallet } from '../use-wallet';
+
+/**
+ * One account's coins (`?account=coin|option|lever|trust`, pull-down refresh from the layout); with
+ * `&currency_id=` the asset detail: available, frozen and its ledger.
+ */
+export function TradeAccountPage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const [params] = useSearchParams();
+  const account = (ACCOUNTS.includes(params.get('account') as AccountType) ? params.get('account') : 'coin') as AccountType;
+  const currencyId = Number(params.get('currency_id')) || null;
+  return currencyId ? <AssetDetail account={account} currencyId={currencyId} /> : <AccountCoins account={account} titleKey={titleKey} t={t} />;
+}
+
+function AccountCoins({ account, titleKey, t }: { account: AccountType; titleKey: string; t: (k: string, o?: Record<string, unknown>) => string }) {
+  const { wallet, status } = useWallet();
+  const hide = useHideSmall((s) => s.hide);
+  const setHide = useHideSmall((s) => s.set);
+  const acc = wallet?.accounts.find((a) => a.account === account);
+  const items = acc?.items.filter((i) => !hide || !isSmall(i, wallet!.pricing.rate)) ?? [];
+  return (
+    <Page title={account === 'coin' ? t(titleKey) : t(`assets.account.${account}`)}>
+      <StaleBadge status={status} />
+      {!wallet || !acc ? (
+        <Skeleton rows={4} height={56} />
+      ) : (
+        <>
+          <section className="card">
+            <p className="muted">{t('assets.accountValue', { code: wallet.pricing.code })}</p>
+            <strong className="num" style={{ fontSize: 24 }} data-testid="account-value">
+              {wallet.pricing.symbol} {truncate(acc.total_value, 2)}
+            </strong>
+            <Switch label={t('assets.hideSmall')} checked={hide} onChange={setHide} />
+          </section>
+          <section className="card" aria-label={t('assets.coins')}>
+            {items.length === 0 ? (
+              <Empty />
+            ) : (
+              <ul className="list" data-testid="coin-list">
+                {items.map((i) => (
+                  <li key={i.currency_id}>
+                    <Link className="coin-row" to={`${PATHS.tradeAccount}?account=${account}&currency_id=${i.currency_id}`} data-testid={`coin-${i.symbol}`}>
+                      <strong>{i.symbol}</strong>
+                      <span className="num" data-testid="coin-total">{i.total}</span>
+                      <small>
+                        {t('trade.available')} <span className="num" data-testid="coin-available">{i.available}</span> · {t('assets.frozen')} <span className="num" data-testid="coin-frozen">{i.frozen}</span>
+                      </small>
+                      <small className="num">≈ {wallet.pricing.symbol} {truncate(i.value, 2)}</small>
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+        </>
+      )}
+    </Page>
+  );
+}
+
+function AssetDetail({ account, currencyId }: { account: AccountType; currencyId: number }) {
+  const { t } = useTranslation();
+  const [detail, setDetail] = useState<WalletDetail | null>(null);
+  const balanceVersion = useLiveStore((s) => s.balanceVersion);
+  const resync = useLiveStore((s) => s.resync);
+  useEffect(() => void walletApi.detail(account, currencyId).then(setDetail, () => undefined), [account, currencyId, balanceVersion, resync]);
+  return (
+    <Page title={detail ? t('assets.detailTitle', { symbol: detail.symbol }) : t('assets.detail')}>
+      {!detail ? (
+        <Skeleton rows={4} />
+      ) : (
+        <>
+          <section className="card">
+            <p className="muted">{t(`assets.account.${account}`)}</p>
+            <strong className="num" style={{ fontSize: 24 }}>
+              {detail.total} {detail.symbol}
+            </strong>
+            <dl className="rows">
+              <div>
+                <dt>{t('trade.available')}</dt>
+                <dd className="num" data-testid="detail-available">{detail.available}</dd>
+              </div>
+              <div>
+                <dt>{t('assets.frozen')}</dt>
+                <dd className="num" data-testid="detail-frozen">{detail.frozen}</dd>
+              </div>
+            </dl>
+            {account === 'coin' && (
+              <div className="button-row">
+                <Link className="button" to={`${PATHS.deposit}?currency_id=${currencyId}`}>{t('menu.deposit')}</Link>
+                <Link className="button" to={`${PATHS.withdraw}?currency_id=${currencyId}`}>{t('menu.withdraw')}</Link>
+                <Link className="button" to={`${PATHS.transfer}?currency_id=${currencyId}`}>{t('titles.transfer')}</Link>
+              </div>
+            )}
+          </section>
+          <section className="card" aria-labelledby="ledger-title">
+            <h2 id="ledger-title" className="card__title">{t('assets.ledger')}</h2>
+            <LedgerList lines={detail.log.items} />
+          </section>
+        </>
+      )}
+    </Page>
+  );
+}

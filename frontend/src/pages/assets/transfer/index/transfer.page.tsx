@@ -1,0 +1,88 @@
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import { walletApi, type AccountType, type TransferOptions } from '../../../../api/wallet';
+import { PATHS } from '../../../../app/paths';
+import { useMoneySubmit } from '../../../../components/client-id';
+import { cmp, isAmount, isPositive } from '../../../../components/decimal';
+import { Skeleton } from '../../../../components/feedback';
+import { Field, SelectField } from '../../../../components/form';
+import { Page } from '../../../../components/page';
+import { toast } from '../../../../stores/toast.store';
+
+/** Transfer between the user's accounts (`wallet/curChange` routes, `wallet/change` with a client id). */
+export function TransferPage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const [params] = useSearchParams();
+  const [options, setOptions] = useState<TransferOptions | null>(null);
+  const [currencyId, setCurrencyId] = useState(params.get('currency_id') ?? '');
+  const [from, setFrom] = useState<AccountType>('coin');
+  const [to, setTo] = useState<AccountType>('option');
+  const [amount, setAmount] = useState('');
+  const [error, setError] = useState<string>();
+  const { busy, run } = useMoneySubmit();
+  const load = () => walletApi.transferOptions().then(setOptions, () => undefined);
+  useEffect(() => void load(), []);
+  const coin = useMemo(() => options?.currencies.find((c) => String(c.currency_id) === currencyId) ?? options?.currencies.find((c) => c.symbol === 'USDT') ?? options?.currencies[0], [options, currencyId]);
+  const routes = coin?.routes ?? [];
+  const froms = [...new Set(routes.map((r) => r.from))];
+  const tos = routes.filter((r) => r.from === from).map((r) => r.to);
+  useEffect(() => {
+    if (froms.length && !froms.includes(from)) setFrom(froms[0]);
+  }, [coin]);
+  useEffect(() => {
+    if (tos.length && !tos.includes(to)) setTo(tos[0]);
+  }, [from, coin]);
+  const available = coin?.available[from] ?? '0';
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    if (!coin) return;
+    if (!isAmount(amount) || !isPositive(amount)) return setError(t('trade.amountEmpty'));
+    if (cmp(amount, available) > 0) return setError(t('trade.insufficient'));
+    try {
+      const done = await run((client_id) => walletApi.transfer({ from, to, currency_id: coin.currency_id, amount, client_id }));
+      if (!done) return;
+      toast(t('funding.transferDone'));
+      setAmount('');
+      await load();
+    } catch {
+      // shown by the client
+    }
+  };
+  const accountOption = (a: AccountType) => ({ value: a, label: t(`assets.account.${a}`) });
+  return (
+    <Page title={t(titleKey)} right={<Link className="button button--small" to={PATHS.transferRecord}>{t('funding.records')}</Link>}>
+      {!options || !coin ? (
+        <Skeleton rows={4} />
+      ) : (
+        <form className="form card" onSubmit={submit} noValidate>
+          <SelectField label={t('funding.coin')} value={String(coin.currency_id)} onChange={setCurrencyId} options={options.currencies.map((c) => ({ value: String(c.currency_id), label: c.symbol }))} name="currency" />
+          <SelectField label={t('funding.from')} value={from} onChange={setFrom} options={froms.map(accountOption)} name="from" />
+          <SelectField label={t('funding.to')} value={to} onChange={setTo} options={tos.map(accountOption)} name="to" />
+          <Field
+            label={t('funding.amount', { symbol: coin.symbol })}
+            inputMode="decimal"
+            autoComplete="off"
+            value={amount}
+            onChange={setAmount}
+            error={error}
+            name="amount"
+            addon={
+              <button type="button" className="button button--small" onClick={() => setAmount(available)}>
+                {t('funding.all')}
+              </button>
+            }
+          />
+          <p className="muted small" data-testid="transfer-available">
+            {t('funding.availableIn', { amount: available, symbol: coin.symbol, account: t(`assets.account.${from}`) })}
+          </p>
+          <button type="submit" className="button button--primary button--block" disabled={busy} data-testid="transfer-submit">
+            {t('titles.transfer')}
+          </button>
+        </form>
+      )}
+    </Page>
+  );
+}

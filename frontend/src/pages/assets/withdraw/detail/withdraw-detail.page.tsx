@@ -1,0 +1,51 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import { walletApi, type FundingRecord } from '../../../../api/wallet';
+import { PATHS } from '../../../../app/paths';
+import { Empty, Skeleton } from '../../../../components/feedback';
+import { Page } from '../../../../components/page';
+
+/** One withdrawal (`?id=`): amount, fee, what arrives, address, state, reason or transaction hash. */
+export function WithdrawDetailPage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const [params] = useSearchParams();
+  const id = params.get('id');
+  const [record, setRecord] = useState<FundingRecord | null | undefined>(undefined);
+  useEffect(() => void walletApi.withdrawals().then((p) => setRecord(p.items.find((r) => String(r.id) === id) ?? null), () => setRecord(null)), [id]);
+  const row = (label: string, value: string | null | undefined, testId?: string) =>
+    value ? (
+      <div>
+        <dt>{label}</dt>
+        <dd className="num" data-testid={testId}>{value}</dd>
+      </div>
+    ) : null;
+  return (
+    <Page title={t(titleKey)}>
+      {record === undefined ? (
+        <Skeleton rows={5} />
+      ) : record === null ? (
+        <Empty />
+      ) : (
+        <section className="card">
+          <p>
+            <span className={`status status--${record.status}`} data-testid="withdraw-status">{t(`funding.status.${record.status}`)}</span>
+          </p>
+          {record.status === 'review' && <p className="muted small">{t('funding.frozenWhileReview')}</p>}
+          <dl className="rows">
+            {row(t('funding.amount', { symbol: record.symbol }), record.amount, 'withdraw-amount')}
+            {row(t('funding.fee'), record.fee)}
+            {row(t('funding.receive'), record.actual_amount)}
+            {row(t('funding.chain'), record.chain)}
+            {row(t('funding.address'), record.address)}
+            {row(t('funding.remark'), record.remark)}
+            {row(t('funding.txHash'), record.tx_hash)}
+            {row(t('funding.reasonLabel'), record.reason, 'withdraw-reason')}
+            {row(t('funding.time'), new Date(record.created_at).toLocaleString())}
+          </dl>
+          <Link className="button button--block" to={`${PATHS.assetsRecord}?tab=withdraw`}>{t('funding.records')}</Link>
+        </section>
+      )}
+    </Page>
+  );
+}

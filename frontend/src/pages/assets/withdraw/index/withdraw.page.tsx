@@ -1,0 +1,122 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { walletApi, type AddressEntry, type UserCurrency, type WithdrawInfo } from '../../../../api/wallet';
+import { PATHS } from '../../../../app/paths';
+import { isFundPassword } from '../../../../app/validation';
+import { useMoneySubmit } from '../../../../components/client-id';
+import { cmp, isAmount, isPositive, sub } from '../../../../components/decimal';
+import { Skeleton } from '../../../../components/feedback';
+import { Field, SelectField } from '../../../../components/form';
+import { Page } from '../../../../components/page';
+
+type Errors = Partial<Record<'address' | 'amount' | 'password', string>>;
+const decimalsOf = (v: string) => (v.includes('.') ? v.length - v.indexOf('.') - 1 : 0);
+
+/** Withdraw: chain, an address from the book, amount (fee included), remark, fund password; fee and arrival shown. */
+export function WithdrawPage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const [coins, setCoins] = useState<UserCurrency[] | null>(null);
+  const [currencyId, setCurrencyId] = useState(params.get('currency_id') ?? '');
+  const [info, setInfo] = useState<WithdrawInfo | null>(null);
+  const [book, setBook] = useState<AddressEntry[]>([]);
+  const [chain, setChain] = useState('');
+  const [addressId, setAddressId] = useState(params.get('address_id') ?? '');
+  const [amount, setAmount] = useState('');
+  const [remark, setRemark] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<Errors>({});
+  const { busy, run } = useMoneySubmit();
+  useEffect(() => void walletApi.currencies().then(setCoins, () => setCoins([])), []);
+  const coin = coins?.find((c) => String(c.currency_id) === currencyId) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
+  useEffect(() => {
+    if (!coin) return;
+    setInfo(null);
+    walletApi.withdrawInfo(coin.currency_id).then(setInfo, () => undefined);
+    walletApi.addresses(coin.currency_id).then(setBook, () => setBook([]));
+  }, [coin?.currency_id]);
+  const chains = info?.chains ?? [];
+  const currentChain = chains.includes(chain) ? chain : (chains[0] ?? '');
+  const addresses = book.filter((a) => a.chain === currentChain);
+  const address = addresses.find((a) => String(a.id) === addressId) ?? addresses[0];
+  const d = info ? decimalsOf(info.available) : 8;
+  const receive = info && isAmount(amount) && cmp(amount, info.fee) > 0 ? sub(amount, info.fee, d) : null;
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!info || !coin) return;
+    const found: Errors = {};
+    if (!address) found.address = t('funding.setAddressFirst');
+    if (!isAmount(amount) || !isPositive(amount)) found.amount = t('trade.amountEmpty');
+    else if (cmp(amount, info.min_amount) < 0) found.amount = t('funding.minWithdraw', { min: info.min_amount, symbol: info.symbol });
+    else if (cmp(amount, info.available) > 0) found.amount = t('trade.insufficient');
+    if (!password) found.password = t('funding.fundPasswordRequired');
+    else if (!isFundPassword(password)) found.password = t('validation.fundPassword');
+    setErrors(found);
+    if (Object.keys(found).length) return;
+    try {
+      const done = await run((client_id) => walletApi.withdraw({ currency_id: coin.currency_id, address_id: String(address!.id), amount, password, remark: remark.trim() || undefined, client_id }));
+      if (done) navigate(`${PATHS.withdrawDetail}?id=${done.withdrawal_id}`, { replace: true });
+    } catch {
+      // shown by the client
+    }
+  };
+  const blocked = info && (!info.has_fund_password ? 'fund' : info.verification_level < 1 ? 'kyc' : null);
+  return (
+    <Page title={t(titleKey)} right={<Link className="button button--small" to={`${PATHS.assetsRecord}?tab=withdraw`}>{t('funding.records')}</Link>}>
+      {!coins || !coin || !info ? (
+        <Skeleton rows={6} />
+      ) : (
+        <form className="form card" onSubmit={submit} noValidate>
+          {blocked === 'fund' && (
+            <p className="stale-badge" role="alert">
+              {t('funding.setFundPassword')} <Link to={PATHS.changePayPassword}>{t('security.setNow')}</Link>
+            </p>
+          )}
+          {blocked === 'kyc' && (
+            <p className="stale-badge" role="alert">
+              {t('funding.kycFirst')} <Link to={PATHS.verification}>{t('titles.verification')}</Link>
+            </p>
+          )}
+          <SelectField label={t('funding.coin')} value={String(coin.currency_id)} onChange={setCurrencyId} options={coins.map((c) => ({ value: String(c.currency_id), label: c.symbol }))} name="currency" />
+          <SelectField label={t('funding.chain')} value={currentChain} onChange={setChain} options={chains.map((c) => ({ value: c, label: c }))} name="chain" />
+          {addresses.length ? (
+            <SelectField label={t('funding.address')} value={String(address?.id ?? '')} onChange={setAddressId} options={addresses.map((a) => ({ value: String(a.id), label: `${a.remark ? `${a.remark} · ` : ''}${a.address.slice(0, 8)}…${a.address.slice(-6)}` }))} name="address" />
+          ) : (
+            <div className="field has-error">
+              <span className="field__label">{t('funding.address')}</span>
+              <p className="field__error" role="alert">{errors.address ?? t('funding.setAddressFirst')}</p>
+              <Link className="button" to={`${PATHS.addressCreate}?currency_id=${coin.currency_id}&chain=${encodeURIComponent(currentChain)}`} data-testid="add-address">
+                {t('titles.addressCreate')}
+              </Link>
+            </div>
+          )}
+          <Field
+            label={t('funding.amount', { symbol: info.symbol })}
+            inputMode="decimal"
+            autoComplete="off"
+            value={amount}
+            onChange={setAmount}
+            error={errors.amount}
+            name="amount"
+            addon={<button type="button" className="button button--small" onClick={() => setAmount(info.available)}>{t('funding.all')}</button>}
+          />
+          <dl className="rows rows--compact">
+            <div><dt>{t('trade.available')}</dt><dd className="num">{info.available} {info.symbol}</dd></div>
+            <div><dt>{t('funding.fee')}</dt><dd className="num" data-testid="withdraw-fee">{info.fee} {info.symbol}</dd></div>
+            <div><dt>{t('funding.receive')}</dt><dd className="num" data-testid="withdraw-receive">{receive ?? '--'} {info.symbol}</dd></div>
+            <div><dt>{t('funding.arrival')}</dt><dd>{t('funding.arrivalHours', { hours: info.arrival_hours })}</dd></div>
+            <div><dt>{t('funding.today')}</dt><dd>{t('funding.requestsLeft', { left: info.remaining_requests_today, total: info.requests_per_day })}</dd></div>
+          </dl>
+          <Field label={t('funding.remark')} autoComplete="off" maxLength={200} value={remark} onChange={setRemark} name="remark" />
+          <Field label={t('security.fundInput')} type="password" inputMode="numeric" autoComplete="off" maxLength={6} value={password} onChange={setPassword} error={errors.password} name="password" />
+          <button type="submit" className="button button--primary button--block" disabled={busy || !!blocked} data-testid="withdraw-submit">
+            {t('menu.withdraw')}
+          </button>
+        </form>
+      )}
+    </Page>
+  );
+}

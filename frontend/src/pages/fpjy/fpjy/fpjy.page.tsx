@@ -1,0 +1,132 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { walletApi, type FlashQuote, type UserCurrency } from '../../../api/wallet';
+import { useMoneySubmit } from '../../../components/client-id';
+import { cmp, isAmount, isPositive } from '../../../components/decimal';
+import { Empty, Skeleton } from '../../../components/feedback';
+import { Field, SelectField } from '../../../components/form';
+import { Page } from '../../../components/page';
+import { toast } from '../../../stores/toast.store';
+
+/** Flash exchange: a 15 s quote from the last trades, then one conversion with the quote id as its command id. */
+export function FpjyPage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const [coins, setCoins] = useState<UserCurrency[] | null>(null);
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [amount, setAmount] = useState('');
+  const [error, setError] = useState<string>();
+  const [quote, setQuote] = useState<FlashQuote | null>(null);
+  const [left, setLeft] = useState(0);
+  const [history, setHistory] = useState<FlashQuote[] | null>(null);
+  const [quoting, setQuoting] = useState(false);
+  const { busy, run } = useMoneySubmit();
+  const load = () => {
+    walletApi.currencies().then(setCoins, () => setCoins([]));
+    walletApi.conversions().then((p) => setHistory(p.items), () => setHistory([]));
+  };
+  useEffect(load, []);
+  const fromCoin = coins?.find((c) => String(c.currency_id) === from) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
+  const toCoin = coins?.find((c) => String(c.currency_id) === to && c !== fromCoin) ?? coins?.find((c) => c !== fromCoin);
+  useEffect(() => setQuote(null), [from, to, amount]);
+  useEffect(() => {
+    if (!quote) return;
+    const tick = () => setLeft(Math.max(0, Math.ceil((Date.parse(quote.expires_at) - Date.now()) / 1000)));
+    tick();
+    const timer = setInterval(tick, 500);
+    return () => clearInterval(timer);
+  }, [quote]);
+
+  const getQuote = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    if (!fromCoin || !toCoin) return;
+    if (!isAmount(amount) || !isPositive(amount)) return setError(t('trade.amountEmpty'));
+    if (cmp(amount, fromCoin.available) > 0) return setError(t('trade.insufficient'));
+    setQuoting(true);
+    try {
+      setQuote(await walletApi.quote({ from_currency_id: fromCoin.currency_id, to_currency_id: toCoin.currency_id, amount }));
+    } catch {
+      // shown by the client
+    } finally {
+      setQuoting(false);
+    }
+  };
+  const convert = async () => {
+    if (!quote) return;
+    try {
+      // The quote id is the conversion's command id: a retry converts once.
+      const done = await run(() => walletApi.convert(quote.quote_id));
+      if (!done) return;
+      toast(t('fpjy.done'));
+      setQuote(null);
+      setAmount('');
+      load();
+    } catch {
+      setQuote(null);
+    }
+  };
+  const options = coins?.map((c) => ({ value: String(c.currency_id), label: c.symbol })) ?? [];
+  return (
+    <Page title={t(titleKey)}>
+      {!coins || !fromCoin || !toCoin ? (
+        <Skeleton rows={5} />
+      ) : (
+        <form className="form card" onSubmit={getQuote} noValidate>
+          <SelectField label={t('fpjy.from')} value={String(fromCoin.currency_id)} onChange={setFrom} options={options} name="from" />
+          <Field
+            label={t('funding.amount', { symbol: fromCoin.symbol })}
+            inputMode="decimal"
+            autoComplete="off"
+            value={amount}
+            onChange={setAmount}
+            error={error}
+            name="amount"
+            addon={<button type="button" className="button button--small" onClick={() => setAmount(fromCoin.available)}>{t('funding.all')}</button>}
+          />
+          <p className="muted small">
+            {t('trade.available')}: <span className="num" data-testid="fpjy-available">{fromCoin.available}</span> {fromCoin.symbol}
+          </p>
+          <SelectField label={t('fpjy.to')} value={String(toCoin.currency_id)} onChange={setTo} options={options.filter((o) => o.value !== String(fromCoin.currency_id))} name="to" />
+          {quote && left > 0 ? (
+            <>
+              <dl className="rows" data-testid="fpjy-quote">
+                <div><dt>{t('fpjy.rate')}</dt><dd className="num">1 {quote.from_symbol} ≈ {quote.rate} {quote.to_symbol}</dd></div>
+                <div><dt>{t('funding.fee')}</dt><dd className="num">{quote.fee} {quote.to_symbol}</dd></div>
+                <div><dt>{t('fpjy.receive')}</dt><dd className="num" data-testid="fpjy-receive">{quote.receive} {quote.to_symbol}</dd></div>
+              </dl>
+              <button type="button" className="button button--primary button--block" onClick={() => void convert()} disabled={busy} data-testid="fpjy-convert">
+                {t('fpjy.convert', { seconds: left })}
+              </button>
+            </>
+          ) : (
+            <button type="submit" className="button button--primary button--block" disabled={quoting} data-testid="fpjy-quote-button">
+              {quote ? t('fpjy.expired') : t('fpjy.getQuote')}
+            </button>
+          )}
+        </form>
+      )}
+      <section className="card" aria-labelledby="fpjy-history">
+        <h2 id="fpjy-history" className="card__title">{t('fpjy.history')}</h2>
+        {history === null ? (
+          <Skeleton rows={2} />
+        ) : history.length === 0 ? (
+          <Empty />
+        ) : (
+          <ul className="list" data-testid="fpjy-history">
+            {history.map((h) => (
+              <li key={h.quote_id} className="record">
+                <div className="record__head">
+                  <strong className="num">
+                    {h.amount} {h.from_symbol} → {h.receive} {h.to_symbol}
+                  </strong>
+                </div>
+                <div className="muted small">{h.created_at ? new Date(h.created_at).toLocaleString() : ''}</div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,49 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { walletApi, type FiatRate } from '../../../api/wallet';
+import { Skeleton } from '../../../components/feedback';
+import { Icon } from '../../../components/icons';
+import { Page } from '../../../components/page';
+import { usePricingStore } from '../../../stores/pricing.store';
+
+/** The pricing currency: every displayed total (assets, accounts) is shown in it. */
+export function RatePage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const code = usePricingStore((s) => s.code);
+  const setCode = usePricingStore((s) => s.setCode);
+  const [rates, setRates] = useState<FiatRate[] | null>(null);
+  useEffect(() => void walletApi.rates().then(setRates, () => setRates([])), []);
+  return (
+    <Page title={t(titleKey)}>
+      <section className="card">
+        <p className="muted small">{t('rate.hint')}</p>
+        {!rates ? (
+          <Skeleton rows={6} />
+        ) : (
+          <div className="list" role="radiogroup" aria-label={t(titleKey)}>
+            {rates.map((r) => (
+              <button
+                key={r.code}
+                type="button"
+                role="radio"
+                aria-checked={r.code === code}
+                className="list__item"
+                onClick={() => setCode(r.code)}
+                data-testid={`rate-${r.code}`}
+              >
+                <span>
+                  <strong>{r.code}</strong>{' '}
+                  <span className="muted">
+                    {r.symbol} · {r.name}
+                  </span>
+                  <small className="muted block">{t('rate.perUsd', { rate: r.rate, code: r.code })}</small>
+                </span>
+                {r.code === code && <Icon name="check" />}
+              </button>
+            ))}
+          </div>
+        )}
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,121 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { tradingApi, type MarketInfo, type Order, type OrderStatus } from '../../../api/trading';
+import { Empty, Skeleton } from '../../../components/feedback';
+import { Segmented } from '../../../components/form';
+import { truncate } from '../../../components/format';
+import { useLiveStore } from '../../../live/live.store';
+import { toast } from '../../../stores/toast.store';
+
+type Tab = 'current' | 'history';
+const HISTORY: Array<OrderStatus | 'all'> = ['all', 'completed', 'cancelled', 'waiting'];
+
+/**
+ * Current orders (waiting, with cancel) and history (completed, cancelled, waiting). Reloaded
+ * when one of the user's orders changes (private `order` push), after a resync and after placing.
+ */
+export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; reloadKey: number; offline: boolean }) {
+  const { t } = useTranslation();
+  const [tab, setTab] = useState<Tab>('current');
+  const [filter, setFilter] = useState<OrderStatus | 'all'>('all');
+  const [orders, setOrders] = useState<Order[] | null>(null);
+  const [cancelling, setCancelling] = useState<string | null>(null);
+  const orderVersion = useLiveStore((s) => s.orderVersion);
+  const status: OrderStatus | undefined = tab === 'current' ? 'waiting' : filter === 'all' ? undefined : filter;
+  const load = useCallback(
+    () =>
+      tradingApi.orders({ status, symbol: market.symbol, limit: 20 }).then(
+        (p) => setOrders(p.items),
+        () => setOrders((o) => o ?? []),
+      ),
+    [status, market.symbol],
+  );
+  useEffect(() => void load(), [load, reloadKey, orderVersion]);
+  useEffect(() => setOrders(null), [status, market.symbol]);
+
+  const cancel = async (o: Order) => {
+    setCancelling(o.order_id);
+    try {
+      await tradingApi.cancel(o.order_id);
+      toast(t('trade.cancelled'));
+      await load();
+    } catch {
+      // shown by the client
+    } finally {
+      setCancelling(null);
+    }
+  };
+  return (
+    <section className="card" aria-labelledby="orders-title">
+      <h2 id="orders-title" className="visually-hidden">
+        {t('trade.myOrders')}
+      </h2>
+      <Segmented
+        label={t('trade.myOrders')}
+        value={tab}
+        onChange={setTab}
+        options={[
+          { value: 'current', label: t('trade.currentOrders') },
+          { value: 'history', label: t('trade.historyOrders') },
+        ]}
+      />
+      {tab === 'history' && (
+        <div className="chips" role="radiogroup" aria-label={t('trade.statusFilter')}>
+          {HISTORY.map((s) => (
+            <button
+              key={s}
+              type="button"
+              role="radio"
+              aria-checked={filter === s}
+              className={`chip${filter === s ? ' is-active' : ''}`}
+              onClick={() => setFilter(s)}
+            >
+              {t(`trade.status.${s}`)}
+            </button>
+          ))}
+        </div>
+      )}
+      {orders === null ? (
+        <Skeleton rows={2} height={64} />
+      ) : orders.length === 0 ? (
+        <Empty />
+      ) : (
+        <ul className="orders" data-testid={tab === 'current' ? 'current-orders' : 'history-orders'}>
+          {orders.map((o) => (
+            <li key={o.order_id} className="order" data-status={o.status}>
+              <div className="order__head">
+                <strong className={`side side--${o.side}`}>
+                  <span aria-hidden="true">{o.side === 'buy' ? '▲' : '▼'} </span>
+                  {t(o.side === 'buy' ? 'trade.buy' : 'trade.sell')} · {t(o.type === 'limit' ? 'trade.limit' : 'trade.market')}
+                </strong>
+                <span className="muted small">{new Date(o.created_at).toLocaleString()}</span>
+              </div>
+              <dl className="order__grid">
+                <div>
+                  <dt>{t('trade.price', { quote: market.quote })}</dt>
+                  <dd className="num">{o.price ? truncate(o.price, market.price_decimals) : t('trade.market')}</dd>
+                </div>
+                <div>
+                  <dt>{t('trade.filledOf', { base: market.base })}</dt>
+                  <dd className="num" data-testid="order-filled">
+                    {truncate(o.filled_qty, market.qty_decimals)} / {o.quantity ? truncate(o.quantity, market.qty_decimals) : '--'}
+                  </dd>
+                </div>
+                <div>
+                  <dt>{t('trade.statusLabel')}</dt>
+                  <dd data-testid="order-status">{t(`trade.status.${o.status}`)}</dd>
+                </div>
+              </dl>
+              {o.status === 'waiting' && (
+                <button type="button" className="button button--small order__cancel" onClick={() => cancel(o)} disabled={cancelling === o.order_id || offline}>
+                  {t('common.cancel')}
+                  <span className="visually-hidden"> {t('trade.orderAt', { price: o.price ?? '' })}</span>
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

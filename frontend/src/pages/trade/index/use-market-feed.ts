@@ -1,0 +1,85 @@
+import type { DepthData, Envelope, TradeData } from '@kestrel/contracts';
+import { useEffect, useRef, useState } from 'react';
+import { getSocket } from '../../../api/socket';
+import { tradingApi } from '../../../api/trading';
+import { followTopics } from '../../../live/topics';
+
+const KEEP_TRADES = 20;
+
+/**
+ * Depth and latest trades of one market: HTTP first, then `depth:<symbol>` and `trades:<symbol>`
+ * from the socket. Messages only land in refs; one requestAnimationFrame per frame publishes what
+ * arrived to React, so bursts cost one render a frame at most.
+ */
+export function useMarketFeed(symbol: string | undefined) {
+  const [depth, setDepth] = useState<DepthData | null>(null);
+  const [trades, setTrades] = useState<TradeData[]>([]);
+  const pending = useRef<{ depth: DepthData | null; trades: TradeData[] | null }>({ depth: null, trades: null });
+
+  useEffect(() => {
+    setDepth(null);
+    setTrades([]);
+    if (!symbol) return;
+    const seq = { depth: -1, trades: -1 };
+    let latest: TradeData[] = [];
+    let frame = 0;
+    let stopped = false;
+    const flush = () => {
+      frame = 0;
+      const p = pending.current;
+      if (p.depth) setDepth(p.depth);
+      if (p.trades) setTrades(p.trades);
+      pending.current = { depth: null, trades: null };
+    };
+    const schedule = () => {
+      if (!frame && !stopped) frame = requestAnimationFrame(flush);
+    };
+    const putTrades = (newestFirst: TradeData[]) => {
+      const seen = new Set(latest.map((t) => t.trade_id));
+      latest = [...newestFirst.filter((t) => !seen.has(t.trade_id)), ...latest].slice(0, KEEP_TRADES);
+      pending.current.trades = latest;
+      schedule();
+    };
+    const onDepth = (m: Envelope<DepthData>) => {
+      if (m.topic !== `depth:${symbol}` || m.seq <= seq.depth) return;
+      seq.depth = m.seq;
+      pending.current.depth = m.data;
+      schedule();
+    };
+    const onTrades = (m: Envelope<TradeData[]>) => {
+      if (m.topic !== `trades:${symbol}` || m.seq <= seq.trades) return;
+      seq.trades = m.seq;
+      putTrades([...m.data].reverse());
+    };
+    const socket = getSocket();
+    socket.on('depth', onDepth);
+    socket.on('trades', onTrades);
+    const stop = followTopics([`depth:${symbol}`, `trades:${symbol}`], (snap) => {
+      if (snap.topic === `depth:${symbol}`) {
+        seq.depth = snap.seq;
+        pending.current.depth = snap.data as DepthData;
+        schedule();
+      } else if (snap.topic === `trades:${symbol}`) {
+        seq.trades = snap.seq;
+        latest = [];
+        putTrades([...(snap.data as TradeData[])].reverse());
+      }
+    });
+    tradingApi.depth(symbol).then(
+      (d) => seq.depth < 0 && !stopped && setDepth(d),
+      () => undefined,
+    );
+    tradingApi.deals(symbol).then(
+      (list) => seq.trades < 0 && !stopped && putTrades(list),
+      () => undefined,
+    );
+    return () => {
+      stopped = true;
+      if (frame) cancelAnimationFrame(frame);
+      socket.off('depth', onDepth);
+      socket.off('trades', onTrades);
+      stop();
+    };
+  }, [symbol]);
+  return { depth, trades };
+}

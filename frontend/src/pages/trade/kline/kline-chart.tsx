@@ -1,0 +1,132 @@
+import type { CandleData, Envelope, Period } from '@kestrel/contracts';
+import { AreaSeries, CandlestickSeries, createChart, HistogramSeries, type IChartApi, type ISeriesApi, type UTCTimestamp } from 'lightweight-charts';
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { getSocket } from '../../../api/socket';
+import { tradingApi, type MarketInfo } from '../../../api/trading';
+import { followTopics } from '../../../live/topics';
+import { useTheme, useThemeStore } from '../../../stores/theme.store';
+
+export const PERIODS: Period[] = ['time-share', '1min', '5min', '30min', '60min', '1day', '1week', '1mon'];
+
+interface Series {
+  candles: ISeriesApi<'Candlestick'>;
+  line: ISeriesApi<'Area'>;
+  volume: ISeriesApi<'Histogram'>;
+}
+
+const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+/** Chart coordinates are numbers (the canvas needs them); the money itself stays a string everywhere else. */
+const n = (v: string) => Number(v);
+
+/**
+ * The K-line: candles (or the time-share line) with a volume histogram. The chart is created once
+ * and kept mounted; switching market or period clears the series and loads that history, then
+ * follows `kline:<symbol>:<period>` with `series.update`. Messages are applied in seq order and a
+ * candle older than the last one drawn is dropped (lightweight-charts only appends or replaces the
+ * last bar). The price scale shows the market's tick size.
+ */
+export function KlineChart({ market, period, height }: { market: MarketInfo | null; period: Period; height: number | string }) {
+  const { t } = useTranslation();
+  const box = useRef<HTMLDivElement>(null);
+  const chart = useRef<IChartApi | null>(null);
+  const series = useRef<Series | null>(null);
+  const theme = useTheme();
+  const upColor = useThemeStore((s) => s.upColor);
+
+  // Create once.
+  useEffect(() => {
+    const c = createChart(box.current!, {
+      autoSize: true,
+      timeScale: { timeVisible: true, secondsVisible: false },
+      rightPriceScale: { borderVisible: false },
+      crosshair: { mode: 0 },
+    });
+    const candles = c.addSeries(CandlestickSeries, { borderVisible: false });
+    const line = c.addSeries(AreaSeries, { lineWidth: 2, visible: false });
+    const volume = c.addSeries(HistogramSeries, { priceFormat: { type: 'volume' }, priceScaleId: 'volume' });
+    c.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+    c.priceScale('right').applyOptions({ scaleMargins: { top: 0.1, bottom: 0.25 } });
+    chart.current = c;
+    series.current = { candles, line, volume };
+    return () => {
+      c.remove();
+      chart.current = null;
+      series.current = null;
+    };
+  }, []);
+
+  // Colours follow the theme and the up-colour setting.
+  useEffect(() => {
+    const c = chart.current!;
+    const s = series.current!;
+    const up = css('--up') || css('--green');
+    const down = css('--down') || css('--red');
+    c.applyOptions({
+      layout: { background: { color: css('--surface') }, textColor: css('--muted'), attributionLogo: false },
+      grid: { vertLines: { color: css('--border') + '55' }, horzLines: { color: css('--border') + '55' } },
+    });
+    s.candles.applyOptions({ upColor: up, downColor: down, wickUpColor: up, wickDownColor: down });
+    s.line.applyOptions({ lineColor: css('--primary'), topColor: css('--primary') + '55', bottomColor: css('--primary') + '05' });
+  }, [theme, upColor]);
+
+  // Market and period: clear, load the history, follow the topic.
+  useEffect(() => {
+    const s = series.current!;
+    s.candles.setData([]);
+    s.line.setData([]);
+    s.volume.setData([]);
+    if (!market) return;
+    const precision = market.price_decimals;
+    const priceFormat = { type: 'price' as const, precision, minMove: n(market.tick_size) };
+    s.candles.applyOptions({ priceFormat, visible: period !== 'time-share' });
+    s.line.applyOptions({ priceFormat, visible: period === 'time-share' });
+    const up = css('--up') || css('--green');
+    const down = css('--down') || css('--red');
+    let lastTime = -1;
+    let lastSeq = -1;
+    let stopped = false;
+    const draw = (k: CandleData) => {
+      if (k.time < lastTime) return; // out of order: an older candle cannot be redrawn
+      lastTime = k.time;
+      const time = k.time as UTCTimestamp;
+      s.candles.update({ time, open: n(k.open), high: n(k.high), low: n(k.low), close: n(k.close) });
+      s.line.update({ time, value: n(k.close) });
+      s.volume.update({ time, value: n(k.volume), color: (n(k.close) >= n(k.open) ? up : down) + '88' });
+    };
+    const setAll = (list: CandleData[]) => {
+      const sorted = [...list].sort((a, b) => a.time - b.time).filter((k, i, arr) => i === 0 || k.time > arr[i - 1].time);
+      s.candles.setData(sorted.map((k) => ({ time: k.time as UTCTimestamp, open: n(k.open), high: n(k.high), low: n(k.low), close: n(k.close) })));
+      s.line.setData(sorted.map((k) => ({ time: k.time as UTCTimestamp, value: n(k.close) })));
+      s.volume.setData(sorted.map((k) => ({ time: k.time as UTCTimestamp, value: n(k.volume), color: (n(k.close) >= n(k.open) ? up : down) + '88' })));
+      lastTime = sorted.length ? sorted[sorted.length - 1].time : -1;
+    };
+    const topic = `kline:${market.symbol}:${period}` as const;
+    const onKline = (m: Envelope<CandleData>) => {
+      if (m.topic !== topic || m.seq <= lastSeq) return;
+      lastSeq = m.seq;
+      draw(m.data);
+    };
+    const socket = getSocket();
+    socket.on('kline', onKline);
+    const stop = followTopics([topic], (snap) => {
+      if (stopped || snap.topic !== topic) return;
+      lastSeq = snap.seq;
+      setAll(snap.data as CandleData[]);
+    });
+    // The HTTP history covers the moment before the socket answers (or when it is down).
+    tradingApi.candles(market.symbol, period).then(
+      (list) => !stopped && lastSeq < 0 && setAll(list),
+      () => undefined,
+    );
+    return () => {
+      stopped = true;
+      socket.off('kline', onKline);
+      stop();
+    };
+  }, [market, period]);
+
+  return (
+    <div ref={box} className="kline" style={{ height }} role="img" aria-label={t('trade.chartLabel', { symbol: market?.symbol ?? '' })} data-testid="kline" />
+  );
+}

@@ -94,4 +94,19 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     await new Promise((r) => setTimeout(r, 400));
     expect(seen).toEqual([]);
   });
+  it('a transfer between accounts pushes the owner its new balances', async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, 3, '100');
+    const c = await connect(u.token);
+    const pushed = new Promise<Array<{ account_type: string; available: string }>>((resolve) => c.on('balance', (m) => resolve(m.data)));
+    const r = await t
+      .http()
+      .post('/api/wallet/change')
+      .set('Authorization', u.token)
+      .type('form')
+      .send({ from: 'coin', to: 'lever', currency_id: 3, amount: '40' });
+    expect(r.body.code).toBe(1);
+    const balances = await pushed;
+    expect(balances.find((b) => b.account_type === 'lever')).toMatchObject({ available: '40' });
+  });
 });

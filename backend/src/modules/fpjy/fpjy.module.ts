@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+import { EngineModule } from '../engine/engine.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { WalletModule } from '../wallet/wallet.module';
 import { FlashExchangeController } from './fpjy.controller';
 import { FlashExchangeService } from './fpjy.service';
 
-@Module({ imports: [LedgerModule, WalletModule], controllers: [FlashExchangeController], providers: [FlashExchangeService] })
+@Module({ imports: [LedgerModule, WalletModule, EngineModule], controllers: [FlashExchangeController], providers: [FlashExchangeService] })
 export class FlashExchangeModule {}

@@ -9,6 +9,7 @@ import { ErrorCode } from '../../infra/http/error-codes';
 import { money, moneyString, truncate } from '../../infra/money';
 import { REDIS } from '../../infra/redis/redis.module';
 import { PricingService } from '../coin-rate/pricing.service';
+import { EngineBus } from '../engine/engine-bus';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService } from '../ledger/ledger.service';
 import { AccountsService, positive } from '../wallet/accounts.service';
@@ -44,6 +45,7 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     private readonly pricing: PricingService,
     private readonly accounts: AccountsService,
     private readonly events: EventStoreService,
+    private readonly bus: EngineBus,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -177,6 +179,7 @@ export class FlashExchangeService implements OnApplicationBootstrap {
       throw err;
     }
     await this.redis.del(`fpjy:quote:${quoteId}`);
+    this.bus.emit('balance', userId);
     return { ...q, duplicate: false };
   }
 

@@ -7,6 +7,7 @@ import type { Page } from '../../infra/http/page.dto';
 import type { Lang } from '../../infra/i18n/catalogue';
 import { money, Money, truncate } from '../../infra/money';
 import { PricingService } from '../coin-rate/pricing.service';
+import { EngineBus } from '../engine/engine-bus';
 import { isLedgerCode, LedgerCode, ledgerCodeName, USER_ACCOUNT_TYPES, type UserAccountType } from '../ledger/ledger-codes';
 import { LedgerService } from '../ledger/ledger.service';
 import { accountHolds } from './accounts';
@@ -52,6 +53,7 @@ export class AccountsService {
     private readonly dataSource: DataSource,
     private readonly ledger: LedgerService,
     private readonly pricing: PricingService,
+    private readonly bus: EngineBus,
   ) {}
 
   async coins(): Promise<CoinInfo[]> {
@@ -218,6 +220,7 @@ export class AccountsService {
         { ownerType: 'user', ownerId: userId, accountType: dto.to, currencyId: coin.id, code: LedgerCode.TransferIncrease, available: amount.toString() },
       ],
     });
+    this.bus.emit('balance', userId);
     return { transfer_id: id, duplicate: result.duplicate };
   }
 

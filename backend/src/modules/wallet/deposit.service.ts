@@ -5,6 +5,7 @@ import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
 import { moneyString } from '../../infra/money';
+import { EngineBus } from '../engine/engine-bus';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService } from '../ledger/ledger.service';
 import { UserMessageService } from '../notice/user-message.service';
@@ -28,6 +29,7 @@ export class DepositService {
     private readonly funding: FundingConfigService,
     private readonly uploads: UploadService,
     private readonly messages: UserMessageService,
+    private readonly bus: EngineBus,
     private readonly events: EventStoreService,
   ) {}
 
@@ -72,7 +74,7 @@ export class DepositService {
 
   /** Credits the reported amount once (200, from the external mirror account). */
   async approve(adminId: number, id: number, reason?: string) {
-    return this.dataSource.transaction(async (m) => {
+    const view = await this.dataSource.transaction(async (m) => {
       const d = await decide(m, 'deposits', this.dataSource.getRepository(Deposit), id, { status: 'passed', adminId, reason: reason ?? null });
       await this.ledger.post(
         {
@@ -106,11 +108,14 @@ export class DepositService {
       await this.messages.leave(m, d.userId, 'notice.deposit_approved', { amount: moneyString(d.amount), coin: coin.symbol }, `deposit:${id}`);
       return recordView(d, coin.symbol, true);
     });
+    // After the commit: the owner's screens show the new balance at once.
+    this.bus.emit('balance', view.user_id as number);
+    return view;
   }
 
   /** Nothing is credited; the reason is kept for the user's deposit log. */
   async reject(adminId: number, id: number, reason: string) {
-    return this.dataSource.transaction(async (m) => {
+    const view = await this.dataSource.transaction(async (m) => {
       const d = await decide(m, 'deposits', this.dataSource.getRepository(Deposit), id, { status: 'rejected', adminId, reason });
       await this.events.append(m, { streamId: `deposit:${id}`, metadata: { actor: `admin:${adminId}`, reason } }, [
         { type: 'DepositRejected', payload: { depositId: id, userId: d.userId } },
@@ -119,6 +124,9 @@ export class DepositService {
       await this.messages.leave(m, d.userId, 'notice.deposit_rejected', { amount: moneyString(d.amount), coin: coin.symbol, reason }, `deposit:${id}`);
       return recordView(d, coin.symbol, true);
     });
+    // After the commit: the owner's screens show the new balance at once.
+    this.bus.emit('balance', view.user_id as number);
+    return view;
   }
 }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EngineModule } from '../engine/engine.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { UploadModule } from '../upload/upload.module';
 import { UserModule } from '../user/user.module';
@@ -13,7 +14,7 @@ import { WalletController } from './wallet.controller';
 import { WithdrawalService } from './withdrawal.service';
 
 @Module({
-  imports: [LedgerModule, UserModule, VerificationCodeModule, UploadModule],
+  imports: [LedgerModule, UserModule, VerificationCodeModule, UploadModule, EngineModule],
   controllers: [WalletController, WalletAdminController],
   providers: [AccountsService, AddressBookService, DepositService, WithdrawalService, FundingConfigService, FundPasswordService],
   exports: [AccountsService, FundPasswordService],

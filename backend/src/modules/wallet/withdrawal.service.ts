@@ -6,6 +6,7 @@ import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
 import { money, Money, moneyString, truncate } from '../../infra/money';
 import { PricingService } from '../coin-rate/pricing.service';
+import { EngineBus } from '../engine/engine-bus';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService, Movement } from '../ledger/ledger.service';
 import { UserMessageService } from '../notice/user-message.service';
@@ -40,6 +41,7 @@ export class WithdrawalService {
     private readonly funding: FundingConfigService,
     private readonly pricing: PricingService,
     private readonly messages: UserMessageService,
+    private readonly bus: EngineBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -99,7 +101,7 @@ export class WithdrawalService {
     await this.fundPassword.verify(userId, user.fundPasswordHash, dto.password);
     const usdt = await this.pricing.usdtValue(coin.id, amount, coin.symbol);
 
-    return this.dataSource.transaction(async (m) => {
+    const out = await this.dataSource.transaction(async (m) => {
       // Serialize this user's withdrawals: the daily count, the limit and the freeze see one another.
       await m.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
       if (dto.client_id) {
@@ -156,6 +158,8 @@ export class WithdrawalService {
       );
       return { withdrawal_id: row.id, duplicate: false };
     });
+    this.bus.emit('balance', userId);
+    return out;
   }
 
   /** charge_mention/log3 (own records) and the operator list. */
@@ -166,7 +170,7 @@ export class WithdrawalService {
 
   /** Pays out: the frozen amount leaves (101): amount − fee to the outside world, the fee to the exchange. */
   async approve(adminId: number, id: number, dto: ApproveWithdrawalDto) {
-    return this.dataSource.transaction(async (m) => {
+    const view = await this.dataSource.transaction(async (m) => {
       const w = await decide(m, 'withdrawals', this.dataSource.getRepository(Withdrawal), id, {
         status: 'passed',
         adminId,
@@ -208,11 +212,14 @@ export class WithdrawalService {
       await this.messages.leave(m, w.userId, 'notice.withdrawal_approved', { amount: moneyString(w.actualAmount), coin: coin.symbol }, `withdrawal:${id}`);
       return recordView(w, coin.symbol, true);
     });
+    // After the commit: the owner's screens show the new balance at once.
+    this.bus.emit('balance', view.user_id as number);
+    return view;
   }
 
   /** Refuses: exactly the frozen amount goes back to available (902), with the reason shown to the user. */
   async reject(adminId: number, id: number, reason: string) {
-    return this.dataSource.transaction(async (m) => {
+    const view = await this.dataSource.transaction(async (m) => {
       const w = await decide(m, 'withdrawals', this.dataSource.getRepository(Withdrawal), id, { status: 'rejected', adminId, reason });
       await this.ledger.post(
         {
@@ -239,6 +246,9 @@ export class WithdrawalService {
       await this.messages.leave(m, w.userId, 'notice.withdrawal_rejected', { amount: moneyString(w.amount), coin: coin.symbol, reason }, `withdrawal:${id}`);
       return recordView(w, coin.symbol, true);
     });
+    // After the commit: the owner's screens show the new balance at once.
+    this.bus.emit('balance', view.user_id as number);
+    return view;
   }
 }
 

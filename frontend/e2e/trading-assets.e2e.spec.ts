@@ -108,6 +108,20 @@ async function go(page: Page, path: string) {
   await page.locator('.nav-bar__title').first().waitFor();
 }
 
+/** Retries `read` until it satisfies `check` (20 s at most), then asserts on the last value. */
+async function eventually<T>(read: () => Promise<T>, check: (v: T) => void): Promise<void> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const v = await read();
+    try {
+      check(v);
+      return;
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
 const shots: Array<[string, string]> = [];
 async function shoot(page: Page, name: string, path: string, ready?: string) {
   shots.push([name, path]);
@@ -250,6 +264,83 @@ describe('trading and assets screens on the real stack', () => {
     await pageB.waitForFunction(() => document.querySelector('.total-card p')?.textContent?.includes('EUR'));
     expect(await pageB.getByTestId('total-value').textContent()).not.toBe(usd);
     await pageB.evaluate(() => localStorage.setItem('pricing', 'USD'));
+  });
+
+  it('address create and delete; a withdrawal with the fund password is frozen on screen, then passed; a rejected one shows its reason', async () => {
+    const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+    const addAddress = async () => {
+      await go(pageB, '/pages/user/address/create?currency_id=3&chain=TRC20');
+      await pageB.locator('input[name=address]').fill(TRON);
+      await pageB.locator('input[name=password]').fill('135790');
+      await pageB.getByRole('button', { name: 'Send code' }).click();
+      await pageB.locator('input[name=code]').fill(await latestCode(stack.url, b.email, 'address'));
+      await pageB.getByTestId('address-submit').click();
+      await eventually(
+        async () => (await api<unknown[]>('POST', 'wallet/get_address', { currency_id: USDT }, b.token)).length,
+        (v) => expect(v).toBe(1),
+      );
+    };
+    await addAddress();
+
+    const withdraw = async (amount: string) => {
+      await go(pageB, '/pages/assets/withdraw/index');
+      await pageB.locator('select[name=currency]').selectOption(String(USDT));
+      await pageB.locator('select[name=chain]').selectOption('TRC20');
+      await pageB.locator('input[name=amount]').fill(amount);
+      await pageB.locator('input[name=password]').fill('135790');
+      await pageB.getByTestId('withdraw-submit').click();
+      await pageB.waitForURL(/withdraw\/detail/);
+    };
+    await withdraw('100');
+    await go(pageB, '/pages/assets/tradeAccount?account=coin&currency_id=3');
+    await eventually(
+      async () => norm(await pageB.getByTestId('detail-frozen').textContent()),
+      (v) => expect(v).toBe('100'),
+    );
+    expect(await approveAll('withdrawals')).toBe(1);
+    await withdraw('20');
+    const [pending] = (await api<{ items: Array<{ id: string }> }>('GET', 'admin/withdrawals', { status: 'review' }, adminToken)).items;
+    await api('POST', `admin/withdrawals/${pending.id}/reject`, { reason: 'Address under review' }, adminToken);
+    await go(pageB, '/pages/assets/record?tab=withdraw');
+    const statuses = pageB.getByTestId('withdraw-records').getByTestId('record-status');
+    await eventually(
+      async () => (await statuses.allTextContents()).map((x) => x.trim()),
+      (v) => expect(v).toEqual(['Rejected', 'Passed']),
+    );
+    expect(await pageB.getByTestId('record-reason').first().textContent()).toContain('Address under review');
+    await go(pageB, '/pages/assets/tradeAccount?account=coin&currency_id=3');
+    await eventually(
+      async () => norm(await pageB.getByTestId('detail-frozen').textContent()),
+      (v) => expect(v).toBe('0'),
+    );
+    // Delete the address on the address book screen (after a confirmation).
+    pageB.once('dialog', (d) => void d.accept());
+    await go(pageB, '/pages/user/address/address?currency_id=3');
+    await pageB.getByTestId('address-delete').first().click();
+    await eventually(
+      async () => (await api<unknown[]>('POST', 'wallet/get_address', { currency_id: USDT }, b.token)).length,
+      (v) => expect(v).toBe(0),
+    );
+  });
+
+  it('flash exchange: a quote at the last trade price, converted once, shown in the history', async () => {
+    await go(pageA, '/pages/fpjy/fpjy');
+    await pageA.locator('select[name=from]').selectOption(String(USDT));
+    await pageA.locator('select[name=to]').selectOption(String(BTC));
+    await pageA.locator('input[name=amount]').fill('100');
+    await pageA.getByTestId('fpjy-quote-button').click();
+    // 100 USDT at the last trade (50,000) is 0.002 BTC, less the 0.2% fee: 0.001996.
+    await eventually(
+      async () => norm(await pageA.getByTestId('fpjy-receive').textContent()),
+      (v) => expect(v).toContain('0.001996'),
+    );
+    await pageA.getByTestId('fpjy-convert').click();
+    await eventually(
+      async () => (await pageA.getByTestId('fpjy-history').textContent()) ?? '',
+      (v) => expect(v).toContain('0.001996'),
+    );
+    const log = await api<{ items: Array<{ code: number }> }>('GET', 'wallet/log', { code: 501 }, a.token);
+    expect(log.items).toHaveLength(1);
   });
 
   it('screenshots at 390×844 in both themes, axe clean, for every screen', async () => {

@@ -167,7 +167,8 @@ export const walletApi = {
   deposits: (page = 1) => get<Page<FundingRecord>>('charge_mention/log2', { page, limit: 50 }),
   withdrawals: (page = 1) => get<Page<FundingRecord>>('charge_mention/log3', { page, limit: 50 }),
   withdrawInfo: (currencyId: number) => post<WithdrawInfo>('wallet/get_info', { currency_id: currencyId }),
-  withdraw: (form: { currency_id: number; address_id: string; amount: string; password: string; remark?: string; client_id: string }) =>
+  /** The coin and chain come from the address-book entry. */
+  withdraw: (form: { address_id: string; amount: string; password: string; remark?: string; client_id: string }) =>
     post<{ withdrawal_id: string; duplicate: boolean }>('wallet/out', form),
   addresses: (currencyId?: number) => post<AddressEntry[]>('wallet/get_address', { currency_id: currencyId }),
   addAddress: (form: { currency_id: number; chain: string; address: string; password: string; code: string; channel: 'sms' | 'email'; remark?: string }) =>

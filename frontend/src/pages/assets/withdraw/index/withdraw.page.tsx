@@ -57,7 +57,9 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
     setErrors(found);
     if (Object.keys(found).length) return;
     try {
-      const done = await run((client_id) => walletApi.withdraw({ currency_id: coin.currency_id, address_id: String(address!.id), amount, password, remark: remark.trim() || undefined, client_id }));
+      const done = await run((client_id) =>
+        walletApi.withdraw({ address_id: String(address!.id), amount, password, remark: remark.trim() || undefined, client_id }),
+      );
       if (done) navigate(`${PATHS.withdrawDetail}?id=${done.withdrawal_id}`, { replace: true });
     } catch {
       // shown by the client
@@ -65,7 +67,14 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
   };
   const blocked = info && (!info.has_fund_password ? 'fund' : info.verification_level < 1 ? 'kyc' : null);
   return (
-    <Page title={t(titleKey)} right={<Link className="button button--small" to={`${PATHS.assetsRecord}?tab=withdraw`}>{t('funding.records')}</Link>}>
+    <Page
+      title={t(titleKey)}
+      right={
+        <Link className="button button--small" to={`${PATHS.assetsRecord}?tab=withdraw`}>
+          {t('funding.records')}
+        </Link>
+      }
+    >
       {!coins || !coin || !info ? (
         <Skeleton rows={6} />
       ) : (
@@ -80,15 +89,36 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
               {t('funding.kycFirst')} <Link to={PATHS.verification}>{t('titles.verification')}</Link>
             </p>
           )}
-          <SelectField label={t('funding.coin')} value={String(coin.currency_id)} onChange={setCurrencyId} options={coins.map((c) => ({ value: String(c.currency_id), label: c.symbol }))} name="currency" />
+          <SelectField
+            label={t('funding.coin')}
+            value={String(coin.currency_id)}
+            onChange={setCurrencyId}
+            options={coins.map((c) => ({ value: String(c.currency_id), label: c.symbol }))}
+            name="currency"
+          />
           <SelectField label={t('funding.chain')} value={currentChain} onChange={setChain} options={chains.map((c) => ({ value: c, label: c }))} name="chain" />
           {addresses.length ? (
-            <SelectField label={t('funding.address')} value={String(address?.id ?? '')} onChange={setAddressId} options={addresses.map((a) => ({ value: String(a.id), label: `${a.remark ? `${a.remark} · ` : ''}${a.address.slice(0, 8)}…${a.address.slice(-6)}` }))} name="address" />
+            <SelectField
+              label={t('funding.address')}
+              value={String(address?.id ?? '')}
+              onChange={setAddressId}
+              options={addresses.map((a) => ({
+                value: String(a.id),
+                label: `${a.remark ? `${a.remark} · ` : ''}${a.address.slice(0, 8)}…${a.address.slice(-6)}`,
+              }))}
+              name="address"
+            />
           ) : (
             <div className="field has-error">
               <span className="field__label">{t('funding.address')}</span>
-              <p className="field__error" role="alert">{errors.address ?? t('funding.setAddressFirst')}</p>
-              <Link className="button" to={`${PATHS.addressCreate}?currency_id=${coin.currency_id}&chain=${encodeURIComponent(currentChain)}`} data-testid="add-address">
+              <p className="field__error" role="alert">
+                {errors.address ?? t('funding.setAddressFirst')}
+              </p>
+              <Link
+                className="button"
+                to={`${PATHS.addressCreate}?currency_id=${coin.currency_id}&chain=${encodeURIComponent(currentChain)}`}
+                data-testid="add-address"
+              >
                 {t('titles.addressCreate')}
               </Link>
             </div>
@@ -101,17 +131,52 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
             onChange={setAmount}
             error={errors.amount}
             name="amount"
-            addon={<button type="button" className="button button--small" onClick={() => setAmount(info.available)}>{t('funding.all')}</button>}
+            addon={
+              <button type="button" className="button button--small" onClick={() => setAmount(info.available)}>
+                {t('funding.all')}
+              </button>
+            }
           />
           <dl className="rows rows--compact">
-            <div><dt>{t('trade.available')}</dt><dd className="num">{info.available} {info.symbol}</dd></div>
-            <div><dt>{t('funding.fee')}</dt><dd className="num" data-testid="withdraw-fee">{info.fee} {info.symbol}</dd></div>
-            <div><dt>{t('funding.receive')}</dt><dd className="num" data-testid="withdraw-receive">{receive ?? '--'} {info.symbol}</dd></div>
-            <div><dt>{t('funding.arrival')}</dt><dd>{t('funding.arrivalHours', { hours: info.arrival_hours })}</dd></div>
-            <div><dt>{t('funding.today')}</dt><dd>{t('funding.requestsLeft', { left: info.remaining_requests_today, total: info.requests_per_day })}</dd></div>
+            <div>
+              <dt>{t('trade.available')}</dt>
+              <dd className="num">
+                {info.available} {info.symbol}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('funding.fee')}</dt>
+              <dd className="num" data-testid="withdraw-fee">
+                {info.fee} {info.symbol}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('funding.receive')}</dt>
+              <dd className="num" data-testid="withdraw-receive">
+                {receive ?? '--'} {info.symbol}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('funding.arrival')}</dt>
+              <dd>{t('funding.arrivalHours', { hours: info.arrival_hours })}</dd>
+            </div>
+            <div>
+              <dt>{t('funding.today')}</dt>
+              <dd>{t('funding.requestsLeft', { left: info.remaining_requests_today, total: info.requests_per_day })}</dd>
+            </div>
           </dl>
           <Field label={t('funding.remark')} autoComplete="off" maxLength={200} value={remark} onChange={setRemark} name="remark" />
-          <Field label={t('security.fundInput')} type="password" inputMode="numeric" autoComplete="off" maxLength={6} value={password} onChange={setPassword} error={errors.password} name="password" />
+          <Field
+            label={t('security.fundInput')}
+            type="password"
+            inputMode="numeric"
+            autoComplete="off"
+            maxLength={6}
+            value={password}
+            onChange={setPassword}
+            error={errors.password}
+            name="password"
+          />
           <button type="submit" className="button button--primary button--block" disabled={busy || !!blocked} data-testid="withdraw-submit">
             {t('menu.withdraw')}
           </button>

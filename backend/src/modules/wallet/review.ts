@@ -1,4 +1,4 @@
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, FindOptionsOrder, FindOptionsWhere, Repository } from 'typeorm';
 import { updateReturning } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -27,7 +27,7 @@ export async function decide<T extends Reviewed>(
     `UPDATE ${table} SET status = $2, reason = $3, reviewed_by = $4, reviewed_at = now()${txHash} WHERE id = $1 AND status = 'review' RETURNING id`,
     params,
   );
-  const record = await m.withRepository(repo).findOneBy({ id } as never);
+  const record = await m.withRepository(repo).findOneBy({ id } as FindOptionsWhere<T>);
   if (!record) throw new BusinessError(ErrorCode.RECORD_NOT_FOUND);
   if (!rows.length) throw new BusinessError(ErrorCode.ALREADY_DECIDED);
   return record;
@@ -44,6 +44,6 @@ export async function records<T extends Reviewed, V>(
   const owner = userId ?? ('user_id' in q ? q.user_id : undefined);
   if (owner !== undefined) where.userId = owner;
   if (q.status) where.status = q.status;
-  const [rows, total] = await repo.findAndCount({ where: where as never, order: { id: 'DESC' } as never, skip: (q.page - 1) * q.limit, take: q.limit });
+  const [rows, total] = await repo.findAndCount({ where: where as FindOptionsWhere<T>, order: { id: 'DESC' } as FindOptionsOrder<T>, skip: (q.page - 1) * q.limit, take: q.limit });
   return { items: rows.map(view), total, page: q.page, limit: q.limit };
 }

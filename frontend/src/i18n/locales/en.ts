@@ -445,6 +445,7 @@ export const en = {
     hand: "You holding the document",
   },
   lever: {
+    feeRate: "{{rate}}% of the notional",
     history: "Contract history",
     summary: "Contract summary",
     markPrice: "Mark price",

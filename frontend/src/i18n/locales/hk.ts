@@ -447,6 +447,7 @@ const hk: Catalogue = {
     hand: "手持證件相",
   },
   lever: {
+    feeRate: "名義價值的 {{rate}}%",
     history: "合約歷史",
     summary: "合約概覽",
     markPrice: "標記價格",

@@ -447,6 +447,7 @@ const jp: Catalogue = {
     hand: "書類を持った本人の写真",
   },
   lever: {
+    feeRate: "想定元本の {{rate}}%",
     history: "先物履歴",
     summary: "先物の概要",
     markPrice: "マーク価格",

@@ -447,6 +447,7 @@ const kr: Catalogue = {
     hand: "서류를 든 본인 사진",
   },
   lever: {
+    feeRate: "명목 가치의 {{rate}}%",
     history: "선물 내역",
     summary: "선물 요약",
     markPrice: "마크 가격",

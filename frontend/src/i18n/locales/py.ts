@@ -448,6 +448,7 @@ const py: Catalogue = {
     hand: "Você segurando o documento",
   },
   lever: {
+    feeRate: "{{rate}}% do valor nocional",
     history: "Histórico de contratos",
     summary: "Resumo do contrato",
     markPrice: "Preço de marcação",

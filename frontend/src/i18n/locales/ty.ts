@@ -447,6 +447,7 @@ const ty: Catalogue = {
     hand: "รูปคุณถือเอกสาร",
   },
   lever: {
+    feeRate: "{{rate}}% ของมูลค่าสัญญา",
     history: "ประวัติสัญญา",
     summary: "สรุปสัญญา",
     markPrice: "ราคามาร์ก",

@@ -447,6 +447,7 @@ const zh: Catalogue = {
     hand: "手持证件照",
   },
   lever: {
+    feeRate: "名义价值的 {{rate}}%",
     history: "合约历史",
     summary: "合约概览",
     markPrice: "标记价格",

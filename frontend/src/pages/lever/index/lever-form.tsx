@@ -158,7 +158,7 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
         <div>
           <dt>{t('trade.feePreview')}</dt>
           <dd className="num" data-testid="fee-preview">
-            {fee ? `${truncate(fee, 8)} USDT` : t('trade.feeRate', { rate: truncate(mul(deal.fee_rate, '100', 4), 2) })}
+            {fee ? `${truncate(fee, 8)} USDT` : t('lever.feeRate', { rate: truncate(mul(deal.fee_rate, '100', 4), 2) })}
           </dd>
         </div>
       </dl>

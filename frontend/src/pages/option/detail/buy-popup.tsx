@@ -63,7 +63,7 @@ export function BuyPopup({ symbol, direction, price, onClose }: { symbol: string
           {t('option.buyTitle', { symbol, direction: dirLabel })}
         </h2>
         <p className="muted small">
-          {t('option.openPrice')}: <span className="num">{price ?? '--'}</span>
+          {t('lever.markPrice')}: <span className="num">{price ?? '--'}</span>
         </p>
         <form onSubmit={submit} noValidate>
           <fieldset className="option-periods">

@@ -103,3 +103,17 @@ export async function latestCode(url: string, recipient: string, purpose: string
   }
   throw new Error(`no ${purpose} code in the outbox for ${recipient}`);
 }
+
+/** A typed call to the stack's API (form-encoded; throws unless code 1). */
+export function apiOf(url: string) {
+  return async function api<T>(method: 'GET' | 'POST', path: string, params: Record<string, string | number> = {}, token?: string): Promise<T> {
+    const body = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+    const res = await fetch(`${url}/api/${path}${method === 'GET' && body ? `?${body}` : ''}`, {
+      method,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', lang: 'en', ...(token ? { Authorization: token } : {}) },
+      body: method === 'GET' ? undefined : body,
+    }).then((r) => r.json());
+    if (res.code !== 1) throw new Error(`${path}: ${JSON.stringify(res)}`);
+    return res.data as T;
+  };
+}

@@ -36,6 +36,11 @@ const Rate = lazyPage(() => import('../pages/rate/index/rate.page').then((m) => 
 const Verification = lazyPage(() => import('../pages/verification/index/verification.page').then((m) => m.VerificationPage));
 const VerificationBasic = lazyPage(() => import('../pages/verification/basic/basic.page').then((m) => m.VerificationFormPage));
 const VerificationAdvanced = lazyPage(() => import('../pages/verification/basic/basic.page').then((m) => m.VerificationAdvancedPage));
+const Lever = lazyPage(() => import('../pages/lever/index/lever.page').then((m) => m.LeverPage));
+const LeverHistory = lazyPage(() => import('../pages/lever/index3/lever-history.page').then((m) => m.LeverHistoryPage));
+const OptionDetail = lazyPage(() => import('../pages/option/detail/option.page').then((m) => m.OptionPage));
+const OptionPending = lazyPage(() => import('../pages/option/details/option-orders.page').then((m) => m.OptionPendingPage));
+const OptionHistory = lazyPage(() => import('../pages/option/details/option-orders.page').then((m) => m.OptionHistoryPage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -71,6 +76,13 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   verification: Verification,
   verificationBasic: VerificationBasic,
   verificationAdvanced: VerificationAdvanced,
+  // Reading A: the Trade tab (lever/index) and the Contract tab (lever/index2) both open the contract screen.
+  lever: Lever,
+  lever2: Lever,
+  lever3: LeverHistory,
+  optionDetail: OptionDetail,
+  optionDetails: OptionPending,
+  optionDetails2: OptionHistory,
 };
 
 // Aliases share their original's title.

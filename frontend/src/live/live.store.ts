@@ -1,8 +1,10 @@
-import type { BalanceData, OrderData } from '@kestrel/contracts';
+import type { BalanceData, OptionResultData, OrderData } from '@kestrel/contracts';
 import { useEffect } from 'react';
 import { create } from 'zustand';
 import { getSocket, type MarketSocket } from '../api/socket';
+import { t } from '../i18n/i18n';
 import { useSessionStore } from '../stores/session.store';
+import { toast } from '../stores/toast.store';
 
 export type LiveStatus = 'connecting' | 'live' | 'offline';
 
@@ -17,6 +19,9 @@ interface LiveState {
   /** The private `order` stream: bumped on every order change, with the change. */
   orderVersion: number;
   lastOrder: OrderData | null;
+  /** The private `option` stream: bumped when one of the user's options is delivered. */
+  optionVersion: number;
+  lastOption: OptionResultData | null;
 }
 
 export const balanceKey = (account: string, currencyId: number) => `${account}:${currencyId}`;
@@ -29,6 +34,8 @@ export const useLiveStore = create<LiveState>(() => ({
   balanceVersion: 0,
   orderVersion: 0,
   lastOrder: null,
+  optionVersion: 0,
+  lastOption: null,
 }));
 
 let bound: MarketSocket | null = null;
@@ -56,6 +63,14 @@ const onBalance = (m: { seq: number; data: BalanceData[] }) => {
 };
 const onOrder = (m: { data: OrderData }) => set((s) => ({ orderVersion: s.orderVersion + 1, lastOrder: m.data }));
 
+/** A delivered option: a settlement toast (result in words, never colour alone) and the lists reload. */
+const onOption = (m: { data: OptionResultData }) => {
+  const d = m.data;
+  const result = d.result ? t(`option.result.${d.result}`) : '--';
+  toast(t('option.settledToast', { symbol: d.symbol, result, pnl: d.pnl ?? '0' }), 4000);
+  set((s) => ({ optionVersion: s.optionVersion + 1, lastOption: d }));
+};
+
 function bind(): void {
   const socket = getSocket();
   if (bound === socket) return;
@@ -68,6 +83,7 @@ function bind(): void {
   socket.on('connect_error', onDown);
   socket.on('balance', onBalance);
   socket.on('order', onOrder);
+  socket.on('option', onOption);
 }
 
 function unbind(): void {
@@ -77,6 +93,7 @@ function unbind(): void {
   bound.off('connect_error', onDown);
   bound.off('balance', onBalance);
   bound.off('order', onOrder);
+  bound.off('option', onOption);
   bound = null;
 }
 

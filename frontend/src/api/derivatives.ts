@@ -1,0 +1,129 @@
+import { get, post } from './client';
+import type { Page } from './trading';
+
+/** Contracts (`lever/*`) and options (`microtrade/*`): docs/api.md "Contracts", "Options". */
+export type PositionStatus = 'pending' | 'holding' | 'closed' | 'cancelled';
+export type CloseReason = 'user' | 'take_profit' | 'stop_loss' | 'liquidation';
+export interface Position {
+  id: string;
+  symbol: string;
+  side: 'long' | 'short';
+  type: 'market' | 'limit';
+  lots: number;
+  multiple: number;
+  lot_value: string;
+  margin: string;
+  fee: string;
+  status: PositionStatus;
+  target_price: string | null;
+  open_price: string | null;
+  current_price: string | null;
+  take_profit: string;
+  stop_loss: string;
+  pnl: string | null;
+  risk_rate: string | null;
+  maintenance_margin: string | null;
+  liquidation_price: string | null;
+  close_price: string | null;
+  close_reason: CloseReason | null;
+  opened_at: string | null;
+  closed_at: string | null;
+  created_at: string;
+}
+export interface LeverDeal {
+  symbol: string;
+  multiples: number[];
+  lot_value: string;
+  min_lots: number;
+  max_lots: number;
+  fee_rate: string;
+  maintenance_rate: string;
+  available: string;
+  frozen: string;
+  last_price: string | null;
+  mark_price: string | null;
+  positions: Position[];
+}
+export interface LeverSubmit {
+  symbol: string;
+  side: 'long' | 'short';
+  type: 'market' | 'limit';
+  lots: string;
+  multiple: string;
+  price?: string;
+  take_profit: string;
+  stop_loss: string;
+  client_id: string;
+}
+
+export interface OptionPeriod {
+  id: number;
+  seconds: number;
+  profit_ratio: string;
+  min_qty: string;
+  max_qty: string;
+  fee_rate: string;
+  enabled: boolean;
+}
+export interface Payable {
+  currency_id: number;
+  symbol: string;
+  available: string;
+  frozen: string;
+}
+export type OptionResult = 'up' | 'down' | 'flat';
+export interface OptionOrder {
+  order_id: string;
+  symbol: string;
+  direction: 'up' | 'down';
+  quantity: string;
+  fee: string;
+  seconds: number;
+  profit_ratio: string;
+  open_price: string;
+  open_tick_id: string;
+  open_time: string;
+  purchase_time: string;
+  deliver_at: string;
+  remaining_seconds: number;
+  status: 'pending' | 'delivered';
+  result: OptionResult | null;
+  delivery_price: string | null;
+  delivery_tick_id: string | null;
+  payout: string | null;
+  pnl: string | null;
+}
+export interface Tick {
+  id: string;
+  price: string;
+  time: string;
+}
+export interface OptionAudit {
+  order_id: string;
+  symbol: string;
+  direction: 'up' | 'down';
+  open_tick: Tick | null;
+  deliver_at: string;
+  delivery_tick: Tick | null;
+  result: OptionResult | null;
+  rule: string;
+  ticks: Tick[];
+}
+
+export const leverApi = {
+  deal: (symbol: string) => post<LeverDeal>('lever/deal', { symbol }, { quiet: true }),
+  submit: (order: LeverSubmit) => post<Position>('lever/submit', { ...order }),
+  list: (status: PositionStatus, page = 1, limit = 20) => post<Page<Position>>('lever/my_trade', { status, page, limit }),
+  close: (id: string) => post<Position>('lever/close', { id }),
+  cancel: (id: string) => post<Position>('lever/cancel', { id }),
+};
+
+export const optionApi = {
+  seconds: () => get<OptionPeriod[]>('microtrade/seconds', undefined, { quiet: true }),
+  payable: () => get<Payable[]>('microtrade/payable_currencies', undefined, { quiet: true }),
+  /** Quiet: the buy popup shows the refusal itself (2402 becomes a "go and verify?" confirm). */
+  submit: (order: { period_id: number | string; symbol: string; direction: 'up' | 'down'; quantity: string; client_id: string }) =>
+    post<OptionOrder>('microtrade/submit', { ...order }, { quiet: true }),
+  list: (status: 'pending' | 'delivered', page = 1, limit = 20) => get<Page<OptionOrder>>('microtrade/lists', { status, page, limit }),
+  ticks: (orderId: string) => get<OptionAudit>('microtrade/ticks', { order_id: orderId }),
+};

@@ -1,0 +1,28 @@
+import { useTranslation } from 'react-i18next';
+import { direction } from '../../../components/format';
+import { truncate } from '../../../components/format';
+
+/** Long/short with an arrow and the word (never colour alone), lots and multiple. */
+export function Side({ side, lots, multiple }: { side: 'long' | 'short'; lots: number; multiple: number }) {
+  const { t } = useTranslation();
+  return (
+    <strong className={`side side--${side === 'long' ? 'buy' : 'sell'}`}>
+      <span aria-hidden="true">{side === 'long' ? '▲' : '▼'} </span>
+      {t(side === 'long' ? 'lever.long' : 'lever.short')} · {t('lever.lotsOf', { lots })} · {multiple}×
+    </strong>
+  );
+}
+
+/** A signed P/L in USDT: sign, arrow and a screen-reader word as well as the colour. */
+export function PnL({ value, testId = 'pnl' }: { value: string | null; testId?: string }) {
+  const { t } = useTranslation();
+  const dir = direction(value);
+  const sign = dir === 'up' ? '+' : '';
+  return (
+    <span className={`change change--${dir}`} data-testid={testId}>
+      <span className="visually-hidden">{t('lever.pnl')} </span>
+      <span aria-hidden="true">{dir === 'up' ? '▲ ' : dir === 'down' ? '▼ ' : ''}</span>
+      {value === null ? '--' : `${sign}${truncate(value, 4)} USDT`}
+    </span>
+  );
+}

@@ -1,0 +1,75 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { leverApi, type Position } from '../../../api/derivatives';
+import { Empty, Skeleton } from '../../../components/feedback';
+import { Segmented } from '../../../components/form';
+import { priceDecimals, truncate } from '../../../components/format';
+import { Page } from '../../../components/page';
+import { PnL, Side } from '../index/position-parts';
+
+type Tab = 'closed' | 'cancelled';
+
+/** Contract history (`lever/index3`): closed positions with the close reason and P/L, cancelled limit orders. */
+export function LeverHistoryPage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const [tab, setTab] = useState<Tab>('closed');
+  const [items, setItems] = useState<Position[] | null>(null);
+  useEffect(() => {
+    setItems(null);
+    leverApi.list(tab, 1, 50).then(
+      (p) => setItems(p.items),
+      () => setItems([]),
+    );
+  }, [tab]);
+  return (
+    <Page title={t(titleKey)}>
+      <Segmented
+        label={t('lever.history')}
+        value={tab}
+        onChange={setTab}
+        options={[
+          { value: 'closed', label: t('lever.status.closed') },
+          { value: 'cancelled', label: t('lever.status.cancelled') },
+        ]}
+      />
+      <section className="card">
+        {items === null ? (
+          <Skeleton rows={3} height={64} />
+        ) : items.length === 0 ? (
+          <Empty />
+        ) : (
+          <ul className="orders" data-testid="lever-history">
+            {items.map((p) => {
+              const pd = priceDecimals(p.open_price ?? p.target_price);
+              return (
+                <li key={p.id} className="order" data-testid="lever-history-row">
+                  <div className="order__head">
+                    <Side side={p.side} lots={p.lots} multiple={p.multiple} />
+                    {p.status === 'closed' && <PnL value={p.pnl} />}
+                  </div>
+                  <p className="muted small">
+                    {p.symbol} · {new Date(p.closed_at ?? p.created_at).toLocaleString()}
+                  </p>
+                  <dl className="order__grid">
+                    <div>
+                      <dt>{t('lever.openPrice')}</dt>
+                      <dd className="num">{truncate(p.open_price ?? p.target_price, pd)}</dd>
+                    </div>
+                    <div>
+                      <dt>{t('lever.closePrice')}</dt>
+                      <dd className="num">{truncate(p.close_price, pd)}</dd>
+                    </div>
+                    <div>
+                      <dt>{t('lever.reason')}</dt>
+                      <dd data-testid="close-reason">{p.status === 'cancelled' ? t('lever.status.cancelled') : p.close_reason ? t(`lever.closeReason.${p.close_reason}`) : '--'}</dd>
+                    </div>
+                  </dl>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </section>
+    </Page>
+  );
+}

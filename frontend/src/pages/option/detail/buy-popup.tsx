@@ -1,0 +1,133 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router-dom';
+import { optionApi, type OptionPeriod, type Payable } from '../../../api/derivatives';
+import { PATHS } from '../../../app/paths';
+import { useMoneySubmit } from '../../../components/client-id';
+import { isAmount, isPositive, mul } from '../../../components/decimal';
+import { Field } from '../../../components/form';
+import { truncate } from '../../../components/format';
+import { toast } from '../../../stores/toast.store';
+
+/**
+ * The buy popup: the delivery time first (`microtrade/seconds`), then the quantity in the period's
+ * range, the payable balance (`microtrade/payable_currencies`) and the possible win. Refusals are
+ * the server's messages, shown in the popup; 2402 (not verified) asks "go and verify?".
+ */
+export function BuyPopup({ symbol, direction, price, onClose }: { symbol: string; direction: 'up' | 'down'; price: string | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [periods, setPeriods] = useState<OptionPeriod[] | null>(null);
+  const [payable, setPayable] = useState<Payable | null>(null);
+  const [period, setPeriod] = useState<OptionPeriod | null>(null);
+  const [qty, setQty] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const { busy, run } = useMoneySubmit();
+  const dialog = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    optionApi.seconds().then(setPeriods, () => setPeriods([]));
+    optionApi.payable().then((l) => setPayable(l[0] ?? null), () => undefined);
+    dialog.current?.focus();
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    if (!period) return setError(t('option.chooseTime'));
+    if (!isAmount(qty) || !isPositive(qty)) return setError(t('option.qtyEmpty'));
+    try {
+      const order = await run((id) => optionApi.submit({ period_id: period.id, symbol, direction, quantity: qty, client_id: id }));
+      if (!order) return;
+      toast(t('option.bought'));
+      onClose();
+      navigate(PATHS.optionDetails);
+    } catch (err) {
+      const { code, message } = err as { code?: number; message: string };
+      if (code === 2402) {
+        if (window.confirm(message || t('option.verifyConfirm'))) navigate(PATHS.verification);
+        return;
+      }
+      setError(message || t('common.error'));
+    }
+  };
+  const win = period && isAmount(qty) ? mul(qty, period.profit_ratio, 8) : '';
+  const dirLabel = t(direction === 'up' ? 'option.up' : 'option.down');
+  return (
+    <div className="modal" role="presentation" onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <div className="modal__sheet" role="dialog" aria-modal="true" aria-labelledby="buy-title" tabIndex={-1} ref={dialog} data-testid="buy-popup">
+        <h2 id="buy-title" className="card__title">
+          <span aria-hidden="true">{direction === 'up' ? '▲ ' : '▼ '}</span>
+          {t('option.buyTitle', { symbol, direction: dirLabel })}
+        </h2>
+        <p className="muted small">
+          {t('lever.markPrice')}: <span className="num">{price ?? '--'}</span>
+        </p>
+        <form onSubmit={submit} noValidate>
+          <fieldset className="option-periods">
+            <legend>{t('option.deliveryTime')}</legend>
+            {periods === null ? (
+              <p className="muted small">{t('common.loading')}</p>
+            ) : (
+              <div className="chips" role="radiogroup" aria-label={t('option.deliveryTime')}>
+                {periods.map((p) => (
+                  <button
+                    key={p.id}
+                    type="button"
+                    role="radio"
+                    aria-checked={period?.id === p.id}
+                    className={`chip option-period${period?.id === p.id ? ' is-active' : ''}`}
+                    onClick={() => {
+                      setPeriod(p);
+                      setError(null);
+                    }}
+                    data-testid={`period-${p.seconds}`}
+                  >
+                    {t('option.seconds', { seconds: p.seconds })} · {truncate(mul(p.profit_ratio, '100', 2), 0)}%
+                  </button>
+                ))}
+              </div>
+            )}
+          </fieldset>
+          <Field
+            label={t('option.quantity')}
+            inputMode="decimal"
+            autoComplete="off"
+            value={qty}
+            onChange={(v) => setQty(v.replace(',', '.'))}
+            name="quantity"
+            disabled={!period}
+            placeholder={period ? t('option.range', { min: truncate(period.min_qty, 0), max: truncate(period.max_qty, 0) }) : t('option.chooseTime')}
+          />
+          <dl className="rows rows--compact">
+            <div>
+              <dt>{t('option.payable')}</dt>
+              <dd className="num" data-testid="payable">
+                {payable ? `${truncate(payable.available, 4)} ${payable.symbol}` : '--'}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('option.possibleWin')}</dt>
+              <dd className="num">{win ? `${truncate(win, 4)} USDT` : '--'}</dd>
+            </div>
+          </dl>
+          {error && (
+            <p className="field__error" role="alert" data-testid="buy-error">
+              {error}
+            </p>
+          )}
+          <div className="option-actions">
+            <button type="button" className="button" onClick={onClose}>
+              {t('common.cancel')}
+            </button>
+            <button type="submit" className={`button button--${direction === 'up' ? 'buy' : 'sell'}`} disabled={busy} data-testid="buy-confirm">
+              {t('option.confirmBuy', { direction: dirLabel })}
+            </button>
+          </div>
+        </form>
+      </div>
+    </div>
+  );
+}

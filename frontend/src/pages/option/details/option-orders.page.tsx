@@ -1,0 +1,209 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { optionApi, type OptionAudit, type OptionOrder } from '../../../api/derivatives';
+import { PATHS } from '../../../app/paths';
+import { Empty, Skeleton } from '../../../components/feedback';
+import { priceDecimals, truncate } from '../../../components/format';
+import { Page } from '../../../components/page';
+import { useLive, useLiveStore } from '../../../live/live.store';
+import { StaleBadge } from '../../../live/stale-badge';
+import { PnL } from '../../lever/index/position-parts';
+
+/** The user's options of one status, reloaded when one is delivered (socket `option`) and after a resync. */
+function useOptionOrders(status: 'pending' | 'delivered') {
+  const { resync } = useLive();
+  const optionVersion = useLiveStore((s) => s.optionVersion);
+  const [orders, setOrders] = useState<Array<OptionOrder & { due: number }> | null>(null);
+  const load = useCallback(
+    () =>
+      optionApi.list(status, 1, 50).then(
+        (p) => setOrders(p.items.map((o) => ({ ...o, due: Date.now() + o.remaining_seconds * 1000 }))),
+        () => setOrders((o) => o ?? []),
+      ),
+    [status],
+  );
+  useEffect(() => void load(), [load, optionVersion, resync]);
+  return { orders, load };
+}
+
+function Direction({ direction }: { direction: 'up' | 'down' }) {
+  const { t } = useTranslation();
+  return (
+    <strong className={`side side--${direction === 'up' ? 'buy' : 'sell'}`}>
+      <span aria-hidden="true">{direction === 'up' ? '▲ ' : '▼ '}</span>
+      {t(direction === 'up' ? 'option.up' : 'option.down')}
+    </strong>
+  );
+}
+
+function Countdown({ due }: { due: number }) {
+  const { t } = useTranslation();
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const left = Math.max(0, Math.ceil((due - now) / 1000));
+  return (
+    <span className="num countdown" data-testid="countdown" role="timer" aria-live="off">
+      {left > 0 ? t('option.remaining', { seconds: left }) : t('option.delivering')}
+    </span>
+  );
+}
+
+function Tabs({ current }: { current: 'pending' | 'delivered' }) {
+  const { t } = useTranslation();
+  return (
+    <nav className="segmented" aria-label={t('option.orders')}>
+      <Link className={current === 'pending' ? 'is-active' : ''} aria-current={current === 'pending' ? 'page' : undefined} to={PATHS.optionDetails} replace>
+        {t('option.awaiting')}
+      </Link>
+      <Link className={current === 'delivered' ? 'is-active' : ''} aria-current={current === 'delivered' ? 'page' : undefined} to={PATHS.optionDetails2} replace>
+        {t('option.history')}
+      </Link>
+    </nav>
+  );
+}
+
+/** `option/details`: options awaiting delivery with a live countdown; a delivered one leaves for the history. */
+export function OptionPendingPage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const { status } = useLive();
+  const { orders } = useOptionOrders('pending');
+  return (
+    <Page title={t(titleKey)}>
+      <StaleBadge status={status} />
+      <Tabs current="pending" />
+      <section className="card">
+        {orders === null ? (
+          <Skeleton rows={3} height={64} />
+        ) : orders.length === 0 ? (
+          <Empty />
+        ) : (
+          <ul className="orders" data-testid="option-pending">
+            {orders.map((o) => (
+              <li key={o.order_id} className="order" data-testid="option-order">
+                <div className="order__head">
+                  <span>
+                    {o.symbol} · <Direction direction={o.direction} />
+                  </span>
+                  <Countdown due={o.due} />
+                </div>
+                <dl className="order__grid">
+                  <div>
+                    <dt>{t('option.quantity')}</dt>
+                    <dd className="num">{truncate(o.quantity, 2)}</dd>
+                  </div>
+                  <div>
+                    <dt>{t('option.openPrice')}</dt>
+                    <dd className="num">{truncate(o.open_price, priceDecimals(o.open_price))}</dd>
+                  </div>
+                  <div>
+                    <dt>{t('option.deliveryTime')}</dt>
+                    <dd className="num">{t('option.seconds', { seconds: o.seconds })}</dd>
+                  </div>
+                </dl>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </Page>
+  );
+}
+
+function Audit({ orderId }: { orderId: string }) {
+  const { t } = useTranslation();
+  const [audit, setAudit] = useState<OptionAudit | null>(null);
+  useEffect(() => {
+    optionApi.ticks(orderId).then(setAudit, () => undefined);
+  }, [orderId]);
+  if (!audit) return <Skeleton rows={1} />;
+  const pd = priceDecimals(audit.open_tick?.price);
+  return (
+    <div className="audit" data-testid="option-audit">
+      <dl className="rows rows--compact">
+        <div>
+          <dt>{t('option.openTick')}</dt>
+          <dd className="num" data-testid="audit-open">
+            #{audit.open_tick?.id} · {truncate(audit.open_tick?.price, pd)} · {audit.open_tick ? new Date(audit.open_tick.time).toLocaleTimeString() : '--'}
+          </dd>
+        </div>
+        <div>
+          <dt>{t('option.deliveryTick')}</dt>
+          <dd className="num" data-testid="audit-delivery">
+            #{audit.delivery_tick?.id ?? '--'} · {truncate(audit.delivery_tick?.price, pd)} · {audit.delivery_tick ? new Date(audit.delivery_tick.time).toLocaleTimeString() : '--'}
+          </dd>
+        </div>
+        <div>
+          <dt>{t('option.ticksBetween')}</dt>
+          <dd className="num">{audit.ticks.length}</dd>
+        </div>
+      </dl>
+      <p className="muted small">{t('option.rule')}</p>
+    </div>
+  );
+}
+
+/** `option/details2`: delivered options (result, delivery price, P/L), each with its audit; pull-down refresh is the layout's. */
+export function OptionHistoryPage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const { orders } = useOptionOrders('delivered');
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <Page title={t(titleKey)}>
+      <Tabs current="delivered" />
+      <section className="card">
+        {orders === null ? (
+          <Skeleton rows={3} height={64} />
+        ) : orders.length === 0 ? (
+          <Empty />
+        ) : (
+          <ul className="orders" data-testid="option-history">
+            {orders.map((o) => {
+              const pd = priceDecimals(o.open_price);
+              return (
+                <li key={o.order_id} className="order" data-testid="option-delivered">
+                  <div className="order__head">
+                    <span>
+                      {o.symbol} · <Direction direction={o.direction} />
+                    </span>
+                    <PnL value={o.pnl} />
+                  </div>
+                  <dl className="order__grid">
+                    <div>
+                      <dt>{t('option.resultLabel')}</dt>
+                      <dd data-testid="option-result" data-result={o.result ?? ''}>
+                        <span aria-hidden="true">{o.result === 'up' ? '▲ ' : o.result === 'down' ? '▼ ' : '– '}</span>
+                        {o.result ? t(`option.result.${o.result}`) : '--'}
+                      </dd>
+                    </div>
+                    <div>
+                      <dt>{t('option.openPrice')}</dt>
+                      <dd className="num">{truncate(o.open_price, pd)}</dd>
+                    </div>
+                    <div>
+                      <dt>{t('option.deliveryPrice')}</dt>
+                      <dd className="num">{truncate(o.delivery_price, pd)}</dd>
+                    </div>
+                  </dl>
+                  <button
+                    type="button"
+                    className="button button--block audit__toggle"
+                    aria-expanded={open === o.order_id}
+                    onClick={() => setOpen(open === o.order_id ? null : o.order_id)}
+                    data-testid="audit-toggle"
+                  >
+                    {t('option.audit')}
+                  </button>
+                  {open === o.order_id && <Audit orderId={o.order_id} />}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </section>
+    </Page>
+  );
+}

@@ -120,11 +120,8 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     const raw = await this.redis.get(`fpjy:quote:${quoteId}`);
     const q = raw ? (JSON.parse(raw) as Quote) : undefined;
     if (!q || q.user_id !== userId) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
-    const treasury = await this.dataSource.query(
-      `SELECT available::text FROM balances WHERE owner_type = 'system' AND owner_id = $1 AND account_type = 'treasury' AND currency_id = $2`,
-      [SYSTEM_OWNER_ID, q.to_currency_id],
-    );
-    if (money(treasury[0]?.available ?? '0').lt(q.receive)) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE);
+    const treasury = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'treasury' && b.currencyId === q.to_currency_id);
+    if (money(treasury?.available ?? '0').lt(q.receive)) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE);
     try {
       await this.dataSource.transaction(async (m) => {
         await this.ledger.post(

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { QueuesService } from '../../infra/queue/queues.service';
 import { MarketRegistry } from '../engine/market-registry.service';
-import type { Tick } from '../microtrade/microtrade.service';
+import type { Tick } from '../market/mark-price.service';
 import { LeverService } from './lever.service';
 
 const QUEUE = 'lever-watch';

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { EngineModule } from '../engine/engine.module';
+import { MarketModule } from '../market/market.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { LeverWatchService } from './lever-watch.service';
 import { LeverController } from './lever.controller';
 import { LeverService } from './lever.service';
 
 @Module({
-  imports: [LedgerModule, EngineModule],
+  imports: [LedgerModule, EngineModule, MarketModule],
   controllers: [LeverController],
   providers: [LeverService, LeverWatchService],
   exports: [LeverService, LeverWatchService],

@@ -10,13 +10,12 @@ import { EngineBus } from '../engine/engine-bus';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService, Movement } from '../ledger/ledger.service';
-import { Tick } from '../microtrade/microtrade.service';
+import { MarkPriceService, Tick } from '../market/mark-price.service';
 import { LeverConfig } from './lever-config.entity';
 import { equityAt, feeOf, isLiquidated, liquidationPrice, maintenanceOf, marginOf, pnlAt, slHit, tpHit, type PositionTerms } from './lever-math';
 import { CloseReason, LeverPosition } from './lever-position.entity';
 import type { LeverListDto, LeverSubmitDto, LeverTpSlDto } from './lever.dto';
 
-const FRESH_TICK_MS = 5000;
 const user = (userId: number, code: LedgerCode, available?: Money, frozen?: Money): Movement => ({
   ownerType: 'user',
   ownerId: userId,
@@ -52,6 +51,7 @@ export class LeverService {
     private readonly ledger: LedgerService,
     private readonly registry: MarketRegistry,
     private readonly bus: EngineBus,
+    private readonly marks: MarkPriceService,
   ) {}
 
   private async config(market: MarketInfo): Promise<LeverConfig> {
@@ -60,27 +60,12 @@ export class LeverService {
     return c;
   }
 
-  private async latestTick(marketId: number): Promise<Tick | undefined> {
-    const [row] = await this.dataSource.query(
-      'SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND ts <= $2 ORDER BY ts DESC, id DESC LIMIT 1',
-      [marketId, new Date()],
-    );
-    return row;
-  }
-
-  private async freshTick(market: MarketInfo): Promise<Tick> {
-    const tick = await this.latestTick(market.id);
-    if (!tick || Date.now() - new Date(tick.ts).getTime() > FRESH_TICK_MS)
-      throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: market.base.symbol });
-    return tick;
-  }
-
   /** lever/deal: the market's contract rules, the user's contract balance, last and mark price, open positions. */
   async deal(userId: number, symbol: string) {
     const market = this.registry.get(symbol);
     const c = await this.config(market);
     const [tick, [last], balances, open] = await Promise.all([
-      this.latestTick(market.id),
+      this.marks.latestRecorded(market.id),
       this.dataSource.query('SELECT price::text FROM trades WHERE market_id = $1 ORDER BY trade_id DESC LIMIT 1', [market.id]),
       this.ledger.balancesOf('user', userId),
       this.dataSource.getRepository(LeverPosition).find({ where: { userId, marketId: market.id, status: In(['pending', 'holding']) }, order: { id: 'DESC' } }),
@@ -113,7 +98,7 @@ export class LeverService {
       throw new BusinessError(ErrorCode.LEVER_LOTS_RANGE, undefined, { min: String(c.minLots), max: String(c.maxLots) });
     if (!c.multiples.includes(dto.multiple)) throw new BusinessError(ErrorCode.LEVER_MULTIPLE_INVALID, undefined, { multiples: c.multiples.join(', ') });
     if (dto.type === 'limit' && (!dto.price || money(dto.price).lte(0))) throw new BusinessError(ErrorCode.VALIDATION, 'error.price_invalid');
-    const tick = dto.type === 'market' ? await this.freshTick(market) : undefined;
+    const tick = dto.type === 'market' ? await this.marks.fresh(market) : undefined;
     const reference = dto.type === 'market' ? tick!.price : dto.price!;
     this.checkTpSl(dto.side, reference, dto.take_profit, dto.stop_loss);
 
@@ -202,7 +187,7 @@ export class LeverService {
       .getRepository(LeverPosition)
       .findAndCount({ where: { userId, status: q.status }, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
     const marks = new Map<number, string | undefined>();
-    for (const id of new Set(rows.map((r) => r.marketId))) marks.set(id, (await this.latestTick(id))?.price);
+    for (const id of new Set(rows.map((r) => r.marketId))) marks.set(id, (await this.marks.latestRecorded(id))?.price);
     return {
       items: rows.map((p) => this.view(p, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', marks.get(p.marketId))),
       total,
@@ -216,7 +201,7 @@ export class LeverService {
     const p = await this.own(userId, id);
     if (p.status !== 'holding') throw new BusinessError(ErrorCode.POSITION_CLOSED);
     const market = this.registry.byIdOrUndefined(p.marketId)!;
-    const tick = await this.freshTick(market);
+    const tick = await this.marks.fresh(market);
     const closed = await this.closeAt(p, tick, 'user');
     if (!closed) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     return this.view(closed, market.symbol, tick.price);
@@ -226,7 +211,7 @@ export class LeverService {
     const p = await this.own(userId, dto.id);
     if (p.status !== 'holding' && p.status !== 'pending') throw new BusinessError(ErrorCode.POSITION_CLOSED);
     const market = this.registry.byIdOrUndefined(p.marketId)!;
-    const reference = p.status === 'holding' ? (await this.freshTick(market)).price : p.targetPrice!;
+    const reference = p.status === 'holding' ? (await this.marks.fresh(market)).price : p.targetPrice!;
     this.checkTpSl(p.side, reference, dto.take_profit, dto.stop_loss);
     const rows = await updateReturning<{ id: string }>(
       this.dataSource.manager,

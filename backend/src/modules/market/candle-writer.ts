@@ -28,7 +28,17 @@ export async function writeCandles(m: EntityManager, marketId: number, trades: r
       const key = `${period}:${openTime}`;
       const c = candles.get(key);
       if (!c) {
-        candles.set(key, { period, openTime, open: t.price, high: t.price, low: t.price, close: t.price, volume: t.quantity, quoteVolume: t.quoteQuantity, trades: 1 });
+        candles.set(key, {
+          period,
+          openTime,
+          open: t.price,
+          high: t.price,
+          low: t.price,
+          close: t.price,
+          volume: t.quantity,
+          quoteVolume: t.quoteQuantity,
+          trades: 1,
+        });
         continue;
       }
       if (money(t.price).greaterThan(c.high)) c.high = t.price;

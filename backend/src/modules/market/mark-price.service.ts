@@ -2,7 +2,19 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { DataSource } from 'typeorm';
 import { moneyString } from '../../infra/money';
 import { EngineHost } from '../engine/engine-host.service';
-import { MarketRegistry } from '../engine/market-registry.service';
+import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+
+/** A recorded mark-price tick as read back from `mark_prices`. */
+export interface Tick {
+  id: string;
+  price: string;
+  ts: Date;
+}
+
+/** A tick older than this is not "the price now": purchases and market positions are refused. */
+const FRESH_TICK_MS = 5000;
 
 export interface MarkTick {
   id: string;
@@ -38,6 +50,23 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     if (this.timer) clearInterval(this.timer);
   }
 
+  /** The latest recorded tick of a market, never one stamped after now. */
+  async latestRecorded(marketId: number): Promise<Tick | undefined> {
+    const [row] = await this.dataSource.query(
+      'SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND ts <= $2 ORDER BY ts DESC, id DESC LIMIT 1',
+      [marketId, new Date()],
+    );
+    return row;
+  }
+
+  /** The latest recorded tick if it is fresh, else "no market price yet" (2211). */
+  async fresh(market: MarketInfo): Promise<Tick> {
+    const tick = await this.latestRecorded(market.id);
+    if (!tick || Date.now() - new Date(tick.ts).getTime() > FRESH_TICK_MS)
+      throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: market.base.symbol });
+    return tick;
+  }
+
   current(marketId: number): MarkTick | undefined {
     return this.latest.get(marketId);
   }
@@ -48,7 +77,10 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
       const last = this.host.lastTradePrice(m.id);
       if (last === undefined) continue;
       const price = moneyString(m.engine.ticksToPrice(last));
-      const [row] = await this.dataSource.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, to_timestamp($3 / 1000.0)) RETURNING id::text', [m.id, price, now]);
+      const [row] = await this.dataSource.query(
+        'INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, to_timestamp($3 / 1000.0)) RETURNING id::text',
+        [m.id, price, now],
+      );
       const tick = { id: row.id, marketId: m.id, price, ts: now };
       this.latest.set(m.id, tick);
       ticks.push(tick);

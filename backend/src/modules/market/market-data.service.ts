@@ -55,14 +55,20 @@ export class MarketDataService {
       ),
       this.dataSource.query(`SELECT DISTINCT ON (market_id) market_id, price::text FROM trades ORDER BY market_id, trade_id DESC`),
     ]);
-    const statBy = new Map<number, { open: string; high: string; low: string; volume: string; quote_volume: string }>(stats.map((s: { market_id: number }) => [s.market_id, s]));
+    const statBy = new Map<number, { open: string; high: string; low: string; volume: string; quote_volume: string }>(
+      stats.map((s: { market_id: number }) => [s.market_id, s]),
+    );
     const lastBy = new Map<number, string>(lasts.map((l: { market_id: number; price: string }) => [l.market_id, l.price]));
     const value = this.registry.all().map((m) => this.ticker(m, statBy.get(m.id), lastBy.get(m.id)));
     this.tickerCache = { at: Date.now(), value };
     return value;
   }
 
-  private ticker(m: MarketInfo, s: { open: string; high: string; low: string; volume: string; quote_volume: string } | undefined, last: string | undefined): Ticker {
+  private ticker(
+    m: MarketInfo,
+    s: { open: string; high: string; low: string; volume: string; quote_volume: string } | undefined,
+    last: string | undefined,
+  ): Ticker {
     const open = s?.open;
     const change = open && last && !money(open).isZero() ? truncate(money(last).minus(open).div(open).times(100), 2) : '0';
     return {
@@ -124,7 +130,8 @@ export class MarketDataService {
   depth(symbol: string, levels: number) {
     const m = this.registry.get(symbol);
     const d = this.host.book(m.id)?.depth(levels) ?? { bids: [], asks: [] };
-    const side = (ls: Array<{ price: number; qty: number }>) => ls.map((l) => [moneyString(m.engine.ticksToPrice(l.price)), moneyString(m.engine.lotsToQty(l.qty))]);
+    const side = (ls: Array<{ price: number; qty: number }>) =>
+      ls.map((l) => [moneyString(m.engine.ticksToPrice(l.price)), moneyString(m.engine.lotsToQty(l.qty))]);
     return { symbol: m.symbol, bids: side(d.bids), asks: side(d.asks) };
   }
 }

@@ -4,5 +4,10 @@ import { MarketController } from './market.controller';
 import { MarketDataService } from './market-data.service';
 import { MarkPriceService } from './mark-price.service';
 
-@Module({ imports: [EngineModule], controllers: [MarketController], providers: [MarketDataService, MarkPriceService], exports: [MarketDataService, MarkPriceService] })
+@Module({
+  imports: [EngineModule],
+  controllers: [MarketController],
+  providers: [MarketDataService, MarkPriceService],
+  exports: [MarketDataService, MarkPriceService],
+})
 export class MarketModule {}

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EngineModule } from '../engine/engine.module';
+import { MarketModule } from '../market/market.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { UserModule } from '../user/user.module';
 import { MicrotradeController } from './microtrade.controller';
@@ -7,7 +8,7 @@ import { MicrotradeService } from './microtrade.service';
 import { OptionDeliveryService } from './option-delivery.service';
 
 @Module({
-  imports: [LedgerModule, EngineModule, UserModule],
+  imports: [LedgerModule, EngineModule, UserModule, MarketModule],
   controllers: [MicrotradeController],
   providers: [MicrotradeService, OptionDeliveryService],
   exports: [OptionDeliveryService],

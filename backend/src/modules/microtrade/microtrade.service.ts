@@ -8,6 +8,7 @@ import { money, moneyString, truncate } from '../../infra/money';
 import { USDT_ID } from '../coin-rate/pricing.service';
 import { EngineBus } from '../engine/engine-bus';
 import { MarketRegistry } from '../engine/market-registry.service';
+import { MarkPriceService } from '../market/mark-price.service';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService, Movement } from '../ledger/ledger.service';
 import { UserService } from '../user/user.service';
@@ -16,15 +17,6 @@ import type { OptionListDto, OptionPeriodDto, OptionSubmitDto } from './microtra
 import { OptionDeliveryService } from './option-delivery.service';
 import { OptionOrder } from './option-order.entity';
 import { OptionPeriod } from './option-period.entity';
-
-/** An opening tick older than this is not "the price now": the purchase is refused. */
-const FRESH_TICK_MS = 5000;
-
-export interface Tick {
-  id: string;
-  price: string;
-  ts: Date;
-}
 
 /**
  * Up/down options (ETF / "microtrade"). The stake leaves the user's option account (400, fee 401)
@@ -42,6 +34,7 @@ export class MicrotradeService {
     private readonly delivery: OptionDeliveryService,
     private readonly events: EventStoreService,
     private readonly bus: EngineBus,
+    private readonly marks: MarkPriceService,
   ) {}
 
   async periods(includeDisabled = false) {
@@ -52,15 +45,6 @@ export class MicrotradeService {
   async currencies(userId: number) {
     const b = (await this.ledger.balancesOf('user', userId)).find((x) => x.accountType === 'option' && x.currencyId === USDT_ID);
     return [{ currency_id: USDT_ID, symbol: 'USDT', available: b?.available ?? '0', frozen: b?.frozen ?? '0' }];
-  }
-
-  async latestTick(marketId: number): Promise<Tick | undefined> {
-    // Never a tick stamped after now: the opening price is one already recorded.
-    const [row] = await this.dataSource.query(
-      'SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND ts <= $2 ORDER BY ts DESC, id DESC LIMIT 1',
-      [marketId, new Date()],
-    );
-    return row;
   }
 
   /** microtrade/submit: checks in the spec's order, then one transaction. */
@@ -75,15 +59,10 @@ export class MicrotradeService {
     const user = await this.users.findById(userId);
     if (user.verificationLevel < 1)
       throw new BusinessError(ErrorCode.OPTION_VERIFY_REQUIRED, undefined, undefined, { verify: true, route: '#/pages/verification/index' });
-    const tick = await this.latestTick(market.id);
-    if (!tick || Date.now() - new Date(tick.ts).getTime() > FRESH_TICK_MS)
-      throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: market.base.symbol });
+    const tick = await this.marks.fresh(market);
     const fee = money(truncate(stake.times(period.feeRate), 8));
     const win = money(truncate(stake.times(period.profitRatio), 8));
-    const [house] = await this.dataSource.query(
-      `SELECT available::text FROM balances WHERE owner_type = 'system' AND owner_id = $1 AND account_type = 'treasury' AND currency_id = $2`,
-      [SYSTEM_OWNER_ID, USDT_ID],
-    );
+    const house = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'treasury' && b.currencyId === USDT_ID);
     if (
       money(house?.available ?? '0')
         .plus(stake)

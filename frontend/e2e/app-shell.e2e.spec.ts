@@ -33,7 +33,9 @@ const setTheme = (theme: 'light' | 'dark') => page.evaluate((t) => localStorage.
 /** Axe's critical and serious findings on the current screen (none expected). */
 async function seriousViolations(): Promise<string[]> {
   const result = await new AxeBuilder({ page }).analyze();
-  return result.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return result.violations
+    .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 /** Each theme: screenshot (390×844) and axe. */
@@ -72,7 +74,9 @@ describe('the app shell on the real stack', () => {
     await expect(page.getByTestId('login-prompt').isVisible()).resolves.toBe(true);
     await page.getByTestId('market-list').waitFor({ timeout: 30_000 });
     // The simulator trades within seconds: a price appears once the first trade is pushed.
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="last-price"]')].some((e) => /\d/.test(e.textContent ?? '')), undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="last-price"]')].some((e) => /\d/.test(e.textContent ?? '')), undefined, {
+      timeout: 30_000,
+    });
     expect(await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link').count()).toBe(5);
     await page.getByTestId('open-menu').click();
     await expect(page.getByRole('dialog').getByText('Log in to deposit, trade and manage your account.').isVisible()).resolves.toBe(true);

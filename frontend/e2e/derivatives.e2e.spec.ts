@@ -2,8 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { PNG } from 'pngjs';
-import { ADMIN, apiOf, latestCode, startStack, type Stack } from './stack';
+import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
 
 /**
  * Issue 8 on the real stack (market simulator ON: options need a tick recorded in the last 5 s,
@@ -29,19 +28,6 @@ let page: Page;
 let user: { token: string; user: unknown; email: string };
 const tag = `${process.pid}${Date.now().toString(36)}`;
 
-function png(shade: number): Buffer {
-  const p = new PNG({ width: 32, height: 24 });
-  p.data.fill(shade);
-  return PNG.sync.write(p);
-}
-async function upload(token: string, shade: number): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(png(shade))], { type: 'image/png' }), 'p.png');
-  const res = await fetch(`${stack.url}/api/upload/image`, { method: 'POST', headers: { Authorization: token }, body: form }).then((r) => r.json());
-  if (res.code !== 1) throw new Error(`upload: ${JSON.stringify(res)}`);
-  return res.data.id;
-}
-
 /** Registered, basic verification approved, 1000 USDT deposited and split into the option and contract accounts. */
 async function verifiedFundedUser() {
   const email = `deriv.${tag}@kestrel.test`;
@@ -54,11 +40,16 @@ async function verifiedFundedUser() {
     re_password: 'pass-1234',
     agreement: 1,
   });
-  const [f, b, h] = [await upload(s.token, 30), await upload(s.token, 60), await upload(s.token, 120)];
-  await api('POST', 'user/real_name', { country: 'Brazil', name: 'Dee Rivative', id_number: 'CD987654', address: 'Av. Paulista 1000', front_image: f, back_image: b, hand_image: h }, s.token);
+  const [f, b, h] = [await uploadImage(stack.url, s.token, 30), await uploadImage(stack.url, s.token, 60), await uploadImage(stack.url, s.token, 120)];
+  await api(
+    'POST',
+    'user/real_name',
+    { country: 'Brazil', name: 'Dee Rivative', id_number: 'CD987654', address: 'Av. Paulista 1000', front_image: f, back_image: b, hand_image: h },
+    s.token,
+  );
   for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/real_name', { status: 'review', limit: 100 }, adminToken)).items)
     await api('POST', `admin/real_name/${r.id}/approve`, { reason: 'checked' }, adminToken);
-  const proof = await upload(s.token, 220);
+  const proof = await uploadImage(stack.url, s.token, 220);
   await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '1000', image_id: proof, client_id: `dep-${tag}` }, s.token);
   for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/deposits', { status: 'review', limit: 100 }, adminToken)).items)
     await api('POST', `admin/deposits/${r.id}/approve`, { reason: 'checked' }, adminToken);
@@ -103,7 +94,9 @@ async function shoot(p: Page, name: string, path: string, ready?: string, then?:
     await p.screenshot({ path: join(ARTIFACTS, `${name}-${theme}.png`) });
     const axe = await new AxeBuilder({ page: p }).disableRules(['region']).analyze();
     findings.push(
-      ...axe.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${name} ${theme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      ...axe.violations
+        .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+        .map((v) => `${name} ${theme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
     );
   }
   await p.evaluate(() => localStorage.setItem('theme', 'light'));
@@ -117,7 +110,12 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
   adminToken = (await api<{ token: string }>('POST', 'admin/login', ADMIN)).token;
   await api('POST', 'admin/chains/1', { deposit_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', reason: 'e2e' }, adminToken); // USDT TRC20
-  await api('POST', 'admin/option-periods', { seconds: 5, profit_ratio: '0.1', min_qty: '10', max_qty: '1000', reason: 'e2e: a short delivery time' }, adminToken);
+  await api(
+    'POST',
+    'admin/option-periods',
+    { seconds: 5, profit_ratio: '0.1', min_qty: '10', max_qty: '1000', reason: 'e2e: a short delivery time' },
+    adminToken,
+  );
   user = await verifiedFundedUser();
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
   page = await context.newPage();
@@ -155,7 +153,10 @@ describe('contract and option screens on the real stack', () => {
     expect(await popup.getByRole('radio').first().getAttribute('data-testid')).toBe('period-5');
     await popup.getByLabel('Quantity (USDT)').fill('5');
     await page.getByTestId('buy-confirm').click();
-    await eventually(() => page.getByTestId('buy-error').textContent(), (text) => expect(text).toMatch(/between 10 and 1000/));
+    await eventually(
+      () => page.getByTestId('buy-error').textContent(),
+      (text) => expect(text).toMatch(/between 10 and 1000/),
+    );
     await popup.getByLabel('Quantity (USDT)').fill('10');
     await page.getByTestId('buy-confirm').click();
     await page.waitForURL(/option\/details$/);
@@ -200,7 +201,14 @@ describe('contract and option screens on the real stack', () => {
     const position = page.getByTestId('position').first();
     await position.waitFor();
     // Wait for the mark to move so the P/L is not zero (ledger 30 then has a line).
-    await page.waitForFunction(() => !/^[▲▼\s]*0\.0000/.test((document.querySelector('[data-testid="position"] [data-testid="pnl"]')?.textContent ?? '0.0000').replace('P/L', '').trim()), undefined, { timeout: 30_000 }).catch(() => undefined);
+    await page
+      .waitForFunction(
+        () =>
+          !/^[▲▼\s]*0\.0000/.test((document.querySelector('[data-testid="position"] [data-testid="pnl"]')?.textContent ?? '0.0000').replace('P/L', '').trim()),
+        undefined,
+        { timeout: 30_000 },
+      )
+      .catch(() => undefined);
     let asked = '';
     page.once('dialog', (d) => {
       asked = d.message();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { PNG } from 'pngjs';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +37,8 @@ export interface Stack {
 }
 
 export async function startStack(opts: { simulator?: boolean } = {}): Promise<Stack> {
-  for (const f of ['backend/dist/main.js', 'frontend/dist/index.html']) if (!existsSync(join(root, f))) throw new Error(`${f} is missing: run \`npm run build\` first (npm test does it)`);
+  for (const f of ['backend/dist/main.js', 'frontend/dist/index.html'])
+    if (!existsSync(join(root, f))) throw new Error(`${f} is missing: run \`npm run build\` first (npm test does it)`);
   const db = `kestrel_e2e_${process.pid}_${randomBytes(3).toString('hex')}`;
   await sql(`CREATE DATABASE "${db}"`);
   const port = 4100 + (process.pid % 400);
@@ -75,7 +77,10 @@ export async function startStack(opts: { simulator?: boolean } = {}): Promise<St
   };
   const started = Date.now();
   while (Date.now() - started < 60_000) {
-    const up = await fetch(`${url}/api/settings/get`, { method: 'POST' }).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/api/settings/get`, { method: 'POST' }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return { url, stop };
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 250));
@@ -94,7 +99,9 @@ export async function latestCode(url: string, recipient: string, purpose: string
   if (login.code !== 1) throw new Error(`admin/login: ${JSON.stringify(login)}`);
   const token = login.data.token as string;
   for (let i = 0; i < 40; i++) {
-    const page = await fetch(`${url}/api/admin/outbox?recipient=${encodeURIComponent(recipient)}&limit=20`, { headers: { Authorization: token } }).then((r) => r.json());
+    const page = await fetch(`${url}/api/admin/outbox?recipient=${encodeURIComponent(recipient)}&limit=20`, { headers: { Authorization: token } }).then((r) =>
+      r.json(),
+    );
     const items = (page.data?.items ?? []) as Array<{ purpose: string; body: string; id: number | string }>;
     const item = items.filter((m) => m.purpose === purpose).sort((a, b) => Number(b.id) - Number(a.id))[0];
     const code = item && /\b\d{6}\b/.exec(item.body)?.[0];
@@ -116,4 +123,20 @@ export function apiOf(url: string) {
     if (res.code !== 1) throw new Error(`${path}: ${JSON.stringify(res)}`);
     return res.data as T;
   };
+}
+
+/** A small PNG of one colour (each shade a different image). */
+export function png(shade: number): Buffer {
+  const p = new PNG({ width: 32, height: 24 });
+  p.data.fill(shade);
+  return PNG.sync.write(p);
+}
+
+/** Uploads a PNG through `POST upload/image` as the user; returns the upload id. */
+export async function uploadImage(url: string, token: string, shade: number): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(png(shade))], { type: 'image/png' }), 'p.png');
+  const res = await fetch(`${url}/api/upload/image`, { method: 'POST', headers: { Authorization: token }, body: form }).then((r) => r.json());
+  if (res.code !== 1) throw new Error(`upload: ${JSON.stringify(res)}`);
+  return res.data.id;
 }

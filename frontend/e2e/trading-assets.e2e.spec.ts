@@ -2,8 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { PNG } from 'pngjs';
-import { ADMIN, latestCode, startStack, type Stack } from './stack';
+import { ADMIN, apiOf, latestCode, png, startStack, uploadImage, type Stack } from './stack';
 
 /**
  * Issue 7 on the real stack (simulator off, so the only trades are the users' and every balance is
@@ -26,33 +25,8 @@ jest.setTimeout(180_000);
 let stack: Stack;
 let browser: Browser;
 let adminToken: string;
+let api: ReturnType<typeof apiOf>;
 const tag = `${process.pid}${Date.now().toString(36)}`;
-
-async function api<T>(method: 'GET' | 'POST', path: string, params: Record<string, string | number> = {}, token?: string): Promise<T> {
-  const body = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
-  const res = await fetch(`${stack.url}/api/${path}${method === 'GET' && body ? `?${body}` : ''}`, {
-    method,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', lang: 'en', ...(token ? { Authorization: token } : {}) },
-    body: method === 'GET' ? undefined : body,
-  }).then((r) => r.json());
-  if (res.code !== 1) throw new Error(`${path}: ${JSON.stringify(res)}`);
-  return res.data as T;
-}
-
-/** A small PNG of one colour (each photo a different image). */
-function png(shade: number): Buffer {
-  const p = new PNG({ width: 32, height: 24 });
-  p.data.fill(shade);
-  return PNG.sync.write(p);
-}
-
-async function uploadApi(token: string, shade: number): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(png(shade))], { type: 'image/png' }), 'p.png');
-  const res = await fetch(`${stack.url}/api/upload/image`, { method: 'POST', headers: { Authorization: token }, body: form }).then((r) => r.json());
-  if (res.code !== 1) throw new Error(`upload: ${JSON.stringify(res)}`);
-  return res.data.id;
-}
 
 interface User {
   email: string;
@@ -151,6 +125,7 @@ let pageB: Page;
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   stack = await startStack({ simulator: false });
+  api = apiOf(stack.url);
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
   adminToken = (await api<{ token: string }>('POST', 'admin/login', ADMIN)).token;
   await api('POST', 'admin/chains/1', { deposit_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', reason: 'e2e' }, adminToken); // USDT TRC20
@@ -183,7 +158,7 @@ describe('trading and assets screens on the real stack', () => {
     await pageA.getByTestId('kyc-submit').click();
     await pageA.getByTestId('basic-state').waitFor();
     expect(await pageA.getByTestId('basic-state').textContent()).toBe('Under review');
-    const [f, bk, h] = [await uploadApi(b.token, 30), await uploadApi(b.token, 60), await uploadApi(b.token, 120)];
+    const [f, bk, h] = [await uploadImage(stack.url, b.token, 30), await uploadImage(stack.url, b.token, 60), await uploadImage(stack.url, b.token, 120)];
     await api(
       'POST',
       'user/real_name',
@@ -206,7 +181,7 @@ describe('trading and assets screens on the real stack', () => {
     await pageA.locator('.image-upload__done').waitFor();
     await pageA.getByTestId('charge-submit').click();
     await pageA.getByTestId('deposit-submitted').waitFor();
-    const proof = await uploadApi(b.token, 220);
+    const proof = await uploadImage(stack.url, b.token, 220);
     await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '1000', image_id: proof, client_id: `bob-${tag}` }, b.token);
     expect(await approveAll('deposits')).toBe(2);
     await go(pageA, '/pages/assets/record?tab=deposit');

@@ -1,7 +1,7 @@
 // npm run bench:api — many concurrent users placing and cancelling spot orders against the API
 // on loopback. An order counts when the API acknowledged it (code 1): journaled in PostgreSQL,
 // matched and settled. Last line: `orders: <N>/s p99 <L> ms`.
-import { call, log, makeTraders, percentile, startStack } from './lib/stack.mjs';
+import { loadClient, log, makeTraders, percentile, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -19,6 +19,7 @@ try {
   let cancels = 0;
   const deadline = Date.now() + SECONDS * 1000;
   const started = Date.now();
+  const client = loadClient(stack.apiUrl, CONCURRENCY);
 
   async function worker(w) {
     const trader = traders[w % traders.length];
@@ -26,7 +27,7 @@ try {
     while (Date.now() < deadline) {
       if (open.length && rand() < CANCEL_SHARE) {
         const id = open.splice(Math.floor(rand() * open.length), 1)[0];
-        const r = await call(stack.apiUrl, 'PUT', 'coin/trade', { order_id: id }, trader.token);
+        const r = await client.call('PUT', 'coin/trade', { order_id: id }, trader.token);
         if (r.code === 1) cancels++;
         continue;
       }
@@ -35,7 +36,7 @@ try {
       const price = (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2);
       const quantity = (0.001 + Math.floor(rand() * 50) * 0.0001).toFixed(4);
       const t0 = performance.now();
-      const r = await call(stack.apiUrl, 'POST', 'coin/trade', { symbol: 'BTC/USDT', side, type: 'limit', price, quantity }, trader.token);
+      const r = await client.call('POST', 'coin/trade', { symbol: 'BTC/USDT', side, type: 'limit', price, quantity }, trader.token);
       const ms = performance.now() - t0;
       if (r.code === 1) {
         latencies.push(ms);
@@ -47,6 +48,7 @@ try {
   log(`load: ${CONCURRENCY} concurrent clients for ${SECONDS} s`);
   await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
   const elapsed = (Date.now() - started) / 1000;
+  await client.close();
   latencies.sort((a, b) => a - b);
   const rate = Math.round(latencies.length / elapsed);
   const p50 = percentile(latencies, 50).toFixed(1);

@@ -1,7 +1,7 @@
 // npm run bench:api — many concurrent users placing and cancelling spot orders against the API
 // on loopback. An order counts when the API acknowledged it (code 1): journaled in PostgreSQL,
 // matched and settled. Last line: `orders: <N>/s p99 <L> ms`.
-import { loadClient, log, makeTraders, percentile, startStack } from './lib/stack.mjs';
+import { cpuReport, cpuTimes, loadClient, log, makeTraders, percentile, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -20,6 +20,8 @@ try {
   const deadline = Date.now() + SECONDS * 1000;
   const started = Date.now();
   const client = loadClient(stack.apiUrl, CONCURRENCY);
+  const pids = { server: stack.pids ?? [], generator: [process.pid] };
+  const cpuBefore = cpuTimes(pids);
 
   async function worker(w) {
     const trader = traders[w % traders.length];
@@ -48,12 +50,14 @@ try {
   log(`load: ${CONCURRENCY} concurrent clients for ${SECONDS} s`);
   await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
   const elapsed = (Date.now() - started) / 1000;
+  const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed);
   await client.close();
   latencies.sort((a, b) => a - b);
   const rate = Math.round(latencies.length / elapsed);
   const p50 = percentile(latencies, 50).toFixed(1);
   const p99 = percentile(latencies, 99).toFixed(1);
   console.log(`acknowledged orders: ${latencies.length} in ${elapsed.toFixed(1)} s; cancels: ${cancels}; refused: ${JSON.stringify(Object.fromEntries(errors))}`);
+  console.log(`cores used (of 2): ${cpu}`);
   console.log(`latency ms: p50 ${p50}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}  max ${(latencies[latencies.length - 1] ?? 0).toFixed(1)}`);
   console.log(`orders: ${rate}/s p99 ${p99} ms`);
 } finally {

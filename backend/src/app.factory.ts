@@ -13,6 +13,9 @@ import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
 import { bodyParsers } from './infra/http/body-parsers';
 import { EnvelopeInterceptor } from './infra/http/envelope.interceptor';
 import { createValidationPipe } from './infra/http/validation';
+import { FastLane } from './infra/http/fast-lane';
+import { TokenService } from './infra/auth/token.service';
+import { CoinTradeController, coinTradeLaneRoutes } from './modules/coin-trade/coin-trade.controller';
 import { SeedService } from './modules/reference/seed.service';
 
 /** Builds the whole exchange app: migrations, seed data, the /api plumbing, docs and the web app. */
@@ -25,6 +28,10 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   await migrate(app.get(DataSource));
   await app.get(SeedService).seed();
 
+  if (process.env.FAST_LANE !== 'off') {
+    const [place, cancel] = coinTradeLaneRoutes(app.get(CoinTradeController));
+    new FastLane(app.get(TokenService)).route(place).route(cancel).attach(app.getHttpServer());
+  }
   for (const parser of bodyParsers()) app.use(parser);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());

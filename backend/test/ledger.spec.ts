@@ -168,6 +168,44 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
   });
 
+  it('a stated stream version that is already taken is refused and the whole batch rolls back', async () => {
+    await ledger.post({
+      commandId: 'v-dep',
+      refType: 'deposit',
+      refId: 'v-dep',
+      actor: 'test',
+      movements: [userCoin(9, '10', LedgerCode.DepositIncrease), external('-10', LedgerCode.DepositIncrease)],
+    });
+    await t.ds.transaction((m) => ledger.postBatch([{ ...freeze(9, '1', 'v1'), refId: 'order-9', streamVersion: 1 }], m));
+    // A second posting that claims to open the same stream: the unique (stream, version) index says no.
+    await expect(t.ds.transaction((m) => ledger.postBatch([freeze(9, '2', 'v2'), { ...freeze(9, '3', 'v3'), refId: 'order-9', streamVersion: 1 }], m))).rejects.toThrow();
+    expect(await ledger.balancesOf('user', 9)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '9', frozen: '1' }]);
+    // Without a stated version the next one is looked up.
+    const [next] = await t.ds.transaction((m) => ledger.postBatch([{ ...freeze(9, '3', 'v3'), refId: 'order-9' }], m));
+    expect(next.ok).toBe(true);
+    expect(await t.ds.query(`SELECT stream_version FROM events WHERE stream_id = 'order:order-9' ORDER BY stream_version`)).toEqual([{ stream_version: 1 }, { stream_version: 2 }]);
+  });
+
+  it('an account first seen in a batch that rolled back is created by the next batch', async () => {
+    const credit = (id: string) => ({
+      commandId: id,
+      refType: 'deposit',
+      refId: id,
+      actor: 'test',
+      movements: [userCoin(10, '5', LedgerCode.DepositIncrease), external('-5', LedgerCode.DepositIncrease)],
+    });
+    await expect(
+      t.ds.transaction(async (m) => {
+        await ledger.postBatch([credit('rb-1')], m);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await ledger.balancesOf('user', 10)).toEqual([]);
+    const [r] = await t.ds.transaction((m) => ledger.postBatch([credit('rb-2')], m));
+    expect(r.ok).toBe(true);
+    expect(await ledger.balancesOf('user', 10)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '5', frozen: '0' }]);
+  });
+
   it('racing batches and single postings on the same account never overdraw', async () => {
     await ledger.post({
       commandId: 'r-dep',

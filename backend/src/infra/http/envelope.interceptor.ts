@@ -13,11 +13,12 @@ export class EnvelopeInterceptor implements NestInterceptor {
     // Socket.IO handlers answer through their own acks: the envelope is the HTTP contract.
     if (ctx.getType() !== 'http') return next.handle();
     const lang = requestLang(ctx.switchToHttp().getRequest<Request>());
-    return next.handle().pipe(
-      map((result: unknown) => {
-        const reply = result instanceof Reply ? result : new Reply(result ?? null);
-        return { type: 'ok', code: ErrorCode.OK, message: translate(lang, reply.messageKey), data: reply.data };
-      }),
-    );
+    return next.handle().pipe(map((result: unknown) => okEnvelope(lang, result)));
   }
+}
+
+/** A handler's result as the success envelope. */
+export function okEnvelope(lang: string, result: unknown): Envelope {
+  const reply = result instanceof Reply ? result : new Reply(result ?? null);
+  return { type: 'ok', code: ErrorCode.OK, message: translate(lang, reply.messageKey), data: reply.data };
 }

@@ -1,4 +1,6 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ClassConstructor, plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
 import { en } from '../i18n/locales/en';
 import type { MessageKey } from '../i18n/catalogue';
 import { BusinessError } from './business-error';
@@ -17,28 +19,35 @@ function firstError(errors: ValidationError[], prefix = ''): { field: string; co
 
 const PRIORITY = ['whitelistValidation', 'isDefined', 'isNotEmpty', 'isString', 'isIn'];
 
+/** The answer to a body that breaks a DTO's rules (shared by the pipe and the order lane). */
+export function validationFailure(errors: ValidationError[]): BusinessError {
+  const first = firstError(errors);
+  if (!first) return new BusinessError(ErrorCode.VALIDATION);
+  // Report the most basic failure first: missing, then wrong type, then the finer rules.
+  const entries = Object.entries(first.constraints);
+  const rank = (rule: string) => (PRIORITY.includes(rule) ? PRIORITY.indexOf(rule) : PRIORITY.length);
+  const [rule, message] = entries.sort((a, b) => rank(a[0]) - rank(b[0]))[0];
+  if (rule === 'whitelistValidation') return new BusinessError(ErrorCode.UNKNOWN_FIELD, 'error.unknown_field', { field: first.field });
+  if (message in en) return new BusinessError(ErrorCode.VALIDATION, message as MessageKey, { field: first.field });
+  const key: MessageKey = rule === 'isNotEmpty' || rule === 'isDefined' ? 'error.field_required' : 'error.field_invalid';
+  return new BusinessError(ErrorCode.VALIDATION, key, { field: first.field });
+}
+
+const OPTIONS = { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } } as const;
+
 /**
  * Whitelist + forbid unknown fields (DESIGN §5). A rule's message is a catalogue key
  * (e.g. `error.password_min`), so the answer is localized; other rules fall back to
  * "{field} is invalid" / "{field} is required".
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => {
-      const first = firstError(errors);
-      if (!first) return new BusinessError(ErrorCode.VALIDATION);
-      // Report the most basic failure first: missing, then wrong type, then the finer rules.
-      const entries = Object.entries(first.constraints);
-      const rank = (rule: string) => (PRIORITY.includes(rule) ? PRIORITY.indexOf(rule) : PRIORITY.length);
-      const [rule, message] = entries.sort((a, b) => rank(a[0]) - rank(b[0]))[0];
-      if (rule === 'whitelistValidation') return new BusinessError(ErrorCode.UNKNOWN_FIELD, 'error.unknown_field', { field: first.field });
-      if (message in en) return new BusinessError(ErrorCode.VALIDATION, message as MessageKey, { field: first.field });
-      const key: MessageKey = rule === 'isNotEmpty' || rule === 'isDefined' ? 'error.field_required' : 'error.field_invalid';
-      return new BusinessError(ErrorCode.VALIDATION, key, { field: first.field });
-    },
-  });
+  return new ValidationPipe({ ...OPTIONS, transform: true, exceptionFactory: validationFailure });
+}
+
+/** What the pipe does, outside Nest: the DTO instance, or the same BusinessError the pipe would throw. */
+export function validateBody<T extends object>(dto: ClassConstructor<T>, body: object): T {
+  const instance = plainToInstance(dto, body);
+  const errors = validateSync(instance, OPTIONS);
+  if (errors.length) throw validationFailure(errors);
+  return instance;
 }

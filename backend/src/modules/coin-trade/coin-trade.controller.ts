@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
+import { LaneRoute } from '../../infra/http/fast-lane';
 import { Reply } from '../../infra/http/envelope';
 import { CoinTradeService } from './coin-trade.service';
 import { OrderQueryDto } from './dto/order-query.dto';
@@ -28,4 +29,12 @@ export class CoinTradeController {
   list(@Auth() auth: AuthContext, @Query() q: OrderQueryDto) {
     return this.trade.list(auth.subjectId, q);
   }
+}
+
+/** Placing and cancelling carry the trading load: the fast lane answers them with these same handlers (infra/http/fast-lane.ts). */
+export function coinTradeLaneRoutes(c: CoinTradeController): [LaneRoute<PlaceOrderDto>, LaneRoute<CancelOrderDto>] {
+  return [
+    { method: 'POST', path: '/api/coin/trade', dto: PlaceOrderDto, handle: (auth, dto) => c.place(auth, dto) },
+    { method: 'PUT', path: '/api/coin/trade', dto: CancelOrderDto, handle: (auth, dto) => c.cancel(auth, dto) },
+  ];
 }

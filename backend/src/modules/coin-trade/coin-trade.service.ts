@@ -103,12 +103,39 @@ export class CoinTradeService {
     return { ...base, qty: lots, quoteBudget: 0, row, freeze: { currencyId: market.quote.id, amount: e.unitsToQuote(units) } };
   }
 
+  /**
+   * A live order is found in its market's book (no read on the hot path); the host checks the
+   * owner and the status again when it journals the cancel, and answers with the row it read.
+   */
   async cancel(userId: number, orderId: string): Promise<OrderView> {
-    const [order] = await this.dataSource.query('SELECT market_id, status FROM orders WHERE id = $1 AND user_id = $2', [orderId, userId]);
-    if (!order) throw new BusinessError(ErrorCode.ORDER_NOT_FOUND);
-    if (order.status !== 'waiting') throw new BusinessError(ErrorCode.ORDER_CLOSED);
-    await this.host.cancel(order.market_id, userId, Number(orderId));
-    return this.view(userId, orderId);
+    const marketId = this.host.marketOf(Number(orderId));
+    if (marketId === undefined) {
+      // Not in a book: unknown, someone else's, already closed, or a market this process does not match.
+      const [order] = await this.dataSource.query('SELECT market_id, status FROM orders WHERE id = $1 AND user_id = $2', [orderId, userId]);
+      if (!order) throw new BusinessError(ErrorCode.ORDER_NOT_FOUND);
+      // Waiting in the table but out of the book: it filled or was cancelled and settlement is catching up.
+      if (order.status !== 'waiting' || this.host.owner) throw new BusinessError(ErrorCode.ORDER_CLOSED);
+      throw new BusinessError(ErrorCode.MARKET_BUSY);
+    }
+    const { row, update } = await this.host.cancel(marketId, userId, Number(orderId));
+    if (!update) return this.view(userId, orderId);
+    return this.toView({
+      id: row.id,
+      userId,
+      marketId: row.market_id,
+      side: row.side,
+      type: row.type,
+      price: row.price,
+      quantity: row.quantity,
+      quoteAmount: row.quote_amount,
+      filledQty: update.filledQty,
+      filledQuote: update.filledQuote,
+      fee: update.fee,
+      status: update.status,
+      clientOrderId: row.client_order_id,
+      createdAt: row.created_at,
+      updatedAt: new Date(),
+    } as Order);
   }
 
   async view(userId: number, orderId: string): Promise<OrderView> {

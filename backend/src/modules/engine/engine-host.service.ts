@@ -33,11 +33,32 @@ export interface PlaceOutcome {
   duplicate: boolean;
 }
 
+/** The row of an order being cancelled, as read when the cancel was journaled (for the answer). */
+export interface CancelledOrderRow {
+  id: string;
+  user_id: number;
+  market_id: number;
+  side: 'buy' | 'sell';
+  type: 'limit' | 'market';
+  price: string | null;
+  quantity: string | null;
+  quote_amount: string | null;
+  client_order_id: string | null;
+  created_at: Date;
+  status: string;
+}
+
+export interface CancelOutcome {
+  row: CancelledOrderRow;
+  /** The order's state after its batch settled. */
+  update?: OrderUpdate;
+}
+
 type Finish = (orders: Map<string, OrderUpdate>) => void;
 
 type Pending =
   | { kind: 'place'; req: PlaceRequest; resolve: (o: PlaceOutcome) => void; reject: (e: unknown) => void }
-  | { kind: 'cancel'; userId: number; orderId: number; resolve: () => void; reject: (e: unknown) => void };
+  | { kind: 'cancel'; userId: number; orderId: number; resolve: (o: CancelOutcome) => void; reject: (e: unknown) => void };
 
 interface Runtime {
   market: MarketInfo;
@@ -127,8 +148,14 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     return new Promise((resolve, reject) => this.enqueue(marketId, { kind: 'place', req, resolve, reject }));
   }
 
-  cancel(marketId: number, userId: number, orderId: number): Promise<void> {
+  cancel(marketId: number, userId: number, orderId: number): Promise<CancelOutcome> {
     return new Promise((resolve, reject) => this.enqueue(marketId, { kind: 'cancel', userId, orderId, resolve, reject }));
+  }
+
+  /** The market whose book holds this order now (order ids are global), if any. */
+  marketOf(orderId: number): number | undefined {
+    for (const rt of this.runtimes.values()) if (rt.book.order(orderId)) return rt.market.id;
+    return undefined;
   }
 
   private enqueue(marketId: number, p: Pending): void {
@@ -306,9 +333,12 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     }
 
     const cancels = batch.filter((p): p is Extract<Pending, { kind: 'cancel' }> => p.kind === 'cancel');
-    const status = new Map<string, { user_id: number; market_id: number; status: string }>();
+    const status = new Map<string, CancelledOrderRow>();
     if (cancels.length) {
-      const rows = await m.query('SELECT id::text, user_id, market_id, status FROM orders WHERE id = ANY($1)', [cancels.map((c) => c.orderId)]);
+      const rows: CancelledOrderRow[] = await m.query(
+        'SELECT id::text, user_id, market_id, side, type, price::text, quantity::text, quote_amount::text, client_order_id, created_at, status FROM orders WHERE id = ANY($1)',
+        [cancels.map((c) => c.orderId)],
+      );
       for (const r of rows) status.set(r.id, r);
     }
     const out: Array<{ entry: JournalEntry; pending?: Pending }> = [];
@@ -323,7 +353,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       else if (o.status !== 'waiting') results.set(p, () => p.reject(new BusinessError(ErrorCode.ORDER_CLOSED)));
       else {
         out.push({ entry: { kind: 'cancel', orderId: p.orderId, userId: p.userId, ts }, pending: p });
-        results.set(p, () => p.resolve());
+        results.set(p, (orders) => p.resolve({ row: o, update: orders.get(o.id) }));
       }
     }
     if (out.length) {

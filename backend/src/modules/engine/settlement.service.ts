@@ -51,7 +51,6 @@ interface TradeFees {
   takerFee: string;
 }
 
-const ORDER_COLUMNS = 'id::text, user_id, status, filled_qty::text, filled_quote::text, fee::text';
 
 /**
  * Turns engine events into money and projections, a whole batch in a fixed number of statements.
@@ -70,6 +69,7 @@ export class SettlementService {
         commandId: `freeze:${r.orderId}`,
         refType: 'order',
         refId: String(r.orderId),
+        streamVersion: 1, // the order id was just drawn: this opens its stream
         actor: `user:${r.userId}`,
         movements: [{ ownerType: 'user', ownerId: r.userId, accountType: 'coin', currencyId: r.currencyId, code: LedgerCode.Freeze, available: `-${r.amount}`, frozen: r.amount }],
       })),
@@ -132,6 +132,7 @@ export class SettlementService {
           commandId: `release:${r.id}`,
           refType: 'order',
           refId: r.id,
+          streamVersion: 2, // an order's stream: its freeze, then this release
           actor: 'engine',
           movements: [{ ownerType: 'user', ownerId: r.user_id, accountType: 'coin', currencyId: r.frozen_currency_id, code: LedgerCode.Unfreeze, available: amount, frozen: `-${amount}` }],
         });
@@ -141,9 +142,11 @@ export class SettlementService {
     // so a settlement and the next batch's freeze cannot deadlock.
     await this.postAll(m, postings);
 
-    // 3. A new order that only rests changed no row here, but its owner must still hear of it.
-    const accepted = events.flatMap((e) => (e.type === 'accepted' && !touched.has(String(e.id)) ? [e.id] : []));
-    if (accepted.length) for (const r of (await m.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ANY($1)`, [accepted])) as OrderRow[]) touched.set(r.id, r);
+    // 3. A new order that only rests changed no row here, but its owner must still hear of it:
+    // untouched by this batch, it is waiting with nothing filled (read nothing to know that).
+    for (const e of events) {
+      if (e.type === 'accepted' && !touched.has(String(e.id))) touched.set(String(e.id), { id: String(e.id), user_id: e.owner, status: 'waiting', filled_qty: '0', filled_quote: '0', fee: '0' });
+    }
 
     await writeCandles(m, market.id, out.trades);
     for (const o of touched.values()) {
@@ -207,7 +210,8 @@ export class SettlementService {
     add(seller.order, sellerFee, qty);
     out.trades.push({ marketId: market.id, tradeId: t.tradeId, price: market.engine.ticksToPrice(t.price), quantity: qty, quoteQuantity: quote, takerSide: t.takerSide, ts: t.ts });
     out.users.add(buyer.user).add(seller.user);
-    return { commandId: `trade:${market.id}:${t.tradeId}`, refType: 'trade', refId: `${market.id}:${t.tradeId}`, actor: 'engine', movements };
+    // Settled only when its trade row is inserted now: the posting opens the trade's stream.
+    return { commandId: `trade:${market.id}:${t.tradeId}`, refType: 'trade', refId: `${market.id}:${t.tradeId}`, actor: 'engine', movements, streamVersion: 1 };
   }
 
   /** Settlement postings move funds that were frozen for them: a refusal here is a broken invariant, never a business outcome. */

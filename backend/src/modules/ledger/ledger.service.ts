@@ -31,6 +31,12 @@ export interface Posting {
   reason?: string;
   memo?: string;
   movements: Movement[];
+  /**
+   * `postBatch` only: the version this posting takes in its stream, when the caller knows it
+   * (e.g. the first posting of an order whose id was just drawn). Skips the version lookup;
+   * the unique (stream, version) index still refuses a wrong guess, rolling the batch back.
+   */
+  streamVersion?: number;
 }
 
 export interface PostingResult {
@@ -60,6 +66,9 @@ const keyOf = (m: AccountKey) => `${m.ownerType}:${m.ownerId}:${m.accountType}:$
  */
 @Injectable()
 export class LedgerService {
+  /** Accounts known to have a balance row (rows are never deleted): the batch skips creating them. */
+  private readonly knownAccounts = new Set<string>();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly events: EventStoreService,
@@ -131,26 +140,33 @@ export class LedgerService {
     const cols = (ks: AccountKey[]) => [ks.map((k) => k.ownerType), ks.map((k) => k.ownerId), ks.map((k) => k.accountType), ks.map((k) => k.currencyId)];
     const state = new Map<string, LockedBalance>();
     if (keys.length) {
-      await m.query(
-        `INSERT INTO balances (owner_type, owner_id, account_type, currency_id) SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[])
-         ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO NOTHING`,
-        cols(keys),
-      );
-      const rows: Array<{ id: string; owner_type: OwnerType; owner_id: number; account_type: AccountType; currency_id: number; available: string; frozen: string }> = await m.query(
-        `SELECT b.id::text, b.owner_type, b.owner_id, b.account_type, b.currency_id, b.available::text, b.frozen::text FROM balances b
-         JOIN unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[]) k(owner_type, owner_id, account_type, currency_id)
-           USING (owner_type, owner_id, account_type, currency_id)
-         ORDER BY b.owner_type, b.owner_id, b.account_type, b.currency_id FOR UPDATE OF b`,
-        cols(keys),
-      );
+      const ensure = (ks: AccountKey[]) =>
+        m.query(
+          `INSERT INTO balances (owner_type, owner_id, account_type, currency_id) SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[])
+           ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO NOTHING`,
+          cols(ks),
+        );
+      const lock = (): Promise<Array<{ id: string; owner_type: OwnerType; owner_id: number; account_type: AccountType; currency_id: number; available: string; frozen: string }>> =>
+        m.query(
+          `SELECT b.id::text, b.owner_type, b.owner_id, b.account_type, b.currency_id, b.available::text, b.frozen::text FROM balances b
+           JOIN unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[]) k(owner_type, owner_id, account_type, currency_id)
+             USING (owner_type, owner_id, account_type, currency_id)
+           ORDER BY b.owner_type, b.owner_id, b.account_type, b.currency_id FOR UPDATE OF b`,
+          cols(keys),
+        );
+      const unknown = keys.filter((k) => !this.knownAccounts.has(keyOf(k)));
+      if (unknown.length) await ensure(unknown);
+      let rows = await lock();
+      if (rows.length < keys.length) {
+        // An account remembered from a transaction that rolled back: create it now.
+        await ensure(keys);
+        rows = await lock();
+      }
+      if (this.knownAccounts.size > 500_000) this.knownAccounts.clear();
       for (const r of rows) {
-        state.set(keyOf({ ownerType: r.owner_type, ownerId: r.owner_id, accountType: r.account_type, currencyId: r.currency_id }), {
-          id: r.id,
-          available: money(r.available),
-          frozen: money(r.frozen),
-          external: r.account_type === 'external',
-          changed: false,
-        });
+        const key = keyOf({ ownerType: r.owner_type, ownerId: r.owner_id, accountType: r.account_type, currencyId: r.currency_id });
+        this.knownAccounts.add(key);
+        state.set(key, { id: r.id, available: money(r.available), frozen: money(r.frozen), external: r.account_type === 'external', changed: false });
       }
     }
 
@@ -184,12 +200,16 @@ export class LedgerService {
         [changed.map((b) => b.id), changed.map((b) => moneyString(b.available)), changed.map((b) => moneyString(b.frozen))],
       );
       const streams = accepted.map((a) => `${a.posting.refType}:${a.posting.refId}`);
-      // Same per-stream serialisation as append(): advisory locks, taken in a fixed order.
-      await m.query('SELECT pg_advisory_xact_lock(hashtext(s)) FROM (SELECT DISTINCT unnest($1::text[]) AS s ORDER BY 1) x', [streams]);
-      const versions = new Map<string, number>(
-        (await m.query('SELECT stream_id, MAX(stream_version)::int AS v FROM events WHERE stream_id = ANY($1) GROUP BY stream_id', [streams])).map((r: { stream_id: string; v: number }) => [r.stream_id, r.v]),
-      );
-      const streamVersion = streams.map((st) => {
+      const open = [...new Set(streams.filter((_, i) => accepted[i].posting.streamVersion === undefined))];
+      const versions = new Map<string, number>();
+      if (open.length) {
+        // Same per-stream serialisation as append(): advisory locks, taken in a fixed order.
+        await m.query('SELECT pg_advisory_xact_lock(hashtext(s)) FROM (SELECT unnest($1::text[]) AS s ORDER BY 1) x', [open]);
+        for (const r of await m.query('SELECT stream_id, MAX(stream_version)::int AS v FROM events WHERE stream_id = ANY($1) GROUP BY stream_id', [open])) versions.set(r.stream_id, r.v);
+      }
+      const streamVersion = streams.map((st, i) => {
+        const known = accepted[i].posting.streamVersion;
+        if (known !== undefined) return known;
         const v = (versions.get(st) ?? 0) + 1;
         versions.set(st, v);
         return v;

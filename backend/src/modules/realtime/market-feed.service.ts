@@ -12,6 +12,8 @@ import { depthTopic, klineTopic, ParsedTopic, tradesTopic, userRoom } from './to
 /** At most one message per topic per this many ms (DESIGN §8: conflation). */
 export const CONFLATE_MS = Number(process.env.WS_CONFLATE_MS ?? 200);
 const DEPTH_LEVELS = 20;
+/** How long Socket.IO keeps a dropped connection's rooms and missed messages for recovery. */
+export const RECOVERY_MS = 120_000;
 
 /**
  * Turns engine events into conflated, sequenced Socket.IO messages. Engine events only mark
@@ -30,6 +32,9 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private tickersDirty = true;
   private lastTickers = '';
   private publishing = false;
+  /** Users with a socket now (count), and when the last one of the others left. */
+  private readonly sockets = new Map<number, number>();
+  private readonly leftAt = new Map<number, number>();
 
   constructor(
     private readonly bus: EngineBus,
@@ -49,9 +54,11 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       this.newTrades.set(id, [...(this.newTrades.get(id) ?? []), ...trades]);
       this.tickersDirty = true;
     });
-    this.bus.on('balance', (userId) => this.dirtyUsers.add(userId));
+    this.bus.on('balance', (userId) => {
+      if (this.listening(userId)) this.dirtyUsers.add(userId);
+    });
     this.bus.on('order', (o) => this.pushOrder(o));
-    this.bus.on('option', (o) => this.server?.to(userRoom(o.userId)).emit('option', { seq: this.next(`option:${o.userId}`), ts: Date.now(), data: o.data }));
+    this.bus.on('option', (o) => this.listening(o.userId) && this.server?.to(userRoom(o.userId)).emit('option', { seq: this.next(`option:${o.userId}`), ts: Date.now(), data: o.data }));
     this.timer = setInterval(() => void this.publish(), CONFLATE_MS);
     this.timer.unref();
   }
@@ -70,8 +77,35 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     return this.seq.get(key) ?? 0;
   }
 
-  /** Order changes are rare per user and matter: sent at once, not conflated. */
+  online(userId: number): void {
+    this.sockets.set(userId, (this.sockets.get(userId) ?? 0) + 1);
+    this.leftAt.delete(userId);
+  }
+
+  offline(userId: number): void {
+    const n = (this.sockets.get(userId) ?? 1) - 1;
+    if (n > 0) return void this.sockets.set(userId, n);
+    this.sockets.delete(userId);
+    this.leftAt.set(userId, Date.now());
+  }
+
+  /**
+   * Whether a user's private messages can reach anyone: a socket of theirs is connected, or one
+   * dropped less than RECOVERY_MS ago (Socket.IO replays missed messages when it comes back).
+   * Users nobody listens for (API-only clients, bots) cost no message and no balance read.
+   */
+  private listening(userId: number): boolean {
+    if (this.sockets.has(userId)) return true;
+    const left = this.leftAt.get(userId);
+    if (left === undefined) return false;
+    if (Date.now() - left < RECOVERY_MS) return true;
+    this.leftAt.delete(userId);
+    return false;
+  }
+
+  /** Order changes are rare per user and matter: sent at once, not conflated (and not built for nobody). */
   private pushOrder(o: OrderUpdate): void {
+    if (!this.listening(o.userId)) return;
     const market = this.registry.byIdOrUndefined(o.marketId);
     this.server?.to(userRoom(o.userId)).emit('order', {
       seq: this.next(`order:${o.userId}`),

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { SnapshotData, Topic } from '@kestrel/contracts';
 import type { Server, Socket } from 'socket.io';
 import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
-import { MarketFeedService } from './market-feed.service';
+import { MarketFeedService, RECOVERY_MS } from './market-feed.service';
 import { parseTopic, userRoom } from './topics';
 
 const MAX_TOPICS = 40;
@@ -13,8 +13,8 @@ const MAX_TOPICS = 40;
  * (the answer carries each topic's snapshot); a valid handshake token also joins the user's
  * private room. Visitors get market data only.
  */
-@WebSocketGateway({ path: '/socket.io', cors: { origin: true }, connectionStateRecovery: { maxDisconnectionDuration: 120_000 }, perMessageDeflate: false })
-export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
+@WebSocketGateway({ path: '/socket.io', cors: { origin: true }, connectionStateRecovery: { maxDisconnectionDuration: RECOVERY_MS }, perMessageDeflate: false })
+export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
   private readonly logger = new Logger('Realtime');
 
   constructor(
@@ -27,14 +27,23 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection {
   }
 
   async handleConnection(socket: Socket): Promise<void> {
-    if (socket.recovered) return; // rooms and missed messages restored by Socket.IO
+    if (socket.recovered) {
+      // Rooms, data and missed messages restored by Socket.IO.
+      if (socket.data.userId !== undefined) this.feed.online(socket.data.userId);
+      return;
+    }
     const raw = socket.handshake.auth?.token ?? socket.handshake.headers.authorization;
     const token = tokenFromHeader(raw);
     const userId = token ? await this.tokens.verify(token, 'user') : undefined;
     if (userId !== undefined) {
       socket.data.userId = userId;
       await socket.join(userRoom(userId));
+      this.feed.online(userId);
     }
+  }
+
+  handleDisconnect(socket: Socket): void {
+    if (socket.data.userId !== undefined) this.feed.offline(socket.data.userId);
   }
 
   @SubscribeMessage('subscribe')

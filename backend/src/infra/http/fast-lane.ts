@@ -1,0 +1,141 @@
+import { Logger } from '@nestjs/common';
+import type { ClassConstructor } from 'class-transformer';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { parse as parseForm } from 'node:querystring';
+import { AuthContext } from '../auth/guards';
+import { TokenService, tokenFromHeader } from '../auth/token.service';
+import { resolveLang } from '../i18n/i18n';
+import { BusinessError } from './business-error';
+import { okEnvelope } from './envelope.interceptor';
+import { Envelope } from './envelope';
+import { ErrorCode } from './error-codes';
+import { errorEnvelope } from './error-envelope';
+import { validateBody } from './validation';
+
+/** One route the lane answers: a user-token route with a form or JSON body. */
+export interface LaneRoute<T extends object> {
+  method: 'POST' | 'PUT';
+  /** The full path, e.g. `/api/coin/trade` (a query string is ignored). */
+  path: string;
+  dto: ClassConstructor<T>;
+  /** The controller's handler: what it returns is wrapped like the envelope interceptor does. */
+  handle: (auth: AuthContext, dto: T) => Promise<unknown>;
+}
+
+const BODY_LIMIT = 1024 * 1024;
+const FORM = 'application/x-www-form-urlencoded';
+const JSON_TYPE = 'application/json';
+
+/**
+ * A lean HTTP path for the few routes that carry trading load (placing and cancelling orders).
+ * Express + Nest cost ~1 ms of CPU per request here (router, middleware, guards, pipes, rxjs,
+ * per-request logger), more than the order itself; the lane answers these routes straight from
+ * Node's HTTP server with the same rules and the same answers:
+ *
+ * - the token is checked by the same TokenService as the user guard (401 envelope otherwise);
+ * - the form or JSON body is validated by the controller's DTO with the pipe's options and
+ *   error mapping (`validateBody`);
+ * - the controller's own method runs, and its result or BusinessError becomes the same envelope
+ *   the interceptor and exception filter produce.
+ *
+ * Anything else — other routes, other methods, multipart bodies — goes to Express untouched, so
+ * the controller stays the documented route (OpenAPI) and the fallback. Set `FAST_LANE=off` to
+ * send everything through Express.
+ */
+export class FastLane {
+  private readonly logger = new Logger('FastLane');
+  private readonly routes = new Map<string, LaneRoute<object>>();
+
+  constructor(private readonly tokens: TokenService) {}
+
+  route<T extends object>(r: LaneRoute<T>): this {
+    this.routes.set(`${r.method} ${r.path}`, r as unknown as LaneRoute<object>);
+    return this;
+  }
+
+  /** Puts the lane in front of the server's current request listeners (Express, Socket.IO). */
+  attach(server: Server): void {
+    const others = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const route = this.match(req);
+      if (route) void this.serve(route, req, res);
+      else for (const listener of others) listener.call(server, req, res);
+    });
+  }
+
+  private match(req: IncomingMessage): LaneRoute<object> | undefined {
+    if (req.method !== 'POST' && req.method !== 'PUT') return undefined;
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const route = this.routes.get(`${req.method} ${q < 0 ? url : url.slice(0, q)}`);
+    if (!route) return undefined;
+    const type = mediaType(req.headers['content-type']);
+    return type === FORM || type === JSON_TYPE || type === '' ? route : undefined;
+  }
+
+  private async serve(route: LaneRoute<object>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const lang = resolveLang(req.headers['lang']);
+    let answer: Envelope;
+    try {
+      const token = tokenFromHeader(req.headers.authorization);
+      const subjectId = token ? await this.tokens.verify(token, 'user') : undefined;
+      const text = await readBody(req);
+      if (token === undefined || subjectId === undefined) {
+        answer = errorEnvelope(lang, ErrorCode.NOT_LOGGED_IN, 'error.not_logged_in');
+      } else {
+        const dto = validateBody(route.dto, parseBody(mediaType(req.headers['content-type']), text));
+        answer = okEnvelope(lang, await route.handle({ subjectType: 'user', subjectId, token }, dto));
+      }
+    } catch (err) {
+      if (err instanceof BusinessError) answer = errorEnvelope(lang, err.code, err.messageKey, err.params, err.data);
+      else {
+        this.logger.error({ err, path: req.url }, 'unhandled error');
+        answer = errorEnvelope(lang, ErrorCode.INTERNAL, 'error.internal');
+      }
+    }
+    if (res.headersSent || res.destroyed) return;
+    const body = JSON.stringify(answer);
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+}
+
+function mediaType(header: string | undefined): string {
+  if (!header) return '';
+  const semi = header.indexOf(';');
+  return (semi < 0 ? header : header.slice(0, semi)).trim().toLowerCase();
+}
+
+/** The body as text; a body over the limit or a broken stream is a client error (as body-parser answers). */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BusinessError(ErrorCode.VALIDATION, 'error.validation'));
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => reject(new BusinessError(ErrorCode.VALIDATION, 'error.validation')));
+  });
+}
+
+/** Form bodies as Express's `urlencoded({ extended: false })` reads them (a repeated key is an array); JSON must be an object. */
+function parseBody(type: string, text: string): object {
+  if (type === JSON_TYPE) {
+    let value: unknown;
+    try {
+      value = text ? JSON.parse(text) : {};
+    } catch {
+      throw new BusinessError(ErrorCode.VALIDATION, 'error.validation');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BusinessError(ErrorCode.VALIDATION, 'error.validation');
+    return value;
+  }
+  return { ...parseForm(text) };
+}

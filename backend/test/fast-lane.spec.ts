@@ -1,0 +1,110 @@
+import { registerByEmail, setFundPassword } from './support/accounts';
+import { coinBalance, deposit } from './support/funding';
+import { startTestApp, TestApp } from './support/test-app';
+
+const USDT = 3;
+
+/**
+ * The order lane (infra/http/fast-lane.ts) answers POST/PUT /api/coin/trade outside Express.
+ * It must give exactly the answers the Nest controller gives: the same app with FAST_LANE=off
+ * is the reference.
+ */
+describe('order lane: same answers as the Nest route (real PostgreSQL + Redis)', () => {
+  let lane: TestApp;
+  let nest: TestApp;
+  beforeAll(async () => {
+    lane = await startTestApp();
+    process.env.FAST_LANE = 'off';
+    try {
+      nest = await startTestApp();
+    } finally {
+      delete process.env.FAST_LANE;
+    }
+  });
+  afterAll(async () => {
+    await lane?.close();
+    await nest?.close();
+  });
+
+  async function trader(t: TestApp) {
+    const u = await registerByEmail(t);
+    await setFundPassword(t, u);
+    await deposit(t, u.user.id, USDT, '1000');
+    return u;
+  }
+
+  type Req = { method: 'post' | 'put'; token?: 'valid' | 'bad'; lang?: string; type?: 'form' | 'json'; body?: unknown; raw?: string };
+  async function send(t: TestApp, token: string, r: Req) {
+    let q = t.http()[r.method]('/api/coin/trade');
+    if (r.token) q = q.set('Authorization', r.token === 'valid' ? token : 'not-a-real-token-0123456789');
+    if (r.lang) q = q.set('lang', r.lang);
+    if (r.raw !== undefined) q = q.set('content-type', r.type === 'json' ? 'application/json' : 'application/x-www-form-urlencoded').send(r.raw);
+    else if (r.body !== undefined) q = q.type(r.type ?? 'form').send(r.body as object);
+    return q;
+  }
+
+  it('refusals are identical, in every language', async () => {
+    const [a, b] = [await trader(lane), await trader(nest)];
+    const cases: Req[] = [
+      { method: 'post', body: { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100', quantity: '1' } },
+      { method: 'post', token: 'bad', body: { symbol: 'BTC/USDT' } },
+      { method: 'post', token: 'valid', body: {} },
+      { method: 'post', token: 'valid', lang: 'zh', body: { symbol: 'BTC/USDT', side: 'hold', type: 'limit', price: '1', quantity: '1' } },
+      { method: 'post', token: 'valid', body: { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '1', quantity: '1', leverage: '100' } },
+      { method: 'post', token: 'valid', lang: 'jp', body: { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: 'abc', quantity: '1' } },
+      { method: 'post', token: 'valid', body: { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100' } },
+      { method: 'post', token: 'valid', body: { symbol: 'NOPE/USDT', side: 'buy', type: 'limit', price: '100', quantity: '1' } },
+      { method: 'post', token: 'valid', lang: 'kr', body: { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100', quantity: '100' } },
+      { method: 'post', token: 'valid', type: 'json', body: { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: 100, quantity: '1' } },
+      { method: 'post', token: 'valid', raw: 'symbol=BTC%2FUSDT&side=buy&side=sell&type=limit&price=1&quantity=1' },
+      { method: 'post', token: 'valid', type: 'json', raw: '{"symbol": ' },
+      { method: 'post', token: 'valid', type: 'json', raw: '"just a string"' },
+      { method: 'put', token: 'valid', body: {} },
+      { method: 'put', token: 'valid', body: { order_id: '12x' } },
+      { method: 'put', token: 'valid', body: { order_id: '999999999' } },
+    ];
+    for (const c of cases) {
+      const [x, y] = [await send(lane, a.token, c), await send(nest, b.token, c)];
+      expect({ case: c, status: x.status, body: x.body }).toEqual({ case: c, status: y.status, body: y.body });
+      expect(x.body.code).not.toBe(1);
+    }
+    // Nothing above changed a balance.
+    expect(await coinBalance(lane, a.user.id, USDT)).toEqual({ available: '1000', frozen: '0' });
+  });
+
+  it('places and cancels with the same answers; Express never sees the lane routes', async () => {
+    const [a, b] = [await trader(lane), await trader(nest)];
+    const shape = (body: { data: Record<string, unknown> }) => ({ ...body, data: { ...body.data, order_id: 'id', created_at: 'time', updated_at: 'time' } });
+    const place = { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100.5', quantity: '2', client_order_id: 'same-1' };
+    const [x, y] = [await send(lane, a.token, { method: 'post', token: 'valid', body: place }), await send(nest, b.token, { method: 'post', token: 'valid', body: place })];
+    expect(shape(x.body)).toEqual(shape(y.body));
+    expect(x.body).toMatchObject({ code: 1, data: { status: 'waiting' } });
+    // Express adds its X-Powered-By header; the lane's answers do not pass through Express.
+    expect(y.headers['x-powered-by']).toBe('Express');
+    expect(x.headers['x-powered-by']).toBeUndefined();
+
+    const [cx, cy] = [
+      await send(lane, a.token, { method: 'put', token: 'valid', lang: 'hk', body: { order_id: x.body.data.order_id } }),
+      await send(nest, b.token, { method: 'put', token: 'valid', lang: 'hk', body: { order_id: y.body.data.order_id } }),
+    ];
+    expect(shape(cx.body)).toEqual(shape(cy.body));
+    expect(cx.body.data).toMatchObject({ status: 'cancelled', client_order_id: 'same-1', price: '100.5', quantity: '2' });
+    expect(await coinBalance(lane, a.user.id, USDT)).toEqual({ available: '1000', frozen: '0' });
+
+    // Multipart bodies are not the lane's: Express answers them as before.
+    const multipart = await lane.http().post('/api/coin/trade').set('Authorization', a.token).field('symbol', 'BTC/USDT').field('side', 'buy').field('type', 'limit').field('price', '1').field('quantity', '1');
+    expect(multipart.headers['x-powered-by']).toBe('Express');
+    expect(multipart.body.code).toBe(1);
+  });
+
+  it("someone else's live order cannot be cancelled and stays in the book", async () => {
+    const [owner, other] = [await trader(lane), await trader(lane)];
+    const placed = await send(lane, owner.token, { method: 'post', token: 'valid', body: { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '10', quantity: '1' } });
+    const id = placed.body.data.order_id;
+    const stranger = await send(lane, other.token, { method: 'put', token: 'valid', body: { order_id: id } });
+    expect(stranger.body).toMatchObject({ code: 2103 });
+    expect(await coinBalance(lane, owner.user.id, USDT)).toEqual({ available: '990', frozen: '10' });
+    expect((await send(lane, owner.token, { method: 'put', token: 'valid', body: { order_id: id } })).body.data.status).toBe('cancelled');
+    expect((await send(lane, owner.token, { method: 'put', token: 'valid', body: { order_id: id } })).body).toMatchObject({ code: 2104 });
+  });
+});

@@ -1,27 +1,64 @@
 // npm run bench:ws — many Socket.IO clients subscribed to tickers, one depth and one trades topic
 // while the market simulator trades. Per-client message rate, and delivery latency measured from
 // the server's send timestamp (same machine, same clock). Last line: `clients: <C> rate: <R> Hz p99 <L> ms`.
+//
+// The clients are spread over BENCH_WS_THREADS worker threads (default 2, one per core): one
+// event loop parsing every client's messages would add its own queueing to the latency measured.
 import { createRequire } from 'node:module';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { log, percentile, startStack } from './lib/stack.mjs';
-
-const require = createRequire(join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'package.json'));
-const { io } = require('socket.io-client');
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 const CLIENTS = Number(process.env.BENCH_WS_CLIENTS ?? 5000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const THREADS = Math.max(1, Number(process.env.BENCH_WS_THREADS ?? 2));
 const WAVE = 250;
 const TOPICS = ['tickers', 'depth:BTC/USDT', 'trades:BTC/USDT'];
 
-const stack = await startStack({ simulator: true });
-const sockets = [];
-try {
-  log(`connecting ${CLIENTS} clients…`);
-  for (let i = 0; i < CLIENTS; i += WAVE) {
+if (isMainThread) await main();
+else await clients(workerData);
+
+async function main() {
+  const { cpuReport, cpuTimes, log, percentile, startStack } = await import('./lib/stack.mjs');
+  const stack = await startStack({ simulator: true });
+  const workers = [];
+  try {
+    log(`connecting ${CLIENTS} clients from ${THREADS} threads…`);
+    for (let t = 0; t < THREADS; t++) {
+      const count = Math.floor(CLIENTS / THREADS) + (t < CLIENTS % THREADS ? 1 : 0);
+      workers.push(new Worker(fileURLToPath(import.meta.url), { workerData: { apiUrl: stack.apiUrl, count } }));
+    }
+    const next = (w) => new Promise((ok, fail) => (w.once('message', ok), w.once('error', fail)));
+    await Promise.all(workers.map(next)); // every client connected and subscribed
+    log(`all connected and subscribed; measuring for ${SECONDS} s`);
+    const pids = { server: stack.pids ?? [], generator: [process.pid] };
+    const cpuBefore = cpuTimes(pids);
+    const results = workers.map(next);
+    for (const w of workers) w.postMessage({ seconds: SECONDS });
+    const done = await Promise.all(results);
+    const cpu = cpuReport(cpuBefore, cpuTimes(pids), SECONDS);
+    const messages = done.reduce((n, r) => n + r.messages, 0);
+    const latencies = done.flatMap((r) => r.latencies).sort((a, b) => a - b);
+    const rate = messages / SECONDS / CLIENTS;
+    const p99 = percentile(latencies, 99);
+    console.log(`messages: ${messages} to ${CLIENTS} clients in ${SECONDS} s; latency ms p50 ${percentile(latencies, 50)} p90 ${percentile(latencies, 90)} p99 ${p99} max ${latencies[latencies.length - 1] ?? 0}`);
+    console.log(`cores used (of 2): ${cpu}`);
+    console.log(`clients: ${CLIENTS} rate: ${rate.toFixed(2)} Hz p99 ${p99} ms`);
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+    await stack.stop();
+  }
+}
+
+/** One thread's share of the clients: connect in waves, then count messages for the asked time. */
+async function clients({ apiUrl, count }) {
+  const require = createRequire(join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'package.json'));
+  const { io } = require('socket.io-client');
+  const sockets = [];
+  for (let i = 0; i < count; i += WAVE) {
     const wave = [];
-    for (let j = i; j < Math.min(CLIENTS, i + WAVE); j++) {
-      const s = io(stack.apiUrl, { path: '/socket.io', transports: ['websocket'], reconnection: false, forceNew: true });
+    for (let j = i; j < Math.min(count, i + WAVE); j++) {
+      const s = io(apiUrl, { path: '/socket.io', transports: ['websocket'], reconnection: false, forceNew: true });
       sockets.push(s);
       wave.push(
         new Promise((ok, fail) => {
@@ -32,10 +69,9 @@ try {
     }
     await Promise.all(wave);
   }
-  log(`all connected and subscribed; measuring for ${SECONDS} s`);
   let messages = 0;
   const latencies = [];
-  let measuring = true;
+  let measuring = false;
   const onMessage = (m) => {
     if (!measuring) return;
     messages++;
@@ -43,14 +79,11 @@ try {
     if (messages % 10 === 0) latencies.push(Date.now() - m.ts);
   };
   for (const s of sockets) for (const e of ['tickers', 'depth', 'trades']) s.on(e, onMessage);
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  parentPort.postMessage('ready');
+  const { seconds } = await new Promise((ok) => parentPort.once('message', ok));
+  measuring = true;
+  await new Promise((r) => setTimeout(r, seconds * 1000));
   measuring = false;
-  latencies.sort((a, b) => a - b);
-  const rate = messages / SECONDS / CLIENTS;
-  const p99 = percentile(latencies, 99);
-  console.log(`messages: ${messages} to ${CLIENTS} clients in ${SECONDS} s; latency ms p50 ${percentile(latencies, 50)} p90 ${percentile(latencies, 90)} p99 ${p99} max ${latencies[latencies.length - 1] ?? 0}`);
-  console.log(`clients: ${CLIENTS} rate: ${rate.toFixed(2)} Hz p99 ${p99} ms`);
-} finally {
   for (const s of sockets) s.disconnect();
-  await stack.stop();
+  parentPort.postMessage({ messages, latencies });
 }

@@ -185,7 +185,7 @@ export async function verifyTraders(stack, users) {
  * Redis are found by command name.
  */
 export function cpuTimes(pids) {
-  const ticks = {};
+  const ticks = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat;
@@ -196,17 +196,19 @@ export function cpuTimes(pids) {
     }
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const used = Number(fields[11]) + Number(fields[12]);
     const pid = Number(entry);
     const group = Object.entries(pids).find(([, list]) => list.includes(pid))?.[0] ?? (comm.startsWith('postgres') ? 'postgres' : comm.startsWith('redis') ? 'redis' : undefined);
-    if (group) ticks[group] = (ticks[group] ?? 0) + used;
+    if (group) ticks.set(pid, { group, used: Number(fields[11]) + Number(fields[12]) });
   }
   return ticks;
 }
 
+/** Cores used per group between two `cpuTimes` readings (a process that exited in between is not counted). */
 export function cpuReport(before, after, seconds) {
   const hz = 100;
-  return Object.keys(after)
-    .map((g) => `${g} ${((after[g] - (before[g] ?? 0)) / hz / seconds).toFixed(2)}`)
+  const used = {};
+  for (const [pid, { group, used: t }] of after) used[group] = (used[group] ?? 0) + t - (before.get(pid)?.used ?? 0);
+  return Object.entries(used)
+    .map(([g, t]) => `${g} ${(t / hz / seconds).toFixed(2)}`)
     .join(', ');
 }

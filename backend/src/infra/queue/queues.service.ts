@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Global, Inject, Injectable, Module } from '@nestjs/common';
 import { Processor, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -8,7 +8,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
  * ROLE=worker processes unless OPTION_WORKER=off; everything is closed on shutdown.
  */
 @Injectable()
-export class QueuesService implements OnApplicationShutdown {
+export class QueuesService implements BeforeApplicationShutdown {
   private readonly closers: Array<() => Promise<unknown>> = [];
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -41,7 +41,8 @@ export class QueuesService implements OnApplicationShutdown {
     return c;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before any module's shutdown (the database closes in one): a job in flight finishes while its connection is still there. */
+  async beforeApplicationShutdown(): Promise<void> {
     for (const close of this.closers.splice(0)) await close().catch(() => undefined);
   }
 }

@@ -129,12 +129,11 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
 
   private async publishMarkets(): Promise<void> {
     const server = this.server!;
-    const now = Date.now();
     for (const marketId of this.dirtyBooks) {
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
       const topic = depthTopic(m.symbol);
-      server.to(topic).emit('depth', { topic, seq: this.next(topic), ts: now, data: this.depth(m.symbol) });
+      server.to(topic).emit('depth', { topic, seq: this.next(topic), ts: Date.now(), data: this.depth(m.symbol) });
     }
     this.dirtyBooks.clear();
 
@@ -144,10 +143,10 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
       const topic = tradesTopic(m.symbol);
-      server.to(topic).emit('trades', { topic, seq: this.next(topic), ts: now, data: trades.map(tradeData) });
+      server.to(topic).emit('trades', { topic, seq: this.next(topic), ts: Date.now(), data: trades.map(tradeData) });
       for (const [period, candle] of await this.lastCandles(marketId)) {
         const kt = klineTopic(m.symbol, period);
-        server.to(kt).emit('kline', { topic: kt, seq: this.next(kt), ts: now, data: candle });
+        server.to(kt).emit('kline', { topic: kt, seq: this.next(kt), ts: Date.now(), data: candle });
       }
     }
 
@@ -157,7 +156,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const json = JSON.stringify(tickers);
       if (json !== this.lastTickers) {
         this.lastTickers = json;
-        server.to('tickers').emit('tickers', { topic: 'tickers', seq: this.next('tickers'), ts: now, data: tickers });
+        server.to('tickers').emit('tickers', { topic: 'tickers', seq: this.next('tickers'), ts: Date.now(), data: tickers });
       }
     }
   }

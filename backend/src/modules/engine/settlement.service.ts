@@ -51,7 +51,6 @@ interface TradeFees {
   takerFee: string;
 }
 
-
 /**
  * Turns engine events into money and projections, a whole batch in a fixed number of statements.
  * Idempotent: a trade is settled only if its row is inserted now (the key is the engine's trade

@@ -58,23 +58,23 @@ export class FastLane {
     const others = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      const route = this.match(req);
-      if (route) void this.serve(route, req, res);
+      const type = mediaType(req.headers['content-type']);
+      const route = this.match(req, type);
+      if (route) void this.serve(route, type, req, res);
       else for (const listener of others) listener.call(server, req, res);
     });
   }
 
-  private match(req: IncomingMessage): LaneRoute<object> | undefined {
+  private match(req: IncomingMessage, type: string): LaneRoute<object> | undefined {
     if (req.method !== 'POST' && req.method !== 'PUT') return undefined;
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const route = this.routes.get(`${req.method} ${q < 0 ? url : url.slice(0, q)}`);
     if (!route) return undefined;
-    const type = mediaType(req.headers['content-type']);
     return type === FORM || type === JSON_TYPE || type === '' ? route : undefined;
   }
 
-  private async serve(route: LaneRoute<object>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async serve(route: LaneRoute<object>, type: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const lang = resolveLang(req.headers['lang']);
     let answer: Envelope;
     try {
@@ -84,7 +84,7 @@ export class FastLane {
       if (token === undefined || subjectId === undefined) {
         answer = errorEnvelope(lang, ErrorCode.NOT_LOGGED_IN, 'error.not_logged_in');
       } else {
-        const dto = validateBody(route.dto, parseBody(mediaType(req.headers['content-type']), text));
+        const dto = validateBody(route.dto, parseBody(type, text));
         answer = okEnvelope(lang, await route.handle({ subjectType: 'user', subjectId, token }, dto));
       }
     } catch (err) {

@@ -4,6 +4,7 @@ import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { Page } from '../../infra/http/page.dto';
 import { money, moneyString } from '../../infra/money';
+import { OrderUpdate } from '../engine/engine-bus';
 import { EngineHost, PlaceRequest } from '../engine/engine-host.service';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
 import { OrderQueryDto } from './dto/order-query.dto';
@@ -49,23 +50,13 @@ export class CoinTradeService {
     if (!order) return this.view(userId, orderId);
     // Built from the settlement's answer: no extra read on the hot path.
     const now = new Date();
-    return this.toView({
-      id: orderId,
-      userId,
-      marketId: market.id,
-      side: req.side,
-      type: req.type,
-      price: req.row.price,
-      quantity: req.row.quantity,
-      quoteAmount: req.row.quoteAmount,
-      filledQty: order.filledQty,
-      filledQuote: order.filledQuote,
-      fee: order.fee,
-      status: order.status,
-      clientOrderId: req.clientOrderId,
-      createdAt: now,
-      updatedAt: now,
-    } as Order);
+    const { price, quantity, quoteAmount } = req.row;
+    return this.settledView({ id: orderId, userId, marketId: market.id, side: req.side, type: req.type, price, quantity, quoteAmount, clientOrderId: req.clientOrderId, createdAt: now, updatedAt: now }, order);
+  }
+
+  /** An order's answer from what the request or the journal knew of it plus its state after settlement. */
+  private settledView(fixed: Pick<Order, 'id' | 'userId' | 'marketId' | 'side' | 'type' | 'price' | 'quantity' | 'quoteAmount' | 'clientOrderId' | 'createdAt' | 'updatedAt'>, u: OrderUpdate): OrderView {
+    return this.toView({ ...fixed, filledQty: u.filledQty, filledQuote: u.filledQuote, fee: u.fee, status: u.status } as Order);
   }
 
   /** A fund password, once set, can be changed but never removed: a positive answer is cached. */
@@ -119,23 +110,8 @@ export class CoinTradeService {
     }
     const { row, update } = await this.host.cancel(marketId, userId, Number(orderId));
     if (!update) return this.view(userId, orderId);
-    return this.toView({
-      id: row.id,
-      userId,
-      marketId: row.market_id,
-      side: row.side,
-      type: row.type,
-      price: row.price,
-      quantity: row.quantity,
-      quoteAmount: row.quote_amount,
-      filledQty: update.filledQty,
-      filledQuote: update.filledQuote,
-      fee: update.fee,
-      status: update.status,
-      clientOrderId: row.client_order_id,
-      createdAt: row.created_at,
-      updatedAt: new Date(),
-    } as Order);
+    const { side, type, price, quantity, quote_amount: quoteAmount, client_order_id: clientOrderId, created_at: createdAt } = row;
+    return this.settledView({ id: row.id, userId, marketId: row.market_id, side, type, price, quantity, quoteAmount, clientOrderId, createdAt, updatedAt: new Date() }, update);
   }
 
   async view(userId: number, orderId: string): Promise<OrderView> {

@@ -1,3 +1,6 @@
+import type { Redis } from 'ioredis';
+import { REDIS } from '../src/infra/redis/redis.module';
+import { FlashExchangeService } from '../src/modules/fpjy/fpjy.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
@@ -50,6 +53,23 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
       { code: 501, n: 2 },
     ]);
     expect((await t.http().get('/api/fpjy/list').set('Authorization', u.token)).body.data.items[0]).toMatchObject({ quote_id: q.quote_id, receive: '5988' });
+  });
+
+  it('a convert that looked before a concurrent one committed answers with that one and writes nothing', async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, BTC, '0.5');
+    const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
+    const flash = t.app.get(FlashExchangeService);
+    const quoteKey = `fpjy:quote:${q.quote_id}`;
+    const saved = await t.app.get<Redis>(REDIS).get(quoteKey);
+    expect((await flash.convert(u.user.id, q.quote_id)).duplicate).toBe(false);
+    // The late one read "not converted" and the quote before the first committed and deleted it.
+    await t.app.get<Redis>(REDIS).set(quoteKey, saved!);
+    jest.spyOn(flash as unknown as { converted: () => Promise<undefined> }, 'converted').mockResolvedValueOnce(undefined);
+    expect(await flash.convert(u.user.id, q.quote_id)).toMatchObject({ duplicate: true, receive: '5988' });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '5988', frozen: '0' });
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE stream_id = $1`, [`flash:${q.quote_id}`]);
+    expect(n).toBe(2); // one LedgerPosted and one FlashExchanged
   });
 
   it('refuses what it cannot honestly price or pay, and expired or foreign quotes', async () => {

@@ -29,6 +29,9 @@ interface Quote {
   expires_at: string;
 }
 
+/** Rolls a convert back when the quote's ledger posting was already made by a concurrent convert. */
+class AlreadyConverted extends Error {}
+
 /**
  * Flash exchange (route pages/fpjy): convert one coin to another at the current market price.
  * The price is the venue's own last trade of each coin against USDT (DESIGN §1); the desk (a
@@ -124,7 +127,7 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     if (money(treasury?.available ?? '0').lt(q.receive)) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE);
     try {
       await this.dataSource.transaction(async (m) => {
-        await this.ledger.post(
+        const posted = await this.ledger.post(
           {
             commandId: `flash:${quoteId}`,
             refType: 'flash',
@@ -168,10 +171,12 @@ export class FlashExchangeService implements OnApplicationBootstrap {
           },
           m,
         );
+        // A concurrent convert of this quote committed between our first look and here.
+        if (posted.duplicate) throw new AlreadyConverted();
         await this.events.append(m, { streamId: `flash:${quoteId}`, metadata: { actor: `user:${userId}` } }, [{ type: 'FlashExchanged', payload: { ...q } }]);
       });
     } catch (err) {
-      const first = isDuplicateCommand(err) ? await this.converted(userId, quoteId) : undefined;
+      const first = isDuplicateCommand(err) || err instanceof AlreadyConverted ? await this.converted(userId, quoteId) : undefined;
       if (first) return { ...first, duplicate: true };
       throw err;
     }

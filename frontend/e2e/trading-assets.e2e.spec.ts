@@ -215,10 +215,12 @@ describe('trading and assets screens on the real stack', () => {
     await expect(pageB.getByTestId('coin-BTC').getByTestId('coin-total').textContent().then(norm)).resolves.toBe('0.00999');
     await expect(pageB.getByTestId('coin-USDT').getByTestId('coin-total').textContent().then(norm)).resolves.toBe('500');
     await go(pageA, `/pages/assets/tradeAccount?account=coin&currency_id=${USDT}`);
+    // The ledger list loads after the screen's frame: wait for it before reading it.
+    await pageA.locator('[data-testid="ledger"] [data-code="601"]').first().waitFor();
     const codesA = await pageA.locator('[data-testid="ledger"] [data-code]').evaluateAll((els) => els.map((e) => e.getAttribute('data-code')));
     expect(codesA).toEqual(expect.arrayContaining(['601', '602']));
     await go(pageA, `/pages/assets/tradeAccount?account=coin&currency_id=${BTC}`);
-    expect(await pageA.locator('[data-testid="ledger"] [data-code="600"]').count()).toBeGreaterThan(0);
+    await pageA.locator('[data-testid="ledger"] [data-code="600"]').first().waitFor();
   });
 
   it('a transfer between accounts shows in the record and the ledger', async () => {

@@ -1,4 +1,4 @@
-import { isDecimalString, money, moneyString, truncate } from './money';
+import { isDecimalString, money, moneyString, truncate, units, unitsDiv, unitsString, unitsTimes } from './money';
 
 describe('money', () => {
   it('truncates instead of rounding', () => {
@@ -17,5 +17,34 @@ describe('money', () => {
     expect(isDecimalString('1e5')).toBe(false);
     expect(isDecimalString('0.0000000000000000001')).toBe(false);
     expect(isDecimalString('NaN')).toBe(false);
+  });
+
+  describe('units (fixed point)', () => {
+    it('round-trips the canonical strings', () => {
+      for (const v of ['0', '1', '-1', '0.5', '-0.000000000000000001', '123456789012345678.123456789012345678', '100', '0.1'])
+        expect(unitsString(units(v))).toBe(moneyString(v));
+      expect(unitsString(units('100.000000000000000000'))).toBe('100');
+      expect(unitsString(units('-0'))).toBe('0');
+      expect(units('5.')).toBe(5n * 10n ** 18n);
+    });
+
+    it('refuses what is not a plain decimal of at most 18 places', () => {
+      for (const v of ['', '-', '1e5', ' 1', '0x10', '0.0000000000000000001', 'NaN', '1.2.3']) expect(() => units(v)).toThrow(/not a decimal/);
+    });
+
+    it('agrees with Money on random sums and truncated products', () => {
+      let seed = 7;
+      const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+      const decimal = () =>
+        `${rnd(2) ? '-' : ''}${rnd(1_000_000)}.${String(rnd(1_000_000_000)).padStart(9, '0')}${String(rnd(1_000_000_000)).padStart(9, '0')}`;
+      for (let i = 0; i < 2000; i++) {
+        const [a, b] = [decimal(), decimal()];
+        expect(unitsString(units(a) + units(b))).toBe(moneyString(money(a).plus(b)));
+        expect(unitsString(units(a) - units(b))).toBe(moneyString(money(a).minus(b)));
+        const places = rnd(19);
+        expect(unitsString(unitsTimes(units(a), units(b), places))).toBe(truncate(money(a).times(b), places));
+        if (units(b) !== 0n) expect(unitsString(unitsDiv(units(a), units(b)))).toBe(moneyString(money(a).div(b)));
+      }
+    });
   });
 });

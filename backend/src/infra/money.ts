@@ -20,12 +20,53 @@ export function money(value: string | number | Money): Money {
   return new Money(value);
 }
 
-/** Canonical string for storage and answers: at most 18 decimals, truncated, no trailing zeros. */
-export function moneyString(value: string | Money): string {
-  return new Money(value).toDecimalPlaces(MONEY_SCALE, Decimal.ROUND_DOWN).toString();
-}
-
 /** Truncate for display to `decimals` places (the spec: displayed amounts are truncated). */
 export function truncate(value: string | Money, decimals: number): string {
   return new Money(value).toDecimalPlaces(decimals, Decimal.ROUND_DOWN).toString();
+}
+
+/**
+ * Fixed-point money for the hot paths (ledger batches, settlement, candles): a bigint of
+ * 10^-18 units, the columns' scale. Sums and differences are exact, products are truncated
+ * toward zero (ROUND_DOWN, as `Money`), and nothing allocates a digit array per operation.
+ */
+export const UNIT = 10n ** BigInt(MONEY_SCALE);
+const UNITS_RE = /^(-?)(\d+)(?:\.(\d{0,18}))?$/;
+const ZEROS = '0'.repeat(MONEY_SCALE);
+
+/** A decimal string (at most 18 decimals; e.g. a numeric column's text) in units. */
+export function units(value: string): bigint {
+  const m = UNITS_RE.exec(value);
+  if (!m) throw new Error(`not a decimal amount with at most ${MONEY_SCALE} decimals: ${value}`);
+  const frac = m[3] ?? '';
+  const v = BigInt(m[2] + frac + ZEROS.slice(frac.length));
+  return m[1] ? -v : v;
+}
+
+/** Units as the canonical money string (what `moneyString` gives for the same amount). */
+export function unitsString(value: bigint): string {
+  const negative = value < 0n;
+  const abs = negative ? -value : value;
+  const int = (abs / UNIT).toString();
+  const rest = abs % UNIT;
+  const text = rest ? `${int}.${rest.toString().padStart(MONEY_SCALE, '0').replace(/0+$/, '')}` : int;
+  return negative ? `-${text}` : text;
+}
+
+/** Canonical string for storage and answers: at most 18 decimals, truncated, no trailing zeros. */
+export function moneyString(value: string | Money): string {
+  // A plain decimal string of at most 18 places (a column's text, an amount we built) needs no Decimal.
+  if (typeof value === 'string' && UNITS_RE.test(value)) return unitsString(units(value));
+  return new Money(value).toDecimalPlaces(MONEY_SCALE, Decimal.ROUND_DOWN).toString();
+}
+
+/** a × b, truncated toward zero to `decimals` places (≤ 18). */
+export function unitsTimes(a: bigint, b: bigint, decimals = MONEY_SCALE): bigint {
+  const drop = 10n ** BigInt(2 * MONEY_SCALE - decimals);
+  return ((a * b) / drop) * 10n ** BigInt(MONEY_SCALE - decimals);
+}
+
+/** a ÷ b at 18 places, truncated toward zero (b ≠ 0). */
+export function unitsDiv(a: bigint, b: bigint): bigint {
+  return (a * UNIT) / b;
 }

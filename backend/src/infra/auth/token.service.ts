@@ -16,6 +16,8 @@ export function hashToken(token: string): string {
 @Injectable()
 export class TokenService {
   private readonly cache = new Map<string, { subjectId: number; subjectType: SubjectType; until: number }>();
+  /** Lookups in flight: requests that miss the cache together (e.g. when an entry expires) share one read. */
+  private readonly reading = new Map<string, Promise<number | undefined>>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -39,6 +41,16 @@ export class TokenService {
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.subjectType === subjectType ? hit.subjectId : undefined;
+    const key = `${subjectType}:${hash}`;
+    let read = this.reading.get(key);
+    if (!read) {
+      read = this.lookup(hash, subjectType).finally(() => this.reading.delete(key));
+      this.reading.set(key, read);
+    }
+    return read;
+  }
+
+  private async lookup(hash: string, subjectType: SubjectType): Promise<number | undefined> {
     const rows: Array<{ subject_id: number }> = await this.dataSource.query(
       `SELECT subject_id FROM auth_tokens WHERE token_hash = $1 AND subject_type = $2 AND revoked_at IS NULL AND expires_at > now()`,
       [hash, subjectType],
@@ -46,7 +58,7 @@ export class TokenService {
     const subjectId = rows[0]?.subject_id;
     if (subjectId !== undefined) {
       if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(hash, { subjectId, subjectType, until: now + this.config.tokenCacheMs });
+      this.cache.set(hash, { subjectId, subjectType, until: Date.now() + this.config.tokenCacheMs });
     }
     return subjectId;
   }

@@ -1,0 +1,39 @@
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/config';
+import { hashToken, TokenService } from './token.service';
+
+describe('TokenService.verify', () => {
+  function service(rows: () => Array<{ subject_id: number }>) {
+    const reads: unknown[][] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const dataSource = {
+      query: async (_sql: string, params: unknown[]) => {
+        reads.push(params);
+        await gate;
+        return rows();
+      },
+    } as unknown as DataSource;
+    return { tokens: new TokenService(dataSource, { tokenCacheMs: 2000 } as AppConfig), reads, release };
+  }
+
+  it('requests that miss the cache together share one read, then the cache answers', async () => {
+    const { tokens, reads, release } = service(() => [{ subject_id: 7 }]);
+    const answers = Promise.all(Array.from({ length: 4 }, () => tokens.verify('a-token-of-enough-length', 'user')));
+    release();
+    expect(await answers).toEqual([7, 7, 7, 7]);
+    expect(reads).toEqual([[hashToken('a-token-of-enough-length'), 'user']]);
+    expect(await tokens.verify('a-token-of-enough-length', 'user')).toBe(7);
+    expect(reads).toHaveLength(1);
+  });
+
+  it('a token of one subject type is looked up on its own for the other, and an unknown token is not cached', async () => {
+    const { tokens, reads, release } = service(() => []);
+    release();
+    const [asUser, asAdmin] = await Promise.all([tokens.verify('another-token-long-enough', 'user'), tokens.verify('another-token-long-enough', 'admin')]);
+    expect([asUser, asAdmin]).toEqual([undefined, undefined]);
+    expect(reads).toHaveLength(2);
+    await tokens.verify('another-token-long-enough', 'user');
+    expect(reads).toHaveLength(3);
+  });
+});

@@ -1,5 +1,6 @@
+import { EntityManager } from 'typeorm';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../src/modules/ledger/ledger-codes';
-import { LedgerService, Movement, UnbalancedPostingError } from '../src/modules/ledger/ledger.service';
+import { LedgerAccountMissing, LedgerService, Movement, UnbalancedPostingError } from '../src/modules/ledger/ledger.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { adminToken } from './support/accounts';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
@@ -136,6 +137,20 @@ describe('ledger batch postings (real PostgreSQL)', () => {
   });
   afterAll(() => t.close());
 
+  /** Runs `work` in a transaction that then rolls back. */
+  const rolledBack = (work: (m: EntityManager) => Promise<unknown>) =>
+    t.ds.transaction(async (m) => {
+      await work(m);
+      throw new Error('roll back');
+    });
+  const fund = (userId: number, amount: string, id: string) =>
+    ledger.post({
+      commandId: id,
+      refType: 'deposit',
+      refId: id,
+      actor: 'test',
+      movements: [userCoin(userId, amount, LedgerCode.DepositIncrease), external(`-${amount}`, LedgerCode.DepositIncrease)],
+    });
   const freeze = (userId: number, amount: string, id: string) => ({
     commandId: id,
     refType: 'order',
@@ -145,13 +160,7 @@ describe('ledger batch postings (real PostgreSQL)', () => {
   });
 
   it('applies postings in order, refuses only the one that would overdraw, and keeps one effect per command id', async () => {
-    await ledger.post({
-      commandId: 'b-dep',
-      refType: 'deposit',
-      refId: 'b-dep',
-      actor: 'test',
-      movements: [userCoin(7, '10', LedgerCode.DepositIncrease), external('-10', LedgerCode.DepositIncrease)],
-    });
+    await fund(7, '10', 'b-dep');
     const results = await t.ds.transaction((m) =>
       ledger.postBatch([freeze(7, '4', 'f1'), freeze(7, '4', 'f2'), freeze(7, '4', 'f3'), freeze(7, '2', 'f4'), freeze(7, '4', 'f1')], m),
     );
@@ -169,21 +178,20 @@ describe('ledger batch postings (real PostgreSQL)', () => {
   });
 
   it('a stated stream version that is already taken is refused and the whole batch rolls back', async () => {
-    await ledger.post({
-      commandId: 'v-dep',
-      refType: 'deposit',
-      refId: 'v-dep',
-      actor: 'test',
-      movements: [userCoin(9, '10', LedgerCode.DepositIncrease), external('-10', LedgerCode.DepositIncrease)],
-    });
+    await fund(9, '10', 'v-dep');
     await t.ds.transaction((m) => ledger.postBatch([{ ...freeze(9, '1', 'v1'), refId: 'order-9', streamVersion: 1 }], m));
     // A second posting that claims to open the same stream: the unique (stream, version) index says no.
-    await expect(t.ds.transaction((m) => ledger.postBatch([freeze(9, '2', 'v2'), { ...freeze(9, '3', 'v3'), refId: 'order-9', streamVersion: 1 }], m))).rejects.toThrow();
+    await expect(
+      t.ds.transaction((m) => ledger.postBatch([freeze(9, '2', 'v2'), { ...freeze(9, '3', 'v3'), refId: 'order-9', streamVersion: 1 }], m)),
+    ).rejects.toThrow();
     expect(await ledger.balancesOf('user', 9)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '9', frozen: '1' }]);
     // Without a stated version the next one is looked up.
     const [next] = await t.ds.transaction((m) => ledger.postBatch([{ ...freeze(9, '3', 'v3'), refId: 'order-9' }], m));
     expect(next.ok).toBe(true);
-    expect(await t.ds.query(`SELECT stream_version FROM events WHERE stream_id = 'order:order-9' ORDER BY stream_version`)).toEqual([{ stream_version: 1 }, { stream_version: 2 }]);
+    expect(await t.ds.query(`SELECT stream_version FROM events WHERE stream_id = 'order:order-9' ORDER BY stream_version`)).toEqual([
+      { stream_version: 1 },
+      { stream_version: 2 },
+    ]);
   });
 
   it('an account first seen in a batch that rolled back is created by the next batch', async () => {
@@ -194,12 +202,7 @@ describe('ledger batch postings (real PostgreSQL)', () => {
       actor: 'test',
       movements: [userCoin(10, '5', LedgerCode.DepositIncrease), external('-5', LedgerCode.DepositIncrease)],
     });
-    await expect(
-      t.ds.transaction(async (m) => {
-        await ledger.postBatch([credit('rb-1')], m);
-        throw new Error('roll back');
-      }),
-    ).rejects.toThrow('roll back');
+    await expect(rolledBack((m) => ledger.postBatch([credit('rb-1')], m))).rejects.toThrow('roll back');
     expect(await ledger.balancesOf('user', 10)).toEqual([]);
     const [r] = await t.ds.transaction((m) => ledger.postBatch([credit('rb-2')], m));
     expect(r.ok).toBe(true);
@@ -207,13 +210,7 @@ describe('ledger batch postings (real PostgreSQL)', () => {
   });
 
   it('racing batches and single postings on the same account never overdraw', async () => {
-    await ledger.post({
-      commandId: 'r-dep',
-      refType: 'deposit',
-      refId: 'r-dep',
-      actor: 'test',
-      movements: [userCoin(8, '100', LedgerCode.DepositIncrease), external('-100', LedgerCode.DepositIncrease)],
-    });
+    await fund(8, '100', 'r-dep');
     const batches = Array.from({ length: 10 }, (_, b) =>
       t.ds.transaction((m) =>
         ledger.postBatch(
@@ -232,6 +229,41 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     const ok = batchResults.flat().filter((r) => r.ok).length + singleResults.filter(Boolean).length;
     expect(ok).toBe(33);
     expect(await ledger.balancesOf('user', 8)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '1', frozen: '99' }]);
+    expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+
+  it('postAllOrFail: running balances per account in movement order; an overdraw or a missing account writes nothing', async () => {
+    await fund(12, '10', 'pa-dep');
+    // Two postings on the same account in one batch, each with its stated stream version.
+    const pay = (id: string, amount: string) => ({ ...freeze(12, amount, id), refId: `pa-${id}`, streamVersion: 1 });
+    await t.ds.transaction((m) => ledger.postAllOrFail([pay('a', '3'), pay('b', '4')], m));
+    expect(await ledger.balancesOf('user', 12)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '3', frozen: '7' }]);
+    const entries = await t.ds.query(
+      `SELECT e.ref_id, e.available_after::text AS a, e.frozen_after::text AS f, v.stream_version FROM ledger_entries e JOIN events v ON v.seq = e.event_seq
+       WHERE e.owner_id = 12 AND e.code = 901 ORDER BY e.id`,
+    );
+    expect(entries).toEqual([
+      { ref_id: 'pa-a', a: '7.000000000000000000', f: '3.000000000000000000', stream_version: 1 },
+      { ref_id: 'pa-b', a: '3.000000000000000000', f: '7.000000000000000000', stream_version: 1 },
+    ]);
+    // The second posting would take the account below zero (the balance's own check refuses it): nothing is written.
+    await expect(t.ds.transaction((m) => ledger.postAllOrFail([pay('c', '2'), pay('d', '2')], m))).rejects.toThrow();
+    // Below zero in between, back above by the end of the batch: refused too, nothing is written.
+    const unfreeze = { ...freeze(12, '0', 'e'), refId: 'pa-e', streamVersion: 1, movements: [{ ...userCoin(12, '5', LedgerCode.Unfreeze), frozen: '-5' }] };
+    await expect(t.ds.transaction((m) => ledger.postAllOrFail([pay('c', '5'), unfreeze], m))).rejects.toMatchObject({ code: 2000 });
+    expect(await ledger.balancesOf('user', 12)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '3', frozen: '7' }]);
+    expect(await t.ds.query(`SELECT 1 FROM events WHERE command_id IN ('c', 'd', 'e')`)).toEqual([]);
+    // An account remembered from a batch that rolled back: the batch fails, and the retry creates it.
+    const credit = (id: string) => ({
+      ...freeze(13, '0', id),
+      refId: id,
+      streamVersion: 1,
+      movements: [userCoin(13, '5', LedgerCode.DepositIncrease), external('-5', LedgerCode.DepositIncrease)],
+    });
+    await expect(rolledBack((m) => ledger.postAllOrFail([credit('pa-rb-1')], m))).rejects.toThrow('roll back');
+    await expect(t.ds.transaction((m) => ledger.postAllOrFail([credit('pa-rb-2')], m))).rejects.toThrow(LedgerAccountMissing);
+    await t.ds.transaction((m) => ledger.postAllOrFail([credit('pa-rb-2')], m));
+    expect(await ledger.balancesOf('user', 13)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '5', frozen: '0' }]);
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
   });
 });

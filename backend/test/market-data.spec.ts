@@ -1,3 +1,4 @@
+import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { MarkPriceService } from '../src/modules/market/mark-price.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
@@ -29,6 +30,8 @@ describe('market data from trades (real PostgreSQL)', () => {
     await order(a.token, { side: 'sell', type: 'limit', price: '3200', quantity: '1' });
     await order(b.token, { side: 'buy', type: 'limit', price: '3100', quantity: '1.5' }); // 1 @ 3000, 0.5 @ 3100
     await order(b.token, { side: 'buy', type: 'limit', price: '2900', quantity: '2' });
+    // Orders are answered once matched; everyone else sees the trades once they are settled.
+    await t.app.get(EngineHost).idle();
 
     const deals = (await t.http().get('/api/currency/deal').query({ symbol: 'ETH/USDT' })).body.data;
     expect(deals.map((d: { price: string; quantity: string; side: string }) => [d.price, d.quantity, d.side])).toEqual([

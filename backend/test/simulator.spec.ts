@@ -1,3 +1,4 @@
+import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { SimulatorService } from '../src/modules/simulator/simulator.service';
 import { registerByEmail } from './support/accounts';
@@ -22,6 +23,7 @@ describe('market simulator (real PostgreSQL)', () => {
     await sim.start();
     for (let i = 0; i < 12; i++) await sim.tick();
     await t.app.get(SimulatorService).onApplicationShutdown();
+    await t.app.get(EngineHost).idle(); // its orders were answered once matched: let settlement commit
 
     const [{ trades }] = await t.ds.query('SELECT COUNT(*)::int AS trades FROM trades');
     expect(trades).toBeGreaterThan(0);

@@ -6,6 +6,7 @@ import { coinBalance, deposit } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
 
 const BTC = 1;
+const ETH = 2;
 const USDT = 3;
 
 describe('spot trading end to end (real PostgreSQL + Redis)', () => {
@@ -59,6 +60,11 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const codes = await t.ds.query(`SELECT DISTINCT code FROM ledger_entries WHERE ref_type = 'trade' ORDER BY code`);
     expect(codes.map((c: { code: number }) => c.code)).toEqual([600, 601, 602]);
     await trialOk();
+
+    // A late cancel of the filled order: closed for its owner, not found for anyone else.
+    const cancel = (token: string) => t.http().put('/api/coin/trade').set('Authorization', token).type('form').send({ order_id: sell.body.data.order_id });
+    expect((await cancel(seller.token)).body).toMatchObject({ code: 2104 });
+    expect((await cancel(buyer.token)).body).toMatchObject({ code: 2103 });
   });
 
   it('fees are truncated, never rounded up', async () => {
@@ -68,6 +74,7 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const buy = await order(buyer.token, { side: 'buy', type: 'limit', price: '333.33', quantity: '0.00333' });
     // 0.00333 × 0.001 = 0.00000333 BTC; 333.33 × 0.00333 = 1.1099889 USDT → fee 0.0011099889 → 0.00110998
     expect(buy.body.data.fee).toBe('0.00000333');
+    await t.app.get(EngineHost).settledFor(buyer.user.id); // the trade row is written by settlement, after the answer
     const [row] = await t.ds.query('SELECT maker_fee::text FROM trades ORDER BY executed_at DESC, trade_id DESC LIMIT 1');
     expect(row.maker_fee).toBe('0.001109980000000000');
     await trialOk();
@@ -103,6 +110,23 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '10', frozen: '0' });
   });
 
+  it('orders arriving together: those that fit are placed, the one that does not is refused alone', async () => {
+    const [u, other] = [await trader('100'), await trader('50')];
+    // Five buys of 30 USDT each against 100 USDT, sent at once so they share journal batches.
+    const answers = await Promise.all([
+      ...Array.from({ length: 5 }, () => order(u.token, { side: 'buy', type: 'limit', price: '1', quantity: '30' })),
+      order(other.token, { side: 'buy', type: 'limit', price: '1', quantity: '40' }),
+    ]);
+    const codes = answers.map((a) => a.body.code);
+    expect(codes.slice(0, 5).filter((c) => c === 1)).toHaveLength(3);
+    expect(codes.slice(0, 5).filter((c) => c === 2000)).toHaveLength(2);
+    expect(codes[5]).toBe(1);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '10', frozen: '90' });
+    expect(await coinBalance(t, other.user.id, USDT)).toEqual({ available: '10', frozen: '40' });
+    expect(await t.ds.query('SELECT COUNT(*)::int AS n FROM orders WHERE user_id = $1', [u.user.id])).toEqual([{ n: 3 }]);
+    await trialOk();
+  });
+
   it('the spec prompts: fund password first, quantity required, not below the minimum', async () => {
     const noPwd = await registerByEmail(t);
     expect((await order(noPwd.token, { side: 'buy', type: 'limit', price: '100', quantity: '1' })).body).toMatchObject({
@@ -125,6 +149,49 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const buy = await order(taker.token, { side: 'buy', type: 'market', amount: '150.5' });
     expect(buy.body.data).toMatchObject({ filled_qty: '1.505', filled_amount: '150.5' });
     expect(await coinBalance(t, taker.user.id, USDT)).toEqual({ available: '349.5', frozen: '0' });
+    await trialOk();
+  });
+
+  it("a place is answered once matched; the owner's next request waits until it is settled", async () => {
+    const host = t.app.get(EngineHost);
+    // ETH/USDT: a book no other test uses.
+    const seller = await trader();
+    await deposit(t, seller.user.id, ETH, '1');
+    const buyer = await trader('2000');
+    const eth = (token: string, body: Record<string, string>) => order(token, { ...body, symbol: 'ETH/USDT' });
+    await eth(seller.token, { side: 'sell', type: 'limit', price: '3000', quantity: '0.5' });
+    await host.idle();
+    const settlement = t.app.get(SettlementService);
+    const real = settlement.settle.bind(settlement);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const spy = jest.spyOn(settlement, 'settle').mockImplementationOnce(async (...args) => {
+      await gate;
+      return real(...args);
+    });
+    try {
+      // Journaled and matched: answered with its fills while settlement has not committed.
+      const buy = await eth(buyer.token, { side: 'buy', type: 'limit', price: '3000', quantity: '0.5' });
+      expect(buy.body.data).toMatchObject({ status: 'completed', filled_qty: '0.5', filled_amount: '1500', fee: '0.0005' });
+      let read: { body: { data: Array<{ symbol: string; available: string; frozen: string }> } } | undefined;
+      const pending = t
+        .http()
+        .get('/api/currency/user_currency_list')
+        .set('Authorization', buyer.token)
+        .then((r) => (read = r));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(read).toBeUndefined(); // held until the buyer's fill is settled
+      release();
+      await pending;
+      const bySymbol = Object.fromEntries(read!.body.data.map((c) => [c.symbol, c]));
+      expect(bySymbol.ETH).toMatchObject({ available: '0.4995', frozen: '0' });
+      expect(bySymbol.USDT).toMatchObject({ available: '500', frozen: '0' });
+      const listed = (await t.http().get('/api/coin/list').set('Authorization', buyer.token)).body.data.items[0];
+      expect(listed).toMatchObject({ ...buy.body.data, updated_at: listed.updated_at });
+    } finally {
+      release();
+      spy.mockRestore();
+    }
     await trialOk();
   });
 
@@ -166,6 +233,7 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const tradeSeq = host.book(marketId)!.tradeSeq;
     const counts = async () =>
       (await t.ds.query(`SELECT (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM ledger_entries)::int AS entries`))[0];
+    await host.idle(); // answered once matched: let settlement commit before counting rows
     const before = await counts();
 
     await host.recover(); // as after kill -9: rebuilt from snapshot + journal

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EngineHost } from '../../src/modules/engine/engine-host.service';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../../src/modules/ledger/ledger-codes';
 import { LedgerService } from '../../src/modules/ledger/ledger.service';
 import { TestApp } from './test-app';
@@ -18,7 +19,9 @@ export async function deposit(t: TestApp, userId: number, currencyId: number, am
   });
 }
 
+/** A user's trade account as the API shows it: after settlement of everything of theirs already answered. */
 export async function coinBalance(t: TestApp, userId: number, currencyId: number): Promise<{ available: string; frozen: string }> {
+  await t.app.get(EngineHost).settledFor(userId);
   const rows = await t.app.get(LedgerService).balancesOf('user', userId);
   const b = rows.find((r) => r.accountType === 'coin' && r.currencyId === currencyId);
   return { available: b?.available ?? '0', frozen: b?.frozen ?? '0' };

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { Page } from '../../infra/http/page.dto';
-import { money, moneyString } from '../../infra/money';
+import { moneyString, units, unitsDiv, unitsString } from '../../infra/money';
 import { OrderUpdate } from '../engine/engine-bus';
 import { EngineHost, PlaceRequest } from '../engine/engine-host.service';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
@@ -46,16 +46,38 @@ export class CoinTradeService {
     await this.requireFundPassword(userId);
     // Balance is checked by the freeze in the journal transaction (the spec's messages come from there).
     const req = this.toRequest(userId, market, dto);
-    const { orderId, order } = await this.host.place(market.id, req);
-    if (!order) return this.view(userId, orderId);
-    // Built from the settlement's answer: no extra read on the hot path.
-    const now = new Date();
+    const { orderId, order, createdAt } = await this.host.place(market.id, req);
+    if (!order) {
+      // A retried client id: the earlier order as stored, once what it did is settled.
+      await this.host.settledFor(userId);
+      return this.view(userId, orderId);
+    }
+    // Built from the state after matching (what settlement writes): no read on the hot path.
+    const at = createdAt ?? new Date();
     const { price, quantity, quoteAmount } = req.row;
-    return this.settledView({ id: orderId, userId, marketId: market.id, side: req.side, type: req.type, price, quantity, quoteAmount, clientOrderId: req.clientOrderId, createdAt: now, updatedAt: now }, order);
+    return this.settledView(
+      {
+        id: orderId,
+        userId,
+        marketId: market.id,
+        side: req.side,
+        type: req.type,
+        price,
+        quantity,
+        quoteAmount,
+        clientOrderId: req.clientOrderId,
+        createdAt: at,
+        updatedAt: at,
+      },
+      order,
+    );
   }
 
   /** An order's answer from what the request or the journal knew of it plus its state after settlement. */
-  private settledView(fixed: Pick<Order, 'id' | 'userId' | 'marketId' | 'side' | 'type' | 'price' | 'quantity' | 'quoteAmount' | 'clientOrderId' | 'createdAt' | 'updatedAt'>, u: OrderUpdate): OrderView {
+  private settledView(
+    fixed: Pick<Order, 'id' | 'userId' | 'marketId' | 'side' | 'type' | 'price' | 'quantity' | 'quoteAmount' | 'clientOrderId' | 'createdAt' | 'updatedAt'>,
+    u: OrderUpdate,
+  ): OrderView {
     return this.toView({ ...fixed, filledQty: u.filledQty, filledQuote: u.filledQuote, fee: u.fee, status: u.status } as Order);
   }
 
@@ -79,7 +101,13 @@ export class CoinTradeService {
       const budget = e.quoteToUnits(dto.amount!);
       if (!budget) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_empty');
       const amount = e.unitsToQuote(budget);
-      return { ...base, qty: 0, quoteBudget: budget, row: { price: price ? e.ticksToPrice(price) : null, quantity: null, quoteAmount: amount }, freeze: { currencyId: market.quote.id, amount } };
+      return {
+        ...base,
+        qty: 0,
+        quoteBudget: budget,
+        row: { price: price ? e.ticksToPrice(price) : null, quantity: null, quoteAmount: amount },
+        freeze: { currencyId: market.quote.id, amount },
+      };
     }
     const lots = e.qtyToLots(dto.quantity!);
     if (lots === undefined || lots === 0) throw new BusinessError(ErrorCode.VALIDATION, 'error.quantity_empty');
@@ -101,6 +129,8 @@ export class CoinTradeService {
   async cancel(userId: number, orderId: string): Promise<OrderView> {
     const marketId = this.host.marketOf(Number(orderId));
     if (marketId === undefined) {
+      // Seen leaving its book here (the common late cancel): closed, no read needed.
+      if (this.host.ownerOfClosed(Number(orderId)) === userId) throw new BusinessError(ErrorCode.ORDER_CLOSED);
       // Not in a book: unknown, someone else's, already closed, or a market this process does not match.
       const [order] = await this.dataSource.query('SELECT market_id, status FROM orders WHERE id = $1 AND user_id = $2', [orderId, userId]);
       if (!order) throw new BusinessError(ErrorCode.ORDER_NOT_FOUND);
@@ -111,7 +141,10 @@ export class CoinTradeService {
     const { row, update } = await this.host.cancel(marketId, userId, Number(orderId));
     if (!update) return this.view(userId, orderId);
     const { side, type, price, quantity, quote_amount: quoteAmount, client_order_id: clientOrderId, created_at: createdAt } = row;
-    return this.settledView({ id: row.id, userId, marketId: row.market_id, side, type, price, quantity, quoteAmount, clientOrderId, createdAt, updatedAt: new Date() }, update);
+    return this.settledView(
+      { id: row.id, userId, marketId: row.market_id, side, type, price, quantity, quoteAmount, clientOrderId, createdAt, updatedAt: new Date() },
+      update,
+    );
   }
 
   async view(userId: number, orderId: string): Promise<OrderView> {
@@ -124,13 +157,15 @@ export class CoinTradeService {
     const where: Record<string, unknown> = { userId };
     if (q.status) where.status = q.status;
     if (q.symbol) where.marketId = this.markets.get(q.symbol).id;
-    const [rows, total] = await this.dataSource.getRepository(Order).findAndCount({ where, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
+    const [rows, total] = await this.dataSource
+      .getRepository(Order)
+      .findAndCount({ where, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
     return { items: rows.map((o) => this.toView(o)), total, page: q.page, limit: q.limit };
   }
 
   toView(o: Order): OrderView {
     const market = this.markets.byIdOrUndefined(o.marketId);
-    const filled = money(o.filledQty);
+    const filled = units(o.filledQty);
     return {
       order_id: o.id,
       symbol: market?.symbol ?? String(o.marketId),
@@ -139,9 +174,9 @@ export class CoinTradeService {
       price: o.price === null ? null : moneyString(o.price),
       quantity: o.quantity === null ? null : moneyString(o.quantity),
       amount: o.quoteAmount === null ? null : moneyString(o.quoteAmount),
-      filled_qty: moneyString(o.filledQty),
+      filled_qty: unitsString(filled),
       filled_amount: moneyString(o.filledQuote),
-      avg_price: filled.isZero() ? null : moneyString(money(o.filledQuote).div(filled)),
+      avg_price: filled === 0n ? null : unitsString(unitsDiv(units(o.filledQuote), filled)),
       fee: moneyString(o.fee),
       fee_currency: (o.side === 'buy' ? market?.base.symbol : market?.quote.symbol) ?? '',
       status: o.status,
@@ -151,4 +186,3 @@ export class CoinTradeService {
     };
   }
 }
-

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { EngineEvent, TradeEvent } from '@kestrel/matching-engine';
 import { EntityManager } from 'typeorm';
-import { updateReturning } from '../../infra/database/sql';
-import { money, Money, moneyString, truncate } from '../../infra/money';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import { isCheckViolation, updateReturning } from '../../infra/database/sql';
+import { moneyString, units, unitsString, unitsTimes } from '../../infra/money';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService, Movement, Posting } from '../ledger/ledger.service';
 import { writeCandles } from '../market/candle-writer';
@@ -34,14 +36,15 @@ interface OrderRow {
   fee: string;
 }
 
+/** Sums in fixed-point units (see `units`). */
 interface Fill {
-  qty: Money;
-  quote: Money;
-  fee: Money;
-  frozenUsed: Money;
+  qty: bigint;
+  quote: bigint;
+  fee: bigint;
+  frozenUsed: bigint;
 }
 
-/** A trade's amounts and fees as decimal strings (computed once per trade). */
+/** A trade's amounts and fees as decimal strings and in units (computed once per trade). */
 interface TradeFees {
   qty: string;
   quote: string;
@@ -49,6 +52,42 @@ interface TradeFees {
   sellerFee: string;
   makerFee: string;
   takerFee: string;
+  units: { qty: bigint; quote: bigint; buyerFee: bigint; sellerFee: bigint };
+}
+
+/** A new order's freeze (code 901): it opens the order's stream, whose id was just drawn. */
+const freezePosting = (r: FreezeRequest): Posting => ({
+  commandId: `freeze:${r.orderId}`,
+  refType: 'order',
+  refId: String(r.orderId),
+  streamVersion: 1,
+  actor: `user:${r.userId}`,
+  movements: [
+    {
+      ownerType: 'user',
+      ownerId: r.userId,
+      accountType: 'coin',
+      currencyId: r.currencyId,
+      code: LedgerCode.Freeze,
+      available: `-${r.amount}`,
+      frozen: r.amount,
+    },
+  ],
+});
+
+/** True for the refusal of a batch that must fit whole (`freezeAll`): the funds of one of its orders fall short. */
+export function isFundsShort(err: unknown): boolean {
+  // Our running-balance check, or the balance row's own CHECK (available, frozen ≥ 0).
+  return (err instanceof BusinessError && err.code === ErrorCode.INSUFFICIENT_BALANCE) || isCheckViolation(err);
+}
+
+/** The status an order that leaves the book gets from this event, if it leaves the book. */
+export function closing(e: EngineEvent): [number, 'completed' | 'cancelled'] | undefined {
+  if (e.type === 'trade' && e.makerRemaining === 0) return [e.makerId, 'completed']; // a maker gets no done event of its own
+  if (e.type === 'cancelled') return [e.id, 'cancelled'];
+  if (e.type === 'rejected' && e.command === 'place') return [e.id, 'cancelled'];
+  if (e.type === 'done' && e.status === 'filled') return [e.id, 'completed'];
+  return undefined;
 }
 
 /**
@@ -59,22 +98,59 @@ interface TradeFees {
  */
 @Injectable()
 export class SettlementService {
+  /** A trade's amounts are worked out once: for the taker's answer after matching, then for settlement. */
+  private readonly feeCache = new WeakMap<TradeEvent, TradeFees>();
+
   constructor(private readonly ledger: LedgerService) {}
+
+  /**
+   * What settlement will write for these new orders (id → owner) once it applies `events`, worked
+   * out in memory with the same rules: the answer to a place, given as soon as it is matched.
+   */
+  orderStates(market: MarketInfo, events: readonly EngineEvent[], owners: ReadonlyMap<number, number>): Map<string, OrderUpdate> {
+    const acc = new Map<number, { status: OrderUpdate['status']; qty: bigint; quote: bigint; fee: bigint }>();
+    for (const id of owners.keys()) acc.set(id, { status: 'waiting', qty: 0n, quote: 0n, fee: 0n });
+    const add = (id: number, qty: bigint, quote: bigint, fee: bigint) => {
+      const a = acc.get(id);
+      if (a) Object.assign(a, { qty: a.qty + qty, quote: a.quote + quote, fee: a.fee + fee });
+    };
+    for (const e of events) {
+      if (e.type === 'trade' && (acc.has(e.takerId) || acc.has(e.makerId))) {
+        const { qty, quote, buyerFee, sellerFee } = this.fees(market, e).units;
+        add(e.takerSide === 'buy' ? e.takerId : e.makerId, qty, quote, buyerFee);
+        add(e.takerSide === 'buy' ? e.makerId : e.takerId, qty, quote, sellerFee);
+      }
+      const c = closing(e);
+      if (c && acc.has(c[0])) acc.get(c[0])!.status = c[1];
+    }
+    const out = new Map<string, OrderUpdate>();
+    for (const [id, a] of acc) {
+      out.set(String(id), {
+        userId: owners.get(id)!,
+        orderId: String(id),
+        marketId: market.id,
+        status: a.status,
+        filledQty: unitsString(a.qty),
+        filledQuote: unitsString(a.quote),
+        fee: unitsString(a.fee),
+      });
+    }
+    return out;
+  }
 
   /** Freezes the funds of new orders (code 901). Returns, per request, whether it fitted. */
   async freeze(m: EntityManager, requests: FreezeRequest[]): Promise<boolean[]> {
-    const results = await this.ledger.postBatch(
-      requests.map((r) => ({
-        commandId: `freeze:${r.orderId}`,
-        refType: 'order',
-        refId: String(r.orderId),
-        streamVersion: 1, // the order id was just drawn: this opens its stream
-        actor: `user:${r.userId}`,
-        movements: [{ ownerType: 'user', ownerId: r.userId, accountType: 'coin', currencyId: r.currencyId, code: LedgerCode.Freeze, available: `-${r.amount}`, frozen: r.amount }],
-      })),
-      m,
-    );
+    // Fresh: the order ids were just drawn.
+    const results = await this.ledger.postBatch(requests.map(freezePosting), m, { fresh: true });
     return results.map((r) => r.ok);
+  }
+
+  /**
+   * Freezes the funds of all these new orders, or throws (`isFundsShort`) if any does not fit:
+   * one statement, so the owners' balance rows are locked only from it to the commit.
+   */
+  async freezeAll(m: EntityManager, requests: FreezeRequest[]): Promise<void> {
+    await this.ledger.postAllOrFail(requests.map(freezePosting), m);
   }
 
   async settle(m: EntityManager, market: MarketInfo, events: readonly EngineEvent[]): Promise<SettlementOutcome> {
@@ -99,7 +175,7 @@ export class SettlementService {
         `UPDATE orders o SET filled_qty = o.filled_qty + v.q, filled_quote = o.filled_quote + v.quote, fee = o.fee + v.fee, frozen_left = o.frozen_left - v.used, updated_at = now()
          FROM unnest($1::bigint[], $2::numeric[], $3::numeric[], $4::numeric[], $5::numeric[]) v(id, q, quote, fee, used) WHERE o.id = v.id
          RETURNING o.id::text, o.user_id, o.status, o.filled_qty::text, o.filled_quote::text, o.fee::text`,
-        [ids, f.map((x) => moneyString(x.qty)), f.map((x) => moneyString(x.quote)), f.map((x) => moneyString(x.fee)), f.map((x) => moneyString(x.frozenUsed))],
+        [ids, f.map((x) => unitsString(x.qty)), f.map((x) => unitsString(x.quote)), f.map((x) => unitsString(x.fee)), f.map((x) => unitsString(x.frozenUsed))],
       );
       for (const r of rows) touched.set(r.id, r);
     }
@@ -107,10 +183,8 @@ export class SettlementService {
     // 2. Orders that left the book: close them and release what is still frozen (code 902).
     const finals = new Map<number, 'completed' | 'cancelled'>();
     for (const e of events) {
-      if (e.type === 'trade' && e.makerRemaining === 0) finals.set(e.makerId, 'completed'); // a maker gets no done event of its own
-      else if (e.type === 'cancelled') finals.set(e.id, 'cancelled');
-      else if (e.type === 'rejected' && e.command === 'place') finals.set(e.id, 'cancelled');
-      else if (e.type === 'done' && e.status === 'filled') finals.set(e.id, 'completed');
+      const c = closing(e);
+      if (c) finals.set(c[0], c[1]);
     }
     if (finals.size) {
       const rows = await updateReturning<OrderRow & { frozen_currency_id: number; released: string }>(
@@ -125,31 +199,50 @@ export class SettlementService {
       for (const r of rows) {
         touched.set(r.id, r);
         out.users.add(r.user_id);
-        if (money(r.released).isZero()) continue;
-        const amount = moneyString(r.released);
+        const released = units(r.released);
+        if (released === 0n) continue;
+        const amount = unitsString(released);
         postings.push({
           commandId: `release:${r.id}`,
           refType: 'order',
           refId: r.id,
           streamVersion: 2, // an order's stream: its freeze, then this release
           actor: 'engine',
-          movements: [{ ownerType: 'user', ownerId: r.user_id, accountType: 'coin', currencyId: r.frozen_currency_id, code: LedgerCode.Unfreeze, available: amount, frozen: `-${amount}` }],
+          movements: [
+            {
+              ownerType: 'user',
+              ownerId: r.user_id,
+              accountType: 'coin',
+              currencyId: r.frozen_currency_id,
+              code: LedgerCode.Unfreeze,
+              available: amount,
+              frozen: `-${amount}`,
+            },
+          ],
         });
       }
     }
-    // One ledger batch (trades first, then releases): the accounts are locked once, in one order,
-    // so a settlement and the next batch's freeze cannot deadlock.
-    await this.postAll(m, postings);
-
     // 3. A new order that only rests changed no row here, but its owner must still hear of it:
     // untouched by this batch, it is waiting with nothing filled (read nothing to know that).
     for (const e of events) {
-      if (e.type === 'accepted' && !touched.has(String(e.id))) touched.set(String(e.id), { id: String(e.id), user_id: e.owner, status: 'waiting', filled_qty: '0', filled_quote: '0', fee: '0' });
+      if (e.type === 'accepted' && !touched.has(String(e.id)))
+        touched.set(String(e.id), { id: String(e.id), user_id: e.owner, status: 'waiting', filled_qty: '0', filled_quote: '0', fee: '0' });
     }
 
     await writeCandles(m, market.id, out.trades);
+    // One ledger batch (trades first, then releases), last: the accounts are locked once, in one
+    // order, so a settlement and the next batch's freeze cannot deadlock, and held only until the commit.
+    await this.postAll(m, postings);
     for (const o of touched.values()) {
-      out.orders.push({ userId: o.user_id, orderId: o.id, marketId: market.id, status: o.status, filledQty: moneyString(o.filled_qty), filledQuote: moneyString(o.filled_quote), fee: moneyString(o.fee) });
+      out.orders.push({
+        userId: o.user_id,
+        orderId: o.id,
+        marketId: market.id,
+        status: o.status,
+        filledQty: moneyString(o.filled_qty),
+        filledQuote: moneyString(o.filled_quote),
+        fee: moneyString(o.fee),
+      });
     }
     return out;
   }
@@ -159,7 +252,9 @@ export class SettlementService {
     const cols: unknown[][] = Array.from({ length: 12 }, () => []);
     for (const t of trades) {
       const { qty, quote, makerFee, takerFee } = fees.get(t.tradeId)!;
-      [t.tradeId, e.ticksToPrice(t.price), qty, quote, t.takerSide, t.makerId, t.takerId, t.makerOwner, t.takerOwner, makerFee, takerFee, t.ts].forEach((v, i) => cols[i].push(v));
+      [t.tradeId, e.ticksToPrice(t.price), qty, quote, t.takerSide, t.makerId, t.takerId, t.makerOwner, t.takerOwner, makerFee, takerFee, t.ts].forEach(
+        (v, i) => cols[i].push(v),
+      );
     }
     const rows: Array<{ trade_id: string }> = await m.query(
       `INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
@@ -174,13 +269,27 @@ export class SettlementService {
 
   /** Buyer pays the fee in base (what they receive), seller in quote; truncated. */
   private fees(market: MarketInfo, t: TradeEvent): TradeFees {
+    const cached = this.feeCache.get(t);
+    if (cached) return cached;
     const qty = market.engine.lotsToQty(t.qty);
     const quote = market.engine.unitsToQuote(t.price * t.qty);
     const buyerRate = t.takerSide === 'buy' ? market.takerFee : market.makerFee;
     const sellerRate = t.takerSide === 'buy' ? market.makerFee : market.takerFee;
-    const buyerFee = truncate(money(qty).times(buyerRate), FEE_DECIMALS);
-    const sellerFee = truncate(money(quote).times(sellerRate), FEE_DECIMALS);
-    return { qty, quote, buyerFee, sellerFee, makerFee: t.takerSide === 'buy' ? sellerFee : buyerFee, takerFee: t.takerSide === 'buy' ? buyerFee : sellerFee };
+    const u = { qty: units(qty), quote: units(quote), buyerFee: 0n, sellerFee: 0n };
+    u.buyerFee = unitsTimes(u.qty, units(buyerRate), FEE_DECIMALS);
+    u.sellerFee = unitsTimes(u.quote, units(sellerRate), FEE_DECIMALS);
+    const [buyerFee, sellerFee] = [unitsString(u.buyerFee), unitsString(u.sellerFee)];
+    const fees = {
+      qty,
+      quote,
+      buyerFee,
+      sellerFee,
+      makerFee: t.takerSide === 'buy' ? sellerFee : buyerFee,
+      takerFee: t.takerSide === 'buy' ? buyerFee : sellerFee,
+      units: u,
+    };
+    this.feeCache.set(t, fees);
+    return fees;
   }
 
   /** Codes 600 (deduction from frozen), 602 (increase) and 601 (fee, to the system's fee account). */
@@ -190,24 +299,48 @@ export class SettlementService {
     const seller = t.takerSide === 'buy' ? { user: t.makerOwner, order: t.makerId } : { user: t.takerOwner, order: t.takerId };
     const B = market.base.id;
     const Q = market.quote.id;
-    const user = (id: number, currencyId: number, code: LedgerCode, available: string, frozen = '0'): Movement => ({ ownerType: 'user', ownerId: id, accountType: 'coin', currencyId, code, available, frozen });
-    const fees = (currencyId: number, amount: string): Movement => ({ ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId, code: LedgerCode.CoinTradeFee, available: amount });
+    const user = (id: number, currencyId: number, code: LedgerCode, available: string, frozen = '0'): Movement => ({
+      ownerType: 'user',
+      ownerId: id,
+      accountType: 'coin',
+      currencyId,
+      code,
+      available,
+      frozen,
+    });
+    const fees = (currencyId: number, amount: string): Movement => ({
+      ownerType: 'system',
+      ownerId: SYSTEM_OWNER_ID,
+      accountType: 'fees',
+      currencyId,
+      code: LedgerCode.CoinTradeFee,
+      available: amount,
+    });
     const movements: Movement[] = [
       user(buyer.user, Q, LedgerCode.CoinTradeDeduction, '0', `-${quote}`),
       user(buyer.user, B, LedgerCode.CoinTradeIncrease, qty),
       user(seller.user, B, LedgerCode.CoinTradeDeduction, '0', `-${qty}`),
       user(seller.user, Q, LedgerCode.CoinTradeIncrease, quote),
     ];
-    if (!money(buyerFee).isZero()) movements.push(user(buyer.user, B, LedgerCode.CoinTradeFee, `-${buyerFee}`), fees(B, buyerFee));
-    if (!money(sellerFee).isZero()) movements.push(user(seller.user, Q, LedgerCode.CoinTradeFee, `-${sellerFee}`), fees(Q, sellerFee));
+    const u = f.units;
+    if (u.buyerFee !== 0n) movements.push(user(buyer.user, B, LedgerCode.CoinTradeFee, `-${buyerFee}`), fees(B, buyerFee));
+    if (u.sellerFee !== 0n) movements.push(user(seller.user, Q, LedgerCode.CoinTradeFee, `-${sellerFee}`), fees(Q, sellerFee));
 
-    const add = (order: number, fee: string, used: string) => {
-      const f = fills.get(order) ?? { qty: money(0), quote: money(0), fee: money(0), frozenUsed: money(0) };
-      fills.set(order, { qty: f.qty.plus(qty), quote: f.quote.plus(quote), fee: f.fee.plus(fee), frozenUsed: f.frozenUsed.plus(used) });
+    const add = (order: number, fee: bigint, used: bigint) => {
+      const f = fills.get(order) ?? { qty: 0n, quote: 0n, fee: 0n, frozenUsed: 0n };
+      fills.set(order, { qty: f.qty + u.qty, quote: f.quote + u.quote, fee: f.fee + fee, frozenUsed: f.frozenUsed + used });
     };
-    add(buyer.order, buyerFee, quote);
-    add(seller.order, sellerFee, qty);
-    out.trades.push({ marketId: market.id, tradeId: t.tradeId, price: market.engine.ticksToPrice(t.price), quantity: qty, quoteQuantity: quote, takerSide: t.takerSide, ts: t.ts });
+    add(buyer.order, u.buyerFee, u.quote);
+    add(seller.order, u.sellerFee, u.qty);
+    out.trades.push({
+      marketId: market.id,
+      tradeId: t.tradeId,
+      price: market.engine.ticksToPrice(t.price),
+      quantity: qty,
+      quoteQuantity: quote,
+      takerSide: t.takerSide,
+      ts: t.ts,
+    });
     out.users.add(buyer.user).add(seller.user);
     // Settled only when its trade row is inserted now: the posting opens the trade's stream.
     return { commandId: `trade:${market.id}:${t.tradeId}`, refType: 'trade', refId: `${market.id}:${t.tradeId}`, actor: 'engine', movements, streamVersion: 1 };
@@ -215,8 +348,9 @@ export class SettlementService {
 
   /** Settlement postings move funds that were frozen for them: a refusal here is a broken invariant, never a business outcome. */
   private async postAll(m: EntityManager, postings: Posting[]): Promise<void> {
-    const results = await this.ledger.postBatch(postings, m);
-    const refused = results.findIndex((r) => !r.ok);
-    if (refused >= 0) throw new Error(`settlement posting ${postings[refused].commandId} was refused: frozen funds do not cover it`);
+    // Fresh: a trade posts only when its row is inserted now, a release only when its order closes now.
+    await this.ledger.postAllOrFail(postings, m).catch((err: unknown) => {
+      throw isFundsShort(err) ? new Error('settlement postings were refused: frozen funds do not cover them') : err;
+    });
   }
 }

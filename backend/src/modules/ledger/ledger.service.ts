@@ -4,7 +4,7 @@ import { updateReturning } from '../../infra/database/sql';
 import { EventStoreService, isDuplicateCommand } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
-import { isDecimalString, money, Money, moneyString } from '../../infra/money';
+import { isDecimalString, moneyString, units, unitsString } from '../../infra/money';
 import { AccountType, LedgerCode, OwnerType } from './ledger-codes';
 
 export interface AccountKey {
@@ -47,16 +47,20 @@ export interface PostingResult {
 
 export class UnbalancedPostingError extends Error {}
 
+/** `postAllOrFail` met an account it had seen created by a transaction that then rolled back: a retry creates it. */
+export class LedgerAccountMissing extends Error {}
+
 export type BatchResult = { ok: true; eventSeq: string; duplicate: boolean } | { ok: false; error: BusinessError };
 
 interface LockedBalance {
   id: string;
-  available: Money;
-  frozen: Money;
+  available: bigint;
+  frozen: bigint;
   external: boolean;
   changed: boolean;
 }
 
+const accountColumns = (ks: AccountKey[]) => [ks.map((k) => k.ownerType), ks.map((k) => k.ownerId), ks.map((k) => k.accountType), ks.map((k) => k.currencyId)];
 const keyOf = (m: AccountKey) => `${m.ownerType}:${m.ownerId}:${m.accountType}:${m.currencyId}`;
 
 /**
@@ -109,7 +113,21 @@ export class LedgerService {
     const rows = movements.map((m, i) => {
       const a = after.get(i)!;
       const base = values.length;
-      values.push(event.seq, m.ownerType, m.ownerId, m.accountType, m.currencyId, m.code, m.available, m.frozen, a.available, a.frozen, posting.refType, posting.refId, (posting.memo ?? '').slice(0, 200));
+      values.push(
+        event.seq,
+        m.ownerType,
+        m.ownerId,
+        m.accountType,
+        m.currencyId,
+        m.code,
+        m.available,
+        m.frozen,
+        a.available,
+        a.frozen,
+        posting.refType,
+        posting.refId,
+        (posting.memo ?? '').slice(0, 200),
+      );
       return `(${Array.from({ length: 13 }, (_, k) => `$${base + k + 1}`).join(', ')})`;
     });
     await manager.query(
@@ -126,33 +144,35 @@ export class LedgerService {
    * locked in one global order, then each posting is applied in turn in memory; one that would
    * overdraw is refused on its own (`ok: false`) and the others go through.
    */
-  async postBatch(postings: Posting[], m: EntityManager): Promise<BatchResult[]> {
+  async postBatch(postings: Posting[], m: EntityManager, opts: { fresh?: boolean } = {}): Promise<BatchResult[]> {
     if (!postings.length) return [];
     for (const p of postings) this.assertBalanced(p);
+    // `fresh`: the caller knows no command id of the batch was posted before (e.g. ids drawn or
+    // rows first written in this transaction); the unique index still refuses a wrong claim.
     const prior = new Map<string, string>(
-      (await m.query('SELECT command_id, seq::text FROM events WHERE command_id = ANY($1)', [postings.map((p) => p.commandId)])).map((r: { command_id: string; seq: string }) => [r.command_id, r.seq]),
+      opts.fresh
+        ? []
+        : (await m.query('SELECT command_id, seq::text FROM events WHERE command_id = ANY($1)', [postings.map((p) => p.commandId)])).map(
+            (r: { command_id: string; seq: string }) => [r.command_id, r.seq],
+          ),
     );
     // A command id repeated inside the batch is a retry too: only its first posting counts.
     const first = new Map<string, Posting>();
     for (const p of postings) if (!prior.has(p.commandId) && !first.has(p.commandId)) first.set(p.commandId, p);
     const fresh = [...first.values()];
     const keys = [...new Map(fresh.flatMap((p) => p.movements).map((mv) => [keyOf(mv), mv])).values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
-    const cols = (ks: AccountKey[]) => [ks.map((k) => k.ownerType), ks.map((k) => k.ownerId), ks.map((k) => k.accountType), ks.map((k) => k.currencyId)];
     const state = new Map<string, LockedBalance>();
     if (keys.length) {
-      const ensure = (ks: AccountKey[]) =>
-        m.query(
-          `INSERT INTO balances (owner_type, owner_id, account_type, currency_id) SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[])
-           ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO NOTHING`,
-          cols(ks),
-        );
-      const lock = (): Promise<Array<{ id: string; owner_type: OwnerType; owner_id: number; account_type: AccountType; currency_id: number; available: string; frozen: string }>> =>
+      const ensure = (ks: AccountKey[]) => this.createAccounts(m, ks);
+      const lock = (): Promise<
+        Array<{ id: string; owner_type: OwnerType; owner_id: number; account_type: AccountType; currency_id: number; available: string; frozen: string }>
+      > =>
         m.query(
           `SELECT b.id::text, b.owner_type, b.owner_id, b.account_type, b.currency_id, b.available::text, b.frozen::text FROM balances b
            JOIN unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[]) k(owner_type, owner_id, account_type, currency_id)
              USING (owner_type, owner_id, account_type, currency_id)
            ORDER BY b.owner_type, b.owner_id, b.account_type, b.currency_id FOR UPDATE OF b`,
-          cols(keys),
+          accountColumns(keys),
         );
       const unknown = keys.filter((k) => !this.knownAccounts.has(keyOf(k)));
       if (unknown.length) await ensure(unknown);
@@ -166,46 +186,45 @@ export class LedgerService {
       for (const r of rows) {
         const key = keyOf({ ownerType: r.owner_type, ownerId: r.owner_id, accountType: r.account_type, currencyId: r.currency_id });
         this.knownAccounts.add(key);
-        state.set(key, { id: r.id, available: money(r.available), frozen: money(r.frozen), external: r.account_type === 'external', changed: false });
+        state.set(key, { id: r.id, available: units(r.available), frozen: units(r.frozen), external: r.account_type === 'external', changed: false });
       }
     }
 
-    const accepted: Array<{ posting: Posting; after: Array<{ available: string; frozen: string }> }> = [];
+    const accepted: Array<{ posting: Posting; deltas: Array<[string, string]>; after: Array<[string, string]> }> = [];
     const results = new Map<Posting, BatchResult>();
     for (const p of fresh) {
-      const tentative = new Map<string, { available: Money; frozen: Money }>();
-      const after: Array<{ available: string; frozen: string }> = [];
+      const tentative = new Map<string, { available: bigint; frozen: bigint }>();
+      const deltas: Array<[string, string]> = [];
+      const after: Array<[string, string]> = [];
       let fits = true;
       for (const mv of p.movements) {
         const k = keyOf(mv);
         const cur = tentative.get(k) ?? { available: state.get(k)!.available, frozen: state.get(k)!.frozen };
-        const next = { available: cur.available.plus(mv.available ?? '0'), frozen: cur.frozen.plus(mv.frozen ?? '0') };
-        if (!state.get(k)!.external && (next.available.isNegative() || next.frozen.isNegative())) fits = false;
+        const [da, df] = [units(mv.available ?? '0'), units(mv.frozen ?? '0')];
+        const next = { available: cur.available + da, frozen: cur.frozen + df };
+        if (!state.get(k)!.external && (next.available < 0n || next.frozen < 0n)) fits = false;
         tentative.set(k, next);
-        after.push({ available: moneyString(next.available), frozen: moneyString(next.frozen) });
+        deltas.push([unitsString(da), unitsString(df)]);
+        after.push([unitsString(next.available), unitsString(next.frozen)]);
       }
       if (!fits) {
         results.set(p, { ok: false, error: new BusinessError(ErrorCode.INSUFFICIENT_BALANCE) });
         continue;
       }
       for (const [k, v] of tentative) Object.assign(state.get(k)!, v, { changed: true });
-      accepted.push({ posting: p, after });
+      accepted.push({ posting: p, deltas, after });
     }
 
     if (accepted.length) {
       const changed = [...state.values()].filter((b) => b.changed);
-      await m.query(
-        `UPDATE balances b SET available = v.available, frozen = v.frozen, updated_at = now()
-         FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) v(id, available, frozen) WHERE b.id = v.id`,
-        [changed.map((b) => b.id), changed.map((b) => moneyString(b.available)), changed.map((b) => moneyString(b.frozen))],
-      );
       const streams = accepted.map((a) => `${a.posting.refType}:${a.posting.refId}`);
       const open = [...new Set(streams.filter((_, i) => accepted[i].posting.streamVersion === undefined))];
       const versions = new Map<string, number>();
       if (open.length) {
         // Same per-stream serialisation as append(): advisory locks, taken in a fixed order.
         await m.query('SELECT pg_advisory_xact_lock(hashtext(s)) FROM (SELECT unnest($1::text[]) AS s ORDER BY 1) x', [open]);
-        for (const r of await m.query('SELECT stream_id, MAX(stream_version)::int AS v FROM events WHERE stream_id = ANY($1) GROUP BY stream_id', [open])) versions.set(r.stream_id, r.v);
+        for (const r of await m.query('SELECT stream_id, MAX(stream_version)::int AS v FROM events WHERE stream_id = ANY($1) GROUP BY stream_id', [open]))
+          versions.set(r.stream_id, r.v);
       }
       const streamVersion = streams.map((st, i) => {
         const known = accepted[i].posting.streamVersion;
@@ -214,31 +233,64 @@ export class LedgerService {
         versions.set(st, v);
         return v;
       });
-      const seqs: Array<{ seq: string }> = await m.query(
-        `INSERT INTO events (stream_id, stream_version, type, payload, metadata, command_id)
-         SELECT s, v, 'LedgerPosted', p, md, c FROM unnest($1::text[], $2::int[], $3::jsonb[], $4::jsonb[], $5::text[]) WITH ORDINALITY AS x(s, v, p, md, c, n) ORDER BY n
-         RETURNING seq::text`,
-        [
-          streams,
-          streamVersion,
-          accepted.map((a) => JSON.stringify({ refType: a.posting.refType, refId: a.posting.refId, memo: a.posting.memo ?? '', movements: a.posting.movements.map((mv) => ({ ...mv, available: moneyString(mv.available ?? '0'), frozen: moneyString(mv.frozen ?? '0') })) })),
-          accepted.map((a) => JSON.stringify({ actor: a.posting.actor, commandId: a.posting.commandId, reason: a.posting.reason })),
-          accepted.map((a) => a.posting.commandId),
-        ],
-      );
       const e: unknown[][] = Array.from({ length: 13 }, () => []);
-      accepted.forEach((a, i) => {
-        results.set(a.posting, { ok: true, eventSeq: seqs[i].seq, duplicate: false });
+      for (const a of accepted) {
         a.posting.movements.forEach((mv, j) => {
-          const row = [seqs[i].seq, mv.ownerType, mv.ownerId, mv.accountType, mv.currencyId, mv.code, moneyString(mv.available ?? '0'), moneyString(mv.frozen ?? '0'), a.after[j].available, a.after[j].frozen, a.posting.refType, a.posting.refId, (a.posting.memo ?? '').slice(0, 200)];
+          const row = [
+            a.posting.commandId,
+            mv.ownerType,
+            mv.ownerId,
+            mv.accountType,
+            mv.currencyId,
+            mv.code,
+            a.deltas[j][0],
+            a.deltas[j][1],
+            a.after[j][0],
+            a.after[j][1],
+            a.posting.refType,
+            a.posting.refId,
+            (a.posting.memo ?? '').slice(0, 200),
+          ];
           row.forEach((v, c) => e[c].push(v));
         });
-      });
-      await m.query(
-        `INSERT INTO ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo)
-         SELECT * FROM unnest($1::bigint[], $2::varchar[], $3::int[], $4::varchar[], $5::int[], $6::int[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::varchar[], $12::varchar[], $13::varchar[])`,
-        e,
+      }
+      // Balances, events and entries in one statement: the locked rows are held for one round trip less.
+      const seqs: Array<{ seq: string; command_id: string }> = await m.query(
+        `WITH b AS (
+           UPDATE balances b SET available = v.available, frozen = v.frozen, updated_at = now()
+           FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) v(id, available, frozen) WHERE b.id = v.id),
+         ev AS (
+           INSERT INTO events (stream_id, stream_version, type, payload, metadata, command_id)
+           SELECT s, v, 'LedgerPosted', p, md, c FROM unnest($4::text[], $5::int[], $6::jsonb[], $7::jsonb[], $8::text[]) WITH ORDINALITY AS x(s, v, p, md, c, n) ORDER BY n
+           RETURNING seq, command_id),
+         le AS (
+           INSERT INTO ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo)
+           SELECT ev.seq, x.owner_type, x.owner_id, x.account_type, x.currency_id, x.code, x.da, x.df, x.aa, x.fa, x.ref_type, x.ref_id, x.memo
+           FROM unnest($9::text[], $10::varchar[], $11::int[], $12::varchar[], $13::int[], $14::int[], $15::numeric[], $16::numeric[], $17::numeric[], $18::numeric[], $19::varchar[], $20::varchar[], $21::varchar[])
+             WITH ORDINALITY AS x(command_id, owner_type, owner_id, account_type, currency_id, code, da, df, aa, fa, ref_type, ref_id, memo, n)
+           JOIN ev USING (command_id) ORDER BY x.n)
+         SELECT seq::text, command_id FROM ev`,
+        [
+          changed.map((b) => b.id),
+          changed.map((b) => unitsString(b.available)),
+          changed.map((b) => unitsString(b.frozen)),
+          streams,
+          streamVersion,
+          accepted.map((a) =>
+            JSON.stringify({
+              refType: a.posting.refType,
+              refId: a.posting.refId,
+              memo: a.posting.memo ?? '',
+              movements: a.posting.movements.map((mv, j) => ({ ...mv, available: a.deltas[j][0], frozen: a.deltas[j][1] })),
+            }),
+          ),
+          accepted.map((a) => JSON.stringify({ actor: a.posting.actor, commandId: a.posting.commandId, reason: a.posting.reason })),
+          accepted.map((a) => a.posting.commandId),
+          ...e,
+        ],
       );
+      const seqOf = new Map(seqs.map((r) => [r.command_id, r.seq]));
+      for (const a of accepted) results.set(a.posting, { ok: true, eventSeq: seqOf.get(a.posting.commandId)!, duplicate: false });
     }
     return postings.map((p): BatchResult => {
       if (prior.has(p.commandId)) return { ok: true, eventSeq: prior.get(p.commandId)!, duplicate: true };
@@ -247,6 +299,98 @@ export class LedgerService {
       const earlier = results.get(first.get(p.commandId)!)!;
       return earlier.ok ? { ...earlier, duplicate: true } : earlier;
     });
+  }
+
+  /**
+   * Postings that must all apply, in one statement: the accounts are locked in the global order,
+   * the balances updated, and the events and entries (each entry with its account's running
+   * balance, worked out by the database) written, with no round trip between taking the locks and
+   * writing. Each posting is fresh and states its stream version. If any movement would take an
+   * account below zero it throws `INSUFFICIENT_BALANCE` (or the balance's own check does), and if
+   * an account is missing it throws: the caller's transaction rolls back and nothing is written.
+   */
+  async postAllOrFail(postings: Posting[], m: EntityManager): Promise<void> {
+    if (!postings.length) return;
+    const mv: unknown[][] = Array.from({ length: 11 }, () => []);
+    const keys = new Map<string, AccountKey>();
+    const payloads: string[] = [];
+    for (const p of postings) {
+      this.assertBalanced(p);
+      if (p.streamVersion === undefined) throw new Error(`posting ${p.commandId} needs its stream version`);
+      const moved = p.movements.map((x) => ({ ...x, available: moneyString(x.available ?? '0'), frozen: moneyString(x.frozen ?? '0') }));
+      for (const x of moved) {
+        keys.set(keyOf(x), x);
+        [
+          p.commandId,
+          x.ownerType,
+          x.ownerId,
+          x.accountType,
+          x.currencyId,
+          x.code,
+          x.available,
+          x.frozen,
+          p.refType,
+          p.refId,
+          (p.memo ?? '').slice(0, 200),
+        ].forEach((v, c) => mv[c].push(v));
+      }
+      payloads.push(JSON.stringify({ refType: p.refType, refId: p.refId, memo: p.memo ?? '', movements: moved }));
+    }
+    const accounts = [...keys.values()];
+    const unknown = accounts.filter((k) => !this.knownAccounts.has(keyOf(k)));
+    if (unknown.length) await this.createAccounts(m, unknown);
+    const [r]: Array<{ locked: number; negative: number }> = await m.query(
+      `WITH mv AS (
+         SELECT * FROM unnest($1::text[], $2::varchar[], $3::int[], $4::varchar[], $5::int[], $6::int[], $7::numeric[], $8::numeric[], $9::varchar[], $10::varchar[], $11::varchar[])
+           WITH ORDINALITY AS x(command_id, owner_type, owner_id, account_type, currency_id, code, da, df, ref_type, ref_id, memo, n)),
+       acc AS (SELECT owner_type, owner_id, account_type, currency_id, SUM(da) AS da, SUM(df) AS df FROM mv GROUP BY 1, 2, 3, 4),
+       lk AS (
+         SELECT b.id, b.owner_type, b.owner_id, b.account_type, b.currency_id, b.available, b.frozen FROM balances b
+         JOIN acc USING (owner_type, owner_id, account_type, currency_id)
+         ORDER BY b.owner_type, b.owner_id, b.account_type, b.currency_id FOR UPDATE OF b),
+       up AS (
+         UPDATE balances b SET available = lk.available + acc.da, frozen = lk.frozen + acc.df, updated_at = now()
+         FROM lk JOIN acc USING (owner_type, owner_id, account_type, currency_id) WHERE b.id = lk.id RETURNING b.id),
+       ev AS (
+         INSERT INTO events (stream_id, stream_version, type, payload, metadata, command_id)
+         SELECT s, v, 'LedgerPosted', p, md, c FROM unnest($12::text[], $13::int[], $14::jsonb[], $15::jsonb[], $16::text[]) WITH ORDINALITY AS x(s, v, p, md, c, n) ORDER BY n
+         RETURNING seq, command_id),
+       run AS (
+         SELECT mv.*, lk.account_type = 'external' AS ext,
+                lk.available + SUM(mv.da) OVER w AS aa, lk.frozen + SUM(mv.df) OVER w AS fa
+         FROM mv JOIN lk USING (owner_type, owner_id, account_type, currency_id)
+         WINDOW w AS (PARTITION BY lk.id ORDER BY mv.n ROWS UNBOUNDED PRECEDING)),
+       le AS (
+         INSERT INTO ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo)
+         SELECT ev.seq, run.owner_type, run.owner_id, run.account_type, run.currency_id, run.code, run.da, run.df, run.aa, run.fa, run.ref_type, run.ref_id, run.memo
+         FROM run JOIN ev USING (command_id) ORDER BY run.n)
+       SELECT (SELECT COUNT(*) FROM up)::int AS locked, (SELECT COUNT(*) FROM run WHERE NOT ext AND (aa < 0 OR fa < 0))::int AS negative`,
+      [
+        ...mv,
+        postings.map((p) => `${p.refType}:${p.refId}`),
+        postings.map((p) => p.streamVersion),
+        payloads,
+        postings.map((p) => JSON.stringify({ actor: p.actor, commandId: p.commandId, reason: p.reason })),
+        postings.map((p) => p.commandId),
+      ],
+    );
+    if (r.locked !== accounts.length) {
+      // An account remembered from a transaction that rolled back: forget them all; a retry creates it.
+      for (const k of accounts) this.knownAccounts.delete(keyOf(k));
+      throw new LedgerAccountMissing(`ledger batch: ${accounts.length - r.locked} account(s) missing`);
+    }
+    if (r.negative) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+    if (this.knownAccounts.size > 500_000) this.knownAccounts.clear();
+    for (const k of accounts) this.knownAccounts.add(keyOf(k));
+  }
+
+  /** Creates the balance rows of these accounts where missing (zero, no movement). */
+  private async createAccounts(m: EntityManager, keys: AccountKey[]): Promise<void> {
+    await m.query(
+      `INSERT INTO balances (owner_type, owner_id, account_type, currency_id) SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[])
+       ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO NOTHING`,
+      accountColumns(keys),
+    );
   }
 
   /** Guarded in-place update: the WHERE clause is re-checked on the locked row, so racing debits cannot overspend. */
@@ -272,15 +416,15 @@ export class LedgerService {
   private assertBalanced(posting: Posting): void {
     if (!posting.commandId || posting.commandId.length > 100) throw new UnbalancedPostingError('a posting needs a command id of at most 100 characters');
     if (!posting.movements.length) throw new UnbalancedPostingError('a posting needs at least one movement');
-    const sums = new Map<number, Money>();
+    const sums = new Map<number, bigint>();
     for (const m of posting.movements) {
       for (const v of [m.available ?? '0', m.frozen ?? '0']) {
         if (!isDecimalString(v)) throw new UnbalancedPostingError(`not a decimal amount: ${v}`);
-        sums.set(m.currencyId, (sums.get(m.currencyId) ?? money(0)).plus(v));
+        sums.set(m.currencyId, (sums.get(m.currencyId) ?? 0n) + units(v));
       }
     }
     for (const [currency, sum] of sums) {
-      if (!sum.isZero()) throw new UnbalancedPostingError(`posting ${posting.commandId} does not balance in currency ${currency}: ${sum.toString()}`);
+      if (sum !== 0n) throw new UnbalancedPostingError(`posting ${posting.commandId} does not balance in currency ${currency}: ${unitsString(sum)}`);
     }
   }
 

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { money, moneyString } from '../../infra/money';
+import { units, unitsString } from '../../infra/money';
 import { TradeTick } from '../engine/engine-bus';
 import { bucketStart, Period, PERIODS } from './periods';
 
@@ -7,11 +7,12 @@ interface Candle {
   period: Period;
   openTime: number;
   open: string;
-  high: string;
-  low: string;
   close: string;
-  volume: string;
-  quoteVolume: string;
+  /** Fixed-point units (see `units`). */
+  high: bigint;
+  low: bigint;
+  volume: bigint;
+  quoteVolume: bigint;
   trades: number;
 }
 
@@ -23,6 +24,7 @@ export async function writeCandles(m: EntityManager, marketId: number, trades: r
   if (!trades.length) return;
   const candles = new Map<string, Candle>();
   for (const t of trades) {
+    const [price, qty, quote] = [units(t.price), units(t.quantity), units(t.quoteQuantity)];
     for (const period of PERIODS) {
       const openTime = bucketStart(period, t.ts);
       const key = `${period}:${openTime}`;
@@ -32,26 +34,37 @@ export async function writeCandles(m: EntityManager, marketId: number, trades: r
           period,
           openTime,
           open: t.price,
-          high: t.price,
-          low: t.price,
           close: t.price,
-          volume: t.quantity,
-          quoteVolume: t.quoteQuantity,
+          high: price,
+          low: price,
+          volume: qty,
+          quoteVolume: quote,
           trades: 1,
         });
         continue;
       }
-      if (money(t.price).greaterThan(c.high)) c.high = t.price;
-      if (money(t.price).lessThan(c.low)) c.low = t.price;
+      if (price > c.high) c.high = price;
+      if (price < c.low) c.low = price;
       c.close = t.price;
-      c.volume = moneyString(money(c.volume).plus(t.quantity));
-      c.quoteVolume = moneyString(money(c.quoteVolume).plus(t.quoteQuantity));
+      c.volume += qty;
+      c.quoteVolume += quote;
       c.trades += 1;
     }
   }
   const values: unknown[] = [];
   const rows = [...candles.values()].map((c, i) => {
-    values.push(marketId, c.period, c.openTime, c.open, c.high, c.low, c.close, c.volume, c.quoteVolume, c.trades);
+    values.push(
+      marketId,
+      c.period,
+      c.openTime,
+      c.open,
+      unitsString(c.high),
+      unitsString(c.low),
+      c.close,
+      unitsString(c.volume),
+      unitsString(c.quoteVolume),
+      c.trades,
+    );
     const b = i * 10;
     return `($${b + 1}, $${b + 2}, to_timestamp($${b + 3} / 1000.0), $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9}, $${b + 10})`;
   });

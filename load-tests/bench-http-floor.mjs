@@ -1,0 +1,76 @@
+// npm run bench:floor — the floor under bench:api on this machine: the same load generator
+// (same client pool, concurrency, request mix and form bodies) against a Node HTTP server that
+// does no work at all — it reads the body and answers a fixed order envelope. No database, no
+// engine, no auth. Whatever bench:api reaches is below this line; the gap is the exchange's work.
+// Last line: `floor: <N> orders/s p99 <L> ms (<R> requests/s)`.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { cpuReport, cpuTimes, loadClient, log, percentile } from './lib/stack.mjs';
+
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
+
+if (process.argv[2] === 'server') {
+  const http = await import('node:http');
+  let id = 0;
+  const server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const form = new URLSearchParams(Buffer.concat(chunks).toString());
+      const data =
+        req.method === 'POST'
+          ? { order_id: String(++id), status: 'waiting', price: form.get('price'), quantity: form.get('quantity') }
+          : { order_id: form.get('order_id'), status: 'cancelled' };
+      const body = JSON.stringify({ code: 1, message: 'ok', data });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.send(server.address().port));
+} else {
+  const child = fork(fileURLToPath(import.meta.url), ['server'], { stdio: 'inherit' });
+  const port = await new Promise((resolve) => child.once('message', resolve));
+  try {
+    let seed = 12345;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const latencies = [];
+    let requests = 0;
+    const client = loadClient(`http://127.0.0.1:${port}`, CONCURRENCY);
+    const pids = { server: [child.pid], generator: [process.pid] };
+    const cpuBefore = cpuTimes(pids);
+    const started = Date.now();
+    const deadline = started + SECONDS * 1000;
+    async function worker() {
+      const open = [];
+      while (Date.now() < deadline) {
+        requests++;
+        if (open.length && rand() < CANCEL_SHARE) {
+          await client.call('PUT', 'coin/trade', { order_id: open.splice(Math.floor(rand() * open.length), 1)[0] }, 'token');
+          continue;
+        }
+        const t0 = performance.now();
+        const r = await client.call(
+          'POST',
+          'coin/trade',
+          { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2), quantity: '0.001' },
+          'token',
+        );
+        latencies.push(performance.now() - t0);
+        if (rand() < 0.6) open.push(r.data.order_id);
+      }
+    }
+    log(`floor: ${CONCURRENCY} concurrent clients for ${SECONDS} s against a do-nothing server`);
+    await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
+    const elapsed = (Date.now() - started) / 1000;
+    console.log(`cores used (of 2): ${cpuReport(cpuBefore, cpuTimes(pids), elapsed)}`);
+    await client.close();
+    latencies.sort((a, b) => a - b);
+    console.log(
+      `floor: ${Math.round(latencies.length / elapsed)} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`,
+    );
+  } finally {
+    child.kill();
+  }
+}

@@ -259,4 +259,38 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     expect(releases[0].n).toBe(1);
     await trialOk();
   });
+
+  it('when settlement gives up on a batch, later batches do not settle ahead of it; a restart settles both once, in order', async () => {
+    const host = t.app.get(EngineHost);
+    const settlement = t.app.get(SettlementService);
+    const seller = await trader('0', '1');
+    const buyer = await trader('100000');
+    await order(seller.token, { side: 'sell', type: 'limit', price: '60000', quantity: '0.5' });
+    await host.idle();
+    // Batch K's five attempts fail; anything after it would settle fine.
+    const spy = jest.spyOn(settlement, 'settle');
+    for (let i = 0; i < 5; i++) spy.mockRejectedValueOnce(new Error('database unreachable'));
+    let buyId: string | undefined;
+    try {
+      // Batch K: the buy takes the 0.5 and rests with 0.2; its settlement keeps failing.
+      const buy = (await order(buyer.token, { side: 'buy', type: 'limit', price: '60000', quantity: '0.7' })).body;
+      expect(buy.data).toMatchObject({ status: 'waiting', filled_qty: '0.5' });
+      buyId = buy.data.order_id;
+      // Batch K+1, journaled while K is retried: cancel the rest. It must not release the whole freeze before K pays for the fill.
+      await t.http().put('/api/coin/trade').set('Authorization', buyer.token).type('form').send({ order_id: buy.data.order_id });
+      await host.idle();
+      expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '58000', frozen: '42000' });
+      const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM orders WHERE id = $1 AND status = 'waiting'`, [buy.data.order_id]);
+      expect(n).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+    await host.recover(); // the restart: replays K, then K+1
+    expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '70000', frozen: '0' });
+    expect(await coinBalance(t, buyer.user.id, BTC)).toEqual({ available: '0.4995', frozen: '0' });
+    const [o] = await t.ds.query('SELECT status FROM orders WHERE id = $1', [buyId]);
+    expect(o.status).toBe('cancelled');
+    await trialOk();
+    expect((await order(buyer.token, { side: 'sell', type: 'limit', price: '900000', quantity: '0.1' })).body.code).toBe(1);
+  });
 });

@@ -36,4 +36,35 @@ describe('TokenService.verify', () => {
     await tokens.verify('another-token-long-enough', 'user');
     expect(reads).toHaveLength(3);
   });
+
+  it('a lookup begun before a revoke is not joined by later requests and not cached', async () => {
+    let revoked = false;
+    const reads: string[] = [];
+    const gates: Array<() => void> = [];
+    const dataSource = {
+      query: async (sql: string) => {
+        if (sql.startsWith('UPDATE')) {
+          revoked = true;
+          return [];
+        }
+        const seen = revoked; // what the row said when the read ran
+        reads.push(sql);
+        await new Promise<void>((r) => gates.push(r));
+        return seen ? [] : [{ subject_id: 7 }];
+      },
+    } as unknown as DataSource;
+    const tokens = new TokenService(dataSource, { tokenCacheMs: 2000 } as AppConfig);
+    const token = 'a-token-about-to-be-revoked';
+    const before = tokens.verify(token, 'user'); // read in flight, saw the token valid
+    await tokens.revoke(token);
+    const after = tokens.verify(token, 'user'); // must not share the earlier read
+    expect(reads).toHaveLength(2);
+    gates.forEach((g) => g());
+    expect(await before).toBe(7);
+    expect(await after).toBeUndefined();
+    const again = tokens.verify(token, 'user'); // nothing was cached: read again
+    expect(reads).toHaveLength(3);
+    gates.forEach((g) => g());
+    expect(await again).toBeUndefined();
+  });
 });

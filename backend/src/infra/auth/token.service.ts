@@ -18,6 +18,8 @@ export class TokenService {
   private readonly cache = new Map<string, { subjectId: number; subjectType: SubjectType; until: number }>();
   /** Lookups in flight: requests that miss the cache together (e.g. when an entry expires) share one read. */
   private readonly reading = new Map<string, Promise<number | undefined>>();
+  /** Bumped by every revoke: lookups begun before it neither cache nor get joined. */
+  private generation = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -41,22 +43,23 @@ export class TokenService {
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.subjectType === subjectType ? hit.subjectId : undefined;
-    const key = `${subjectType}:${hash}`;
+    const generation = this.generation;
+    const key = `${generation}:${subjectType}:${hash}`;
     let read = this.reading.get(key);
     if (!read) {
-      read = this.lookup(hash, subjectType).finally(() => this.reading.delete(key));
+      read = this.lookup(hash, subjectType, generation).finally(() => this.reading.delete(key));
       this.reading.set(key, read);
     }
     return read;
   }
 
-  private async lookup(hash: string, subjectType: SubjectType): Promise<number | undefined> {
+  private async lookup(hash: string, subjectType: SubjectType, generation: number): Promise<number | undefined> {
     const rows: Array<{ subject_id: number }> = await this.dataSource.query(
       `SELECT subject_id FROM auth_tokens WHERE token_hash = $1 AND subject_type = $2 AND revoked_at IS NULL AND expires_at > now()`,
       [hash, subjectType],
     );
     const subjectId = rows[0]?.subject_id;
-    if (subjectId !== undefined) {
+    if (subjectId !== undefined && generation === this.generation) {
       if (this.cache.size > 50_000) this.cache.clear();
       this.cache.set(hash, { subjectId, subjectType, until: Date.now() + this.config.tokenCacheMs });
     }
@@ -64,8 +67,9 @@ export class TokenService {
   }
 
   async revoke(token: string): Promise<void> {
-    this.cache.delete(hashToken(token));
     await this.dataSource.query('UPDATE auth_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL', [hashToken(token)]);
+    this.generation++;
+    this.cache.delete(hashToken(token));
   }
 
   /** Revoke every session of a subject, optionally keeping the one in use. */

@@ -83,6 +83,8 @@ interface Runtime {
   /** Per user, the version of the last unsettled command that moves their funds or orders. */
   pendingUsers: Map<number, number>;
   waiters: Array<{ version: number; resolve: () => void }>;
+  /** Settlement gave up on a batch: the batches after it are not settled ahead of it (a restart replays them all, in order). */
+  stalled?: boolean;
   /** Rows of the orders this process placed that are still in the book: a cancel reads nothing. */
   live: Map<number, CancelledOrderRow>;
 }
@@ -236,6 +238,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   async recover(): Promise<void> {
     // Settlement in flight in this process finishes first (after a real crash the replay does it).
     await this.idle();
+    this.closed = false;
     this.runtimes.clear();
     for (const market of this.registry.all()) {
       const sink = new EventCollector();
@@ -388,11 +391,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
         const chunk = rt.unsettled.splice(0, take);
         let orders = new Map<string, OrderUpdate>();
         try {
-          orders = await this.settleWithRetry(
-            rt,
-            chunk.flatMap((c) => c.events),
-          );
+          if (!rt.stalled)
+            orders = await this.settleWithRetry(
+              rt,
+              chunk.flatMap((c) => c.events),
+            );
         } catch (err) {
+          rt.stalled = true;
           this.logger.fatal({ err }, `${rt.market.symbol}: settlement failed; a restart replays and settles the journal`);
         } finally {
           // Journaled means acknowledged: a restart settles whatever settlement could not.
@@ -476,7 +481,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     });
     for (const [p, first] of retries) {
       const id = placed.get(first);
-      results.set(p, id ? () => p.resolve({ orderId: id, duplicate: true }) : () => p.reject(fundsRefusal(p.req)));
+      // A repeat shares the first one's fate: placed, refused, or tried again after settlement with it.
+      results.set(p, id ? () => p.resolve({ orderId: id, duplicate: true }) : this.refusal(rt, p));
     }
     const newRows = [...placed].map(([p, id]): CancelledOrderRow => {
       const { price, quantity, quoteAmount } = p.req.row;

@@ -1,63 +1,149 @@
 // npm run bench:api — many concurrent users placing and cancelling spot orders against the API
-// on loopback. An order counts when the API acknowledged it (code 1): journaled in PostgreSQL,
-// matched and settled. Last line: `orders: <N>/s p99 <L> ms`.
-import { cpuReport, cpuTimes, loadClient, log, makeTraders, percentile, startStack } from './lib/stack.mjs';
+// on loopback. An order counts when the API acknowledged it (code 1): journaled in PostgreSQL and
+// matched. Last line: `orders: <N>/s p99 <L> ms`.
+//
+// Two ways to load:
+// - closed loop (default): BENCH_CONCURRENCY clients each send their next request as soon as the
+//   last one is answered — the most the stack answers at that concurrency;
+// - open loop (BENCH_RATE=N): orders are offered at N a second on a fixed schedule, whatever the
+//   answers do (as k6's constant-arrival-rate executor does), and each latency is counted from
+//   the order's scheduled time, so a stall is not hidden by sending less (no coordinated
+//   omission). At most BENCH_CONCURRENCY requests are in flight; an order that finds no free
+//   slot is not sent and is reported as `not sent`.
+import { cpuReport, cpuTimes, loadClient, log, makeTraders, percentile, sql, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
+const RATE = Number(process.env.BENCH_RATE ?? 0);
+/** Load before the measured window (not counted): connections open, code is compiled, caches fill. */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+
+/** Rows in the tables an order writes to (orders and trades by id, so updates are not rows). */
+const ROW_COUNTS = `SELECT (SELECT COUNT(*) FROM events)::int AS events, (SELECT COUNT(*) FROM ledger_entries)::int AS ledger_entries,
+  (SELECT COUNT(*) FROM orders)::int AS orders, (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM klines)::int AS klines`;
 
 const stack = await startStack();
 try {
   log(`making ${USERS} funded traders…`);
-  const traders = await makeTraders(stack, USERS, { 3: '100000000', 1: '10000' });
+  const traders = (await makeTraders(stack, USERS, { 3: '100000000', 1: '10000' })).map((t) => ({ ...t, open: [] }));
   let seed = 12345;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const latencies = [];
   const errors = new Map();
   let cancels = 0;
-  const deadline = Date.now() + SECONDS * 1000;
-  const started = Date.now();
+  let notSent = 0;
+  const trace = [];
   const client = loadClient(stack.apiUrl, CONCURRENCY);
   const pids = { server: stack.pids ?? [], generator: [process.pid] };
-  const cpuBefore = cpuTimes(pids);
 
-  async function worker(w) {
-    const trader = traders[w % traders.length];
-    const open = [];
-    while (Date.now() < deadline) {
-      if (open.length && rand() < CANCEL_SHARE) {
-        const id = open.splice(Math.floor(rand() * open.length), 1)[0];
-        const r = await client.call('PUT', 'coin/trade', { order_id: id }, trader.token);
-        if (r.code === 1) cancels++;
-        continue;
-      }
-      const side = rand() < 0.5 ? 'buy' : 'sell';
-      // Around 60,000 with a ±0.5% spread of limit prices: some rest, some cross and trade.
-      const price = (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2);
-      const quantity = (0.001 + Math.floor(rand() * 50) * 0.0001).toFixed(4);
-      const t0 = performance.now();
-      const r = await client.call('POST', 'coin/trade', { symbol: 'BTC/USDT', side, type: 'limit', price, quantity }, trader.token);
-      const ms = performance.now() - t0;
-      if (r.code === 1) {
-        latencies.push(ms);
-        if (r.data.status === 'waiting') open.push(r.data.order_id);
-      } else errors.set(r.code, (errors.get(r.code) ?? 0) + 1);
+  let recording = false;
+  /** One request of the mix for this trader: a cancel of one of its open orders, or a new limit order. */
+  async function step(trader, scheduled) {
+    if (trader.open.length && rand() < CANCEL_SHARE) {
+      const id = trader.open.splice(Math.floor(rand() * trader.open.length), 1)[0];
+      const r = await client.call('PUT', 'coin/trade', { order_id: id }, trader.token);
+      if (r.code === 1 && recording) cancels++;
+      return;
     }
+    const side = rand() < 0.5 ? 'buy' : 'sell';
+    // Around 60,000 with a ±0.5% spread of limit prices: some rest, some cross and trade.
+    const price = (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2);
+    const quantity = (0.001 + Math.floor(rand() * 50) * 0.0001).toFixed(4);
+    const t0 = scheduled ?? performance.now();
+    const counted = recording;
+    const r = await client.call('POST', 'coin/trade', { symbol: 'BTC/USDT', side, type: 'limit', price, quantity }, trader.token);
+    const ms = performance.now() - t0;
+    if (r.code === 1 && r.data.status === 'waiting') trader.open.push(r.data.order_id);
+    if (!counted) return;
+    if (r.code === 1) {
+      latencies.push(ms);
+      if (process.env.BENCH_TRACE) trace.push([Math.floor((t0 - started) / 1000), ms]);
+    } else errors.set(r.code, (errors.get(r.code) ?? 0) + 1);
   }
 
-  log(`load: ${CONCURRENCY} concurrent clients for ${SECONDS} s`);
-  await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
-  const elapsed = (Date.now() - started) / 1000;
-  const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed);
+  // The measured window starts after the warm-up: its CPU and rows are counted from there.
+  let cpuBefore;
+  let rowsBefore;
+  let started = performance.now() + WARMUP * 1000;
+  const deadline = started + SECONDS * 1000;
+  log(`warm-up ${WARMUP} s`);
+  const warmedUp = new Promise((r) => setTimeout(r, WARMUP * 1000)).then(async () => {
+    rowsBefore = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
+    cpuBefore = cpuTimes(pids);
+    started = performance.now();
+    recording = true;
+  });
+  if (RATE > 0) {
+    // Requests (orders and the cancels that go with them) on a fixed schedule.
+    const perMs = RATE / (1 - CANCEL_SHARE) / 1000;
+    log(
+      `load: open loop, ${RATE} orders/s offered (+${Math.round((RATE * CANCEL_SHARE) / (1 - CANCEL_SHARE))} cancels/s), at most ${CONCURRENCY} in flight, ${SECONDS} s`,
+    );
+    const origin = performance.now();
+    let issued = 0;
+    let inFlight = 0;
+    const running = new Set();
+    while (performance.now() < deadline) {
+      const due = Math.floor((performance.now() - origin) * perMs);
+      for (; issued < due; issued++) {
+        if (inFlight >= CONCURRENCY) {
+          if (recording) notSent++;
+          continue;
+        }
+        inFlight++;
+        const p = step(traders[issued % traders.length], origin + issued / perMs).finally(() => {
+          inFlight--;
+          running.delete(p);
+        });
+        running.add(p);
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await Promise.all(running);
+    await warmedUp;
+  } else {
+    log(`load: closed loop, ${CONCURRENCY} concurrent clients for ${SECONDS} s`);
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async (_, w) => {
+        while (performance.now() < deadline) await step(traders[w % traders.length]);
+      }),
+    );
+    await warmedUp;
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  if (trace.length) {
+    const bySecond = new Map();
+    for (const [s, ms] of trace) (bySecond.get(s) ?? bySecond.set(s, []).get(s)).push(ms);
+    for (const [s, l] of [...bySecond].sort((a, b) => a[0] - b[0])) {
+      l.sort((a, b) => a - b);
+      log(`second ${s}: ${l.length} orders, p50 ${percentile(l, 50).toFixed(1)} p99 ${percentile(l, 99).toFixed(1)} max ${l[l.length - 1].toFixed(1)}`);
+    }
+  }
+  const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
   await client.close();
   latencies.sort((a, b) => a - b);
   const rate = Math.round(latencies.length / elapsed);
   const p50 = percentile(latencies, 50).toFixed(1);
   const p99 = percentile(latencies, 99).toFixed(1);
-  console.log(`acknowledged orders: ${latencies.length} in ${elapsed.toFixed(1)} s; cancels: ${cancels}; refused: ${JSON.stringify(Object.fromEntries(errors))}`);
+  console.log(
+    `acknowledged orders: ${latencies.length} in ${elapsed.toFixed(1)} s; cancels: ${cancels}; refused: ${JSON.stringify(Object.fromEntries(errors))}` +
+      (RATE > 0 ? `; not sent (no free slot): ${notSent}` : ''),
+  );
   console.log(`cores used (of 2): ${cpu}`);
+  if (!process.env.API_URL && latencies.length) {
+    // What the load wrote, once settlement has caught up (the counts stop moving).
+    let after = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
+    for (let i = 0; i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      const next = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
+      if (JSON.stringify(next) === JSON.stringify(after)) break;
+      after = next;
+    }
+    const per = Object.keys(after).map((k) => `${k} ${((after[k] - rowsBefore[k]) / latencies.length).toFixed(2)}`);
+    console.log(`rows written per acknowledged order: ${per.join(', ')}`);
+  }
   console.log(`latency ms: p50 ${p50}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}  max ${(latencies[latencies.length - 1] ?? 0).toFixed(1)}`);
   console.log(`orders: ${rate}/s p99 ${p99} ms`);
 } finally {

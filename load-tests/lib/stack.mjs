@@ -15,7 +15,9 @@ const { Client } = require('pg');
 const SOCKET_DIR = '/var/run/postgresql';
 const SERVER =
   process.env.BENCH_PG_SERVER ??
-  (existsSync(`${SOCKET_DIR}/.s.PGSQL.5432`) ? `postgres://postgres@${encodeURIComponent(SOCKET_DIR)}/postgres` : 'postgres://postgres@127.0.0.1:5432/postgres');
+  (existsSync(`${SOCKET_DIR}/.s.PGSQL.5432`)
+    ? `postgres://postgres@${encodeURIComponent(SOCKET_DIR)}/postgres`
+    : 'postgres://postgres@127.0.0.1:5432/postgres');
 
 export const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 
@@ -25,7 +27,7 @@ function withDb(url, db) {
   return u.toString();
 }
 
-async function sql(url, text, params = []) {
+export async function sql(url, text, params = []) {
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
@@ -35,12 +37,8 @@ async function sql(url, text, params = []) {
   }
 }
 
-/** Starts `node backend/dist/main.js` on a fresh database; returns {apiUrl, databaseUrl, stop}. */
-export async function startStack({ simulator = false, env = {} } = {}) {
-  if (process.env.API_URL) {
-    if (!process.env.DATABASE_URL) throw new Error('with API_URL, also set DATABASE_URL (the bench reads verification codes from the outbox)');
-    return { apiUrl: process.env.API_URL.replace(/\/$/, ''), databaseUrl: process.env.DATABASE_URL, stop: async () => undefined };
-  }
+/** A fresh database on the local server, and the environment a stack on it runs with (loopback only). */
+export async function freshStackEnv({ simulator = false, env = {} } = {}) {
   const db = `kestrel_bench_${Date.now()}`;
   await sql(SERVER, `CREATE DATABASE "${db}"`);
   const databaseUrl = withDb(SERVER, db);
@@ -62,14 +60,27 @@ export async function startStack({ simulator = false, env = {} } = {}) {
     RATE_LIMIT_UPLOAD_USER: '100000/60',
     ...env,
   };
+  const dropDatabase = () => sql(SERVER, `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`).catch(() => undefined);
+  return { db, databaseUrl, port, env: childEnv, apiUrl: `http://127.0.0.1:${port}`, dropDatabase };
+}
+
+/** Starts `node backend/dist/main.js` on a fresh database; returns {apiUrl, databaseUrl, stop}. */
+export async function startStack({ simulator = false, env = {} } = {}) {
+  if (process.env.API_URL) {
+    if (!process.env.DATABASE_URL) throw new Error('with API_URL, also set DATABASE_URL (the bench reads verification codes from the outbox)');
+    return { apiUrl: process.env.API_URL.replace(/\/$/, ''), databaseUrl: process.env.DATABASE_URL, stop: async () => undefined };
+  }
+  const { db, databaseUrl, env: childEnv, apiUrl, dropDatabase } = await freshStackEnv({ simulator, env });
   const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, 'backend', 'dist', 'main.js')], {
     cwd: root,
     env: childEnv,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const apiUrl = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 240; i++) {
-    const ok = await fetch(`${apiUrl}/api/settings/get`, { method: 'POST' }).then((r) => r.ok, () => false);
+    const ok = await fetch(`${apiUrl}/api/settings/get`, { method: 'POST' }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (child.exitCode !== null) throw new Error('the server exited during start-up');
     await new Promise((r) => setTimeout(r, 250));
@@ -84,7 +95,7 @@ export async function startStack({ simulator = false, env = {} } = {}) {
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-      await sql(SERVER, `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`).catch(() => undefined);
+      await dropDatabase();
     },
   };
 }
@@ -129,20 +140,43 @@ export async function makeTraders(stack, count, funds) {
     await call(stack.apiUrl, 'POST', 'sms_mail', { email, purpose: 'register' });
     const [{ body }] = await sql(stack.databaseUrl, 'SELECT body FROM outbox WHERE recipient = $1 ORDER BY id DESC LIMIT 1', [email]);
     const code = /\d{6}/.exec(body)[0];
-    const reg = await call(stack.apiUrl, 'POST', 'user/register', { type: 'email', email, code, password: 'bench-pass', re_password: 'bench-pass', agreement: '1' });
+    const reg = await call(stack.apiUrl, 'POST', 'user/register', {
+      type: 'email',
+      email,
+      code,
+      password: 'bench-pass',
+      re_password: 'bench-pass',
+      agreement: '1',
+    });
     if (reg.code !== 1) throw new Error(`register: ${JSON.stringify(reg)}`);
     const token = reg.data.token;
     await call(stack.apiUrl, 'POST', 'sms_mail', { purpose: 'fund_password' }, token);
-    const [{ body: b2 }] = await sql(stack.databaseUrl, `SELECT body FROM outbox WHERE recipient = $1 AND purpose = 'fund_password' ORDER BY id DESC LIMIT 1`, [email]);
+    const [{ body: b2 }] = await sql(stack.databaseUrl, `SELECT body FROM outbox WHERE recipient = $1 AND purpose = 'fund_password' ORDER BY id DESC LIMIT 1`, [
+      email,
+    ]);
     const e = await call(stack.apiUrl, 'POST', 'user/e_pwd', { password: '246810', re_password: '246810', code: /\d{6}/.exec(b2)[0] }, token);
     if (e.code !== 1) throw new Error(`e_pwd: ${JSON.stringify(e)}`);
     users.push({ id: reg.data.user.id, token });
   }
   for (const [currency, amount] of Object.entries(funds)) {
-    const r = spawnSync(process.execPath, [join(root, 'backend', 'dist', 'cli', 'fund.js'), '--users', users.map((u) => u.id).join(','), '--currency', currency, '--amount', amount, '--reason', 'load test float'], {
-      env: { ...process.env, DATABASE_URL: stack.databaseUrl },
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(root, 'backend', 'dist', 'cli', 'fund.js'),
+        '--users',
+        users.map((u) => u.id).join(','),
+        '--currency',
+        currency,
+        '--amount',
+        amount,
+        '--reason',
+        'load test float',
+      ],
+      {
+        env: { ...process.env, DATABASE_URL: stack.databaseUrl },
+        encoding: 'utf8',
+      },
+    );
     if (r.status !== 0) throw new Error(`fund: ${r.stderr}`);
   }
   return users;
@@ -159,7 +193,10 @@ export async function verifyTraders(stack, users) {
   const png = new PNG({ width: 8, height: 8 });
   png.data.fill(180);
   const image = PNG.sync.write(png);
-  const admin = await call(stack.apiUrl, 'POST', 'admin/login', { email: process.env.ADMIN_EMAIL ?? 'bench@kestrel.local', password: process.env.ADMIN_PASSWORD ?? 'bench-admin-password' });
+  const admin = await call(stack.apiUrl, 'POST', 'admin/login', {
+    email: process.env.ADMIN_EMAIL ?? 'bench@kestrel.local',
+    password: process.env.ADMIN_PASSWORD ?? 'bench-admin-password',
+  });
   if (admin.code !== 1) throw new Error(`admin login: ${JSON.stringify(admin)}`);
   for (const u of users) {
     const ids = [];
@@ -170,9 +207,17 @@ export async function verifyTraders(stack, users) {
       if (r.code !== 1) throw new Error(`upload: ${JSON.stringify(r)}`);
       ids.push(r.data.id);
     }
-    const sent = await call(stack.apiUrl, 'POST', 'user/real_name', { country: 'PT', name: 'Bench Trader', id_number: `BENCH-${u.id}`, address: 'Loopback 1', front_image: ids[0], back_image: ids[1], hand_image: ids[2] }, u.token);
+    const sent = await call(
+      stack.apiUrl,
+      'POST',
+      'user/real_name',
+      { country: 'PT', name: 'Bench Trader', id_number: `BENCH-${u.id}`, address: 'Loopback 1', front_image: ids[0], back_image: ids[1], hand_image: ids[2] },
+      u.token,
+    );
     if (sent.code !== 1) throw new Error(`real_name: ${JSON.stringify(sent)}`);
-    const list = await (await fetch(`${stack.apiUrl}/api/admin/real_name?status=review&user_id=${u.id}`, { headers: { authorization: admin.data.token } })).json();
+    const list = await (
+      await fetch(`${stack.apiUrl}/api/admin/real_name?status=review&user_id=${u.id}`, { headers: { authorization: admin.data.token } })
+    ).json();
     const ok = await call(stack.apiUrl, 'POST', `admin/real_name/${list.data.items[0].id}/approve`, {}, admin.data.token);
     if (ok.code !== 1) throw new Error(`approve: ${JSON.stringify(ok)}`);
   }
@@ -197,18 +242,23 @@ export function cpuTimes(pids) {
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const pid = Number(entry);
-    const group = Object.entries(pids).find(([, list]) => list.includes(pid))?.[0] ?? (comm.startsWith('postgres') ? 'postgres' : comm.startsWith('redis') ? 'redis' : undefined);
+    const group =
+      Object.entries(pids).find(([, list]) => list.includes(pid))?.[0] ??
+      (comm.startsWith('postgres') ? 'postgres' : comm.startsWith('redis') ? 'redis' : undefined);
     if (group) ticks.set(pid, { group, used: Number(fields[11]) + Number(fields[12]) });
   }
   return ticks;
 }
 
-/** Cores used per group between two `cpuTimes` readings (a process that exited in between is not counted). */
-export function cpuReport(before, after, seconds) {
+/**
+ * Cores used per group between two `cpuTimes` readings (a process that exited in between is not
+ * counted); with `units` (e.g. acknowledged orders), also each group's CPU milliseconds per unit.
+ */
+export function cpuReport(before, after, seconds, units) {
   const hz = 100;
   const used = {};
   for (const [pid, { group, used: t }] of after) used[group] = (used[group] ?? 0) + t - (before.get(pid)?.used ?? 0);
   return Object.entries(used)
-    .map(([g, t]) => `${g} ${(t / hz / seconds).toFixed(2)}`)
+    .map(([g, t]) => `${g} ${(t / hz / seconds).toFixed(2)}` + (units ? ` (${(((t / hz) * 1000) / units).toFixed(3)} ms/order)` : ''))
     .join(', ');
 }

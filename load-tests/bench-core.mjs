@@ -1,0 +1,87 @@
+// npm run bench:core — the exchange core without HTTP: the same order and cancel mix as bench:api,
+// called straight on the spot-order service (CoinTradeService.place / cancel) inside one process
+// that runs the whole app (engine host, journal, settlement, ledger) on a fresh database. No load
+// generator process, no HTTP, no token check, no body validation: what one order costs the core
+// and PostgreSQL, and how many orders a second they reach with the machine's two cores to
+// themselves. Last line: `core: <N> orders/s p99 <L> ms`.
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cpuReport, cpuTimes, freshStackEnv, log, makeTraders, percentile } from './lib/stack.mjs';
+
+const USERS = Number(process.env.BENCH_USERS ?? 100);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'backend', 'dist', 'main.js'));
+
+const stack = await freshStackEnv();
+Object.assign(process.env, stack.env);
+require('reflect-metadata');
+const { createApp } = require('./app.factory');
+const { loadConfig } = require('./infra/config/config');
+const { CoinTradeService } = require('./modules/coin-trade/coin-trade.service');
+const app = await createApp(loadConfig());
+await app.listen(stack.port, '127.0.0.1');
+try {
+  log(`making ${USERS} funded traders…`);
+  const traders = (await makeTraders(stack, USERS, { 3: '100000000', 1: '10000' })).map((t) => ({ ...t, open: [] }));
+  const orders = app.get(CoinTradeService);
+  let seed = 12345;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const latencies = [];
+  const errors = new Map();
+  let recording = false;
+
+  async function step(trader) {
+    if (trader.open.length && rand() < CANCEL_SHARE) {
+      // Refused when the order filled meanwhile (code 2104), as in bench:api: not counted.
+      await orders.cancel(trader.id, trader.open.splice(Math.floor(rand() * trader.open.length), 1)[0]).catch(() => undefined);
+      return;
+    }
+    try {
+      const side = rand() < 0.5 ? 'buy' : 'sell';
+      const price = (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2);
+      const quantity = (0.001 + Math.floor(rand() * 50) * 0.0001).toFixed(4);
+      const counted = recording;
+      const t0 = performance.now();
+      const view = await orders.place(trader.id, { symbol: 'BTC/USDT', side, type: 'limit', price, quantity });
+      if (view.status === 'waiting') trader.open.push(view.order_id);
+      if (counted) latencies.push(performance.now() - t0);
+    } catch (err) {
+      const code = err?.code ?? err?.message;
+      if (recording) errors.set(code, (errors.get(code) ?? 0) + 1);
+    }
+  }
+
+  const pids = { core: [process.pid] };
+  let cpuBefore;
+  let started = performance.now() + WARMUP * 1000;
+  const deadline = started + SECONDS * 1000;
+  log(`warm-up ${WARMUP} s, then ${CONCURRENCY} concurrent callers for ${SECONDS} s`);
+  const warmedUp = new Promise((r) => setTimeout(r, WARMUP * 1000)).then(() => {
+    cpuBefore = cpuTimes(pids);
+    started = performance.now();
+    recording = true;
+  });
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, w) => {
+      while (performance.now() < deadline) await step(traders[w % traders.length]);
+    }),
+  );
+  await warmedUp;
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
+  latencies.sort((a, b) => a - b);
+  const p99 = percentile(latencies, 99).toFixed(1);
+  console.log(`orders placed: ${latencies.length} in ${elapsed.toFixed(1)} s; refused: ${JSON.stringify(Object.fromEntries(errors))}`);
+  console.log(`cores used (of 2): ${cpu}`);
+  console.log(`latency ms: p50 ${percentile(latencies, 50).toFixed(1)}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}`);
+  console.log(`core: ${Math.round(latencies.length / elapsed)} orders/s p99 ${p99} ms`);
+} finally {
+  await app.close();
+  await stack.dropDatabase();
+}

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { BookSnapshot, EngineEvent, EventCollector, FastBook, OrderBook } from '@kestrel/matching-engine';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { preparedQuery } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { LedgerAccountMissing } from '../ledger/ledger.service';
@@ -547,7 +548,9 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     if (out.length) {
       // The new orders' rows and the journal in one statement.
       const frozen = [...placed.keys()].map((p) => p.req.freeze);
-      const [{ inserted }] = await m.query(
+      const [{ inserted }] = await preparedQuery<{ inserted: number }>(
+        m,
+        'engine_journal',
         `WITH o AS (
            INSERT INTO orders (id, user_id, market_id, side, type, price, quantity, quote_amount, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at)
            SELECT id, user_id, $1, side, type, price, quantity, quote_amount, frozen_currency_id, frozen_left, 'waiting', client_order_id, $4, $4

@@ -3,7 +3,7 @@ import type { EngineEvent, TradeEvent } from '@kestrel/matching-engine';
 import { EntityManager } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
-import { isCheckViolation, updateReturning } from '../../infra/database/sql';
+import { isCheckViolation, preparedQuery } from '../../infra/database/sql';
 import { moneyString, units, unitsString, unitsTimes } from '../../infra/money';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService, Movement, Posting } from '../ledger/ledger.service';
@@ -170,8 +170,9 @@ export class SettlementService {
     if (fills.size) {
       const ids = [...fills.keys()];
       const f = ids.map((id) => fills.get(id)!);
-      const rows = await updateReturning<OrderRow>(
+      const rows = await preparedQuery<OrderRow>(
         m,
+        'settle_fills',
         `UPDATE orders o SET filled_qty = o.filled_qty + v.q, filled_quote = o.filled_quote + v.quote, fee = o.fee + v.fee, frozen_left = o.frozen_left - v.used, updated_at = now()
          FROM unnest($1::bigint[], $2::numeric[], $3::numeric[], $4::numeric[], $5::numeric[]) v(id, q, quote, fee, used) WHERE o.id = v.id
          RETURNING o.id::text, o.user_id, o.status, o.filled_qty::text, o.filled_quote::text, o.fee::text`,
@@ -187,8 +188,9 @@ export class SettlementService {
       if (c) finals.set(c[0], c[1]);
     }
     if (finals.size) {
-      const rows = await updateReturning<OrderRow & { frozen_currency_id: number; released: string }>(
+      const rows = await preparedQuery<OrderRow & { frozen_currency_id: number; released: string }>(
         m,
+        'settle_finals',
         `UPDATE orders o SET status = f.status, frozen_left = 0, updated_at = now()
          FROM (SELECT b.id, b.frozen_left AS released, v.status FROM orders b JOIN unnest($1::bigint[], $2::varchar[]) v(id, status) ON v.id = b.id
                WHERE b.status = 'waiting' ORDER BY b.id FOR UPDATE OF b) f
@@ -256,7 +258,9 @@ export class SettlementService {
         (v, i) => cols[i].push(v),
       );
     }
-    const rows: Array<{ trade_id: string }> = await m.query(
+    const rows = await preparedQuery<{ trade_id: string }>(
+      m,
+      'settle_trades',
       `INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
        SELECT $1, v.trade_id, v.price, v.qty, v.quote, v.side, v.maker, v.taker, v.maker_user, v.taker_user, v.maker_fee, v.taker_fee, to_timestamp(v.ts / 1000.0)
        FROM unnest($2::bigint[], $3::numeric[], $4::numeric[], $5::numeric[], $6::varchar[], $7::bigint[], $8::bigint[], $9::int[], $10::int[], $11::numeric[], $12::numeric[], $13::bigint[])

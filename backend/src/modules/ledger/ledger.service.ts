@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { updateReturning } from '../../infra/database/sql';
+import { preparedQuery, updateReturning } from '../../infra/database/sql';
 import { EventStoreService, isDuplicateCommand } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -339,7 +339,9 @@ export class LedgerService {
     const accounts = [...keys.values()];
     const unknown = accounts.filter((k) => !this.knownAccounts.has(keyOf(k)));
     if (unknown.length) await this.createAccounts(m, unknown);
-    const [r]: Array<{ locked: number; negative: number }> = await m.query(
+    const [r] = await preparedQuery<{ locked: number; negative: number }>(
+      m,
+      'ledger_post_all',
       `WITH mv AS (
          SELECT * FROM unnest($1::text[], $2::varchar[], $3::int[], $4::varchar[], $5::int[], $6::int[], $7::numeric[], $8::numeric[], $9::varchar[], $10::varchar[], $11::varchar[])
            WITH ORDINALITY AS x(command_id, owner_type, owner_id, account_type, currency_id, code, da, df, ref_type, ref_id, memo, n)),

@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+import { preparedQuery } from '../src/infra/database/sql';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../src/modules/ledger/ledger-codes';
 import { LedgerAccountMissing, LedgerService, Movement, UnbalancedPostingError } from '../src/modules/ledger/ledger.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
@@ -265,5 +266,20 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     await t.ds.transaction((m) => ledger.postAllOrFail([credit('pa-rb-2')], m));
     expect(await ledger.balancesOf('user', 13)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '5', frozen: '0' }]);
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+  it('order-path statements are prepared once per connection (rows for UPDATE … RETURNING too); outside a transaction a plain query', async () => {
+    const sql = 'UPDATE prepared_probe SET n = n + 1 WHERE id = $1 RETURNING id, n';
+    const seen = await t.ds.transaction(async (m) => {
+      await m.query('CREATE TEMP TABLE prepared_probe ON COMMIT DROP AS SELECT g AS id, 0 AS n FROM generate_series(1, 3) g');
+      const first = await preparedQuery<{ id: number; n: number }>(m, 'test_prepared_probe', sql, [2]);
+      const second = await preparedQuery<{ id: number; n: number }>(m, 'test_prepared_probe', sql, [2]);
+      const prepared = await m.query(`SELECT name FROM pg_prepared_statements WHERE name = 'test_prepared_probe'`);
+      return { first, second, prepared };
+    });
+    expect(seen.first).toEqual([{ id: 2, n: 1 }]);
+    expect(seen.second).toEqual([{ id: 2, n: 2 }]);
+    expect(seen.prepared).toEqual([{ name: 'test_prepared_probe' }]);
+    expect(await preparedQuery(t.ds.manager, 'test_plain', 'SELECT 1 AS one', [])).toEqual([{ one: 1 }]);
+    expect(await t.ds.query(`SELECT name FROM pg_prepared_statements WHERE name = 'test_plain'`)).toEqual([]);
   });
 });

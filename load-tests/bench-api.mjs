@@ -31,6 +31,7 @@ try {
   let seed = 12345;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const latencies = [];
+  const cancelLatencies = [];
   const errors = new Map();
   let cancels = 0;
   let notSent = 0;
@@ -43,8 +44,13 @@ try {
   async function step(trader, scheduled) {
     if (trader.open.length && rand() < CANCEL_SHARE) {
       const id = trader.open.splice(Math.floor(rand() * trader.open.length), 1)[0];
+      const counted = recording;
+      const t0 = scheduled ?? performance.now();
       const r = await client.call('PUT', 'coin/trade', { order_id: id }, trader.token);
-      if (r.code === 1 && recording) cancels++;
+      if (r.code === 1 && counted) {
+        cancels++;
+        cancelLatencies.push(performance.now() - t0);
+      }
       return;
     }
     const side = rand() < 0.5 ? 'buy' : 'sell';
@@ -144,6 +150,8 @@ try {
     const per = Object.keys(after).map((k) => `${k} ${((after[k] - rowsBefore[k]) / latencies.length).toFixed(2)}`);
     console.log(`rows written per acknowledged order: ${per.join(', ')}`);
   }
+  cancelLatencies.sort((a, b) => a - b);
+  console.log(`cancel latency ms: p50 ${percentile(cancelLatencies, 50).toFixed(1)}  p99 ${percentile(cancelLatencies, 99).toFixed(1)}`);
   console.log(`latency ms: p50 ${p50}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}  max ${(latencies[latencies.length - 1] ?? 0).toFixed(1)}`);
   console.log(`orders: ${rate}/s p99 ${p99} ms`);
 } finally {

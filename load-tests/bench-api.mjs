@@ -105,7 +105,8 @@ try {
         });
         running.add(p);
       }
-      await new Promise((r) => setTimeout(r, 1));
+      // Sleep until the next order is due (timers have 1 ms granularity; lateness counts as latency).
+      await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, Math.floor(origin + (issued + 1) / perMs - performance.now())))));
     }
     await Promise.all(running);
     await warmedUp;

@@ -92,21 +92,25 @@ try {
     let inFlight = 0;
     const running = new Set();
     while (performance.now() < deadline) {
-      const due = Math.floor((performance.now() - origin) * perMs);
+      // Order i is due at origin + i / perMs: all up to now are sent (or counted as not sent).
+      const due = Math.floor((performance.now() - origin) * perMs) + 1;
       for (; issued < due; issued++) {
         if (inFlight >= CONCURRENCY) {
           if (recording) notSent++;
           continue;
         }
         inFlight++;
-        const p = step(traders[issued % traders.length], origin + issued / perMs).finally(() => {
-          inFlight--;
-          running.delete(p);
-        });
+        const p = step(traders[issued % traders.length], origin + issued / perMs)
+          // A request with no answer (a broken connection) is counted, never left unhandled.
+          .catch(() => recording && errors.set('no answer', (errors.get('no answer') ?? 0) + 1))
+          .finally(() => {
+            inFlight--;
+            running.delete(p);
+          });
         running.add(p);
       }
       // Sleep until the next order is due (timers have 1 ms granularity; lateness counts as latency).
-      await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, Math.floor(origin + (issued + 1) / perMs - performance.now())))));
+      await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, Math.floor(origin + issued / perMs - performance.now())))));
     }
     await Promise.all(running);
     await warmedUp;
@@ -154,6 +158,8 @@ try {
   cancelLatencies.sort((a, b) => a - b);
   console.log(`cancel latency ms: p50 ${percentile(cancelLatencies, 50).toFixed(1)}  p99 ${percentile(cancelLatencies, 99).toFixed(1)}`);
   console.log(`latency ms: p50 ${p50}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}  max ${(latencies[latencies.length - 1] ?? 0).toFixed(1)}`);
+  if (notSent)
+    log(`warning: ${notSent} orders were not sent (all ${CONCURRENCY} slots busy): the latencies leave them out; raise BENCH_CONCURRENCY or lower BENCH_RATE`);
   console.log(`orders: ${rate}/s p99 ${p99} ms`);
 } finally {
   await stack.stop();

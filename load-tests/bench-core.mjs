@@ -24,9 +24,11 @@ require('reflect-metadata');
 const { createApp } = require('./app.factory');
 const { loadConfig } = require('./infra/config/config');
 const { CoinTradeService } = require('./modules/coin-trade/coin-trade.service');
-const app = await createApp(loadConfig());
-await app.listen(stack.port, '127.0.0.1');
+const { BusinessError } = require('./infra/http/business-error');
+let app;
 try {
+  app = await createApp(loadConfig());
+  await app.listen(stack.port, '127.0.0.1');
   log(`making ${USERS} funded traders…`);
   const traders = (await makeTraders(stack, USERS, { 3: '100000000', 1: '10000' })).map((t) => ({ ...t, open: [] }));
   const orders = app.get(CoinTradeService);
@@ -38,8 +40,10 @@ try {
 
   async function step(trader) {
     if (trader.open.length && rand() < CANCEL_SHARE) {
-      // Refused when the order filled meanwhile (code 2104), as in bench:api: not counted.
-      await orders.cancel(trader.id, trader.open.splice(Math.floor(rand() * trader.open.length), 1)[0]).catch(() => undefined);
+      // Refused when the order filled meanwhile (code 2104), as in bench:api: not counted; anything else is.
+      await orders.cancel(trader.id, trader.open.splice(Math.floor(rand() * trader.open.length), 1)[0]).catch((err) => {
+        if (!(err instanceof BusinessError) && recording) errors.set(`cancel: ${err?.message}`, (errors.get(`cancel: ${err?.message}`) ?? 0) + 1);
+      });
       return;
     }
     try {
@@ -82,6 +86,6 @@ try {
   console.log(`latency ms: p50 ${percentile(latencies, 50).toFixed(1)}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}`);
   console.log(`core: ${Math.round(latencies.length / elapsed)} orders/s p99 ${p99} ms`);
 } finally {
-  await app.close();
+  await app?.close();
   await stack.dropDatabase();
 }

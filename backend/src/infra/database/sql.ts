@@ -9,12 +9,15 @@ export async function updateReturning<T>(m: EntityManager, sql: string, params: 
 
 /**
  * A hot statement of a transaction (`m` from `dataSource.transaction`) as a named prepared
- * statement: PostgreSQL parses and plans it once per connection instead of on every call. On the
- * order path the statements are large (CTEs over unnest arrays) and the batches small at moderate
- * load, where planning was ~45% of the ledger statement's time (docs/performance.md). `name` must
- * belong to this one SQL text. Rows come back for every kind of statement (UPDATE … RETURNING
- * too); errors are the driver's own (the checks below read both shapes). Outside a transaction
- * it is a plain `m.query`.
+ * statement: PostgreSQL parses it once per connection, and after five executions reuses a generic
+ * plan where its estimate allows (these statements take arrays, so the estimate is the same for
+ * every batch) instead of planning every call. On the order path the statements are large (CTEs
+ * over unnest arrays) and the batches small at moderate load, where planning was ~45% of the
+ * ledger statement's time (docs/performance.md). `name` must belong to this one SQL text. Rows
+ * come back for every kind of statement (UPDATE … RETURNING too); errors are the driver's own
+ * (the checks below read both shapes). Outside a transaction it is a plain `m.query`. A process
+ * keeps its statements until it exits: after a migration that changes the columns they return,
+ * restart the processes started before it (docs/operations.md).
  */
 export async function preparedQuery<T>(m: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
   const runner = m.queryRunner;

@@ -10,7 +10,7 @@
 //   the order's scheduled time, so a stall is not hidden by sending less (no coordinated
 //   omission). At most BENCH_CONCURRENCY requests are in flight; an order that finds no free
 //   slot is not sent and is reported as `not sent`.
-import { cpuReport, cpuTimes, loadClient, log, makeTraders, percentile, sql, startStack } from './lib/stack.mjs';
+import { cpuReport, cpuTimes, loadClient, log, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -28,8 +28,7 @@ const stack = await startStack();
 try {
   log(`making ${USERS} funded traders…`);
   const traders = (await makeTraders(stack, USERS, { 3: '100000000', 1: '10000' })).map((t) => ({ ...t, open: [] }));
-  let seed = 12345;
-  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const mix = orderMix(CANCEL_SHARE);
   const latencies = [];
   const cancelLatencies = [];
   const errors = new Map();
@@ -39,12 +38,21 @@ try {
   const client = loadClient(stack.apiUrl, CONCURRENCY);
   const pids = { server: stack.pids ?? [], generator: [process.pid] };
 
-  let recording = false;
+  // The measured window starts after the warm-up: its CPU and rows are counted from there.
+  let cpuBefore;
+  let rowsBefore;
+  log(`warm-up ${WARMUP} s`);
+  const win = measuredWindow(WARMUP, SECONDS, async () => {
+    rowsBefore = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
+    cpuBefore = cpuTimes(pids);
+  });
+  const deadline = win.deadline;
+
   /** One request of the mix for this trader: a cancel of one of its open orders, or a new limit order. */
   async function step(trader, scheduled) {
-    if (trader.open.length && rand() < CANCEL_SHARE) {
-      const id = trader.open.splice(Math.floor(rand() * trader.open.length), 1)[0];
-      const counted = recording;
+    const id = mix.cancelFrom(trader.open);
+    if (id !== undefined) {
+      const counted = win.recording;
       const t0 = scheduled ?? performance.now();
       const r = await client.call('PUT', 'coin/trade', { order_id: id }, trader.token);
       if (r.code === 1 && counted) {
@@ -53,34 +61,19 @@ try {
       }
       return;
     }
-    const side = rand() < 0.5 ? 'buy' : 'sell';
-    // Around 60,000 with a ±0.5% spread of limit prices: some rest, some cross and trade.
-    const price = (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2);
-    const quantity = (0.001 + Math.floor(rand() * 50) * 0.0001).toFixed(4);
+    const order = mix.order();
     const t0 = scheduled ?? performance.now();
-    const counted = recording;
-    const r = await client.call('POST', 'coin/trade', { symbol: 'BTC/USDT', side, type: 'limit', price, quantity }, trader.token);
+    const counted = win.recording;
+    const r = await client.call('POST', 'coin/trade', order, trader.token);
     const ms = performance.now() - t0;
     if (r.code === 1 && r.data.status === 'waiting') trader.open.push(r.data.order_id);
     if (!counted) return;
     if (r.code === 1) {
       latencies.push(ms);
-      if (process.env.BENCH_TRACE) trace.push([Math.floor((t0 - started) / 1000), ms]);
+      if (process.env.BENCH_TRACE) trace.push([Math.floor((t0 - win.started) / 1000), ms]);
     } else errors.set(r.code, (errors.get(r.code) ?? 0) + 1);
   }
 
-  // The measured window starts after the warm-up: its CPU and rows are counted from there.
-  let cpuBefore;
-  let rowsBefore;
-  let started = performance.now() + WARMUP * 1000;
-  const deadline = started + SECONDS * 1000;
-  log(`warm-up ${WARMUP} s`);
-  const warmedUp = new Promise((r) => setTimeout(r, WARMUP * 1000)).then(async () => {
-    rowsBefore = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
-    cpuBefore = cpuTimes(pids);
-    started = performance.now();
-    recording = true;
-  });
   if (RATE > 0) {
     // Requests (orders and the cancels that go with them) on a fixed schedule.
     const perMs = RATE / (1 - CANCEL_SHARE) / 1000;
@@ -96,13 +89,13 @@ try {
       const due = Math.floor((performance.now() - origin) * perMs) + 1;
       for (; issued < due; issued++) {
         if (inFlight >= CONCURRENCY) {
-          if (recording) notSent++;
+          if (win.recording) notSent++;
           continue;
         }
         inFlight++;
         const p = step(traders[issued % traders.length], origin + issued / perMs)
           // A request with no answer (a broken connection) is counted, never left unhandled.
-          .catch(() => recording && errors.set('no answer', (errors.get('no answer') ?? 0) + 1))
+          .catch(() => win.recording && errors.set('no answer', (errors.get('no answer') ?? 0) + 1))
           .finally(() => {
             inFlight--;
             running.delete(p);
@@ -113,7 +106,7 @@ try {
       await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, Math.floor(origin + issued / perMs - performance.now())))));
     }
     await Promise.all(running);
-    await warmedUp;
+    await win.ready;
   } else {
     log(`load: closed loop, ${CONCURRENCY} concurrent clients for ${SECONDS} s`);
     await Promise.all(
@@ -121,9 +114,9 @@ try {
         while (performance.now() < deadline) await step(traders[w % traders.length]);
       }),
     );
-    await warmedUp;
+    await win.ready;
   }
-  const elapsed = (performance.now() - started) / 1000;
+  const elapsed = win.elapsed();
   if (trace.length) {
     const bySecond = new Map();
     for (const [s, ms] of trace) (bySecond.get(s) ?? bySecond.set(s, []).get(s)).push(ms);

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuReport, cpuTimes, freshStackEnv, log, makeTraders, percentile } from './lib/stack.mjs';
+import { cpuReport, cpuTimes, freshStackEnv, log, makeTraders, measuredWindow, orderMix, percentile } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -32,52 +32,44 @@ try {
   log(`making ${USERS} funded traders…`);
   const traders = (await makeTraders(stack, USERS, { 3: '100000000', 1: '10000' })).map((t) => ({ ...t, open: [] }));
   const orders = app.get(CoinTradeService);
-  let seed = 12345;
-  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const mix = orderMix(CANCEL_SHARE);
   const latencies = [];
   const errors = new Map();
-  let recording = false;
+  const pids = { core: [process.pid] };
+  let cpuBefore;
+  log(`warm-up ${WARMUP} s, then ${CONCURRENCY} concurrent callers for ${SECONDS} s`);
+  const win = measuredWindow(WARMUP, SECONDS, () => {
+    cpuBefore = cpuTimes(pids);
+  });
 
   async function step(trader) {
-    if (trader.open.length && rand() < CANCEL_SHARE) {
+    const id = mix.cancelFrom(trader.open);
+    if (id !== undefined) {
       // Refused when the order filled meanwhile (code 2104), as in bench:api: not counted; anything else is.
-      await orders.cancel(trader.id, trader.open.splice(Math.floor(rand() * trader.open.length), 1)[0]).catch((err) => {
-        if (!(err instanceof BusinessError) && recording) errors.set(`cancel: ${err?.message}`, (errors.get(`cancel: ${err?.message}`) ?? 0) + 1);
+      await orders.cancel(trader.id, id).catch((err) => {
+        if (!(err instanceof BusinessError) && win.recording) errors.set(`cancel: ${err?.message}`, (errors.get(`cancel: ${err?.message}`) ?? 0) + 1);
       });
       return;
     }
     try {
-      const side = rand() < 0.5 ? 'buy' : 'sell';
-      const price = (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2);
-      const quantity = (0.001 + Math.floor(rand() * 50) * 0.0001).toFixed(4);
-      const counted = recording;
+      const counted = win.recording;
       const t0 = performance.now();
-      const view = await orders.place(trader.id, { symbol: 'BTC/USDT', side, type: 'limit', price, quantity });
+      const view = await orders.place(trader.id, mix.order());
       if (view.status === 'waiting') trader.open.push(view.order_id);
       if (counted) latencies.push(performance.now() - t0);
     } catch (err) {
       const code = err?.code ?? err?.message;
-      if (recording) errors.set(code, (errors.get(code) ?? 0) + 1);
+      if (win.recording) errors.set(code, (errors.get(code) ?? 0) + 1);
     }
   }
 
-  const pids = { core: [process.pid] };
-  let cpuBefore;
-  let started = performance.now() + WARMUP * 1000;
-  const deadline = started + SECONDS * 1000;
-  log(`warm-up ${WARMUP} s, then ${CONCURRENCY} concurrent callers for ${SECONDS} s`);
-  const warmedUp = new Promise((r) => setTimeout(r, WARMUP * 1000)).then(() => {
-    cpuBefore = cpuTimes(pids);
-    started = performance.now();
-    recording = true;
-  });
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async (_, w) => {
-      while (performance.now() < deadline) await step(traders[w % traders.length]);
+      while (performance.now() < win.deadline) await step(traders[w % traders.length]);
     }),
   );
-  await warmedUp;
-  const elapsed = (performance.now() - started) / 1000;
+  await win.ready;
+  const elapsed = win.elapsed();
   const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
   latencies.sort((a, b) => a - b);
   const p99 = percentile(latencies, 99).toFixed(1);

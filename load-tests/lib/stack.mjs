@@ -182,6 +182,43 @@ export async function makeTraders(stack, count, funds) {
   return users;
 }
 
+/**
+ * The order mix of bench:api and bench:core, seeded (the same stream every run): a request is a
+ * cancel of one of the trader's open orders (`cancelShare` of them, when it has any), else a limit
+ * order around 60,000 with a ±0.5% spread of prices, so some rest and some cross and trade.
+ */
+export function orderMix(cancelShare) {
+  let seed = 12345;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return {
+    /** The id of an open order to cancel now (taken out of `open`), or undefined for a new order. */
+    cancelFrom: (open) => (open.length && rand() < cancelShare ? open.splice(Math.floor(rand() * open.length), 1)[0] : undefined),
+    order: () => {
+      const side = rand() < 0.5 ? 'buy' : 'sell';
+      const price = (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2);
+      const quantity = (0.001 + Math.floor(rand() * 50) * 0.0001).toFixed(4);
+      return { symbol: 'BTC/USDT', side, type: 'limit', price, quantity };
+    },
+  };
+}
+
+/**
+ * A measured window after a warm-up: load runs until `deadline`; once `warmup` seconds have
+ * passed, `onStart` runs (take the "before" readings there), then `started` is reset and
+ * `recording` turns true. Await `ready` before reading the results.
+ */
+export function measuredWindow(warmup, seconds, onStart) {
+  const w = { recording: false, started: performance.now() + warmup * 1000 };
+  w.deadline = w.started + seconds * 1000;
+  w.ready = new Promise((r) => setTimeout(r, warmup * 1000)).then(async () => {
+    await onStart();
+    w.started = performance.now();
+    w.recording = true;
+  });
+  w.elapsed = () => (performance.now() - w.started) / 1000;
+  return w;
+}
+
 export function percentile(sorted, p) {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

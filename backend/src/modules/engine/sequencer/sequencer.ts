@@ -1,0 +1,527 @@
+import { createHash } from 'node:crypto';
+import { BookSnapshot, Command, createMarket, EngineEvent, EventCollector, FastBook, OrderBook, TradeEvent } from '@kestrel/matching-engine';
+import { units, unitsTimes } from '../../../infra/money';
+import { accountKey, Balance, BalanceStore, Delta, FastBalances, ownedBySequencer, parseAccountKey, userCoin } from './balances';
+import type {
+  AppliedLeg,
+  AppliedPosting,
+  CancelCmd,
+  Leg,
+  MarketParams,
+  OrderState,
+  PlaceCmd,
+  PostCmd,
+  SeqCode,
+  SeqCommand,
+  SeqOutcome,
+  TradeRecord,
+} from './commands';
+
+/** Ledger codes the sequencer writes itself (the spec's 600/601/602 and our 901/902). */
+const CODE = { tradeDeduction: 600, tradeFee: 601, tradeIncrease: 602, freeze: 901, unfreeze: 902 } as const;
+/** Fees are truncated to this many decimals (DESIGN §1.3); the exchange bears the remainder. */
+export const FEE_DECIMALS = 8;
+/** Outside (database) accounts that a posting may debit: they are credited for it beforehand, by construction. */
+const DEBITABLE_OUTSIDE = new Set(['external', 'transit']);
+const DECIMAL = /^-?\d{1,18}(\.\d{1,18})?$/;
+
+export const SPOT_FEE_ACCOUNT = (currencyId: number) => accountKey({ ownerType: 'system', ownerId: 0, accountType: 'spot-fee', currencyId });
+
+/** Idempotency window (DESIGN §1.4): a client order id or command id is remembered this long, or until this many newer ones. */
+export interface DedupOptions {
+  windowMs: number;
+  max: number;
+}
+export const DEFAULT_DEDUP: DedupOptions = { windowMs: 24 * 3600_000, max: 1_000_000 };
+
+interface Remembered {
+  ts: number;
+  code: SeqCode;
+  orderId?: number;
+}
+
+interface MarketRuntime {
+  params: MarketParams;
+  /** Ledger units per lot (base) and per tick × lot (quote). */
+  lotUnits: bigint;
+  quoteUnit: bigint;
+  makerRate: bigint;
+  takerRate: bigint;
+  book: OrderBook;
+  sink: EventCollector;
+  lastTradePrice?: number;
+}
+
+/** The whole state, JSON-safe (bigints as strings): what a snapshot stores and the replay hash covers. */
+export interface SequencerSnapshot {
+  v: 1;
+  seq: number;
+  ts: number;
+  nextOrderId: number;
+  markets: MarketParams[];
+  books: Array<[number, BookSnapshot]>;
+  lastTradePrices: Array<[number, number]>;
+  orders: Array<Omit<OrderState, 'frozenLeft' | 'filledQty' | 'filledQuote' | 'fee'> & { frozenLeft: string; filledQty: string; filledQuote: string; fee: string }>;
+  balances: Array<[string, string, string]>;
+  dedup: Array<[string, number, SeqCode, number | null]>;
+}
+
+/**
+ * The single writer of the trade accounts (DESIGN §4/§6, exchange-core's risk engine + matching
+ * engine in one pure object): commands in, outcomes out, no I/O, no clock, no randomness. It
+ * holds every spot book, every balance of the accounts it owns (user `coin`, house `spot-fee`
+ * and `desk`) and every live order's frozen funds; it checks and freezes before matching and
+ * settles each trade in memory. Order ids, trade ids and timestamps come from its own counters
+ * and the batch time it is given, so the same journal always gives the same state.
+ */
+export class Sequencer {
+  /** Journal sequence of the last batch applied. */
+  seq = 0;
+  private ts = 0;
+  private nextOrderId = 1;
+  private readonly markets = new Map<number, MarketRuntime>();
+  private readonly live = new Map<number, OrderState>();
+  private readonly dedup = new Map<string, Remembered>();
+
+  constructor(
+    private readonly balances: BalanceStore = new FastBalances(),
+    private readonly dedupOptions: DedupOptions = DEFAULT_DEDUP,
+    firstOrderId = 1,
+  ) {
+    this.nextOrderId = firstOrderId;
+  }
+
+  /** Starts the next journaled batch: its sequence number and time (given, never read from a clock). */
+  beginBatch(seq: number, ts: number): void {
+    this.seq = seq;
+    this.ts = Math.max(ts, this.ts);
+    const oldest = this.ts - this.dedupOptions.windowMs;
+    for (const [k, r] of this.dedup) {
+      if (r.ts >= oldest && this.dedup.size <= this.dedupOptions.max) break;
+      this.dedup.delete(k);
+    }
+  }
+
+  apply(cmd: SeqCommand): SeqOutcome {
+    switch (cmd.t) {
+      case 'place':
+        return this.place(cmd);
+      case 'cancel':
+        return this.cancel(cmd);
+      case 'post':
+        return this.post(cmd);
+      case 'market':
+        return this.configure(cmd.market);
+    }
+  }
+
+  // ---- queries (the host's read side of memory) -------------------------------------------------
+
+  balance(key: string): Balance {
+    return this.balances.get(key);
+  }
+
+  coinBalance(userId: number, currencyId: number): Balance {
+    return this.balances.get(userCoin(userId, currencyId));
+  }
+
+  book(marketId: number): OrderBook | undefined {
+    return this.markets.get(marketId)?.book;
+  }
+
+  lastTradePrice(marketId: number): number | undefined {
+    return this.markets.get(marketId)?.lastTradePrice;
+  }
+
+  market(marketId: number): MarketParams | undefined {
+    return this.markets.get(marketId)?.params;
+  }
+
+  /** A live (resting) order, if any. */
+  order(orderId: number): OrderState | undefined {
+    const o = this.live.get(orderId);
+    return o && { ...o };
+  }
+
+  get liveOrders(): number {
+    return this.live.size;
+  }
+
+  // ---- commands ---------------------------------------------------------------------------------
+
+  private configure(p: MarketParams): SeqOutcome {
+    let lotUnits: bigint;
+    let quoteUnit: bigint;
+    let makerRate: bigint;
+    let takerRate: bigint;
+    try {
+      const m = createMarket({ symbol: p.symbol, tickSize: p.tickSize, lotSize: p.lotSize, minQty: p.lotSize });
+      lotUnits = units(p.lotSize);
+      quoteUnit = units(m.unitsToQuote(1));
+      makerRate = units(p.makerFee);
+      takerRate = units(p.takerFee);
+    } catch {
+      return empty('INVALID_ORDER');
+    }
+    if (lotUnits <= 0n || quoteUnit <= 0n || makerRate < 0n || takerRate < 0n) return empty('INVALID_ORDER');
+    const cur = this.markets.get(p.id);
+    if (cur) {
+      // Fees may change; the units of a book with orders in it may not.
+      if (cur.lotUnits !== lotUnits || cur.quoteUnit !== quoteUnit || cur.params.baseId !== p.baseId || cur.params.quoteId !== p.quoteId) {
+        if (cur.book.orderCount > 0) return empty('INVALID_ORDER');
+      }
+      Object.assign(cur, { params: p, lotUnits, quoteUnit, makerRate, takerRate });
+      return empty('OK');
+    }
+    const sink = new EventCollector();
+    this.markets.set(p.id, { params: p, lotUnits, quoteUnit, makerRate, takerRate, sink, book: new FastBook(sink) });
+    return empty('OK');
+  }
+
+  private place(cmd: PlaceCmd): SeqOutcome {
+    const m = this.markets.get(cmd.marketId);
+    if (!m) return empty('MARKET_UNKNOWN');
+    const dedupKey = cmd.clientOrderId ? `o:${cmd.userId}:${cmd.clientOrderId}` : undefined;
+    if (dedupKey) {
+      const prior = this.dedup.get(dedupKey);
+      if (prior) return { ...empty(prior.code), duplicate: true, orderId: prior.orderId, order: prior.orderId ? this.order(prior.orderId) : undefined };
+    }
+    const freeze = this.freezeOf(cmd, m);
+    if (freeze === undefined) return empty('INVALID_ORDER');
+    const [currency, amount] = freeze;
+    const key = userCoin(cmd.userId, currency);
+    if (!this.balances.apply([{ key, available: -amount, frozen: amount }])) return empty(cmd.side === 'sell' ? 'SELLABLE_INSUFFICIENT' : 'INSUFFICIENT_BALANCE');
+
+    const id = this.nextOrderId++;
+    const order: OrderState = {
+      id,
+      userId: cmd.userId,
+      marketId: m.params.id,
+      side: cmd.side,
+      type: cmd.type,
+      price: cmd.price,
+      qty: cmd.qty,
+      quoteBudget: cmd.quoteBudget,
+      clientOrderId: cmd.clientOrderId ?? null,
+      createdTs: this.ts,
+      updatedTs: this.ts,
+      frozenCurrency: currency,
+      frozenLeft: amount,
+      filledQty: 0n,
+      filledQuote: 0n,
+      fee: 0n,
+      status: 'waiting',
+    };
+    this.live.set(id, order);
+    if (dedupKey) this.dedup.set(dedupKey, { ts: this.ts, code: 'OK', orderId: id });
+    const out = new Out();
+    out.posting({ refType: 'order', refId: String(id), actor: `user:${cmd.userId}`, memo: '', legs: [this.leg(key, CODE.freeze, -amount, amount)] });
+    out.touch(order);
+    m.book.process(this.engineCommand(cmd, id));
+    this.settle(m, m.sink.drain(), out);
+    return out.result('OK', { orderId: id, order: { ...order } }, m.params.id);
+  }
+
+  private cancel(cmd: CancelCmd): SeqOutcome {
+    const order = this.live.get(cmd.orderId);
+    if (!order || order.userId !== cmd.userId) return empty('ORDER_NOT_FOUND');
+    const m = this.markets.get(order.marketId)!;
+    const out = new Out();
+    m.book.process({ type: 'cancel', id: order.id, ts: this.ts });
+    this.settle(m, m.sink.drain(), out);
+    return out.result('OK', { orderId: order.id, order: { ...order } }, m.params.id);
+  }
+
+  private post(cmd: PostCmd): SeqOutcome {
+    const dedupKey = `c:${cmd.commandId}`;
+    const prior = this.dedup.get(dedupKey);
+    if (prior) return { ...empty(prior.code), duplicate: true };
+    const code = this.checkPosting(cmd.legs);
+    if (code !== 'OK') return this.remember(dedupKey, code);
+    const owned: Delta[] = [];
+    for (const l of cmd.legs) if (ownedBySequencer(l)) owned.push({ key: accountKey(l), available: amountOf(l.available), frozen: amountOf(l.frozen) });
+    if (!this.balances.apply(owned)) return this.remember(dedupKey, 'INSUFFICIENT_BALANCE');
+    this.dedup.set(dedupKey, { ts: this.ts, code: 'OK' });
+    const after = new Map(owned.map((d) => [d.key, this.balances.get(d.key)]));
+    const legs = withRunning(
+      cmd.legs.map((l) => ({ ...keyOf(l), code: l.code, available: amountOf(l.available), frozen: amountOf(l.frozen) })),
+      after,
+    );
+    const out = new Out();
+    out.posting({ refType: cmd.refType, refId: cmd.refId, actor: cmd.actor, memo: cmd.memo ?? '', reason: cmd.reason, commandId: cmd.commandId, legs });
+    for (const l of cmd.legs) if (l.ownerType === 'user') out.users.add(l.ownerId);
+    return out.result('OK');
+  }
+
+  private remember(key: string, code: SeqCode): SeqOutcome {
+    this.dedup.set(key, { ts: this.ts, code });
+    return empty(code);
+  }
+
+  /** Balanced per currency, well-formed amounts, and only debits the sequencer can guarantee. */
+  private checkPosting(legs: readonly Leg[]): SeqCode {
+    if (!legs.length) return 'UNBALANCED';
+    const sums = new Map<number, bigint>();
+    for (const l of legs) {
+      for (const v of [l.available ?? '0', l.frozen ?? '0']) if (!DECIMAL.test(v)) return 'UNBALANCED';
+      const d = amountOf(l.available) + amountOf(l.frozen);
+      sums.set(l.currencyId, (sums.get(l.currencyId) ?? 0n) + d);
+      if (!ownedBySequencer(l) && !DEBITABLE_OUTSIDE.has(l.accountType) && (amountOf(l.available) < 0n || amountOf(l.frozen) < 0n)) return 'UNOWNED_DEBIT';
+    }
+    for (const s of sums.values()) if (s !== 0n) return 'UNBALANCED';
+    return 'OK';
+  }
+
+  // ---- matching and settlement in memory --------------------------------------------------------
+
+  private freezeOf(cmd: PlaceCmd, m: MarketRuntime): [number, bigint] | undefined {
+    const { price, qty, quoteBudget } = cmd;
+    if (![price, qty, quoteBudget].every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined;
+    if (cmd.type === 'limit' && (price < 1 || qty < 1)) return undefined;
+    if (cmd.side === 'sell') return qty >= 1 ? [m.params.baseId, BigInt(qty) * m.lotUnits] : undefined;
+    if (cmd.type === 'market' && qty === 0) return quoteBudget >= 1 ? [m.params.quoteId, BigInt(quoteBudget) * m.quoteUnit] : undefined;
+    // A buy by quantity needs a price (a market buy's worst price) to know what to freeze.
+    if (price < 1 || qty < 1) return undefined;
+    return [m.params.quoteId, BigInt(price) * BigInt(qty) * m.quoteUnit];
+  }
+
+  private engineCommand(cmd: PlaceCmd, id: number): Command {
+    const limit = cmd.type === 'limit';
+    return {
+      type: 'place',
+      id,
+      owner: cmd.userId,
+      side: cmd.side,
+      kind: cmd.type,
+      price: limit ? cmd.price : undefined,
+      qty: cmd.qty || undefined,
+      quoteBudget: cmd.quoteBudget || undefined,
+      worstPrice: !limit && cmd.price ? cmd.price : undefined,
+      tif: limit ? 'GTC' : 'IOC',
+      // Self-trade prevention for every account: an incoming order removes the owner's own resting order.
+      stp: 'cancel-maker',
+      ts: this.ts,
+    } as Command;
+  }
+
+  private settle(m: MarketRuntime, events: EngineEvent[], out: Out): void {
+    for (const e of events) {
+      if (e.type === 'trade') this.trade(m, e, out);
+      const closing = closingOf(e);
+      if (closing) this.close(m, closing[0], closing[1], out);
+    }
+  }
+
+  /** Codes 600 (from frozen), 602 (received) and 601 (fee, to the house's spot-fee account); buyer pays in base, seller in quote. */
+  private trade(m: MarketRuntime, t: TradeEvent, out: Out): void {
+    m.lastTradePrice = t.price;
+    const qty = BigInt(t.qty) * m.lotUnits;
+    const quote = BigInt(t.price) * BigInt(t.qty) * m.quoteUnit;
+    const buyerRate = t.takerSide === 'buy' ? m.takerRate : m.makerRate;
+    const sellerRate = t.takerSide === 'buy' ? m.makerRate : m.takerRate;
+    const buyerFee = unitsTimes(qty, buyerRate, FEE_DECIMALS);
+    const sellerFee = unitsTimes(quote, sellerRate, FEE_DECIMALS);
+    const buyerOrder = this.live.get(t.takerSide === 'buy' ? t.takerId : t.makerId)!;
+    const sellerOrder = this.live.get(t.takerSide === 'buy' ? t.makerId : t.takerId)!;
+    const B = m.params.baseId;
+    const Q = m.params.quoteId;
+    const bq = userCoin(buyerOrder.userId, Q);
+    const bb = userCoin(buyerOrder.userId, B);
+    const sb = userCoin(sellerOrder.userId, B);
+    const sq = userCoin(sellerOrder.userId, Q);
+    const deltas: Delta[] = [
+      { key: bq, available: 0n, frozen: -quote },
+      { key: bb, available: qty - buyerFee, frozen: 0n },
+      { key: sb, available: 0n, frozen: -qty },
+      { key: sq, available: quote - sellerFee, frozen: 0n },
+    ];
+    if (buyerFee) deltas.push({ key: SPOT_FEE_ACCOUNT(B), available: buyerFee, frozen: 0n });
+    if (sellerFee) deltas.push({ key: SPOT_FEE_ACCOUNT(Q), available: sellerFee, frozen: 0n });
+    // Frozen funds cover every fill by construction; a refusal here is a broken invariant.
+    if (!this.balances.apply(deltas)) throw new Error(`sequencer invariant: trade ${m.params.id}:${t.tradeId} not covered by frozen funds`);
+    buyerOrder.frozenLeft -= quote;
+    sellerOrder.frozenLeft -= qty;
+    for (const [o, fee] of [
+      [buyerOrder, buyerFee],
+      [sellerOrder, sellerFee],
+    ] as const) {
+      o.filledQty += qty;
+      o.filledQuote += quote;
+      o.fee += fee;
+      o.updatedTs = this.ts;
+      out.touch(o);
+    }
+    // Running balances in the order of the legs (accounts are distinct except in a self-trade, which STP prevents; still computed leg by leg).
+    const legs: AppliedLeg[] = [];
+    const after = new Map<string, Balance>();
+    const legOf = (key: string, code: number, available: bigint, frozen: bigint) => {
+      legs.push({ ...parseAccountKey(key), code, available, frozen });
+      after.set(key, this.balances.get(key));
+    };
+    legOf(bq, CODE.tradeDeduction, 0n, -quote);
+    legOf(bb, CODE.tradeIncrease, qty, 0n);
+    legOf(sb, CODE.tradeDeduction, 0n, -qty);
+    legOf(sq, CODE.tradeIncrease, quote, 0n);
+    if (buyerFee) {
+      legOf(bb, CODE.tradeFee, -buyerFee, 0n);
+      legOf(SPOT_FEE_ACCOUNT(B), CODE.tradeFee, buyerFee, 0n);
+    }
+    if (sellerFee) {
+      legOf(sq, CODE.tradeFee, -sellerFee, 0n);
+      legOf(SPOT_FEE_ACCOUNT(Q), CODE.tradeFee, sellerFee, 0n);
+    }
+    out.posting({ refType: 'trade', refId: `${m.params.id}:${t.tradeId}`, actor: 'engine', memo: '', legs: withRunning(legs, after) });
+    const makerFee = t.takerSide === 'buy' ? sellerFee : buyerFee;
+    const takerFee = t.takerSide === 'buy' ? buyerFee : sellerFee;
+    out.trades.push({
+      marketId: m.params.id,
+      tradeId: t.tradeId,
+      price: t.price,
+      lots: t.qty,
+      qty,
+      quote,
+      takerSide: t.takerSide,
+      makerOrderId: t.makerId,
+      takerOrderId: t.takerId,
+      makerUserId: t.makerOwner,
+      takerUserId: t.takerOwner,
+      makerFee,
+      takerFee,
+      ts: this.ts,
+    });
+  }
+
+  /** An order left the book: what is still frozen for it goes back to available (902). */
+  private close(m: MarketRuntime, id: number, status: 'completed' | 'cancelled', out: Out): void {
+    const o = this.live.get(id);
+    if (!o) return;
+    this.live.delete(id);
+    o.status = status;
+    o.updatedTs = this.ts;
+    out.touch(o);
+    out.books.add(m.params.id);
+    if (o.frozenLeft === 0n) return;
+    const key = userCoin(o.userId, o.frozenCurrency);
+    const left = o.frozenLeft;
+    if (!this.balances.apply([{ key, available: left, frozen: -left }])) throw new Error(`sequencer invariant: order ${id} release not covered`);
+    o.frozenLeft = 0n;
+    out.posting({ refType: 'order', refId: String(id), actor: 'engine', memo: '', legs: [this.leg(key, CODE.unfreeze, left, -left)] });
+  }
+
+  /** A single-leg posting on an owned account, already applied. */
+  private leg(key: string, code: number, available: bigint, frozen: bigint): AppliedLeg {
+    const after = this.balances.get(key);
+    return { ...parseAccountKey(key), code, available, frozen, availableAfter: after.available, frozenAfter: after.frozen };
+  }
+
+  // ---- snapshots and the replay hash ------------------------------------------------------------
+
+  snapshot(): SequencerSnapshot {
+    return {
+      v: 1,
+      seq: this.seq,
+      ts: this.ts,
+      nextOrderId: this.nextOrderId,
+      markets: [...this.markets.values()].map((m) => m.params).sort((a, b) => a.id - b.id),
+      books: [...this.markets.values()].sort((a, b) => a.params.id - b.params.id).map((m) => [m.params.id, m.book.snapshot()]),
+      lastTradePrices: [...this.markets.values()].filter((m) => m.lastTradePrice !== undefined).map((m) => [m.params.id, m.lastTradePrice!]),
+      orders: [...this.live.values()]
+        .sort((a, b) => a.id - b.id)
+        .map((o) => ({ ...o, frozenLeft: String(o.frozenLeft), filledQty: String(o.filledQty), filledQuote: String(o.filledQuote), fee: String(o.fee) })),
+      balances: this.balances.entries().map(([k, b]) => [k, String(b.available), String(b.frozen)]),
+      dedup: [...this.dedup.entries()].map(([k, r]) => [k, r.ts, r.code, r.orderId ?? null]),
+    };
+  }
+
+  static restore(s: SequencerSnapshot, store?: (initial: Array<[string, Balance]>) => BalanceStore, dedup: DedupOptions = DEFAULT_DEDUP): Sequencer {
+    const initial = s.balances.map(([k, a, f]): [string, Balance] => [k, { available: BigInt(a), frozen: BigInt(f) }]);
+    const seq = new Sequencer(store ? store(initial) : new FastBalances(initial), dedup, s.nextOrderId);
+    seq.seq = s.seq;
+    seq.ts = s.ts;
+    for (const p of s.markets) seq.configure(p);
+    for (const [id, book] of s.books) seq.markets.get(id)?.book.restore(book);
+    for (const [id, price] of s.lastTradePrices) {
+      const m = seq.markets.get(id);
+      if (m) m.lastTradePrice = price;
+    }
+    for (const o of s.orders)
+      seq.live.set(o.id, { ...o, frozenLeft: BigInt(o.frozenLeft), filledQty: BigInt(o.filledQty), filledQuote: BigInt(o.filledQuote), fee: BigInt(o.fee) });
+    for (const [k, ts, code, orderId] of s.dedup) seq.dedup.set(k, { ts, code, orderId: orderId ?? undefined });
+    return seq;
+  }
+
+  /** SHA-256 of the canonical snapshot: books, balances, orders, counters and the idempotency window. */
+  hash(): string {
+    return createHash('sha256').update(JSON.stringify(this.snapshot())).digest('hex');
+  }
+}
+
+/** The status an order that leaves the book gets from this event, if it leaves the book. */
+export function closingOf(e: EngineEvent): [number, 'completed' | 'cancelled'] | undefined {
+  if (e.type === 'trade' && e.makerRemaining === 0) return [e.makerId, 'completed']; // a maker gets no done event of its own
+  if (e.type === 'cancelled') return [e.id, 'cancelled'];
+  if (e.type === 'rejected' && e.command === 'place') return [e.id, 'cancelled'];
+  if (e.type === 'done' && e.status === 'filled') return [e.id, 'completed'];
+  return undefined;
+}
+
+function amountOf(v: string | undefined): bigint {
+  return v === undefined ? 0n : units(v);
+}
+
+function keyOf(l: Leg) {
+  return { ownerType: l.ownerType, ownerId: l.ownerId, accountType: l.accountType, currencyId: l.currencyId };
+}
+
+/** Fills in each owned leg's balance after it, from the balances after the whole posting, walking back. */
+function withRunning(legs: AppliedLeg[], after: Map<string, Balance>): AppliedLeg[] {
+  const cur = new Map([...after].map(([k, b]) => [k, { available: b.available, frozen: b.frozen }]));
+  const out: AppliedLeg[] = new Array(legs.length);
+  for (let i = legs.length - 1; i >= 0; i--) {
+    const l = legs[i];
+    const b = cur.get(accountKey(l));
+    if (!b) {
+      out[i] = l; // a database account: the projector works out its balance
+      continue;
+    }
+    out[i] = { ...l, availableAfter: b.available, frozenAfter: b.frozen };
+    b.available -= l.available;
+    b.frozen -= l.frozen;
+  }
+  return out;
+}
+
+function empty(code: SeqCode): SeqOutcome {
+  return { code, orders: [], trades: [], postings: [], users: [], books: [] };
+}
+
+/** Collects what one command did. */
+class Out {
+  readonly orders = new Map<number, OrderState>();
+  readonly trades: TradeRecord[] = [];
+  readonly postings: AppliedPosting[] = [];
+  readonly users = new Set<number>();
+  readonly books = new Set<number>();
+
+  posting(p: AppliedPosting): void {
+    this.postings.push(p);
+  }
+
+  touch(o: OrderState): void {
+    this.orders.set(o.id, o);
+    this.users.add(o.userId);
+  }
+
+  result(code: SeqCode, extra: Partial<SeqOutcome> = {}, book?: number): SeqOutcome {
+    if (book !== undefined) this.books.add(book);
+    return {
+      code,
+      ...extra,
+      orders: [...this.orders.values()].map((o) => ({ ...o })),
+      trades: this.trades,
+      postings: this.postings,
+      users: [...this.users],
+      books: [...this.books],
+    };
+  }
+}

@@ -17,6 +17,8 @@ import { FastLane } from './infra/http/fast-lane';
 import { TokenService } from './infra/auth/token.service';
 import { CoinTradeController, coinTradeLaneRoutes } from './modules/coin-trade/coin-trade.controller';
 import { SeedService } from './modules/reference/seed.service';
+import { EngineHost } from './modules/engine/engine-host.service';
+import { SettledReadsInterceptor } from './modules/engine/settled-reads.interceptor';
 
 /** Builds the whole exchange app: migrations, seed data, the /api plumbing, docs and the web app. */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
@@ -35,7 +37,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   for (const parser of bodyParsers()) app.use(parser);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalInterceptors(new EnvelopeInterceptor());
+  // Every global interceptor, guard and filter is registered here, in this order.
+  app.useGlobalInterceptors(new SettledReadsInterceptor(app.get(EngineHost)), new EnvelopeInterceptor());
   app.useGlobalFilters(new AllExceptionsFilter());
 
   const doc = new DocumentBuilder()

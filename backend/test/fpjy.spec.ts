@@ -69,7 +69,9 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect(await flash.convert(u.user.id, q.quote_id)).toMatchObject({ duplicate: true, receive: '5988' });
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '5988', frozen: '0' });
     const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE stream_id = $1`, [`flash:${q.quote_id}`]);
-    expect(n).toBe(2); // one LedgerPosted and one FlashExchanged
+    expect(n).toBe(1); // one FlashExchanged (the money is the sequencer's journaled command, projected as ledger entries)
+    const [{ legs }] = await t.ds.query(`SELECT COUNT(*)::int AS legs FROM ledger_entries WHERE ref_type = 'flash' AND ref_id = $1`, [q.quote_id]);
+    expect(legs).toBe(4);
   });
 
   it('refuses what it cannot honestly price or pay, and expired or foreign quotes', async () => {

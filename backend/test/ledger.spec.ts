@@ -18,7 +18,7 @@ const external = (amount: string, code: LedgerCode): Movement => ({
 const userCoin = (userId: number, amount: string, code: LedgerCode): Movement => ({
   ownerType: 'user',
   ownerId: userId,
-  accountType: 'coin',
+  accountType: 'option',
   currencyId: USDT,
   code,
   available: amount,
@@ -167,7 +167,7 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     );
     expect(results.map((r) => r.ok)).toEqual([true, true, false, true, true]);
     expect(results[4]).toMatchObject({ ok: true, duplicate: true });
-    expect(await ledger.balancesOf('user', 7)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '0', frozen: '10' }]);
+    expect(await ledger.balancesOf('user', 7)).toEqual([{ accountType: 'option', currencyId: USDT, available: '0', frozen: '10' }]);
     const again = await t.ds.transaction((m) => ledger.postBatch([freeze(7, '4', 'f2')], m));
     expect(again[0]).toMatchObject({ ok: true, duplicate: true });
     const entries = await t.ds.query(
@@ -185,7 +185,7 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     await expect(
       t.ds.transaction((m) => ledger.postBatch([freeze(9, '2', 'v2'), { ...freeze(9, '3', 'v3'), refId: 'order-9', streamVersion: 1 }], m)),
     ).rejects.toThrow();
-    expect(await ledger.balancesOf('user', 9)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '9', frozen: '1' }]);
+    expect(await ledger.balancesOf('user', 9)).toEqual([{ accountType: 'option', currencyId: USDT, available: '9', frozen: '1' }]);
     // Without a stated version the next one is looked up.
     const [next] = await t.ds.transaction((m) => ledger.postBatch([{ ...freeze(9, '3', 'v3'), refId: 'order-9' }], m));
     expect(next.ok).toBe(true);
@@ -207,7 +207,7 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     expect(await ledger.balancesOf('user', 10)).toEqual([]);
     const [r] = await t.ds.transaction((m) => ledger.postBatch([credit('rb-2')], m));
     expect(r.ok).toBe(true);
-    expect(await ledger.balancesOf('user', 10)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '5', frozen: '0' }]);
+    expect(await ledger.balancesOf('user', 10)).toEqual([{ accountType: 'option', currencyId: USDT, available: '5', frozen: '0' }]);
   });
 
   it('racing batches and single postings on the same account never overdraw', async () => {
@@ -229,7 +229,7 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     const [batchResults, singleResults] = await Promise.all([Promise.all(batches), Promise.all(singles)]);
     const ok = batchResults.flat().filter((r) => r.ok).length + singleResults.filter(Boolean).length;
     expect(ok).toBe(33);
-    expect(await ledger.balancesOf('user', 8)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '1', frozen: '99' }]);
+    expect(await ledger.balancesOf('user', 8)).toEqual([{ accountType: 'option', currencyId: USDT, available: '1', frozen: '99' }]);
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
   });
 
@@ -238,7 +238,7 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     // Two postings on the same account in one batch, each with its stated stream version.
     const pay = (id: string, amount: string) => ({ ...freeze(12, amount, id), refId: `pa-${id}`, streamVersion: 1 });
     await t.ds.transaction((m) => ledger.postAllOrFail([pay('a', '3'), pay('b', '4')], m));
-    expect(await ledger.balancesOf('user', 12)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '3', frozen: '7' }]);
+    expect(await ledger.balancesOf('user', 12)).toEqual([{ accountType: 'option', currencyId: USDT, available: '3', frozen: '7' }]);
     const entries = await t.ds.query(
       `SELECT e.ref_id, e.available_after::text AS a, e.frozen_after::text AS f, v.stream_version FROM ledger_entries e JOIN events v ON v.seq = e.event_seq
        WHERE e.owner_id = 12 AND e.code = 901 ORDER BY e.id`,
@@ -252,7 +252,7 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     // Below zero in between, back above by the end of the batch: refused too, nothing is written.
     const unfreeze = { ...freeze(12, '0', 'e'), refId: 'pa-e', streamVersion: 1, movements: [{ ...userCoin(12, '5', LedgerCode.Unfreeze), frozen: '-5' }] };
     await expect(t.ds.transaction((m) => ledger.postAllOrFail([pay('c', '5'), unfreeze], m))).rejects.toMatchObject({ code: 2000 });
-    expect(await ledger.balancesOf('user', 12)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '3', frozen: '7' }]);
+    expect(await ledger.balancesOf('user', 12)).toEqual([{ accountType: 'option', currencyId: USDT, available: '3', frozen: '7' }]);
     expect(await t.ds.query(`SELECT 1 FROM events WHERE command_id IN ('c', 'd', 'e')`)).toEqual([]);
     // An account remembered from a batch that rolled back: the batch fails, and the retry creates it.
     const credit = (id: string) => ({
@@ -264,7 +264,7 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     await expect(rolledBack((m) => ledger.postAllOrFail([credit('pa-rb-1')], m))).rejects.toThrow('roll back');
     await expect(t.ds.transaction((m) => ledger.postAllOrFail([credit('pa-rb-2')], m))).rejects.toThrow(LedgerAccountMissing);
     await t.ds.transaction((m) => ledger.postAllOrFail([credit('pa-rb-2')], m));
-    expect(await ledger.balancesOf('user', 13)).toEqual([{ accountType: 'coin', currencyId: USDT, available: '5', frozen: '0' }]);
+    expect(await ledger.balancesOf('user', 13)).toEqual([{ accountType: 'option', currencyId: USDT, available: '5', frozen: '0' }]);
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
   });
   it('order-path statements are prepared once per connection (rows for UPDATE … RETURNING too); outside a transaction a plain query', async () => {

@@ -1,5 +1,4 @@
 import { EngineHost } from '../src/modules/engine/engine-host.service';
-import { SettlementService } from '../src/modules/engine/settlement.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
@@ -74,7 +73,7 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const buy = await order(buyer.token, { side: 'buy', type: 'limit', price: '333.33', quantity: '0.00333' });
     // 0.00333 × 0.001 = 0.00000333 BTC; 333.33 × 0.00333 = 1.1099889 USDT → fee 0.0011099889 → 0.00110998
     expect(buy.body.data.fee).toBe('0.00000333');
-    await t.app.get(EngineHost).settledFor(buyer.user.id); // the trade row is written by settlement, after the answer
+    await t.app.get(EngineHost).settledFor(buyer.user.id); // the trade row is written by the projector, after the answer
     const [row] = await t.ds.query('SELECT maker_fee::text FROM trades ORDER BY executed_at DESC, trade_id DESC LIMIT 1');
     expect(row.maker_fee).toBe('0.001109980000000000');
     await trialOk();
@@ -152,7 +151,20 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     await trialOk();
   });
 
-  it("a place is answered once matched; the owner's next request waits until it is settled", async () => {
+  /** Holds the projector's next transaction until `release` is called. */
+  function holdProjection() {
+    const projector = t.app.get(EngineHost).projector;
+    const real = projector.project.bind(projector);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const spy = jest.spyOn(projector, 'project').mockImplementationOnce(async (...args) => {
+      await gate;
+      return real(...args);
+    });
+    return { release, restore: () => spy.mockRestore() };
+  }
+
+  it("a place is answered once journaled and matched; the owner's next request waits until it is projected", async () => {
     const host = t.app.get(EngineHost);
     // ETH/USDT: a book no other test uses.
     const seller = await trader();
@@ -161,16 +173,9 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const eth = (token: string, body: Record<string, string>) => order(token, { ...body, symbol: 'ETH/USDT' });
     await eth(seller.token, { side: 'sell', type: 'limit', price: '3000', quantity: '0.5' });
     await host.idle();
-    const settlement = t.app.get(SettlementService);
-    const real = settlement.settle.bind(settlement);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const spy = jest.spyOn(settlement, 'settle').mockImplementationOnce(async (...args) => {
-      await gate;
-      return real(...args);
-    });
+    const hold = holdProjection();
     try {
-      // Journaled and matched: answered with its fills while settlement has not committed.
+      // Journaled and matched: answered with its fills while the projector has not committed.
       const buy = await eth(buyer.token, { side: 'buy', type: 'limit', price: '3000', quantity: '0.5' });
       expect(buy.body.data).toMatchObject({ status: 'completed', filled_qty: '0.5', filled_amount: '1500', fee: '0.0005' });
       let read: { body: { data: Array<{ symbol: string; available: string; frozen: string }> } } | undefined;
@@ -180,8 +185,8 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
         .set('Authorization', buyer.token)
         .then((r) => (read = r));
       await new Promise((r) => setTimeout(r, 300));
-      expect(read).toBeUndefined(); // held until the buyer's fill is settled
-      release();
+      expect(read).toBeUndefined(); // held until the buyer's fill is projected
+      hold.release();
       await pending;
       const bySymbol = Object.fromEntries(read!.body.data.map((c) => [c.symbol, c]));
       expect(bySymbol.ETH).toMatchObject({ available: '0.4995', frozen: '0' });
@@ -189,37 +194,31 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
       const listed = (await t.http().get('/api/coin/list').set('Authorization', buyer.token)).body.data.items[0];
       expect(listed).toMatchObject({ ...buy.body.data, updated_at: listed.updated_at });
     } finally {
-      release();
-      spy.mockRestore();
+      hold.release();
+      hold.restore();
     }
     await trialOk();
   });
 
-  it('a command that arrives while the last batch is still settling is not stranded', async () => {
+  it('commands keep being journaled and answered while the projector is slow', async () => {
     const mm = await trader('0', '1');
-    const settlement = t.app.get(SettlementService);
-    const real = settlement.settle.bind(settlement);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const spy = jest.spyOn(settlement, 'settle').mockImplementationOnce(async (...args) => {
-      await gate; // the first batch is journaled and matched, and its settlement is slow
-      return real(...args);
-    });
+    const hold = holdProjection();
     try {
       const first = order(mm.token, { side: 'sell', type: 'limit', price: '900000', quantity: '0.1' }).then((r) => r.body);
       await new Promise((r) => setTimeout(r, 300));
-      const second = order(mm.token, { side: 'sell', type: 'limit', price: '900001', quantity: '0.1' }).then((r) => r.body);
-      await new Promise((r) => setTimeout(r, 300));
-      release();
-      const answers = await Promise.all([first, second]);
-      expect(answers.map((a) => a.data?.status)).toEqual(['waiting', 'waiting']);
+      const second = await order(mm.token, { side: 'sell', type: 'limit', price: '900001', quantity: '0.1' }).then((r) => r.body);
+      expect(second.data?.status).toBe('waiting'); // answered while the first batch's projection is held
+      hold.release();
+      expect((await first).data?.status).toBe('waiting');
     } finally {
-      release();
-      spy.mockRestore();
+      hold.release();
+      hold.restore();
     }
+    await t.app.get(EngineHost).idle();
+    await trialOk();
   });
 
-  it('recovery: dropping the host memory and restarting gives the same book and settles nothing twice', async () => {
+  it('recovery: dropping the memory and restarting gives the same book, balances and hash, and projects nothing twice', async () => {
     const host = t.app.get(EngineHost);
     const mm = await trader('100000', '10');
     for (let i = 0; i < 5; i++) {
@@ -233,23 +232,25 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const tradeSeq = host.book(marketId)!.tradeSeq;
     const counts = async () =>
       (await t.ds.query(`SELECT (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM ledger_entries)::int AS entries`))[0];
-    await host.idle(); // answered once matched: let settlement commit before counting rows
+    await host.idle(); // answered once matched: let the projector commit before counting rows
     const before = await counts();
+    const hash = host.stateHash();
 
     await host.recover(); // as after kill -9: rebuilt from snapshot + journal
     expect(host.book(marketId)!.depth(50)).toEqual(depth);
     expect(host.book(marketId)!.tradeSeq).toBe(tradeSeq);
+    expect(host.stateHash()).toBe(hash);
     expect(await counts()).toEqual(before);
 
-    // A command journaled but never settled (crash between the two commits) is settled once on restart.
-    const journalVersion = (await t.ds.query(`SELECT MAX(stream_version)::int AS v FROM events WHERE stream_id = 'engine:1'`))[0].v;
+    // A batch journaled but never projected (a crash between the two) is applied and projected once on restart.
     const [{ id: restingSell }] = await t.ds.query(
       `SELECT id::text FROM orders WHERE user_id = $1 AND side = 'sell' AND status = 'waiting' ORDER BY price LIMIT 1`,
       [mm.user.id],
     );
-    await t.ds.query(`INSERT INTO events (stream_id, stream_version, type, payload) VALUES ('engine:1', $1, 'OrderCommand', $2)`, [
-      journalVersion + 1,
-      JSON.stringify({ kind: 'cancel', orderId: Number(restingSell), userId: mm.user.id, ts: Date.now() }),
+    await t.ds.query('INSERT INTO sequencer_journal (seq, ts, commands) VALUES ($1, $2, $3)', [
+      host.positions.journaled + 1,
+      Date.now(),
+      JSON.stringify([{ t: 'cancel', userId: mm.user.id, orderId: Number(restingSell) }]),
     ]);
     await host.recover();
     await host.recover();
@@ -260,37 +261,34 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     await trialOk();
   });
 
-  it('when settlement gives up on a batch, later batches do not settle ahead of it; a restart settles both once, in order', async () => {
+  it('when the projector gives up, the sequencer takes nothing more; a restart projects everything once, in order', async () => {
     const host = t.app.get(EngineHost);
-    const settlement = t.app.get(SettlementService);
     const seller = await trader('0', '1');
     const buyer = await trader('100000');
     await order(seller.token, { side: 'sell', type: 'limit', price: '60000', quantity: '0.5' });
     await host.idle();
-    // Batch K's five attempts fail; anything after it would settle fine.
-    const spy = jest.spyOn(settlement, 'settle');
+    const spy = jest.spyOn(host.projector, 'project');
     for (let i = 0; i < 5; i++) spy.mockRejectedValueOnce(new Error('database unreachable'));
     let buyId: string | undefined;
     try {
-      // Batch K: the buy takes the 0.5 and rests with 0.2; its settlement keeps failing.
+      // Journaled and answered: the buy takes the 0.5 and rests with 0.2; its projection keeps failing.
       const buy = (await order(buyer.token, { side: 'buy', type: 'limit', price: '60000', quantity: '0.7' })).body;
       expect(buy.data).toMatchObject({ status: 'waiting', filled_qty: '0.5' });
       buyId = buy.data.order_id;
-      // Batch K+1, journaled while K is retried: cancel the rest. It must not release the whole freeze before K pays for the fill.
-      await t.http().put('/api/coin/trade').set('Authorization', buyer.token).type('form').send({ order_id: buy.data.order_id });
-      await host.idle();
-      expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '58000', frozen: '42000' });
-      const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM orders WHERE id = $1 AND status = 'waiting'`, [buy.data.order_id]);
-      expect(n).toBe(1);
+      for (let i = 0; i < 100 && spy.mock.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 100));
+      // Stopped: a new command is refused (nothing is journaled that the read side cannot follow).
+      const refused = await t.http().put('/api/coin/trade').set('Authorization', buyer.token).type('form').send({ order_id: buyId });
+      expect(refused.body.code).toBe(2105);
     } finally {
       spy.mockRestore();
     }
-    await host.recover(); // the restart: replays K, then K+1
-    expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '70000', frozen: '0' });
+    await host.recover(); // the restart: projects the answered batch
+    expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '58000', frozen: '12000' });
     expect(await coinBalance(t, buyer.user.id, BTC)).toEqual({ available: '0.4995', frozen: '0' });
+    await t.http().put('/api/coin/trade').set('Authorization', buyer.token).type('form').send({ order_id: buyId });
+    expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '70000', frozen: '0' });
     const [o] = await t.ds.query('SELECT status FROM orders WHERE id = $1', [buyId]);
     expect(o.status).toBe('cancelled');
     await trialOk();
-    expect((await order(buyer.token, { side: 'sell', type: 'limit', price: '900000', quantity: '0.1' })).body.code).toBe(1);
   });
 });

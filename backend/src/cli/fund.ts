@@ -1,14 +1,11 @@
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { loadConfig } from '../infra/config/config';
 import { dataSourceOptions } from '../infra/database/data-source';
 import { isDecimalString } from '../infra/money';
-import { LedgerCode, SYSTEM_OWNER_ID } from '../modules/ledger/ledger-codes';
-import { LedgerModule } from '../modules/ledger/ledger.module';
-import { LedgerService } from '../modules/ledger/ledger.service';
+import { coinLeg, systemLeg } from '../modules/engine/trade-account-commands';
+import { LedgerCode } from '../modules/ledger/ledger-codes';
 
 /**
  * Operator tool: bring money in as recorded system funding (ledger code 900, against the external
@@ -24,9 +21,6 @@ function arg(name: string): string {
   return value;
 }
 
-@Module({ imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(loadConfig().databaseUrl), logging: false }), LedgerModule] })
-class FundModule {}
-
 async function main(): Promise<void> {
   const users = arg('users').split(',').map((u) => Number(u));
   const currencyId = Number(arg('currency'));
@@ -35,24 +29,36 @@ async function main(): Promise<void> {
   if (users.some((u) => !Number.isSafeInteger(u) || u <= 0) || !Number.isSafeInteger(currencyId) || !isDecimalString(amount) || amount.startsWith('-')) {
     throw new Error('--users must be positive ids, --currency an id, --amount a positive decimal');
   }
-  const app = await NestFactory.createApplicationContext(FundModule, { logger: ['error'] });
-  const ledger = app.get(LedgerService);
+  // Trade accounts belong to the sequencer: the funding goes to it through the outbox, which the
+  // running exchange relays (and applies once, by command id).
+  const ds = new DataSource({ ...dataSourceOptions(loadConfig().databaseUrl), logging: false });
+  await ds.initialize();
+  const ids: string[] = [];
   for (const userId of users) {
     const id = randomUUID();
-    await ledger.post({
-      commandId: `cli-funding:${id}`,
+    const commandId = `cli-funding:${id}`;
+    ids.push(commandId);
+    const posting = {
+      commandId,
       refType: 'system-funding',
       refId: id,
       actor: `operator-cli:${process.env.USER ?? 'unknown'}`,
       reason,
-      movements: [
-        { ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId, code: LedgerCode.SystemFunding, available: amount },
-        { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'external', currencyId, code: LedgerCode.SystemFunding, available: `-${amount}` },
-      ],
-    });
+      legs: [coinLeg(userId, currencyId, LedgerCode.SystemFunding, amount), systemLeg('external', currencyId, LedgerCode.SystemFunding, `-${amount}`)],
+    };
+    await ds.query('INSERT INTO sequencer_outbox (command_id, command) VALUES ($1, $2)', [commandId, JSON.stringify(posting)]);
   }
-  await app.close();
-  process.stdout.write(`funded ${users.length} account(s) with ${amount} of currency ${currencyId}\n`);
+  // Wait (bounded) for the exchange to apply them.
+  let results: Array<{ result: string | null }> = [];
+  for (let i = 0; i < 60; i++) {
+    results = await ds.query('SELECT result FROM sequencer_outbox WHERE command_id = ANY($1)', [ids]);
+    if (results.every((r) => r.result !== null)) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await ds.destroy();
+  const applied = results.filter((r) => r.result === 'OK').length;
+  const pending = results.filter((r) => r.result === null).length;
+  process.stdout.write(`funded ${applied} account(s) with ${amount} of currency ${currencyId}${pending ? `; ${pending} queued until the exchange runs` : ''}\n`);
 }
 
 main().catch((err) => {

@@ -25,6 +25,12 @@ export interface AppConfig {
   withdrawals: { perDay: number; dailyLimitBasic: string; dailyLimitAdvanced: string };
   /** Flash exchange: fee rate taken from what the user receives, quote lifetime, and the desk's starting float. */
   flashExchange: { feeRate: string; quoteTtlSeconds: number; float: Record<string, string> };
+  /**
+   * The sequencer (docs/architecture.md): commands per journal row at most, commands journaled but
+   * not yet projected past which new commands are refused (the lag bound), commands per projector
+   * transaction at most, commands between snapshots.
+   */
+  engine: { maxBatch: number; maxUnprojected: number; projectBatch: number; snapshotEvery: number };
   /** BullMQ workers (option delivery, contract watcher) run in this process (OPTION_WORKER, on unless `off`; never in ROLE=api). */
   optionWorker: boolean;
   /** Directory of the local-disk upload storage (UPLOAD_DIR). */
@@ -100,6 +106,12 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       perDay: int('WITHDRAW_PER_DAY', 3),
       dailyLimitBasic: decimal('WITHDRAW_DAILY_LIMIT_BASIC', '2000'),
       dailyLimitAdvanced: decimal('WITHDRAW_DAILY_LIMIT_ADVANCED', '50000'),
+    },
+    engine: {
+      maxBatch: int('ENGINE_MAX_BATCH', 1000),
+      maxUnprojected: int('ENGINE_MAX_UNPROJECTED', 50_000),
+      projectBatch: int('ENGINE_PROJECT_BATCH', 4000),
+      snapshotEvery: int('ENGINE_SNAPSHOT_EVERY', 50_000),
     },
     flashExchange: {
       feeRate: decimal('FLASH_FEE_RATE', '0.002'),

@@ -1,6 +1,6 @@
 import { Order } from '../../modules/coin-trade/order.entity';
 import { Trade } from '../../modules/coin-trade/trade.entity';
-import { EngineSnapshot } from '../../modules/engine/engine-snapshot.entity';
+import { SequencerJournalRow, SequencerOutboxRow, SequencerProjectionRow, SequencerSnapshotRow } from '../../modules/engine/entities/sequencer-tables.entity';
 import { Kline } from '../../modules/market/kline.entity';
 import { MarkPrice } from '../../modules/market/mark-price.entity';
 import { Admin } from '../../modules/admin/admin.entity';
@@ -46,7 +46,10 @@ export const ENTITIES = [
   Setting,
   Order,
   Trade,
-  EngineSnapshot,
+  SequencerJournalRow,
+  SequencerSnapshotRow,
+  SequencerProjectionRow,
+  SequencerOutboxRow,
   Kline,
   MarkPrice,
   UserMessage,

@@ -4,9 +4,9 @@ import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { Page } from '../../infra/http/page.dto';
 import { moneyString, units, unitsDiv, unitsString } from '../../infra/money';
-import { OrderUpdate } from '../engine/engine-bus';
-import { EngineHost, PlaceRequest } from '../engine/engine-host.service';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
+import type { OrderState, PlaceCmd } from '../engine/sequencer/commands';
+import { refusal, TradeAccountCommands } from '../engine/trade-account-commands';
 import { OrderQueryDto } from './dto/order-query.dto';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { Order } from './order.entity';
@@ -30,7 +30,7 @@ export interface OrderView {
   updated_at: string;
 }
 
-/** Spot orders: the spec's rules (§5, §6) before anything reaches the engine host. */
+/** Spot orders: the spec's rules (§5, §6) before anything reaches the sequencer. */
 @Injectable()
 export class CoinTradeService {
   private readonly withFundPassword = new Set<number>();
@@ -38,47 +38,42 @@ export class CoinTradeService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly markets: MarketRegistry,
-    private readonly host: EngineHost,
+    private readonly trading: TradeAccountCommands,
   ) {}
 
+  /** Answered once journaled and matched, with the order's state after matching (from the sequencer's memory). */
   async place(userId: number, dto: PlaceOrderDto): Promise<OrderView> {
     const market = this.markets.get(dto.symbol);
     await this.requireFundPassword(userId);
-    // Balance is checked by the freeze in the journal transaction (the spec's messages come from there).
-    const req = this.toRequest(userId, market, dto);
-    const { orderId, order, createdAt } = await this.host.place(market.id, req);
-    if (!order) {
-      // A retried client id: the earlier order as stored, once what it did is settled.
-      await this.host.settledFor(userId);
-      return this.view(userId, orderId);
-    }
-    // Built from the state after matching (what settlement writes): no read on the hot path.
-    const at = createdAt ?? new Date();
-    const { price, quantity, quoteAmount } = req.row;
-    return this.settledView(
-      {
-        id: orderId,
-        userId,
-        marketId: market.id,
-        side: req.side,
-        type: req.type,
-        price,
-        quantity,
-        quoteAmount,
-        clientOrderId: req.clientOrderId,
-        createdAt: at,
-        updatedAt: at,
-      },
-      order,
-    );
+    // Balance is checked (and frozen) by the sequencer: the spec's messages come from its result code.
+    const r = await this.trading.place(this.toCommand(userId, market, dto));
+    if (r.code !== 'OK') throw refusal(r.code);
+    if (r.order) return this.liveView(r.order);
+    // A retried client id whose order has left the book: the order as stored, once projected.
+    await this.trading.settled(userId);
+    return this.view(userId, String(r.orderId));
   }
 
-  /** An order's answer from what the request or the journal knew of it plus its state after settlement. */
-  private settledView(
-    fixed: Pick<Order, 'id' | 'userId' | 'marketId' | 'side' | 'type' | 'price' | 'quantity' | 'quoteAmount' | 'clientOrderId' | 'createdAt' | 'updatedAt'>,
-    u: OrderUpdate,
-  ): OrderView {
-    return this.toView({ ...fixed, filledQty: u.filledQty, filledQuote: u.filledQuote, fee: u.fee, status: u.status } as Order);
+  /** An order's answer from the sequencer's state of it. */
+  private liveView(o: OrderState): OrderView {
+    const e = this.markets.byIdOrUndefined(o.marketId)!.engine;
+    return this.toView({
+      id: String(o.id),
+      userId: o.userId,
+      marketId: o.marketId,
+      side: o.side,
+      type: o.type,
+      price: o.price ? e.ticksToPrice(o.price) : null,
+      quantity: o.qty ? e.lotsToQty(o.qty) : null,
+      quoteAmount: o.quoteBudget ? e.unitsToQuote(o.quoteBudget) : null,
+      clientOrderId: o.clientOrderId,
+      filledQty: unitsString(o.filledQty),
+      filledQuote: unitsString(o.filledQuote),
+      fee: unitsString(o.fee),
+      status: o.status,
+      createdAt: new Date(o.createdTs),
+      updatedAt: new Date(o.updatedTs),
+    } as Order);
   }
 
   /** A fund password, once set, can be changed but never removed: a positive answer is cached. */
@@ -90,61 +85,35 @@ export class CoinTradeService {
     this.withFundPassword.add(userId);
   }
 
-  /** Converts the decimal fields to engine units (truncating) and works out what to freeze. */
-  private toRequest(userId: number, market: MarketInfo, dto: PlaceOrderDto): PlaceRequest {
+  /** Converts the decimal fields to engine units (truncating); the sequencer works out what to freeze. */
+  private toCommand(userId: number, market: MarketInfo, dto: PlaceOrderDto): Omit<PlaceCmd, 't'> {
     const e = market.engine;
     const price = dto.price !== undefined ? e.priceToTicks(dto.price) : 0;
     if (price === undefined || (dto.type === 'limit' && price < 1)) throw new BusinessError(ErrorCode.PRICE_INVALID);
-    const base = { userId, side: dto.side, type: dto.type, price, clientOrderId: dto.client_order_id ?? null };
+    const base = { userId, marketId: market.id, side: dto.side, type: dto.type, price, clientOrderId: dto.client_order_id ?? null };
 
     if (dto.type === 'market' && dto.side === 'buy' && dto.quantity === undefined) {
       const budget = e.quoteToUnits(dto.amount!);
       if (!budget) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_empty');
-      const amount = e.unitsToQuote(budget);
-      return {
-        ...base,
-        qty: 0,
-        quoteBudget: budget,
-        row: { price: price ? e.ticksToPrice(price) : null, quantity: null, quoteAmount: amount },
-        freeze: { currencyId: market.quote.id, amount },
-      };
+      return { ...base, qty: 0, quoteBudget: budget };
     }
     const lots = e.qtyToLots(dto.quantity!);
     if (lots === undefined || lots === 0) throw new BusinessError(ErrorCode.VALIDATION, 'error.quantity_empty');
     if (lots < e.minLots) throw new BusinessError(ErrorCode.QUANTITY_TOO_SMALL, 'error.quantity_below_min', { min: market.minQty });
-    const quantity = e.lotsToQty(lots);
-    const row = { price: price ? e.ticksToPrice(price) : null, quantity, quoteAmount: null };
-    if (dto.side === 'sell') return { ...base, qty: lots, quoteBudget: 0, row, freeze: { currencyId: market.base.id, amount: quantity } };
     // A market buy by quantity needs a worst price to know what to freeze.
-    if (dto.type === 'market' && !price) throw new BusinessError(ErrorCode.PRICE_INVALID);
-    const units = price * lots;
-    if (!Number.isSafeInteger(units)) throw new BusinessError(ErrorCode.PRICE_INVALID);
-    return { ...base, qty: lots, quoteBudget: 0, row, freeze: { currencyId: market.quote.id, amount: e.unitsToQuote(units) } };
+    if (dto.side === 'buy' && dto.type === 'market' && !price) throw new BusinessError(ErrorCode.PRICE_INVALID);
+    if (dto.side === 'buy' && !Number.isSafeInteger(price * lots)) throw new BusinessError(ErrorCode.PRICE_INVALID);
+    return { ...base, qty: lots, quoteBudget: 0 };
   }
 
-  /**
-   * A live order is found in its market's book (no read on the hot path); the host checks the
-   * owner and the status again when it journals the cancel, and answers with the row it read.
-   */
+  /** A live order is cancelled by the sequencer, which releases what is still frozen for it and answers at once. */
   async cancel(userId: number, orderId: string): Promise<OrderView> {
-    const marketId = this.host.marketOf(Number(orderId));
-    if (marketId === undefined) {
-      // Seen leaving its book here (the common late cancel): closed, no read needed.
-      if (this.host.ownerOfClosed(Number(orderId)) === userId) throw new BusinessError(ErrorCode.ORDER_CLOSED);
-      // Not in a book: unknown, someone else's, already closed, or a market this process does not match.
-      const [order] = await this.dataSource.query('SELECT market_id, status FROM orders WHERE id = $1 AND user_id = $2', [orderId, userId]);
-      if (!order) throw new BusinessError(ErrorCode.ORDER_NOT_FOUND);
-      // Waiting in the table but out of the book: it filled or was cancelled and settlement is catching up.
-      if (order.status !== 'waiting' || this.host.owner) throw new BusinessError(ErrorCode.ORDER_CLOSED);
-      throw new BusinessError(ErrorCode.MARKET_BUSY);
-    }
-    const { row, update } = await this.host.cancel(marketId, userId, Number(orderId));
-    if (!update) return this.view(userId, orderId);
-    const { side, type, price, quantity, quote_amount: quoteAmount, client_order_id: clientOrderId, created_at: createdAt } = row;
-    return this.settledView(
-      { id: row.id, userId, marketId: row.market_id, side, type, price, quantity, quoteAmount, clientOrderId, createdAt, updatedAt: new Date() },
-      update,
-    );
+    const r = await this.trading.cancel(userId, Number(orderId));
+    if (r.code === 'OK') return this.liveView(r.order!);
+    // Not live: closed (once projected, its row says so), someone else's, or unknown.
+    await this.trading.settled(userId);
+    const [order] = await this.dataSource.query('SELECT status FROM orders WHERE id = $1 AND user_id = $2', [orderId, userId]);
+    throw new BusinessError(order ? ErrorCode.ORDER_CLOSED : ErrorCode.ORDER_NOT_FOUND);
   }
 
   async view(userId: number, orderId: string): Promise<OrderView> {

@@ -8,7 +8,8 @@ export type OrderStatus = 'waiting' | 'completed' | 'cancelled';
  * order is journaled; the journal (events stream `engine:<market>`) is the source of truth.
  */
 @Entity('orders')
-@Index('uq_orders_client_id', ['userId', 'clientOrderId'], { unique: true, where: 'client_order_id IS NOT NULL' })
+// Not unique: client order ids are deduplicated by the sequencer within its idempotency window (docs/architecture.md).
+@Index('ix_orders_client_id', ['userId', 'clientOrderId'], { where: 'client_order_id IS NOT NULL' })
 @Index('ix_orders_user_status', ['userId', 'status', 'id'])
 @Index('ix_orders_market_status', ['marketId', 'status'])
 export class Order {

@@ -1,14 +1,14 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
 import { from, Observable, switchMap } from 'rxjs';
 import type { AuthContext } from '../../infra/auth/guards';
 import { EngineHost } from './engine-host.service';
 
 /**
- * Read-your-writes after an early answer: a place is answered once matched, before settlement
- * commits. Any later request of the same user (balances, orders, transfers…) first waits until
- * everything of theirs that is journaled is settled — usually nothing is pending and it goes on at once.
+ * Read-your-writes: a trade-account command is answered once journaled and applied, before the
+ * projector writes the read tables. Any later request of the same user (balances, orders,
+ * transfers…) first waits until everything of theirs that is journaled is projected — usually
+ * nothing is pending and it goes on at once. Registered in app.factory.ts with the others.
  */
-@Injectable()
 export class SettledReadsInterceptor implements NestInterceptor {
   constructor(private readonly host: EngineHost) {}
 

@@ -3,15 +3,17 @@ import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
-import { EventStoreService, isDuplicateCommand } from '../../infra/event-store/event-store.service';
+import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
-import { money, moneyString, truncate } from '../../infra/money';
+import { money, moneyString, truncate, units } from '../../infra/money';
 import { REDIS } from '../../infra/redis/redis.module';
 import { PricingService } from '../coin-rate/pricing.service';
-import { EngineBus } from '../engine/engine-bus';
+import { OutboxRelay } from '../engine/outbox-relay.service';
+import { coinLeg, refusal, systemLeg, TradeAccountCommands } from '../engine/trade-account-commands';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
-import { LedgerService } from '../ledger/ledger.service';
+import { LedgerService, Movement, Posting } from '../ledger/ledger.service';
+import { EngineHost } from '../engine/engine-host.service';
 import { AccountsService, positive } from '../wallet/accounts.service';
 
 interface Quote {
@@ -29,13 +31,12 @@ interface Quote {
   expires_at: string;
 }
 
-/** Rolls a convert back when the quote's ledger posting was already made by a concurrent convert. */
-class AlreadyConverted extends Error {}
+const desk = (currencyId: number) => ({ ownerType: 'system' as const, ownerId: SYSTEM_OWNER_ID, accountType: 'desk', currencyId });
 
 /**
  * Flash exchange (route pages/fpjy): convert one coin to another at the current market price.
- * The price is the venue's own last trade of each coin against USDT (DESIGN §1); the desk (a
- * system `treasury` account with a recorded float) takes the other side and keeps a documented
+ * The price is the venue's own last trade of each coin against USDT (DESIGN §1); the desk (the
+ * sequencer's house account `desk`, funded from `treasury` by a recorded transfer) takes the other side and keeps a documented
  * fee (FLASH_FEE_RATE, default 0.2% of what is received). A quote holds for FLASH_QUOTE_TTL_SECONDS
  * and can be used once; the quote id is the conversion's idempotency key.
  */
@@ -48,36 +49,65 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     private readonly pricing: PricingService,
     private readonly accounts: AccountsService,
     private readonly events: EventStoreService,
-    private readonly bus: EngineBus,
+    private readonly trading: TradeAccountCommands,
+    private readonly outbox: OutboxRelay,
+    private readonly host: EngineHost,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** The desk's float, once per coin ever (the command id makes it idempotent): a recorded 900 posting. */
+  /**
+   * Once per coin ever (the command ids make it idempotent), FLASH_FLOAT is brought in twice as
+   * recorded 900 postings: once as the house's `treasury` float (the options reserve and contracts
+   * draw on it), once for the desk: into `treasury`, then moved by a recorded transfer (502/503)
+   * through `transit` and the outbox to `desk`, the sequencer's house account that trades
+   * against the users' trade accounts.
+   */
   async onApplicationBootstrap(): Promise<void> {
     const coins = await this.accounts.coins();
     for (const [symbol, amount] of Object.entries(this.config.flashExchange.float)) {
       const coin = coins.find((c) => c.symbol === symbol);
       if (!coin || money(amount).isZero()) continue;
-      const r = await this.ledger.post({
-        commandId: `treasury-float:${symbol}`,
-        refType: 'system-funding',
-        refId: `treasury:${symbol}`,
-        actor: 'system',
-        reason: 'flash exchange desk float (FLASH_FLOAT)',
-        movements: [
-          { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: coin.id, code: LedgerCode.SystemFunding, available: amount },
-          {
-            ownerType: 'system',
-            ownerId: SYSTEM_OWNER_ID,
-            accountType: 'external',
-            currencyId: coin.id,
-            code: LedgerCode.SystemFunding,
-            available: `-${amount}`,
-          },
-        ],
+      const house = (accountType: 'treasury' | 'external' | 'transit', code: LedgerCode, available: string): Movement => ({
+        ownerType: 'system',
+        ownerId: SYSTEM_OWNER_ID,
+        accountType,
+        currencyId: coin.id,
+        code,
+        available,
       });
-      if (!r.duplicate) this.logger.log(`desk float: ${amount} ${symbol}`);
+      const funding = (commandId: string, refId: string, reason: string): Posting => ({
+        commandId,
+        refType: 'system-funding',
+        refId,
+        actor: 'system',
+        reason,
+        movements: [house('treasury', LedgerCode.SystemFunding, amount), house('external', LedgerCode.SystemFunding, `-${amount}`)],
+      });
+      const treasury = await this.ledger.post(funding(`treasury-float:${symbol}`, `treasury:${symbol}`, 'house float (FLASH_FLOAT)'));
+      if (!treasury.duplicate) this.logger.log(`treasury float: ${amount} ${symbol}`);
+      const ref = { refType: 'system-funding', refId: `desk:${symbol}`, actor: 'system', reason: 'flash exchange desk float (FLASH_FLOAT)' };
+      const funded = await this.dataSource.transaction(async (m) => {
+        const r = await this.ledger.post(funding(`desk-funding:${symbol}`, `desk:${symbol}`, ref.reason), m);
+        if (r.duplicate) return false;
+        await this.ledger.post(
+          {
+            ...ref,
+            commandId: `desk-transfer:${symbol}`,
+            movements: [house('treasury', LedgerCode.TransferDeduction, `-${amount}`), house('transit', LedgerCode.TransferDeduction, amount)],
+          },
+          m,
+        );
+        await this.outbox.enqueue(m, {
+          ...ref,
+          commandId: `desk-transfer-in:${symbol}`,
+          legs: [systemLeg('transit', coin.id, LedgerCode.TransferIncrease, `-${amount}`), systemLeg('desk', coin.id, LedgerCode.TransferIncrease, amount)],
+        });
+        return true;
+      });
+      // Where the sequencer runs, the desk can trade once this returns.
+      if (this.host.owner) await this.outbox.applied(`desk-transfer-in:${symbol}`);
+      if (funded) this.logger.log(`desk float: ${amount} ${symbol}`);
     }
   }
 
@@ -123,65 +153,27 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     const raw = await this.redis.get(`fpjy:quote:${quoteId}`);
     const q = raw ? (JSON.parse(raw) as Quote) : undefined;
     if (!q || q.user_id !== userId) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
-    const treasury = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'treasury' && b.currencyId === q.to_currency_id);
-    if (money(treasury?.available ?? '0').lt(q.receive)) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE);
-    try {
-      await this.dataSource.transaction(async (m) => {
-        const posted = await this.ledger.post(
-          {
-            commandId: `flash:${quoteId}`,
-            refType: 'flash',
-            refId: quoteId,
-            actor: `user:${userId}`,
-            memo: `${q.amount} ${q.from_symbol} > ${q.receive} ${q.to_symbol}`,
-            movements: [
-              {
-                ownerType: 'user',
-                ownerId: userId,
-                accountType: 'coin',
-                currencyId: q.from_currency_id,
-                code: LedgerCode.FlashExchangeDeduction,
-                available: `-${q.amount}`,
-              },
-              {
-                ownerType: 'system',
-                ownerId: SYSTEM_OWNER_ID,
-                accountType: 'treasury',
-                currencyId: q.from_currency_id,
-                code: LedgerCode.FlashExchangeDeduction,
-                available: q.amount,
-              },
-              {
-                ownerType: 'system',
-                ownerId: SYSTEM_OWNER_ID,
-                accountType: 'treasury',
-                currencyId: q.to_currency_id,
-                code: LedgerCode.FlashExchangeIncrease,
-                available: `-${q.receive}`,
-              },
-              {
-                ownerType: 'user',
-                ownerId: userId,
-                accountType: 'coin',
-                currencyId: q.to_currency_id,
-                code: LedgerCode.FlashExchangeIncrease,
-                available: q.receive,
-              },
-            ],
-          },
-          m,
-        );
-        // A concurrent convert of this quote committed between our first look and here.
-        if (posted.duplicate) throw new AlreadyConverted();
-        await this.events.append(m, { streamId: `flash:${quoteId}`, metadata: { actor: `user:${userId}` } }, [{ type: 'FlashExchanged', payload: { ...q } }]);
-      });
-    } catch (err) {
-      const first = isDuplicateCommand(err) || err instanceof AlreadyConverted ? await this.converted(userId, quoteId) : undefined;
-      if (first) return { ...first, duplicate: true };
-      throw err;
-    }
+    const deskShort = () => this.trading.balance(desk(q.to_currency_id)).available < units(q.receive);
+    if (deskShort()) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE);
+    // One sequencer command, all four legs or none; the quote id is its command id.
+    const r = await this.trading.post({
+      commandId: `flash:${quoteId}`,
+      refType: 'flash',
+      refId: quoteId,
+      actor: `user:${userId}`,
+      memo: `${q.amount} ${q.from_symbol} > ${q.receive} ${q.to_symbol}`,
+      legs: [
+        coinLeg(userId, q.from_currency_id, LedgerCode.FlashExchangeDeduction, `-${q.amount}`),
+        systemLeg('desk', q.from_currency_id, LedgerCode.FlashExchangeDeduction, q.amount),
+        systemLeg('desk', q.to_currency_id, LedgerCode.FlashExchangeIncrease, `-${q.receive}`),
+        coinLeg(userId, q.to_currency_id, LedgerCode.FlashExchangeIncrease, q.receive),
+      ],
+    });
+    // A concurrent convert of this quote came first: answer with it.
+    if (r.duplicate) return { ...((await this.converted(userId, quoteId)) ?? q), duplicate: true };
+    if (r.code !== 'OK') throw deskShort() ? new BusinessError(ErrorCode.FLASH_UNAVAILABLE) : refusal(r.code);
+    await this.events.append(this.dataSource.manager, { streamId: `flash:${quoteId}`, metadata: { actor: `user:${userId}` } }, [{ type: 'FlashExchanged', payload: { ...q } }]);
     await this.redis.del(`fpjy:quote:${quoteId}`);
-    this.bus.emit('balance', userId);
     return { ...q, duplicate: false };
   }
 

@@ -56,8 +56,13 @@ export function ledgerCodeName(code: LedgerCode, lang: Lang): string {
 /** The four user accounts of the spec, plus the system's own. */
 export const USER_ACCOUNT_TYPES = ['coin', 'option', 'lever', 'trust'] as const;
 export type UserAccountType = (typeof USER_ACCOUNT_TYPES)[number];
-/** `external` mirrors money outside the exchange (may be negative); `fees` holds fee revenue; `treasury` is the flash-exchange desk's float. */
-export type SystemAccountType = 'external' | 'fees' | 'treasury';
+/**
+ * `external` mirrors money outside the exchange (may be negative); `fees` holds fee revenue;
+ * `treasury` is the house's float (options reserve, contracts, the desk's source); `transit`
+ * holds money between a database account and the sequencer (an outbox command on its way);
+ * `spot-fee` (spot trading fees) and `desk` (the flash-exchange desk) are owned by the sequencer.
+ */
+export type SystemAccountType = 'external' | 'fees' | 'treasury' | 'transit' | 'spot-fee' | 'desk';
 export type AccountType = UserAccountType | SystemAccountType;
 
 export type OwnerType = 'user' | 'system';

@@ -5,6 +5,7 @@ import { EventStoreService, isDuplicateCommand } from '../../infra/event-store/e
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { isDecimalString, moneyString, units, unitsString } from '../../infra/money';
+import { ownedBySequencer } from '../engine/sequencer/balances';
 import { AccountType, LedgerCode, OwnerType } from './ledger-codes';
 
 export interface AccountKey {
@@ -47,6 +48,9 @@ export interface PostingResult {
 
 export class UnbalancedPostingError extends Error {}
 
+/** A posting that touches an account the sequencer owns (trade accounts, spot fees, the flash desk). */
+export class SequencerAccountError extends Error {}
+
 /** `postAllOrFail` met an account it had seen created by a transaction that then rolled back: a retry creates it. */
 export class LedgerAccountMissing extends Error {}
 
@@ -64,7 +68,9 @@ const accountColumns = (ks: AccountKey[]) => [ks.map((k) => k.ownerType), ks.map
 const keyOf = (m: AccountKey) => `${m.ownerType}:${m.ownerId}:${m.accountType}:${m.currencyId}`;
 
 /**
- * The only writer of balances (DESIGN §4). A posting is double-entry: per currency its deltas
+ * The writer of the database accounts' balances (DESIGN §4): option, contract, trust and the
+ * house's own; the trade accounts and the house accounts that trade against them belong to the
+ * sequencer, and a posting that touches one is refused here (and by the database guard). A posting is double-entry: per currency its deltas
  * sum to zero, so money is never created or lost; a guarded update refuses any change that
  * would make an available or frozen balance negative, under any concurrency.
  */
@@ -418,6 +424,9 @@ export class LedgerService {
   private assertBalanced(posting: Posting): void {
     if (!posting.commandId || posting.commandId.length > 100) throw new UnbalancedPostingError('a posting needs a command id of at most 100 characters');
     if (!posting.movements.length) throw new UnbalancedPostingError('a posting needs at least one movement');
+    // One way into a trade account: the sequencer (TradeAccountCommands); its projector writes these rows.
+    const owned = posting.movements.find((m) => ownedBySequencer(m));
+    if (owned) throw new SequencerAccountError(`posting ${posting.commandId} moves a ${owned.accountType} account: only the sequencer does (TradeAccountCommands)`);
     const sums = new Map<number, bigint>();
     for (const m of posting.movements) {
       for (const v of [m.available ?? '0', m.frozen ?? '0']) {

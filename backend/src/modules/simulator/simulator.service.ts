@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { hashPassword } from '../../infra/auth/password';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
-import { money, Money, moneyString } from '../../infra/money';
+import { money, Money, moneyString, unitsString } from '../../infra/money';
 import { CoinTradeService } from '../coin-trade/coin-trade.service';
 import { EngineHost } from '../engine/engine-host.service';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
-import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
-import { LedgerService } from '../ledger/ledger.service';
+import { coinLeg, systemLeg, TradeAccountCommands } from '../engine/trade-account-commands';
+import { LedgerCode } from '../ledger/ledger-codes';
 import { GbmPrice } from './gbm';
 import { mulberry32 } from './prng';
 
@@ -53,7 +53,7 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
     private readonly registry: MarketRegistry,
     private readonly host: EngineHost,
     private readonly trade: CoinTradeService,
-    private readonly ledger: LedgerService,
+    private readonly trading: TradeAccountCommands,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -164,28 +164,22 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
     return again.id;
   }
 
-  /** Keeps the account's float: when a currency falls under half of it, a recorded 900 posting refills it. */
+  /** Keeps the account's float: when a currency falls under half of it, a recorded 900 posting (a sequencer command) refills it. */
   private async topUp(userId: number, market: MarketInfo): Promise<void> {
     for (const coin of [market.base, market.quote]) {
       const target = FLOAT[coin.symbol] ?? '1000';
-      const [bal] = await this.dataSource.query(
-        `SELECT (available + frozen)::text AS total FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'coin' AND currency_id = $2`,
-        [userId, coin.id],
-      );
-      const total = money(bal?.total ?? '0');
+      const b = this.trading.coinBalance(userId, coin.id);
+      const total = money(unitsString(b.available + b.frozen));
       if (total.greaterThanOrEqualTo(money(target).div(2))) continue;
       const amount = moneyString(money(target).minus(total));
       const ref = `${userId}:${coin.id}:${Date.now()}`;
-      await this.ledger.post({
+      await this.trading.post({
         commandId: `sim-funding:${ref}`,
         refType: 'system-funding',
         refId: ref,
         actor: 'simulator',
         reason: 'market simulator float',
-        movements: [
-          { ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId: coin.id, code: LedgerCode.SystemFunding, available: amount },
-          { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'external', currencyId: coin.id, code: LedgerCode.SystemFunding, available: `-${amount}` },
-        ],
+        legs: [coinLeg(userId, coin.id, LedgerCode.SystemFunding, amount), systemLeg('external', coin.id, LedgerCode.SystemFunding, `-${amount}`)],
       });
     }
   }

@@ -8,8 +8,10 @@ import type { Lang } from '../../infra/i18n/catalogue';
 import { money, Money, truncate } from '../../infra/money';
 import { PricingService } from '../coin-rate/pricing.service';
 import { EngineBus } from '../engine/engine-bus';
-import { isLedgerCode, LedgerCode, ledgerCodeName, USER_ACCOUNT_TYPES, type UserAccountType } from '../ledger/ledger-codes';
-import { LedgerService } from '../ledger/ledger.service';
+import { isLedgerCode, LedgerCode, ledgerCodeName, SYSTEM_OWNER_ID, USER_ACCOUNT_TYPES, type UserAccountType } from '../ledger/ledger-codes';
+import { LedgerService, Movement } from '../ledger/ledger.service';
+import { OutboxRelay } from '../engine/outbox-relay.service';
+import { TradeAccountCommands } from '../engine/trade-account-commands';
 import { accountHolds } from './accounts';
 import type { TransferDto, WalletLogDto } from './dto/wallet.dto';
 
@@ -54,6 +56,8 @@ export class AccountsService {
     private readonly ledger: LedgerService,
     private readonly pricing: PricingService,
     private readonly bus: EngineBus,
+    private readonly trading: TradeAccountCommands,
+    private readonly outbox: OutboxRelay,
   ) {}
 
   async coins(): Promise<CoinInfo[]> {
@@ -202,26 +206,48 @@ export class AccountsService {
     };
   }
 
-  /** wallet/change: moves available funds between two of the user's accounts. */
+  /**
+   * wallet/change: moves available funds between two of the user's accounts (502 out, 503 in).
+   * Out of the trade account: one sequencer command (the other account is credited by its
+   * projector). Into it from a database account: that account → `transit` in a database
+   * transaction that also writes the outbox command transit → trade account, so both halves
+   * happen exactly once. Between two database accounts: one ledger posting.
+   */
   async transfer(userId: number, dto: TransferDto): Promise<{ transfer_id: string; duplicate: boolean }> {
     const coin = await this.coin(dto.currency_id);
     if (dto.from === dto.to) throw new BusinessError(ErrorCode.VALIDATION, 'error.transfer_same_account');
     if (!accountHolds(dto.from, coin.id) || !accountHolds(dto.to, coin.id)) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_not_in_account');
-    const amount = positive(dto.amount);
+    const amount = positive(dto.amount).toString();
     const id = dto.client_id ? `${userId}-${dto.client_id}` : randomUUID();
-    const result = await this.ledger.post({
-      commandId: `transfer:${id}`,
-      refType: 'transfer',
-      refId: id,
-      actor: `user:${userId}`,
-      memo: `${dto.from}>${dto.to}`,
-      movements: [
-        { ownerType: 'user', ownerId: userId, accountType: dto.from, currencyId: coin.id, code: LedgerCode.TransferDeduction, available: `-${amount}` },
-        { ownerType: 'user', ownerId: userId, accountType: dto.to, currencyId: coin.id, code: LedgerCode.TransferIncrease, available: amount.toString() },
-      ],
+    const base = { commandId: `transfer:${id}`, refType: 'transfer', refId: id, actor: `user:${userId}`, memo: `${dto.from}>${dto.to}` };
+    const leg = (account: UserAccountType, code: LedgerCode, available: string): Movement => ({
+      ownerType: 'user',
+      ownerId: userId,
+      accountType: account,
+      currencyId: coin.id,
+      code,
+      available,
     });
-    this.bus.emit('balance', userId);
-    return { transfer_id: id, duplicate: result.duplicate };
+    if (dto.from === 'coin') {
+      const r = await this.trading.postOrFail({ ...base, legs: [leg('coin', LedgerCode.TransferDeduction, `-${amount}`), leg(dto.to, LedgerCode.TransferIncrease, amount)] });
+      // The other account is credited by the projector: answered once it is, so that account's own rules (options, contracts) see it.
+      await this.trading.settled(userId);
+      return { transfer_id: id, duplicate: r.duplicate === true };
+    }
+    if (dto.to !== 'coin') {
+      const r = await this.ledger.post({ ...base, movements: [leg(dto.from, LedgerCode.TransferDeduction, `-${amount}`), leg(dto.to, LedgerCode.TransferIncrease, amount)] });
+      this.bus.emit('balance', userId);
+      return { transfer_id: id, duplicate: r.duplicate };
+    }
+    const transit = (code: LedgerCode, available: string): Movement => ({ ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'transit', currencyId: coin.id, code, available });
+    const posted = await this.dataSource.transaction(async (m) => {
+      const r = await this.ledger.post({ ...base, movements: [leg(dto.from, LedgerCode.TransferDeduction, `-${amount}`), transit(LedgerCode.TransferDeduction, amount)] }, m);
+      if (!r.duplicate)
+        await this.outbox.enqueue(m, { ...base, commandId: `transfer-in:${id}`, legs: [transit(LedgerCode.TransferIncrease, `-${amount}`), leg('coin', LedgerCode.TransferIncrease, amount)] });
+      return r;
+    });
+    await this.outbox.applied(`transfer-in:${id}`);
+    return { transfer_id: id, duplicate: posted.duplicate };
   }
 
   /** wallet/history: the user's transfers between accounts, newest first. */

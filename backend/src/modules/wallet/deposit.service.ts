@@ -6,8 +6,9 @@ import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
 import { moneyString } from '../../infra/money';
 import { EngineBus } from '../engine/engine-bus';
-import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
-import { LedgerService } from '../ledger/ledger.service';
+import { OutboxRelay } from '../engine/outbox-relay.service';
+import { coinLeg, systemLeg } from '../engine/trade-account-commands';
+import { LedgerCode } from '../ledger/ledger-codes';
 import { UserMessageService } from '../notice/user-message.service';
 import { UploadService } from '../upload/upload.service';
 import { positive } from './accounts.service';
@@ -25,7 +26,7 @@ import { decide, records } from './review';
 export class DepositService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly ledger: LedgerService,
+    private readonly outbox: OutboxRelay,
     private readonly funding: FundingConfigService,
     private readonly uploads: UploadService,
     private readonly messages: UserMessageService,
@@ -72,44 +73,29 @@ export class DepositService {
     return records(this.dataSource.getRepository(Deposit), q, userId, (r) => recordView(r, coins.get(r.currencyId)?.symbol ?? '', userId === undefined));
   }
 
-  /** Credits the reported amount once (200, from the external mirror account). */
+  /**
+   * Credits the reported amount once (200, from the external mirror account). The decision and
+   * the credit command commit together (the outbox); the sequencer applies the credit, and the
+   * answer waits for it so the owner's balance shows it at once.
+   */
   async approve(adminId: number, id: number, reason?: string) {
+    const commandId = `deposit-approve:${id}`;
     const view = await this.dataSource.transaction(async (m) => {
       const d = await decide(m, 'deposits', this.dataSource.getRepository(Deposit), id, { status: 'passed', adminId, reason: reason ?? null });
-      await this.ledger.post(
-        {
-          commandId: `deposit-approve:${id}`,
-          refType: 'deposit',
-          refId: String(id),
-          actor: `admin:${adminId}`,
-          reason,
-          movements: [
-            {
-              ownerType: 'user',
-              ownerId: d.userId,
-              accountType: 'coin',
-              currencyId: d.currencyId,
-              code: LedgerCode.DepositIncrease,
-              available: moneyString(d.amount),
-            },
-            {
-              ownerType: 'system',
-              ownerId: SYSTEM_OWNER_ID,
-              accountType: 'external',
-              currencyId: d.currencyId,
-              code: LedgerCode.DepositIncrease,
-              available: `-${moneyString(d.amount)}`,
-            },
-          ],
-        },
-        m,
-      );
+      const amount = moneyString(d.amount);
+      await this.outbox.enqueue(m, {
+        commandId,
+        refType: 'deposit',
+        refId: String(id),
+        actor: `admin:${adminId}`,
+        reason,
+        legs: [coinLeg(d.userId, d.currencyId, LedgerCode.DepositIncrease, amount), systemLeg('external', d.currencyId, LedgerCode.DepositIncrease, `-${amount}`)],
+      });
       const coin = await this.funding.coin(d.currencyId);
-      await this.messages.leave(m, d.userId, 'notice.deposit_approved', { amount: moneyString(d.amount), coin: coin.symbol }, `deposit:${id}`);
+      await this.messages.leave(m, d.userId, 'notice.deposit_approved', { amount, coin: coin.symbol }, `deposit:${id}`);
       return recordView(d, coin.symbol, true);
     });
-    // After the commit: the owner's screens show the new balance at once.
-    this.bus.emit('balance', view.user_id as number);
+    await this.outbox.applied(commandId);
     return view;
   }
 

@@ -1,4 +1,4 @@
-import { EntityManager, FindOptionsOrder, FindOptionsWhere, Repository } from 'typeorm';
+import { EntityManager, FindOptionsOrder, FindOptionsWhere, Not, Repository } from 'typeorm';
 import { updateReturning } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -43,7 +43,8 @@ export async function records<T extends Reviewed, V>(
   const where: Record<string, unknown> = {};
   const owner = userId ?? ('user_id' in q ? q.user_id : undefined);
   if (owner !== undefined) where.userId = owner;
-  if (q.status) where.status = q.status;
+  // A withdrawal still `submitting` (its freeze on the way) is nobody's to see or decide yet.
+  where.status = q.status ?? Not('submitting');
   const [rows, total] = await repo.findAndCount({ where: where as FindOptionsWhere<T>, order: { id: 'DESC' } as FindOptionsOrder<T>, skip: (q.page - 1) * q.limit, take: q.limit });
   return { items: rows.map(view), total, page: q.page, limit: q.limit };
 }

@@ -42,7 +42,8 @@ export class Withdrawal {
   remark: string;
 
   @Column({ type: 'varchar', length: 16, default: 'review' })
-  status: ReviewStatus;
+  /** `submitting` while its freeze is on its way to the sequencer (never shown; finished or removed on start-up if a crash left it). */
+  status: ReviewStatus | 'submitting';
 
   @Column({ type: 'varchar', length: 500, nullable: true })
   reason: string | null;

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
@@ -6,9 +6,11 @@ import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
 import { money, Money, moneyString, truncate } from '../../infra/money';
 import { PricingService } from '../coin-rate/pricing.service';
-import { EngineBus } from '../engine/engine-bus';
-import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
-import { LedgerService, Movement } from '../ledger/ledger.service';
+import { EngineHost } from '../engine/engine-host.service';
+import { OutboxRelay } from '../engine/outbox-relay.service';
+import { coinLeg, Posting, systemLeg, TradeAccountCommands } from '../engine/trade-account-commands';
+import { LedgerCode } from '../ledger/ledger-codes';
+import { LedgerService } from '../ledger/ledger.service';
 import { UserMessageService } from '../notice/user-message.service';
 import { UserService } from '../user/user.service';
 import { positive } from './accounts.service';
@@ -31,7 +33,9 @@ interface Today {
  * amount is frozen on request; an operator's approval pays it out (101), a rejection unfreezes it.
  */
 @Injectable()
-export class WithdrawalService {
+export class WithdrawalService implements OnApplicationBootstrap {
+  private readonly perUser = new Map<number, Promise<unknown>>();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly ledger: LedgerService,
@@ -41,7 +45,9 @@ export class WithdrawalService {
     private readonly funding: FundingConfigService,
     private readonly pricing: PricingService,
     private readonly messages: UserMessageService,
-    private readonly bus: EngineBus,
+    private readonly trading: TradeAccountCommands,
+    private readonly outbox: OutboxRelay,
+    private readonly host: EngineHost,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -101,26 +107,53 @@ export class WithdrawalService {
     await this.fundPassword.verify(userId, user.fundPasswordHash, dto.password);
     const usdt = await this.pricing.usdtValue(coin.id, amount, coin.symbol);
 
-    const out = await this.dataSource.transaction(async (m) => {
-      // Serialize this user's withdrawals: the daily count, the limit and the freeze see one another.
+    return this.oneAtATime(userId, () => this.submit(userId, user.verificationLevel, dto, coin, address, amount, fee, usdt));
+  }
+
+  /**
+   * A user's withdrawals run one at a time, each to its end (row, freeze, result), so today's
+   * count, the limit and the balance each see the ones before it. Waiting happens in memory, not
+   * on a database connection; the row lock below also orders requests from other processes.
+   */
+  private oneAtATime<T>(userId: number, run: () => Promise<T>): Promise<T> {
+    const before = this.perUser.get(userId) ?? Promise.resolve();
+    const mine = before.then(run, run);
+    const tail = mine.catch(() => undefined);
+    this.perUser.set(userId, tail);
+    void tail.then(() => this.perUser.get(userId) === tail && this.perUser.delete(userId));
+    return mine;
+  }
+
+  private async submit(
+    userId: number,
+    level: number,
+    dto: WithdrawDto,
+    coin: { id: number },
+    address: { chain: string; address: string },
+    amount: Money,
+    fee: Money,
+    usdt: Money,
+  ): Promise<{ withdrawal_id: number; duplicate: boolean }> {
+    // The row is committed first (status `submitting`), so a crash after the freeze leaves a row for the start-up pass to finish.
+    const row = await this.dataSource.transaction(async (m) => {
       await m.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
       if (dto.client_id) {
         const [prior] = await m.query('SELECT id FROM withdrawals WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]);
-        if (prior) return { withdrawal_id: prior.id, duplicate: true };
+        if (prior) return { id: prior.id as number, duplicate: true };
       }
       const today = await this.today(m, userId);
       if (today.requests >= this.config.withdrawals.perDay)
         throw new BusinessError(ErrorCode.WITHDRAW_DAILY_COUNT, undefined, { count: String(this.config.withdrawals.perDay) });
-      const limit = this.dailyLimit(user.verificationLevel);
+      const limit = this.dailyLimit(level);
       if (today.usdt.plus(usdt).gt(limit)) {
         throw new BusinessError(ErrorCode.WITHDRAW_DAILY_LIMIT, undefined, {
           limit: limit.toString(),
           left: truncate(Money.max(limit.minus(today.usdt), 0), 2),
         });
       }
-      const [row] = await m.query(
-        `INSERT INTO withdrawals (user_id, currency_id, chain, address, amount, fee, actual_amount, usdt_value, remark, client_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+      const [created] = await m.query(
+        `INSERT INTO withdrawals (user_id, currency_id, chain, address, amount, fee, actual_amount, usdt_value, remark, client_id, status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'submitting') RETURNING id`,
         [
           userId,
           coin.id,
@@ -134,32 +167,40 @@ export class WithdrawalService {
           dto.client_id ?? null,
         ],
       );
-      // Available → frozen until an operator decides; refused (and rolled back) if the balance is short.
-      await this.ledger.post(
-        {
-          commandId: `withdrawal-freeze:${row.id}`,
-          refType: 'withdrawal',
-          refId: String(row.id),
-          actor: `user:${userId}`,
-          memo: `${address.chain} ${address.address}`,
-          movements: [
-            {
-              ownerType: 'user',
-              ownerId: userId,
-              accountType: 'coin',
-              currencyId: coin.id,
-              code: LedgerCode.Freeze,
-              available: `-${moneyString(amount)}`,
-              frozen: moneyString(amount),
-            },
-          ],
-        },
-        m,
-      );
-      return { withdrawal_id: row.id, duplicate: false };
+      return { id: created.id as number, duplicate: false };
     });
-    this.bus.emit('balance', userId);
-    return out;
+    if (row.duplicate) return { withdrawal_id: row.id, duplicate: true };
+    const w = await this.dataSource.getRepository(Withdrawal).findOneByOrFail({ id: row.id });
+    if (!(await this.finishSubmission(w))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+    return { withdrawal_id: w.id, duplicate: false };
+  }
+
+  /**
+   * Available → frozen until an operator decides (command `withdrawal-freeze:<id>`), then the row
+   * goes to review; if the balance is short the row is removed and nothing has changed. Run again
+   * on start-up for rows a crash left `submitting`: the sequencer answers a repeated command id
+   * with its first result, so the freeze happens once and the row ends in one state.
+   */
+  private async finishSubmission(w: Withdrawal): Promise<boolean> {
+    const amount = moneyString(w.amount);
+    const r = await this.trading.post({
+      commandId: `withdrawal-freeze:${w.id}`,
+      refType: 'withdrawal',
+      refId: String(w.id),
+      actor: `user:${w.userId}`,
+      memo: `${w.chain} ${w.address}`,
+      legs: [coinLeg(w.userId, w.currencyId, LedgerCode.Freeze, `-${amount}`, amount)],
+    });
+    if (r.code === 'OK') await this.dataSource.query(`UPDATE withdrawals SET status = 'review' WHERE id = $1 AND status = 'submitting'`, [w.id]);
+    else await this.dataSource.query(`DELETE FROM withdrawals WHERE id = $1 AND status = 'submitting'`, [w.id]);
+    return r.code === 'OK';
+  }
+
+  /** Requests a crash left between their row and their freeze: finished now, once. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.host.owner) return;
+    const rows = await this.dataSource.getRepository(Withdrawal).findBy({ status: 'submitting' });
+    for (const w of rows) await this.finishSubmission(w);
   }
 
   /** charge_mention/log3 (own records) and the operator list. */
@@ -170,84 +211,46 @@ export class WithdrawalService {
 
   /** Pays out: the frozen amount leaves (101): amount − fee to the outside world, the fee to the exchange. */
   async approve(adminId: number, id: number, dto: ApproveWithdrawalDto) {
-    const view = await this.dataSource.transaction(async (m) => {
+    return this.decideWith(id, `withdrawal-approve:${id}`, async (m) => {
       const w = await decide(m, 'withdrawals', this.dataSource.getRepository(Withdrawal), id, {
         status: 'passed',
         adminId,
         reason: dto.reason ?? null,
         txHash: dto.tx_hash ?? null,
       });
-      const movements: Movement[] = [
-        {
-          ownerType: 'user',
-          ownerId: w.userId,
-          accountType: 'coin',
-          currencyId: w.currencyId,
-          code: LedgerCode.WithdrawalDeduction,
-          frozen: `-${moneyString(w.amount)}`,
-        },
-        {
-          ownerType: 'system',
-          ownerId: SYSTEM_OWNER_ID,
-          accountType: 'external',
-          currencyId: w.currencyId,
-          code: LedgerCode.WithdrawalDeduction,
-          available: moneyString(w.actualAmount),
-        },
+      const legs = [
+        coinLeg(w.userId, w.currencyId, LedgerCode.WithdrawalDeduction, '0', `-${moneyString(w.amount)}`),
+        systemLeg('external', w.currencyId, LedgerCode.WithdrawalDeduction, moneyString(w.actualAmount)),
       ];
-      if (money(w.fee).gt(0))
-        movements.push({
-          ownerType: 'system',
-          ownerId: SYSTEM_OWNER_ID,
-          accountType: 'fees',
-          currencyId: w.currencyId,
-          code: LedgerCode.WithdrawalDeduction,
-          available: moneyString(w.fee),
-        });
-      await this.ledger.post(
-        { commandId: `withdrawal-approve:${id}`, refType: 'withdrawal', refId: String(id), actor: `admin:${adminId}`, reason: dto.reason, movements },
-        m,
-      );
+      if (money(w.fee).gt(0)) legs.push(systemLeg('fees', w.currencyId, LedgerCode.WithdrawalDeduction, moneyString(w.fee)));
       const coin = await this.funding.coin(w.currencyId);
       await this.messages.leave(m, w.userId, 'notice.withdrawal_approved', { amount: moneyString(w.actualAmount), coin: coin.symbol }, `withdrawal:${id}`);
-      return recordView(w, coin.symbol, true);
+      return { posting: { refType: 'withdrawal', refId: String(id), actor: `admin:${adminId}`, reason: dto.reason, legs }, view: recordView(w, coin.symbol, true) };
     });
-    // After the commit: the owner's screens show the new balance at once.
-    this.bus.emit('balance', view.user_id as number);
-    return view;
   }
 
   /** Refuses: exactly the frozen amount goes back to available (902), with the reason shown to the user. */
   async reject(adminId: number, id: number, reason: string) {
-    const view = await this.dataSource.transaction(async (m) => {
+    return this.decideWith(id, `withdrawal-reject:${id}`, async (m) => {
       const w = await decide(m, 'withdrawals', this.dataSource.getRepository(Withdrawal), id, { status: 'rejected', adminId, reason });
-      await this.ledger.post(
-        {
-          commandId: `withdrawal-reject:${id}`,
-          refType: 'withdrawal',
-          refId: String(id),
-          actor: `admin:${adminId}`,
-          reason,
-          movements: [
-            {
-              ownerType: 'user',
-              ownerId: w.userId,
-              accountType: 'coin',
-              currencyId: w.currencyId,
-              code: LedgerCode.Unfreeze,
-              frozen: `-${moneyString(w.amount)}`,
-              available: moneyString(w.amount),
-            },
-          ],
-        },
-        m,
-      );
+      const amount = moneyString(w.amount);
       const coin = await this.funding.coin(w.currencyId);
-      await this.messages.leave(m, w.userId, 'notice.withdrawal_rejected', { amount: moneyString(w.amount), coin: coin.symbol, reason }, `withdrawal:${id}`);
-      return recordView(w, coin.symbol, true);
+      await this.messages.leave(m, w.userId, 'notice.withdrawal_rejected', { amount, coin: coin.symbol, reason }, `withdrawal:${id}`);
+      return {
+        posting: { refType: 'withdrawal', refId: String(id), actor: `admin:${adminId}`, reason, legs: [coinLeg(w.userId, w.currencyId, LedgerCode.Unfreeze, amount, `-${amount}`)] },
+        view: recordView(w, coin.symbol, true),
+      };
     });
-    // After the commit: the owner's screens show the new balance at once.
-    this.bus.emit('balance', view.user_id as number);
+  }
+
+  /** The decision and its money command commit together (outbox); the answer waits until the sequencer has applied it. */
+  private async decideWith<V>(id: number, commandId: string, decideIn: (m: EntityManager) => Promise<{ posting: Omit<Posting, 'commandId'>; view: V }>): Promise<V> {
+    const view = await this.dataSource.transaction(async (m) => {
+      const { posting, view } = await decideIn(m);
+      await this.outbox.enqueue(m, { commandId, ...posting });
+      return view;
+    });
+    await this.outbox.applied(commandId);
     return view;
   }
 }

@@ -58,6 +58,7 @@ export const en = {
   'error.order_not_found': 'Order not found',
   'error.order_closed': 'This order is already completed or cancelled',
   'error.market_busy': 'The market is busy. Please try again',
+  'error.sequencer_behind': 'The exchange is catching up. Please try again in a moment',
   'msg.order_placed': 'Order placed',
   'msg.order_cancel_sent': 'Cancellation submitted',
   'ledger.20': 'Leverage deduction',

@@ -60,6 +60,7 @@ export const hk: Catalogue = {
   'error.order_not_found': '訂單不存在',
   'error.order_closed': '該訂單已成交或已撤銷',
   'error.market_busy': '市場繁忙，請重試',
+  'error.sequencer_behind': '交易系統正在同步，請稍後重試',
   'msg.order_placed': '下單成功',
   'msg.order_cancel_sent': '撤單已提交',
   'ledger.20': '槓桿扣除',

@@ -60,6 +60,7 @@ export const jp: Catalogue = {
   'error.order_not_found': '注文が見つかりません',
   'error.order_closed': 'この注文は既に約定または取消済みです',
   'error.market_busy': '市場が混み合っています。もう一度お試しください',
+  'error.sequencer_behind': '取引システムが処理を追いかけています。しばらくしてからもう一度お試しください',
   'msg.order_placed': '注文しました',
   'msg.order_cancel_sent': '取消を受け付けました',
   'ledger.20': 'レバレッジ控除',

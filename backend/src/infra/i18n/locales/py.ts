@@ -60,6 +60,7 @@ export const py: Catalogue = {
   'error.order_not_found': 'Ordem não encontrada',
   'error.order_closed': 'Esta ordem já foi concluída ou cancelada',
   'error.market_busy': 'O mercado está ocupado. Tente novamente',
+  'error.sequencer_behind': 'A corretora está a sincronizar. Tente novamente daqui a pouco',
   'msg.order_placed': 'Ordem enviada',
   'msg.order_cancel_sent': 'Cancelamento enviado',
   'ledger.20': 'Dedução de alavancagem',

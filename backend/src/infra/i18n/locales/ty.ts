@@ -60,6 +60,7 @@ export const ty: Catalogue = {
   'error.order_not_found': 'ไม่พบคำสั่งซื้อขาย',
   'error.order_closed': 'คำสั่งนี้จับคู่ครบหรือถูกยกเลิกแล้ว',
   'error.market_busy': 'ตลาดมีผู้ใช้งานมาก กรุณาลองใหม่',
+  'error.sequencer_behind': 'ระบบซื้อขายกำลังประมวลผลตามทัน กรุณาลองใหม่อีกครั้งในอีกสักครู่',
   'msg.order_placed': 'ส่งคำสั่งแล้ว',
   'msg.order_cancel_sent': 'ส่งคำขอยกเลิกแล้ว',
   'ledger.20': 'หักเลเวอเรจ',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BookSnapshot, Command, createMarket, EngineEvent, EventCollector, FastBook, OrderBook, TradeEvent } from '@kestrel/matching-engine';
-import { units, unitsTimes } from '../../../infra/money';
+import { UNIT, units, unitsTimes } from '../../../infra/money';
 import { accountKey, Balance, BalanceStore, Delta, FastBalances, ownedBySequencer, parseAccountKey, userCoin } from './balances';
 import type {
   AppliedLeg,
@@ -163,7 +163,8 @@ export class Sequencer {
     } catch {
       return empty('INVALID_ORDER');
     }
-    if (lotUnits <= 0n || quoteUnit <= 0n || makerRate < 0n || takerRate < 0n) return empty('INVALID_ORDER');
+    // A fee above 100% could take more than a fill's frozen funds: refused here, never met in settlement.
+    if (lotUnits <= 0n || quoteUnit <= 0n || makerRate < 0n || takerRate < 0n || makerRate > UNIT || takerRate > UNIT) return empty('INVALID_ORDER');
     const cur = this.markets.get(p.id);
     if (cur) {
       // Fees may change; the units of a book with orders in it may not.
@@ -424,7 +425,10 @@ export class Sequencer {
       nextOrderId: this.nextOrderId,
       markets: [...this.markets.values()].map((m) => m.params).sort((a, b) => a.id - b.id),
       books: [...this.markets.values()].sort((a, b) => a.params.id - b.params.id).map((m) => [m.params.id, m.book.snapshot()]),
-      lastTradePrices: [...this.markets.values()].filter((m) => m.lastTradePrice !== undefined).map((m) => [m.params.id, m.lastTradePrice!]),
+      lastTradePrices: [...this.markets.values()]
+        .filter((m) => m.lastTradePrice !== undefined)
+        .map((m): [number, number] => [m.params.id, m.lastTradePrice!])
+        .sort((a, b) => a[0] - b[0]),
       orders: [...this.live.values()]
         .sort((a, b) => a.id - b.id)
         .map((o) => ({ ...o, frozenLeft: String(o.frozenLeft), filledQty: String(o.filledQty), filledQuote: String(o.filledQuote), fee: String(o.fee) })),
@@ -452,8 +456,18 @@ export class Sequencer {
 
   /** SHA-256 of the canonical snapshot: books, balances, orders, counters and the idempotency window. */
   hash(): string {
-    return createHash('sha256').update(JSON.stringify(this.snapshot())).digest('hex');
+    return stateHash(this.snapshot());
   }
+}
+
+/**
+ * The replay hash of a snapshot: SHA-256 of its canonical JSON (object keys sorted: the journal
+ * and snapshots are stored as jsonb, which does not keep key order).
+ */
+export function stateHash(s: SequencerSnapshot): string {
+  const sorted = (_: string, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v;
+  return createHash('sha256').update(JSON.stringify(s, sorted)).digest('hex');
 }
 
 /** The status an order that leaves the book gets from this event, if it leaves the book. */

@@ -1,0 +1,79 @@
+import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { CREATED_AT } from '../../../infra/database/columns';
+
+/**
+ * The sequencer's journal: one row per group commit, the batch's commands in order (DESIGN §6).
+ * Written before anything of the batch is answered, pushed or applied; never updated.
+ */
+@Entity('sequencer_journal')
+export class SequencerJournalRow {
+  /** Batch sequence number: 1, 2, 3… with no gaps. */
+  @PrimaryColumn({ type: 'bigint' })
+  seq: string;
+
+  /** The batch's time (ms since the epoch): every timestamp the batch's commands produce. */
+  @Column({ type: 'bigint' })
+  ts: string;
+
+  @Column({ type: 'jsonb' })
+  commands: unknown[];
+
+  @Column(CREATED_AT)
+  createdAt: Date;
+}
+
+/** The sequencer's whole state after batch `seq` (books, balances, live orders, counters, idempotency window). */
+@Entity('sequencer_snapshots')
+export class SequencerSnapshotRow {
+  @PrimaryColumn({ type: 'bigint' })
+  seq: string;
+
+  @Column({ type: 'jsonb' })
+  state: Record<string, unknown>;
+
+  /** The replay hash of `state`. */
+  @Column({ type: 'varchar', length: 64 })
+  hash: string;
+
+  @Column(CREATED_AT)
+  createdAt: Date;
+}
+
+/** The projector's watermark: every batch up to `seq` is in the read tables (written in the same transaction). */
+@Entity('sequencer_projection')
+export class SequencerProjectionRow {
+  @PrimaryColumn({ type: 'smallint' })
+  id: number;
+
+  @Column({ type: 'bigint' })
+  seq: string;
+}
+
+/**
+ * Commands for the sequencer written in a database transaction (a transfer out of a database
+ * account, an operator's decision): the relay sends each, with its command id, until it is applied.
+ */
+@Entity('sequencer_outbox')
+@Index('ix_sequencer_outbox_pending', ['id'], { where: 'applied_seq IS NULL' })
+export class SequencerOutboxRow {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id: string;
+
+  @Index('uq_sequencer_outbox_command', { unique: true })
+  @Column({ name: 'command_id', type: 'varchar', length: 100 })
+  commandId: string;
+
+  @Column({ type: 'jsonb' })
+  command: Record<string, unknown>;
+
+  /** The journal batch that applied it; null while pending. */
+  @Column({ name: 'applied_seq', type: 'bigint', nullable: true })
+  appliedSeq: string | null;
+
+  /** The sequencer's result code. */
+  @Column({ type: 'varchar', length: 32, nullable: true })
+  result: string | null;
+
+  @Column(CREATED_AT)
+  createdAt: Date;
+}

@@ -1,0 +1,35 @@
+import { DataSource } from 'typeorm';
+import type { SeqCommand } from './sequencer/commands';
+
+export interface JournalBatch {
+  seq: number;
+  ts: number;
+  commands: SeqCommand[];
+}
+
+/**
+ * The sequencer's only synchronous write (DESIGN §1.4): one row per group commit, in one round
+ * trip, committed before anything of the batch is applied, answered or pushed. The primary key
+ * refuses a second row with the same sequence number, so two writers can never both append.
+ */
+export class JournalWriter {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async append(batch: JournalBatch): Promise<void> {
+    await this.dataSource.query('INSERT INTO sequencer_journal (seq, ts, commands) VALUES ($1, $2, $3)', [batch.seq, batch.ts, JSON.stringify(batch.commands)]);
+  }
+
+  async head(): Promise<number> {
+    const [r] = await this.dataSource.query('SELECT COALESCE(MAX(seq), 0)::bigint AS seq FROM sequencer_journal');
+    return Number(r.seq);
+  }
+
+  /** Batches after `seq`, in order, at most `limit` of them. */
+  async after(seq: number, limit: number): Promise<JournalBatch[]> {
+    const rows: Array<{ seq: string; ts: string; commands: SeqCommand[] }> = await this.dataSource.query(
+      'SELECT seq, ts, commands FROM sequencer_journal WHERE seq > $1 ORDER BY seq LIMIT $2',
+      [seq, limit],
+    );
+    return rows.map((r) => ({ seq: Number(r.seq), ts: Number(r.ts), commands: r.commands }));
+  }
+}

@@ -1,0 +1,94 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { EngineHost } from './engine-host.service';
+import type { SeqCode } from './sequencer/commands';
+import type { Posting } from './trade-account-commands';
+
+const BATCH = 500;
+const POLL_MS = 1000;
+
+/**
+ * Commands for the sequencer that start in a database transaction (an operator's decision, a
+ * transfer out of a database account, the operator CLI): the caller writes them here in its own
+ * transaction, so the decision and the money command commit together; this relay sends every
+ * pending one, in order, with its command id, and records the sequencer's result. A crash in
+ * between only delays it: the sequencer's idempotency window makes a resend count once.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('OutboxRelay');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private wake: Array<() => void> = [];
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly host: EngineHost,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Inside the caller's transaction. A command id already there is left as it is (a retry). */
+  async enqueue(m: EntityManager, p: Posting): Promise<void> {
+    await m.query('INSERT INTO sequencer_outbox (command_id, command) VALUES ($1, $2) ON CONFLICT (command_id) DO NOTHING', [p.commandId, JSON.stringify(p)]);
+  }
+
+  /** After the caller's commit: sends what is pending and waits for this command's result (undefined if not applied in time). */
+  async applied(commandId: string, timeoutMs = 10_000): Promise<SeqCode | undefined> {
+    const until = Date.now() + timeoutMs;
+    this.kick();
+    for (;;) {
+      const [row] = await this.dataSource.query('SELECT result FROM sequencer_outbox WHERE command_id = $1 AND applied_seq IS NOT NULL', [commandId]);
+      if (row) return row.result as SeqCode;
+      if (Date.now() > until) return undefined;
+      await new Promise<void>((resolve) => {
+        this.wake.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+  }
+
+  kick(): void {
+    if (!this.host.owner) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.relay()
+      .catch((err) => this.logger.warn({ err }, 'outbox relay failed; retrying'))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async relay(): Promise<void> {
+    for (;;) {
+      const rows: Array<{ id: string; command: Posting }> = await this.dataSource.query(
+        'SELECT id, command FROM sequencer_outbox WHERE applied_seq IS NULL ORDER BY id LIMIT $1',
+        [BATCH],
+      );
+      if (!rows.length) return;
+      // Submitted together, in id order: they join the same group commits, in that order.
+      const results = await Promise.all(rows.map((r) => this.host.submit({ t: 'post', ...r.command })));
+      const seq = this.host.positions.journaled;
+      await this.dataSource.query(
+        'UPDATE sequencer_outbox o SET applied_seq = $1, result = v.result FROM unnest($2::bigint[], $3::varchar[]) v(id, result) WHERE o.id = v.id',
+        [seq, rows.map((r) => r.id), results.map((r) => r.code)],
+      );
+      for (const w of this.wake.splice(0)) w();
+      if (rows.length < BATCH) return;
+    }
+  }
+}

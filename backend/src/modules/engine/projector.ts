@@ -1,0 +1,274 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { updateReturning } from '../../infra/database/sql';
+import { units, unitsString } from '../../infra/money';
+import { writeCandles } from '../market/candle-writer';
+import { OrderUpdate, TradeTick } from './engine-bus';
+import { MarketRegistry } from './market-registry.service';
+import { accountKey } from './sequencer/balances';
+import type { AccountKey, AppliedLeg, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
+
+/** One journaled batch as applied: what the projector writes for it. */
+export interface AppliedBatch {
+  seq: number;
+  ts: number;
+  outcomes: SeqOutcome[];
+}
+
+/** What a projection transaction changed, for the pushes that follow its commit. */
+export interface Projected {
+  seq: number;
+  orders: OrderUpdate[];
+  users: Set<number>;
+}
+
+/**
+ * Writes the read side of the sequencer (DESIGN §4, emmett's processor + checkpoint): ledger
+ * entries, the balances of the sequencer's accounts (and of the database accounts its postings
+ * credit), orders, trades and K-lines, in bulk, with the watermark in the same transaction.
+ * Each transaction covers whole batches, so it ends on a command boundary: the trial balance
+ * holds at every commit. It is the only writer of those accounts (the database guard lets
+ * nothing else write them: `kestrel.writer`).
+ */
+export class Projector {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly markets: MarketRegistry,
+  ) {}
+
+  async watermark(m: EntityManager = this.dataSource.manager): Promise<number> {
+    const [r] = await m.query('SELECT seq FROM sequencer_projection WHERE id = 1');
+    return r ? Number(r.seq) : 0;
+  }
+
+  /** Projects `batches` (consecutive, after the watermark) in one transaction. */
+  async project(batches: AppliedBatch[]): Promise<Projected> {
+    const last = batches[batches.length - 1].seq;
+    const orders = new Map<number, OrderState>();
+    const trades: Array<{ t: TradeRecord }> = [];
+    const entries: Array<{ seq: number; ts: number; refType: string; refId: string; memo: string; leg: AppliedLeg }> = [];
+    const users = new Set<number>();
+    for (const b of batches) {
+      for (const o of b.outcomes) {
+        for (const ord of o.orders) orders.set(ord.id, ord);
+        for (const t of o.trades) trades.push({ t });
+        for (const p of o.postings) for (const leg of p.legs) entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
+        for (const u of o.users) users.add(u);
+      }
+    }
+    await this.dataSource.transaction(async (m) => {
+      await m.query(`SET LOCAL kestrel.writer = 'projector'`);
+      await this.writeEntries(m, entries);
+      if (orders.size) await this.writeOrders(m, [...orders.values()]);
+      if (trades.length)
+        await this.writeTrades(
+          m,
+          trades.map((x) => x.t),
+        );
+      await m.query('INSERT INTO sequencer_projection (id, seq) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq', [last]);
+    });
+    return {
+      seq: last,
+      users,
+      orders: [...orders.values()].map((o) => ({
+        userId: o.userId,
+        orderId: String(o.id),
+        marketId: o.marketId,
+        status: o.status,
+        filledQty: unitsString(o.filledQty),
+        filledQuote: unitsString(o.filledQuote),
+        fee: unitsString(o.fee),
+      })),
+    };
+  }
+
+  /**
+   * Ledger entries and balances. The sequencer's accounts carry their balances after each leg;
+   * a database account's (external, transit, option…) are worked out here: its change is added
+   * under the row lock, and each entry's balance after is walked back from the new total.
+   */
+  private async writeEntries(m: EntityManager, entries: Array<{ seq: number; ts: number; refType: string; refId: string; memo: string; leg: AppliedLeg }>) {
+    if (!entries.length) return;
+    const owned = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
+    const outside = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
+    for (const { leg } of entries) {
+      const k = accountKey(leg);
+      if (leg.availableAfter !== undefined) owned.set(k, { key: leg, available: leg.availableAfter, frozen: leg.frozenAfter! });
+      else {
+        const cur = outside.get(k) ?? { key: leg, available: 0n, frozen: 0n };
+        cur.available += leg.available;
+        cur.frozen += leg.frozen;
+        outside.set(k, cur);
+      }
+    }
+    const cols = (rows: Array<{ key: AccountKey; available: bigint; frozen: bigint }>) => [
+      rows.map((r) => r.key.ownerType),
+      rows.map((r) => r.key.ownerId),
+      rows.map((r) => r.key.accountType),
+      rows.map((r) => r.key.currencyId),
+      rows.map((r) => unitsString(r.available)),
+      rows.map((r) => unitsString(r.frozen)),
+    ];
+    if (owned.size) {
+      await m.query(
+        `INSERT INTO balances (owner_type, owner_id, account_type, currency_id, available, frozen)
+         SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[])
+         ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO UPDATE SET available = EXCLUDED.available, frozen = EXCLUDED.frozen, updated_at = now()`,
+        cols([...owned.values()]),
+      );
+    }
+    const after = new Map<string, { available: bigint; frozen: bigint }>();
+    if (outside.size) {
+      const rows = [...outside.values()].sort((a, b) => (accountKey(a.key) < accountKey(b.key) ? -1 : 1));
+      // Adds each change under the row lock, in one global order; rows are created first (with
+      // zero: a CHECK is tested on an insert's candidate row, even one that becomes an update).
+      // The balance's own CHECK refuses a negative non-external account (the sequencer only debits external and transit).
+      const [ot, oi, at, ci, da, df] = cols(rows);
+      await m.query(
+        `INSERT INTO balances (owner_type, owner_id, account_type, currency_id) SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[])
+         ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO NOTHING`,
+        [ot, oi, at, ci],
+      );
+      const res = await updateReturning<{ owner_type: string; owner_id: number; account_type: string; currency_id: number; available: string; frozen: string }>(
+        m,
+        `UPDATE balances b SET available = b.available + v.da, frozen = b.frozen + v.df, updated_at = now()
+         FROM (SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) x(ot, oi, at, ci, da, df) ORDER BY 1, 2, 3, 4) v
+         WHERE b.owner_type = v.ot AND b.owner_id = v.oi AND b.account_type = v.at AND b.currency_id = v.ci
+         RETURNING b.owner_type, b.owner_id, b.account_type, b.currency_id, b.available::text, b.frozen::text`,
+        [ot, oi, at, ci, da, df],
+      );
+      for (const r of res) {
+        const k = accountKey({
+          ownerType: r.owner_type as AccountKey['ownerType'],
+          ownerId: r.owner_id,
+          accountType: r.account_type,
+          currencyId: r.currency_id,
+        });
+        after.set(k, { available: units(r.available), frozen: units(r.frozen) });
+      }
+    }
+    // Running balances of database accounts: walk back from the new totals.
+    const runs: Array<[bigint, bigint]> = new Array(entries.length);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const l = entries[i].leg;
+      if (l.availableAfter !== undefined) {
+        runs[i] = [l.availableAfter, l.frozenAfter!];
+        continue;
+      }
+      const b = after.get(accountKey(l))!;
+      runs[i] = [b.available, b.frozen];
+      b.available -= l.available;
+      b.frozen -= l.frozen;
+    }
+    const c: unknown[][] = Array.from({ length: 14 }, () => []);
+    entries.forEach((e, i) => {
+      const l = e.leg;
+      [
+        e.seq,
+        l.ownerType,
+        l.ownerId,
+        l.accountType,
+        l.currencyId,
+        l.code,
+        unitsString(l.available),
+        unitsString(l.frozen),
+        unitsString(runs[i][0]),
+        unitsString(runs[i][1]),
+        e.refType,
+        e.refId,
+        e.memo.slice(0, 200),
+        e.ts,
+      ].forEach((v, j) => c[j].push(v));
+    });
+    await m.query(
+      `INSERT INTO ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at)
+       SELECT s, ot, oi, at, ci, cd, da, df, aa, fa, rt, ri, me, to_timestamp(ts / 1000.0)
+       FROM unnest($1::bigint[], $2::varchar[], $3::int[], $4::varchar[], $5::int[], $6::int[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::varchar[], $12::varchar[], $13::varchar[], $14::bigint[])
+         WITH ORDINALITY x(s, ot, oi, at, ci, cd, da, df, aa, fa, rt, ri, me, ts, n) ORDER BY n`,
+      c,
+    );
+  }
+
+  private async writeOrders(m: EntityManager, orders: OrderState[]): Promise<void> {
+    const c: unknown[][] = Array.from({ length: 16 }, () => []);
+    for (const o of orders) {
+      const e = this.markets.byIdOrUndefined(o.marketId)?.engine;
+      if (!e) throw new Error(`projector: unknown market ${o.marketId}`);
+      [
+        o.id,
+        o.userId,
+        o.marketId,
+        o.side,
+        o.type,
+        o.price ? e.ticksToPrice(o.price) : null,
+        o.qty ? e.lotsToQty(o.qty) : null,
+        o.quoteBudget ? e.unitsToQuote(o.quoteBudget) : null,
+        unitsString(o.filledQty),
+        unitsString(o.filledQuote),
+        unitsString(o.fee),
+        o.frozenCurrency,
+        unitsString(o.frozenLeft),
+        o.status,
+        o.clientOrderId,
+        o.createdTs,
+      ].forEach((v, j) => c[j].push(v));
+    }
+    c.push(orders.map((o) => o.updatedTs));
+    await m.query(
+      `INSERT INTO orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at)
+       SELECT id, u, mk, sd, tp, pr, q, qa, fq, fqt, fe, fc, fl, st, co, to_timestamp(ct / 1000.0), to_timestamp(ut / 1000.0)
+       FROM unnest($1::bigint[], $2::int[], $3::int[], $4::varchar[], $5::varchar[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[], $12::int[], $13::numeric[], $14::varchar[], $15::varchar[], $16::bigint[], $17::bigint[])
+         v(id, u, mk, sd, tp, pr, q, qa, fq, fqt, fe, fc, fl, st, co, ct, ut)
+       ON CONFLICT (id) DO UPDATE SET filled_qty = EXCLUDED.filled_qty, filled_quote = EXCLUDED.filled_quote, fee = EXCLUDED.fee,
+         frozen_left = EXCLUDED.frozen_left, status = EXCLUDED.status, updated_at = EXCLUDED.updated_at`,
+      c,
+    );
+  }
+
+  private async writeTrades(m: EntityManager, trades: TradeRecord[]): Promise<void> {
+    const byMarket = new Map<number, TradeTick[]>();
+    const c: unknown[][] = Array.from({ length: 13 }, () => []);
+    for (const t of trades) {
+      const tick = tradeTick(this.markets, t);
+      const list = byMarket.get(t.marketId) ?? [];
+      list.push(tick);
+      byMarket.set(t.marketId, list);
+      [
+        t.marketId,
+        t.tradeId,
+        tick.price,
+        tick.quantity,
+        tick.quoteQuantity,
+        t.takerSide,
+        t.makerOrderId,
+        t.takerOrderId,
+        t.makerUserId,
+        t.takerUserId,
+        unitsString(t.makerFee),
+        unitsString(t.takerFee),
+        t.ts,
+      ].forEach((v, j) => c[j].push(v));
+    }
+    await m.query(
+      `INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
+       SELECT mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, to_timestamp(ts / 1000.0)
+       FROM unnest($1::int[], $2::bigint[], $3::numeric[], $4::numeric[], $5::numeric[], $6::varchar[], $7::bigint[], $8::bigint[], $9::int[], $10::int[], $11::numeric[], $12::numeric[], $13::bigint[])
+         v(mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, ts)`,
+      c,
+    );
+    for (const [marketId, ticks] of byMarket) await writeCandles(m, marketId, ticks);
+  }
+}
+
+/** A trade as market data shows it (decimal strings). */
+export function tradeTick(markets: MarketRegistry, t: TradeRecord): TradeTick {
+  const e = markets.byIdOrUndefined(t.marketId)!.engine;
+  return {
+    marketId: t.marketId,
+    tradeId: t.tradeId,
+    price: e.ticksToPrice(t.price),
+    quantity: unitsString(t.qty),
+    quoteQuantity: unitsString(t.quote),
+    takerSide: t.takerSide,
+    ts: t.ts,
+  };
+}

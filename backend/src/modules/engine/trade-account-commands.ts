@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import { EngineHost } from './engine-host.service';
+import { accountKey, userCoin } from './sequencer/balances';
+import type { AccountKey, Leg, PlaceCmd, PostCmd, SeqCode, SeqOutcome } from './sequencer/commands';
+
+/** Legs for postings (amounts are decimal strings; negative = out). */
+export const coinLeg = (userId: number, currencyId: number, code: number, available: string, frozen = '0'): Leg => ({
+  ownerType: 'user',
+  ownerId: userId,
+  accountType: 'coin',
+  currencyId,
+  code,
+  available,
+  frozen,
+});
+export const systemLeg = (accountType: string, currencyId: number, code: number, available: string, frozen = '0'): Leg => ({
+  ownerType: 'system',
+  ownerId: 0,
+  accountType,
+  currencyId,
+  code,
+  available,
+  frozen,
+});
+
+export type Posting = Omit<PostCmd, 't'>;
+
+/** The business error for a refused trade-account command. */
+export function refusal(code: SeqCode): BusinessError {
+  switch (code) {
+    case 'INSUFFICIENT_BALANCE':
+      return new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+    case 'SELLABLE_INSUFFICIENT':
+      return new BusinessError(ErrorCode.SELLABLE_INSUFFICIENT);
+    case 'ORDER_NOT_FOUND':
+      return new BusinessError(ErrorCode.ORDER_NOT_FOUND);
+    case 'ORDER_CLOSED':
+      return new BusinessError(ErrorCode.ORDER_CLOSED);
+    case 'MARKET_UNKNOWN':
+      return new BusinessError(ErrorCode.MARKET_NOT_FOUND);
+    case 'INVALID_ORDER':
+      return new BusinessError(ErrorCode.PRICE_INVALID);
+    default:
+      // UNBALANCED / UNOWNED_DEBIT: a posting built wrong by our own code, never a client's input.
+      throw new Error(`trade-account command refused: ${code}`);
+  }
+}
+
+/**
+ * The one way into a trade (`coin`) account (DESIGN §4, "Spot core v2"): orders, cancels and
+ * every money movement that touches a trade account or the sequencer's house accounts (spot
+ * fees, the flash-exchange desk) go to the sequencer through here. Nothing else posts to them:
+ * the ledger service refuses and the database guard backs it.
+ */
+@Injectable()
+export class TradeAccountCommands {
+  constructor(private readonly host: EngineHost) {}
+
+  place(cmd: Omit<PlaceCmd, 't'>): Promise<SeqOutcome> {
+    return this.host.submit({ t: 'place', ...cmd });
+  }
+
+  cancel(userId: number, orderId: number): Promise<SeqOutcome> {
+    return this.host.submit({ t: 'cancel', userId, orderId });
+  }
+
+  /**
+   * A balanced posting whose legs on trade or house accounts the sequencer checks and applies
+   * (all or none); its other legs (database accounts) may only receive money, or come from
+   * `external` / `transit`. Idempotent by `commandId`.
+   */
+  post(p: Posting): Promise<SeqOutcome> {
+    return this.host.submit({ t: 'post', ...p });
+  }
+
+  /** As `post`, and a refusal becomes its business error. */
+  async postOrFail(p: Posting): Promise<SeqOutcome> {
+    const r = await this.post(p);
+    if (r.code !== 'OK') throw refusal(r.code);
+    return r;
+  }
+
+  /** A balance the sequencer holds, as of now (not yet projected). */
+  balance(k: AccountKey): { available: bigint; frozen: bigint } {
+    return this.host.balance(accountKey(k)) ?? { available: 0n, frozen: 0n };
+  }
+
+  coinBalance(userId: number, currencyId: number): { available: bigint; frozen: bigint } {
+    return this.host.balance(userCoin(userId, currencyId)) ?? { available: 0n, frozen: 0n };
+  }
+
+  /** Waits until everything journaled for this user is in the read tables. */
+  async settled(userId: number): Promise<void> {
+    await this.host.settledFor(userId);
+  }
+}

@@ -3,17 +3,24 @@
 // that runs the whole app (engine host, journal, settlement, ledger) on a fresh database. No load
 // generator process, no HTTP, no token check, no body validation: what one order costs the core
 // and PostgreSQL, and how many orders a second they reach with the machine's two cores to
-// themselves. Last line: `core: <N> orders/s p99 <L> ms`.
+// themselves. BENCH_RATE=N offers N orders/s on a schedule (open loop, latency from the scheduled
+// time) instead of BENCH_CONCURRENCY callers back to back. It prints the per-order budgets (CPU ms
+// of the process and of PostgreSQL, rows written) and the projector's lag. Last line:
+// `core: <N> orders/s p99 <L> ms`.
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuReport, cpuTimes, freshStackEnv, log, makeTraders, measuredWindow, orderMix, percentile } from './lib/stack.mjs';
+import { openLoop } from './lib/open-loop.mjs';
+import { cpuReport, cpuTimes, freshStackEnv, log, makeTraders, measuredWindow, orderMix, percentile, sql } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
+const RATE = Number(process.env.BENCH_RATE ?? 0);
+const ROW_COUNTS = `SELECT (SELECT COUNT(*) FROM sequencer_journal)::int AS journal, (SELECT COUNT(*) FROM ledger_entries)::int AS ledger_entries,
+  (SELECT COUNT(*) FROM orders)::int AS orders, (SELECT COUNT(*) FROM trades)::int AS trades`;
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'backend', 'dist', 'main.js'));
@@ -25,6 +32,8 @@ const { createApp } = require('./app.factory');
 const { loadConfig } = require('./infra/config/config');
 const { CoinTradeService } = require('./modules/coin-trade/coin-trade.service');
 const { BusinessError } = require('./infra/http/business-error');
+const { EngineHost } = require('./modules/engine/engine-host.service');
+const { TrialBalanceService } = require('./modules/ledger/trial-balance.service');
 let app;
 try {
   app = await createApp(loadConfig());
@@ -36,13 +45,17 @@ try {
   const latencies = [];
   const errors = new Map();
   const pids = { core: [process.pid] };
+  const host = app.get(EngineHost);
   let cpuBefore;
-  log(`warm-up ${WARMUP} s, then ${CONCURRENCY} concurrent callers for ${SECONDS} s`);
-  const win = measuredWindow(WARMUP, SECONDS, () => {
+  let rowsBefore;
+  log(`warm-up ${WARMUP} s, then ${RATE > 0 ? `${RATE} orders/s offered (open loop)` : `${CONCURRENCY} concurrent callers`} for ${SECONDS} s`);
+  const win = measuredWindow(WARMUP, SECONDS, async () => {
+    rowsBefore = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
     cpuBefore = cpuTimes(pids);
+    host.stats(); // the lag is counted from here
   });
 
-  async function step(trader) {
+  async function step(trader, scheduled) {
     const id = mix.cancelFrom(trader.open);
     if (id !== undefined) {
       // Refused when the order filled meanwhile (code 2104), as in bench:api: not counted; anything else is.
@@ -53,7 +66,7 @@ try {
     }
     try {
       const counted = win.recording;
-      const t0 = performance.now();
+      const t0 = scheduled ?? performance.now();
       const view = await orders.place(trader.id, mix.order());
       if (view.status === 'waiting') trader.open.push(view.order_id);
       if (counted) latencies.push(performance.now() - t0);
@@ -63,18 +76,42 @@ try {
     }
   }
 
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async (_, w) => {
-      while (performance.now() < win.deadline) await step(traders[w % traders.length]);
-    }),
-  );
+  let notSent = 0;
+  if (RATE > 0) {
+    // Requests (orders and the cancels that go with them) on a fixed schedule.
+    ({ notSent } = await openLoop({
+      perSecond: RATE / (1 - CANCEL_SHARE),
+      concurrency: CONCURRENCY,
+      deadline: win.deadline,
+      recording: () => win.recording,
+      step: (i, scheduled) => step(traders[i % traders.length], scheduled),
+    }));
+  } else {
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async (_, w) => {
+        while (performance.now() < win.deadline) await step(traders[w % traders.length]);
+      }),
+    );
+  }
   await win.ready;
   const elapsed = win.elapsed();
   const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
+  await host.idle();
+  const engine = host.stats();
+  const rowsAfter = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
+  const rows = Object.keys(rowsAfter).map((k) => `${k} ${((rowsAfter[k] - rowsBefore[k]) / Math.max(1, latencies.length)).toFixed(2)}`);
+  const trial = await app.get(TrialBalanceService).compute();
   latencies.sort((a, b) => a - b);
   const p99 = percentile(latencies, 99).toFixed(1);
   console.log(`orders placed: ${latencies.length} in ${elapsed.toFixed(1)} s; refused: ${JSON.stringify(Object.fromEntries(errors))}`);
+  if (notSent) log(`warning: ${notSent} orders were not sent (all ${CONCURRENCY} slots busy)`);
   console.log(`cores used (of 2): ${cpu}`);
+  console.log(`rows written per acknowledged order: ${rows.join(', ')}`);
+  const j = engine.journal_write_ms;
+  const b = engine.commands_per_journal_row;
+  console.log(`journal: ${j.samples} rows, write ms p50 ${j.p50} p99 ${j.p99}; commands per row p50 ${b.p50} p99 ${b.p99}`);
+  console.log(`projector lag ms: p50 ${engine.projector_lag_ms.p50} p99 ${engine.projector_lag_ms.p99} max ${engine.projector_lag_ms.max} (${engine.projector_lag_ms.samples} batches)`);
+  console.log(`trial balance after the run: ${trial.ok ? 'exact' : `WRONG ${JSON.stringify(trial.currencies)}`}`);
   console.log(`latency ms: p50 ${percentile(latencies, 50).toFixed(1)}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}`);
   console.log(`core: ${Math.round(latencies.length / elapsed)} orders/s p99 ${p99} ms`);
 } finally {

@@ -1,7 +1,7 @@
 // Shared by the bench commands: start the whole stack on a fresh database (unless API_URL points
 // at a running one), make funded accounts through the real API, and stop what was started.
 // Everything targets loopback only.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -159,7 +159,8 @@ export async function makeTraders(stack, count, funds) {
     users.push({ id: reg.data.user.id, token });
   }
   for (const [currency, amount] of Object.entries(funds)) {
-    const r = spawnSync(
+    // Not spawnSync: the funding is applied by the exchange's outbox relay, which may run in this very process (bench:core).
+    const r = await spawnAsync(
       process.execPath,
       [
         join(root, 'backend', 'dist', 'cli', 'fund.js'),
@@ -177,7 +178,7 @@ export async function makeTraders(stack, count, funds) {
         encoding: 'utf8',
       },
     );
-    if (r.status !== 0) throw new Error(`fund: ${r.stderr}`);
+    if (r.status !== 0 || !/^funded \d+/.test(r.stdout) || /queued/.test(r.stdout)) throw new Error(`fund: ${r.stdout} ${r.stderr}`);
   }
   return users;
 }
@@ -298,4 +299,17 @@ export function cpuReport(before, after, seconds, units) {
   return Object.entries(used)
     .map(([g, t]) => `${g} ${(t / hz / seconds).toFixed(2)}` + (units ? ` (${(((t / hz) * 1000) / units).toFixed(3)} ms/order)` : ''))
     .join(', ');
+}
+
+/** spawnSync's answer ({status, stdout, stderr}) without blocking the event loop. */
+function spawnAsync(cmd, args, opts) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, opts);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }

@@ -110,7 +110,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     engine: {
       maxBatch: int('ENGINE_MAX_BATCH', 1000),
       maxUnprojected: int('ENGINE_MAX_UNPROJECTED', 50_000),
-      projectBatch: int('ENGINE_PROJECT_BATCH', 4000),
+      projectBatch: int('ENGINE_PROJECT_BATCH', 300),
       snapshotEvery: int('ENGINE_SNAPSHOT_EVERY', 50_000),
     },
     flashExchange: {

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AdminAuth } from '../../infra/auth/guards';
 import { ClientIp } from '../../infra/http/request-context';
+import { EngineHost } from '../engine/engine-host.service';
 import { TrialBalanceService } from '../ledger/trial-balance.service';
 import { AdminLoginDto, OutboxQueryDto, UserSearchDto } from './admin.dto';
 import { AdminService } from './admin.service';
@@ -12,6 +13,7 @@ export class AdminController {
   constructor(
     private readonly admin: AdminService,
     private readonly trialBalance: TrialBalanceService,
+    private readonly host: EngineHost,
   ) {}
 
   @Post('login')
@@ -29,6 +31,13 @@ export class AdminController {
   @AdminAuth()
   outbox(@Query() q: OutboxQueryDto) {
     return this.admin.outbox(q);
+  }
+
+  /** The sequencer's journal and projection positions and the projector's lag since the last call. */
+  @Get('engine')
+  @AdminAuth()
+  engine() {
+    return this.host.stats();
   }
 
   @Get('ledger/trial-balance')

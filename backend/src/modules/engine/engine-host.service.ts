@@ -54,6 +54,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private waiters: Array<{ seq: number; resolve: () => void }> = [];
   private sinceSnapshot = 0;
   private snapshotAt = 0;
+  /** When each applied batch was answered (ms, monotonic), for the projector's lag. */
+  private readonly appliedAt = new Map<number, number>();
+  /** Recent projector lags (answer → projection commit, ms), newest last, bounded. */
+  private lags: number[] = [];
+  /** Recent journal writes (ms) and their sizes (commands), bounded. */
+  private journalMs: number[] = [];
+  private journalSizes: number[] = [];
   /** A snapshot captured after batch N, stored once the projector has reached N. */
   private pendingSnapshot?: SequencerSnapshot;
 
@@ -132,6 +139,30 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     return { journaled: this.journaled, projected: this.projected };
   }
 
+  /**
+   * The pipeline's positions and the projector's lag (from a batch's answer to its projection's
+   * commit) since the last call: what the operator endpoint and the benchmarks print.
+   */
+  stats() {
+    const dist = (xs: number[]) => {
+      const s = xs.sort((a, b) => a - b);
+      const at = (p: number) => (s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : 0);
+      return { samples: s.length, p50: at(50), p99: at(99), max: at(100) };
+    };
+    const out = {
+      journaled: this.journaled,
+      projected: this.projected,
+      unprojected_commands: this.unprojected,
+      projector_lag_ms: dist(this.lags),
+      journal_write_ms: dist(this.journalMs),
+      commands_per_journal_row: dist(this.journalSizes),
+    };
+    this.lags = [];
+    this.journalMs = [];
+    this.journalSizes = [];
+    return out;
+  }
+
   /** Journals, applies and answers one command (in the next group commit). */
   submit(cmd: SeqCommand): Promise<SeqOutcome> {
     return new Promise((resolve, reject) => {
@@ -175,6 +206,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.seqr = undefined;
     this.queue = [];
     this.applied = [];
+    this.appliedAt.clear();
     this.unprojected = 0;
     this.stopped = false;
     this.closed = false;
@@ -226,8 +258,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
         const batch = this.queue.splice(0, this.config.engine.maxBatch);
         const seq = this.journaled + 1;
         const ts = Math.max(Date.now(), this.lastTs);
+        const t0 = performance.now();
         try {
           await this.journal.append({ seq, ts, commands: batch.map((p) => p.cmd) });
+          if (this.journalMs.length < 200_000) {
+            this.journalMs.push(performance.now() - t0);
+            this.journalSizes.push(batch.length);
+          }
         } catch (err) {
           // Committed or not, we cannot tell: take nothing more until a restart replays the journal as it is.
           this.halt('journal write failed', err, batch);
@@ -268,6 +305,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     for (const list of ticks.values()) this.bus.emit('trades', list);
     for (const b of books) this.bus.emit('book', b);
     this.applied.push({ seq, ts, outcomes });
+    this.appliedAt.set(seq, performance.now());
     this.unprojected += batch.length;
     this.sinceSnapshot += batch.length;
     if (!this.pendingSnapshot && (this.sinceSnapshot >= this.config.engine.snapshotEvery || Date.now() - this.snapshotAt > 60_000)) {
@@ -312,6 +350,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
         }
         this.applied.splice(0, take);
         this.unprojected -= commands;
+        const now = performance.now();
+        for (const b of chunk) {
+          const at = this.appliedAt.get(b.seq);
+          this.appliedAt.delete(b.seq);
+          if (at !== undefined) this.lags.push(now - at);
+        }
+        if (this.lags.length > 200_000) this.lags = this.lags.slice(-100_000);
         this.projected = done.seq;
         const ready = this.waiters.filter((w) => w.seq <= done.seq);
         this.waiters = this.waiters.filter((w) => w.seq > done.seq);

@@ -1,0 +1,36 @@
+/**
+ * Open-loop load (as k6's constant-arrival-rate executor): request i is due at origin + i / rate,
+ * whatever the answers do, and its latency is counted from that scheduled time, so a stall is not
+ * hidden by sending less (no coordinated omission). At most `concurrency` requests are in flight;
+ * one due with no free slot is not sent and counted (`notSent`). `step(i, scheduled)` sends one.
+ */
+export async function openLoop({ perSecond, concurrency, deadline, step, recording, onError }) {
+  const perMs = perSecond / 1000;
+  const origin = performance.now();
+  let issued = 0;
+  let inFlight = 0;
+  let notSent = 0;
+  const running = new Set();
+  while (performance.now() < deadline) {
+    const due = Math.floor((performance.now() - origin) * perMs) + 1;
+    for (; issued < due; issued++) {
+      if (inFlight >= concurrency) {
+        if (recording()) notSent++;
+        continue;
+      }
+      inFlight++;
+      const p = step(issued, origin + issued / perMs)
+        // A request with no answer (a broken connection) is counted, never left unhandled.
+        .catch((err) => onError?.(err))
+        .finally(() => {
+          inFlight--;
+          running.delete(p);
+        });
+      running.add(p);
+    }
+    // Sleep until the next request is due (timers have 1 ms granularity; lateness counts as latency).
+    await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, Math.floor(origin + issued / perMs - performance.now())))));
+  }
+  await Promise.all(running);
+  return { notSent };
+}

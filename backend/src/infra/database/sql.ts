@@ -41,11 +41,14 @@ export function isCheckViolation(err: unknown): boolean {
   return sqlState(err) === '23514';
 }
 
+/** Array elements that need no quotes: amounts, ids, account and status names. */
+const BARE = /^[\w.:-]+$/;
+
 /**
  * A PostgreSQL array literal for one `$n::type[]` parameter of a bulk statement (`unnest`): built
  * in one pass instead of the driver quoting each element on its own (the projector sends tens of
- * thousands of elements a second). Numbers and bigints go in bare; strings are quoted and escaped;
- * null is NULL.
+ * thousands of elements a second). Numbers, bigints and plain words go in bare; other strings are
+ * quoted and escaped; null is NULL.
  */
 export function arrayLiteral(values: ReadonlyArray<string | number | bigint | null | undefined>): string {
   let out = '{';
@@ -53,7 +56,7 @@ export function arrayLiteral(values: ReadonlyArray<string | number | bigint | nu
     const v = values[i];
     if (i) out += ',';
     if (v === null || v === undefined) out += 'NULL';
-    else if (typeof v === 'string') out += `"${v.replace(/["\\]/g, '\\$&')}"`;
+    else if (typeof v === 'string') out += BARE.test(v) && v.toUpperCase() !== 'NULL' ? v : `"${v.replace(/["\\]/g, '\\$&')}"`;
     else out += String(v);
   }
   return out + '}';

@@ -19,6 +19,9 @@ export class SpotCoreV21795500881265 implements MigrationInterface {
         await queryRunner.query(`CREATE UNIQUE INDEX "uq_sequencer_outbox_command" ON "sequencer_outbox"  ("command_id") `);
         await queryRunner.query(`CREATE INDEX "ix_sequencer_outbox_pending" ON "sequencer_outbox"  ("id") WHERE applied_seq IS NULL`);
         await queryRunner.query(`CREATE INDEX "ix_orders_client_id" ON "orders"  ("user_id", "client_order_id") WHERE client_order_id IS NOT NULL`);
+        // ~8 ledger rows per order: no index nobody reads by (code, event).
+        await queryRunner.query(`DROP INDEX "public"."ix_ledger_entries_code"`);
+        await queryRunner.query(`DROP INDEX "public"."ix_ledger_entries_event"`);
         // v1 resting orders: cancelled, their frozen funds released with a recorded 902 entry each.
         await queryRunner.query(`CREATE TEMP TABLE v1_open ON COMMIT DROP AS
           SELECT id, user_id, frozen_currency_id AS currency_id, frozen_left AS amount FROM orders WHERE status = 'waiting' AND frozen_left > 0`);
@@ -49,6 +52,8 @@ export class SpotCoreV21795500881265 implements MigrationInterface {
 
     public async down(queryRunner: QueryRunner): Promise<void> {
         await queryRunner.query(`DROP TRIGGER tr_ledger_entries_sequencer ON "ledger_entries"`);
+        await queryRunner.query(`CREATE INDEX "ix_ledger_entries_event" ON "ledger_entries" ("event_seq")`);
+        await queryRunner.query(`CREATE INDEX "ix_ledger_entries_code" ON "ledger_entries" ("code")`);
         await queryRunner.query(`DROP TRIGGER tr_balances_sequencer_update ON "balances"`);
         await queryRunner.query(`DROP TRIGGER tr_balances_sequencer_insert ON "balances"`);
         await queryRunner.query(`DROP FUNCTION kestrel_sequencer_accounts()`);

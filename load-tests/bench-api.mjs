@@ -2,6 +2,14 @@
 // on loopback. An order counts when the API acknowledged it (code 1): journaled in PostgreSQL and
 // matched. Last line: `orders: <N>/s p99 <L> ms`.
 //
+// Two ways in (BENCH_TRANSPORT):
+// - `http` (default): POST / PUT /api/coin/trade, form-encoded, over one keep-alive pool;
+// - `ws`: the same mix as `order` messages on Socket.IO (`{id, method: 'place'|'cancel', params}`,
+//   answered through the ack with the same envelope), one socket.io-client connection per trader
+//   (BENCH_USERS of them), websocket transport, the token in the handshake. Like the web app's
+//   socket, each one is in its user's private room, so the server also pushes it its `order` and
+//   `balance` messages: that cost is part of what is measured.
+//
 // Two ways to load:
 // - closed loop (default): BENCH_CONCURRENCY clients each send their next request as soon as the
 //   last one is answered — the most the stack answers at that concurrency;
@@ -10,6 +18,9 @@
 //   the order's scheduled time, so a stall is not hidden by sending less (no coordinated
 //   omission). At most BENCH_CONCURRENCY requests are in flight; an order that finds no free
 //   slot is not sent and is reported as `not sent`.
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cpuReport, cpuTimes, loadClient, log, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
@@ -19,6 +30,42 @@ const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
 const RATE = Number(process.env.BENCH_RATE ?? 0);
 /** Load before the measured window (not counted): connections open, code is compiled, caches fill. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const TRANSPORT = process.env.BENCH_TRANSPORT ?? 'http';
+/** A socket order with no ack by then is counted as unanswered (as a broken HTTP connection is). */
+const ACK_TIMEOUT_MS = 30_000;
+if (TRANSPORT !== 'http' && TRANSPORT !== 'ws') throw new Error(`BENCH_TRANSPORT is http or ws, not ${TRANSPORT}`);
+
+/**
+ * The `ws` transport with loadClient's interface: `call('POST' | 'PUT', 'coin/trade', body, token)`
+ * sends the order (or cancel) on that trader's socket and resolves with the ack's envelope.
+ */
+async function socketClient(apiUrl, traders) {
+  const require = createRequire(join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'package.json'));
+  const { io } = require('socket.io-client');
+  const sockets = new Map();
+  await Promise.all(
+    traders.map(
+      (t) =>
+        new Promise((ok, fail) => {
+          const s = io(apiUrl, { path: '/socket.io', transports: ['websocket'], auth: { token: t.token }, reconnection: false });
+          sockets.set(t.token, s);
+          s.once('connect', ok);
+          s.once('connect_error', fail);
+        }),
+    ),
+  );
+  let next = 0;
+  return {
+    call(method, path, body, token) {
+      if (path !== 'coin/trade' || (method !== 'POST' && method !== 'PUT')) throw new Error(`no socket method for ${method} ${path}`);
+      const request = { id: ++next, method: method === 'POST' ? 'place' : 'cancel', params: body };
+      return sockets.get(token).timeout(ACK_TIMEOUT_MS).emitWithAck('order', request);
+    },
+    close: async () => {
+      for (const s of sockets.values()) s.disconnect();
+    },
+  };
+}
 
 /** Rows in the tables an order writes to (orders and trades by id, so updates are not rows). */
 const ROW_COUNTS = `SELECT (SELECT COUNT(*) FROM events)::int AS events, (SELECT COUNT(*) FROM ledger_entries)::int AS ledger_entries,
@@ -35,7 +82,8 @@ try {
   let cancels = 0;
   let notSent = 0;
   const trace = [];
-  const client = loadClient(stack.apiUrl, CONCURRENCY);
+  const client = TRANSPORT === 'ws' ? await socketClient(stack.apiUrl, traders) : loadClient(stack.apiUrl, CONCURRENCY);
+  log(`transport: ${TRANSPORT === 'ws' ? `Socket.IO \`order\` messages, ${traders.length} sockets` : `HTTP, a pool of ${CONCURRENCY} connections`}`);
   const pids = { server: stack.pids ?? [], generator: [process.pid] };
 
   // The measured window starts after the warm-up: its CPU and rows are counted from there.

@@ -5,6 +5,9 @@
  * Market topics: `tickers`, `depth:<symbol>`, `trades:<symbol>`, `kline:<symbol>:<period>`
  * (symbol as "BTC/USDT"; period as in kline/historyV3). The private room of the handshake
  * token's user receives `order` and `balance` without subscribing.
+ *
+ * Order entry: with a user token in the handshake, the client places and cancels spot orders by
+ * emitting `order` with an ack; the ack gets the same envelope as POST / PUT /api/coin/trade.
  */
 
 export type Period = 'time-share' | '1min' | '5min' | '30min' | '60min' | '1day' | '1week' | '1mon';
@@ -109,7 +112,66 @@ export interface SnapshotData {
   data: TickerData[] | DepthData | TradeData[] | CandleData[];
 }
 
+/** The /api answer shape (`{type, code, message, data}`): success is `type: "ok", code: 1`. */
+export interface ApiEnvelope<T> {
+  type: string;
+  code: number;
+  message: string;
+  data: T;
+}
+
+/** A spot order as /api/coin/trade answers it. */
+export interface SpotOrderView {
+  order_id: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  type: 'limit' | 'market';
+  price: string | null;
+  quantity: string | null;
+  amount: string | null;
+  filled_qty: string;
+  filled_amount: string;
+  avg_price: string | null;
+  fee: string;
+  fee_currency: string;
+  status: 'waiting' | 'completed' | 'cancelled';
+  client_order_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The body of POST /api/coin/trade (decimals as strings). */
+export interface PlaceOrderParams {
+  symbol: string;
+  side: 'buy' | 'sell';
+  type: 'limit' | 'market';
+  price?: string;
+  quantity?: string;
+  amount?: string;
+  /** 1–64 of A–Z a–z 0–9 _ -: a retry with the same id places one order. */
+  client_order_id?: string;
+}
+
+/** The body of PUT /api/coin/trade. */
+export interface CancelOrderParams {
+  order_id: string;
+}
+
+/** A request id: chosen by the client (a string of 1–64 characters or a safe integer), echoed in the ack. */
+export type OrderRequestId = string | number;
+
+export type OrderRequest = { id: OrderRequestId; method: 'place'; params: PlaceOrderParams } | { id: OrderRequestId; method: 'cancel'; params: CancelOrderParams };
+
+/**
+ * The answer to `order`: the request's id (null when the request had no usable one) and the
+ * envelope HTTP would answer — the order on success (code 1), else `data: null` with the code
+ * and localized message (401 without a valid user token).
+ */
+export type OrderAck = ApiEnvelope<SpotOrderView | null> & { id: OrderRequestId | null };
+
 export interface ClientToServerEvents {
   subscribe: (topics: Topic[], ack: (snapshots: SnapshotData[] | { error: string }) => void) => void;
   unsubscribe: (topics: Topic[], ack?: () => void) => void;
+  /** Place or cancel a spot order (user token in the handshake); always pass the ack. */
+  order: (request: OrderRequest, ack: (answer: OrderAck) => void) => void;
 }

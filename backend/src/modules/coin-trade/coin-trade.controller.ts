@@ -2,27 +2,39 @@ import { Body, Controller, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
 import { LaneRoute } from '../../infra/http/fast-lane';
-import { Reply } from '../../infra/http/envelope';
+import { RequestLang } from '../../infra/http/request-context';
+import { Lang } from '../../infra/i18n/catalogue';
 import { CoinTradeService } from './coin-trade.service';
+import { BatchOrdersDto } from './dto/batch-orders.dto';
 import { OrderQueryDto } from './dto/order-query.dto';
 import { CancelOrderDto, PlaceOrderDto } from './dto/place-order.dto';
+import { OrderEntry } from './order-entry';
 
 @ApiTags('spot trading')
 @Controller('coin')
 @UserAuth()
 export class CoinTradeController {
-  constructor(private readonly trade: CoinTradeService) {}
+  constructor(
+    private readonly trade: CoinTradeService,
+    readonly entry: OrderEntry,
+  ) {}
 
   /** Place an order; the answer comes after it is journaled, matched and settled. */
   @Post('trade')
-  async place(@Auth() auth: AuthContext, @Body() dto: PlaceOrderDto) {
-    return new Reply(await this.trade.place(auth.subjectId, dto), 'msg.order_placed');
+  place(@Auth() auth: AuthContext, @Body() dto: PlaceOrderDto) {
+    return this.entry.ops.place.handle(auth, dto);
   }
 
   /** Cancel a waiting order; what is still frozen for it is released. */
   @Put('trade')
-  async cancel(@Auth() auth: AuthContext, @Body() dto: CancelOrderDto) {
-    return new Reply(await this.trade.cancel(auth.subjectId, dto.order_id), 'msg.order_cancel_sent');
+  cancel(@Auth() auth: AuthContext, @Body() dto: CancelOrderDto) {
+    return this.entry.ops.cancel.handle(auth, dto);
+  }
+
+  /** Up to 10 orders in one request, each checked and placed on its own: `data.results[i]` is order i's envelope. */
+  @Post('batch_trade')
+  batch(@Auth() auth: AuthContext, @RequestLang() lang: Lang, @Body() dto: BatchOrdersDto) {
+    return this.entry.batch(auth, lang, dto);
   }
 
   @Get('list')
@@ -31,10 +43,13 @@ export class CoinTradeController {
   }
 }
 
-/** Placing and cancelling carry the trading load: the fast lane answers them with these same handlers (infra/http/fast-lane.ts). */
+/**
+ * Placing and cancelling carry the trading load: the fast lane (infra/http/fast-lane.ts) answers
+ * them with the same definitions the routes above run (OrderEntry.ops: DTO and handler).
+ */
 export function coinTradeLaneRoutes(c: CoinTradeController): [LaneRoute<PlaceOrderDto>, LaneRoute<CancelOrderDto>] {
   return [
-    { method: 'POST', path: '/api/coin/trade', dto: PlaceOrderDto, handle: (auth, dto) => c.place(auth, dto) },
-    { method: 'PUT', path: '/api/coin/trade', dto: CancelOrderDto, handle: (auth, dto) => c.cancel(auth, dto) },
+    { method: 'POST', path: '/api/coin/trade', ...c.entry.ops.place },
+    { method: 'PUT', path: '/api/coin/trade', ...c.entry.ops.cancel },
   ];
 }

@@ -2,6 +2,13 @@ import { Module } from '@nestjs/common';
 import { EngineModule } from '../engine/engine.module';
 import { CoinTradeController } from './coin-trade.controller';
 import { CoinTradeService } from './coin-trade.service';
+import { OrderChannel } from './order-channel';
+import { OrderEntry } from './order-entry';
 
-@Module({ imports: [EngineModule], controllers: [CoinTradeController], providers: [CoinTradeService], exports: [CoinTradeService] })
+@Module({
+  imports: [EngineModule],
+  controllers: [CoinTradeController],
+  providers: [CoinTradeService, OrderEntry, OrderChannel],
+  exports: [CoinTradeService, OrderEntry, OrderChannel],
+})
 export class CoinTradeModule {}

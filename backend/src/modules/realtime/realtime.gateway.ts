@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
-import type { SnapshotData, Topic } from '@kestrel/contracts';
+import type { OrderAck, SnapshotData, Topic } from '@kestrel/contracts';
 import type { Server, Socket } from 'socket.io';
 import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
+import { OrderChannel } from '../coin-trade/order-channel';
 import { MarketFeedService, RECOVERY_MS } from './market-feed.service';
 import { parseTopic, userRoom } from './topics';
 
@@ -11,7 +12,8 @@ const MAX_TOPICS = 40;
 /**
  * The push channel at /socket.io (DESIGN §8). Market topics are rooms a client subscribes to
  * (the answer carries each topic's snapshot); a valid handshake token also joins the user's
- * private room. Visitors get market data only.
+ * private room. Visitors get market data only. With a user token the socket may also place and
+ * cancel spot orders (`order`, answered by coin-trade's OrderChannel with the /api envelope).
  */
 @WebSocketGateway({ path: '/socket.io', cors: { origin: true }, connectionStateRecovery: { maxDisconnectionDuration: RECOVERY_MS }, perMessageDeflate: false })
 export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
@@ -20,6 +22,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   constructor(
     private readonly feed: MarketFeedService,
     private readonly tokens: TokenService,
+    private readonly orders: OrderChannel,
   ) {}
 
   afterInit(server: Server): void {
@@ -69,5 +72,11 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   async unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() topics: unknown): Promise<{ ok: true }> {
     if (Array.isArray(topics)) for (const t of topics.slice(0, MAX_TOPICS)) if (typeof t === 'string' && !t.startsWith('user:')) await socket.leave(t);
     return { ok: true };
+  }
+
+  /** `{id, method: 'place' | 'cancel', params}` → the ack `{id, type, code, message, data}` (never throws). */
+  @SubscribeMessage('order')
+  order(@ConnectedSocket() socket: Socket, @MessageBody() request: unknown): Promise<OrderAck> {
+    return this.orders.answer(socket.handshake, request);
   }
 }

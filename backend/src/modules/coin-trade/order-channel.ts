@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import type { OrderAck, OrderRequestId } from '@kestrel/contracts';
+import type { Socket } from 'socket.io';
+import { AuthContext } from '../../infra/auth/guards';
+import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
+import { Lang } from '../../infra/i18n/catalogue';
+import { resolveLang } from '../../infra/i18n/i18n';
+import { Envelope } from '../../infra/http/envelope';
+import { ErrorCode } from '../../infra/http/error-codes';
+import { errorEnvelope } from '../../infra/http/error-envelope';
+import { validateBody } from '../../infra/http/validation';
+import { isRequestId, OrderRequestDto } from './dto/order-request.dto';
+import { OrderEntry, plainObject } from './order-entry';
+
+type Handshake = Pick<Socket['handshake'], 'auth' | 'headers' | 'query'>;
+
+/**
+ * The `order` message of the Socket.IO connection: `{id, method: 'place' | 'cancel', params}`
+ * answered through the ack with `{id, type, code, message, data}` — the envelope POST / PUT
+ * coin/trade answer, from the same OrderEntry definition. In HTTP's order: the token first (401),
+ * then the request's shape, then `params` against the method's DTO.
+ *
+ * The token is the handshake's (`auth.token`, else the `Authorization` header, as the gateway
+ * reads it) and is checked on every message with the user guard's TokenService, so a token that
+ * is revoked or expires stops order entry at once, as it stops HTTP — and a message sent before
+ * the gateway's own connection handler has finished is not refused.
+ */
+@Injectable()
+export class OrderChannel {
+  constructor(
+    private readonly entry: OrderEntry,
+    private readonly tokens: TokenService,
+  ) {}
+
+  async answer(handshake: Handshake, request: unknown): Promise<OrderAck> {
+    const lang = handshakeLang(handshake);
+    const id = requestIdOf(request);
+    const ack = (e: Envelope) => ({ id, ...e }) as OrderAck;
+    let auth: AuthContext | undefined;
+    let req: OrderRequestDto;
+    try {
+      auth = await this.authenticate(handshake);
+      if (!auth) return ack(errorEnvelope(lang, ErrorCode.NOT_LOGGED_IN, 'error.not_logged_in'));
+      req = validateBody(OrderRequestDto, plainObject(request));
+    } catch (err) {
+      return ack(this.entry.failure(lang, err));
+    }
+    const { ops } = this.entry;
+    return ack(req.method === 'place' ? await this.entry.answer(lang, auth, ops.place, req.params) : await this.entry.answer(lang, auth, ops.cancel, req.params));
+  }
+
+  private async authenticate(handshake: Handshake): Promise<AuthContext | undefined> {
+    const token = tokenFromHeader(handshake.auth?.token ?? handshake.headers.authorization);
+    const subjectId = token ? await this.tokens.verify(token, 'user') : undefined;
+    return token && subjectId !== undefined ? { subjectType: 'user', subjectId, token } : undefined;
+  }
+}
+
+/** The handshake's `lang`: `auth.lang`, else the `lang` header, else the `lang` query parameter (default en). */
+export function handshakeLang(handshake: Handshake): Lang {
+  return resolveLang(handshake.auth?.lang ?? handshake.headers.lang ?? handshake.query?.lang);
+}
+
+/** The id to echo: the request's own when it is a usable one, else null. */
+function requestIdOf(request: unknown): OrderRequestId | null {
+  const id = typeof request === 'object' && request !== null ? (request as { id?: unknown }).id : undefined;
+  return isRequestId(id) ? id : null;
+}

@@ -7,6 +7,12 @@ import type { Market as EngineMarket } from '@kestrel/matching-engine';
 import { accountKey } from './sequencer/balances';
 import type { AccountKey, AppliedLeg, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
 
+/**
+ * Amounts travel to PostgreSQL as integer ledger units and are scaled there: a numeric product is
+ * exact (its scale is the sum of the scales), and the integers cost no formatting here.
+ */
+const U = '0.000000000000000001';
+
 /** One journaled batch as applied: what the projector writes for it. */
 export interface AppliedBatch {
   seq: number;
@@ -113,13 +119,13 @@ export class Projector {
         rows.map((r) => r.key.ownerId),
         rows.map((r) => r.key.accountType),
         rows.map((r) => r.key.currencyId),
-        rows.map((r) => unitsString(r.available)),
-        rows.map((r) => unitsString(r.frozen)),
+        rows.map((r) => r.available),
+        rows.map((r) => r.frozen),
       ].map(arrayLiteral);
     if (owned.size) {
       await m.query(
         `INSERT INTO balances (owner_type, owner_id, account_type, currency_id, available, frozen)
-         SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[])
+         SELECT ot, oi, at, ci, a * ${U}, f * ${U} FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) v(ot, oi, at, ci, a, f)
          ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO UPDATE SET available = EXCLUDED.available, frozen = EXCLUDED.frozen, updated_at = now()`,
         cols([...owned.values()]),
       );
@@ -138,7 +144,7 @@ export class Projector {
       );
       const res = await updateReturning<{ owner_type: string; owner_id: number; account_type: string; currency_id: number; available: string; frozen: string }>(
         m,
-        `UPDATE balances b SET available = b.available + v.da, frozen = b.frozen + v.df, updated_at = now()
+        `UPDATE balances b SET available = b.available + v.da * ${U}, frozen = b.frozen + v.df * ${U}, updated_at = now()
          FROM (SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) x(ot, oi, at, ci, da, df) ORDER BY 1, 2, 3, 4) v
          WHERE b.owner_type = v.ot AND b.owner_id = v.oi AND b.account_type = v.at AND b.currency_id = v.ci
          RETURNING b.owner_type, b.owner_id, b.account_type, b.currency_id, b.available::text, b.frozen::text`,
@@ -177,10 +183,10 @@ export class Projector {
         l.accountType,
         l.currencyId,
         l.code,
-        unitsString(l.available),
-        unitsString(l.frozen),
-        unitsString(runs[i][0]),
-        unitsString(runs[i][1]),
+        l.available,
+        l.frozen,
+        runs[i][0],
+        runs[i][1],
         e.refType,
         e.refId,
         e.memo.slice(0, 200),
@@ -189,7 +195,7 @@ export class Projector {
     });
     await m.query(
       `INSERT INTO ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at)
-       SELECT s, ot, oi, at, ci, cd, da, df, aa, fa, rt, ri, me, to_timestamp(ts / 1000.0)
+       SELECT s, ot, oi, at, ci, cd, da * ${U}, df * ${U}, aa * ${U}, fa * ${U}, rt, ri, me, to_timestamp(ts / 1000.0)
        FROM unnest($1::bigint[], $2::varchar[], $3::int[], $4::varchar[], $5::int[], $6::int[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::varchar[], $12::varchar[], $13::varchar[], $14::bigint[])
          WITH ORDINALITY x(s, ot, oi, at, ci, cd, da, df, aa, fa, rt, ri, me, ts, n) ORDER BY n`,
       c.map((col) => arrayLiteral(col as Array<string | number | null>)),
@@ -210,11 +216,11 @@ export class Projector {
         o.price ? e.ticksToPrice(o.price) : null,
         o.qty ? e.lotsToQty(o.qty) : null,
         o.quoteBudget ? e.unitsToQuote(o.quoteBudget) : null,
-        unitsString(o.filledQty),
-        unitsString(o.filledQuote),
-        unitsString(o.fee),
+        o.filledQty,
+        o.filledQuote,
+        o.fee,
         o.frozenCurrency,
-        unitsString(o.frozenLeft),
+        o.frozenLeft,
         o.status,
         o.clientOrderId,
         o.createdTs,
@@ -223,7 +229,7 @@ export class Projector {
     c.push(orders.map((o) => o.updatedTs));
     await m.query(
       `INSERT INTO orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at)
-       SELECT id, u, mk, sd, tp, pr, q, qa, fq, fqt, fe, fc, fl, st, co, to_timestamp(ct / 1000.0), to_timestamp(ut / 1000.0)
+       SELECT id, u, mk, sd, tp, pr, q, qa, fq * ${U}, fqt * ${U}, fe * ${U}, fc, fl * ${U}, st, co, to_timestamp(ct / 1000.0), to_timestamp(ut / 1000.0)
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::varchar[], $5::varchar[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[], $12::int[], $13::numeric[], $14::varchar[], $15::varchar[], $16::bigint[], $17::bigint[])
          v(id, u, mk, sd, tp, pr, q, qa, fq, fqt, fe, fc, fl, st, co, ct, ut)
        ON CONFLICT (id) DO UPDATE SET filled_qty = EXCLUDED.filled_qty, filled_quote = EXCLUDED.filled_quote, fee = EXCLUDED.fee,
@@ -251,14 +257,14 @@ export class Projector {
         t.takerOrderId,
         t.makerUserId,
         t.takerUserId,
-        unitsString(t.makerFee),
-        unitsString(t.takerFee),
+        t.makerFee,
+        t.takerFee,
         t.ts,
       ].forEach((v, j) => c[j].push(v));
     }
     await m.query(
       `INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
-       SELECT mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, to_timestamp(ts / 1000.0)
+       SELECT mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf * ${U}, tf * ${U}, to_timestamp(ts / 1000.0)
        FROM unnest($1::int[], $2::bigint[], $3::numeric[], $4::numeric[], $5::numeric[], $6::varchar[], $7::bigint[], $8::bigint[], $9::int[], $10::int[], $11::numeric[], $12::numeric[], $13::bigint[])
          v(mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, ts)`,
       c.map((col) => arrayLiteral(col as Array<string | number | null>)),

@@ -110,7 +110,9 @@ export class CoinTradeService {
   async cancel(userId: number, orderId: string): Promise<OrderView> {
     const r = await this.trading.cancel(userId, Number(orderId));
     if (r.code === 'OK') return this.liveView(r.order!);
-    // Not live: closed (once projected, its row says so), someone else's, or unknown.
+    // Not live. Seen leaving its book here (the usual late cancel): closed, answered at once.
+    if (this.trading.ownerOfClosed(Number(orderId)) === userId) throw new BusinessError(ErrorCode.ORDER_CLOSED);
+    // Else closed before this process started (its row says so once projected), someone else's, or unknown.
     await this.trading.settled(userId);
     const [order] = await this.dataSource.query('SELECT status FROM orders WHERE id = $1 AND user_id = $2', [orderId, userId]);
     throw new BusinessError(order ? ErrorCode.ORDER_CLOSED : ErrorCode.ORDER_NOT_FOUND);

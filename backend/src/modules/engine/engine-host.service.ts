@@ -20,6 +20,8 @@ interface Pending {
 }
 
 const REPLAY_CHUNK = 500;
+/** How many closed orders' owners are remembered for late cancels (~50 bytes each). */
+const CLOSED_REMEMBERED = 200_000;
 
 /**
  * The sequencer's host (DESIGN §6): the thin wiring of the pipeline's stages, each its own class.
@@ -54,6 +56,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private waiters: Array<{ seq: number; resolve: () => void }> = [];
   private sinceSnapshot = 0;
   private snapshotAt = 0;
+  /** Owners of orders this process saw leave their book, oldest first (bounded): a late cancel is answered "closed" without waiting for the projector. */
+  private readonly closedOwners = new Map<number, number>();
   /** When each applied batch was answered (ms, monotonic), for the projector's lag. */
   private readonly appliedAt = new Map<number, number>();
   /** Recent projector lags (answer → projection commit, ms), newest last, bounded. */
@@ -122,6 +126,11 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   /** A trade-account balance as the sequencer holds it now (ahead of the projection). */
   balance(key: string): Balance | undefined {
     return this.seqr?.balance(key);
+  }
+
+  /** The owner of an order this process saw leave its book (filled or cancelled), if it remembers it. */
+  ownerOfClosed(orderId: number): number | undefined {
+    return this.closedOwners.get(orderId);
   }
 
   /** The market whose book holds this order now, if it is live. */
@@ -294,6 +303,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     const ticks = new Map<number, ReturnType<typeof tradeTick>[]>();
     outcomes.forEach((o, i) => {
       for (const u of o.users) this.userSeq.set(u, seq);
+      for (const ord of o.orders) if (ord.status !== 'waiting') this.closedOwners.set(ord.id, ord.userId);
       for (const b of o.books) books.add(b);
       for (const t of o.trades) {
         const list = ticks.get(t.marketId) ?? [];
@@ -302,6 +312,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       }
       batch[i].resolve(o);
     });
+    while (this.closedOwners.size > CLOSED_REMEMBERED) this.closedOwners.delete(this.closedOwners.keys().next().value!);
     for (const list of ticks.values()) this.bus.emit('trades', list);
     for (const b of books) this.bus.emit('book', b);
     this.applied.push({ seq, ts, outcomes });

@@ -91,6 +91,11 @@ export class TradeAccountCommands {
     return this.host.balance(userCoin(userId, currencyId)) ?? { available: 0n, frozen: 0n };
   }
 
+  /** The owner of an order this process saw leave its book, if it remembers it. */
+  ownerOfClosed(orderId: number): number | undefined {
+    return this.host.ownerOfClosed(orderId);
+  }
+
   /** Waits until everything journaled for this user is in the read tables. */
   async settled(userId: number): Promise<void> {
     await this.host.settledFor(userId);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BookSnapshot, Command, createMarket, EngineEvent, EventCollector, FastBook, OrderBook, TradeEvent } from '@kestrel/matching-engine';
 import { UNIT, units, unitsTimes } from '../../../infra/money';
-import { accountKey, Balance, BalanceStore, Delta, FastBalances, ownedBySequencer, parseAccountKey, userCoin } from './balances';
+import { accountKey, Balance, BalanceStore, Delta, FastBalances, ownedBySequencer, userCoin } from './balances';
 import type {
   AppliedLeg,
   AppliedPosting,
@@ -216,7 +216,7 @@ export class Sequencer {
     this.live.set(id, order);
     if (dedupKey) this.dedup.set(dedupKey, { ts: this.ts, code: 'OK', orderId: id });
     const out = new Out();
-    out.posting({ refType: 'order', refId: String(id), actor: `user:${cmd.userId}`, memo: '', legs: [this.leg(key, CODE.freeze, -amount, amount)] });
+    out.posting({ refType: 'order', refId: String(id), actor: `user:${cmd.userId}`, memo: '', legs: [this.coinLeg(cmd.userId, currency, CODE.freeze, -amount, amount)] });
     out.touch(order);
     m.book.process(this.engineCommand(cmd, id));
     this.settle(m, m.sink.drain(), out);
@@ -352,26 +352,35 @@ export class Sequencer {
       o.updatedTs = this.ts;
       out.touch(o);
     }
-    // Running balances in the order of the legs (accounts are distinct except in a self-trade, which STP prevents; still computed leg by leg).
-    const legs: AppliedLeg[] = [];
-    const after = new Map<string, Balance>();
-    const legOf = (key: string, code: number, available: bigint, frozen: bigint) => {
-      legs.push({ ...parseAccountKey(key), code, available, frozen });
-      after.set(key, this.balances.get(key));
+    // Each leg with its account's balance after it. The four accounts are distinct (self-trade
+    // prevention: a buyer never meets their own sell); a fee leg comes after its account's 602 leg.
+    const [bqA, bbA, sbA, sqA] = [bq, bb, sb, sq].map((k) => this.balances.get(k));
+    const userLeg = (userId: number, currencyId: number, code: number, available: bigint, frozen: bigint, after: Balance, laterAvailable = 0n): AppliedLeg => ({
+      ownerType: 'user',
+      ownerId: userId,
+      accountType: 'coin',
+      currencyId,
+      code,
+      available,
+      frozen,
+      availableAfter: after.available + laterAvailable,
+      frozenAfter: after.frozen,
+    });
+    const buyer = buyerOrder.userId;
+    const seller = sellerOrder.userId;
+    const legs: AppliedLeg[] = [
+      userLeg(buyer, Q, CODE.tradeDeduction, 0n, -quote, bqA),
+      userLeg(buyer, B, CODE.tradeIncrease, qty, 0n, bbA, buyerFee),
+      userLeg(seller, B, CODE.tradeDeduction, 0n, -qty, sbA),
+      userLeg(seller, Q, CODE.tradeIncrease, quote, 0n, sqA, sellerFee),
+    ];
+    const house = (currencyId: number, fee: bigint): AppliedLeg => {
+      const after = this.balances.get(SPOT_FEE_ACCOUNT(currencyId));
+      return { ownerType: 'system', ownerId: 0, accountType: 'spot-fee', currencyId, code: CODE.tradeFee, available: fee, frozen: 0n, availableAfter: after.available, frozenAfter: after.frozen };
     };
-    legOf(bq, CODE.tradeDeduction, 0n, -quote);
-    legOf(bb, CODE.tradeIncrease, qty, 0n);
-    legOf(sb, CODE.tradeDeduction, 0n, -qty);
-    legOf(sq, CODE.tradeIncrease, quote, 0n);
-    if (buyerFee) {
-      legOf(bb, CODE.tradeFee, -buyerFee, 0n);
-      legOf(SPOT_FEE_ACCOUNT(B), CODE.tradeFee, buyerFee, 0n);
-    }
-    if (sellerFee) {
-      legOf(sq, CODE.tradeFee, -sellerFee, 0n);
-      legOf(SPOT_FEE_ACCOUNT(Q), CODE.tradeFee, sellerFee, 0n);
-    }
-    out.posting({ refType: 'trade', refId: `${m.params.id}:${t.tradeId}`, actor: 'engine', memo: '', legs: withRunning(legs, after) });
+    if (buyerFee) legs.push(userLeg(buyer, B, CODE.tradeFee, -buyerFee, 0n, bbA), house(B, buyerFee));
+    if (sellerFee) legs.push(userLeg(seller, Q, CODE.tradeFee, -sellerFee, 0n, sqA), house(Q, sellerFee));
+    out.posting({ refType: 'trade', refId: `${m.params.id}:${t.tradeId}`, actor: 'engine', memo: '', legs });
     const makerFee = t.takerSide === 'buy' ? sellerFee : buyerFee;
     const takerFee = t.takerSide === 'buy' ? buyerFee : sellerFee;
     out.trades.push({
@@ -406,13 +415,13 @@ export class Sequencer {
     const left = o.frozenLeft;
     if (!this.balances.apply([{ key, available: left, frozen: -left }])) throw new Error(`sequencer invariant: order ${id} release not covered`);
     o.frozenLeft = 0n;
-    out.posting({ refType: 'order', refId: String(id), actor: 'engine', memo: '', legs: [this.leg(key, CODE.unfreeze, left, -left)] });
+    out.posting({ refType: 'order', refId: String(id), actor: 'engine', memo: '', legs: [this.coinLeg(o.userId, o.frozenCurrency, CODE.unfreeze, left, -left)] });
   }
 
-  /** A single-leg posting on an owned account, already applied. */
-  private leg(key: string, code: number, available: bigint, frozen: bigint): AppliedLeg {
-    const after = this.balances.get(key);
-    return { ...parseAccountKey(key), code, available, frozen, availableAfter: after.available, frozenAfter: after.frozen };
+  /** A trade-account leg, already applied. */
+  private coinLeg(userId: number, currencyId: number, code: number, available: bigint, frozen: bigint): AppliedLeg {
+    const after = this.balances.get(userCoin(userId, currencyId));
+    return { ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId, code, available, frozen, availableAfter: after.available, frozenAfter: after.frozen };
   }
 
   // ---- snapshots and the replay hash ------------------------------------------------------------

@@ -58,14 +58,25 @@ export class Projector {
     const trades: Array<{ t: TradeRecord }> = [];
     const entries: Array<{ seq: number; ts: number; refType: string; refId: string; memo: string; leg: AppliedLeg }> = [];
     const users = new Set<number>();
+    const fees = new Map<number, { leg: AppliedLeg; seq: number; ts: number }>();
     for (const b of batches) {
       for (const o of b.outcomes) {
         for (const ord of o.orders) orders.set(ord.id, ord);
         for (const t of o.trades) trades.push({ t });
-        for (const p of o.postings) for (const leg of p.legs) entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
+        for (const p of o.postings)
+          for (const leg of p.legs) {
+            // The house's side of spot fees: one entry per currency per transaction (below), not one per trade.
+            if (leg.accountType === 'spot-fee' && p.refType === 'trade') {
+              const f = fees.get(leg.currencyId);
+              fees.set(leg.currencyId, { leg: { ...leg, available: (f?.leg.available ?? 0n) + leg.available }, seq: b.seq, ts: b.ts });
+            } else entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
+          }
         for (const u of o.users) users.add(u);
       }
     }
+    const first = batches[0].seq;
+    for (const f of fees.values())
+      entries.push({ seq: f.seq, ts: f.ts, refType: 'spot-fees', refId: first === last ? String(last) : `${first}-${last}`, memo: 'spot trading fees', leg: f.leg });
     await this.dataSource.transaction(async (m) => {
       // The journal is the durable record: a projection lost in a crash (with its watermark, atomically) is projected again on
       // restart, so its commit need not wait for the disk (and the journal's commits wait less behind it).

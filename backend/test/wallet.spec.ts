@@ -321,6 +321,59 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect(await coinBalance(t, a.user.id, USDT)).toEqual({ available: '100', frozen: '0' });
   });
 
+  it('30 parallel withdrawals, each of the whole balance: exactly one is accepted, the rest refused with 2000; balances exact', async () => {
+    // A refused request's row is removed, so it does not count towards the 3 requests a day; 500 USDT stays within the daily amount limit.
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const before = await counts();
+    const answers = await Promise.all(Array.from({ length: 30 }, () => post(u.token, 'wallet/out', { address_id: addr, amount: '500', password: '135790' })));
+    expect(answers.filter((a) => a.body.code === 1)).toHaveLength(1);
+    expect(answers.filter((a) => a.body.code === 2000)).toHaveLength(29);
+    expect(answers.filter((a) => a.body.code === 2000).every((a) => a.body.message === 'Insufficient balance')).toBe(true);
+    const id = answers.find((a) => a.body.code === 1)!.body.data.withdrawal_id;
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '0', frozen: '500' });
+    const rows = await t.ds.query('SELECT id, status, amount::text FROM withdrawals WHERE user_id = $1', [u.user.id]);
+    expect(rows).toEqual([{ id, status: 'review', amount: '500.000000000000000000' }]);
+    // One freeze entry (901), nothing else written for the 29 refusals.
+    const freezes = await t.ds.query(
+      `SELECT code, available_delta::text AS a, frozen_delta::text AS f FROM ledger_entries WHERE ref_type = 'withdrawal' AND ref_id = $1`,
+      [String(id)],
+    );
+    expect(freezes).toEqual([{ code: 901, a: '-500.000000000000000000', f: '500.000000000000000000' }]);
+    expect(await counts()).toEqual({ ...before, entries: before.entries + 1, w: before.w + 1 });
+    expect((await post(u.token, 'wallet/get_info', { currency_id: USDT })).body.data).toMatchObject({ remaining_requests_today: 2, available: '0' });
+    expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+
+  it('30 parallel transfers coin → lever, each of the whole balance: exactly one goes through, the rest refused with 2000; and back again', async () => {
+    const u = await user('500');
+    const before = await counts();
+    const out = await Promise.all(
+      Array.from({ length: 30 }, () => post(u.token, 'wallet/change', { from: 'coin', to: 'lever', currency_id: USDT, amount: '500' })),
+    );
+    expect(out.filter((a) => a.body.code === 1)).toHaveLength(1);
+    expect(out.filter((a) => a.body.code === 2000)).toHaveLength(29);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '0', frozen: '0' });
+    expect((await post(u.token, 'wallet/detail', { account: 'lever', currency_id: USDT })).body.data).toMatchObject({
+      total: '500',
+      available: '500',
+      frozen: '0',
+    });
+    expect(await counts()).toEqual({ ...before, entries: before.entries + 2 }); // 502 out of coin, 503 into lever: once
+    expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+
+    // The other way (a database account debited, the trade account credited through the outbox): the same.
+    const back = await Promise.all(
+      Array.from({ length: 30 }, () => post(u.token, 'wallet/change', { from: 'lever', to: 'coin', currency_id: USDT, amount: '500' })),
+    );
+    expect(back.filter((a) => a.body.code === 1)).toHaveLength(1);
+    expect(back.filter((a) => a.body.code === 2000)).toHaveLength(29);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '500', frozen: '0' });
+    expect((await post(u.token, 'wallet/detail', { account: 'lever', currency_id: USDT })).body.data).toMatchObject({ total: '0', available: '0' });
+    expect(await counts()).toEqual({ ...before, entries: before.entries + 6 }); // + 502 lever, 502 transit, 503 transit, 503 coin
+    expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+
   it('operators set fiat rates and coin rules, recorded with the reason', async () => {
     const r = await post(admin, 'admin/fiat-rates', { code: 'CNY', rate: '7.2', reason: 'daily update' });
     expect(r.body.data).toMatchObject({ code: 'CNY', rate: '7.2' });

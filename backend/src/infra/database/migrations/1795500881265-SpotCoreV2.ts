@@ -37,16 +37,20 @@ export class SpotCoreV21795500881265 implements MigrationInterface {
         await queryRunner.query(`DROP TABLE IF EXISTS "engine_snapshots"`);
         // The second writer is impossible: only the projector (SET LOCAL kestrel.writer = 'projector') writes these accounts.
         // Statement-level (transition tables): one check per statement, not a plpgsql call per row on the hot path.
-        await queryRunner.query(`CREATE FUNCTION kestrel_sequencer_accounts() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN
-            IF COALESCE(current_setting('kestrel.writer', true), '') <> 'projector'
-               AND EXISTS (SELECT 1 FROM changed WHERE account_type IN ('coin', 'spot-fee', 'desk')) THEN
-              RAISE EXCEPTION 'trade and house accounts are written only by the sequencer''s projector' USING ERRCODE = 'P0001';
-            END IF;
-            RETURN NULL;
-          END $$`);
+        for (const [fn, rows] of [['kestrel_sequencer_accounts', 'changed'], ['kestrel_sequencer_accounts_old', 'old_rows']])
+          await queryRunner.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              IF COALESCE(current_setting('kestrel.writer', true), '') <> 'projector'
+                 AND EXISTS (SELECT 1 FROM ${rows} WHERE account_type IN ('coin', 'spot-fee', 'desk')) THEN
+                RAISE EXCEPTION 'trade and house accounts are written only by the sequencer''s projector' USING ERRCODE = 'P0001';
+              END IF;
+              RETURN NULL;
+            END $$`);
+        // Rows as they become (insert, update) and as they were (update: no moving a row out of these accounts; delete).
         await queryRunner.query(`CREATE TRIGGER tr_balances_sequencer_insert AFTER INSERT ON "balances" REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION kestrel_sequencer_accounts()`);
         await queryRunner.query(`CREATE TRIGGER tr_balances_sequencer_update AFTER UPDATE ON "balances" REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION kestrel_sequencer_accounts()`);
+        await queryRunner.query(`CREATE TRIGGER tr_balances_sequencer_update_old AFTER UPDATE ON "balances" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION kestrel_sequencer_accounts_old()`);
+        await queryRunner.query(`CREATE TRIGGER tr_balances_sequencer_delete AFTER DELETE ON "balances" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION kestrel_sequencer_accounts_old()`);
         await queryRunner.query(`CREATE TRIGGER tr_ledger_entries_sequencer AFTER INSERT ON "ledger_entries" REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION kestrel_sequencer_accounts()`);
     }
 
@@ -54,8 +58,11 @@ export class SpotCoreV21795500881265 implements MigrationInterface {
         await queryRunner.query(`DROP TRIGGER tr_ledger_entries_sequencer ON "ledger_entries"`);
         await queryRunner.query(`CREATE INDEX "ix_ledger_entries_event" ON "ledger_entries" ("event_seq")`);
         await queryRunner.query(`CREATE INDEX "ix_ledger_entries_code" ON "ledger_entries" ("code")`);
+        await queryRunner.query(`DROP TRIGGER tr_balances_sequencer_delete ON "balances"`);
+        await queryRunner.query(`DROP TRIGGER tr_balances_sequencer_update_old ON "balances"`);
         await queryRunner.query(`DROP TRIGGER tr_balances_sequencer_update ON "balances"`);
         await queryRunner.query(`DROP TRIGGER tr_balances_sequencer_insert ON "balances"`);
+        await queryRunner.query(`DROP FUNCTION kestrel_sequencer_accounts_old()`);
         await queryRunner.query(`DROP FUNCTION kestrel_sequencer_accounts()`);
         await queryRunner.query(`CREATE TABLE "engine_snapshots" ("id" BIGSERIAL NOT NULL, "market_id" integer NOT NULL, "journal_version" integer NOT NULL, "book" jsonb NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_9e52665a20cdfa3e3ed269f7a65" PRIMARY KEY ("id"))`);
         await queryRunner.query(`DROP INDEX "public"."ix_orders_client_id"`);

@@ -27,10 +27,11 @@ export interface AppConfig {
   flashExchange: { feeRate: string; quoteTtlSeconds: number; float: Record<string, string> };
   /**
    * The sequencer (docs/architecture.md): commands per journal row at most, commands journaled but
-   * not yet projected past which new commands are refused (the lag bound), commands per projector
+   * not yet projected past which new commands are refused (the lag bound), and past which the next
+   * journal write waits for the projector (backpressure), commands per projector
    * transaction at most, commands between snapshots.
    */
-  engine: { maxBatch: number; maxUnprojected: number; projectBatch: number; snapshotEvery: number };
+  engine: { maxBatch: number; maxUnprojected: number; projectAhead: number; projectBatch: number; snapshotEvery: number; projectorThread: boolean };
   /** BullMQ workers (option delivery, contract watcher) run in this process (OPTION_WORKER, on unless `off`; never in ROLE=api). */
   optionWorker: boolean;
   /** Directory of the local-disk upload storage (UPLOAD_DIR). */
@@ -110,8 +111,10 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     engine: {
       maxBatch: int('ENGINE_MAX_BATCH', 1000),
       maxUnprojected: int('ENGINE_MAX_UNPROJECTED', 50_000),
-      projectBatch: int('ENGINE_PROJECT_BATCH', 300),
+      projectAhead: int('ENGINE_PROJECT_AHEAD', 4000),
+      projectBatch: int('ENGINE_PROJECT_BATCH', 1000),
       snapshotEvery: int('ENGINE_SNAPSHOT_EVERY', 50_000),
+      projectorThread: (process.env.ENGINE_PROJECTOR_THREAD ?? 'on') !== 'off',
     },
     flashExchange: {
       feeRate: decimal('FLASH_FEE_RATE', '0.002'),

@@ -23,8 +23,10 @@ export interface TradeTick {
 }
 
 export interface BusEvents {
-  /** A settled batch of trades of one market, in trade id order. */
+  /** A journaled batch of trades of one market, in trade id order (before the read tables have them). */
   trades: [TradeTick[]];
+  /** The projector wrote the read tables up to this journal batch (trades, candles, orders, balances). */
+  projected: [number];
   /** The book of a market changed (depth readers re-read it, conflated). */
   book: [number];
   /** An order's state or fill changed (pushed to its owner). */

@@ -4,13 +4,16 @@ import { DataSource, QueryRunner } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
-import { EngineBus } from './engine-bus';
+import { unitsString } from '../../infra/money';
+import { EngineBus, OrderUpdate } from './engine-bus';
 import { JournalWriter } from './journal-writer';
 import { MarketInfo, MarketRegistry } from './market-registry.service';
+import { ProjectionReplica, ReplicaEvent } from './projection-replica';
 import { AppliedBatch, Projector, tradeTick } from './projector';
+import { ProjectorThread } from './projector-thread';
 import type { Balance } from './sequencer/balances';
-import type { MarketParams, SeqCommand, SeqOutcome } from './sequencer/commands';
-import { Sequencer, SequencerSnapshot } from './sequencer/sequencer';
+import type { MarketParams, OrderState, SeqCommand, SeqOutcome } from './sequencer/commands';
+import { Sequencer } from './sequencer/sequencer';
 import { Snapshotter } from './snapshotter';
 
 interface Pending {
@@ -49,13 +52,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private journaled = 0;
   private projected = 0;
   private lastTs = 0;
+  /** Applied batches not yet projected: their pushes go out once the projector reports them. */
   private applied: AppliedBatch[] = [];
   private unprojected = 0;
-  private projecting = false;
+  /** The projection replica: on its own thread in the built app, in-process on the sources (tests). */
+  private replica?: ProjectorThread | ProjectionReplica;
   private readonly userSeq = new Map<number, number>();
   private waiters: Array<{ seq: number; resolve: () => void }> = [];
-  private sinceSnapshot = 0;
-  private snapshotAt = 0;
   /** Owners of orders this process saw leave their book, oldest first (bounded): a late cancel is answered "closed" without waiting for the projector. */
   private readonly closedOwners = new Map<number, number>();
   /** When each applied batch was answered (ms, monotonic), for the projector's lag. */
@@ -65,8 +68,6 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   /** Recent journal writes (ms) and their sizes (commands), bounded. */
   private journalMs: number[] = [];
   private journalSizes: number[] = [];
-  /** A snapshot captured after batch N, stored once the projector has reached N. */
-  private pendingSnapshot?: SequencerSnapshot;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -106,7 +107,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
     // Let batches in flight finish so every acknowledged command is projected (a restart would anyway).
-    for (let i = 0; i < 200 && (this.flushing || this.projecting || this.applied.length); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 200 && (this.flushing || this.applied.length) && !this.stopped; i++) await new Promise((r) => setTimeout(r, 20));
+    await this.replica?.stop();
     await this.lockRunner?.release().catch(() => undefined);
   }
 
@@ -212,6 +214,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
    */
   async recover(): Promise<void> {
     if (this.seqr && !this.stopped) await this.idle();
+    await this.replica?.stop();
+    this.replica = undefined;
     this.seqr = undefined;
     this.queue = [];
     this.applied = [];
@@ -226,26 +230,75 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     for (;;) {
       const batches = await this.journal.after(seqr.seq, REPLAY_CHUNK);
       if (!batches.length) break;
-      const toProject: AppliedBatch[] = [];
       for (const b of batches) {
         seqr.beginBatch(b.seq, b.ts);
-        const outcomes = b.commands.map((c) => seqr.apply(c));
-        if (b.seq > watermark) toProject.push({ seq: b.seq, ts: b.ts, outcomes });
+        for (const c of b.commands) seqr.apply(c);
         this.lastTs = Math.max(this.lastTs, b.ts);
       }
-      if (toProject.length) await this.projector.project(toProject);
       replayed += batches.length;
     }
     this.journaled = seqr.seq;
-    this.projected = seqr.seq;
+    this.projected = watermark;
     this.seqr = seqr;
     this.userSeq.clear();
-    for (const w of this.waiters.splice(0)) w.resolve();
     this.logger.log(`sequencer at batch ${seqr.seq} (snapshot ${snap?.seq ?? 0}, ${replayed} batches replayed); replay hash ${seqr.hash()}`);
-    if (replayed) await this.snapshots.save(seqr.snapshot());
-    this.snapshotAt = Date.now();
-    this.sinceSnapshot = 0;
+    // The projector catches up from its own watermark (what the crash left unprojected is projected now, once).
+    await this.startReplica();
+    if (seqr.seq > watermark) {
+      this.replica!.journaled(seqr.seq);
+      await this.projectedTo(seqr.seq);
+    }
     await this.configureMarkets();
+  }
+
+  private async startReplica(): Promise<void> {
+    const { projectBatch, snapshotEvery } = this.config.engine;
+    const onEvent = (e: ReplicaEvent) => this.onReplica(e);
+    this.replica =
+      this.config.engine.projectorThread && ProjectorThread.available()
+        ? new ProjectorThread(
+            {
+              databaseUrl: this.config.databaseUrl,
+              markets: this.registry.all().map(({ id, symbol, tickSize, lotSize, minQty }) => ({ id, symbol, tickSize, lotSize, minQty })),
+              projectBatch,
+              snapshotEvery,
+            },
+            onEvent,
+          )
+        : new ProjectionReplica(this.dataSource, this.projector, { projectBatch, snapshotEvery }, onEvent);
+    await this.replica.start();
+  }
+
+  /** The projector moved its watermark (pushes go out, reads waiting for it go on), or gave up. */
+  private onReplica(e: ReplicaEvent): void {
+    if (e.kind === 'failed') {
+      this.stopped = true;
+      this.logger.fatal({ err: e.error }, 'projection keeps failing; the sequencer takes no more commands until it restarts');
+      for (const p of this.queue.splice(0)) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+      for (const w of this.waiters.splice(0)) w.resolve();
+      return;
+    }
+    if (e.seq <= this.projected) return;
+    this.projected = e.seq;
+    const now = performance.now();
+    const users = new Set<number>();
+    while (this.applied.length && this.applied[0].seq <= e.seq) {
+      const b = this.applied.shift()!;
+      this.unprojected -= b.outcomes.length;
+      const at = this.appliedAt.get(b.seq);
+      this.appliedAt.delete(b.seq);
+      if (at !== undefined && this.lags.length < 200_000) this.lags.push(now - at);
+      for (const o of b.outcomes) {
+        for (const ord of o.orders) this.bus.emit('order', orderUpdate(ord));
+        for (const u of o.users) users.add(u);
+      }
+    }
+    for (const u of users) this.bus.emit('balance', u);
+    this.bus.emit('projected', e.seq);
+    const ready = this.waiters.filter((w) => w.seq <= e.seq);
+    this.waiters = this.waiters.filter((w) => w.seq > e.seq);
+    for (const w of ready) w.resolve();
+    if (this.userSeq.size > 50_000) for (const [u, s] of this.userSeq) if (s <= e.seq) this.userSeq.delete(u);
   }
 
   /** Market parameters change only through the journal: a market added or re-priced in the database is journaled here. */
@@ -264,6 +317,10 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.flushing = true;
     try {
       while (this.queue.length && !this.stopped) {
+        // Backpressure: with this many commands not yet projected the next journal write waits for
+        // the projector, so answers slow down before the lag grows (the hard bound refuses, above).
+        while (this.unprojected >= this.config.engine.projectAhead && !this.stopped) await this.projectedTo(this.projected + 1);
+        if (this.stopped) break;
         const batch = this.queue.splice(0, this.config.engine.maxBatch);
         const seq = this.journaled + 1;
         const ts = Math.max(Date.now(), this.lastTs);
@@ -318,13 +375,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.applied.push({ seq, ts, outcomes });
     this.appliedAt.set(seq, performance.now());
     this.unprojected += batch.length;
-    this.sinceSnapshot += batch.length;
-    if (!this.pendingSnapshot && (this.sinceSnapshot >= this.config.engine.snapshotEvery || Date.now() - this.snapshotAt > 60_000)) {
-      this.pendingSnapshot = seqr.snapshot();
-      this.sinceSnapshot = 0;
-      this.snapshotAt = Date.now();
-    }
-    if (!this.projecting) void this.projectLoop();
+    this.replica?.journaled(seq);
   }
 
   private halt(what: string, err: unknown, batch: Pending[]): void {
@@ -332,59 +383,18 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.logger.fatal({ err }, `${what}: the sequencer takes no more commands until it restarts`);
     for (const p of [...batch, ...this.queue.splice(0)]) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
   }
+}
 
-  /** Projects applied batches in journal order, many per transaction; then releases the reads waiting for them and pushes. */
-  private async projectLoop(): Promise<void> {
-    this.projecting = true;
-    try {
-      while (this.applied.length) {
-        let take = 0;
-        let commands = 0;
-        while (take < this.applied.length && (take === 0 || commands + this.applied[take].outcomes.length <= this.config.engine.projectBatch))
-          commands += this.applied[take++].outcomes.length;
-        const chunk = this.applied.slice(0, take);
-        let done;
-        for (let attempt = 1; ; attempt++) {
-          try {
-            done = await this.projector.project(chunk);
-            break;
-          } catch (err) {
-            if (attempt >= 5 || this.stopped) {
-              // Journaled means acknowledged: a restart projects what could not be projected now.
-              this.stopped = true;
-              this.logger.fatal({ err }, 'projection keeps failing; the sequencer takes no more commands until it restarts');
-              for (const w of this.waiters.splice(0)) w.resolve();
-              return;
-            }
-            await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-          }
-        }
-        this.applied.splice(0, take);
-        this.unprojected -= commands;
-        const now = performance.now();
-        for (const b of chunk) {
-          const at = this.appliedAt.get(b.seq);
-          this.appliedAt.delete(b.seq);
-          if (at !== undefined) this.lags.push(now - at);
-        }
-        if (this.lags.length > 200_000) this.lags = this.lags.slice(-100_000);
-        this.projected = done.seq;
-        const ready = this.waiters.filter((w) => w.seq <= done.seq);
-        this.waiters = this.waiters.filter((w) => w.seq > done.seq);
-        for (const w of ready) w.resolve();
-        for (const o of done.orders) this.bus.emit('order', o);
-        for (const u of done.users) this.bus.emit('balance', u);
-        if (this.userSeq.size > 50_000) for (const [u, s] of this.userSeq) if (s <= done.seq) this.userSeq.delete(u);
-        const snap = this.pendingSnapshot;
-        if (snap && snap.seq <= done.seq) {
-          this.pendingSnapshot = undefined;
-          await this.snapshots.save(snap).catch((err) => this.logger.warn({ err }, 'snapshot failed'));
-        }
-      }
-    } finally {
-      this.projecting = false;
-    }
-  }
+function orderUpdate(o: OrderState): OrderUpdate {
+  return {
+    userId: o.userId,
+    orderId: String(o.id),
+    marketId: o.marketId,
+    status: o.status,
+    filledQty: unitsString(o.filledQty),
+    filledQuote: unitsString(o.filledQuote),
+    fee: unitsString(o.fee),
+  };
 }
 
 function paramsOf(m: MarketInfo): MarketParams {

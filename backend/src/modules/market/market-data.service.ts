@@ -25,8 +25,9 @@ export class MarketDataService {
     private readonly host: EngineHost,
     bus: EngineBus,
   ) {
-    // New trades make the cached tickers stale at once.
+    // New trades make the cached tickers stale at once, and again once the read tables have them.
     bus.on('trades', () => (this.tickerCache = undefined));
+    bus.on('projected', () => (this.tickerCache = undefined));
   }
 
   markets() {

@@ -1,0 +1,146 @@
+import { createMarket } from '@kestrel/matching-engine';
+import { DataSource } from 'typeorm';
+import { JournalWriter } from './journal-writer';
+import type { MarketInfo } from './market-registry.service';
+import { AppliedBatch, MarketLookup, Projector } from './projector';
+import type { SeqCommand } from './sequencer/commands';
+import { Sequencer } from './sequencer/sequencer';
+import { Snapshotter } from './snapshotter';
+
+export type ReplicaMarket = Pick<MarketInfo, 'id' | 'symbol' | 'tickSize' | 'lotSize' | 'minQty'>;
+
+export interface ReplicaOptions {
+  /** Most commands per projection transaction (whole batches). */
+  projectBatch: number;
+  /** Commands between snapshots. */
+  snapshotEvery: number;
+}
+
+/** What the replica tells its host: the watermark moved, or projection keeps failing. */
+export type ReplicaEvent = { kind: 'projected'; seq: number } | { kind: 'failed'; error: string };
+
+const READ_ROWS = 64;
+
+export function marketLookup(markets: ReplicaMarket[]): MarketLookup {
+  const byId = new Map(markets.map((m) => [m.id, { engine: createMarket({ symbol: m.symbol, tickSize: m.tickSize, lotSize: m.lotSize, minQty: m.minQty }) }]));
+  return { byIdOrUndefined: (id) => byId.get(id) };
+}
+
+/**
+ * The projector as a replica of the sequencer (a replicated state machine, as LMAX's journal
+ * replayers): it reads the journal after its watermark, applies each batch to its own copy of the
+ * sequencer (the same pure code, so the same outcomes), and writes those outcomes with the
+ * watermark in one transaction (`Projector`). It takes the snapshots too: its state at its
+ * watermark is exactly what recovery needs. It shares nothing with the sequencer's host but the
+ * database, so it runs on a thread of its own (`ProjectorThread`) and the host's event loop only
+ * journals, applies and answers.
+ */
+export class ProjectionReplica {
+  private seqr?: Sequencer;
+  private readonly journal: JournalWriter;
+  private readonly snapshots: Snapshotter;
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private head = 0;
+  private sinceSnapshot = 0;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    readonly projector: Projector,
+    private readonly options: ReplicaOptions,
+    private readonly emit: (e: ReplicaEvent) => void,
+  ) {
+    this.journal = new JournalWriter(dataSource);
+    this.snapshots = new Snapshotter(dataSource);
+  }
+
+  /** From the newest snapshot at or below the watermark (the host made sure one exists: genesis at least). */
+  async start(): Promise<void> {
+    const watermark = await this.projector.watermark();
+    const snap = await this.snapshots.latest(watermark);
+    if (!snap) throw new Error('projection replica: no snapshot at or below the watermark');
+    const seqr = Sequencer.restore(snap);
+    // Batches between the snapshot and the watermark are applied again but not projected twice.
+    for (;;) {
+      const rows = await this.journal.after(seqr.seq, READ_ROWS);
+      const todo = rows.filter((b) => b.seq <= watermark);
+      for (const b of todo) this.applyBatch(seqr, b.seq, b.ts, b.commands);
+      if (todo.length < rows.length || rows.length < READ_ROWS) break;
+    }
+    this.seqr = seqr;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** The host journaled up to `seq`: there is work. */
+  journaled(seq: number): void {
+    if (seq > this.head) this.head = seq;
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private applyBatch(seqr: Sequencer, seq: number, ts: number, commands: SeqCommand[]): AppliedBatch {
+    seqr.beginBatch(seq, ts);
+    return { seq, ts, outcomes: commands.map((c) => seqr.apply(c)) };
+  }
+
+  private async run(): Promise<void> {
+    const seqr = this.seqr!;
+    let failures = 0;
+    while (this.running) {
+      if (this.head <= seqr.seq) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          // The host's kicks are the fast path; this catches a journal written by anyone else.
+          setTimeout(resolve, 200);
+        });
+        this.wake = undefined;
+        if (this.head <= seqr.seq) this.head = Math.max(this.head, await this.journal.head());
+        continue;
+      }
+      const rows = await this.journal.after(seqr.seq, READ_ROWS);
+      if (!rows.length) {
+        this.head = seqr.seq;
+        continue;
+      }
+      // Whole batches, up to `projectBatch` commands per transaction (at least one batch).
+      let i = 0;
+      while (i < rows.length && this.running) {
+        let commands = 0;
+        let j = i;
+        while (j < rows.length && (j === i || commands + rows[j].commands.length <= this.options.projectBatch)) commands += rows[j++].commands.length;
+        const chunk = rows.slice(i, j);
+        // Applied once; a failed projection is retried with the same outcomes.
+        const applied = chunk.map((b) => this.applyBatch(seqr, b.seq, b.ts, b.commands));
+        for (;;) {
+          try {
+            await this.projector.project(applied);
+            failures = 0;
+            break;
+          } catch (err) {
+            if (++failures >= 5 || !this.running) {
+              // Journaled means acknowledged: a restart projects what could not be projected now.
+              this.running = false;
+              this.emit({ kind: 'failed', error: err instanceof Error ? err.message : String(err) });
+              return;
+            }
+            await new Promise((r) => setTimeout(r, 50 * 2 ** failures));
+          }
+        }
+        this.emit({ kind: 'projected', seq: chunk[chunk.length - 1].seq });
+        this.sinceSnapshot += commands;
+        if (this.sinceSnapshot >= this.options.snapshotEvery) {
+          this.sinceSnapshot = 0;
+          await this.snapshots.save(seqr.snapshot()).catch(() => undefined);
+        }
+        i = j;
+      }
+    }
+  }
+}

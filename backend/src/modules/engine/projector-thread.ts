@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { DataSource } from 'typeorm';
+import { marketLookup, ProjectionReplica, ReplicaEvent, ReplicaMarket, ReplicaOptions } from './projection-replica';
+import { Projector } from './projector';
+
+interface ThreadData extends ReplicaOptions {
+  databaseUrl: string;
+  markets: ReplicaMarket[];
+}
+
+type ToThread = { kind: 'journaled'; seq: number } | { kind: 'stop' };
+type FromThread = ReplicaEvent | { kind: 'started' } | { kind: 'stopped' };
+
+/**
+ * The projection replica on a thread of its own, with its own database connections: the host's
+ * event loop, which answers every request, never builds or sends a projection's rows, and the
+ * projector is never starved by a flood of requests. Only sequence numbers cross between them.
+ * Runs where the compiled file exists (the built app); tests on the sources run the replica
+ * in-process, the same code.
+ */
+export class ProjectorThread {
+  private readonly worker: Worker;
+  private readonly started: Promise<void>;
+  private stopped?: () => void;
+
+  constructor(data: ThreadData, onEvent: (e: ReplicaEvent) => void) {
+    this.worker = new Worker(join(__dirname, 'projector-thread.js'), { workerData: data });
+    this.started = new Promise((resolve, reject) => {
+      this.worker.on('message', (m: FromThread) => {
+        if (m.kind === 'started') resolve();
+        else if (m.kind === 'stopped') this.stopped?.();
+        else onEvent(m);
+      });
+      this.worker.once('error', (err) => {
+        reject(err);
+        onEvent({ kind: 'failed', error: err.message });
+      });
+    });
+  }
+
+  static available(): boolean {
+    return __filename.endsWith('.js');
+  }
+
+  start(): Promise<void> {
+    return this.started;
+  }
+
+  journaled(seq: number): void {
+    this.worker.postMessage({ kind: 'journaled', seq } satisfies ToThread);
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.stopped = resolve;
+      this.worker.postMessage({ kind: 'stop' } satisfies ToThread);
+      setTimeout(resolve, 5000).unref();
+    });
+    await this.worker.terminate();
+  }
+}
+
+async function serve(data: ThreadData): Promise<void> {
+  const ds = new DataSource({ type: 'postgres', url: data.databaseUrl, entities: [], extra: { max: 2 } });
+  await ds.initialize();
+  const replica = new ProjectionReplica(ds, new Projector(ds, marketLookup(data.markets)), data, (e) => parentPort!.postMessage(e satisfies FromThread));
+  parentPort!.on('message', (m: ToThread) => {
+    if (m.kind === 'journaled') replica.journaled(m.seq);
+    else
+      void replica
+        .stop()
+        .then(() => ds.destroy())
+        .finally(() => parentPort!.postMessage({ kind: 'stopped' } satisfies FromThread));
+  });
+  await replica.start();
+  parentPort!.postMessage({ kind: 'started' } satisfies FromThread);
+}
+
+if (!isMainThread && (workerData as ThreadData | undefined)?.databaseUrl) {
+  serve(workerData as ThreadData).catch((err: unknown) => parentPort!.postMessage({ kind: 'failed', error: String(err) } satisfies FromThread));
+}

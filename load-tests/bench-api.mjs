@@ -1,6 +1,8 @@
 // npm run bench:api — many concurrent users placing and cancelling spot orders against the API
 // on loopback. An order counts when the API acknowledged it (code 1): journaled in PostgreSQL and
-// matched. Last line: `orders: <N>/s p99 <L> ms`.
+// matched. It prints the per-order budgets (CPU ms of the server, the generator and PostgreSQL;
+// rows written), the projector's lag and the trial balance after the run. Last line:
+// `orders: <N>/s p99 <L> ms cancels p99 <C> ms`.
 //
 // Two ways in (BENCH_TRANSPORT):
 // - `http` (default): POST / PUT /api/coin/trade, form-encoded, over one keep-alive pool;
@@ -21,7 +23,8 @@
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuReport, cpuTimes, loadClient, log, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
+import { openLoop } from './lib/open-loop.mjs';
+import { call, cpuReport, cpuTimes, loadClient, log, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -68,7 +71,7 @@ async function socketClient(apiUrl, traders) {
 }
 
 /** Rows in the tables an order writes to (orders and trades by id, so updates are not rows). */
-const ROW_COUNTS = `SELECT (SELECT COUNT(*) FROM events)::int AS events, (SELECT COUNT(*) FROM ledger_entries)::int AS ledger_entries,
+const ROW_COUNTS = `SELECT (SELECT COUNT(*) FROM sequencer_journal)::int AS journal, (SELECT COUNT(*) FROM ledger_entries)::int AS ledger_entries,
   (SELECT COUNT(*) FROM orders)::int AS orders, (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM klines)::int AS klines`;
 
 const stack = await startStack();
@@ -90,9 +93,14 @@ try {
   let cpuBefore;
   let rowsBefore;
   log(`warm-up ${WARMUP} s`);
+  // The operator's view of the sequencer (projector lag, journal writes) and the trial balance.
+  const admin = process.env.API_URL
+    ? undefined
+    : (await call(stack.apiUrl, 'POST', 'admin/login', { email: stack.env.ADMIN_EMAIL, password: stack.env.ADMIN_PASSWORD })).data?.token;
   const win = measuredWindow(WARMUP, SECONDS, async () => {
     rowsBefore = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
     cpuBefore = cpuTimes(pids);
+    if (admin) await call(stack.apiUrl, 'GET', 'admin/engine', undefined, admin); // the lag is counted from here
   });
   const deadline = win.deadline;
 
@@ -123,37 +131,18 @@ try {
   }
 
   if (RATE > 0) {
-    // Requests (orders and the cancels that go with them) on a fixed schedule.
-    const perMs = RATE / (1 - CANCEL_SHARE) / 1000;
     log(
       `load: open loop, ${RATE} orders/s offered (+${Math.round((RATE * CANCEL_SHARE) / (1 - CANCEL_SHARE))} cancels/s), at most ${CONCURRENCY} in flight, ${SECONDS} s`,
     );
-    const origin = performance.now();
-    let issued = 0;
-    let inFlight = 0;
-    const running = new Set();
-    while (performance.now() < deadline) {
-      // Order i is due at origin + i / perMs: all up to now are sent (or counted as not sent).
-      const due = Math.floor((performance.now() - origin) * perMs) + 1;
-      for (; issued < due; issued++) {
-        if (inFlight >= CONCURRENCY) {
-          if (win.recording) notSent++;
-          continue;
-        }
-        inFlight++;
-        const p = step(traders[issued % traders.length], origin + issued / perMs)
-          // A request with no answer (a broken connection) is counted, never left unhandled.
-          .catch(() => win.recording && errors.set('no answer', (errors.get('no answer') ?? 0) + 1))
-          .finally(() => {
-            inFlight--;
-            running.delete(p);
-          });
-        running.add(p);
-      }
-      // Sleep until the next order is due (timers have 1 ms granularity; lateness counts as latency).
-      await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, Math.floor(origin + issued / perMs - performance.now())))));
-    }
-    await Promise.all(running);
+    // Requests (orders and the cancels that go with them) on a fixed schedule.
+    ({ notSent } = await openLoop({
+      perSecond: RATE / (1 - CANCEL_SHARE),
+      concurrency: CONCURRENCY,
+      deadline,
+      recording: () => win.recording,
+      step: (i, scheduled) => step(traders[i % traders.length], scheduled),
+      onError: () => win.recording && errors.set('no answer', (errors.get('no answer') ?? 0) + 1),
+    }));
     await win.ready;
   } else {
     log(`load: closed loop, ${CONCURRENCY} concurrent clients for ${SECONDS} s`);
@@ -185,7 +174,7 @@ try {
   );
   console.log(`cores used (of 2): ${cpu}`);
   if (!process.env.API_URL && latencies.length) {
-    // What the load wrote, once settlement has caught up (the counts stop moving).
+    // What the load wrote, once the projector has caught up (the counts stop moving).
     let after = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
     for (let i = 0; i < 50; i++) {
       await new Promise((r) => setTimeout(r, 200));
@@ -196,12 +185,19 @@ try {
     const per = Object.keys(after).map((k) => `${k} ${((after[k] - rowsBefore[k]) / latencies.length).toFixed(2)}`);
     console.log(`rows written per acknowledged order: ${per.join(', ')}`);
   }
+  if (admin) {
+    const e = (await call(stack.apiUrl, 'GET', 'admin/engine', undefined, admin)).data;
+    const lag = e.projector_lag_ms;
+    console.log(`projector lag ms: p50 ${lag.p50} p99 ${lag.p99} max ${lag.max}; journal write ms p50 ${e.journal_write_ms.p50} p99 ${e.journal_write_ms.p99}; commands per journal row p50 ${e.commands_per_journal_row.p50}`);
+    const trial = (await call(stack.apiUrl, 'GET', 'admin/ledger/trial-balance', undefined, admin)).data;
+    console.log(`trial balance after the run: ${trial.ok ? 'exact' : `WRONG ${JSON.stringify(trial.currencies)}`}`);
+  }
   cancelLatencies.sort((a, b) => a - b);
   console.log(`cancel latency ms: p50 ${percentile(cancelLatencies, 50).toFixed(1)}  p99 ${percentile(cancelLatencies, 99).toFixed(1)}`);
   console.log(`latency ms: p50 ${p50}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}  max ${(latencies[latencies.length - 1] ?? 0).toFixed(1)}`);
   if (notSent)
     log(`warning: ${notSent} orders were not sent (all ${CONCURRENCY} slots busy): the latencies leave them out; raise BENCH_CONCURRENCY or lower BENCH_RATE`);
-  console.log(`orders: ${rate}/s p99 ${p99} ms`);
+  console.log(`orders: ${rate}/s p99 ${p99} ms cancels p99 ${percentile(cancelLatencies, 99).toFixed(1)} ms`);
 } finally {
   await stack.stop();
 }

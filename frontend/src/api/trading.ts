@@ -1,4 +1,4 @@
-import type { CandleData, DepthData, Period, TradeData } from '@kestrel/contracts';
+import type { CandleData, DepthData, Period, SpotOrderView, TradeData } from '@kestrel/contracts';
 import { get, post, put } from './client';
 
 /** Spot trading and market data calls (docs/api.md "Spot trading", "Market data"). */
@@ -14,24 +14,9 @@ export interface MarketInfo {
   maker_fee: string;
   taker_fee: string;
 }
-export type OrderStatus = 'waiting' | 'completed' | 'cancelled';
-export interface Order {
-  order_id: string;
-  symbol: string;
-  side: 'buy' | 'sell';
-  type: 'limit' | 'market';
-  price: string | null;
-  quantity: string | null;
-  amount: string | null;
-  filled_qty: string;
-  filled_amount: string;
-  avg_price: string | null;
-  fee: string;
-  fee_currency: string;
-  status: OrderStatus;
-  client_order_id: string | null;
-  created_at: string;
-}
+export type OrderStatus = SpotOrderView['status'];
+/** As /api/coin/trade answers it (the type lives once, in contracts). */
+export type Order = SpotOrderView;
 export interface Page<T> {
   items: T[];
   total: number;

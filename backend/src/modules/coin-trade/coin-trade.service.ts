@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { SpotOrderView } from '@kestrel/contracts';
 import { DataSource } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -11,24 +12,8 @@ import { OrderQueryDto } from './dto/order-query.dto';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { Order } from './order.entity';
 
-export interface OrderView {
-  order_id: string;
-  symbol: string;
-  side: 'buy' | 'sell';
-  type: 'limit' | 'market';
-  price: string | null;
-  quantity: string | null;
-  amount: string | null;
-  filled_qty: string;
-  filled_amount: string;
-  avg_price: string | null;
-  fee: string;
-  fee_currency: string;
-  status: 'waiting' | 'completed' | 'cancelled';
-  client_order_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** The order as /api answers it: one type with the web app (contracts). */
+export type OrderView = SpotOrderView;
 
 /** Spot orders: the spec's rules (§5, §6) before anything reaches the sequencer. */
 @Injectable()

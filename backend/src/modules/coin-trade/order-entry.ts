@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { SpotOrderView } from '@kestrel/contracts';
 import type { ClassConstructor } from 'class-transformer';
 import type { AuthContext } from '../../infra/auth/guards';
 import { BusinessError } from '../../infra/http/business-error';
@@ -17,10 +16,6 @@ export interface OrderOp<T extends object> {
   dto: ClassConstructor<T>;
   handle: (auth: AuthContext, dto: T) => Promise<Reply<OrderView>>;
 }
-
-/** The order view is the one the shared event map promises the web app (both ways). */
-const sameView: [OrderView, SpotOrderView] extends [SpotOrderView, OrderView] ? true : never = true;
-void sameView;
 
 /**
  * Placing and cancelling, defined once for every way in (DESIGN §5):

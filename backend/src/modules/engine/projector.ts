@@ -2,7 +2,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { arrayLiteral, updateReturning } from '../../infra/database/sql';
 import { units, unitsString } from '../../infra/money';
 import { writeCandles } from '../market/candle-writer';
-import { OrderUpdate, TradeTick } from './engine-bus';
+import type { TradeTick } from './engine-bus';
 import type { Market as EngineMarket } from '@kestrel/matching-engine';
 import { accountKey } from './sequencer/balances';
 import type { AccountKey, AppliedLeg, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
@@ -20,11 +20,9 @@ export interface AppliedBatch {
   outcomes: SeqOutcome[];
 }
 
-/** What a projection transaction changed, for the pushes that follow its commit. */
+/** How far a projection transaction took the read tables (the host pushes from its own outcomes). */
 export interface Projected {
   seq: number;
-  orders: OrderUpdate[];
-  users: Set<number>;
 }
 
 /**
@@ -57,7 +55,6 @@ export class Projector {
     const orders = new Map<number, OrderState>();
     const trades: Array<{ t: TradeRecord }> = [];
     const entries: Array<{ seq: number; ts: number; refType: string; refId: string; memo: string; leg: AppliedLeg }> = [];
-    const users = new Set<number>();
     const fees = new Map<number, { leg: AppliedLeg; seq: number; ts: number }>();
     for (const b of batches) {
       for (const o of b.outcomes) {
@@ -71,7 +68,6 @@ export class Projector {
               fees.set(leg.currencyId, { leg: { ...leg, available: (f?.leg.available ?? 0n) + leg.available }, seq: b.seq, ts: b.ts });
             } else entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
           }
-        for (const u of o.users) users.add(u);
       }
     }
     const first = batches[0].seq;
@@ -90,19 +86,7 @@ export class Projector {
         );
       await m.query('INSERT INTO sequencer_projection (id, seq) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq', [last]);
     });
-    return {
-      seq: last,
-      users,
-      orders: [...orders.values()].map((o) => ({
-        userId: o.userId,
-        orderId: String(o.id),
-        marketId: o.marketId,
-        status: o.status,
-        filledQty: unitsString(o.filledQty),
-        filledQuote: unitsString(o.filledQuote),
-        fee: unitsString(o.fee),
-      })),
-    };
+    return { seq: last };
   }
 
   /**

@@ -23,8 +23,8 @@ export interface TradeTick {
 }
 
 export interface BusEvents {
-  /** A journaled batch of trades of one market, in trade id order (before the read tables have them). */
-  trades: [TradeTick[]];
+  /** A journaled batch's trades of one market, in trade id order, and the batch (the read tables have them once `projected` reaches it). */
+  trades: [TradeTick[], number];
   /** The projector wrote the read tables up to this journal batch (trades, candles, orders, balances). */
   projected: [number];
   /** The book of a market changed (depth readers re-read it, conflated). */

@@ -370,7 +370,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       batch[i].resolve(o);
     });
     while (this.closedOwners.size > CLOSED_REMEMBERED) this.closedOwners.delete(this.closedOwners.keys().next().value!);
-    for (const list of ticks.values()) this.bus.emit('trades', list);
+    for (const list of ticks.values()) this.bus.emit('trades', list, seq);
     for (const b of books) this.bus.emit('book', b);
     this.applied.push({ seq, ts, outcomes });
     this.appliedAt.set(seq, performance.now());

@@ -28,6 +28,9 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private readonly seq = new Map<string, number>();
   private readonly dirtyBooks = new Set<number>();
   private readonly newTrades = new Map<number, TradeTick[]>();
+  /** Markets with trades the projector has not written yet (→ the journal batch to wait for), and ones whose candles can be pushed. */
+  private readonly candlesDue = new Map<number, number>();
+  private readonly candlesReady = new Set<number>();
   private readonly dirtyUsers = new Set<number>();
   private tickersDirty = true;
   private lastTickers = '';
@@ -49,10 +52,19 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     this.bus.on('book', (marketId) => this.dirtyBooks.add(marketId));
-    this.bus.on('trades', (trades) => {
+    this.bus.on('trades', (trades, seq) => {
       const id = trades[0].marketId;
       this.newTrades.set(id, [...(this.newTrades.get(id) ?? []), ...trades]);
-      this.tickersDirty = true;
+      this.candlesDue.set(id, seq);
+    });
+    // Candles and tickers are read from the tables the projector writes: pushed once it has the trades.
+    this.bus.on('projected', (seq) => {
+      for (const [id, due] of this.candlesDue)
+        if (due <= seq) {
+          this.candlesDue.delete(id);
+          this.candlesReady.add(id);
+          this.tickersDirty = true;
+        }
     });
     this.bus.on('balance', (userId) => {
       if (this.listening(userId)) this.dirtyUsers.add(userId);
@@ -144,6 +156,12 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       if (!m) continue;
       const topic = tradesTopic(m.symbol);
       server.to(topic).emit('trades', { topic, seq: this.next(topic), ts: Date.now(), data: trades.map(tradeData) });
+    }
+    const ready = [...this.candlesReady];
+    this.candlesReady.clear();
+    for (const marketId of ready) {
+      const m = this.registry.byIdOrUndefined(marketId);
+      if (!m) continue;
       for (const [period, candle] of await this.lastCandles(marketId)) {
         const kt = klineTopic(m.symbol, period);
         server.to(kt).emit('kline', { topic: kt, seq: this.next(kt), ts: Date.now(), data: candle });

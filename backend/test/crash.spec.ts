@@ -9,6 +9,7 @@ import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service
 import { units } from '../src/infra/money';
 import { call, Envelope, freePort, ServerProcess, sleep, spawnServer, stopServer, waitUntilUp } from './support/server-process';
 import { ADMIN, createDatabase, REDIS_URL } from './support/test-app';
+import { mulberry32 } from '../src/modules/simulator/prng';
 
 /**
  * kill -9: the BUILT server (backend/dist, `npm run build -w backend`) runs as a child process on
@@ -47,17 +48,8 @@ interface Ack {
   data: Envelope['data'];
 }
 
-/** A small deterministic PRNG (mulberry32): the mix of operations is the same every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The simulator's seeded PRNG: the mix of operations is the same every run. */
+const prng = mulberry32;
 
 describe('kill -9 in the middle of a load, then a restart (built server, real PostgreSQL + Redis)', () => {
   let db: Awaited<ReturnType<typeof createDatabase>>;

@@ -30,10 +30,10 @@ const CLOSED_REMEMBERED = 200_000;
  * The sequencer's host (DESIGN §6): the thin wiring of the pipeline's stages, each its own class.
  * Commands queue here; each group commit journals the whole queue in one row (`JournalWriter`),
  * then the pure `Sequencer` applies it in memory and every caller gets its full result at once;
- * market data follows; the `Projector` writes the read tables behind, many batches per
- * transaction; the `Snapshotter` stores the state now and then. Reads that must see a user's own
- * writes wait for the projector (`settledFor`). On start: the newest snapshot at or below the
- * projector's watermark, then the journal replayed to its head.
+ * market data follows. The projection replica (`ProjectionReplica`, on its own thread in the built
+ * app) replays the journal and writes the read tables and the snapshots behind; only sequence
+ * numbers cross. Reads that must see a user's own writes wait for it (`settledFor`). On start: the
+ * newest snapshot at or below the projector's watermark, then the journal replayed to its head.
  */
 @Injectable()
 export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -52,8 +52,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private journaled = 0;
   private projected = 0;
   private lastTs = 0;
-  /** Applied batches not yet projected: their pushes go out once the projector reports them. */
-  private applied: AppliedBatch[] = [];
+  /** Applied batches not yet projected, with when they were answered: their pushes go out (and their lag is counted) once the projector reports them. */
+  private applied: Array<AppliedBatch & { at: number }> = [];
   private unprojected = 0;
   /** The projection replica: on its own thread in the built app, in-process on the sources (tests). */
   private replica?: ProjectorThread | ProjectionReplica;
@@ -61,8 +61,6 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private waiters: Array<{ seq: number; resolve: () => void }> = [];
   /** Owners of orders this process saw leave their book, oldest first (bounded): a late cancel is answered "closed" without waiting for the projector. */
   private readonly closedOwners = new Map<number, number>();
-  /** When each applied batch was answered (ms, monotonic), for the projector's lag. */
-  private readonly appliedAt = new Map<number, number>();
   /** Recent projector lags (answer → projection commit, ms), newest last, bounded. */
   private lags: number[] = [];
   /** Recent journal writes (ms) and their sizes (commands), bounded. */
@@ -219,7 +217,6 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.seqr = undefined;
     this.queue = [];
     this.applied = [];
-    this.appliedAt.clear();
     this.unprojected = 0;
     this.stopped = false;
     this.closed = false;
@@ -285,9 +282,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     while (this.applied.length && this.applied[0].seq <= e.seq) {
       const b = this.applied.shift()!;
       this.unprojected -= b.outcomes.length;
-      const at = this.appliedAt.get(b.seq);
-      this.appliedAt.delete(b.seq);
-      if (at !== undefined && this.lags.length < 200_000) this.lags.push(now - at);
+      if (this.lags.length < 200_000) this.lags.push(now - b.at);
       for (const o of b.outcomes) {
         for (const ord of o.orders) this.bus.emit('order', orderUpdate(ord));
         for (const u of o.users) users.add(u);
@@ -372,8 +367,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     while (this.closedOwners.size > CLOSED_REMEMBERED) this.closedOwners.delete(this.closedOwners.keys().next().value!);
     for (const list of ticks.values()) this.bus.emit('trades', list, seq);
     for (const b of books) this.bus.emit('book', b);
-    this.applied.push({ seq, ts, outcomes });
-    this.appliedAt.set(seq, performance.now());
+    this.applied.push({ seq, ts, outcomes, at: performance.now() });
     this.unprojected += batch.length;
     this.replica?.journaled(seq);
   }

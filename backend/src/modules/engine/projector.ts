@@ -53,13 +53,13 @@ export class Projector {
   async project(batches: AppliedBatch[]): Promise<Projected> {
     const last = batches[batches.length - 1].seq;
     const orders = new Map<number, OrderState>();
-    const trades: Array<{ t: TradeRecord }> = [];
+    const trades: TradeRecord[] = [];
     const entries: Array<{ seq: number; ts: number; refType: string; refId: string; memo: string; leg: AppliedLeg }> = [];
     const fees = new Map<number, { leg: AppliedLeg; seq: number; ts: number }>();
     for (const b of batches) {
       for (const o of b.outcomes) {
         for (const ord of o.orders) orders.set(ord.id, ord);
-        for (const t of o.trades) trades.push({ t });
+        trades.push(...o.trades);
         for (const p of o.postings)
           for (const leg of p.legs) {
             // The house's side of spot fees: one entry per currency per transaction (below), not one per trade.
@@ -79,11 +79,7 @@ export class Projector {
       await m.query(`SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off`);
       await this.writeEntries(m, entries);
       if (orders.size) await this.writeOrders(m, [...orders.values()]);
-      if (trades.length)
-        await this.writeTrades(
-          m,
-          trades.map((x) => x.t),
-        );
+      if (trades.length) await this.writeTrades(m, trades);
       await m.query('INSERT INTO sequencer_projection (id, seq) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq', [last]);
     });
     return { seq: last };

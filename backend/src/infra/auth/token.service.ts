@@ -15,6 +15,7 @@ export function hashToken(token: string): string {
  */
 @Injectable()
 export class TokenService {
+  /** Recently verified tokens (process memory only, keyed by the token itself: a hit costs no hash). */
   private readonly cache = new Map<string, { subjectId: number; subjectType: SubjectType; until: number }>();
   /** Lookups in flight: requests that miss the cache together (e.g. when an entry expires) share one read. */
   private readonly reading = new Map<string, Promise<number | undefined>>();
@@ -39,21 +40,20 @@ export class TokenService {
 
   /** The subject id when the token is valid for that subject type, else undefined. */
   async verify(token: string, subjectType: SubjectType): Promise<number | undefined> {
+    const hit = this.cache.get(token);
+    if (hit && hit.until > Date.now()) return hit.subjectType === subjectType ? hit.subjectId : undefined;
     const hash = hashToken(token);
-    const now = Date.now();
-    const hit = this.cache.get(hash);
-    if (hit && hit.until > now) return hit.subjectType === subjectType ? hit.subjectId : undefined;
     const generation = this.generation;
     const key = `${generation}:${subjectType}:${hash}`;
     let read = this.reading.get(key);
     if (!read) {
-      read = this.lookup(hash, subjectType, generation).finally(() => this.reading.delete(key));
+      read = this.lookup(token, hash, subjectType, generation).finally(() => this.reading.delete(key));
       this.reading.set(key, read);
     }
     return read;
   }
 
-  private async lookup(hash: string, subjectType: SubjectType, generation: number): Promise<number | undefined> {
+  private async lookup(token: string, hash: string, subjectType: SubjectType, generation: number): Promise<number | undefined> {
     const rows: Array<{ subject_id: number }> = await this.dataSource.query(
       `SELECT subject_id FROM auth_tokens WHERE token_hash = $1 AND subject_type = $2 AND revoked_at IS NULL AND expires_at > now()`,
       [hash, subjectType],
@@ -61,7 +61,7 @@ export class TokenService {
     const subjectId = rows[0]?.subject_id;
     if (subjectId !== undefined && generation === this.generation) {
       if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(hash, { subjectId, subjectType, until: Date.now() + this.config.tokenCacheMs });
+      this.cache.set(token, { subjectId, subjectType, until: Date.now() + this.config.tokenCacheMs });
     }
     return subjectId;
   }
@@ -69,7 +69,7 @@ export class TokenService {
   async revoke(token: string): Promise<void> {
     await this.dataSource.query('UPDATE auth_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL', [hashToken(token)]);
     this.generation++;
-    this.cache.delete(hashToken(token));
+    this.cache.delete(token);
   }
 
   /** Revoke every session of a subject, optionally keeping the one in use. */

@@ -1,9 +1,10 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { en } from '../i18n/locales/en';
 import type { MessageKey } from '../i18n/catalogue';
 import { BusinessError } from './business-error';
+import { compiledValidate } from './compiled-validation';
 import { ErrorCode } from './error-codes';
 
 /** The first failing rule, depth first, in declaration order. */
@@ -41,11 +42,25 @@ const OPTIONS = { whitelist: true, forbidNonWhitelisted: true, validationError: 
  * "{field} is invalid" / "{field} is required".
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({ ...OPTIONS, transform: true, exceptionFactory: validationFailure });
+  return new CompiledValidationPipe({ ...OPTIONS, transform: true, exceptionFactory: validationFailure });
+}
+
+/** Nest's pipe, answering a plain body that the compiled rules vouch for without the generic walk. */
+class CompiledValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const { metatype, type } = metadata;
+    if (type !== 'custom' && typeof metatype === 'function' && typeof value === 'object' && value !== null && !Array.isArray(value) && this.toValidate(metadata)) {
+      const instance = compiledValidate(metatype as ClassConstructor<object>, value);
+      if (instance) return instance;
+    }
+    return super.transform(value, metadata);
+  }
 }
 
 /** What the pipe does, outside Nest: the DTO instance, or the same BusinessError the pipe would throw. */
 export function validateBody<T extends object>(dto: ClassConstructor<T>, body: object): T {
+  const compiled = compiledValidate(dto, body);
+  if (compiled) return compiled;
   const instance = plainToInstance(dto, body);
   const errors = validateSync(instance, OPTIONS);
   if (errors.length) throw validationFailure(errors);

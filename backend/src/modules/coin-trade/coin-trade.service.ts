@@ -39,26 +39,28 @@ export class CoinTradeService {
     return this.view(userId, String(r.orderId));
   }
 
-  /** An order's answer from the sequencer's state of it. */
+  /** An order's answer from the sequencer's state of it (its amounts are units already: no round trip through text). */
   private liveView(o: OrderState): OrderView {
-    const e = this.markets.byIdOrUndefined(o.marketId)!.engine;
-    return this.toView({
-      id: String(o.id),
-      userId: o.userId,
-      marketId: o.marketId,
+    const market = this.markets.byIdOrUndefined(o.marketId)!;
+    const e = market.engine;
+    return {
+      order_id: String(o.id),
+      symbol: market.symbol,
       side: o.side,
       type: o.type,
-      price: o.price ? e.ticksToPrice(o.price) : null,
-      quantity: o.qty ? e.lotsToQty(o.qty) : null,
-      quoteAmount: o.quoteBudget ? e.unitsToQuote(o.quoteBudget) : null,
-      clientOrderId: o.clientOrderId,
-      filledQty: unitsString(o.filledQty),
-      filledQuote: unitsString(o.filledQuote),
+      price: o.price ? moneyString(e.ticksToPrice(o.price)) : null,
+      quantity: o.qty ? moneyString(e.lotsToQty(o.qty)) : null,
+      amount: o.quoteBudget ? moneyString(e.unitsToQuote(o.quoteBudget)) : null,
+      filled_qty: unitsString(o.filledQty),
+      filled_amount: unitsString(o.filledQuote),
+      avg_price: o.filledQty === 0n ? null : unitsString(unitsDiv(o.filledQuote, o.filledQty)),
       fee: unitsString(o.fee),
+      fee_currency: o.side === 'buy' ? market.base.symbol : market.quote.symbol,
       status: o.status,
-      createdAt: new Date(o.createdTs),
-      updatedAt: new Date(o.updatedTs),
-    } as Order);
+      client_order_id: o.clientOrderId,
+      created_at: new Date(o.createdTs).toISOString(),
+      updated_at: new Date(o.updatedTs).toISOString(),
+    };
   }
 
   /** A fund password, once set, can be changed but never removed: a positive answer is cached. */

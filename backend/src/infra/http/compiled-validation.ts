@@ -3,7 +3,6 @@ import type { MetadataStorage as TransformerMetadata } from 'class-transformer/t
 import { getMetadataStorage, ValidationArguments, ValidationTypes, ValidatorConstraintInterface } from 'class-validator';
 
 // The transformer's metadata (which classes use @Type, @Transform, @Expose, @Exclude) is not in its public entry point.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerMetadata };
 
 

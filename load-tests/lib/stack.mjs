@@ -71,7 +71,9 @@ export async function startStack({ simulator = false, env = {} } = {}) {
     return { apiUrl: process.env.API_URL.replace(/\/$/, ''), databaseUrl: process.env.DATABASE_URL, stop: async () => undefined };
   }
   const { db, databaseUrl, env: childEnv, apiUrl, dropDatabase } = await freshStackEnv({ simulator, env });
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, 'backend', 'dist', 'main.js')], {
+  // The server's V8 flags as `npm start` and the image give them (package.json, infra/docker/Dockerfile), then the bench's own.
+  const nodeArgs = ['--max-semi-space-size=64', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'backend', 'dist', 'main.js')], {
     cwd: root,
     env: childEnv,
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -5,7 +5,7 @@ import type { MessageKey } from '../i18n/catalogue';
  * 1 = ok; 401 = not logged in (type "999"). 404 is never used in the envelope: clients read it as
  * "logged out". Listed with their meaning in docs/api.md.
  * Ranges: 1000s request/accounts, 2000–2199 spot trading, 2200–2299 wallets and funding,
- * 2300–2399 identity verification and uploads, 2400–2499 options and contracts.
+ * 2300–2399 identity verification and uploads, 2400–2499 options and contracts, 2500–2549 wealth products.
  */
 export const ErrorCode = {
   OK: 1,
@@ -72,6 +72,15 @@ export const ErrorCode = {
   LEVER_TPSL_SIDE: 2412,
   POSITION_NOT_FOUND: 2413,
   POSITION_CLOSED: 2414,
+  // 2500–2549: wealth products (lh/deposit)
+  WEALTH_PRODUCT_NOT_FOUND: 2500,
+  WEALTH_BELOW_MIN: 2501,
+  WEALTH_NOT_ON_SALE: 2502,
+  WEALTH_SOLD_OUT: 2503,
+  WEALTH_RESERVE_SHORT: 2504,
+  WEALTH_ORDER_NOT_FOUND: 2505,
+  WEALTH_ORDER_CLOSED: 2506,
+  WEALTH_PRODUCT_INVALID: 2507,
   INTERNAL: 9000,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -138,5 +147,13 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.LEVER_TPSL_SIDE]: 'error.tpsl_side_long',
   [ErrorCode.POSITION_NOT_FOUND]: 'error.position_not_found',
   [ErrorCode.POSITION_CLOSED]: 'error.position_closed',
+  [ErrorCode.WEALTH_PRODUCT_NOT_FOUND]: 'error.wealth_product_not_found',
+  [ErrorCode.WEALTH_BELOW_MIN]: 'error.wealth_amount_below_min',
+  [ErrorCode.WEALTH_NOT_ON_SALE]: 'error.wealth_not_on_sale',
+  [ErrorCode.WEALTH_SOLD_OUT]: 'error.wealth_sold_out',
+  [ErrorCode.WEALTH_RESERVE_SHORT]: 'error.wealth_reserve_short',
+  [ErrorCode.WEALTH_ORDER_NOT_FOUND]: 'error.wealth_order_not_found',
+  [ErrorCode.WEALTH_ORDER_CLOSED]: 'error.wealth_order_closed',
+  [ErrorCode.WEALTH_PRODUCT_INVALID]: 'error.wealth_product_invalid',
   [ErrorCode.INTERNAL]: 'error.internal',
 };

@@ -41,6 +41,10 @@ export enum LedgerCode {
   Freeze = 901,
   /** Extension: frozen → available when it is cancelled or rejected. */
   Unfreeze = 902,
+  /** Extension: a wealth product's daily interest, from the house's reserve (treasury frozen) to the trust account. */
+  WealthInterest = 903,
+  /** Extension: a wealth product's early-redemption penalty, from the trust account to the house (treasury). */
+  WealthPenalty = 904,
 }
 
 export const LEDGER_CODES: readonly LedgerCode[] = Object.values(LedgerCode).filter((v): v is LedgerCode => typeof v === 'number');

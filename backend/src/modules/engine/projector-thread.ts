@@ -64,7 +64,11 @@ export class ProjectorThread {
 async function serve(data: ThreadData): Promise<void> {
   const ds = new DataSource({ type: 'postgres', url: data.databaseUrl, entities: [], extra: { max: 2 } });
   await ds.initialize();
-  const replica = new ProjectionReplica(ds, new Projector(ds, marketLookup(data.markets)), data, (e) => parentPort!.postMessage(e satisfies FromThread));
+  // A market listed after start is learned from the journal (the replica's sequencer), before any of its trades.
+  const ref: { replica?: ProjectionReplica } = {};
+  const markets = marketLookup(data.markets, (id) => ref.replica?.market(id));
+  const replica = new ProjectionReplica(ds, new Projector(ds, markets), data, (e) => parentPort!.postMessage(e satisfies FromThread));
+  ref.replica = replica;
   parentPort!.on('message', (m: ToThread) => {
     if (m.kind === 'journaled') replica.journaled(m.seq);
     else

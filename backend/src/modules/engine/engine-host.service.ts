@@ -12,7 +12,7 @@ import { ProjectionReplica, ReplicaEvent } from './projection-replica';
 import { AppliedBatch, Projector, tradeTick } from './projector';
 import { ProjectorThread } from './projector-thread';
 import type { Balance } from './sequencer/balances';
-import type { MarketParams, OrderState, SeqCommand, SeqOutcome } from './sequencer/commands';
+import type { MarketParams, OrderState, SeqCode, SeqCommand, SeqOutcome } from './sequencer/commands';
 import { Sequencer } from './sequencer/sequencer';
 import { Snapshotter } from './snapshotter';
 
@@ -297,14 +297,26 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Market parameters change only through the journal: a market added or re-priced in the database is journaled here. */
-  private async configureMarkets(): Promise<void> {
+  private async configureMarkets(): Promise<Array<{ symbol: string; code: SeqCode }>> {
     const changed = this.registry.all().filter((m) => !sameParams(this.seqr!.market(m.id), paramsOf(m)));
-    await Promise.all(
+    return Promise.all(
       changed.map(async (m) => {
         const r = await this.submit({ t: 'market', market: paramsOf(m) });
         if (r.code !== 'OK') this.logger.error(`${m.symbol}: market parameters refused (${r.code})`);
+        return { symbol: m.symbol, code: r.code };
       }),
     );
+  }
+
+  /**
+   * A market was added or changed in its table at run time (an operator's listing): the registry
+   * reloads it and its parameters go through the journal as a `market` command, as at start; the
+   * projector learns them from the journal. Returns each changed market's answer.
+   */
+  async marketsChanged(): Promise<Array<{ symbol: string; code: SeqCode }>> {
+    await this.registry.load();
+    if (!this.seqr) return [];
+    return this.configureMarkets();
   }
 
   /** Group commit: whatever queued while the previous batch was journaled forms the next batch. */

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { JournalWriter } from './journal-writer';
 import type { MarketInfo } from './market-registry.service';
 import { AppliedBatch, MarketLookup, Projector } from './projector';
-import type { SeqCommand } from './sequencer/commands';
+import type { MarketParams, SeqCommand } from './sequencer/commands';
 import { Sequencer } from './sequencer/sequencer';
 import { Snapshotter } from './snapshotter';
 
@@ -21,9 +21,23 @@ export type ReplicaEvent = { kind: 'projected'; seq: number } | { kind: 'failed'
 
 const READ_ROWS = 64;
 
-export function marketLookup(markets: ReplicaMarket[]): MarketLookup {
+/**
+ * The markets known at start, and any listed later as the journal tells (`journaled`: the
+ * replica's own copy of the sequencer, which has applied a market's command before any of its trades).
+ */
+export function marketLookup(markets: ReplicaMarket[], journaled?: (id: number) => MarketParams | undefined): MarketLookup {
   const byId = new Map(markets.map((m) => [m.id, { engine: createMarket({ symbol: m.symbol, tickSize: m.tickSize, lotSize: m.lotSize, minQty: m.minQty }) }]));
-  return { byIdOrUndefined: (id) => byId.get(id) };
+  return {
+    byIdOrUndefined: (id) => {
+      const known = byId.get(id);
+      if (known || !journaled) return known;
+      const p = journaled(id);
+      if (!p) return undefined;
+      const added = { engine: createMarket({ symbol: p.symbol, tickSize: p.tickSize, lotSize: p.lotSize, minQty: p.lotSize }) };
+      byId.set(id, added);
+      return added;
+    },
+  };
 }
 
 /**
@@ -71,6 +85,11 @@ export class ProjectionReplica {
     this.seqr = seqr;
     this.running = true;
     this.loop = this.run();
+  }
+
+  /** A market's parameters as the journal has set them so far. */
+  market(id: number): MarketParams | undefined {
+    return this.seqr?.market(id);
   }
 
   /** The host journaled up to `seq`: there is work. */

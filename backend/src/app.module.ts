@@ -18,6 +18,7 @@ import { FlashExchangeModule } from './modules/fpjy/fpjy.module';
 import { WalletModule } from './modules/wallet/wallet.module';
 import { MicrotradeModule } from './modules/microtrade/microtrade.module';
 import { LeverModule } from './modules/lever/lever.module';
+import { FinanceModule } from './modules/finance/finance.module';
 import { NoticeModule } from './modules/notice/notice.module';
 import { LedgerModule } from './modules/ledger/ledger.module';
 import { ReferenceModule } from './modules/reference/reference.module';
@@ -67,6 +68,7 @@ export class AppModule {
         FlashExchangeModule,
         MicrotradeModule,
         LeverModule,
+        FinanceModule,
         UserModule,
         SmsModule,
         SettingsModule,

@@ -18,6 +18,8 @@ import { OptionOrder } from '../../modules/microtrade/option-order.entity';
 import { OptionPeriod } from '../../modules/microtrade/option-period.entity';
 import { LeverConfig } from '../../modules/lever/lever-config.entity';
 import { LeverCursor } from '../../modules/lever/lever-cursor.entity';
+import { WealthOrder } from '../../modules/finance/wealth-order.entity';
+import { WealthProduct } from '../../modules/finance/wealth-product.entity';
 import { LeverPosition } from '../../modules/lever/lever-position.entity';
 import { UserMessage } from '../../modules/notice/user-message.entity';
 import { IdentityVerification } from '../../modules/real-name/identity-verification.entity';
@@ -64,4 +66,6 @@ export const ENTITIES = [
   LeverConfig,
   LeverPosition,
   LeverCursor,
+  WealthProduct,
+  WealthOrder,
 ];

@@ -1,0 +1,82 @@
+import { Body, Controller, Get, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AdminAuth, Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
+import { Reply } from '../../infra/http/envelope';
+import { ProductEditDto, ProductIdDto, ProductListDto, PurchaseDto, ReasonDto, RedeemDto, WealthOrderListDto } from './finance.dto';
+import { FinanceService } from './finance.service';
+import { WealthProductsService } from './wealth-products.service';
+
+/** Wealth products (spec: lh/deposit…): listings are public, everything about money needs the user. */
+@ApiTags('finance')
+@Controller()
+export class FinanceController {
+  constructor(
+    private readonly finance: FinanceService,
+    private readonly products: WealthProductsService,
+  ) {}
+
+  @Get('lh/deposit/config')
+  config(@Query() q: ProductListDto) {
+    return this.finance.list(q.type);
+  }
+
+  @Get('lh/deposit/product_info')
+  productInfo(@Query() q: ProductIdDto) {
+    return this.finance.product(q.id);
+  }
+
+  @Post('lh/deposit')
+  @UserAuth()
+  async purchase(@Auth() auth: AuthContext, @Body() dto: PurchaseDto) {
+    return new Reply(await this.finance.purchase(auth.subjectId, dto), 'msg.wealth_bought');
+  }
+
+  @Post('lh/deposit/cancel')
+  @UserAuth()
+  async cancel(@Auth() auth: AuthContext, @Body() dto: RedeemDto) {
+    const out = await this.finance.redeem(auth.subjectId, dto);
+    return out.preview ? out : new Reply(out, 'msg.wealth_redeemed');
+  }
+
+  @Get('lh/deposit/order')
+  @UserAuth()
+  orders(@Auth() auth: AuthContext, @Query() q: WealthOrderListDto) {
+    return this.finance.orders(auth.subjectId, q);
+  }
+
+  @Get('lh/deposit/report')
+  @UserAuth()
+  report(@Auth() auth: AuthContext) {
+    return this.finance.report(auth.subjectId);
+  }
+
+  @Get('admin/wealth/products')
+  @AdminAuth()
+  all() {
+    return this.products.all();
+  }
+
+  @Post('admin/wealth/products')
+  @AdminAuth()
+  async create(@Auth() auth: AuthContext, @Body() dto: ProductEditDto) {
+    return new Reply(await this.products.create(auth.subjectId, dto), 'msg.wealth_saved');
+  }
+
+  @Post('admin/wealth/products/:id')
+  @AdminAuth()
+  async edit(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: ProductEditDto) {
+    return new Reply(await this.products.edit(auth.subjectId, id, dto), 'msg.wealth_saved');
+  }
+
+  @Post('admin/wealth/products/:id/open')
+  @AdminAuth()
+  open(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: ReasonDto) {
+    return this.products.setOpen(auth.subjectId, id, true, dto.reason);
+  }
+
+  @Post('admin/wealth/products/:id/close')
+  @AdminAuth()
+  close(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: ReasonDto) {
+    return this.products.setOpen(auth.subjectId, id, false, dto.reason);
+  }
+}

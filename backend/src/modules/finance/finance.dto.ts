@@ -1,0 +1,178 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { PageQueryDto } from '../../infra/http/page.dto';
+import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
+
+const RATE_RE = /^\d{1,4}(\.\d{1,8})?$/;
+const FLAG_RE = /^(true|false|1|0)$/;
+
+export class ProductIdDto {
+  @ApiProperty({ description: 'A product id from lh/deposit/config' })
+  @IsNotEmpty({ message: 'error.wealth_product_not_found' })
+  @Type(() => Number)
+  @IsInt({ message: 'error.wealth_product_not_found' })
+  @Min(1, { message: 'error.wealth_product_not_found' })
+  id: number;
+}
+
+export class ProductListDto {
+  @ApiProperty({ enum: [1, 2], description: '1 = hosting (fixed-term and the flexible fund), 2 = mining-machine rental' })
+  @IsNotEmpty({ message: 'error.wealth_type_invalid' })
+  @Type(() => Number)
+  @IsIn([1, 2], { message: 'error.wealth_type_invalid' })
+  type: 1 | 2;
+}
+
+/** lh/deposit. The spec's order of prompts: amount empty, below the minimum, agreement (the last two in the service). */
+export class PurchaseDto {
+  @ApiProperty()
+  @IsNotEmpty({ message: 'error.wealth_product_not_found' })
+  @Type(() => Number)
+  @IsInt({ message: 'error.wealth_product_not_found' })
+  @Min(1, { message: 'error.wealth_product_not_found' })
+  product_id: number;
+
+  @ApiProperty({ example: '1000', description: 'Custody amount in USDT, from the trust account' })
+  @IsNotEmpty({ message: 'error.amount_empty' })
+  @IsString({ message: 'error.amount_empty' })
+  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
+  amount: string;
+
+  @ApiPropertyOptional({ description: '1/true: the service agreement is accepted (required)' })
+  @IsOptional()
+  @IsString({ message: 'error.wealth_agreement_required' })
+  agree?: string;
+
+  @ApiPropertyOptional({ description: 'Client-generated id: a retry buys once' })
+  @IsOptional()
+  @IsString()
+  @Matches(CLIENT_ID_RE)
+  client_id?: string;
+}
+
+export class RedeemDto {
+  @ApiProperty()
+  @IsNotEmpty({ message: 'error.wealth_order_not_found' })
+  @IsString({ message: 'error.wealth_order_not_found' })
+  @Matches(/^\d{1,18}$/, { message: 'error.wealth_order_not_found' })
+  order_id: string;
+
+  @ApiPropertyOptional({ description: '1/true: only show the penalty and refund, change nothing' })
+  @IsOptional()
+  @IsString()
+  @Matches(FLAG_RE)
+  preview?: string;
+}
+
+export class WealthOrderListDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ['hosting', 'completed', 'redeemed'], description: 'Default: hosting' })
+  @IsOptional()
+  @IsIn(['hosting', 'completed', 'redeemed'])
+  status: 'hosting' | 'completed' | 'redeemed' = 'hosting';
+}
+
+/** Operators: the product's settings. On edit every field is optional; a reason is always required. */
+export class ProductEditDto {
+  @ApiPropertyOptional({ enum: ['fixed', 'flexible', 'mining'] })
+  @IsOptional()
+  @IsIn(['fixed', 'flexible', 'mining'])
+  kind?: 'fixed' | 'flexible' | 'mining';
+
+  @ApiPropertyOptional({ example: 'hosting-30d' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[\w-]{1,40}$/)
+  code?: string;
+
+  @ApiPropertyOptional({ example: '30-day hosting' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(80)
+  name?: string;
+
+  @ApiPropertyOptional({ example: 30 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  days?: number;
+
+  @ApiPropertyOptional({ example: '100' })
+  @IsOptional()
+  @IsString()
+  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
+  min_amount?: string;
+
+  @ApiPropertyOptional({ example: '0.004' })
+  @IsOptional()
+  @IsString()
+  @Matches(RATE_RE, { message: 'error.rate_invalid' })
+  rate?: string;
+
+  @ApiPropertyOptional({ enum: ['daily', 'total'] })
+  @IsOptional()
+  @IsIn(['daily', 'total'])
+  rate_mode?: 'daily' | 'total';
+
+  @ApiPropertyOptional({ example: '10000' })
+  @IsOptional()
+  @IsString()
+  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
+  accrual_min?: string;
+
+  @ApiPropertyOptional({ enum: ['ratio', 'tip', 'none'] })
+  @IsOptional()
+  @IsIn(['ratio', 'tip', 'none'])
+  penalty_mode?: 'ratio' | 'tip' | 'none';
+
+  @ApiPropertyOptional({ example: '0.004' })
+  @IsOptional()
+  @IsString()
+  @Matches(RATE_RE, { message: 'error.rate_invalid' })
+  penalty_ratio?: string;
+
+  @ApiPropertyOptional({ example: '1.5' })
+  @IsOptional()
+  @IsString()
+  @Matches(RATE_RE, { message: 'error.rate_invalid' })
+  penalty_multiple?: string;
+
+  @ApiPropertyOptional({ example: '1000000' })
+  @IsOptional()
+  @IsString()
+  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
+  capacity?: string;
+
+  @ApiPropertyOptional({ description: 'ISO time' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/)
+  sale_start?: string;
+
+  @ApiPropertyOptional({ description: 'ISO time, or empty for no end' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^(|\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d))$/)
+  sale_end?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  sort?: number;
+
+  @ApiProperty()
+  @IsNotEmpty({ message: 'error.reason_required' })
+  @IsString({ message: 'error.reason_required' })
+  @MaxLength(500)
+  reason: string;
+}
+
+export class ReasonDto {
+  @ApiProperty()
+  @IsNotEmpty({ message: 'error.reason_required' })
+  @IsString({ message: 'error.reason_required' })
+  @MaxLength(500)
+  reason: string;
+}

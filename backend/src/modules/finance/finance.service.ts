@@ -1,0 +1,292 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import { isUniqueViolation, updateReturning } from '../../infra/database/sql';
+import { EventStoreService } from '../../infra/event-store/event-store.service';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import type { Page } from '../../infra/http/page.dto';
+import { money, moneyString } from '../../infra/money';
+import { EngineBus } from '../engine/engine-bus';
+import { LedgerCode } from '../ledger/ledger-codes';
+import { LedgerService, Movement } from '../ledger/ledger.service';
+import type { PurchaseDto, RedeemDto, WealthOrderListDto } from './finance.dto';
+import { treasury, trust, WealthAccrualService } from './wealth-accrual.service';
+import { WealthOrder } from './wealth-order.entity';
+import { WealthProduct } from './wealth-product.entity';
+import { productView, WealthProductsService } from './wealth-products.service';
+import { DAY_MS, dayStart, epochDay, FLEXIBLE_RESERVE_DAYS, interestOf, penaltyOf } from './wealth-terms';
+
+/**
+ * Wealth products for users (lh/deposit…). Bought from and paid into the trust account, a
+ * database account (LedgerService). A purchase locks the principal (40) and has the house
+ * reserve the whole promised interest from `treasury` (901) in the same transaction, so a payout
+ * can never fail; the product's sold amount rises by a conditional update, so capacity is never
+ * exceeded. Redemption returns the principal (41) less the penalty (904, to the treasury) and
+ * releases the unused reserve (902).
+ */
+@Injectable()
+export class FinanceService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly products: WealthProductsService,
+    private readonly accrual: WealthAccrualService,
+    private readonly events: EventStoreService,
+    private readonly bus: EngineBus,
+  ) {}
+
+  /** lh/deposit/config: type 1 = hosting (fixed-term and the flexible fund), type 2 = mining-machine rental. Closed products are not listed. */
+  async list(type: 1 | 2) {
+    const rows = await this.dataSource
+      .getRepository(WealthProduct)
+      .createQueryBuilder('p')
+      .where('p.enabled')
+      .andWhere(type === 2 ? "p.kind = 'mining'" : "p.kind <> 'mining'")
+      .orderBy('p.kind', 'DESC')
+      .addOrderBy('p.sort')
+      .addOrderBy('p.id')
+      .getMany();
+    const now = new Date();
+    return rows.map((p) => productView(p, now));
+  }
+
+  async product(id: number) {
+    const p = await this.products.get(id);
+    const now = new Date();
+    const start = epochDay(now) + 1;
+    return {
+      ...productView(p, now),
+      // What a purchase now would look like (interest from the next day, 00:00 UTC).
+      interest_start: dayStart(start).toISOString(),
+      maturity: p.kind === 'flexible' ? null : dayStart(start + p.days).toISOString(),
+      example: { amount: moneyString(p.minAmount), ...interestOf(p, p.minAmount) },
+    };
+  }
+
+  /** lh/deposit: the spec's checks in order, then one transaction. */
+  async purchase(userId: number, dto: PurchaseDto) {
+    const p = await this.products.get(dto.product_id);
+    const amount = money(dto.amount);
+    if (amount.lt(p.minAmount) || amount.lte(0))
+      throw new BusinessError(ErrorCode.WEALTH_BELOW_MIN, undefined, { min: `${moneyString(p.minAmount)} USDT` });
+    if (dto.agree !== '1' && dto.agree !== 'true') throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED, 'error.wealth_agreement_required');
+    if (dto.client_id) {
+      const prior = await this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } });
+      if (prior) return orderView(prior, p, new Date());
+    }
+    const now = new Date();
+    const status = productView(p, now).status;
+    if (status === 'soon' || status === 'ended') throw new BusinessError(ErrorCode.WEALTH_NOT_ON_SALE);
+    const a = moneyString(amount);
+    const { daily, total } = interestOf(p, a);
+    const reserve = p.kind === 'flexible' ? moneyString(money(daily).times(FLEXIBLE_RESERVE_DAYS)) : total;
+    const startDay = epochDay(now) + 1;
+    let order: WealthOrder;
+    try {
+      order = await this.dataSource.transaction(async (m) => {
+        // Capacity: the product row's conditional update is the guard (concurrent buyers queue on it).
+        const raised = await updateReturning<{ id: number }>(
+          m,
+          `UPDATE wealth_products SET sold = sold + $2 WHERE id = $1 AND enabled AND sold + $2 <= capacity RETURNING id`,
+          [p.id, a],
+        );
+        if (!raised.length) {
+          const [now] = await m.query('SELECT GREATEST(capacity - sold, 0)::text AS left FROM wealth_products WHERE id = $1', [p.id]);
+          throw new BusinessError(ErrorCode.WEALTH_SOLD_OUT, undefined, { left: `${moneyString(now?.left ?? '0')} USDT` });
+        }
+        const saved = await m.getRepository(WealthOrder).save(
+          m.getRepository(WealthOrder).create({
+            userId,
+            productId: p.id,
+            kind: p.kind,
+            currencyId: p.currencyId,
+            amount: a,
+            days: p.days,
+            dailyInterest: daily,
+            totalInterest: total,
+            reserve,
+            earned: '0',
+            paidDays: 0,
+            startDay,
+            endAt: p.kind === 'flexible' ? null : new Date((startDay + p.days) * DAY_MS),
+            status: 'hosting',
+            penaltyMode: p.penaltyMode,
+            penaltyRatio: p.penaltyRatio,
+            penaltyMultiple: p.penaltyMultiple,
+            clientId: dto.client_id ?? null,
+          }),
+        );
+        await this.ledger.post(
+          {
+            commandId: `wealth-buy:${saved.id}`,
+            refType: 'wealth',
+            refId: saved.id,
+            actor: `user:${userId}`,
+            movements: [trust(userId, p.currencyId, LedgerCode.LockDeduction, `-${a}`, a)],
+          },
+          m,
+        );
+        if (money(reserve).gt(0)) {
+          try {
+            await this.ledger.post(
+              {
+                commandId: `wealth-reserve:${saved.id}`,
+                refType: 'wealth',
+                refId: saved.id,
+                actor: `user:${userId}`,
+                memo: 'interest reserve',
+                movements: [treasury(p.currencyId, LedgerCode.Freeze, `-${reserve}`, reserve)],
+              },
+              m,
+            );
+          } catch (err) {
+            if (err instanceof BusinessError && err.code === ErrorCode.INSUFFICIENT_BALANCE) throw new BusinessError(ErrorCode.WEALTH_RESERVE_SHORT);
+            throw err;
+          }
+        }
+        await this.events.append(m, { streamId: `wealth-order:${saved.id}`, metadata: { actor: `user:${userId}` } }, [
+          { type: 'WealthPurchased', payload: { orderId: saved.id, userId, productId: p.id, amount: a, dailyInterest: daily, totalInterest: total, reserve, startDay } },
+        ]);
+        return saved;
+      });
+    } catch (err) {
+      // A concurrent retry with the same client id won the race: answer its purchase.
+      if (dto.client_id && isUniqueViolation(err)) {
+        const prior = await this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } });
+        if (prior) return orderView(prior, p, new Date());
+      }
+      throw err;
+    }
+    this.bus.emit('balance', userId);
+    return orderView(order, p, now);
+  }
+
+  /**
+   * lh/deposit/cancel: early redemption. With `preview`, only the exact penalty and refund (nothing
+   * changes). Due interest is credited first, so the penalty counts the days really remaining.
+   */
+  async redeem(userId: number, dto: RedeemDto) {
+    const preview = dto.preview === '1' || dto.preview === 'true';
+    const now = new Date();
+    const o = await this.owned(userId, dto.order_id);
+    if (o.status !== 'hosting') throw new BusinessError(ErrorCode.WEALTH_ORDER_CLOSED);
+    const p = await this.products.get(o.productId);
+    if (preview) {
+      const remaining = Math.max(0, o.days - Math.max(o.paidDays, Math.min(o.days, epochDay(now) - o.startDay)));
+      return redemptionView(o, penaltyOf(o, o.kind === 'flexible' ? 0 : remaining), remaining, true);
+    }
+    const out = await this.dataSource.transaction(async (m) => {
+      await this.accrual.settleIn(m, o.id, now);
+      const locked = await m.getRepository(WealthOrder).findOne({ where: { id: o.id, userId }, lock: { mode: 'pessimistic_write' } });
+      if (!locked || locked.status !== 'hosting') throw new BusinessError(ErrorCode.WEALTH_ORDER_CLOSED);
+      const remaining = locked.kind === 'flexible' ? 0 : Math.max(0, locked.days - locked.paidDays);
+      const penalty = penaltyOf(locked, remaining);
+      const a = moneyString(locked.amount);
+      const movements: Movement[] = [trust(userId, locked.currencyId, LedgerCode.LockReturn, a, `-${a}`)];
+      if (money(penalty).gt(0))
+        movements.push(trust(userId, locked.currencyId, LedgerCode.WealthPenalty, `-${penalty}`), treasury(locked.currencyId, LedgerCode.WealthPenalty, penalty));
+      const reserve = moneyString(locked.reserve);
+      if (money(reserve).gt(0)) movements.push(treasury(locked.currencyId, LedgerCode.Unfreeze, reserve, `-${reserve}`));
+      await this.ledger.post({ commandId: `wealth-redeem:${locked.id}`, refType: 'wealth', refId: locked.id, actor: `user:${userId}`, movements }, m);
+      await m.getRepository(WealthOrder).update({ id: locked.id }, { status: 'redeemed', penalty, reserve: '0', closedAt: now });
+      await this.events.append(m, { streamId: `wealth-order:${locked.id}`, metadata: { actor: `user:${userId}` } }, [
+        { type: 'WealthRedeemed', payload: { orderId: locked.id, remainingDays: remaining, penalty, refund: moneyString(money(a).minus(penalty)), released: reserve } },
+      ]);
+      return { ...redemptionView(locked, penalty, remaining, false), order: orderView({ ...locked, status: 'redeemed', penalty, closedAt: now }, p, now) };
+    });
+    this.bus.emit('balance', userId);
+    return out;
+  }
+
+  /** lh/deposit/order: my hosting, completed or redeemed orders (only mine). */
+  async orders(userId: number, q: WealthOrderListDto): Promise<Page<ReturnType<typeof orderView>>> {
+    const [rows, total] = await this.dataSource.getRepository(WealthOrder).findAndCount({
+      where: { userId, status: q.status },
+      order: { id: 'DESC' },
+      skip: (q.page - 1) * q.limit,
+      take: q.limit,
+    });
+    const ids = [...new Set(rows.map((r) => r.productId))];
+    const products = new Map((ids.length ? await this.dataSource.getRepository(WealthProduct).findBy({ id: In(ids) }) : []).map((p) => [p.id, p]));
+    const now = new Date();
+    return { items: rows.map((o) => orderView(o, products.get(o.productId), now)), total, page: q.page, limit: q.limit };
+  }
+
+  /** lh/deposit/report: held (in hosting), earned today (credited since 00:00 UTC) and in total; the trust balance. */
+  async report(userId: number) {
+    const [held] = await this.dataSource.query(
+      `SELECT COALESCE(SUM(amount) FILTER (WHERE status = 'hosting'), 0)::text AS held, COALESCE(SUM(earned), 0)::text AS earned,
+              COUNT(*) FILTER (WHERE status = 'hosting')::int AS hosting
+       FROM wealth_orders WHERE user_id = $1`,
+      [userId],
+    );
+    const [today] = await this.dataSource.query(
+      `SELECT COALESCE(SUM(available_delta), 0)::text AS today FROM ledger_entries
+       WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'trust' AND code = $2 AND created_at >= $3`,
+      [userId, LedgerCode.WealthInterest, dayStart(epochDay(new Date()))],
+    );
+    const bal = (await this.ledger.balancesOf('user', userId)).find((b) => b.accountType === 'trust' && b.currencyId === 3);
+    return {
+      currency: 'USDT',
+      held: moneyString(held.held),
+      earned_today: moneyString(today.today),
+      earned_total: moneyString(held.earned),
+      hosting_orders: held.hosting,
+      trust_available: moneyString(bal?.available ?? '0'),
+      trust_frozen: moneyString(bal?.frozen ?? '0'),
+    };
+  }
+
+  private async owned(userId: number, orderId: string): Promise<WealthOrder> {
+    // Someone else's order reads exactly like a missing one.
+    const o = await this.dataSource.getRepository(WealthOrder).findOne({ where: { id: orderId, userId } });
+    if (!o) throw new BusinessError(ErrorCode.WEALTH_ORDER_NOT_FOUND);
+    return o;
+  }
+}
+
+function redemptionView(o: WealthOrder, penalty: string, remainingDays: number, preview: boolean) {
+  return {
+    order_id: o.id,
+    preview,
+    amount: moneyString(o.amount),
+    remaining_days: remainingDays,
+    penalty_mode: o.penaltyMode,
+    penalty_ratio: moneyString(o.penaltyRatio),
+    penalty_multiple: moneyString(o.penaltyMultiple),
+    daily_interest: moneyString(o.dailyInterest),
+    penalty,
+    refund: moneyString(money(o.amount).minus(penalty)),
+    earned: moneyString(o.earned),
+  };
+}
+
+export function orderView(o: WealthOrder, p: WealthProduct | undefined, now: Date) {
+  const end = o.endAt ? new Date(o.endAt).getTime() : null;
+  const nextCredit = dayStart(Math.max(epochDay(now) + 1, o.startDay + o.paidDays + 1)).toISOString();
+  return {
+    order_id: o.id,
+    product_id: o.productId,
+    name: p?.name ?? '',
+    code: p?.code ?? '',
+    kind: o.kind,
+    currency: 'USDT',
+    amount: moneyString(o.amount),
+    days: o.days,
+    daily_interest: moneyString(o.dailyInterest),
+    total_interest: moneyString(o.totalInterest),
+    earned: moneyString(o.earned),
+    paid_days: o.paidDays,
+    remaining_days: o.kind === 'flexible' || o.status !== 'hosting' ? 0 : Math.max(0, o.days - o.paidDays),
+    interest_start: dayStart(o.startDay).toISOString(),
+    purchase_time: new Date(o.createdAt ?? now).toISOString(),
+    end_at: end === null ? null : new Date(end).toISOString(),
+    remaining_seconds: end === null || o.status !== 'hosting' ? 0 : Math.max(0, Math.ceil((end - now.getTime()) / 1000)),
+    next_credit_at: o.status === 'hosting' ? nextCredit : null,
+    completion_time: o.closedAt ? new Date(o.closedAt).toISOString() : null,
+    status: o.status,
+    penalty_mode: o.penaltyMode,
+    penalty: o.penalty === null ? null : moneyString(o.penalty),
+    refund: o.penalty === null || o.status !== 'redeemed' ? null : moneyString(money(o.amount).minus(o.penalty)),
+  };
+}

@@ -1,0 +1,189 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { DataSource, EntityManager } from 'typeorm';
+import { EventStoreService } from '../../infra/event-store/event-store.service';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import { money, moneyString } from '../../infra/money';
+import { QueuesService } from '../../infra/queue/queues.service';
+import { EngineBus } from '../engine/engine-bus';
+import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { LedgerService, Movement } from '../ledger/ledger.service';
+import { WealthOrder } from './wealth-order.entity';
+import { epochDay, FLEXIBLE_RESERVE_DAYS, interestForDay } from './wealth-terms';
+
+const QUEUE = 'wealth-accrual';
+const CHUNK = 500;
+
+export const trust = (userId: number, currencyId: number, code: LedgerCode, available: string, frozen = '0'): Movement => ({
+  ownerType: 'user',
+  ownerId: userId,
+  accountType: 'trust',
+  currencyId,
+  code,
+  available,
+  frozen,
+});
+export const treasury = (currencyId: number, code: LedgerCode, available: string, frozen = '0'): Movement => ({
+  ownerType: 'system',
+  ownerId: SYSTEM_OWNER_ID,
+  accountType: 'treasury',
+  currencyId,
+  code,
+  available,
+  frozen,
+});
+
+/**
+ * Daily interest and maturity, as a BullMQ repeatable job at 00:00 UTC (plus one run at start, so
+ * downtime is caught up). The clock is the job's argument, never the ledger's. For each order, one
+ * transaction under its row lock credits every unpaid day before `now`'s day (interest for day d is
+ * credited from 00:00 UTC of d + 1), each with the command id `wealth-interest:<order>:<day>`, and
+ * advances `paid_days`; a second run, a late run or a concurrent one therefore pays each day once.
+ */
+@Injectable()
+export class WealthAccrualService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('WealthAccrual');
+  private queue?: Queue;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly events: EventStoreService,
+    private readonly bus: EngineBus,
+    private readonly queues: QueuesService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.queues.workers) return;
+    this.queue = this.queues.queue(QUEUE);
+    const worker = this.queues.worker(QUEUE, async () => this.accrue(new Date()));
+    worker.on('failed', (job, err) => this.logger.warn(`accrual job ${job?.id} failed: ${err.message}`));
+    await this.queue.upsertJobScheduler('daily', { pattern: '0 0 * * *', tz: 'UTC' }, { name: 'accrue', opts: { attempts: 10, backoff: { type: 'exponential', delay: 5000 } } });
+    // Catch up whatever a stop left unpaid.
+    await this.queue.add('accrue', {}, { jobId: `catch-up-${Date.now()}`, removeOnComplete: true, removeOnFail: { age: 86_400 } });
+  }
+
+  /** Credits every due day and matures every due order as of `now`. */
+  async accrue(now: Date): Promise<{ orders: number; days: number; matured: number }> {
+    const today = epochDay(now);
+    const total = { orders: 0, days: 0, matured: 0 };
+    let after = '0';
+    for (;;) {
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT id::text FROM wealth_orders
+         WHERE status = 'hosting' AND id > $1 AND (start_day + paid_days < $2 OR (end_at IS NOT NULL AND end_at <= $3))
+         ORDER BY id LIMIT $4`,
+        [after, today, now, CHUNK],
+      );
+      for (const r of rows) {
+        const done = await this.settle(r.id, now).catch((err: unknown) => {
+          this.logger.warn(`order ${r.id}: ${err instanceof Error ? err.message : String(err)}`);
+          return { days: 0, matured: false };
+        });
+        total.orders += 1;
+        total.days += done.days;
+        if (done.matured) total.matured += 1;
+      }
+      if (rows.length < CHUNK) break;
+      after = rows[rows.length - 1].id;
+    }
+    return total;
+  }
+
+  /** One order brought up to date as of `now` (also called before an early redemption). */
+  async settle(orderId: string, now: Date): Promise<{ days: number; matured: boolean }> {
+    const first = await this.dataSource.getRepository(WealthOrder).findOne({ where: { id: orderId } });
+    if (first?.kind === 'flexible' && first.status === 'hosting') await this.topUp(first, now);
+    const out = await this.dataSource.transaction((m) => this.settleIn(m, orderId, now));
+    if (out.days || out.matured) this.bus.emit('balance', out.userId);
+    return out;
+  }
+
+  /** Inside the caller's transaction: locks the order, pays its due days, matures it when due. */
+  async settleIn(m: EntityManager, orderId: string, now: Date): Promise<{ days: number; matured: boolean; userId: number }> {
+    const o = await m.getRepository(WealthOrder).findOne({ where: { id: orderId }, lock: { mode: 'pessimistic_write' } });
+    if (!o || o.status !== 'hosting') return { days: 0, matured: false, userId: o?.userId ?? 0 };
+    const today = epochDay(now);
+    const lastDue = o.kind === 'flexible' ? today - 1 : Math.min(today - 1, o.startDay + o.days - 1);
+    let reserve = money(o.reserve);
+    let earned = money(o.earned);
+    let paid = o.paidDays;
+    for (let day = o.startDay + paid; day <= lastDue; day++) {
+      const x = interestForDay(o, paid);
+      if (money(x).gt(reserve)) break; // flexible only: wait for the reserve's next top-up
+      if (money(x).gt(0)) {
+        await this.ledger.post(
+          {
+            commandId: `wealth-interest:${o.id}:${day}`,
+            refType: 'wealth',
+            refId: o.id,
+            actor: 'system:wealth-accrual',
+            memo: `interest day ${new Date(day * 86_400_000).toISOString().slice(0, 10)}`,
+            movements: [treasury(o.currencyId, LedgerCode.WealthInterest, '0', `-${x}`), trust(o.userId, o.currencyId, LedgerCode.WealthInterest, x)],
+          },
+          m,
+        );
+      }
+      reserve = reserve.minus(x);
+      earned = earned.plus(x);
+      paid += 1;
+    }
+    const days = paid - o.paidDays;
+    const matured = o.kind !== 'flexible' && paid >= o.days && o.endAt !== null && new Date(o.endAt).getTime() <= now.getTime();
+    if (matured) {
+      const a = moneyString(o.amount);
+      const movements = [trust(o.userId, o.currencyId, LedgerCode.LockReturn, a, `-${a}`)];
+      // Fixed terms reserve exactly what they pay: anything left (none, unless an edit) goes back.
+      if (reserve.gt(0)) movements.push(treasury(o.currencyId, LedgerCode.Unfreeze, moneyString(reserve), `-${moneyString(reserve)}`));
+      await this.ledger.post({ commandId: `wealth-mature:${o.id}`, refType: 'wealth', refId: o.id, actor: 'system:wealth-accrual', movements }, m);
+      reserve = money(0);
+    }
+    if (days || matured) {
+      await m.getRepository(WealthOrder).update(
+        { id: o.id },
+        {
+          paidDays: paid,
+          reserve: moneyString(reserve),
+          earned: moneyString(earned),
+          ...(matured ? { status: 'completed' as const, closedAt: now } : {}),
+        },
+      );
+      await this.events.append(m, { streamId: `wealth-order:${o.id}`, metadata: { actor: 'system:wealth-accrual' } }, [
+        { type: matured ? 'WealthOrderMatured' : 'WealthInterestCredited', payload: { orderId: o.id, paidDays: paid, earned: moneyString(earned) } },
+      ]);
+    }
+    return { days, matured, userId: o.userId };
+  }
+
+  /**
+   * The flexible fund has no end, so its interest is reserved a rolling window ahead
+   * (FLEXIBLE_RESERVE_DAYS days): each run tops the reserve back up from the treasury. If the
+   * treasury cannot, the order keeps earning from what is reserved and the unpaid days wait.
+   */
+  private async topUp(o: WealthOrder, now: Date): Promise<void> {
+    const want = money(o.dailyInterest).times(FLEXIBLE_RESERVE_DAYS).minus(o.reserve);
+    if (want.lte(0)) return;
+    const x = moneyString(want);
+    try {
+      await this.dataSource.transaction(async (m) => {
+        const locked = await m.getRepository(WealthOrder).findOne({ where: { id: o.id }, lock: { mode: 'pessimistic_write' } });
+        if (!locked || locked.status !== 'hosting' || !money(locked.reserve).eq(o.reserve)) return;
+        const posted = await this.ledger.post(
+          {
+            commandId: `wealth-topup:${o.id}:${epochDay(now)}:${locked.paidDays}`,
+            refType: 'wealth',
+            refId: o.id,
+            actor: 'system:wealth-accrual',
+            movements: [treasury(o.currencyId, LedgerCode.Freeze, `-${x}`, x)],
+          },
+          m,
+        );
+        if (!posted.duplicate) await m.getRepository(WealthOrder).update({ id: o.id }, { reserve: moneyString(money(locked.reserve).plus(x)) });
+      });
+    } catch (err) {
+      if (!(err instanceof BusinessError && err.code === ErrorCode.INSUFFICIENT_BALANCE)) throw err;
+      this.logger.warn(`flexible order ${o.id}: the treasury cannot top up its interest reserve`);
+    }
+  }
+}

@@ -1,0 +1,292 @@
+import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { WealthAccrualService } from '../src/modules/finance/wealth-accrual.service';
+import { epochDay } from '../src/modules/finance/wealth-terms';
+import { money, moneyString } from '../src/infra/money';
+import { adminToken, registerByEmail } from './support/accounts';
+import { deposit } from './support/funding';
+import { ADMIN, startTestApp, TestApp } from './support/test-app';
+
+const USDT = 3;
+const DAY = 86_400_000;
+
+describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQL + Redis)', () => {
+  let t: TestApp;
+  let admin: string;
+  let accrual: WealthAccrualService;
+  beforeAll(async () => {
+    // The house's treasury float (900) is what reserves the promised interest.
+    t = await startTestApp({ flashExchange: { feeRate: '0.002', quoteTtlSeconds: 15, float: { USDT: '1000000' } } });
+    admin = await adminToken(t, ADMIN.email, ADMIN.password);
+    accrual = t.app.get(WealthAccrualService);
+  });
+  afterAll(() => t.close());
+  afterEach(async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true));
+
+  const get = (token: string | null, path: string, query: Record<string, unknown> = {}) => {
+    const r = t.http().get(`/api/${path}`).query(query);
+    return token ? r.set('Authorization', token) : r;
+  };
+  const post = (token: string, path: string, body: Record<string, unknown> = {}) => t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
+  const trust = async (userId: number) => {
+    const [row] = await t.ds.query(
+      `SELECT available::text, frozen::text FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'trust' AND currency_id = $2`,
+      [userId, USDT],
+    );
+    return { available: moneyString(row?.available ?? '0'), frozen: moneyString(row?.frozen ?? '0') };
+  };
+  const house = async () => {
+    const [row] = await t.ds.query(`SELECT available::text, frozen::text FROM balances WHERE owner_type = 'system' AND account_type = 'treasury' AND currency_id = $1`, [
+      USDT,
+    ]);
+    return { available: moneyString(row.available), frozen: moneyString(row.frozen) };
+  };
+  const products = async (type = 1) => (await get(null, 'lh/deposit/config', { type })).body.data as Array<Record<string, string> & { id: number; days: number }>;
+  const product = async (code: string) => [...(await products(1)), ...(await products(2))].find((p) => p.code === code)!;
+  const counts = async () => (await t.ds.query(`SELECT (SELECT COUNT(*) FROM ledger_entries)::int AS entries, (SELECT COUNT(*) FROM wealth_orders)::int AS orders`))[0];
+
+  /** A user with `usdt` in the trust account (deposited to the trade account, then transferred). */
+  async function investor(usdt = '20000') {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, USDT, usdt);
+    const moved = await post(u.token, 'wallet/change', { from: 'coin', to: 'trust', currency_id: USDT, amount: usdt });
+    expect(moved.body.code).toBe(1);
+    return u;
+  }
+  const buy = (token: string, productId: number, amount: string, extra: Record<string, unknown> = {}) =>
+    post(token, 'lh/deposit', { product_id: productId, amount, agree: '1', ...extra });
+
+  it('lists the seeded products with the spec example yields (type 1 hosting, type 2 mining rental)', async () => {
+    const hosting = await products(1);
+    expect(hosting.map((p) => p.code)).toEqual(['flexible', 'hosting-7d', 'hosting-15d', 'hosting-30d']);
+    expect(hosting.find((p) => p.code === 'hosting-30d')).toMatchObject({ days: 30, total_rate: '0.1366', status: 'in_progress', min_amount: '1000' });
+    expect(hosting.find((p) => p.code === 'hosting-7d')).toMatchObject({ days: 7, total_rate: '0.0297' });
+    expect(hosting.find((p) => p.code === 'hosting-15d')).toMatchObject({ days: 15, daily_rate: '0.004', total_rate: '0.06' });
+    expect(hosting.find((p) => p.code === 'flexible')).toMatchObject({ kind: 'flexible', accrual_min: '10000', penalty_mode: 'none' });
+    expect((await products(2)).map((p) => p.code)).toEqual(['mining-30d']);
+    const bad = await get(null, 'lh/deposit/config', { type: 3 });
+    expect(bad.body).toMatchObject({ code: 1000, message: 'Type must be 1 (hosting) or 2 (mining-machine rental)' });
+    const info = await get(null, 'lh/deposit/product_info', { id: hosting[2].id });
+    expect(info.body.data).toMatchObject({ code: 'hosting-15d', example: { amount: '500', daily: '2', total: '30' } });
+    expect((await get(null, 'lh/deposit/product_info', { id: 9999 })).body).toMatchObject({ code: 2500, message: 'Product not found' });
+  });
+
+  it('every purchase rule answers its message and changes nothing', async () => {
+    const u = await investor('500');
+    const d7 = await product('hosting-7d');
+    const before = await counts();
+    const cases: Array<[Record<string, unknown>, number, string]> = [
+      [{ product_id: d7.id, agree: '1' }, 1000, 'Amount cannot be empty'],
+      [{ product_id: d7.id, amount: 'abc', agree: '1' }, 1000, 'Enter a valid amount'],
+      [{ product_id: d7.id, amount: '99.99', agree: '1' }, 2501, 'The amount cannot be less than the minimum custody amount of 100 USDT'],
+      [{ product_id: d7.id, amount: '100' }, 1101, 'You have not agreed to the service agreement'],
+      [{ product_id: d7.id, amount: '500.01', agree: '1' }, 2000, 'Insufficient balance'],
+      [{ product_id: 9999, amount: '100', agree: '1' }, 2500, 'Product not found'],
+    ];
+    for (const [body, code, message] of cases) expect((await post(u.token, 'lh/deposit', body)).body).toMatchObject({ code, message });
+    // Localized: the same refusal in Chinese.
+    const zh = await post(u.token, 'lh/deposit', { product_id: d7.id, amount: '100' }).set('lang', 'zh');
+    expect(zh.body.message).toBe('您还未同意服务协议');
+    // Not on sale: coming soon, then closed by an operator.
+    const soon = await post(admin, 'admin/wealth/products', {
+      kind: 'fixed',
+      code: 'later-10d',
+      name: 'Later',
+      days: 10,
+      min_amount: '100',
+      rate: '0.003',
+      capacity: '10000',
+      sale_start: new Date(Date.now() + 3 * DAY).toISOString(),
+      reason: 'next week',
+    });
+    expect(soon.body.data).toMatchObject({ status: 'soon', starts_in_seconds: expect.any(Number) });
+    expect((await buy(u.token, soon.body.data.id, '100')).body).toMatchObject({ code: 2502, message: 'This product is not on sale right now' });
+    expect((await post(admin, `admin/wealth/products/${d7.id}/close`, { reason: 'paused' })).body.code).toBe(1);
+    expect((await buy(u.token, d7.id, '100')).body.code).toBe(2502);
+    expect((await products(1)).map((p) => p.code)).not.toContain('hosting-7d');
+    expect((await post(admin, `admin/wealth/products/${d7.id}/open`, { reason: 'resumed' })).body.code).toBe(1);
+    expect(await counts()).toEqual({ ...before, entries: before.entries });
+    expect(await trust(u.user.id)).toEqual({ available: '500', frozen: '0' });
+    // Operator changes are events with the operator and the reason; a user token never opens them.
+    const ev = await t.ds.query(`SELECT type, metadata->>'reason' AS reason FROM events WHERE stream_id = $1 ORDER BY seq`, [`wealth-product:${d7.id}`]);
+    expect(ev).toEqual([
+      { type: 'WealthProductClosed', reason: 'paused' },
+      { type: 'WealthProductOpened', reason: 'resumed' },
+    ]);
+    expect((await post(u.token, `admin/wealth/products/${d7.id}/close`, { reason: 'x' })).body.code).toBe(401);
+    expect((await post(admin, `admin/wealth/products/${d7.id}/close`, {})).body.message).toBe('A reason is required');
+  });
+
+  it('a purchase locks the principal (40), reserves the whole interest from the treasury; a retried client id buys once', async () => {
+    const u = await investor('2000');
+    const d15 = await product('hosting-15d');
+    const h0 = await house();
+    const [a, b] = await Promise.all([buy(u.token, d15.id, '1000', { client_id: 'w-1' }), buy(u.token, d15.id, '1000', { client_id: 'w-1' })]);
+    expect(a.body).toMatchObject({ code: 1, message: 'Purchase successful', data: { amount: '1000', daily_interest: '4', total_interest: '60', status: 'hosting', remaining_days: 15 } });
+    expect(b.body.data.order_id).toBe(a.body.data.order_id);
+    expect(await trust(u.user.id)).toEqual({ available: '1000', frozen: '1000' });
+    const h1 = await house();
+    expect(money(h0.available).minus(h1.available).toFixed()).toBe('60');
+    expect(money(h1.frozen).minus(h0.frozen).toFixed()).toBe('60');
+    const codes = await t.ds.query(`SELECT code FROM ledger_entries WHERE ref_type = 'wealth' AND ref_id = $1 ORDER BY id`, [a.body.data.order_id]);
+    expect(codes.map((c: { code: number }) => c.code)).toEqual([40, 901]);
+    const list = await get(u.token, 'lh/deposit/order', { status: 'hosting' });
+    expect(list.body.data.items).toHaveLength(1);
+    const report = await get(u.token, 'lh/deposit/report');
+    expect(report.body.data).toMatchObject({ held: '1000', earned_total: '0', trust_available: '1000', hosting_orders: 1 });
+  });
+
+  it('accrual over 30 simulated days pays exactly principal × 13.66 %, then returns the principal (41)', async () => {
+    const u = await investor('1000');
+    const d30 = await product('hosting-30d');
+    const order = (await buy(u.token, d30.id, '1000')).body.data;
+    const start = new Date(order.interest_start).getTime();
+    for (let k = 1; k <= 30; k++) await accrual.accrue(new Date(start + k * DAY + 60_000)); // 00:01 UTC each day
+    const done = (await get(u.token, 'lh/deposit/order', { status: 'completed' })).body.data.items;
+    expect(done).toHaveLength(1);
+    expect(done[0]).toMatchObject({ order_id: order.order_id, earned: '136.6', paid_days: 30, status: 'completed' });
+    expect(await trust(u.user.id)).toEqual({ available: '1136.6', frozen: '0' });
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_id = $1 AND code = 903 AND owner_type = 'user'`, [order.order_id]);
+    expect(n).toBe(30);
+    const [left] = await t.ds.query(`SELECT reserve::text FROM wealth_orders WHERE id = $1`, [order.order_id]);
+    expect(moneyString(left.reserve)).toBe('0');
+  });
+
+  it('the job run twice on a day, or late after a 3-day pause, pays each day once (daily yield = principal × rate)', async () => {
+    const u = await investor('1000');
+    const d15 = await product('hosting-15d');
+    const order = (await buy(u.token, d15.id, '1000')).body.data;
+    const start = new Date(order.interest_start).getTime();
+    const paid = async () => (await t.ds.query(`SELECT paid_days, earned::text FROM wealth_orders WHERE id = $1`, [order.order_id]))[0];
+    await accrual.accrue(new Date(start + DAY));
+    await accrual.accrue(new Date(start + DAY + 3_600_000));
+    await Promise.all([accrual.accrue(new Date(start + DAY + 7_200_000)), accrual.accrue(new Date(start + DAY + 7_200_000))]);
+    expect(await paid()).toEqual({ paid_days: 1, earned: '4.000000000000000000' });
+    // Three days without a run, then one late run catches up all three.
+    await accrual.accrue(new Date(start + 4 * DAY + 5 * 3_600_000));
+    expect(await paid()).toEqual({ paid_days: 4, earned: '16.000000000000000000' });
+    await accrual.accrue(new Date(start + 4 * DAY + 6 * 3_600_000));
+    expect((await paid()).paid_days).toBe(4);
+    const days = await t.ds.query(`SELECT e.command_id FROM events e WHERE e.command_id LIKE $1 ORDER BY e.command_id`, [`wealth-interest:${order.order_id}:%`]);
+    expect(days.map((d: { command_id: string }) => d.command_id)).toEqual(
+      [0, 1, 2, 3].map((k) => `wealth-interest:${order.order_id}:${epochDay(new Date(start)) + k}`).sort(),
+    );
+    expect((await get(u.token, 'lh/deposit/report')).body.data).toMatchObject({ held: '1000', earned_total: '16' });
+  });
+
+  it('early redemption: 0.4 % × 3 remaining days × 1,000 = 12, shown before confirming; unused reserve back to the treasury', async () => {
+    const u = await investor('1000');
+    const d15 = await product('hosting-15d');
+    const order = (await buy(u.token, d15.id, '1000')).body.data;
+    const start = new Date(order.interest_start).getTime();
+    await accrual.accrue(new Date(start + 12 * DAY));
+    const h0 = await house();
+    const preview = await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id, preview: '1' });
+    expect(preview.body.data).toMatchObject({ preview: true, remaining_days: 3, penalty: '12', refund: '988', earned: '48' });
+    expect(await trust(u.user.id)).toEqual({ available: '48', frozen: '1000' }); // the preview changed nothing
+    const done = await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id });
+    expect(done.body).toMatchObject({ code: 1, message: 'Redeemed early', data: { preview: false, penalty: '12', refund: '988' } });
+    expect(await trust(u.user.id)).toEqual({ available: '1036', frozen: '0' });
+    const h1 = await house();
+    // Penalty 12 to the house, the 12 unused interest reserve released.
+    expect(money(h1.available).minus(h0.available).toFixed()).toBe('24');
+    expect(money(h0.frozen).minus(h1.frozen).toFixed()).toBe('12');
+    const redeemed = (await get(u.token, 'lh/deposit/order', { status: 'redeemed' })).body.data.items;
+    expect(redeemed[0]).toMatchObject({ order_id: order.order_id, status: 'redeemed', penalty: '12', refund: '988' });
+    expect((await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id })).body).toMatchObject({ code: 2506, message: 'This order is no longer in hosting' });
+  });
+
+  it('the hosting tip: 1.5 × the daily interest (30-day product)', async () => {
+    const u = await investor('1000');
+    const order = (await buy(u.token, (await product('hosting-30d')).id, '1000')).body.data;
+    const preview = await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id, preview: 'true' });
+    expect(preview.body.data).toMatchObject({ penalty_mode: 'tip', daily_interest: '4.55333333', penalty: '6.82999999', refund: '993.17000001' });
+    expect((await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id })).body.data.penalty).toBe('6.82999999');
+    expect(await trust(u.user.id)).toEqual({ available: '993.17000001', frozen: '0' });
+  });
+
+  it('user B can neither see nor redeem A’s orders', async () => {
+    const a = await investor('1000');
+    const b = await investor('1000');
+    const order = (await buy(a.token, (await product('hosting-7d')).id, '500')).body.data;
+    expect((await get(b.token, 'lh/deposit/order', { status: 'hosting' })).body.data.items).toEqual([]);
+    for (const body of [{ order_id: order.order_id, preview: '1' }, { order_id: order.order_id }])
+      expect((await post(b.token, 'lh/deposit/cancel', body)).body).toMatchObject({ code: 2505, message: 'Order not found' });
+    expect(await trust(a.user.id)).toEqual({ available: '500', frozen: '500' });
+    expect((await get(null, 'lh/deposit/order')).body.code).toBe(401);
+  });
+
+  it('30 concurrent purchases of the last capacity never oversell', async () => {
+    const created = await post(admin, 'admin/wealth/products', {
+      kind: 'mining',
+      code: 'last-lot',
+      name: 'Last lot',
+      days: 10,
+      min_amount: '100',
+      rate: '0.004',
+      penalty_mode: 'ratio',
+      penalty_ratio: '0.004',
+      capacity: '1000',
+      reason: 'launch',
+    });
+    expect(created.body).toMatchObject({ code: 1, data: { status: 'in_progress', type: 2 } });
+    const id = created.body.data.id;
+    const buyers = await Promise.all([1, 2, 3].map(() => investor('1000')));
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => buy(buyers[i % 3].token, id, '100')));
+    expect(answers.filter((x) => x.body.code === 1)).toHaveLength(10);
+    expect(answers.filter((x) => x.body.code === 2503).map((x) => x.body.message)).toEqual(
+      Array(20).fill('Not enough capacity left: at most 0 USDT can still be bought'),
+    );
+    const [p] = await t.ds.query(`SELECT sold::text, (SELECT COALESCE(SUM(amount), 0)::text FROM wealth_orders WHERE product_id = $1) AS orders FROM wealth_products WHERE id = $1`, [id]);
+    expect(moneyString(p.sold)).toBe('1000');
+    expect(moneyString(p.orders)).toBe('1000');
+    expect((await products(2)).find((x) => x.id === id)?.status).toBe('sold_out');
+    const frozen = await Promise.all(buyers.map((b) => trust(b.user.id)));
+    expect(frozen.reduce((s, x) => s.plus(x.frozen), money(0)).toFixed()).toBe('1000');
+  });
+
+  it('a product cannot be sold beyond what the treasury can reserve', async () => {
+    const created = await post(admin, 'admin/wealth/products', {
+      kind: 'fixed',
+      code: 'too-generous',
+      name: 'Too generous',
+      days: 10,
+      min_amount: '100',
+      rate: '9',
+      rate_mode: 'total',
+      capacity: '100000000',
+      reason: 'test',
+    });
+    const u = await investor('200000');
+    const before = await counts();
+    const h0 = await house();
+    expect((await buy(u.token, created.body.data.id, '200000')).body).toMatchObject({ code: 2504 });
+    expect(await counts()).toEqual(before);
+    expect(await house()).toEqual(h0);
+    expect(await trust(u.user.id)).toEqual({ available: '200000', frozen: '0' });
+    const [p] = await t.ds.query(`SELECT sold::text FROM wealth_products WHERE id = $1`, [created.body.data.id]);
+    expect(moneyString(p.sold)).toBe('0');
+  });
+
+  it('flexible fund: interest only from 10,000, from the next day; redemption is free and releases the reserve', async () => {
+    const u = await investor('15000');
+    const flex = await product('flexible');
+    const small = (await buy(u.token, flex.id, '5000')).body.data;
+    const big = (await buy(u.token, flex.id, '10000')).body.data;
+    expect(small.daily_interest).toBe('0');
+    expect(big.daily_interest).toBe('42');
+    const start = new Date(big.interest_start).getTime();
+    expect(start).toBe((epochDay(new Date()) + 1) * DAY);
+    await accrual.accrue(new Date(start)); // the day of purchase earns nothing
+    expect((await get(u.token, 'lh/deposit/report')).body.data.earned_total).toBe('0');
+    await accrual.accrue(new Date(start + 3 * DAY));
+    expect((await get(u.token, 'lh/deposit/report')).body.data).toMatchObject({ earned_total: '126', held: '15000' });
+    const preview = await post(u.token, 'lh/deposit/cancel', { order_id: big.order_id, preview: '1' });
+    expect(preview.body.data).toMatchObject({ penalty: '0', refund: '10000' });
+    const h0 = await house();
+    await post(u.token, 'lh/deposit/cancel', { order_id: big.order_id });
+    await post(u.token, 'lh/deposit/cancel', { order_id: small.order_id });
+    expect(await trust(u.user.id)).toEqual({ available: '15126', frozen: '0' });
+    const h1 = await house();
+    expect(h1.available).toBe(money(h0.available).plus(h0.frozen).minus(h1.frozen).toFixed());
+  });
+});

@@ -17,6 +17,7 @@ import { CoinRateModule } from './modules/coin-rate/coin-rate.module';
 import { FlashExchangeModule } from './modules/fpjy/fpjy.module';
 import { WalletModule } from './modules/wallet/wallet.module';
 import { MicrotradeModule } from './modules/microtrade/microtrade.module';
+import { NewcoinModule } from './modules/newcoin/newcoin.module';
 import { LeverModule } from './modules/lever/lever.module';
 import { FinanceModule } from './modules/finance/finance.module';
 import { NoticeModule } from './modules/notice/notice.module';
@@ -67,6 +68,7 @@ export class AppModule {
         WalletModule,
         FlashExchangeModule,
         MicrotradeModule,
+        NewcoinModule,
         LeverModule,
         FinanceModule,
         UserModule,

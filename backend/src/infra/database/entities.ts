@@ -16,6 +16,8 @@ import { WithdrawAddress } from '../../modules/wallet/withdraw-address.entity';
 import { Withdrawal } from '../../modules/wallet/withdrawal.entity';
 import { OptionOrder } from '../../modules/microtrade/option-order.entity';
 import { OptionPeriod } from '../../modules/microtrade/option-period.entity';
+import { IeoProject } from '../../modules/newcoin/ieo-project.entity';
+import { IeoSubscription } from '../../modules/newcoin/ieo-subscription.entity';
 import { LeverConfig } from '../../modules/lever/lever-config.entity';
 import { LeverCursor } from '../../modules/lever/lever-cursor.entity';
 import { WealthOrder } from '../../modules/finance/wealth-order.entity';
@@ -63,6 +65,8 @@ export const ENTITIES = [
   IdentityVerification,
   OptionPeriod,
   OptionOrder,
+  IeoProject,
+  IeoSubscription,
   LeverConfig,
   LeverPosition,
   LeverCursor,

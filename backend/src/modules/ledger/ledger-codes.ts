@@ -64,9 +64,10 @@ export type UserAccountType = (typeof USER_ACCOUNT_TYPES)[number];
  * `external` mirrors money outside the exchange (may be negative); `fees` holds fee revenue;
  * `treasury` is the house's float (options reserve, contracts, the desk's source); `transit`
  * holds money between a database account and the sequencer (an outbox command on its way);
- * `spot-fee` (spot trading fees) and `desk` (the flash-exchange desk) are owned by the sequencer.
+ * `spot-fee` (spot trading fees) and `desk` (the flash-exchange desk) are owned by the sequencer;
+ * `ieo` is an IEO issuer's account (owner id = the project): its coin's supply and its proceeds.
  */
-export type SystemAccountType = 'external' | 'fees' | 'treasury' | 'transit' | 'spot-fee' | 'desk';
+export type SystemAccountType = 'external' | 'fees' | 'treasury' | 'transit' | 'spot-fee' | 'desk' | 'ieo';
 export type AccountType = UserAccountType | SystemAccountType;
 
 export type OwnerType = 'user' | 'system';

@@ -41,6 +41,13 @@ const LeverHistory = lazyPage(() => import('../pages/lever/index3/lever-history.
 const OptionDetail = lazyPage(() => import('../pages/option/detail/option.page').then((m) => m.OptionPage));
 const OptionPending = lazyPage(() => import('../pages/option/details/option-orders.page').then((m) => m.OptionPendingPage));
 const OptionHistory = lazyPage(() => import('../pages/option/details/option-orders.page').then((m) => m.OptionHistoryPage));
+const Template = lazyPage(() => import('../pages/template/index/template.page').then((m) => m.TemplatePage));
+const Finance = lazyPage(() => import('../pages/finance/index/finance.page').then((m) => m.FinancePage));
+const FinanceLc = lazyPage(() => import('../pages/finance/index_lc/flexible.page').then((m) => m.FlexiblePage));
+const FinanceBuy = lazyPage(() => import('../pages/finance/buyPage/buy.page').then((m) => m.BuyPage));
+const FinanceOrders = lazyPage(() => import('../pages/finance/ordersPage/orders.page').then((m) => m.OrdersPage));
+const FinanceRule = lazyPage(() => import('../pages/finance/rulePage/rule.page').then((m) => m.RulePage));
+const FinanceRuleLc = lazyPage(() => import('../pages/finance/rulePage/rule.page').then((m) => m.RuleLcPage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -83,6 +90,13 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   optionDetail: OptionDetail,
   optionDetails: OptionPending,
   optionDetails2: OptionHistory,
+  template: Template,
+  finance: Finance,
+  financeLc: FinanceLc,
+  financeBuy: FinanceBuy,
+  financeOrders: FinanceOrders,
+  financeRule: FinanceRule,
+  financeRuleLc: FinanceRuleLc,
 };
 
 // Aliases share their original's title.

@@ -48,6 +48,9 @@ const FinanceBuy = lazyPage(() => import('../pages/finance/buyPage/buy.page').th
 const FinanceOrders = lazyPage(() => import('../pages/finance/ordersPage/orders.page').then((m) => m.OrdersPage));
 const FinanceRule = lazyPage(() => import('../pages/finance/rulePage/rule.page').then((m) => m.RulePage));
 const FinanceRuleLc = lazyPage(() => import('../pages/finance/rulePage/rule.page').then((m) => m.RuleLcPage));
+const Ieo = lazyPage(() => import('../pages/template/ieo/ieo.page').then((m) => m.IeoPage));
+const IeoBuy = lazyPage(() => import('../pages/template/ieoBuy/ieoBuy/ieo-buy.page').then((m) => m.IeoBuyPage));
+const IeoDetails = lazyPage(() => import('../pages/template/ieoBuy/ieoDetails/ieoDetails/ieo-details.page').then((m) => m.IeoDetailsPage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -90,6 +93,9 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   optionDetail: OptionDetail,
   optionDetails: OptionPending,
   optionDetails2: OptionHistory,
+  ieo: Ieo,
+  ieoBuy: IeoBuy,
+  ieoDetails: IeoDetails,
   template: Template,
   finance: Finance,
   financeLc: FinanceLc,

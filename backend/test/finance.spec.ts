@@ -213,6 +213,39 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
       expect((await post(b.token, 'lh/deposit/cancel', body)).body).toMatchObject({ code: 2505, message: 'Order not found' });
     expect(await trust(a.user.id)).toEqual({ available: '500', frozen: '500' });
     expect((await get(null, 'lh/deposit/order')).body.code).toBe(401);
+    expect((await post(b.token, 'lh/deposit/cancel', { order_id: 'abc' })).body).toMatchObject({ code: 1000, message: 'Order not found' });
+    expect((await post(b.token, 'lh/deposit/cancel', {})).body).toMatchObject({ code: 1000, message: 'Order not found' });
+  });
+
+  it('an operator edit changes only later purchases; capacity never below what is sold', async () => {
+    const u = await investor('2000');
+    const created = await post(admin, 'admin/wealth/products', {
+      kind: 'fixed',
+      code: 'editable',
+      name: 'Editable',
+      days: 5,
+      min_amount: '100',
+      rate: '0.002',
+      capacity: '5000',
+      reason: 'launch',
+    });
+    const id = created.body.data.id;
+    const before = (await buy(u.token, id, '1000')).body.data;
+    const edited = await post(admin, `admin/wealth/products/${id}`, { rate: '0.003', reason: 'better rate' });
+    expect(edited.body).toMatchObject({ code: 1, message: 'Product saved', data: { daily_rate: '0.003' } });
+    const after = (await buy(u.token, id, '1000')).body.data;
+    expect([before.daily_interest, after.daily_interest]).toEqual(['2', '3']);
+    expect((await post(admin, `admin/wealth/products/${id}`, { capacity: '1999', reason: 'shrink' })).body).toMatchObject({
+      code: 2507,
+      message: 'Product settings are invalid: capacity cannot go below what is sold (2000)',
+    });
+    expect((await post(admin, 'admin/wealth/products', { kind: 'fixed', code: 'bad', name: 'Bad', days: 0, min_amount: '1', rate: '0.1', capacity: '1', reason: 'x' })).body.code).toBe(2507);
+    const ev = await t.ds.query(`SELECT type, metadata->>'actor' AS actor, metadata->>'reason' AS reason FROM events WHERE stream_id = $1 ORDER BY seq`, [`wealth-product:${id}`]);
+    expect(ev.map((e: { type: string; reason: string }) => [e.type, e.reason])).toEqual([
+      ['WealthProductCreated', 'launch'],
+      ['WealthProductEdited', 'better rate'],
+    ]);
+    expect(ev[0].actor).toMatch(/^admin:\d+$/);
   });
 
   it('30 concurrent purchases of the last capacity never oversell', async () => {

@@ -93,7 +93,7 @@ export function ProjectTerms({ project }: { project: IeoProject }) {
       <div>
         <dt>{t('ieo.price')}</dt>
         <dd className="num" data-testid="ieo-price">
-          {truncate(project.price, 8)} {project.currency}
+          {project.price} {project.currency}
         </dd>
       </div>
       <div>

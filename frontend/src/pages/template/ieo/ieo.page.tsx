@@ -70,7 +70,7 @@ export function IeoPage({ titleKey }: { titleKey: string }) {
                 <div>
                   <dt>{t('ieo.price')}</dt>
                   <dd className="num">
-                    {truncate(p.price, 8)} {p.currency}
+                    {p.price} {p.currency}
                   </dd>
                 </div>
                 <div>

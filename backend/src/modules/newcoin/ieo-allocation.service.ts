@@ -171,20 +171,20 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
       const coin = (await m.getRepository(Coin).findOne({ where: { id: p.coinId } }))!;
       const subs = await m.getRepository(IeoSubscription).find({ where: { projectId, status: 'active' }, order: { id: 'ASC' } });
       if ((await m.getRepository(IeoSubscription).count({ where: { projectId, status: 'pending' } })) > 0) throw new Error(`ieo ${projectId}: subscriptions still pending`);
-      const r = allocate(
+      const outcome = allocate(
         subs.map((s) => ({ id: s.id, quantity: units(s.quantity), payment: units(s.payment) })),
         units(p.supply),
         units(p.price),
         coin.displayDecimals,
       );
-      if (r.rows.length) {
+      if (outcome.rows.length) {
         await m.query(
           `UPDATE ieo_subscriptions s SET allocation = v.a, paid = v.p, refund = v.r FROM unnest($1::bigint[], $2::numeric[], $3::numeric[], $4::numeric[]) v(id, a, p, r) WHERE s.id = v.id`,
-          [r.rows.map((x) => x.id), r.rows.map((x) => unitsString(x.allocation)), r.rows.map((x) => unitsString(x.paid)), r.rows.map((x) => unitsString(x.refund))],
+          [outcome.rows.map((x) => x.id), outcome.rows.map((x) => unitsString(x.allocation)), outcome.rows.map((x) => unitsString(x.paid)), outcome.rows.map((x) => unitsString(x.refund))],
         );
       }
-      if (r.allocated > 0n) {
-        const a = unitsString(r.allocated);
+      if (outcome.allocated > 0n) {
+        const total = unitsString(outcome.allocated);
         // The allocated coins leave the issuer's account for `transit`, from where each settlement posting takes its share.
         await this.ledger.post(
           {
@@ -194,21 +194,21 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
             actor: 'system:ieo-allocation',
             memo: 'allocated supply to transit',
             movements: [
-              issuerLeg(projectId, p.coinId, LedgerCode.NewCoinSubscription, `-${a}`),
-              { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'transit', currencyId: p.coinId, code: LedgerCode.NewCoinSubscription, available: a },
+              issuerLeg(projectId, p.coinId, LedgerCode.NewCoinSubscription, `-${total}`),
+              { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'transit', currencyId: p.coinId, code: LedgerCode.NewCoinSubscription, available: total },
             ],
           },
           m,
         );
       }
       const totals = {
-        requested: unitsString(r.requested),
-        allocated: unitsString(r.allocated),
-        remainder: unitsString(r.remainder),
-        ratio: unitsString(r.ratio),
-        payments: unitsString(r.payments),
-        refunded: unitsString(r.refunded),
-        proceeds: unitsString(r.proceeds),
+        requested: unitsString(outcome.requested),
+        allocated: unitsString(outcome.allocated),
+        remainder: unitsString(outcome.remainder),
+        ratio: unitsString(outcome.ratio),
+        payments: unitsString(outcome.payments),
+        refunded: unitsString(outcome.refunded),
+        proceeds: unitsString(outcome.proceeds),
       };
       await m.query(
         `UPDATE ieo_projects SET status = 'allocated', requested = $2, allocated = $3, remainder = $4, ratio = $5, payments = $6, refunded = $7, proceeds = $8, subscribers = $9, allocated_at = now() WHERE id = $1`,
@@ -217,7 +217,7 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
       await this.events.append(m, { streamId: `ieo:${projectId}`, metadata: { actor: 'system:ieo-allocation' } }, [
         { type: 'IeoAllocated', payload: { projectId, supply: p.supply, subscriptions: subs.length, ...totals } },
       ]);
-      if (r.remainder > 0n) this.logger.log(`ieo ${projectId}: ${totals.remainder} lost to truncation stays with the issuer`);
+      if (outcome.remainder > 0n) this.logger.log(`ieo ${projectId}: ${totals.remainder} lost to truncation stays with the issuer`);
     });
   }
 

@@ -153,6 +153,20 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     expect(codes.map((c: { code: number; a: string; f: string }) => [c.code, moneyString(c.a), moneyString(c.f)])).toEqual([[103, '-300', '300']]);
   });
 
+  it('concurrent retries of one client id are one subscription; concurrent subscriptions never pass the per-user maximum', async () => {
+    const p = await project({ supply: '5000', price: '1', decimals: 0, min_qty: '1', max_qty: '1000' });
+    const u = await user('5000');
+    const retries = await Promise.all(Array.from({ length: 5 }, () => subscribe(u.token, { project_id: p.id, quantity: '100', client_id: 'same' })));
+    expect(retries.map((a) => a.body.code)).toEqual([1, 1, 1, 1, 1]);
+    expect(new Set(retries.map((a) => a.body.data.id)).size).toBe(1);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => subscribe(u.token, { project_id: p.id, quantity: '200' })));
+    expect(answers.filter((a) => a.body.code === 1)).toHaveLength(4);
+    expect(answers.filter((a) => a.body.code === 2604)).toHaveLength(6);
+    const [{ n, total }] = await t.ds.query(`SELECT COUNT(*)::int AS n, SUM(quantity)::text AS total FROM ieo_subscriptions WHERE project_id = $1 AND user_id = $2`, [p.id, u.user.id]);
+    expect([n, moneyString(total)]).toEqual([5, '900']);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '4100', frozen: '900' });
+  });
+
   it('oversubscribed 3× by 100 subscribers: allocations ≤ supply, refunds + allocations × price = payments exactly; totals published, own amounts private', async () => {
     // 100 random requests (1.000–300.000, 3 decimals) whose total is exactly 3× the supply.
     let seed = 42;

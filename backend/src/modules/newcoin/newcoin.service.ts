@@ -86,6 +86,8 @@ export class NewcoinService {
     if (!dto.client_id && this.trading.coinBalance(userId, p.currencyId).available < units(payment)) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
 
     const sub = await this.dataSource.transaction(async (m) => {
+      // One user's subscriptions to a project are taken one at a time: the maximum and a retried client id are checked against every earlier one.
+      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ieo:${p.id}:user:${userId}`]);
       if (dto.client_id) {
         const prior = await m.getRepository(IeoSubscription).findOne({ where: { userId, clientId: dto.client_id } });
         if (prior) return prior;
@@ -94,7 +96,6 @@ export class NewcoinService {
       // The allocation job closes the project under FOR UPDATE: a subscription is in before it, or refused.
       const [locked] = await m.query('SELECT status FROM ieo_projects WHERE id = $1 FOR SHARE', [p.id]);
       if (locked.status !== 'open' || new Date() >= p.endAt) throw new BusinessError(ErrorCode.IEO_ENDED);
-      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ieo:${p.id}:user:${userId}`]);
       const [{ total }] = await m.query(
         `SELECT COALESCE(SUM(quantity), 0)::text AS total FROM ieo_subscriptions WHERE project_id = $1 AND user_id = $2 AND status IN ('pending', 'active')`,
         [p.id, userId],

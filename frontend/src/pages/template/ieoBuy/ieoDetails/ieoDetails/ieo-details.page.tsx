@@ -176,7 +176,7 @@ export function IeoDetailsPage({ titleKey }: { titleKey: string }) {
           </Link>
         )}
         {project.market && (
-          <Link className="button button--block" to={PATHS.trade}>
+          <Link className="button button--block" to={`${PATHS.trade}?symbol=${encodeURIComponent(project.market)}`}>
             {t('ieo.trade', { market: project.market })}
           </Link>
         )}

@@ -108,8 +108,9 @@ export function ProjectTerms({ project }: { project: IeoProject }) {
       </div>
       <div>
         <dt>{t('ieo.cycle')}</dt>
-        <dd className="num small">
-          {new Date(project.start_at).toLocaleString()} – {new Date(project.end_at).toLocaleString()}
+        <dd className="num small ieo-cycle">
+          <span>{new Date(project.start_at).toLocaleString()} –</span>
+          <span>{new Date(project.end_at).toLocaleString()}</span>
         </dd>
       </div>
       <div>

@@ -6,7 +6,7 @@ import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from '.
 
 /**
  * New-coin subscriptions (IEO) on the real stack: an operator opens a project whose window ends
- * in ~35 s (supply 100 at 2 USDT); another subscriber asks for 100 through the API; the user
+ * in ~45 s (supply 100 at 2 USDT); another subscriber asks for 100 through the API; the user
  * subscribes for 50 on the screen (ieo list → ieoBuy), sees the details with a countdown, and after
  * the end the real BullMQ job allocates 100 of 150 requested: the user's allocation (33.33, the
  * coin has 2 decimals) and refund (33.34) appear on the screen.
@@ -98,7 +98,7 @@ describe('IEO screens on the real stack', () => {
         price: '2',
         supply: '100',
         start_at: new Date(Date.now() - 1000).toISOString(),
-        end_at: new Date(Date.now() + 35_000).toISOString(),
+        end_at: new Date(Date.now() + 45_000).toISOString(),
         min_qty: '1',
         max_qty: '100',
         website: 'https://example.org',
@@ -125,6 +125,8 @@ describe('IEO screens on the real stack', () => {
     );
     const findings: string[] = [];
     findings.push(...(await shoot(page, 'ieo-list', '/pages/template/ieo', `[data-symbol="${symbol}"]`)));
+    findings.push(...(await shoot(page, 'ieo-buy', `/pages/template/ieoBuy/ieoBuy?id=${project.id}`, '[data-testid="ieo-submit"]')));
+    await go(page, '/pages/template/ieo');
     const card = page.locator(`[data-symbol="${symbol}"]`);
     expect(await card.getByTestId('ieo-state').getAttribute('data-state')).toBe('active');
     expect(await card.getByTestId('ieo-countdown').textContent()).toMatch(/^Ends in 00:00:\d\d$/);

@@ -56,7 +56,8 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     expect(res.body).toMatchObject({ code: 1 });
     return res.body.data as { id: number; coin_id: number; symbol: string };
   }
-  const subscribe = (token: string, body: Record<string, unknown>) => t.http().post('/api/lh/newcoin/order/submit').set('Authorization', token).type('form').send(body);
+  const subscribe = (token: string, body: Record<string, unknown>) =>
+    t.http().post('/api/lh/newcoin/order/submit').set('Authorization', token).type('form').send(body);
   const info = (token: string, projectId?: number) =>
     t
       .http()
@@ -77,12 +78,17 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     const cfg = (await t.http().get('/api/lh/newcoin/config').query({ id: p.id })).body.data;
     expect(cfg).toMatchObject({ state: 'upcoming', price: '0.5', supply: '1000', currency: 'USDT', min_qty: '10', max_qty: '1000', result: null, decimals: 2 });
     expect(cfg.seconds_to_start).toBeGreaterThan(3500);
-    const issuer = await t.ds.query(`SELECT available::text FROM balances WHERE owner_type = 'system' AND owner_id = $1 AND account_type = 'ieo' AND currency_id = $2`, [
-      p.id,
-      p.coin_id,
-    ]);
+    const issuer = await t.ds.query(
+      `SELECT available::text FROM balances WHERE owner_type = 'system' AND owner_id = $1 AND account_type = 'ieo' AND currency_id = $2`,
+      [p.id, p.coin_id],
+    );
     expect(moneyString(issuer[0].available)).toBe('1000');
-    const edited = await t.http().post(`/api/admin/ieo/${p.id}`).set('Authorization', admin).type('form').send({ supply: '1500', reason: 'issuer raised the supply' });
+    const edited = await t
+      .http()
+      .post(`/api/admin/ieo/${p.id}`)
+      .set('Authorization', admin)
+      .type('form')
+      .send({ supply: '1500', reason: 'issuer raised the supply' });
     expect(edited.body.data).toMatchObject({ supply: '1500' });
     const noReason = await t.http().post(`/api/admin/ieo/${p.id}`).set('Authorization', admin).type('form').send({ supply: '1600' });
     expect(noReason.body).toMatchObject({ code: 1000, message: 'A reason is required' });
@@ -92,18 +98,23 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     // The supply and its change are ledger postings from `external` in the same stream.
     expect(events.filter((e: { type: string }) => e.type === 'LedgerPosted')).toHaveLength(2);
     expect(decisions[1].metadata).toMatchObject({ reason: 'issuer raised the supply' });
-    const dup = await t.http().post('/api/admin/ieo').set('Authorization', admin).type('form').send({
-      symbol: p.symbol,
-      name: 'again',
-      decimals: 2,
-      price: '1',
-      supply: '10',
-      start_at: iso(0),
-      end_at: iso(1000),
-      min_qty: '1',
-      max_qty: '10',
-      reason: 'r',
-    });
+    const dup = await t
+      .http()
+      .post('/api/admin/ieo')
+      .set('Authorization', admin)
+      .type('form')
+      .send({
+        symbol: p.symbol,
+        name: 'again',
+        decimals: 2,
+        price: '1',
+        supply: '10',
+        start_at: iso(0),
+        end_at: iso(1000),
+        min_qty: '1',
+        max_qty: '10',
+        reason: 'r',
+      });
     expect(dup.body).toMatchObject({ code: 2608, message: 'A coin with this symbol already exists' });
     const list = (await t.http().get('/api/lh/newcoin/config')).body.data as Array<{ id: number; state: string }>;
     expect(list.find((x) => x.id === p.id)?.state).toBe('upcoming');
@@ -112,7 +123,32 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
   it('every validation rule answers its message and changes nothing', async () => {
     const open = await project();
     const later = await project({ start_at: iso(3_600_000), end_at: iso(7_200_000) });
-    const ended = await project({ start_at: iso(-10_000), end_at: iso(-5000) });
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/admin/ieo')
+          .set('Authorization', admin)
+          .type('form')
+          .send({
+            symbol: 'PASTX',
+            name: 'Past',
+            decimals: 2,
+            price: '1',
+            supply: '10',
+            start_at: iso(-10_000),
+            end_at: iso(-5000),
+            min_qty: '1',
+            max_qty: '10',
+            reason: 'r',
+          })
+      ).body,
+    ).toMatchObject({
+      code: 1000,
+      message: 'Enter a valid subscription period: the end must be after the start',
+    });
+    const ended = await project();
+    await close(ended.id);
     const u = await user('100');
     await setFundPassword(t, u);
     const before = await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries');
@@ -147,9 +183,10 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
       message: 'You can subscribe for at most 1000 in total; 400 left',
     });
     expect(await coinBalance(t, rich.user.id, USDT)).toEqual({ available: '700', frozen: '300' });
-    const codes = await t.ds.query(`SELECT code, available_delta::text AS a, frozen_delta::text AS f FROM ledger_entries WHERE ref_type = 'ieo-subscription' AND owner_id = $1`, [
-      rich.user.id,
-    ]);
+    const codes = await t.ds.query(
+      `SELECT code, available_delta::text AS a, frozen_delta::text AS f FROM ledger_entries WHERE ref_type = 'ieo-subscription' AND owner_id = $1`,
+      [rich.user.id],
+    );
     expect(codes.map((c: { code: number; a: string; f: string }) => [c.code, moneyString(c.a), moneyString(c.f)])).toEqual([[103, '-300', '300']]);
   });
 
@@ -162,7 +199,10 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     const answers = await Promise.all(Array.from({ length: 10 }, () => subscribe(u.token, { project_id: p.id, quantity: '200' })));
     expect(answers.filter((a) => a.body.code === 1)).toHaveLength(4);
     expect(answers.filter((a) => a.body.code === 2604)).toHaveLength(6);
-    const [{ n, total }] = await t.ds.query(`SELECT COUNT(*)::int AS n, SUM(quantity)::text AS total FROM ieo_subscriptions WHERE project_id = $1 AND user_id = $2`, [p.id, u.user.id]);
+    const [{ n, total }] = await t.ds.query(
+      `SELECT COUNT(*)::int AS n, SUM(quantity)::text AS total FROM ieo_subscriptions WHERE project_id = $1 AND user_id = $2`,
+      [p.id, u.user.id],
+    );
     expect([n, moneyString(total)]).toEqual([5, '900']);
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '4100', frozen: '900' });
   });
@@ -197,10 +237,11 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     expect(await t.app.get(IeoAllocationService).run(p.id)).toBe('distributed');
     expect(await t.app.get(IeoAllocationService).run(p.id)).toBe('distributed'); // a second run changes nothing
 
-    const rows: Array<{ user_id: number; quantity: string; payment: string; allocation: string; paid: string; refund: string; status: string }> = await t.ds.query(
-      'SELECT user_id, quantity::text, payment::text, allocation::text, paid::text, refund::text, status FROM ieo_subscriptions WHERE project_id = $1',
-      [p.id],
-    );
+    const rows: Array<{ user_id: number; quantity: string; payment: string; allocation: string; paid: string; refund: string; status: string }> =
+      await t.ds.query(
+        'SELECT user_id, quantity::text, payment::text, allocation::text, paid::text, refund::text, status FROM ieo_subscriptions WHERE project_id = $1',
+        [p.id],
+      );
     expect(rows).toHaveLength(100);
     const sum = (f: (r: (typeof rows)[number]) => string) => rows.reduce((s, r) => s.plus(f(r)), money(0));
     expect(sum((r) => r.allocation).lte(supply)).toBe(true);
@@ -209,12 +250,22 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
       expect(money(r.allocation).decimalPlaces()).toBeLessThanOrEqual(3);
       expect(r.status).toBe('settled');
     }
-    expect(sum((r) => r.refund).plus(sum((r) => r.allocation).times('0.37')).equals(sum((r) => r.payment))).toBe(true);
+    expect(
+      sum((r) => r.refund)
+        .plus(sum((r) => r.allocation).times('0.37'))
+        .equals(sum((r) => r.payment)),
+    ).toBe(true);
 
     // Published totals for everyone (visitors too); nobody's amounts or identity.
     const pub = (await t.http().get('/api/lh/newcoin/config').query({ id: p.id })).body.data;
     expect(pub.state).toBe('distributed');
-    expect(pub.result).toMatchObject({ requested: moneyString(requested), supply, ratio: '0.33333333', allocated: moneyString(sum((r) => r.allocation)), refunded: moneyString(sum((r) => r.refund)) });
+    expect(pub.result).toMatchObject({
+      requested: moneyString(requested),
+      supply,
+      ratio: '0.33333333',
+      allocated: moneyString(sum((r) => r.allocation)),
+      refunded: moneyString(sum((r) => r.refund)),
+    });
     expect(money(pub.result.remainder).equals(money(supply).minus(pub.result.allocated))).toBe(true);
     expect(JSON.stringify(pub)).not.toMatch(/user|email/);
 
@@ -222,7 +273,12 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     const a = users[3];
     const mine = rows.find((r) => r.user_id === a.user.id)!;
     const seen = (await info(a.token, p.id)).body.data;
-    expect(seen.mine).toMatchObject({ requested: moneyString(mine.quantity), allocation: moneyString(mine.allocation), refund: moneyString(mine.refund), distributed: true });
+    expect(seen.mine).toMatchObject({
+      requested: moneyString(mine.quantity),
+      allocation: moneyString(mine.allocation),
+      refund: moneyString(mine.refund),
+      distributed: true,
+    });
     expect(seen.items).toHaveLength(1);
     expect(seen.items[0]).toMatchObject({ status: 'distributed', allocation: moneyString(mine.allocation) });
     expect(await coinBalance(t, a.user.id, p.coin_id)).toEqual({ available: moneyString(mine.allocation), frozen: '0' });
@@ -298,7 +354,12 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     await setFundPassword(t, buyer);
     expect((await subscribe(seller.token, { project_id: p.id, quantity: '100' })).body.code).toBe(1);
     // Listing before distribution is refused.
-    const early = await t.http().post(`/api/admin/ieo/${p.id}/market`).set('Authorization', admin).type('form').send({ tick_size: '0.0001', lot_size: '0.01', reason: 'r' });
+    const early = await t
+      .http()
+      .post(`/api/admin/ieo/${p.id}/market`)
+      .set('Authorization', admin)
+      .type('form')
+      .send({ tick_size: '0.0001', lot_size: '0.01', reason: 'r' });
     expect(early.body).toMatchObject({ code: 2606 });
     await close(p.id);
     expect(await t.app.get(IeoAllocationService).run(p.id)).toBe('distributed');
@@ -314,9 +375,16 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
       .type('form')
       .send({ tick_size: '0.0001', lot_size: '0.01', maker_fee: '0.001', taker_fee: '0.001', reason: 'listing after distribution' });
     expect(listed.body).toMatchObject({ code: 1, data: { market: `${p.symbol}/USDT` } });
-    const twice = await t.http().post(`/api/admin/ieo/${p.id}/market`).set('Authorization', admin).type('form').send({ tick_size: '0.0001', lot_size: '0.01', reason: 'r' });
+    const twice = await t
+      .http()
+      .post(`/api/admin/ieo/${p.id}/market`)
+      .set('Authorization', admin)
+      .type('form')
+      .send({ tick_size: '0.0001', lot_size: '0.01', reason: 'r' });
     expect(twice.body).toMatchObject({ code: 2609 });
-    const journaled = await t.ds.query(`SELECT 1 FROM sequencer_journal WHERE commands @> $1::jsonb`, [JSON.stringify([{ t: 'market', market: { symbol: `${p.symbol}/USDT` } }])]);
+    const journaled = await t.ds.query(`SELECT 1 FROM sequencer_journal WHERE commands @> $1::jsonb`, [
+      JSON.stringify([{ t: 'market', market: { symbol: `${p.symbol}/USDT` } }]),
+    ]);
     expect(journaled).toHaveLength(1);
 
     const order = (token: string, body: Record<string, string>) =>

@@ -87,7 +87,10 @@ describe('IEO screens on the real stack', () => {
   it('subscribes on the screen and sees the allocation after the window ends (oversubscribed 1.5×: 33.33 of 50, the rest refunded)', async () => {
     const user = await fundedUser('ieo', '100');
     const other = await fundedUser('ieo-other', '200');
-    const symbol = `E${tag.slice(-6).toUpperCase().replace(/[^A-Z0-9]/g, 'X')}`;
+    const symbol = `E${tag
+      .slice(-6)
+      .toUpperCase()
+      .replace(/[^A-Z0-9]/g, 'X')}`;
     const project = await api<{ id: number }>(
       'POST',
       'admin/ieo',
@@ -153,7 +156,9 @@ describe('IEO screens on the real stack', () => {
 
     // After the end the BullMQ job allocates: 150 requested for 100, so 50 × 100 / 150 = 33.33 (2 decimals), paid 66.66.
     await page.locator('[data-testid="ieo-state"][data-state="distributed"]').waitFor({ timeout: 90_000 });
-    await page.waitForFunction(() => /33\.33/.test(document.querySelector('[data-testid="ieo-my-allocation"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => /33\.33/.test(document.querySelector('[data-testid="ieo-my-allocation"]')?.textContent ?? ''), undefined, {
+      timeout: 20_000,
+    });
     expect(await page.getByTestId('ieo-my-allocation').textContent()).toBe(`33.33 ${symbol}`);
     expect(await page.getByTestId('ieo-my-refund').textContent()).toBe('33.34000000 USDT');
     expect(await page.getByTestId('ieo-ratio').textContent()).toBe('66.666666%');

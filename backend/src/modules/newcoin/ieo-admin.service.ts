@@ -39,7 +39,12 @@ export class IeoAdminService {
     const rows = await this.dataSource.getRepository(IeoProject).find({ order: { id: 'DESC' } });
     const coins = await this.newcoin.coins(rows.flatMap((p) => [p.coinId, p.currencyId]));
     const now = new Date();
-    return rows.map((p) => ({ ...projectView(p, coins, now), status: p.status, proceeds: p.proceeds === null ? null : moneyString(p.proceeds), subscribers: p.subscribers }));
+    return rows.map((p) => ({
+      ...projectView(p, coins, now),
+      status: p.status,
+      proceeds: p.proceeds === null ? null : moneyString(p.proceeds),
+      subscribers: p.subscribers,
+    }));
   }
 
   async create(adminId: number, dto: IeoProjectCreateDto) {
@@ -51,8 +56,15 @@ export class IeoAdminService {
       const [clash] = await m.query('SELECT id FROM coins WHERE upper(symbol) = upper($1)', [dto.symbol]);
       if (clash) throw new BusinessError(ErrorCode.IEO_SYMBOL_EXISTS);
       const fields = this.checked(dto, dto.decimals);
+      if (fields.endAt <= new Date()) throw invalid('error.ieo_window_invalid');
       const [{ id: coinId }] = await m.query('SELECT COALESCE(MAX(id), 0) + 1 AS id FROM coins');
-      await m.query(`INSERT INTO coins (id, symbol, name, display_decimals, sort) VALUES ($1, $2, $3, $4, $5)`, [coinId, dto.symbol, dto.name, dto.decimals, 100 + coinId]);
+      await m.query(`INSERT INTO coins (id, symbol, name, display_decimals, sort) VALUES ($1, $2, $3, $4, $5)`, [
+        coinId,
+        dto.symbol,
+        dto.name,
+        dto.decimals,
+        100 + coinId,
+      ]);
       const repo = m.getRepository(IeoProject);
       const p = await repo.save(repo.create({ coinId, currencyId, ...fields }));
       await this.fundSupply(m, p, money(0), `ieo-fund:${p.id}`);
@@ -138,9 +150,9 @@ export class IeoAdminService {
       const [row] = await m.query('SELECT market_id FROM ieo_projects WHERE id = $1 FOR UPDATE', [p.id]);
       if (row.market_id) throw new BusinessError(ErrorCode.IEO_MARKET_LISTED);
       if (await m.getRepository(Market).findOne({ where: { symbol } })) throw new BusinessError(ErrorCode.IEO_MARKET_LISTED);
-      const market = await m.getRepository(Market).save(
-        m.getRepository(Market).create({ symbol, baseCurrencyId: p.coinId, quoteCurrencyId: p.currencyId, ...params, sort: 100 + p.id, enabled: true }),
-      );
+      const market = await m
+        .getRepository(Market)
+        .save(m.getRepository(Market).create({ symbol, baseCurrencyId: p.coinId, quoteCurrencyId: p.currencyId, ...params, sort: 100 + p.id, enabled: true }));
       await m.query('UPDATE ieo_projects SET market_id = $2 WHERE id = $1', [p.id, market.id]);
       await this.events.append(m, { streamId: `ieo:${p.id}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
         { type: 'IeoMarketListed', payload: { projectId: p.id, marketId: market.id, symbol, ...params } },

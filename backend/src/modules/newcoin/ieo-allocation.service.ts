@@ -116,7 +116,9 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
 
   /** Every project whose window has ended and that is not yet distributed. */
   async runDue(now = new Date()): Promise<void> {
-    const rows: Array<{ id: number }> = await this.dataSource.query(`SELECT id FROM ieo_projects WHERE status <> 'distributed' AND end_at <= $1 ORDER BY id`, [now]);
+    const rows: Array<{ id: number }> = await this.dataSource.query(`SELECT id FROM ieo_projects WHERE status <> 'distributed' AND end_at <= $1 ORDER BY id`, [
+      now,
+    ]);
     for (const r of rows) await this.run(r.id, now);
   }
 
@@ -170,7 +172,8 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
       const p = (await m.getRepository(IeoProject).findOne({ where: { id: projectId } }))!;
       const coin = (await m.getRepository(Coin).findOne({ where: { id: p.coinId } }))!;
       const subs = await m.getRepository(IeoSubscription).find({ where: { projectId, status: 'active' }, order: { id: 'ASC' } });
-      if ((await m.getRepository(IeoSubscription).count({ where: { projectId, status: 'pending' } })) > 0) throw new Error(`ieo ${projectId}: subscriptions still pending`);
+      if ((await m.getRepository(IeoSubscription).count({ where: { projectId, status: 'pending' } })) > 0)
+        throw new Error(`ieo ${projectId}: subscriptions still pending`);
       const outcome = allocate(
         subs.map((s) => ({ id: s.id, quantity: units(s.quantity), payment: units(s.payment) })),
         units(p.supply),
@@ -180,7 +183,12 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
       if (outcome.rows.length) {
         await m.query(
           `UPDATE ieo_subscriptions s SET allocation = v.a, paid = v.p, refund = v.r FROM unnest($1::bigint[], $2::numeric[], $3::numeric[], $4::numeric[]) v(id, a, p, r) WHERE s.id = v.id`,
-          [outcome.rows.map((x) => x.id), outcome.rows.map((x) => unitsString(x.allocation)), outcome.rows.map((x) => unitsString(x.paid)), outcome.rows.map((x) => unitsString(x.refund))],
+          [
+            outcome.rows.map((x) => x.id),
+            outcome.rows.map((x) => unitsString(x.allocation)),
+            outcome.rows.map((x) => unitsString(x.paid)),
+            outcome.rows.map((x) => unitsString(x.refund)),
+          ],
         );
       }
       if (outcome.allocated > 0n) {
@@ -195,7 +203,14 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
             memo: 'allocated supply to transit',
             movements: [
               issuerLeg(projectId, p.coinId, LedgerCode.NewCoinSubscription, `-${total}`),
-              { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'transit', currencyId: p.coinId, code: LedgerCode.NewCoinSubscription, available: total },
+              {
+                ownerType: 'system',
+                ownerId: SYSTEM_OWNER_ID,
+                accountType: 'transit',
+                currencyId: p.coinId,
+                code: LedgerCode.NewCoinSubscription,
+                available: total,
+              },
             ],
           },
           m,
@@ -237,10 +252,10 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
         if (r.code !== 'OK') throw new Error(`ieo settlement ${s.id} refused: ${r.code}`);
         result = r.duplicate ? 'OK duplicate' : 'OK';
       }
-      await this.dataSource.query(`UPDATE ieo_subscriptions SET status = 'settled', settle_result = $2, settled_at = now() WHERE id = $1 AND status = 'active'`, [
-        s.id,
-        result,
-      ]);
+      await this.dataSource.query(
+        `UPDATE ieo_subscriptions SET status = 'settled', settle_result = $2, settled_at = now() WHERE id = $1 AND status = 'active'`,
+        [s.id, result],
+      );
       users.add(s.userId);
       this.afterSettle?.(s.id);
     }
@@ -250,7 +265,9 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
       const [{ left }] = await m.query(`SELECT COUNT(*)::int AS left FROM ieo_subscriptions WHERE project_id = $1 AND status = 'active'`, [p.id]);
       if (left > 0) return;
       await m.query(`UPDATE ieo_projects SET status = 'distributed', distributed_at = now() WHERE id = $1`, [p.id]);
-      await this.events.append(m, { streamId: `ieo:${p.id}`, metadata: { actor: 'system:ieo-allocation' } }, [{ type: 'IeoDistributed', payload: { projectId: p.id } }]);
+      await this.events.append(m, { streamId: `ieo:${p.id}`, metadata: { actor: 'system:ieo-allocation' } }, [
+        { type: 'IeoDistributed', payload: { projectId: p.id } },
+      ]);
     });
     for (const u of users) this.bus.emit('balance', u);
   }

@@ -78,7 +78,8 @@ export class NewcoinService {
     if (state === 'upcoming') throw new BusinessError(ErrorCode.IEO_NOT_OPEN);
     if (state !== 'active') throw new BusinessError(ErrorCode.IEO_ENDED);
     const quantity = positive(dto.quantity);
-    if (quantity.decimalPlaces() > coin.displayDecimals) throw new BusinessError(ErrorCode.IEO_QUANTITY_DECIMALS, undefined, { decimals: coin.displayDecimals });
+    if (quantity.decimalPlaces() > coin.displayDecimals)
+      throw new BusinessError(ErrorCode.IEO_QUANTITY_DECIMALS, undefined, { decimals: coin.displayDecimals });
     if (quantity.lt(p.minQty) || quantity.gt(p.maxQty))
       throw new BusinessError(ErrorCode.IEO_QUANTITY_RANGE, undefined, { min: moneyString(p.minQty), max: moneyString(p.maxQty) });
     const payment = unitsString((units(moneyString(quantity)) * units(moneyString(p.price))) / UNIT);
@@ -138,7 +139,10 @@ export class NewcoinService {
    * another user is ever read into the answer.
    */
   async info(userId: number, q: IeoOrderInfoDto) {
-    const where = q.project_id !== undefined ? { userId, projectId: q.project_id, status: In(['pending', 'active', 'settled']) } : { userId, status: In(['pending', 'active', 'settled']) };
+    const where =
+      q.project_id !== undefined
+        ? { userId, projectId: q.project_id, status: In(['pending', 'active', 'settled']) }
+        : { userId, status: In(['pending', 'active', 'settled']) };
     const project = q.project_id !== undefined ? await this.project(q.project_id) : undefined;
     const [rows, total] = await this.dataSource
       .getRepository(IeoSubscription)
@@ -155,10 +159,11 @@ export class NewcoinService {
       limit: q.limit,
     };
     if (!project) return { ...page, project: null, mine: null };
-    const all: Array<{ quantity: string; payment: string; allocation: string | null; refund: string | null; paid: string | null }> = await this.dataSource.query(
-      `SELECT quantity::text, payment::text, allocation::text, refund::text, paid::text FROM ieo_subscriptions WHERE project_id = $1 AND user_id = $2 AND status IN ('pending', 'active', 'settled')`,
-      [project.id, userId],
-    );
+    const all: Array<{ quantity: string; payment: string; allocation: string | null; refund: string | null; paid: string | null }> =
+      await this.dataSource.query(
+        `SELECT quantity::text, payment::text, allocation::text, refund::text, paid::text FROM ieo_subscriptions WHERE project_id = $1 AND user_id = $2 AND status IN ('pending', 'active', 'settled')`,
+        [project.id, userId],
+      );
     const sum = (f: (r: (typeof all)[number]) => string | null) => moneyString(all.reduce((s, r) => s.plus(f(r) ?? '0'), money(0)));
     const published = project.status === 'allocated' || project.status === 'distributed';
     return {

@@ -162,11 +162,27 @@ export function IeoDetailsPage({ titleKey }: { titleKey: string }) {
         <dl className="rows ieo-links">
           <div>
             <dt>{t('ieo.website')}</dt>
-            <dd>{project.website ? <a href={project.website} target="_blank" rel="noreferrer noopener">{project.website}</a> : '--'}</dd>
+            <dd>
+              {project.website ? (
+                <a href={project.website} target="_blank" rel="noreferrer noopener">
+                  {project.website}
+                </a>
+              ) : (
+                '--'
+              )}
+            </dd>
           </div>
           <div>
             <dt>{t('ieo.whitePaper')}</dt>
-            <dd>{project.white_paper ? <a href={project.white_paper} target="_blank" rel="noreferrer noopener">{t('ieo.open')}</a> : '--'}</dd>
+            <dd>
+              {project.white_paper ? (
+                <a href={project.white_paper} target="_blank" rel="noreferrer noopener">
+                  {t('ieo.open')}
+                </a>
+              ) : (
+                '--'
+              )}
+            </dd>
           </div>
         </dl>
         {project.intro && <p className="ieo-note">{project.intro}</p>}

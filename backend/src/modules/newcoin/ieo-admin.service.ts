@@ -47,7 +47,8 @@ export class IeoAdminService {
     }));
   }
 
-  async create(adminId: number, dto: IeoProjectCreateDto) {
+  /** `actor` names who creates it in the project's events (an operator, or `system:demo` for the demo venue's project). */
+  async create(adminId: number, dto: IeoProjectCreateDto, actor = `admin:${adminId}`) {
     const currencyId = dto.currency_id ?? 3;
     const saved = await this.dataSource.transaction(async (m) => {
       const currency = await m.getRepository(Coin).findOne({ where: { id: currencyId } });
@@ -68,7 +69,7 @@ export class IeoAdminService {
       const repo = m.getRepository(IeoProject);
       const p = await repo.save(repo.create({ coinId, currencyId, ...fields }));
       await this.fundSupply(m, p, money(0), `ieo-fund:${p.id}`);
-      await this.events.append(m, { streamId: `ieo:${p.id}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
+      await this.events.append(m, { streamId: `ieo:${p.id}`, metadata: { actor, reason: dto.reason } }, [
         { type: 'IeoProjectCreated', payload: { projectId: p.id, coinId, symbol: dto.symbol, decimals: dto.decimals, currencyId, ...fields } },
       ]);
       return p;

@@ -3,6 +3,7 @@ import { EngineModule } from '../engine/engine.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { IeoAdminService } from './ieo-admin.service';
 import { IeoAllocationService } from './ieo-allocation.service';
+import { IeoDemoService } from './ieo-demo.service';
 import { NewcoinAdminController, NewcoinController } from './newcoin.controller';
 import { NewcoinService } from './newcoin.service';
 
@@ -10,7 +11,7 @@ import { NewcoinService } from './newcoin.service';
 @Module({
   imports: [LedgerModule, EngineModule],
   controllers: [NewcoinController, NewcoinAdminController],
-  providers: [NewcoinService, IeoAllocationService, IeoAdminService],
+  providers: [NewcoinService, IeoAllocationService, IeoAdminService, IeoDemoService],
   exports: [IeoAllocationService],
 })
 export class NewcoinModule {}

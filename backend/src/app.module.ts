@@ -20,6 +20,7 @@ import { MicrotradeModule } from './modules/microtrade/microtrade.module';
 import { NewcoinModule } from './modules/newcoin/newcoin.module';
 import { LeverModule } from './modules/lever/lever.module';
 import { FinanceModule } from './modules/finance/finance.module';
+import { LoanModule } from './modules/loan/loan.module';
 import { NoticeModule } from './modules/notice/notice.module';
 import { LedgerModule } from './modules/ledger/ledger.module';
 import { ReferenceModule } from './modules/reference/reference.module';
@@ -71,6 +72,7 @@ export class AppModule {
         NewcoinModule,
         LeverModule,
         FinanceModule,
+        LoanModule,
         UserModule,
         SmsModule,
         SettingsModule,

@@ -18,6 +18,9 @@ import { OptionOrder } from '../../modules/microtrade/option-order.entity';
 import { OptionPeriod } from '../../modules/microtrade/option-period.entity';
 import { IeoProject } from '../../modules/newcoin/ieo-project.entity';
 import { IeoSubscription } from '../../modules/newcoin/ieo-subscription.entity';
+import { LoanOrder } from '../../modules/loan/loan-order.entity';
+import { LoanProduct } from '../../modules/loan/loan-product.entity';
+import { LoanRepayment } from '../../modules/loan/loan-repayment.entity';
 import { LeverConfig } from '../../modules/lever/lever-config.entity';
 import { LeverCursor } from '../../modules/lever/lever-cursor.entity';
 import { WealthOrder } from '../../modules/finance/wealth-order.entity';
@@ -72,4 +75,7 @@ export const ENTITIES = [
   LeverCursor,
   WealthProduct,
   WealthOrder,
+  LoanProduct,
+  LoanOrder,
+  LoanRepayment,
 ];

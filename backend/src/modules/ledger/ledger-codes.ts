@@ -65,9 +65,10 @@ export type UserAccountType = (typeof USER_ACCOUNT_TYPES)[number];
  * `treasury` is the house's float (options reserve, contracts, the desk's source); `transit`
  * holds money between a database account and the sequencer (an outbox command on its way);
  * `spot-fee` (spot trading fees) and `desk` (the flash-exchange desk) are owned by the sequencer;
- * `ieo` is an IEO issuer's account (owner id = the project): its coin's supply and its proceeds.
+ * `ieo` is an IEO issuer's account (owner id = the project): its coin's supply and its proceeds;
+ * `loan-pool` is the lending pool (a database account): loans are paid out of it, repayments and interest come back to it.
  */
-export type SystemAccountType = 'external' | 'fees' | 'treasury' | 'transit' | 'spot-fee' | 'desk' | 'ieo';
+export type SystemAccountType = 'external' | 'fees' | 'treasury' | 'transit' | 'spot-fee' | 'desk' | 'ieo' | 'loan-pool';
 export type AccountType = UserAccountType | SystemAccountType;
 
 export type OwnerType = 'user' | 'system';

@@ -8,6 +8,7 @@ import { Lever1795310818726 } from './1795310818726-Lever';
 import { SpotCoreV21795500881265 } from './1795500881265-SpotCoreV2';
 import { Wealth1795510000000 } from './1795510000000-Wealth';
 import { Ieo1795520000000 } from './1795520000000-Ieo';
+import { Loan1795535000000 } from './1795535000000-Loan';
 
 /** In order. Generate new ones with `npm run migration:generate -w backend -- src/infra/database/migrations/Name`. */
-export const MIGRATIONS = [Init1795298491223, SpotTrading1795299029425, UserMessages1795307167728, Wallet1795307457092, Identity1795307506789, Options1795308599675, Lever1795310818726, SpotCoreV21795500881265, Wealth1795510000000, Ieo1795520000000];
+export const MIGRATIONS = [Init1795298491223, SpotTrading1795299029425, UserMessages1795307167728, Wallet1795307457092, Identity1795307506789, Options1795308599675, Lever1795310818726, SpotCoreV21795500881265, Wealth1795510000000, Ieo1795520000000, Loan1795535000000];

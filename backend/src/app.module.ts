@@ -18,6 +18,7 @@ import { FlashExchangeModule } from './modules/fpjy/fpjy.module';
 import { WalletModule } from './modules/wallet/wallet.module';
 import { MicrotradeModule } from './modules/microtrade/microtrade.module';
 import { NewcoinModule } from './modules/newcoin/newcoin.module';
+import { NftModule } from './modules/nft/nft.module';
 import { LeverModule } from './modules/lever/lever.module';
 import { FinanceModule } from './modules/finance/finance.module';
 import { LoanModule } from './modules/loan/loan.module';
@@ -70,6 +71,7 @@ export class AppModule {
         FlashExchangeModule,
         MicrotradeModule,
         NewcoinModule,
+        NftModule,
         LeverModule,
         FinanceModule,
         LoanModule,

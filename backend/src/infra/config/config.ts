@@ -38,6 +38,8 @@ export interface AppConfig {
   uploadDir: string;
   /** Image uploads per user (RATE_LIMIT_UPLOAD_USER). */
   uploadRateLimit: RateLimitRule;
+  /** Crash tests only (FAULT_POINTS, comma-separated, default none): named points where the process kills itself with SIGKILL. */
+  faultPoints: string[];
   rateLimits: {
     fundPassword: RateLimitRule;
     loginPerIp: RateLimitRule;
@@ -124,6 +126,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     optionWorker: (process.env.OPTION_WORKER ?? 'on') !== 'off',
     uploadDir: text('UPLOAD_DIR') ?? './.data/uploads',
     uploadRateLimit: rule('RATE_LIMIT_UPLOAD_USER', '60/3600'),
+    faultPoints: (process.env.FAULT_POINTS ?? '').split(',').map((p) => p.trim()).filter(Boolean),
     rateLimits: {
       fundPassword: rule('RATE_LIMIT_FUND_PASSWORD', '5/900'),
       loginPerIp: rule('RATE_LIMIT_LOGIN_IP', '30/60'),

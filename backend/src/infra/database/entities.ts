@@ -18,6 +18,10 @@ import { OptionOrder } from '../../modules/microtrade/option-order.entity';
 import { OptionPeriod } from '../../modules/microtrade/option-period.entity';
 import { IeoProject } from '../../modules/newcoin/ieo-project.entity';
 import { IeoSubscription } from '../../modules/newcoin/ieo-subscription.entity';
+import { NftCollection } from '../../modules/nft/nft-collection.entity';
+import { NftItem } from '../../modules/nft/nft-item.entity';
+import { NftListing } from '../../modules/nft/nft-listing.entity';
+import { NftSale } from '../../modules/nft/nft-sale.entity';
 import { LoanOrder } from '../../modules/loan/loan-order.entity';
 import { LoanProduct } from '../../modules/loan/loan-product.entity';
 import { LoanRepayment } from '../../modules/loan/loan-repayment.entity';
@@ -78,4 +82,8 @@ export const ENTITIES = [
   LoanProduct,
   LoanOrder,
   LoanRepayment,
+  NftCollection,
+  NftItem,
+  NftListing,
+  NftSale,
 ];

@@ -51,6 +51,10 @@ const FinanceRuleLc = lazyPage(() => import('../pages/finance/rulePage/rule.page
 const Ieo = lazyPage(() => import('../pages/template/ieo/ieo.page').then((m) => m.IeoPage));
 const IeoBuy = lazyPage(() => import('../pages/template/ieoBuy/ieoBuy/ieo-buy.page').then((m) => m.IeoBuyPage));
 const IeoDetails = lazyPage(() => import('../pages/template/ieoBuy/ieoDetails/ieoDetails/ieo-details.page').then((m) => m.IeoDetailsPage));
+const Loan = lazyPage(() => import('../pages/loan/index/loan.page').then((m) => m.LoanPage));
+const LoanOrders = lazyPage(() => import('../pages/loan/order/loan-orders.page').then((m) => m.LoanOrdersPage));
+const LoanBack = lazyPage(() => import('../pages/loan/back/loan-back.page').then((m) => m.LoanBackPage));
+const LoanBackRec = lazyPage(() => import('../pages/loan/back_rec/loan-back-rec.page').then((m) => m.LoanBackRecPage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -103,6 +107,10 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   financeOrders: FinanceOrders,
   financeRule: FinanceRule,
   financeRuleLc: FinanceRuleLc,
+  loan: Loan,
+  loanOrder: LoanOrders,
+  loanBack: LoanBack,
+  loanBackRec: LoanBackRec,
 };
 
 // Aliases share their original's title.

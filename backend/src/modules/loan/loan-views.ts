@@ -82,6 +82,7 @@ export function orderView(o: LoanOrder, coin: Pick<Coin, 'symbol' | 'displayDeci
     product_id: o.productId,
     currency_id: o.currencyId,
     symbol: coin.symbol,
+    decimals: d,
     amount: truncate(o.amount, d),
     days: o.days,
     daily_rate: moneyString(o.dailyRate),

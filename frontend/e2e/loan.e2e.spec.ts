@@ -1,0 +1,192 @@
+import AxeBuilder from '@axe-core/playwright';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ADMIN, apiOf, latestCode, png, startStack, uploadImage, type Stack } from './stack';
+
+/**
+ * Loans on the real stack: a verified user applies on the loan screen (1,000 USDT for 7 days at
+ * 0.1 % a day: the preview shows 7 interest and 1,007 to repay) with the three ID photos; the
+ * operator approves through the API; the trade account shows the 1,000 (802); the user repays 500
+ * from the balance and the rest (507) by a transfer image the operator approves: the loan is
+ * repaid. Every loan screen in both themes at 390×844, with axe, and the filter in Chinese.
+ */
+const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const USDT = 3;
+
+jest.setTimeout(180_000);
+
+let stack: Stack;
+let browser: Browser;
+let api: ReturnType<typeof apiOf>;
+let adminToken: string;
+let page: Page;
+let user: { token: string; user: unknown };
+const tag = `${process.pid}${Date.now().toString(36)}`;
+
+/** Registered, basic verification approved by the operator (through the API). */
+async function borrower() {
+  const email = `loan.${tag}@kestrel.test`;
+  await api('POST', 'sms_mail', { email, purpose: 'register' });
+  const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
+    type: 'email',
+    email,
+    code: await latestCode(stack.url, email, 'register'),
+    password: 'pass-1234',
+    re_password: 'pass-1234',
+    agreement: 1,
+  });
+  const [f, b, h] = [await uploadImage(stack.url, s.token, 30), await uploadImage(stack.url, s.token, 60), await uploadImage(stack.url, s.token, 120)];
+  await api('POST', 'user/real_name', { country: 'Portugal', name: 'Lena Borrower', id_number: 'LB123456', address: 'Rua do Ouro 10', front_image: f, back_image: b, hand_image: h }, s.token);
+  for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/real_name', { status: 'review', limit: 100 }, adminToken)).items)
+    await api('POST', `admin/real_name/${r.id}/approve`, { reason: 'checked' }, adminToken);
+  return { token: s.token, user: await api<unknown>('GET', 'user/center', {}, s.token) };
+}
+
+async function go(p: Page, path: string) {
+  await p.goto(`${stack.url}/?n=${Date.now()}#${path}`);
+  await p.locator('.nav-bar__title').first().waitFor();
+}
+
+async function shoot(p: Page, name: string, path: string, ready: string): Promise<string[]> {
+  const findings: string[] = [];
+  for (const theme of ['light', 'dark'] as const) {
+    await p.evaluate((t) => localStorage.setItem('theme', t), theme);
+    await go(p, path);
+    await p.locator(ready).first().waitFor();
+    await p.waitForTimeout(300);
+    await p.screenshot({ path: join(ARTIFACTS, `loan-${name}-${theme}.png`) });
+    const axe = await new AxeBuilder({ page: p }).disableRules(['region']).analyze();
+    findings.push(
+      ...axe.violations
+        .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+        .map((v) => `${name} ${theme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    );
+  }
+  await p.evaluate(() => localStorage.setItem('theme', 'light'));
+  return findings;
+}
+
+const loans = async () => (await api<{ items: Array<{ id: string; status: string; remaining: string }> }>('GET', 'borrow/order/list', {}, user.token)).items;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  stack = await startStack({ simulator: false });
+  api = apiOf(stack.url);
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  adminToken = (await api<{ token: string }>('POST', 'admin/login', ADMIN)).token;
+  await api('POST', 'admin/loan/pool/fund', { currency_id: USDT, amount: '100000', reason: 'e2e lending pool' }, adminToken);
+  await api('POST', 'admin/chains/1', { deposit_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', reason: 'e2e' }, adminToken); // USDT TRC20
+  user = await borrower();
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
+  page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(`${stack.url}/`);
+  await page.evaluate(
+    ([t, u]) => {
+      localStorage.setItem('token', t as string);
+      localStorage.setItem('user', JSON.stringify(u));
+      localStorage.setItem('theme', 'light');
+      localStorage.setItem('lang', 'en');
+    },
+    [user.token, user.user],
+  );
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe('loans on the real stack', () => {
+  it('applies with three photos, the operator approves through the API, the balance shows the loan, repays it', async () => {
+    await go(page, '/pages/loan/index');
+    await page.getByTestId('loan-terms').waitFor();
+    expect(await page.getByTestId('loan-terms').textContent()).toContain('Kestrel Lending Pool');
+    // The prompts before anything is sent.
+    await page.getByTestId('loan-apply').click();
+    expect(await page.getByTestId('loan-error').textContent()).toContain('Enter the expected amount');
+    await page.getByLabel('Expected amount').fill('50');
+    await page.getByTestId('loan-apply').click();
+    expect(await page.getByTestId('loan-error').textContent()).toMatch(/between 100(\.0+)? and 50,000(\.0+)? USDT/);
+    await page.getByLabel('Expected amount').fill('1000');
+    await page.getByTestId('loan-cycle-7').click();
+    await page.waitForFunction(() => /^7(\.0+)? USDT$/.test(document.querySelector('[data-testid="loan-preview-interest"]')?.textContent ?? ''));
+    expect(await page.getByTestId('loan-preview-repay').textContent()).toMatch(/^1,007(\.0+)? USDT$/);
+    await page.getByTestId('loan-apply').click();
+    expect(await page.getByTestId('loan-error').textContent()).toContain('Upload the ID front, ID back and passport photos');
+    for (const [label, shade] of [['ID card (front)', 40], ['ID card (back)', 80], ['Passport', 160]] as const)
+      await page.getByLabel(label, { exact: true }).setInputFiles({ name: 'id.png', mimeType: 'image/png', buffer: png(shade) });
+    await page.waitForFunction(() => document.querySelectorAll('.image-upload__done').length === 3);
+    await page.getByTestId('loan-apply').click();
+    await page.waitForURL(/loan\/order\?status=approving$/);
+    const card = page.getByTestId('loan-order').first();
+    await card.waitFor();
+    expect(await card.getByTestId('loan-status').getAttribute('data-status')).toBe('approving');
+
+    // The operator: the application with its photos, then the approval.
+    const [mine] = await loans();
+    const view = await api<{ images: Record<string, string>; status: string }>('GET', `admin/loan/orders/${mine.id}`, {}, adminToken);
+    expect(Object.keys(view.images)).toEqual(['front', 'back', 'passport']);
+    await api('POST', `admin/loan/orders/${mine.id}/approve`, { reason: 'documents match' }, adminToken);
+
+    // The trade account shows the loan (802).
+    await go(page, `/pages/assets/tradeAccount?account=coin&currency_id=${USDT}`);
+    await page.waitForFunction(() => /^1,?000/.test(document.querySelector('[data-testid="detail-available"]')?.textContent ?? ''));
+    expect(await page.locator('main').textContent()).toContain('Loan increase');
+
+    // Repay 500 from the balance.
+    await go(page, '/pages/loan/order?status=approved');
+    await page.locator('[data-testid="loan-order"][data-status="approved"]').getByTestId('loan-repay-link').click();
+    await page.waitForURL(/loan\/back\?id=\d+$/);
+    await page.waitForFunction(() => /^1,007/.test(document.querySelector('[data-testid="loan-back-remaining"]')?.textContent ?? ''));
+    await page.getByLabel('Repayment amount').fill('2000');
+    await page.getByTestId('loan-back-submit').click();
+    expect(await page.getByTestId('loan-back-error').textContent()).toMatch(/cannot exceed the remaining amount \(1,007/);
+    await page.getByLabel('Repayment amount').fill('500');
+    await page.getByTestId('loan-back-submit').click();
+    await page.waitForFunction(() => /^507/.test(document.querySelector('[data-testid="loan-back-remaining"]')?.textContent ?? ''));
+    expect((await loans())[0]).toMatchObject({ status: 'repaying', remaining: '507' });
+
+    // The rest by a transfer with its image, approved by the operator.
+    await page.getByRole('radio', { name: 'Transfer' }).click();
+    expect(await page.locator('.loan-address').first().textContent()).toContain('TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7');
+    await page.getByLabel('Repayment amount').fill('507');
+    await page.getByTestId('loan-back-submit').click();
+    expect(await page.getByTestId('loan-back-error').textContent()).toBe('Upload the transfer image');
+    await page.getByLabel('Transfer image', { exact: true }).setInputFiles({ name: 'proof.png', mimeType: 'image/png', buffer: png(210) });
+    await page.waitForFunction(() => document.querySelectorAll('.image-upload__done').length === 1);
+    await page.getByTestId('loan-back-submit').click();
+    await page.getByText('In review').first().waitFor();
+    const proofs = await api<{ items: Array<{ id: string }> }>('GET', 'admin/loan/repayments', { status: 'review', order_id: mine.id }, adminToken);
+    await api('POST', `admin/loan/repayments/${proofs.items[0].id}/approve`, { reason: 'received' }, adminToken);
+    expect((await loans())[0]).toMatchObject({ status: 'repaid', remaining: '0' });
+    await go(page, '/pages/loan/order?status=repaid');
+    await page.locator('[data-testid="loan-order"][data-status="repaid"]').waitFor();
+    await go(page, `/pages/loan/back_rec?id=${mine.id}`);
+    await page.getByTestId('loan-record').nth(1).waitFor();
+    expect(await page.getByTestId('loan-record').evaluateAll((els) => els.map((e) => e.getAttribute('data-status')))).toEqual(['approved', 'done']);
+  });
+
+  it('every loan screen in both themes at 390×844 (axe: no serious finding), and in Chinese', async () => {
+    // A second loan, approved and owed, for the repay screen.
+    const photos = { front_image: await uploadImage(stack.url, user.token, 10), back_image: await uploadImage(stack.url, user.token, 20), passport_image: await uploadImage(stack.url, user.token, 90) };
+    const products = await api<{ items: Array<{ id: number }> }>('GET', 'borrow/list');
+    const o = await api<{ id: string }>('POST', 'borrow/order/apply', { product_id: products.items[0].id, amount: '200', days: 15, ...photos }, user.token);
+    await api('POST', `admin/loan/orders/${o.id}/approve`, {}, adminToken);
+    const findings = [
+      ...(await shoot(page, 'index', '/pages/loan/index', '[data-testid="loan-terms"]')),
+      ...(await shoot(page, 'order', '/pages/loan/order', '[data-testid="loan-order"]')),
+      ...(await shoot(page, 'back', `/pages/loan/back?id=${o.id}`, '[data-testid="loan-back-submit"]')),
+      ...(await shoot(page, 'back-rec', '/pages/loan/back_rec', '[data-testid="loan-record"]')),
+    ];
+    expect(findings).toEqual([]);
+    await page.evaluate(() => localStorage.setItem('lang', 'zh'));
+    await go(page, '/pages/loan/order');
+    await page.getByTestId('loan-filter-rejected').waitFor();
+    expect(await page.getByTestId('loan-filter-rejected').textContent()).toBe('审核失败');
+    await page.evaluate(() => localStorage.setItem('lang', 'en'));
+  });
+});

@@ -3,7 +3,10 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { money, moneyString } from '../src/infra/money';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { QueuesService } from '../src/infra/queue/queues.service';
+import { TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
 import { LoanOverdueService } from '../src/modules/loan/loan-overdue.service';
+import { LoanRepaymentService } from '../src/modules/loan/loan-repayment.service';
 import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { makePng } from './support/images';
@@ -31,6 +34,7 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
   });
 
   const post = (token: string, path: string, body: Record<string, unknown> = {}) => t.http().post(`/api/${path}`).set('Authorization', token).set('lang', 'en').type('form').send(body);
+  const postForm = (token: string, path: string, body: Record<string, unknown> = {}) => post(token, path, body);
   const get = (token: string, path: string, query: Record<string, unknown> = {}) => t.http().get(`/api/${path}`).set('Authorization', token).set('lang', 'en').query(query);
   const upload = async (token: string) =>
     (await t.http().post('/api/upload/image').set('Authorization', token).attach('file', makePng(), { filename: 'id.png', contentType: 'image/png' })).body.data.id as string;
@@ -222,6 +226,79 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     // No penalty: repaying the same amount closes it.
     await deposit(t, due.u.user.id, USDT, '1');
     expect((await post(due.u.token, 'borrow/order/back', { order_id: due.id, amount: '100.7' })).body.data.loan_status).toBe('repaid');
+  });
+
+  it('the overdue job runs on BullMQ with the injected clock', async () => {
+    const { u, id } = await approvedLoan('100', 15);
+    const job = t.app.get(LoanOverdueService);
+    const real = job.now;
+    job.now = () => new Date(Date.now() + 16 * DAY);
+    try {
+      await t.app.get(QueuesService).queue('loan-overdue').add('sweep', {}, { jobId: `test-${id}`, removeOnComplete: true });
+      for (let i = 0; i < 100 && (await get(u.token, 'borrow/order/list', { status: 'overdue' })).body.data.items.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      job.now = real;
+    }
+    expect((await get(u.token, 'borrow/order/list', { status: 'overdue' })).body.data.items).toEqual([expect.objectContaining({ id, status: 'overdue' })]);
+  });
+
+  it('a balance repayment cut off by a crash is finished once on resume (before and after the sequencer applied it)', async () => {
+    const { u, id } = await approvedLoan('1000', 7); // 1007 owed, 1000 in the trade account
+    const repayments = t.app.get(LoanRepaymentService);
+    const trading = t.app.get(TradeAccountCommands);
+    const post = trading.post.bind(trading);
+    // 1. Killed before the command reached the sequencer: the repayment row is reserved, no money moved.
+    trading.post = async () => {
+      throw new Error('killed before the command');
+    };
+    try {
+      expect((await postForm(u.token, 'borrow/order/back', { order_id: id, amount: '100' })).body.code).toBe(9000);
+    } finally {
+      trading.post = post;
+    }
+    // 2. Killed after the sequencer applied it, before the row was finished.
+    const finish = (repayments as unknown as { finishBalance: (...a: unknown[]) => Promise<void> }).finishBalance;
+    (repayments as unknown as { finishBalance: unknown }).finishBalance = async () => {
+      throw new Error('killed after the command');
+    };
+    try {
+      expect((await postForm(u.token, 'borrow/order/back', { order_id: id, amount: '200' })).body.code).toBe(9000);
+    } finally {
+      (repayments as unknown as { finishBalance: unknown }).finishBalance = finish;
+    }
+    const [before] = (await get(u.token, 'borrow/order/list')).body.data.items;
+    expect(before).toMatchObject({ id, remaining: '1007', in_review: '300' });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '800', frozen: '0' });
+    expect(await repayments.resume(0)).toBe(2);
+    expect(await repayments.resume(0)).toBe(0);
+    const [after] = (await get(u.token, 'borrow/order/list')).body.data.items;
+    expect(after).toMatchObject({ id, remaining: '707', in_review: '0', status: 'repaying' });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '700', frozen: '0' });
+    expect([...(await entries(u.user.id, 801)), ...(await entries(u.user.id, 800))].sort()).toEqual(['-7', '-93', '-200'].sort());
+  });
+
+  it('every endpoint answers the envelope to bad input, changing nothing', async () => {
+    const u = await borrower();
+    const cases: Array<[() => ReturnType<typeof get>, number]> = [
+      [() => get(u.token, 'borrow/order/list', { status: 'lost' }), 1000],
+      [() => postForm(u.token, 'borrow/back/detail', {}), 1000],
+      [() => postForm(u.token, 'borrow/back/detail', { order_id: 'x' }), 1000],
+      [() => postForm(u.token, 'borrow/order/back', { order_id: 1, amount: '-1' }), 1000],
+      [() => postForm(u.token, 'borrow/order/back', { order_id: 999999, amount: '1' }), 2705],
+      [() => postForm(u.token, 'borrow/order/apply', { product_id: product.id, amount: '100', days: 7, ...u.photos, admin: '1' }), 1001],
+      [() => get(u.token, 'borrow/back/list', { order_id: 'abc' }), 1000],
+      [() => get(u.token, 'borrow/repay_in_address', { order_id: 0 }), 1000],
+      [() => get(admin, 'admin/loan/orders/abc'), 2705],
+      [() => postForm(admin, 'admin/loan/repayments/abc/approve', {}), 2709],
+      [() => postForm(admin, 'admin/loan/pool/fund', { currency_id: USDT, amount: '1' }), 1000],
+    ];
+    for (const [call, code] of cases) {
+      const res = await call();
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ type: 'error', code });
+      expect(typeof res.body.message).toBe('string');
+    }
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM loan_orders WHERE user_id = $1', [u.user.id]))[0].n).toBe(0);
   });
 
   it('a loan the pool cannot cover is refused with a clear message, at applying and at approval', async () => {

@@ -30,6 +30,8 @@ import { SmsModule } from './modules/sms/sms.module';
 import { UserModule } from './modules/user/user.module';
 import { RealNameModule } from './modules/real-name/real-name.module';
 import { UploadModule } from './modules/upload/upload.module';
+import { HelpModule } from './modules/help/help.module';
+import { PromotionModule } from './modules/promotion/promotion.module';
 
 @Global()
 @Module({})
@@ -75,6 +77,8 @@ export class AppModule {
         LeverModule,
         FinanceModule,
         LoanModule,
+        PromotionModule,
+        HelpModule,
         UserModule,
         SmsModule,
         SettingsModule,

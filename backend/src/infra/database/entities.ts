@@ -39,6 +39,8 @@ import { VerificationCode } from '../../modules/verification-code/verification-c
 import { AuthToken } from '../auth/auth-token.entity';
 import { EventRecord } from '../event-store/event.entity';
 import { OutboxMessage } from '../notifier/outbox-message.entity';
+import { ChatConversation, ChatMessage, HelpFeedback } from '../../modules/help/help.entities';
+import { PromotionCursor, PromotionPartner, PromotionRebate } from '../../modules/promotion/promotion.entities';
 
 /** Every entity, for the data source and the drift check. */
 export const ENTITIES = [
@@ -82,6 +84,12 @@ export const ENTITIES = [
   LoanProduct,
   LoanOrder,
   LoanRepayment,
+  PromotionPartner,
+  PromotionRebate,
+  PromotionCursor,
+  HelpFeedback,
+  ChatConversation,
+  ChatMessage,
   NftCollection,
   NftItem,
   NftListing,

@@ -45,6 +45,8 @@ export enum LedgerCode {
   WealthInterest = 903,
   /** Extension: a wealth product's early-redemption penalty, from the trust account to the house (treasury). */
   WealthPenalty = 904,
+  /** Extension: a referral rebate, a share of an invitee's trading fee from the fee account (spot-fee or fees) to the inviter's trade account. */
+  ReferralRebate = 905,
 }
 
 export const LEDGER_CODES: readonly LedgerCode[] = Object.values(LedgerCode).filter((v): v is LedgerCode => typeof v === 'number');

@@ -1,0 +1,87 @@
+import { ConnectedSocket, MessageBody, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import type { Server, Socket } from 'socket.io';
+import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
+import { BusinessError } from '../../infra/http/business-error';
+import { ChatPush, conversationRoom, OPERATORS_ROOM } from './chat-push';
+import { ChatService } from './chat.service';
+
+type Subject = { type: 'user' | 'admin'; id: number };
+type Ack = { ok: true; [k: string]: unknown } | { ok: false; error: string; code?: number };
+
+/**
+ * The chat's side of the push channel (same server as RealtimeGateway: /socket.io). A socket joins
+ * a conversation's room with `chat:join {conversation_id, after}` — only the conversation's user
+ * or an operator (an admin token in the handshake) — and gets the messages it missed after
+ * `after`; operators join the notices room with `chat:ops`. Users may also send over the socket
+ * (`chat:send`, `chat:read`); operators reply through the admin API (an HTTP call, audited).
+ */
+@WebSocketGateway({ path: '/socket.io', cors: { origin: true }, perMessageDeflate: false })
+export class ChatGateway implements OnGatewayInit {
+  constructor(
+    private readonly chat: ChatService,
+    private readonly tokens: TokenService,
+    private readonly push: ChatPush,
+  ) {}
+
+  afterInit(server: Server): void {
+    this.push.attach(server);
+  }
+
+  /** Who the socket is: its handshake token as a user, else as an operator (cached on the socket). */
+  private async subject(socket: Socket): Promise<Subject | undefined> {
+    if (socket.data.chatSubject) return socket.data.chatSubject as Subject;
+    const token = tokenFromHeader(socket.handshake.auth?.token ?? socket.handshake.headers.authorization);
+    if (!token) return undefined;
+    const userId = await this.tokens.verify(token, 'user');
+    const subject: Subject | undefined =
+      userId !== undefined ? { type: 'user', id: userId } : await this.tokens.verify(token, 'admin').then((id) => (id !== undefined ? { type: 'admin' as const, id } : undefined));
+    if (subject) socket.data.chatSubject = subject;
+    return subject;
+  }
+
+  @SubscribeMessage('chat:join')
+  async join(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<Ack> {
+    const subject = await this.subject(socket);
+    if (!subject) return { ok: false, error: 'not logged in', code: 401 };
+    const b = (body ?? {}) as { conversation_id?: unknown; after?: unknown };
+    const id = String(b.conversation_id ?? '');
+    const after = Number(b.after ?? 0);
+    if (!Number.isSafeInteger(after) || after < 0) return { ok: false, error: 'after must be a message id' };
+    if (!(await this.chat.mayAccess(subject, id))) return { ok: false, error: 'conversation not found', code: 3011 };
+    await socket.join(conversationRoom(id));
+    // Joined first, then read: a message pushed in between is also in the history (the client drops duplicates by id).
+    return { ok: true, conversation_id: id, messages: await this.chat.history(subject, id, after) };
+  }
+
+  @SubscribeMessage('chat:leave')
+  async leave(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<Ack> {
+    await socket.leave(conversationRoom(String((body as { conversation_id?: unknown })?.conversation_id ?? '')));
+    return { ok: true };
+  }
+
+  @SubscribeMessage('chat:ops')
+  async ops(@ConnectedSocket() socket: Socket): Promise<Ack> {
+    const subject = await this.subject(socket);
+    if (subject?.type !== 'admin') return { ok: false, error: 'operators only', code: 401 };
+    await socket.join(OPERATORS_ROOM);
+    return { ok: true };
+  }
+
+  @SubscribeMessage('chat:send')
+  async send(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<Ack> {
+    const subject = await this.subject(socket);
+    if (subject?.type !== 'user') return { ok: false, error: 'users only', code: 401 };
+    const b = (body ?? {}) as { text?: unknown; image?: unknown };
+    const text = typeof b.text === 'string' ? b.text.slice(0, 1001) : undefined;
+    const image = typeof b.image === 'string' && /^[0-9a-fA-F-]{36}$/.test(b.image) ? b.image : undefined;
+    if (text !== undefined && text.trim().length > 1000) return { ok: false, error: 'at most 1000 characters' };
+    try {
+      const message = await this.chat.userSend(subject.id, text, image);
+      await socket.join(conversationRoom(message.conversation_id));
+      return { ok: true, message };
+    } catch (err) {
+      if (err instanceof BusinessError) return { ok: false, error: err.message, code: err.code };
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AdminAuth, Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
+import { Reply } from '../../infra/http/envelope';
+import { ChatService } from './chat.service';
+import { ChatHistoryDto, ChatReadDto, ChatSendDto, ConversationListDto, CustomerUrlDto, FeedbackDto, FeedbackListDto, HelpPageDto, OperatorReplyDto } from './help.dto';
+import { HelpService } from './help.service';
+
+@ApiTags('help')
+@Controller()
+export class HelpController {
+  constructor(
+    private readonly help: HelpService,
+    private readonly chat: ChatService,
+  ) {}
+
+  /** The online-service address: the in-app chat route, or an operator-configured external URL. */
+  @Get('get/customer_url')
+  customerUrl() {
+    return this.help.customerUrl();
+  }
+
+  @Post('help/feedback')
+  @UserAuth()
+  async feedback(@Auth() auth: AuthContext, @Body() dto: FeedbackDto) {
+    return new Reply(await this.help.submitFeedback(auth.subjectId, dto), 'msg.feedback_sent');
+  }
+
+  @Get('help/feedback')
+  @UserAuth()
+  myFeedback(@Auth() auth: AuthContext, @Query() q: HelpPageDto) {
+    return this.help.myFeedback(auth.subjectId, q.page, q.limit);
+  }
+
+  /** The user's conversation with its messages (after `after`) and unread count. */
+  @Get('help/chat')
+  @UserAuth()
+  conversation(@Auth() auth: AuthContext, @Query() q: ChatHistoryDto) {
+    return this.chat.mine(auth.subjectId, q.after ?? 0);
+  }
+
+  @Post('help/chat/send')
+  @UserAuth()
+  send(@Auth() auth: AuthContext, @Body() dto: ChatSendDto) {
+    return this.chat.userSend(auth.subjectId, dto.text, dto.image);
+  }
+
+  @Post('help/chat/read')
+  @UserAuth()
+  read(@Auth() auth: AuthContext, @Body() dto: ChatReadDto) {
+    return this.chat.userRead(auth.subjectId, dto.message_id);
+  }
+}
+
+/** Operators: conversations (list, read, reply, close), feedback (list, reply), the online-service URL. */
+@ApiTags('admin')
+@Controller('admin/help')
+@AdminAuth()
+export class HelpAdminController {
+  constructor(
+    private readonly help: HelpService,
+    private readonly chat: ChatService,
+  ) {}
+
+  @Get('conversations')
+  conversations(@Query() q: ConversationListDto) {
+    return this.chat.list(q.status, q.page, q.limit);
+  }
+
+  @Get('conversations/:id')
+  async conversation(@Param('id') id: string, @Query() q: ChatHistoryDto) {
+    if (!/^\d{1,18}$/.test(id)) return this.chat.read('0');
+    const c = await this.chat.read(id, q.after ?? 0);
+    await this.chat.markRead(id, 'operator', Number(c.last_message_id));
+    return c;
+  }
+
+  @Post('conversations/:id/reply')
+  reply(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: OperatorReplyDto) {
+    return this.chat.reply(auth.subjectId, /^\d{1,18}$/.test(id) ? id : '0', dto.text);
+  }
+
+  @Post('conversations/:id/close')
+  close(@Auth() auth: AuthContext, @Param('id') id: string) {
+    return this.chat.close(auth.subjectId, /^\d{1,18}$/.test(id) ? id : '0');
+  }
+
+  @Get('feedback')
+  feedback(@Query() q: FeedbackListDto) {
+    return this.help.feedbackList(q.status, q.page, q.limit);
+  }
+
+  @Post('feedback/:id/reply')
+  replyFeedback(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: OperatorReplyDto) {
+    return this.help.reply(auth.subjectId, id, dto.text);
+  }
+
+  @Post('customer_url')
+  customerUrl(@Auth() auth: AuthContext, @Body() dto: CustomerUrlDto) {
+    return this.help.setCustomerUrl(auth.subjectId, dto.url, dto.reason);
+  }
+}

@@ -1,0 +1,98 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { PageQueryDto } from '../../infra/http/page.dto';
+
+export const FEEDBACK_CATEGORIES = ['account', 'deposit', 'withdraw', 'trade', 'suggestion', 'other'] as const;
+const UPLOAD_ID_RE = /^[0-9a-fA-F-]{36}$/;
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class FeedbackDto {
+  @ApiProperty({ enum: FEEDBACK_CATEGORIES })
+  @IsIn(FEEDBACK_CATEGORIES, { message: 'error.help_category_invalid' })
+  category: string;
+
+  @ApiProperty({ description: '5 to 1000 characters' })
+  @Transform(trim)
+  @IsString({ message: 'error.help_content_invalid' })
+  @MinLength(5, { message: 'error.help_content_invalid' })
+  @MaxLength(1000, { message: 'error.help_content_invalid' })
+  content: string;
+
+  @ApiPropertyOptional({ description: 'An upload id (upload/image) of the user' })
+  @IsOptional()
+  @IsString({ message: 'upload.not_found' })
+  @Matches(UPLOAD_ID_RE, { message: 'upload.not_found' })
+  image?: string;
+}
+
+export class HelpPageDto extends PageQueryDto {}
+
+export class ChatSendDto {
+  @ApiPropertyOptional({ description: 'At most 1000 characters; a message has text, an image or both' })
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'error.help_text_invalid' })
+  @MaxLength(1000, { message: 'error.help_text_invalid' })
+  text?: string;
+
+  @ApiPropertyOptional({ description: 'An upload id (upload/image) of the user' })
+  @IsOptional()
+  @IsString({ message: 'upload.not_found' })
+  @Matches(UPLOAD_ID_RE, { message: 'upload.not_found' })
+  image?: string;
+}
+
+export class ChatHistoryDto {
+  @ApiPropertyOptional({ description: 'Only messages after this id (a reconnect’s catch-up)' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'error.field_invalid' })
+  @Min(0, { message: 'error.field_invalid' })
+  after?: number;
+}
+
+export class ChatReadDto {
+  @ApiProperty({ description: 'The last message id seen' })
+  @IsNotEmpty({ message: 'error.field_invalid' })
+  @Type(() => Number)
+  @IsInt({ message: 'error.field_invalid' })
+  @Min(0, { message: 'error.field_invalid' })
+  message_id: number;
+}
+
+export class OperatorReplyDto {
+  @ApiProperty()
+  @Transform(trim)
+  @IsString({ message: 'error.help_text_invalid' })
+  @MinLength(1, { message: 'error.help_message_empty' })
+  @MaxLength(1000, { message: 'error.help_text_invalid' })
+  text: string;
+}
+
+export class ConversationListDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ['open', 'closed'], default: 'open' })
+  @IsOptional()
+  @IsIn(['open', 'closed'], { message: 'error.field_invalid' })
+  status: 'open' | 'closed' = 'open';
+}
+
+export class FeedbackListDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ['open', 'replied'] })
+  @IsOptional()
+  @IsIn(['open', 'replied'], { message: 'error.field_invalid' })
+  status?: 'open' | 'replied';
+}
+
+export class CustomerUrlDto {
+  @ApiProperty({ description: 'An https URL of an external service, or empty for the in-app chat' })
+  @IsString({ message: 'error.customer_url_invalid' })
+  @Matches(/^(https:\/\/[^\s]{3,500})?$/, { message: 'error.customer_url_invalid' })
+  url: string;
+
+  @ApiProperty()
+  @IsNotEmpty({ message: 'error.reason_required' })
+  @IsString({ message: 'error.reason_required' })
+  @MaxLength(255, { message: 'error.reason_required' })
+  reason: string;
+}

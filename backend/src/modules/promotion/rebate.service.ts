@@ -1,0 +1,187 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { money } from '../../infra/money';
+import { QueuesService } from '../../infra/queue/queues.service';
+import { EngineBus } from '../engine/engine-bus';
+import { OutboxRelay } from '../engine/outbox-relay.service';
+import { coinLeg, systemLeg } from '../engine/trade-account-commands';
+import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { LedgerService } from '../ledger/ledger.service';
+import { PromotionSettingsService } from './promotion-settings.service';
+import { rebateOf } from './promotion-terms';
+
+const QUEUE = 'promotion-rebates';
+/** Ledger ids read per accrual step. */
+const WINDOW = 20_000;
+/**
+ * Each accrual re-reads this many ledger ids below its cursor: an entry whose transaction got its
+ * id before a later one but committed after the cursor passed is still seen (the unique source
+ * index makes the re-read harmless).
+ */
+const OVERLAP = 10_000;
+const CHUNK = 200;
+
+/** The invitee's fee legs that earn a rebate: spot (601 on the trade account), contract (21), option (401). */
+const FEE_LEGS = [
+  { kind: 'spot', code: LedgerCode.CoinTradeFee, account: 'coin' },
+  { kind: 'contract', code: LedgerCode.LeverageFee, account: 'lever' },
+  { kind: 'option', code: LedgerCode.EtfFee, account: 'option' },
+] as const;
+
+/**
+ * Referral rebates (docs/promotion.md). Accrual (a BullMQ job every minute) reads the ledger after
+ * its cursor for fees paid by users who have an inviter and records one `pending` rebate per fee
+ * entry (unique by the entry's id): fee × the inviter's ratio at that moment, truncated.
+ * Settlement (hourly, on the hour) pays each pending rebate in one transaction under its row lock:
+ * from `spot-fee` (spot) or from `fees` via `transit` (contracts, options) to the inviter's trade
+ * account through the sequencer outbox, command id `rebate:<id>`, and marks it `paid`. Two runs,
+ * or two concurrent ones, pay each rebate once.
+ */
+@Injectable()
+export class RebateService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Rebates');
+  private queue?: Queue;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly outbox: OutboxRelay,
+    private readonly bus: EngineBus,
+    private readonly queues: QueuesService,
+    private readonly settings: PromotionSettingsService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.queues.workers) return;
+    this.queue = this.queues.queue(QUEUE);
+    const worker = this.queues.worker(QUEUE, async (job) => (job.name === 'settle' ? this.settle(new Date()) : this.accrue()));
+    worker.on('failed', (job, err) => this.logger.warn(`rebate job ${job?.name} ${job?.id} failed: ${err.message}`));
+    const opts = { attempts: 5, backoff: { type: 'exponential', delay: 5000 } };
+    await this.queue.upsertJobScheduler('accrue', { pattern: '* * * * *', tz: 'UTC' }, { name: 'accrue', opts });
+    await this.queue.upsertJobScheduler('settle', { pattern: '0 * * * *', tz: 'UTC' }, { name: 'settle', opts });
+  }
+
+  /** Records a pending rebate for every new fee of an invitee. Returns how many were recorded. */
+  async accrue(): Promise<{ recorded: number }> {
+    const { ratio, partner_ratio } = await this.settings.get();
+    let recorded = 0;
+    for (;;) {
+      const [{ cursor, top }] = await this.dataSource.query(
+        `SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = 1), 0)::text AS cursor, COALESCE((SELECT max(id) FROM ledger_entries), 0)::text AS top`,
+      );
+      const from = BigInt(cursor);
+      const max = BigInt(top);
+      // With nothing new, one pass still re-reads the overlap below the cursor.
+      const to = from + BigInt(WINDOW) < max ? from + BigInt(WINDOW) : max > from ? max : from;
+      const lower = from > BigInt(OVERLAP) ? from - BigInt(OVERLAP) : 0n;
+      const rows: Array<{ id: string; invitee: number; inviter: number; account: string; currency: number; fee: string; partner: boolean }> =
+        await this.dataSource.query(
+          `SELECT e.id::text, e.owner_id AS invitee, u.inviter_id AS inviter, e.account_type AS account, e.currency_id AS currency,
+                  (-e.available_delta)::text AS fee, COALESCE(p.partner, false) AS partner
+           FROM ledger_entries e
+           JOIN users u ON u.id = e.owner_id
+           LEFT JOIN promotion_partners p ON p.user_id = u.inviter_id
+           WHERE e.id > $1 AND e.id <= $2 AND e.owner_type = 'user' AND u.inviter_id IS NOT NULL AND e.available_delta < 0
+             AND (e.code, e.account_type) IN (${FEE_LEGS.map((l) => `(${l.code}, '${l.account}')`).join(', ')})
+             AND NOT EXISTS (SELECT 1 FROM promotion_rebates r WHERE r.source_entry = e.id)
+           ORDER BY e.id`,
+          [lower.toString(), to.toString()],
+        );
+      await this.dataSource.transaction(async (m) => {
+        for (const r of rows) {
+          const kind = FEE_LEGS.find((l) => l.account === r.account)!.kind;
+          const use = r.partner ? partner_ratio : ratio;
+          const amount = rebateOf(r.fee, use);
+          if (!money(amount).gt(0)) continue;
+          const res = await m.query(
+            `INSERT INTO promotion_rebates (source_entry, inviter_id, invitee_id, kind, currency_id, fee, ratio, amount)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (source_entry) DO NOTHING RETURNING id`,
+            [r.id, r.inviter, r.invitee, kind, r.currency, r.fee, use, amount],
+          );
+          recorded += res.length;
+        }
+        await m.query('INSERT INTO promotion_cursor (id, entry_id) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET entry_id = GREATEST(promotion_cursor.entry_id, EXCLUDED.entry_id)', [
+          to.toString(),
+        ]);
+      });
+      if (to >= max) break;
+    }
+    return { recorded };
+  }
+
+  /** Pays every pending rebate (as of `now`). Returns how many this run paid. */
+  async settle(now: Date): Promise<{ paid: number }> {
+    let paid = 0;
+    let after = '0';
+    let last: string | undefined;
+    const inviters = new Set<number>();
+    for (;;) {
+      const ids: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT id::text FROM promotion_rebates WHERE status = 'pending' AND id > $1 AND created_at <= $2 ORDER BY id LIMIT $3`,
+        [after, now, CHUNK],
+      );
+      for (const { id } of ids) {
+        const done = await this.pay(id, now);
+        if (done) {
+          paid += 1;
+          last = `rebate:${id}`;
+          inviters.add(done);
+        }
+      }
+      if (ids.length < CHUNK) break;
+      after = ids[ids.length - 1].id;
+    }
+    // The relay sends in order: once the last one is applied, all of this run's are.
+    if (last) await this.outbox.applied(last, 30_000);
+    for (const u of inviters) this.bus.emit('balance', u);
+    return { paid };
+  }
+
+  /** One rebate, exactly once: the row lock and its status change commit with the money's commands. */
+  private pay(id: string, now: Date): Promise<number | undefined> {
+    return this.dataSource.transaction(async (m) => {
+      const [r]: Array<{ inviter_id: number; kind: string; currency_id: number; amount: string; status: string }> = await m.query(
+        `SELECT inviter_id, kind, currency_id, amount::text, status FROM promotion_rebates WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
+      if (!r || r.status !== 'pending') return undefined;
+      const amount = money(r.amount).toString();
+      const ref = { refType: 'rebate', refId: id, actor: 'system:promotion', memo: `referral rebate (${r.kind})` };
+      if (r.kind === 'spot') {
+        await this.outbox.enqueue(m, {
+          ...ref,
+          commandId: `rebate:${id}`,
+          legs: [systemLeg('spot-fee', r.currency_id, LedgerCode.ReferralRebate, `-${amount}`), coinLeg(r.inviter_id, r.currency_id, LedgerCode.ReferralRebate, amount)],
+        });
+      } else {
+        const transit = (available: string) => ({
+          ownerType: 'system' as const,
+          ownerId: SYSTEM_OWNER_ID,
+          accountType: 'transit' as const,
+          currencyId: r.currency_id,
+          code: LedgerCode.ReferralRebate,
+          available,
+        });
+        await this.ledger.post(
+          {
+            ...ref,
+            commandId: `rebate-out:${id}`,
+            movements: [
+              { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId: r.currency_id, code: LedgerCode.ReferralRebate, available: `-${amount}` },
+              transit(amount),
+            ],
+          },
+          m,
+        );
+        await this.outbox.enqueue(m, {
+          ...ref,
+          commandId: `rebate:${id}`,
+          legs: [systemLeg('transit', r.currency_id, LedgerCode.ReferralRebate, `-${amount}`), coinLeg(r.inviter_id, r.currency_id, LedgerCode.ReferralRebate, amount)],
+        });
+      }
+      await m.query(`UPDATE promotion_rebates SET status = 'paid', paid_at = $2 WHERE id = $1`, [id, now]);
+      return r.inviter_id;
+    });
+  }
+}

@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { OutboxRelay } from '../src/modules/engine/outbox-relay.service';
+import { LedgerCode, SYSTEM_OWNER_ID } from '../src/modules/ledger/ledger-codes';
+import { LedgerService } from '../src/modules/ledger/ledger.service';
+import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { RebateService } from '../src/modules/promotion/rebate.service';
+import { adminToken, registerByEmail, setFundPassword, uniqueEmail } from './support/accounts';
+import { coinBalance, deposit } from './support/funding';
+import { ADMIN, startTestApp, TestApp } from './support/test-app';
+
+const BTC = 1;
+const USDT = 3;
+
+/**
+ * Referral promotion on real PostgreSQL + Redis: invite codes, rebates from invitees' fees as
+ * ledger events (905) paid exactly once by the settlement (the BullMQ worker is off: each run is
+ * the test's own), partners, ranking, masking and bad input.
+ */
+describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
+  let t: TestApp;
+  let admin: string;
+  let rebates: RebateService;
+  beforeAll(async () => {
+    t = await startTestApp({ optionWorker: false });
+    admin = await adminToken(t, ADMIN.email, ADMIN.password);
+    rebates = t.app.get(RebateService);
+  });
+  afterAll(() => t.close());
+  afterEach(async () => {
+    await t.app.get(EngineHost).idle();
+    const tb = await t.app.get(TrialBalanceService).compute();
+    expect(tb.currencies.filter((c) => !c.balanced)).toEqual([]);
+  });
+
+  const get = (path: string, token: string, query: Record<string, unknown> = {}) => t.http().get(`/api/${path}`).set('Authorization', token).query(query);
+  const order = (token: string, body: Record<string, string>) =>
+    t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'BTC/USDT', type: 'limit', ...body });
+  const run = async () => {
+    await rebates.accrue();
+    await rebates.settle(new Date(Date.now() + 1000));
+  };
+  /** The invitee sells 0.5 BTC at 60000 to a stranger: the invitee pays 30 USDT of fees (0.1 %). */
+  async function inviteeSells(invitee: { token: string; user: { id: number } }) {
+    const buyer = await registerByEmail(t);
+    await setFundPassword(t, buyer);
+    await deposit(t, buyer.user.id, USDT, '30000');
+    await deposit(t, invitee.user.id, BTC, '0.5');
+    expect((await order(invitee.token, { side: 'sell', price: '60000', quantity: '0.5' })).body.code).toBe(1);
+    expect((await order(buyer.token, { side: 'buy', price: '60000', quantity: '0.5' })).body.data.status).toBe('completed');
+    await t.app.get(EngineHost).idle();
+    const [fee] = await t.ds.query(
+      `SELECT trim_scale(-available_delta)::text AS fee FROM ledger_entries WHERE owner_type = 'user' AND owner_id = $1 AND code = 601 ORDER BY id DESC LIMIT 1`,
+      [invitee.user.id],
+    );
+    return fee.fee as string;
+  }
+  async function pair() {
+    const inviter = await registerByEmail(t);
+    const invitee = await registerByEmail(t, uniqueEmail('friend'), 'secret-pass', { invite_code: inviter.user.invite_code });
+    await setFundPassword(t, invitee);
+    return { inviter, invitee };
+  }
+
+  it('a spot trade by an invitee credits the inviter exactly ratio × fee (905, from spot-fee), once, with the job run twice', async () => {
+    const { inviter, invitee } = await pair();
+    const before = await get('user/invite', inviter.token);
+    expect(before.body).toMatchObject({ code: 1, data: { invite_code: inviter.user.invite_code, ratio: '0.2', promoted_count: 1, total_rebate: '0', pending_rebate: '0', partner: false } });
+    expect(before.body.data.link).toMatch(new RegExp(`/#/pages/user/login/register\\?code=${inviter.user.invite_code}$`));
+
+    const fee = await inviteeSells(invitee);
+    expect(fee).toBe('30');
+    const houseBefore = await t.ds.query(`SELECT trim_scale(available)::text AS available FROM balances WHERE owner_type = 'system' AND account_type = 'spot-fee' AND currency_id = $1`, [USDT]);
+
+    // Accrued: pending, not yet paid.
+    await rebates.accrue();
+    await rebates.accrue();
+    const pending = (await get('user/invite', inviter.token)).body.data;
+    expect(pending).toMatchObject({ total_rebate: '6', pending_rebate: '6' });
+    expect(await coinBalance(t, inviter.user.id, USDT)).toEqual({ available: '0', frozen: '0' });
+
+    await rebates.settle(new Date(Date.now() + 1000));
+    await rebates.settle(new Date(Date.now() + 1000));
+    await run();
+    await t.app.get(EngineHost).idle();
+    expect(await coinBalance(t, inviter.user.id, USDT)).toEqual({ available: '6', frozen: '0' });
+    const entries = await t.ds.query(`SELECT owner_type, account_type, trim_scale(available_delta)::text AS d FROM ledger_entries WHERE code = 905 AND currency_id = $1 ORDER BY id`, [USDT]);
+    expect(entries.filter((e: { owner_type: string }) => e.owner_type === 'user')).toEqual([{ owner_type: 'user', account_type: 'coin', d: '6' }]);
+    const houseAfter = await t.ds.query(`SELECT trim_scale(available)::text AS available FROM balances WHERE owner_type = 'system' AND account_type = 'spot-fee' AND currency_id = $1`, [USDT]);
+    expect(Number(houseBefore[0].available) - Number(houseAfter[0].available)).toBe(6);
+
+    const after = (await get('user/invite', inviter.token)).body.data;
+    expect(after).toMatchObject({ total_rebate: '6', pending_rebate: '0' });
+    const records = (await get('user/my_account_return', inviter.token)).body.data;
+    expect(records.total).toBe(1);
+    expect(records.items[0]).toMatchObject({ kind: 'spot', currency: 'USDT', fee: '30', ratio: '0.2', amount: '6', status: 'paid' });
+    expect(records.items[0].invitee).toMatch(/^fr\*\*\*@kestrel\.test$/);
+    // The invitee earns nothing from their own fee and has no records.
+    expect((await get('user/my_account_return', invitee.token)).body.data.total).toBe(0);
+  });
+
+  it('a contract fee (21, in the fees account) is rebated via transit into the trade account; the partner flag changes the ratio', async () => {
+    const { inviter, invitee } = await pair();
+    // Partner (with a reason, an event): the ratio becomes 0.4 for fees accrued from now on.
+    const bad = await t.http().post(`/api/admin/promotion/partners/${inviter.user.id}`).set('Authorization', admin).type('form').send({ partner: 'yes' });
+    expect(bad.body.code).toBe(1000);
+    const set = await t.http().post(`/api/admin/promotion/partners/${inviter.user.id}`).set('Authorization', admin).type('form').send({ partner: '1', reason: 'regional partner contract 12' });
+    expect(set.body).toMatchObject({ code: 1, data: { partner: true } });
+    expect(set.body.data.auth_code).toMatch(/^P[A-Z0-9]{7}$/);
+    const [event] = await t.ds.query(`SELECT metadata FROM events WHERE type = 'PartnerStatusChanged' ORDER BY seq DESC LIMIT 1`);
+    expect(event.metadata).toMatchObject({ reason: 'regional partner contract 12' });
+    expect((await get('user/invite', inviter.token)).body.data).toMatchObject({ ratio: '0.4', partner: true });
+    expect((await get('user/myInvite', invitee.token)).body.data).toMatchObject({ sub_account: true, partner: false, inviter: { partner: true } });
+
+    // A contract fee exactly as the contract service writes it: lever account → fees, code 21.
+    await deposit(t, invitee.user.id, USDT, '100');
+    expect((await t.http().post('/api/wallet/change').set('Authorization', invitee.token).type('form').send({ from: 'coin', to: 'lever', currency_id: USDT, amount: '100' })).body.code).toBe(1);
+    const id = randomUUID();
+    await t.app.get(LedgerService).post({
+      commandId: `lever-open:${id}`,
+      refType: 'lever',
+      refId: id,
+      actor: `user:${invitee.user.id}`,
+      movements: [
+        { ownerType: 'user', ownerId: invitee.user.id, accountType: 'lever', currencyId: USDT, code: LedgerCode.LeverageFee, available: '-1.23456789' },
+        { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId: USDT, code: LedgerCode.LeverageFee, available: '1.23456789' },
+      ],
+    });
+    await run();
+    await run();
+    await t.app.get(OutboxRelay).applied(`rebate:${(await t.ds.query(`SELECT max(id)::text AS id FROM promotion_rebates`))[0].id}`);
+    // 1.23456789 × 0.4 = 0.493827156 → truncated to 8 decimals.
+    expect(await coinBalance(t, inviter.user.id, USDT)).toEqual({ available: '0.49382715', frozen: '0' });
+    const legs = await t.ds.query(`SELECT owner_type, account_type, trim_scale(available_delta)::text AS d FROM ledger_entries WHERE code = 905 AND ref_id = (SELECT max(id)::text FROM promotion_rebates) ORDER BY id`);
+    expect(legs).toEqual(
+      expect.arrayContaining([
+        { owner_type: 'system', account_type: 'fees', d: '-0.49382715' },
+        { owner_type: 'system', account_type: 'transit', d: '0.49382715' },
+        { owner_type: 'system', account_type: 'transit', d: '-0.49382715' },
+        { owner_type: 'user', account_type: 'coin', d: '0.49382715' },
+      ]),
+    );
+    expect(legs).toHaveLength(4);
+
+    // Partner off again: back to 0.2 for the next fee.
+    await t.http().post(`/api/admin/promotion/partners/${inviter.user.id}`).set('Authorization', admin).type('form').send({ partner: '0', reason: 'contract ended' });
+    expect((await get('user/invite', inviter.token)).body.data).toMatchObject({ ratio: '0.2', partner: false });
+  });
+
+  it('authorization code: a user without an inviter joins a partner; loops, own codes, second binds and bad codes are refused', async () => {
+    const partner = await registerByEmail(t);
+    const { auth_code } = (
+      await t.http().post(`/api/admin/promotion/partners/${partner.user.id}`).set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })
+    ).body.data;
+    const loner = await registerByEmail(t);
+    const bind = (token: string, code: unknown) => t.http().post('/api/user/bind_auth_code').set('Authorization', token).type('form').send({ auth_code: code });
+    expect((await bind(loner.token, '')).body.code).toBe(1000);
+    expect((await bind(loner.token, 'NOPE1234')).body.code).toBe(3000);
+    expect((await bind(partner.token, auth_code)).body.code).toBe(3002);
+    const ok = await bind(loner.token, auth_code.toLowerCase());
+    expect(ok.body).toMatchObject({ code: 1, data: { inviter_id: partner.user.id } });
+    expect((await bind(loner.token, auth_code)).body.code).toBe(3001);
+    expect((await get('user/myInvite', loner.token)).body.data).toMatchObject({ sub_account: true, can_bind: false });
+    // A partner may not join the team of someone they invited.
+    const invited = await registerByEmail(t, uniqueEmail(), 'secret-pass', { invite_code: partner.user.invite_code });
+    const { auth_code: code2 } = (
+      await t.http().post(`/api/admin/promotion/partners/${invited.user.id}`).set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })
+    ).body.data;
+    const partnerWithoutInviter = partner; // has no inviter
+    expect((await bind(partnerWithoutInviter.token, code2)).body.code).toBe(3002);
+    expect((await t.http().post('/api/admin/promotion/partners/999999').set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })).body.code).toBe(3003);
+    expect((await t.http().get('/api/user/invite')).body.code).toBe(401);
+  });
+
+  it('invitees and the ranking are masked; the ranking is the top 10 by rebate; share text, poster and settings validate', async () => {
+    const big = await pair();
+    const small = await pair();
+    await inviteeSells(small.invitee); // 30 USDT fee → 6
+    await inviteeSells(big.invitee);
+    await inviteeSells(big.invitee); // 60 → 12
+    await run();
+    const ranking = (await get('user/invite_ranking', big.inviter.token)).body.data;
+    expect(ranking.items.length).toBeLessThanOrEqual(10);
+    const accounts = ranking.items.map((r: { account: string }) => r.account);
+    const mask = (email: string) => `${email.slice(0, 2)}***${email.slice(email.indexOf('@'))}`;
+    expect(accounts.indexOf(mask(big.inviter.email))).toBeLessThan(accounts.indexOf(mask(small.inviter.email)));
+    expect(accounts.indexOf(mask(small.inviter.email))).toBeGreaterThan(-1);
+    const rebatesInOrder = ranking.items.map((r: { rebate: string }) => Number(r.rebate));
+    expect([...rebatesInOrder].sort((a, b) => b - a)).toEqual(rebatesInOrder);
+    expect(ranking.items.every((r: { account: string }) => r.account.includes('***'))).toBe(true);
+
+    const list = (await get('user/invite_list', big.inviter.token)).body.data;
+    expect(list).toMatchObject({ total: 1, items: [{ account: mask(big.invitee.email), rebate: '12' }] });
+    expect(JSON.stringify(list)).not.toContain(big.invitee.email);
+    expect((await get('user/invite_list', big.inviter.token, { limit: 1000 })).body.code).toBe(1000);
+
+    const share = (await get('user/my_share', big.inviter.token).set('lang', 'zh')).body.data;
+    expect(share.text).toContain(big.inviter.user.invite_code);
+    expect(share.text).toContain('邀请码');
+    const poster = (await get('user/my_poster', big.inviter.token)).body.data;
+    expect(poster).toMatchObject({ invite_code: big.inviter.user.invite_code, format: 'image/png' });
+
+    const bad = await t.http().post('/api/admin/promotion/settings').set('Authorization', admin).type('form').send({ ratio: '1.5', reason: 'r' });
+    expect(bad.body.code).toBe(1000);
+    expect((await t.http().get('/api/admin/promotion/settings').set('Authorization', admin)).body.data).toEqual({ ratio: '0.2', partner_ratio: '0.4' });
+  });
+});

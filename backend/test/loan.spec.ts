@@ -23,7 +23,12 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
   beforeAll(async () => {
     t = await startTestApp();
     admin = await adminToken(t, ADMIN.email, ADMIN.password);
-    const funded = await t.http().post('/api/admin/loan/pool/fund').set('Authorization', admin).type('form').send({ currency_id: USDT, amount: '100000', reason: 'initial lending pool' });
+    const funded = await t
+      .http()
+      .post('/api/admin/loan/pool/fund')
+      .set('Authorization', admin)
+      .type('form')
+      .send({ currency_id: USDT, amount: '100000', reason: 'initial lending pool' });
     expect(funded.body.code).toBe(1);
     product = (await t.http().get('/api/borrow/list')).body.data.items[0];
   });
@@ -33,19 +38,27 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(tb.currencies.filter((c) => !c.balanced)).toEqual([]);
   });
 
-  const post = (token: string, path: string, body: Record<string, unknown> = {}) => t.http().post(`/api/${path}`).set('Authorization', token).set('lang', 'en').type('form').send(body);
+  const post = (token: string, path: string, body: Record<string, unknown> = {}) =>
+    t.http().post(`/api/${path}`).set('Authorization', token).set('lang', 'en').type('form').send(body);
   const postForm = (token: string, path: string, body: Record<string, unknown> = {}) => post(token, path, body);
-  const get = (token: string, path: string, query: Record<string, unknown> = {}) => t.http().get(`/api/${path}`).set('Authorization', token).set('lang', 'en').query(query);
+  const get = (token: string, path: string, query: Record<string, unknown> = {}) =>
+    t.http().get(`/api/${path}`).set('Authorization', token).set('lang', 'en').query(query);
   const upload = async (token: string) =>
-    (await t.http().post('/api/upload/image').set('Authorization', token).attach('file', makePng(), { filename: 'id.png', contentType: 'image/png' })).body.data.id as string;
+    (await t.http().post('/api/upload/image').set('Authorization', token).attach('file', makePng(), { filename: 'id.png', contentType: 'image/png' })).body.data
+      .id as string;
   const pool = async () => {
-    const [row] = await t.ds.query(`SELECT available::text FROM balances WHERE owner_type = 'system' AND account_type = 'loan-pool' AND currency_id = $1`, [USDT]);
+    const [row] = await t.ds.query(`SELECT available::text FROM balances WHERE owner_type = 'system' AND account_type = 'loan-pool' AND currency_id = $1`, [
+      USDT,
+    ]);
     return moneyString(row?.available ?? '0');
   };
   const entries = async (userId: number, code: number) =>
-    (await t.ds.query(`SELECT available_delta::text AS a FROM ledger_entries WHERE owner_type = 'user' AND owner_id = $1 AND code = $2 ORDER BY id`, [userId, code])).map(
-      (r: { a: string }) => moneyString(r.a),
-    );
+    (
+      await t.ds.query(`SELECT available_delta::text AS a FROM ledger_entries WHERE owner_type = 'user' AND owner_id = $1 AND code = $2 ORDER BY id`, [
+        userId,
+        code,
+      ])
+    ).map((r: { a: string }) => moneyString(r.a));
 
   async function borrower(verified = true) {
     const u = await registerByEmail(t);
@@ -69,7 +82,14 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
   it('products list the terms; the preview is amount × daily rate × days, truncated', async () => {
     expect(product).toMatchObject({ symbol: 'USDT', cycles: [7, 15, 30], daily_rate: '0.001', lender: 'Kestrel Lending Pool', repay_method: 'maturity' });
     const r = await t.http().get('/api/borrow/list').query({ product_id: product.id, amount: '1234.56', days: 15 });
-    expect(r.body.data.preview).toEqual({ product_id: product.id, amount: '1234.56', days: 15, daily_rate: '0.001', interest: '18.5184', repay_amount: '1253.0784' });
+    expect(r.body.data.preview).toEqual({
+      product_id: product.id,
+      amount: '1234.56',
+      days: 15,
+      daily_rate: '0.001',
+      interest: '18.5184',
+      repay_amount: '1253.0784',
+    });
     const bad = await t.http().get('/api/borrow/list').set('lang', 'en').query({ product_id: product.id, amount: '1000', days: 9 });
     expect(bad.body).toMatchObject({ code: 2703, message: 'Choose one of the offered repayment cycles', data: null });
   });
@@ -84,7 +104,11 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
 
     const v = await borrower();
     const cases: Array<[Record<string, unknown>, number, string]> = [
-      [{ amount: '1000', days: 7, front_image: v.photos.front_image, back_image: v.photos.back_image }, 1000, 'Upload the ID front, ID back and passport photos'],
+      [
+        { amount: '1000', days: 7, front_image: v.photos.front_image, back_image: v.photos.back_image },
+        1000,
+        'Upload the ID front, ID back and passport photos',
+      ],
       [{ amount: '50', days: 7, ...v.photos }, 2702, 'The expected amount must be between 100 and 50000 USDT'],
       [{ amount: '1000', days: 8, ...v.photos }, 2703, 'Choose one of the offered repayment cycles'],
       [{ amount: '1000.123456789', days: 7, ...v.photos }, 1000, 'Enter a valid amount'],
@@ -145,7 +169,10 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const { u, id } = await approvedLoan('1000', 7); // interest 7, repay 1007
     const poolBefore = await pool();
     const part = await post(u.token, 'borrow/order/back', { order_id: id, amount: '300', client_id: 'r1' });
-    expect(part.body).toMatchObject({ code: 1, data: { kind: 'balance', status: 'done', interest_part: '7', principal_part: '293', remaining: '707', loan_status: 'repaying' } });
+    expect(part.body).toMatchObject({
+      code: 1,
+      data: { kind: 'balance', status: 'done', interest_part: '7', principal_part: '293', remaining: '707', loan_status: 'repaying' },
+    });
     const again = await post(u.token, 'borrow/order/back', { order_id: id, amount: '300', client_id: 'r1' });
     expect(again.body.data).toMatchObject({ id: part.body.data.id, duplicate: true, remaining: '707' });
     expect(await entries(u.user.id, 801)).toEqual(['-7']);
@@ -163,9 +190,15 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     await t.ds.query(`UPDATE chain_types SET deposit_address = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' WHERE currency_id = $1 AND chain = 'TRC20'`, [USDT]);
     const addr = await get(u.token, 'borrow/repay_in_address', { order_id: id });
     expect(addr.body.data).toMatchObject({ symbol: 'USDT', addresses: [{ chain: 'TRC20', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }] });
-    expect((await post(u.token, 'borrow/back/apply', { order_id: id, amount: '707' })).body).toMatchObject({ code: 1000, message: 'Upload the transfer image' });
+    expect((await post(u.token, 'borrow/back/apply', { order_id: id, amount: '707' })).body).toMatchObject({
+      code: 1000,
+      message: 'Upload the transfer image',
+    });
     const image = await upload(u.token);
-    expect((await post(u.token, 'borrow/back/apply', { order_id: id, image_id: image })).body).toMatchObject({ code: 1000, message: 'Enter the repayment amount' });
+    expect((await post(u.token, 'borrow/back/apply', { order_id: id, image_id: image })).body).toMatchObject({
+      code: 1000,
+      message: 'Enter the repayment amount',
+    });
     expect((await post(u.token, 'borrow/back/apply', { order_id: id, image_id: image, amount: '707.01' })).body).toMatchObject({
       code: 2707,
       message: 'The repayment amount cannot exceed the remaining amount (707)',
@@ -173,7 +206,10 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const proof = await post(u.token, 'borrow/back/apply', { order_id: id, image_id: image, amount: '707' });
     expect(proof.body.data).toMatchObject({ kind: 'transfer', status: 'review', amount: '707' });
     // While it is in review, nothing more can be sent against it.
-    expect((await post(u.token, 'borrow/order/back', { order_id: id, amount: '1' })).body).toMatchObject({ code: 2707, message: 'The repayment amount cannot exceed the remaining amount (0)' });
+    expect((await post(u.token, 'borrow/order/back', { order_id: id, amount: '1' })).body).toMatchObject({
+      code: 2707,
+      message: 'The repayment amount cannot exceed the remaining amount (0)',
+    });
     const review = await get(admin, 'admin/loan/repayments', { status: 'review', order_id: id });
     expect(review.body.data.items).toEqual([expect.objectContaining({ id: proof.body.data.id, image_url: `/api/upload/${image}` })]);
     const ok = await post(admin, `admin/loan/repayments/${proof.body.data.id}/approve`, { reason: 'received on chain' });
@@ -183,7 +219,11 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const done = (await get(u.token, 'borrow/order/list', { status: 'repaid' })).body.data.items;
     expect(done).toEqual([expect.objectContaining({ id, remaining: '0', repaid: '1007', status: 'repaid' })]);
     const records = await get(u.token, 'borrow/back/list', { order_id: id });
-    expect(records.body.data.items.map((r: { kind: string; status: string }) => `${r.kind}:${r.status}`)).toEqual(['transfer:approved', 'balance:failed', 'balance:done']);
+    expect(records.body.data.items.map((r: { kind: string; status: string }) => `${r.kind}:${r.status}`)).toEqual([
+      'transfer:approved',
+      'balance:failed',
+      'balance:done',
+    ]);
     const detail = await post(u.token, 'borrow/back/detail', { order_id: id });
     expect(detail.body.data.order).toMatchObject({ id, status: 'repaid' });
     expect((await post(u.token, 'borrow/order/back', { order_id: id, amount: '1' })).body.code).toBe(2706);
@@ -197,7 +237,11 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(no.body.data).toMatchObject({ status: 'rejected', reason: 'no such transfer arrived', remaining: '503.5' });
     const [msg] = await t.ds.query(`SELECT params FROM user_messages WHERE user_id = $1 AND title_key = 'notice.loan_repayment_rejected'`, [u.user.id]);
     expect(msg.params.reason).toBe('no such transfer arrived');
-    expect((await post(u.token, 'borrow/order/back', { order_id: id, amount: '500' })).body.data).toMatchObject({ remaining: '3.5', interest_part: '3.5', principal_part: '496.5' });
+    expect((await post(u.token, 'borrow/order/back', { order_id: id, amount: '500' })).body.data).toMatchObject({
+      remaining: '3.5',
+      interest_part: '3.5',
+      principal_part: '496.5',
+    });
   });
 
   it('the overdue job marks exactly the loans past due, once, and messages their users', async () => {
@@ -210,7 +254,9 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const job = t.app.get(LoanOverdueService);
     const now = new Date(Date.now() + 8 * DAY);
     // Every loan still owed and due by then (other tests' 7-day loans too), and no other.
-    const owed = (await t.ds.query(`SELECT id::text FROM loan_orders WHERE status IN ('approved', 'repaying') AND due_at <= $1 ORDER BY id`, [now])).map((r: { id: string }) => r.id);
+    const owed = (await t.ds.query(`SELECT id::text FROM loan_orders WHERE status IN ('approved', 'repaying') AND due_at <= $1 ORDER BY id`, [now])).map(
+      (r: { id: string }) => r.id,
+    );
     const marked = await job.markOverdue(now);
     expect(marked).toEqual(owed);
     expect(marked).toContain(due.id);
@@ -234,8 +280,12 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const real = job.now;
     job.now = () => new Date(Date.now() + 16 * DAY);
     try {
-      await t.app.get(QueuesService).queue('loan-overdue').add('sweep', {}, { jobId: `test-${id}`, removeOnComplete: true });
-      for (let i = 0; i < 100 && (await get(u.token, 'borrow/order/list', { status: 'overdue' })).body.data.items.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      await t.app
+        .get(QueuesService)
+        .queue('loan-overdue')
+        .add('sweep', {}, { jobId: `test-${id}`, removeOnComplete: true });
+      for (let i = 0; i < 100 && (await get(u.token, 'borrow/order/list', { status: 'overdue' })).body.data.items.length === 0; i++)
+        await new Promise((r) => setTimeout(r, 100));
     } finally {
       job.now = real;
     }
@@ -348,14 +398,34 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
   });
 
   it('operator product API: reasoned events, invalid settings refused', async () => {
-    const bad = await post(admin, 'admin/loan/products', { reason: 'new', code: 'x-1', name: 'X', lender: 'L', min_amount: '10', max_amount: '5', cycles: '7', daily_rate: '0.001' });
+    const bad = await post(admin, 'admin/loan/products', {
+      reason: 'new',
+      code: 'x-1',
+      name: 'X',
+      lender: 'L',
+      min_amount: '10',
+      max_amount: '5',
+      cycles: '7',
+      daily_rate: '0.001',
+    });
     expect(bad.body.code).toBe(2710);
-    const made = await post(admin, 'admin/loan/products', { reason: 'new product', code: 'usdt-short', name: 'Short', lender: 'Desk', min_amount: '10', max_amount: '500', cycles: '3,7', daily_rate: '0.002' });
+    const made = await post(admin, 'admin/loan/products', {
+      reason: 'new product',
+      code: 'usdt-short',
+      name: 'Short',
+      lender: 'Desk',
+      min_amount: '10',
+      max_amount: '500',
+      cycles: '3,7',
+      daily_rate: '0.002',
+    });
     expect(made.body.data).toMatchObject({ code: 'usdt-short', cycles: [3, 7], daily_rate: '0.002' });
     const edit = await post(admin, `admin/loan/products/${made.body.data.id}`, { reason: 'pause', enabled: 'false' });
     expect(edit.body.data.enabled).toBe(false);
     expect((await post(admin, `admin/loan/products/abc`, { reason: 'x' })).body.code).toBe(2701);
-    const events = await t.ds.query(`SELECT type, metadata->>'reason' AS reason FROM events WHERE stream_id = $1 ORDER BY seq`, [`loan-product:${made.body.data.id}`]);
+    const events = await t.ds.query(`SELECT type, metadata->>'reason' AS reason FROM events WHERE stream_id = $1 ORDER BY seq`, [
+      `loan-product:${made.body.data.id}`,
+    ]);
     expect(events).toEqual([
       { type: 'LoanProductCreated', reason: 'new product' },
       { type: 'LoanProductEdited', reason: 'pause' },
@@ -431,7 +501,10 @@ describe('loans: kill -9 between reserving an approval and its payout, then a re
       const [row] = await q<{ body: string }>('SELECT body FROM outbox WHERE recipient = $1 ORDER BY id DESC LIMIT 1', [email]);
       return /\b(\d{6})\b/.exec(row?.body ?? '')?.[1];
     });
-    const reg = await ok(call(base, 'POST', 'user/register', { type: 'email', email, code, password: 'secret-pass', re_password: 'secret-pass', agreement: '1' }), 'register');
+    const reg = await ok(
+      call(base, 'POST', 'user/register', { type: 'email', email, code, password: 'secret-pass', re_password: 'secret-pass', agreement: '1' }),
+      'register',
+    );
     return { id: reg.user.id, token: reg.token };
   }
   async function photo(base: string, token: string): Promise<string> {
@@ -441,7 +514,9 @@ describe('loans: kill -9 between reserving an approval and its payout, then a re
     return ((await res.json()) as Envelope).data.id;
   }
   const credits = async (userId: number) =>
-    (await q<{ a: string }>(`SELECT available_delta::text AS a FROM ledger_entries WHERE owner_type = 'user' AND owner_id = $1 AND code = 802`, [userId])).map((r) => moneyString(r.a));
+    (await q<{ a: string }>(`SELECT available_delta::text AS a FROM ledger_entries WHERE owner_type = 'user' AND owner_id = $1 AND code = 802`, [userId])).map(
+      (r) => moneyString(r.a),
+    );
 
   it('each loan ends approved with exactly one 802 credit', async () => {
     const base = first!.base;
@@ -453,7 +528,14 @@ describe('loans: kill -9 between reserving an approval and its payout, then a re
     await q('UPDATE users SET verification_level = 1 WHERE id = ANY($1)', [users.map((u) => u.id)]);
     const loans: string[] = [];
     for (const [i, u] of users.entries()) {
-      const form = { product_id: product.id, amount: i === 0 ? '1000' : '2000', days: 7, front_image: await photo(base, u.token), back_image: await photo(base, u.token), passport_image: await photo(base, u.token) };
+      const form = {
+        product_id: product.id,
+        amount: i === 0 ? '1000' : '2000',
+        days: 7,
+        front_image: await photo(base, u.token),
+        back_image: await photo(base, u.token),
+        passport_image: await photo(base, u.token),
+      };
       loans.push((await ok(call(base, 'POST', 'borrow/order/apply', form, u.token), 'apply')).id);
     }
     const [l1, l2] = loans;
@@ -466,7 +548,9 @@ describe('loans: kill -9 between reserving an approval and its payout, then a re
     await messagesLock.query('LOCK TABLE user_messages IN SHARE MODE');
     void call(base, 'POST', `admin/loan/orders/${l2}/approve`, { reason: 'ok' }, admin.token).catch(() => undefined);
     await until('loan 2 payout applied by the sequencer', async () => {
-      const [r] = await q<{ applied: boolean }>(`SELECT applied_seq IS NOT NULL AS applied FROM sequencer_outbox WHERE command_id = $1`, [`loan-disburse:${l2}`]);
+      const [r] = await q<{ applied: boolean }>(`SELECT applied_seq IS NOT NULL AS applied FROM sequencer_outbox WHERE command_id = $1`, [
+        `loan-disburse:${l2}`,
+      ]);
       return r?.applied;
     });
     // Loan 1: let the reservation commit, hold the payout's transaction on the pool's balance row.

@@ -39,7 +39,12 @@ async function borrower() {
     agreement: 1,
   });
   const [f, b, h] = [await uploadImage(stack.url, s.token, 30), await uploadImage(stack.url, s.token, 60), await uploadImage(stack.url, s.token, 120)];
-  await api('POST', 'user/real_name', { country: 'Portugal', name: 'Lena Borrower', id_number: 'LB123456', address: 'Rua do Ouro 10', front_image: f, back_image: b, hand_image: h }, s.token);
+  await api(
+    'POST',
+    'user/real_name',
+    { country: 'Portugal', name: 'Lena Borrower', id_number: 'LB123456', address: 'Rua do Ouro 10', front_image: f, back_image: b, hand_image: h },
+    s.token,
+  );
   for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/real_name', { status: 'review', limit: 100 }, adminToken)).items)
     await api('POST', `admin/real_name/${r.id}/approve`, { reason: 'checked' }, adminToken);
   return { token: s.token, user: await api<unknown>('GET', 'user/center', {}, s.token) };
@@ -117,7 +122,11 @@ describe('loans on the real stack', () => {
     expect(await page.getByTestId('loan-preview-repay').textContent()).toMatch(/^1,007(\.0+)? USDT$/);
     await page.getByTestId('loan-apply').click();
     expect(await page.getByTestId('loan-error').textContent()).toContain('Upload the ID front, ID back and passport photos');
-    for (const [label, shade] of [['ID card (front)', 40], ['ID card (back)', 80], ['Passport', 160]] as const)
+    for (const [label, shade] of [
+      ['ID card (front)', 40],
+      ['ID card (back)', 80],
+      ['Passport', 160],
+    ] as const)
       await page.getByLabel(label, { exact: true }).setInputFiles({ name: 'id.png', mimeType: 'image/png', buffer: png(shade) });
     await page.waitForFunction(() => document.querySelectorAll('.image-upload__done').length === 3);
     await page.getByTestId('loan-apply').click();
@@ -172,7 +181,11 @@ describe('loans on the real stack', () => {
 
   it('every loan screen in both themes at 390×844 (axe: no serious finding), and in Chinese', async () => {
     // A second loan, approved and owed, for the repay screen.
-    const photos = { front_image: await uploadImage(stack.url, user.token, 10), back_image: await uploadImage(stack.url, user.token, 20), passport_image: await uploadImage(stack.url, user.token, 90) };
+    const photos = {
+      front_image: await uploadImage(stack.url, user.token, 10),
+      back_image: await uploadImage(stack.url, user.token, 20),
+      passport_image: await uploadImage(stack.url, user.token, 90),
+    };
     const products = await api<{ items: Array<{ id: number }> }>('GET', 'borrow/list');
     const o = await api<{ id: string }>('POST', 'borrow/order/apply', { product_id: products.items[0].id, amount: '200', days: 15, ...photos }, user.token);
     await api('POST', `admin/loan/orders/${o.id}/approve`, {}, adminToken);

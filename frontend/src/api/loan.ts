@@ -81,7 +81,8 @@ export const loanApi = {
   orders: (status: LoanFilter, page = 1, limit = 50) => get<Page<LoanOrder>>('borrow/order/list', { status, page, limit }),
   detail: (orderId: string) => post<{ order: LoanOrder; addresses: RepayAddress[]; records: LoanRepayment[] }>('borrow/back/detail', { order_id: orderId }),
   repay: (p: { order_id: string; amount: string; client_id: string }) => post<LoanRepayment & { remaining: string }>('borrow/order/back', p),
-  repayByTransfer: (p: { order_id: string; amount: string; image_id: string; client_id: string }) => post<LoanRepayment & { remaining: string }>('borrow/back/apply', p),
+  repayByTransfer: (p: { order_id: string; amount: string; image_id: string; client_id: string }) =>
+    post<LoanRepayment & { remaining: string }>('borrow/back/apply', p),
   records: (orderId?: string, page = 1, limit = 50) => get<Page<LoanRepayment>>('borrow/back/list', { order_id: orderId, page, limit }),
   address: (orderId?: string) => get<{ currency_id: number; symbol: string; addresses: RepayAddress[] }>('borrow/repay_in_address', { order_id: orderId }),
 };

@@ -18,7 +18,16 @@ import { coinOf, orderView, poolLeg, productView, repaymentView } from './loan-v
 
 /** A product for a fresh install (an operator's later edits are kept: seeded once, by code). */
 const SEEDS: Array<Partial<LoanProduct> & { code: string }> = [
-  { code: 'usdt-standard', name: 'USDT loan', lender: 'Kestrel Lending Pool', minAmount: '100', maxAmount: '50000', cycles: [7, 15, 30], dailyRate: '0.001', sort: 0 },
+  {
+    code: 'usdt-standard',
+    name: 'USDT loan',
+    lender: 'Kestrel Lending Pool',
+    minAmount: '100',
+    maxAmount: '50000',
+    cycles: [7, 15, 30],
+    dailyRate: '0.001',
+    sort: 0,
+  },
 ];
 
 /** Operators: products (each change an event with the operator and reason), the pool's funding, the applications and proofs. */
@@ -55,7 +64,9 @@ export class LoanAdminService implements OnApplicationBootstrap {
       const repo = m.getRepository(LoanProduct);
       const prior = id === null ? null : await repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (id !== null && !prior) throw new BusinessError(ErrorCode.LOAN_PRODUCT_NOT_FOUND);
-      if (id === null) for (const f of ['code', 'name', 'lender', 'min_amount', 'max_amount', 'cycles', 'daily_rate'] as const) if (dto[f] === undefined) throw invalid(`${f} is required`);
+      if (id === null)
+        for (const f of ['code', 'name', 'lender', 'min_amount', 'max_amount', 'cycles', 'daily_rate'] as const)
+          if (dto[f] === undefined) throw invalid(`${f} is required`);
       const next = repo.create({ ...(prior ?? { currencyId: USDT_ID, repayMethod: 'maturity', enabled: true, sort: 0 }) });
       if (dto.code !== undefined) next.code = dto.code;
       if (dto.name !== undefined) next.name = dto.name;
@@ -74,7 +85,10 @@ export class LoanAdminService implements OnApplicationBootstrap {
       if (dup && dup.id !== prior?.id) throw invalid('code already used');
       const saved = await repo.save(next);
       await this.events.append(m, { streamId: `loan-product:${saved.id}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
-        { type: prior ? 'LoanProductEdited' : 'LoanProductCreated', payload: { productId: saved.id, before: prior ? snapshot(prior) : null, after: snapshot(saved) } },
+        {
+          type: prior ? 'LoanProductEdited' : 'LoanProductCreated',
+          payload: { productId: saved.id, before: prior ? snapshot(prior) : null, after: snapshot(saved) },
+        },
       ]);
       return productView(saved, await coinOf(this.dataSource, saved.currencyId));
     });
@@ -94,7 +108,12 @@ export class LoanAdminService implements OnApplicationBootstrap {
         )) as Array<{ currency_id: number; owed: string }>
       ).map((r) => [r.currency_id, r.owed]),
     );
-    return rows.map((r) => ({ currency_id: r.currency_id, symbol: r.symbol, available: moneyString(r.available), owed: moneyString(out[r.currency_id] ?? '0') }));
+    return rows.map((r) => ({
+      currency_id: r.currency_id,
+      symbol: r.symbol,
+      available: moneyString(r.available),
+      owed: moneyString(out[r.currency_id] ?? '0'),
+    }));
   }
 
   /** A recorded funding of the pool from outside (900, external → pool), with the operator and reason. */
@@ -136,7 +155,9 @@ export class LoanAdminService implements OnApplicationBootstrap {
 
   async repayments(q: AdminRepaymentListDto) {
     const where = { ...(q.status ? { status: q.status as LoanRepayment['status'] } : {}), ...(q.order_id ? { orderId: String(q.order_id) } : {}) };
-    const [rows, total] = await this.dataSource.getRepository(LoanRepayment).findAndCount({ where, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
+    const [rows, total] = await this.dataSource
+      .getRepository(LoanRepayment)
+      .findAndCount({ where, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
     const items = [];
     for (const r of rows) items.push(repaymentView(r, await coinOf(this.dataSource, r.currencyId), true));
     return { items, total, page: q.page, limit: q.limit };

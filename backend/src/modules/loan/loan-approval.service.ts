@@ -61,7 +61,18 @@ export class LoanApprovalService {
       );
       if (!rows.length) throw new BusinessError(ErrorCode.LOAN_ALREADY_DECIDED);
       await this.events.append(m, { streamId: `loan:${id}`, metadata: { actor: `admin:${adminId}`, reason } }, [
-        { type: 'LoanApproved', payload: { loanId: id, userId: o.userId, amount: moneyString(o.amount), interest, repayAmount: repay, days: o.days, dueAt: dueAt(at, o.days).toISOString() } },
+        {
+          type: 'LoanApproved',
+          payload: {
+            loanId: id,
+            userId: o.userId,
+            amount: moneyString(o.amount),
+            interest,
+            repayAmount: repay,
+            days: o.days,
+            dueAt: dueAt(at, o.days).toISOString(),
+          },
+        },
       ]);
     });
     await this.complete(id);
@@ -89,7 +100,8 @@ export class LoanApprovalService {
   /** Every reserved approval left by a crash or a slow sequencer, finished or released. */
   async resume(): Promise<number> {
     const rows: Array<{ id: string }> = await this.dataSource.query(`SELECT id::text FROM loan_orders WHERE status = 'disbursing' ORDER BY id`);
-    for (const r of rows) await this.complete(r.id).catch((err: unknown) => this.logger.warn(`loan ${r.id}: ${err instanceof Error ? err.message : String(err)}`));
+    for (const r of rows)
+      await this.complete(r.id).catch((err: unknown) => this.logger.warn(`loan ${r.id}: ${err instanceof Error ? err.message : String(err)}`));
     return rows.length;
   }
 
@@ -103,13 +115,20 @@ export class LoanApprovalService {
         const amount = moneyString(locked.amount);
         const ref = { refType: 'loan', refId: id, actor: 'system:loan', memo: 'loan payout' };
         await this.ledger.post(
-          { ...ref, commandId: `loan-pool-out:${id}`, movements: [poolLeg(locked.currencyId, LedgerCode.LoanIncrease, `-${amount}`), transitLeg(locked.currencyId, LedgerCode.LoanIncrease, amount)] },
+          {
+            ...ref,
+            commandId: `loan-pool-out:${id}`,
+            movements: [poolLeg(locked.currencyId, LedgerCode.LoanIncrease, `-${amount}`), transitLeg(locked.currencyId, LedgerCode.LoanIncrease, amount)],
+          },
           m,
         );
         await this.outbox.enqueue(m, {
           ...ref,
           commandId: `loan-disburse:${id}`,
-          legs: [transitLeg(locked.currencyId, LedgerCode.LoanIncrease, `-${amount}`), coinLeg(locked.userId, locked.currencyId, LedgerCode.LoanIncrease, amount)],
+          legs: [
+            transitLeg(locked.currencyId, LedgerCode.LoanIncrease, `-${amount}`),
+            coinLeg(locked.userId, locked.currencyId, LedgerCode.LoanIncrease, amount),
+          ],
         });
         return locked;
       });
@@ -142,7 +161,12 @@ export class LoanApprovalService {
         m,
         o.userId,
         'notice.loan_approved',
-        { amount: moneyString(o.amount), coin: coin.symbol, repay: moneyString(rows[0].repay_amount), due: new Date(rows[0].due_at).toISOString().slice(0, 10) },
+        {
+          amount: moneyString(o.amount),
+          coin: coin.symbol,
+          repay: moneyString(rows[0].repay_amount),
+          due: new Date(rows[0].due_at).toISOString().slice(0, 10),
+        },
         `loan:${o.id}`,
       );
     });
@@ -160,7 +184,9 @@ export class LoanApprovalService {
         [id],
       );
       if (rows.length)
-        await this.events.append(m, { streamId: `loan:${id}`, metadata: { actor: 'system:loan' } }, [{ type: 'LoanApprovalReleased', payload: { loanId: id, why: 'pool short' } }]);
+        await this.events.append(m, { streamId: `loan:${id}`, metadata: { actor: 'system:loan' } }, [
+          { type: 'LoanApprovalReleased', payload: { loanId: id, why: 'pool short' } },
+        ]);
     });
   }
 

@@ -40,7 +40,11 @@ export class LoanOverdueService implements OnApplicationBootstrap {
     this.queue = this.queues.queue(QUEUE);
     const worker = this.queues.worker(QUEUE, async () => this.run(this.now()));
     worker.on('failed', (job, err) => this.logger.warn(`loan job ${job?.id} failed: ${err.message}`));
-    await this.queue.upsertJobScheduler('sweep', { every: EVERY_MS }, { name: 'sweep', opts: { attempts: 3, removeOnComplete: true, removeOnFail: { age: 86_400 } } });
+    await this.queue.upsertJobScheduler(
+      'sweep',
+      { every: EVERY_MS },
+      { name: 'sweep', opts: { attempts: 3, removeOnComplete: true, removeOnFail: { age: 86_400 } } },
+    );
     await this.queue.add('sweep', {}, { jobId: `start-${Date.now()}`, removeOnComplete: true, removeOnFail: { age: 86_400 } });
   }
 
@@ -69,7 +73,13 @@ export class LoanOverdueService implements OnApplicationBootstrap {
         await this.events.append(m, { streamId: `loan:${id}`, metadata: { actor: 'system:loan-overdue' } }, [
           { type: 'LoanOverdue', payload: { loanId: id, userId: row.user_id, remaining: moneyString(row.remaining), at: now.toISOString() } },
         ]);
-        await this.messages.leave(m, row.user_id, 'notice.loan_overdue', { amount: moneyString(row.amount), coin: coin.symbol, remaining: moneyString(row.remaining) }, `loan:${id}`);
+        await this.messages.leave(
+          m,
+          row.user_id,
+          'notice.loan_overdue',
+          { amount: moneyString(row.amount), coin: coin.symbol, remaining: moneyString(row.remaining) },
+          `loan:${id}`,
+        );
         marked.push(id);
       });
     }

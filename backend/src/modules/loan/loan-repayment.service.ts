@@ -82,7 +82,8 @@ export class LoanRepaymentService {
       if (amount.gt(free)) throw new BusinessError(ErrorCode.LOAN_REPAY_EXCEEDS, undefined, { remaining: truncate(free, coin.displayDecimals) });
       if (kind === 'transfer') await this.uploads.claim(m, userId, dto.image_id!);
       // From the balance the split is fixed now (the command must be the same on a resend); a proof's at its approval.
-      const split = kind === 'balance' ? splitRepayment(moneyString(amount), moneyString(money(o.interest).minus(o.interestPaid))) : { interest: '0', principal: '0' };
+      const split =
+        kind === 'balance' ? splitRepayment(moneyString(amount), moneyString(money(o.interest).minus(o.interestPaid))) : { interest: '0', principal: '0' };
       const rep = await m.getRepository(LoanRepayment).save(
         m.getRepository(LoanRepayment).create({
           orderId: o.id,
@@ -97,9 +98,16 @@ export class LoanRepaymentService {
           clientId: dto.client_id ?? null,
         }),
       );
-      await m.query('UPDATE loan_orders SET pending = pending + $2, interest_paid = interest_paid + $3 WHERE id = $1', [o.id, moneyString(amount), split.interest]);
+      await m.query('UPDATE loan_orders SET pending = pending + $2, interest_paid = interest_paid + $3 WHERE id = $1', [
+        o.id,
+        moneyString(amount),
+        split.interest,
+      ]);
       await this.events.append(m, { streamId: `loan:${o.id}`, metadata: { actor: `user:${userId}` } }, [
-        { type: kind === 'balance' ? 'LoanRepaymentStarted' : 'LoanRepaymentReported', payload: { loanId: o.id, repaymentId: rep.id, amount: moneyString(amount), image: rep.image } },
+        {
+          type: kind === 'balance' ? 'LoanRepaymentStarted' : 'LoanRepaymentReported',
+          payload: { loanId: o.id, repaymentId: rep.id, amount: moneyString(amount), image: rep.image },
+        },
       ]);
       return rep;
     });
@@ -111,8 +119,18 @@ export class LoanRepaymentService {
     if (money(rep.interestPart).gt(0))
       legs.push(coinLeg(rep.userId, rep.currencyId, LedgerCode.LoanFee, `-${rep.interestPart}`), poolLeg(rep.currencyId, LedgerCode.LoanFee, rep.interestPart));
     if (money(rep.principalPart).gt(0))
-      legs.push(coinLeg(rep.userId, rep.currencyId, LedgerCode.LoanDeduction, `-${rep.principalPart}`), poolLeg(rep.currencyId, LedgerCode.LoanDeduction, rep.principalPart));
-    const r = await this.trading.post({ commandId: `loan-repay:${rep.id}`, refType: 'loan-repayment', refId: rep.id, actor: `user:${rep.userId}`, memo: `loan ${rep.orderId}`, legs });
+      legs.push(
+        coinLeg(rep.userId, rep.currencyId, LedgerCode.LoanDeduction, `-${rep.principalPart}`),
+        poolLeg(rep.currencyId, LedgerCode.LoanDeduction, rep.principalPart),
+      );
+    const r = await this.trading.post({
+      commandId: `loan-repay:${rep.id}`,
+      refType: 'loan-repayment',
+      refId: rep.id,
+      actor: `user:${rep.userId}`,
+      memo: `loan ${rep.orderId}`,
+      legs,
+    });
     await this.finishBalance(rep, r.code === 'OK');
     if (r.code !== 'OK') throw refusal(r.code);
     await this.trading.settled(rep.userId);
@@ -121,11 +139,18 @@ export class LoanRepaymentService {
 
   private async finishBalance(rep: LoanRepayment, ok: boolean): Promise<void> {
     await this.dataSource.transaction(async (m) => {
-      const rows = await updateReturning(m, `UPDATE loan_repayments SET status = $2 WHERE id = $1 AND status = 'pending' RETURNING id`, [rep.id, ok ? 'done' : 'failed']);
+      const rows = await updateReturning(m, `UPDATE loan_repayments SET status = $2 WHERE id = $1 AND status = 'pending' RETURNING id`, [
+        rep.id,
+        ok ? 'done' : 'failed',
+      ]);
       if (!rows.length) return;
       if (ok) await this.reduce(m, rep.orderId, rep.amount, '0', `user:${rep.userId}`, rep.id);
       else {
-        await m.query('UPDATE loan_orders SET pending = pending - $2, interest_paid = interest_paid - $3 WHERE id = $1', [rep.orderId, rep.amount, rep.interestPart]);
+        await m.query('UPDATE loan_orders SET pending = pending - $2, interest_paid = interest_paid - $3 WHERE id = $1', [
+          rep.orderId,
+          rep.amount,
+          rep.interestPart,
+        ]);
         await this.events.append(m, { streamId: `loan:${rep.orderId}`, metadata: { actor: `user:${rep.userId}` } }, [
           { type: 'LoanRepaymentFailed', payload: { loanId: rep.orderId, repaymentId: rep.id } },
         ]);
@@ -145,7 +170,10 @@ export class LoanRepaymentService {
     );
     const after = await m.getRepository(LoanOrder).findOneByOrFail({ id: o.id });
     await this.events.append(m, { streamId: `loan:${orderId}`, metadata: { actor } }, [
-      { type: after.status === 'repaid' ? 'LoanRepaid' : 'LoanRepaymentDone', payload: { loanId: orderId, repaymentId, amount, remaining: moneyString(after.remaining) } },
+      {
+        type: after.status === 'repaid' ? 'LoanRepaid' : 'LoanRepaymentDone',
+        payload: { loanId: orderId, repaymentId, amount, remaining: moneyString(after.remaining) },
+      },
     ]);
     return after;
   }
@@ -155,20 +183,32 @@ export class LoanRepaymentService {
     const rep = await this.find(id);
     const coin = await coinOf(this.dataSource, rep.currencyId);
     await this.dataSource.transaction(async (m) => {
-      const rows = await updateReturning(m, `UPDATE loan_repayments SET status = 'approved', reviewed_by = $2, reviewed_at = now(), reason = $3 WHERE id = $1 AND status = 'review' RETURNING id`, [
-        id,
-        adminId,
-        reason ?? null,
-      ]);
+      const rows = await updateReturning(
+        m,
+        `UPDATE loan_repayments SET status = 'approved', reviewed_by = $2, reviewed_at = now(), reason = $3 WHERE id = $1 AND status = 'review' RETURNING id`,
+        [id, adminId, reason ?? null],
+      );
       if (!rows.length) throw new BusinessError(ErrorCode.ALREADY_DECIDED);
       const o = await m.getRepository(LoanOrder).findOneOrFail({ where: { id: rep.orderId }, lock: { mode: 'pessimistic_write' } });
       const split = splitRepayment(moneyString(rep.amount), moneyString(money(o.interest).minus(o.interestPaid)));
       await m.query('UPDATE loan_repayments SET interest_part = $2, principal_part = $3 WHERE id = $1', [id, split.interest, split.principal]);
       const movements: Movement[] = [];
-      const external = (code: LedgerCode, v: string): Movement => ({ ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'external', currencyId: rep.currencyId, code, available: `-${v}` });
-      if (money(split.interest).gt(0)) movements.push(external(LedgerCode.LoanFee, split.interest), poolLeg(rep.currencyId, LedgerCode.LoanFee, split.interest));
-      if (money(split.principal).gt(0)) movements.push(external(LedgerCode.LoanDeduction, split.principal), poolLeg(rep.currencyId, LedgerCode.LoanDeduction, split.principal));
-      await this.ledger.post({ commandId: `loan-proof:${id}`, refType: 'loan-repayment', refId: id, actor: `admin:${adminId}`, reason, memo: `loan ${o.id} transfer`, movements }, m);
+      const external = (code: LedgerCode, v: string): Movement => ({
+        ownerType: 'system',
+        ownerId: SYSTEM_OWNER_ID,
+        accountType: 'external',
+        currencyId: rep.currencyId,
+        code,
+        available: `-${v}`,
+      });
+      if (money(split.interest).gt(0))
+        movements.push(external(LedgerCode.LoanFee, split.interest), poolLeg(rep.currencyId, LedgerCode.LoanFee, split.interest));
+      if (money(split.principal).gt(0))
+        movements.push(external(LedgerCode.LoanDeduction, split.principal), poolLeg(rep.currencyId, LedgerCode.LoanDeduction, split.principal));
+      await this.ledger.post(
+        { commandId: `loan-proof:${id}`, refType: 'loan-repayment', refId: id, actor: `admin:${adminId}`, reason, memo: `loan ${o.id} transfer`, movements },
+        m,
+      );
       const after = await this.reduce(m, o.id, moneyString(rep.amount), split.interest, `admin:${adminId}`, id);
       await this.messages.leave(
         m,
@@ -186,17 +226,23 @@ export class LoanRepaymentService {
     const rep = await this.find(id);
     const coin = await coinOf(this.dataSource, rep.currencyId);
     await this.dataSource.transaction(async (m) => {
-      const rows = await updateReturning(m, `UPDATE loan_repayments SET status = 'rejected', reviewed_by = $2, reviewed_at = now(), reason = $3 WHERE id = $1 AND status = 'review' RETURNING id`, [
-        id,
-        adminId,
-        reason,
-      ]);
+      const rows = await updateReturning(
+        m,
+        `UPDATE loan_repayments SET status = 'rejected', reviewed_by = $2, reviewed_at = now(), reason = $3 WHERE id = $1 AND status = 'review' RETURNING id`,
+        [id, adminId, reason],
+      );
       if (!rows.length) throw new BusinessError(ErrorCode.ALREADY_DECIDED);
       await m.query('UPDATE loan_orders SET pending = pending - $2 WHERE id = $1', [rep.orderId, rep.amount]);
       await this.events.append(m, { streamId: `loan:${rep.orderId}`, metadata: { actor: `admin:${adminId}`, reason } }, [
         { type: 'LoanRepaymentRejected', payload: { loanId: rep.orderId, repaymentId: id } },
       ]);
-      await this.messages.leave(m, rep.userId, 'notice.loan_repayment_rejected', { amount: moneyString(rep.amount), coin: coin.symbol, reason }, `loan:${rep.orderId}`);
+      await this.messages.leave(
+        m,
+        rep.userId,
+        'notice.loan_repayment_rejected',
+        { amount: moneyString(rep.amount), coin: coin.symbol, reason },
+        `loan:${rep.orderId}`,
+      );
     });
     return this.view(id, false, true);
   }
@@ -239,6 +285,11 @@ export class LoanRepaymentService {
     const r = await this.find(id);
     const coin = await coinOf(this.dataSource, r.currencyId);
     const [o] = await this.dataSource.query('SELECT remaining::text, status FROM loan_orders WHERE id = $1', [r.orderId]);
-    return { ...repaymentView(r, coin, forOperator), remaining: truncate(o.remaining, coin.displayDecimals), loan_status: o.status === 'disbursing' ? 'approving' : o.status, duplicate };
+    return {
+      ...repaymentView(r, coin, forOperator),
+      remaining: truncate(o.remaining, coin.displayDecimals),
+      loan_status: o.status === 'disbursing' ? 'approving' : o.status,
+      duplicate,
+    };
   }
 }

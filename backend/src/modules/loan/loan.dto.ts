@@ -216,7 +216,9 @@ export class LoanProductEditDto extends LoanReasonDto {
 
   @ApiPropertyOptional({ example: '7,15,30', description: 'Days, comma-separated (or a JSON array)' })
   @IsOptional()
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.split(',').map((x) => Number(x.trim())) : Array.isArray(value) ? value.map(Number) : value))
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? value.split(',').map((x) => Number(x.trim())) : Array.isArray(value) ? value.map(Number) : value,
+  )
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(12)

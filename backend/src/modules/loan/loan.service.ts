@@ -52,7 +52,11 @@ export class LoanService {
     const coin = await coinOf(this.dataSource, product.currencyId);
     const amount = loanAmount(amountRaw, coin);
     if (amount.lt(product.minAmount) || amount.gt(product.maxAmount))
-      throw new BusinessError(ErrorCode.LOAN_AMOUNT_RANGE, undefined, { min: moneyString(product.minAmount), max: moneyString(product.maxAmount), coin: coin.symbol });
+      throw new BusinessError(ErrorCode.LOAN_AMOUNT_RANGE, undefined, {
+        min: moneyString(product.minAmount),
+        max: moneyString(product.maxAmount),
+        coin: coin.symbol,
+      });
     if (!product.cycles.includes(days)) throw new BusinessError(ErrorCode.LOAN_CYCLE_INVALID);
     return { product, coin, amount };
   }
@@ -92,7 +96,10 @@ export class LoanService {
         }),
       );
       await this.events.append(m, { streamId: `loan:${o.id}`, metadata: { actor: `user:${userId}` } }, [
-        { type: 'LoanApplied', payload: { loanId: o.id, userId, productId: product.id, amount: moneyString(amount), days: dto.days, dailyRate: product.dailyRate } },
+        {
+          type: 'LoanApplied',
+          payload: { loanId: o.id, userId, productId: product.id, amount: moneyString(amount), days: dto.days, dailyRate: product.dailyRate },
+        },
       ]);
       return o;
     });
@@ -115,7 +122,9 @@ export class LoanService {
   /** borrow/back/list: the user's repayment records (optionally of one loan). */
   async records(userId: number, q: LoanBackListDto) {
     const where = { userId, ...(q.order_id !== undefined ? { orderId: String(q.order_id) } : {}) };
-    const [rows, total] = await this.dataSource.getRepository(LoanRepayment).findAndCount({ where, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
+    const [rows, total] = await this.dataSource
+      .getRepository(LoanRepayment)
+      .findAndCount({ where, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
     const items = [];
     for (const r of rows) items.push(repaymentView(r, await coinOf(this.dataSource, r.currencyId)));
     return { items, total, page: q.page, limit: q.limit };

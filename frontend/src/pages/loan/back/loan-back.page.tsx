@@ -74,7 +74,9 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
     if (cmp(amount, free) > 0) return setError(t('loan.exceedsRemaining', { remaining: truncate(free, D) }));
     try {
       const done = await run((clientId) =>
-        mode === 'balance' ? loanApi.repay({ order_id: o.id, amount: amount.trim(), client_id: clientId }) : loanApi.repayByTransfer({ order_id: o.id, amount: amount.trim(), image_id: image, client_id: clientId }),
+        mode === 'balance'
+          ? loanApi.repay({ order_id: o.id, amount: amount.trim(), client_id: clientId })
+          : loanApi.repayByTransfer({ order_id: o.id, amount: amount.trim(), image_id: image, client_id: clientId }),
       );
       if (!done) return;
       toast(mode === 'balance' ? t('loan.repaid') : t('loan.submitted'));
@@ -162,7 +164,10 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
           />
           {mode === 'balance' ? (
             <p className="muted small" data-testid="loan-available">
-              {t('loan.available')}: <span className="num">{truncate(available, D)} {o.symbol}</span>
+              {t('loan.available')}:{' '}
+              <span className="num">
+                {truncate(available, D)} {o.symbol}
+              </span>
             </p>
           ) : (
             <ImageUpload label={t('loan.transferImage')} value={image} onChange={setImage} testId="loan-transfer-image" />

@@ -14,7 +14,14 @@ export function LoanBackRecPage({ titleKey }: { titleKey: string }) {
   const [params] = useSearchParams();
   const id = /^\d+$/.test(params.get('id') ?? '') ? params.get('id')! : undefined;
   const [rows, setRows] = useState<LoanRepayment[] | null>(null);
-  const load = useCallback(() => loanApi.records(id).then((p) => setRows(p.items), () => setRows((r) => r ?? [])), [id]);
+  const load = useCallback(
+    () =>
+      loanApi.records(id).then(
+        (p) => setRows(p.items),
+        () => setRows((r) => r ?? []),
+      ),
+    [id],
+  );
   useEffect(() => void load(), [load]);
   return (
     <Page title={t(titleKey)} back>

@@ -54,7 +54,10 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
     setPreview(null);
     if (!product || !inRange || days === null) return;
     const timer = setTimeout(() => {
-      loanApi.preview(product.id, amount.trim(), days).then((r) => setPreview(r.preview), () => setPreview(null));
+      loanApi.preview(product.id, amount.trim(), days).then(
+        (r) => setPreview(r.preview),
+        () => setPreview(null),
+      );
     }, 250);
     return () => clearTimeout(timer);
   }, [product, amount, days, inRange]);
@@ -65,7 +68,14 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
     setNeedsVerify(false);
     if (!product || days === null) return;
     if (!amount.trim()) return setError(t('loan.amountEmpty'));
-    if (!inRange) return setError(t('loan.amountRange', { min: truncate(product.min_amount, product.decimals), max: truncate(product.max_amount, product.decimals), coin: product.symbol }));
+    if (!inRange)
+      return setError(
+        t('loan.amountRange', {
+          min: truncate(product.min_amount, product.decimals),
+          max: truncate(product.max_amount, product.decimals),
+          coin: product.symbol,
+        }),
+      );
     if (PHOTOS.some((k) => !photos[k])) return setError(t('loan.photosRequired'));
     try {
       const order = await run((clientId) => loanApi.apply({ product_id: product.id, amount: amount.trim(), days, ...photos, client_id: clientId }));
@@ -97,7 +107,13 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
       {products.length > 1 && (
         <nav className="segmented" aria-label={t('loan.product')}>
           {products.map((p) => (
-            <button key={p.id} type="button" className={p.id === productId ? 'is-active' : ''} aria-pressed={p.id === productId} onClick={() => (setProductId(p.id), setDays(p.cycles[0] ?? null))}>
+            <button
+              key={p.id}
+              type="button"
+              className={p.id === productId ? 'is-active' : ''}
+              aria-pressed={p.id === productId}
+              onClick={() => (setProductId(p.id), setDays(p.cycles[0] ?? null))}
+            >
               {p.name}
             </button>
           ))}
@@ -134,14 +150,24 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
           name="amount"
           value={amount}
           onChange={(v) => setAmount(v.replace(',', '.'))}
-          placeholder={t('loan.amountPlaceholder', { min: truncate(product.min_amount, product.decimals), max: truncate(product.max_amount, product.decimals) })}
+          placeholder={t('loan.amountPlaceholder', {
+            min: truncate(product.min_amount, product.decimals),
+            max: truncate(product.max_amount, product.decimals),
+          })}
           addon={<span className="muted">{product.symbol}</span>}
         />
         <div className="field">
           <span className="field__label">{t('loan.cycle')}</span>
           <div className="segmented loan-cycles" role="group" aria-label={t('loan.cycle')}>
             {product.cycles.map((c) => (
-              <button key={c} type="button" className={c === days ? 'is-active' : ''} aria-pressed={c === days} onClick={() => setDays(c)} data-testid={`loan-cycle-${c}`}>
+              <button
+                key={c}
+                type="button"
+                className={c === days ? 'is-active' : ''}
+                aria-pressed={c === days}
+                onClick={() => setDays(c)}
+                data-testid={`loan-cycle-${c}`}
+              >
                 {t('loan.days', { days: c })}
               </button>
             ))}

@@ -14,7 +14,14 @@ export function LoanOrdersPage({ titleKey }: { titleKey: string }) {
   const [params, setParams] = useSearchParams();
   const status = (LOAN_FILTERS as string[]).includes(params.get('status') ?? '') ? (params.get('status') as LoanFilter) : 'all';
   const [orders, setOrders] = useState<LoanOrder[] | null>(null);
-  const load = useCallback(() => loanApi.orders(status).then((p) => setOrders(p.items), () => setOrders((o) => o ?? [])), [status]);
+  const load = useCallback(
+    () =>
+      loanApi.orders(status).then(
+        (p) => setOrders(p.items),
+        () => setOrders((o) => o ?? []),
+      ),
+    [status],
+  );
   useEffect(() => {
     setOrders(null);
     void load();
@@ -23,7 +30,14 @@ export function LoanOrdersPage({ titleKey }: { titleKey: string }) {
     <Page title={t(titleKey)} back right={<Link to={PATHS.loanBackRec}>{t('titles.loanBackRec')}</Link>}>
       <nav className="segmented loan-filter" aria-label={t('loan.filter')}>
         {LOAN_FILTERS.map((s) => (
-          <button key={s} type="button" className={status === s ? 'is-active' : ''} aria-pressed={status === s} onClick={() => setParams({ status: s }, { replace: true })} data-testid={`loan-filter-${s}`}>
+          <button
+            key={s}
+            type="button"
+            className={status === s ? 'is-active' : ''}
+            aria-pressed={status === s}
+            onClick={() => setParams({ status: s }, { replace: true })}
+            data-testid={`loan-filter-${s}`}
+          >
             {t(`loan.filters.${s}`)}
           </button>
         ))}

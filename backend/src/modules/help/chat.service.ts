@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -139,7 +140,8 @@ export class ChatService {
   /** Read receipt: `side` has read up to `messageId` (never moves back). */
   async markRead(conversationId: string, side: 'user' | 'operator', messageId: number) {
     const column = side === 'user' ? 'user_read_id' : 'operator_read_id';
-    const [r] = await this.dataSource.query(
+    const [r] = await updateReturning<{ read_id: string }>(
+      this.dataSource.manager,
       `UPDATE chat_conversations SET ${column} = GREATEST(${column}, LEAST($2::bigint, last_message_id)) WHERE id = $1 RETURNING ${column}::text AS read_id`,
       [conversationId, messageId],
     );

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -100,7 +101,8 @@ export class HelpService {
       const [f] = await m.query('SELECT status, user_id FROM help_feedback WHERE id = $1 FOR UPDATE', [id]);
       if (!f) throw new BusinessError(ErrorCode.HELP_FEEDBACK_NOT_FOUND);
       if (f.status !== 'open') throw new BusinessError(ErrorCode.HELP_FEEDBACK_REPLIED);
-      const [r] = await m.query(
+      const [r] = await updateReturning<FeedbackRow>(
+        m,
         `UPDATE help_feedback SET status = 'replied', reply = $2, replied_by = $3, replied_at = now() WHERE id = $1
          RETURNING id::text, user_id, category, content, image, status, reply, replied_at, created_at`,
         [id, text, adminId],

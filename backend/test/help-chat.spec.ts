@@ -1,0 +1,166 @@
+import { AddressInfo } from 'node:net';
+import { io, Socket } from 'socket.io-client';
+import { adminToken, registerByEmail } from './support/accounts';
+import { makePng } from './support/images';
+import { ADMIN, startTestApp, TestApp } from './support/test-app';
+
+type Msg = { id: string; conversation_id: string; sender: string; text: string; image: string | null };
+type Ack = { ok: boolean; messages?: Msg[]; message?: Msg; error?: string; code?: number };
+
+/** Help centre on real PostgreSQL + Redis: live chat between a user and an operator over Socket.IO, feedback with replies. */
+describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => {
+  let t: TestApp;
+  let url: string;
+  let admin: string;
+  const clients: Socket[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({ optionWorker: false });
+    await t.app.listen(0, '127.0.0.1');
+    url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    admin = await adminToken(t, ADMIN.email, ADMIN.password);
+  });
+  afterAll(async () => {
+    for (const c of clients) c.disconnect();
+    await t.close();
+  });
+
+  const connect = (token?: string) =>
+    new Promise<Socket>((resolve, reject) => {
+      const c = io(url, { path: '/socket.io', transports: ['websocket'], auth: token ? { token } : {}, reconnection: false, forceNew: true });
+      clients.push(c);
+      c.once('connect', () => resolve(c));
+      c.once('connect_error', reject);
+    });
+  const emit = (c: Socket, event: string, body?: unknown) => c.timeout(5000).emitWithAck(event, body) as Promise<Ack>;
+  const next = (c: Socket, event: string, pred: (m: Msg) => boolean = () => true) =>
+    new Promise<Msg>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${event}`)), 5000);
+      const on = (m: Msg) => {
+        if (!pred(m)) return;
+        clearTimeout(timer);
+        c.off(event, on);
+        resolve(m);
+      };
+      c.on(event, on);
+    });
+  const api = (token: string) => ({
+    get: (path: string, q: Record<string, unknown> = {}) => t.http().get(`/api/${path}`).set('Authorization', token).query(q),
+    post: (path: string, body: Record<string, unknown> = {}) => t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body),
+  });
+
+  it('user and operator exchange messages live; read receipts and unread counts; a reconnect gets what it missed; the operator closes', async () => {
+    const a = await registerByEmail(t);
+    const userApi = api(a.token);
+    const opsApi = api(admin);
+    const mine = (await userApi.get('help/chat')).body.data;
+    expect(mine).toMatchObject({ status: 'open', messages: [], user_unread: 0 });
+    const conv = mine.conversation_id as string;
+
+    const user = await connect(a.token);
+    const operator = await connect(admin);
+    expect((await emit(operator, 'chat:ops')).ok).toBe(true);
+    expect(await emit(user, 'chat:join', { conversation_id: conv })).toMatchObject({ ok: true, messages: [] });
+    expect((await emit(operator, 'chat:join', { conversation_id: conv })).ok).toBe(true);
+
+    // User → operator, over the socket.
+    const atOperator = next(operator, 'chat:message', (m) => m.text === 'My deposit has not arrived');
+    const sent = await emit(user, 'chat:send', { text: 'My deposit has not arrived' });
+    expect(sent).toMatchObject({ ok: true, message: { sender: 'user', text: 'My deposit has not arrived' } });
+    expect(await atOperator).toMatchObject({ conversation_id: conv, sender: 'user' });
+
+    // The operator API: open conversations with the unread count, then read (a receipt), then reply.
+    const open = (await opsApi.get('admin/help/conversations')).body.data;
+    expect(open.items.find((c: { conversation_id: string }) => c.conversation_id === conv)).toMatchObject({ operator_unread: 1, account: a.email });
+    const receipt = new Promise((resolve) => user.once('chat:read', resolve));
+    const read = (await opsApi.get(`admin/help/conversations/${conv}`)).body.data;
+    expect(read.messages.map((m: Msg) => m.text)).toEqual(['My deposit has not arrived']);
+    expect(await receipt).toMatchObject({ side: 'operator', read_id: sent.message!.id });
+    expect((await opsApi.get('admin/help/conversations')).body.data.items.find((c: { conversation_id: string }) => c.conversation_id === conv).operator_unread).toBe(0);
+
+    const atUser = next(user, 'chat:message', (m) => m.sender === 'operator');
+    const reply = await opsApi.post(`admin/help/conversations/${conv}/reply`, { text: 'Please send the transaction hash' });
+    expect(reply.body).toMatchObject({ code: 1, data: { sender: 'operator' } });
+    expect(await atUser).toMatchObject({ text: 'Please send the transaction hash' });
+    expect((await userApi.get('help/chat')).body.data.user_unread).toBe(1);
+    expect((await userApi.post('help/chat/read', { message_id: reply.body.data.id })).body.code).toBe(1);
+    expect((await userApi.get('help/chat')).body.data.user_unread).toBe(0);
+
+    // The user goes away; the operator writes twice; a reconnect with the last id it saw gets both, in order.
+    const lastSeen = reply.body.data.id as string;
+    user.disconnect();
+    await opsApi.post(`admin/help/conversations/${conv}/reply`, { text: 'Are you there?' });
+    await opsApi.post(`admin/help/conversations/${conv}/reply`, { text: 'We found it; it is credited' });
+    const again = await connect(a.token);
+    const catchUp = await emit(again, 'chat:join', { conversation_id: conv, after: lastSeen });
+    expect(catchUp.messages!.map((m) => m.text)).toEqual(['Are you there?', 'We found it; it is credited']);
+
+    // An image from the user (upload service), over the API.
+    const up = await t.http().post('/api/upload/image').set('Authorization', a.token).attach('file', makePng(8, 8), 'shot.png');
+    expect(up.body.code).toBe(1);
+    const withImage = await userApi.post('help/chat/send', { image: up.body.data.id });
+    expect(withImage.body.data).toMatchObject({ sender: 'user', image: up.body.data.id, image_url: `/api/upload/${up.body.data.id}` });
+    expect((await t.http().get(`/api/upload/${up.body.data.id}`).set('Authorization', admin)).status).toBe(200);
+
+    // Close: both sides told; replying is refused; the user's next message opens a new conversation.
+    const closedAtUser = new Promise((resolve) => again.once('chat:closed', resolve));
+    expect((await opsApi.post(`admin/help/conversations/${conv}/close`)).body.code).toBe(1);
+    await closedAtUser;
+    expect((await opsApi.post(`admin/help/conversations/${conv}/reply`, { text: 'late' })).body.code).toBe(3012);
+    const fresh = await userApi.post('help/chat/send', { text: 'One more question' });
+    expect(fresh.body.data.conversation_id).not.toBe(conv);
+  });
+
+  it('user B cannot join A’s room or read its history; visitors and bad input are refused', async () => {
+    const a = await registerByEmail(t);
+    const b = await registerByEmail(t);
+    const first = await api(a.token).post('help/chat/send', { text: 'private: my account number' });
+    const conv = first.body.data.conversation_id as string;
+
+    const intruder = await connect(b.token);
+    expect(await emit(intruder, 'chat:join', { conversation_id: conv })).toMatchObject({ ok: false, code: 3011 });
+    expect(await emit(intruder, 'chat:join', { conversation_id: conv, after: -1 })).toMatchObject({ ok: false });
+    expect(await emit(intruder, 'subscribe', [`chat:${conv}`])).toMatchObject({ error: expect.any(String) });
+    let leaked = false;
+    intruder.on('chat:message', () => (leaked = true));
+    await api(admin).post(`admin/help/conversations/${conv}/reply`, { text: 'for A only' });
+    // B's own conversation shows none of A's messages.
+    const bs = (await api(b.token).get('help/chat')).body.data;
+    expect(bs.conversation_id).not.toBe(conv);
+    expect(JSON.stringify(bs)).not.toContain('private');
+    expect(leaked).toBe(false);
+    // B cannot use the operator API, nor attach A's image.
+    expect((await api(b.token).get(`admin/help/conversations/${conv}`)).body.code).toBe(401);
+    const visitor = await connect();
+    expect(await emit(visitor, 'chat:join', { conversation_id: conv })).toMatchObject({ ok: false, code: 401 });
+    expect((await t.http().get('/api/help/chat')).body.code).toBe(401);
+    expect((await api(a.token).post('help/chat/send', {})).body.code).toBe(3013);
+    expect((await api(a.token).post('help/chat/send', { text: 'x'.repeat(1001) })).body.code).toBe(1000);
+    expect((await api(a.token).post('help/chat/send', { image: '00000000-0000-0000-0000-000000000000' })).body.code).toBe(2301);
+    expect((await api(admin).get('admin/help/conversations', { status: 'nope' })).body.code).toBe(1000);
+    expect((await api(admin).post('admin/help/conversations/999999/close')).body.code).toBe(3011);
+  });
+
+  it('feedback: category, text and an optional image; the operator lists and replies once; the user sees the reply; customer_url', async () => {
+    const u = await registerByEmail(t);
+    const userApi = api(u.token);
+    expect((await userApi.post('help/feedback', { category: 'weird', content: 'Something is wrong' })).body.code).toBe(1000);
+    expect((await userApi.post('help/feedback', { category: 'trade', content: 'bad' })).body.code).toBe(1000);
+    const sent = await userApi.post('help/feedback', { category: 'trade', content: 'The chart does not load on my phone' });
+    expect(sent.body).toMatchObject({ code: 1, data: { status: 'open', reply: null } });
+    const list = (await api(admin).get('admin/help/feedback', { status: 'open' })).body.data;
+    expect(list.items.find((f: { id: string }) => f.id === sent.body.data.id)).toMatchObject({ account: u.email, category: 'trade' });
+    expect((await api(admin).post(`admin/help/feedback/${sent.body.data.id}/reply`, { text: '' })).body.code).toBe(1000);
+    expect((await api(admin).post(`admin/help/feedback/${sent.body.data.id}/reply`, { text: 'Fixed in today’s release' })).body.code).toBe(1);
+    expect((await api(admin).post(`admin/help/feedback/${sent.body.data.id}/reply`, { text: 'again' })).body.code).toBe(3014);
+    expect((await api(admin).post('admin/help/feedback/abc/reply', { text: 'x' })).body.code).toBe(3010);
+    const mine = (await userApi.get('help/feedback')).body.data;
+    expect(mine.items[0]).toMatchObject({ status: 'replied', reply: 'Fixed in today’s release' });
+
+    expect((await t.http().get('/api/get/customer_url')).body.data).toEqual({ type: 'chat', url: '/#/pages/help/center/chat', route: '/pages/help/center/chat' });
+    expect((await api(admin).post('admin/help/customer_url', { url: 'http://insecure.example', reason: 'r' })).body.code).toBe(1000);
+    expect((await api(admin).post('admin/help/customer_url', { url: 'https://support.example.com/chat', reason: 'vendor contract' })).body.code).toBe(1);
+    expect((await t.http().get('/api/get/customer_url')).body.data).toEqual({ type: 'external', url: 'https://support.example.com/chat' });
+    await api(admin).post('admin/help/customer_url', { url: '', reason: 'back to in-app chat' });
+    expect((await t.http().get('/api/get/customer_url')).body.data.type).toBe('chat');
+  });
+});

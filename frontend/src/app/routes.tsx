@@ -55,6 +55,9 @@ const Loan = lazyPage(() => import('../pages/loan/index/loan.page').then((m) => 
 const LoanOrders = lazyPage(() => import('../pages/loan/order/loan-orders.page').then((m) => m.LoanOrdersPage));
 const LoanBack = lazyPage(() => import('../pages/loan/back/loan-back.page').then((m) => m.LoanBackPage));
 const LoanBackRec = lazyPage(() => import('../pages/loan/back_rec/loan-back-rec.page').then((m) => m.LoanBackRecPage));
+const Nft = lazyPage(() => import('../pages/nft/index/nft.page').then((m) => m.NftPage));
+const NftDetail = lazyPage(() => import('../pages/nft/detail/nft-detail.page').then((m) => m.NftDetailPage));
+const NftOrders = lazyPage(() => import('../pages/nft/order/nft-orders.page').then((m) => m.NftOrdersPage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -111,6 +114,9 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   loanOrder: LoanOrders,
   loanBack: LoanBack,
   loanBackRec: LoanBackRec,
+  nft: Nft,
+  nftDetail: NftDetail,
+  nftOrder: NftOrders,
 };
 
 // Aliases share their original's title.

@@ -28,7 +28,7 @@ function hsl(h: number, s: number, l: number): [number, number, number] {
 }
 
 /** A small generated artwork (no network, no files): rings around a diamond on a gradient, deterministic per item. */
-export function demoArtwork(index: number, size = 160): Buffer {
+export function demoArtwork(index: number, size = 240): Buffer {
   const [bg, fg] = ITEMS[index % ITEMS.length].hues;
   const png = new PNG({ width: size, height: size });
   const c = (size - 1) / 2;

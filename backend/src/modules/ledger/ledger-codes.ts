@@ -69,8 +69,9 @@ export type UserAccountType = (typeof USER_ACCOUNT_TYPES)[number];
  * `spot-fee` (spot trading fees) and `desk` (the flash-exchange desk) are owned by the sequencer;
  * `ieo` is an IEO issuer's account (owner id = the project): its coin's supply and its proceeds;
  * `loan-pool` is the lending pool (a database account): loans are paid out of it, repayments and interest come back to it.
+ * `nft` is an NFT collection's issuer account (owner id = the collection, a database account): its primary sales' proceeds.
  */
-export type SystemAccountType = 'external' | 'fees' | 'treasury' | 'transit' | 'spot-fee' | 'desk' | 'ieo' | 'loan-pool';
+export type SystemAccountType = 'external' | 'fees' | 'treasury' | 'transit' | 'spot-fee' | 'desk' | 'ieo' | 'loan-pool' | 'nft';
 export type AccountType = UserAccountType | SystemAccountType;
 
 export type OwnerType = 'user' | 'system';

@@ -58,6 +58,10 @@ const LoanBackRec = lazyPage(() => import('../pages/loan/back_rec/loan-back-rec.
 const Nft = lazyPage(() => import('../pages/nft/index/nft.page').then((m) => m.NftPage));
 const NftDetail = lazyPage(() => import('../pages/nft/detail/nft-detail.page').then((m) => m.NftDetailPage));
 const NftOrders = lazyPage(() => import('../pages/nft/order/nft-orders.page').then((m) => m.NftOrdersPage));
+const Promotion = lazyPage(() => import('../pages/promotion/index/promotion.page').then((m) => m.PromotionPage));
+const HelpCenter = lazyPage(() => import('../pages/help/center/center.page').then((m) => m.HelpCenterPage));
+const HelpChat = lazyPage(() => import('../pages/help/center/chat.page').then((m) => m.HelpChatPage));
+const HelpDetail = lazyPage(() => import('../pages/help/center/detail.page').then((m) => m.HelpDetailPage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -117,6 +121,13 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   nft: Nft,
   nftDetail: NftDetail,
   nftOrder: NftOrders,
+  promotion: Promotion,
+  helpCenter: HelpCenter,
+  helpCenterAlt: HelpCenter,
+  helpChat: HelpChat,
+  helpChatAlt: HelpChat,
+  helpDetail: HelpDetail,
+  helpDetailAlt: HelpDetail,
 };
 
 // Aliases share their original's title.

@@ -1,0 +1,200 @@
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Socket } from 'socket.io-client';
+import { fetchImageUrl, uploadImage } from '../../../api/client';
+import { helpApi, type ChatMessage, type Conversation } from '../../../api/promotion';
+import { getSocket } from '../../../api/socket';
+import { Skeleton } from '../../../components/feedback';
+import { compressImage } from '../../../components/image';
+import { NavBar } from '../../../components/nav-bar';
+import { toast } from '../../../stores/toast.store';
+import '../help.css';
+
+type JoinAck = { ok: boolean; messages?: ChatMessage[] };
+
+const merge = (list: ChatMessage[], more: ChatMessage[]) => {
+  const byId = new Map(list.map((m) => [m.id, m]));
+  for (const m of more) byId.set(m.id, m);
+  return [...byId.values()].sort((a, b) => Number(a.id) - Number(b.id));
+};
+
+/**
+ * `help/center/chat` (spec: a dark blue navigation bar with white text): the live conversation with
+ * customer service. Messages are persisted by the server first, then pushed to the conversation's
+ * room over the app's Socket.IO connection; after a reconnect the page re-joins with the last id it
+ * has and receives what it missed. Operator messages seen here are marked read; the user's own
+ * messages show "Read" once an operator has read them.
+ */
+export function HelpChatPage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const [conv, setConv] = useState<Conversation | null | undefined>(undefined);
+  const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [operatorRead, setOperatorRead] = useState('0');
+  const [closed, setClosed] = useState(false);
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const lastId = useRef('0');
+  const convId = useRef<string | null>(null);
+  const bottom = useRef<HTMLDivElement>(null);
+
+  const accept = useCallback((more: ChatMessage[]) => {
+    if (!more.length) return;
+    setMessages((list) => {
+      const next = merge(list, more);
+      lastId.current = next[next.length - 1]?.id ?? lastId.current;
+      return next;
+    });
+    const lastOperator = [...more].reverse().find((m) => m.sender === 'operator');
+    if (lastOperator) void helpApi.read(lastOperator.id).catch(() => undefined);
+  }, []);
+
+  const join = useCallback(() => {
+    const socket = getSocket() as unknown as Socket;
+    if (!convId.current) return;
+    socket.emit('chat:join', { conversation_id: convId.current, after: lastId.current }, (ack: JoinAck) => {
+      if (ack?.ok && ack.messages) accept(ack.messages);
+    });
+  }, [accept]);
+
+  useEffect(() => {
+    let live = true;
+    helpApi.chat().then(
+      (c) => {
+        if (!live) return;
+        setConv(c);
+        convId.current = c.conversation_id;
+        setOperatorRead(c.operator_read_id);
+        setClosed(c.status === 'closed');
+        accept(c.messages);
+        join();
+      },
+      () => live && setConv(null),
+    );
+    const socket = getSocket() as unknown as Socket;
+    const onMessage = (m: ChatMessage) => m.conversation_id === convId.current && accept([m]);
+    const onRead = (r: { conversation_id: string; side: string; read_id: string }) => r.conversation_id === convId.current && r.side === 'operator' && setOperatorRead(r.read_id);
+    const onClosed = (c: { conversation_id: string }) => c.conversation_id === convId.current && setClosed(true);
+    socket.on('chat:message', onMessage);
+    socket.on('chat:read', onRead);
+    socket.on('chat:closed', onClosed);
+    socket.on('connect', join);
+    return () => {
+      live = false;
+      socket.off('chat:message', onMessage);
+      socket.off('chat:read', onRead);
+      socket.off('chat:closed', onClosed);
+      socket.off('connect', join);
+      if (convId.current) socket.emit('chat:leave', { conversation_id: convId.current });
+    };
+  }, [accept, join]);
+
+  useEffect(() => bottom.current?.scrollIntoView?.({ block: 'end' }), [messages.length]);
+
+  const deliver = async (body: string, image?: string) => {
+    setBusy(true);
+    try {
+      const m = await helpApi.send(body, image);
+      if (m.conversation_id !== convId.current) {
+        // The last conversation was closed: this message opened a new one.
+        convId.current = m.conversation_id;
+        setMessages([]);
+        lastId.current = '0';
+        setClosed(false);
+        setOperatorRead('0');
+        join();
+      }
+      accept([m]);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const body = text.trim();
+    if (!body) return toast(t('help.messageEmpty'));
+    if (await deliver(body)) setText('');
+  };
+
+  const sendImage = async (file: File | undefined) => {
+    if (!file) return;
+    let blob: Blob = file;
+    try {
+      blob = await compressImage(file);
+    } catch {
+      // Sent as it is; the server judges it.
+    }
+    try {
+      const { id } = await uploadImage(blob, 'chat.jpg');
+      await deliver('', id);
+    } catch {
+      // The client already told the user.
+    }
+  };
+
+  return (
+    <div className="chat-screen">
+      <NavBar title={t(titleKey)} />
+      <main id="main" className="page chat">
+        {conv === undefined ? (
+          <Skeleton rows={4} />
+        ) : (
+          <>
+            <p className="muted chat__hint">{t('help.chatHint')}</p>
+            <ol className="chat__messages" aria-live="polite" data-testid="chat-messages">
+              {messages.map((m) => (
+                <li key={m.id} className={`chat__message chat__message--${m.sender}`}>
+                  <span className="visually-hidden">{m.sender === 'user' ? t('help.you') : t('help.service')}: </span>
+                  {m.text && <p>{m.text}</p>}
+                  {m.image_url && <ChatImage url={m.image_url} alt={t('help.imageAlt')} />}
+                  <span className="chat__meta">
+                    {new Date(m.created_at).toLocaleTimeString()}
+                    {m.sender === 'user' && ` · ${Number(m.id) <= Number(operatorRead) ? t('help.read') : t('help.sent')}`}
+                  </span>
+                </li>
+              ))}
+            </ol>
+            {closed && <p className="muted chat__hint">{t('help.closed')}</p>}
+            <div ref={bottom} />
+            <form className="chat__composer" onSubmit={submit}>
+              <label className="button button--small chat__attach">
+                {t('help.image')}
+                <input type="file" accept="image/*" className="visually-hidden" onChange={(e) => void sendImage(e.target.files?.[0])} />
+              </label>
+              <input
+                className="field__control chat__input"
+                value={text}
+                maxLength={1000}
+                onChange={(e) => setText(e.target.value)}
+                placeholder={t('help.messagePlaceholder')}
+                aria-label={t('help.messagePlaceholder')}
+              />
+              <button type="submit" className="button button--primary button--small" disabled={busy} data-testid="chat-send">
+                {t('help.send')}
+              </button>
+            </form>
+          </>
+        )}
+      </main>
+    </div>
+  );
+}
+
+function ChatImage({ url, alt }: { url: string; alt: string }) {
+  const [src, setSrc] = useState<string | null>(null);
+  useEffect(() => {
+    let made: string | null = null;
+    fetchImageUrl(url).then(
+      (u) => {
+        made = u;
+        setSrc(u);
+      },
+      () => setSrc(null),
+    );
+    return () => void (made && URL.revokeObjectURL(made));
+  }, [url]);
+  return src ? <img className="chat__image" src={src} alt={alt} /> : null;
+}

@@ -1,0 +1,238 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { promotionApi, type InviteInfo, type Invitee, type MyInvite, type Ranking, type RebateRecord } from '../../../api/promotion';
+import { copyText } from '../../../components/copy';
+import { Empty, Skeleton } from '../../../components/feedback';
+import { Field, Segmented } from '../../../components/form';
+import { Page } from '../../../components/page';
+import { toast } from '../../../stores/toast.store';
+import { drawPoster } from '../poster';
+import '../promotion.css';
+
+type Tab = 'records' | 'invitees';
+
+/**
+ * `promotion/index` (spec §2, §3): invite code and link (copy), the poster (a PNG drawn here with
+ * the link's QR code; save image), rebate ratio, promoted count, total and pending rebate, the
+ * partner's authorization code, the top 10 ranking, rebate records and the invited users.
+ */
+export function PromotionPage({ titleKey }: { titleKey: string }) {
+  const { t, i18n } = useTranslation();
+  const [info, setInfo] = useState<InviteInfo | null | undefined>(undefined);
+  const [mine, setMine] = useState<MyInvite | null>(null);
+  const [ranking, setRanking] = useState<Ranking | null>(null);
+  const [records, setRecords] = useState<RebateRecord[] | null>(null);
+  const [invitees, setInvitees] = useState<Invitee[] | null>(null);
+  const [poster, setPoster] = useState<string | null>(null);
+  const [tab, setTab] = useState<Tab>('records');
+  const [authCode, setAuthCode] = useState('');
+  const [bindError, setBindError] = useState<string | null>(null);
+
+  const load = () => {
+    promotionApi.invite().then(setInfo, () => setInfo(null));
+    promotionApi.myInvite().then(setMine, () => setMine(null));
+    promotionApi.ranking().then(setRanking, () => setRanking({ currency: 'USDT', items: [] }));
+    promotionApi.records().then(
+      (r) => setRecords(r.items),
+      () => setRecords([]),
+    );
+    promotionApi.invitees().then(
+      (r) => setInvitees(r.items),
+      () => setInvitees([]),
+    );
+  };
+  useEffect(load, []);
+  useEffect(() => {
+    promotionApi.poster().then(
+      (p) => setPoster(drawPoster({ ...p, codeLabel: t('promotion.inviteCode') }) ?? null),
+      () => setPoster(null),
+    );
+  }, [t, i18n.language]);
+
+  const bind = async (e: FormEvent) => {
+    e.preventDefault();
+    setBindError(null);
+    if (!/^[A-Za-z0-9]{4,12}$/.test(authCode.trim())) return setBindError(t('promotion.authCodeInvalid'));
+    try {
+      await promotionApi.bind(authCode.trim());
+      toast(t('promotion.bound'));
+      setAuthCode('');
+      load();
+    } catch (err) {
+      setBindError(err instanceof Error ? err.message : t('common.error'));
+    }
+  };
+
+  return (
+    <Page title={t(titleKey)} className="promotion">
+      {info === undefined ? (
+        <Skeleton rows={4} />
+      ) : info === null ? (
+        <Empty text={t('common.loadFailed')} />
+      ) : (
+        <>
+          <section className="card promotion__summary" aria-label={t('promotion.summary')}>
+            <div className="promotion__stats">
+              <div>
+                <span className="muted">{t('promotion.ratio')}</span>
+                <strong data-testid="promotion-ratio">{pctOf(info.ratio)}</strong>
+              </div>
+              <div>
+                <span className="muted">{t('promotion.promoted')}</span>
+                <strong>{info.promoted_count}</strong>
+              </div>
+              <div>
+                <span className="muted">{t('promotion.totalRebate', { coin: info.rebate_currency })}</span>
+                <strong>{info.total_rebate}</strong>
+              </div>
+              <div>
+                <span className="muted">{t('promotion.pendingRebate', { coin: info.rebate_currency })}</span>
+                <strong>{info.pending_rebate}</strong>
+              </div>
+            </div>
+            {info.rebates.filter((r) => r.currency !== info.rebate_currency).length > 0 && (
+              <p className="muted promotion__others">
+                {info.rebates
+                  .filter((r) => r.currency !== info.rebate_currency)
+                  .map((r) => `${r.total} ${r.currency}`)
+                  .join(' · ')}
+              </p>
+            )}
+            <div className="promotion__row">
+              <span className="muted">{t('promotion.inviteCode')}</span>
+              <strong data-testid="invite-code">{info.invite_code}</strong>
+              <button type="button" className="button button--small" onClick={() => void copyText(info.invite_code)}>
+                {t('common.copy')}
+              </button>
+            </div>
+            <div className="promotion__row">
+              <span className="muted">{t('promotion.link')}</span>
+              <span className="promotion__link" data-testid="invite-link">
+                {info.link}
+              </span>
+              <button type="button" className="button button--small" data-testid="copy-link" onClick={() => void copyText(info.link)}>
+                {t('common.copy')}
+              </button>
+            </div>
+            {mine && (
+              <p className="muted">
+                {mine.partner ? t('promotion.partnerYes', { code: mine.auth_code ?? '' }) : t('promotion.partnerNo')}
+                {mine.inviter && ` · ${t('promotion.invitedBy', { account: mine.inviter.account })}`}
+                {mine.sub_account && ` · ${t('promotion.subAccount')}`}
+              </p>
+            )}
+          </section>
+
+          <section className="card promotion__poster" aria-label={t('promotion.poster')}>
+            <h2>{t('promotion.poster')}</h2>
+            {poster ? (
+              <>
+                <img src={poster} alt={t('promotion.posterAlt', { code: info.invite_code })} data-testid="poster" />
+                <a className="button button--primary" href={poster} download={`kestrel-invite-${info.invite_code}.png`}>
+                  {t('promotion.saveImage')}
+                </a>
+              </>
+            ) : (
+              <Skeleton rows={1} height={200} />
+            )}
+          </section>
+
+          {mine?.can_bind && (
+            <form className="card" onSubmit={bind} noValidate>
+              <h2>{t('promotion.authCode')}</h2>
+              <p className="muted">{t('promotion.authCodeHint')}</p>
+              <Field label={t('promotion.authCode')} value={authCode} onChange={setAuthCode} error={bindError ?? undefined} maxLength={12} />
+              <button type="submit" className="button button--primary">
+                {t('promotion.join')}
+              </button>
+            </form>
+          )}
+
+          <section className="card" aria-label={t('promotion.ranking')}>
+            <h2>{t('promotion.ranking')}</h2>
+            {ranking === null ? (
+              <Skeleton />
+            ) : ranking.items.length === 0 ? (
+              <Empty />
+            ) : (
+              <ol className="promotion__ranking" data-testid="ranking">
+                {ranking.items.map((r) => (
+                  <li key={r.rank}>
+                    <span className="promotion__rank">{r.rank}</span>
+                    <span>{r.account}</span>
+                    <span className="promotion__amount">
+                      {r.rebate} {ranking.currency}
+                    </span>
+                  </li>
+                ))}
+              </ol>
+            )}
+          </section>
+
+          <section className="card">
+            <Segmented
+              label={t('promotion.lists')}
+              value={tab}
+              onChange={setTab}
+              options={[
+                { value: 'records', label: t('promotion.records') },
+                { value: 'invitees', label: t('promotion.invitees') },
+              ]}
+            />
+            {tab === 'records' ? (
+              records === null ? (
+                <Skeleton />
+              ) : records.length === 0 ? (
+                <Empty />
+              ) : (
+                <ul className="promotion__list">
+                  {records.map((r) => (
+                    <li key={r.id}>
+                      <div>
+                        <strong>
+                          +{r.amount} {r.currency}
+                        </strong>
+                        <span className={`status ${r.status === 'paid' ? 'status--passed' : ''}`}>{t(`promotion.status.${r.status}`)}</span>
+                      </div>
+                      <div className="muted">
+                        {t(`promotion.kind.${r.kind}`)} · {r.invitee} · {t('promotion.feeOf', { fee: r.fee, coin: r.currency, ratio: pctOf(r.ratio) })}
+                      </div>
+                      <div className="muted">{new Date(r.created_at).toLocaleString()}</div>
+                    </li>
+                  ))}
+                </ul>
+              )
+            ) : invitees === null ? (
+              <Skeleton />
+            ) : invitees.length === 0 ? (
+              <Empty />
+            ) : (
+              <ul className="promotion__list">
+                {invitees.map((u, i) => (
+                  <li key={`${u.account}-${i}`}>
+                    <div>
+                      <strong>{u.account}</strong>
+                      <span className="muted">{u.verified ? t('promotion.verified') : t('promotion.unverified')}</span>
+                    </div>
+                    <div className="muted">
+                      {new Date(u.registered_at).toLocaleDateString()} · {t('promotion.earned', { amount: u.rebate, coin: info.rebate_currency })}
+                    </div>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+        </>
+      )}
+    </Page>
+  );
+}
+
+/** "0.2" → "20%" (string arithmetic: ratios have at most 8 decimals). */
+function pctOf(ratio: string): string {
+  const [i, f = ''] = ratio.split('.');
+  const digits = (f + '00').slice(0, 2);
+  const rest = f.slice(2).replace(/0+$/, '');
+  const whole = String(Number(i) * 100 + Number(digits));
+  return `${whole}${rest ? `.${rest}` : ''}%`;
+}

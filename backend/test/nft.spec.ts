@@ -59,14 +59,24 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
   const q = <T = Row>(sql: string, params: unknown[] = []): Promise<T[]> => t.ds.query(sql, params);
 
   async function image(): Promise<string> {
-    const res = await t.http().post('/api/admin/nft/images').set('Authorization', admin).attach('file', makePng(24, 24), { filename: 'art.png', contentType: 'image/png' });
+    const res = await t
+      .http()
+      .post('/api/admin/nft/images')
+      .set('Authorization', admin)
+      .attach('file', makePng(24, 24), { filename: 'art.png', contentType: 'image/png' });
     expect(res.body).toMatchObject({ code: 1 });
     return res.body.data.id;
   }
 
   async function mint(price: string | undefined = '100', over: Record<string, unknown> = {}) {
     nextName += 1;
-    const body: Record<string, unknown> = { name: `Falcon ${nextName}`, image_id: await image(), attributes: JSON.stringify({ wing: 'gold', eyes: 2 }), reason: 'drop 1', ...over };
+    const body: Record<string, unknown> = {
+      name: `Falcon ${nextName}`,
+      image_id: await image(),
+      attributes: JSON.stringify({ wing: 'gold', eyes: 2 }),
+      reason: 'drop 1',
+      ...over,
+    };
     if (price !== undefined) body.price = price;
     const res = await post(admin, `admin/nft/collections/${collectionId}/items`, body);
     expect(res.body).toMatchObject({ code: 1 });
@@ -84,7 +94,14 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
 
   it('operators create collections and mint house-owned items with an image, metadata and a primary price: each an event with the operator and reason', async () => {
     const m = await mint('100');
-    expect(m).toMatchObject({ price: '100', state: 'listed', on_sale: true, primary: true, owner: { type: 'house', name: 'Kestrel' }, attributes: { wing: 'gold', eyes: '2' } });
+    expect(m).toMatchObject({
+      price: '100',
+      state: 'listed',
+      on_sale: true,
+      primary: true,
+      owner: { type: 'house', name: 'Kestrel' },
+      attributes: { wing: 'gold', eyes: '2' },
+    });
     const ev = await q<{ type: string; actor: string; reason: string }>(
       `SELECT type, metadata->>'actor' AS actor, metadata->>'reason' AS reason FROM events WHERE stream_id = $1 ORDER BY seq`,
       [`nft-item:${m.id}`],
@@ -95,23 +112,48 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     ]);
     // A new primary price is another listing; withdrawing takes it off sale.
     expect((await post(admin, `admin/nft/items/${m.id}/price`, { price: '120', reason: 'repriced' })).body.data).toMatchObject({ price: '120', on_sale: true });
-    expect((await post(admin, `admin/nft/items/${m.id}/withdraw`, { reason: 'paused' })).body.data).toMatchObject({ price: null, on_sale: false, state: 'held' });
+    expect((await post(admin, `admin/nft/items/${m.id}/withdraw`, { reason: 'paused' })).body.data).toMatchObject({
+      price: null,
+      on_sale: false,
+      state: 'held',
+    });
     expect((await post(admin, `admin/nft/items/${m.id}/price`, { price: '100', reason: 'back on sale' })).body.data).toMatchObject({ price: '100' });
-    expect((await q(`SELECT status FROM nft_listings WHERE item_id = $1 ORDER BY id`, [m.id])).map((r) => r.status)).toEqual(['withdrawn', 'withdrawn', 'active']);
+    expect((await q(`SELECT status FROM nft_listings WHERE item_id = $1 ORDER BY id`, [m.id])).map((r) => r.status)).toEqual([
+      'withdrawn',
+      'withdrawn',
+      'active',
+    ]);
 
     // Bad operator input: clear answers, nothing stored.
     const before = await q(`SELECT COUNT(*)::int AS n FROM nft_items`);
     const u = await buyer('0');
-    const userUpload = (await t.http().post('/api/upload/image').set('Authorization', u.token).attach('file', makePng(), { filename: 'x.png', contentType: 'image/png' })).body.data.id;
+    const userUpload = (
+      await t.http().post('/api/upload/image').set('Authorization', u.token).attach('file', makePng(), { filename: 'x.png', contentType: 'image/png' })
+    ).body.data.id;
     const cases: Array<[string, Record<string, unknown>, number, string]> = [
       [`admin/nft/collections/${collectionId}/items`, { name: 'X', image_id: await image() }, 1000, 'A reason is required'],
       [`admin/nft/collections/${collectionId}/items`, { name: 'X', image_id: 'nope', reason: 'r' }, 1000, 'Upload an image first and give its id'],
       [`admin/nft/collections/${collectionId}/items`, { name: 'X', image_id: userUpload, reason: 'r' }, 2301, expect.any(String) as unknown as string],
-      [`admin/nft/collections/${collectionId}/items`, { name: 'X', image_id: await image(), price: '-5', reason: 'r' }, 1000, 'Enter a valid price above 0 (at most 8 decimal places)'],
-      [`admin/nft/collections/${collectionId}/items`, { name: 'X', image_id: await image(), attributes: '[1,2]', reason: 'r' }, 1000, 'Attributes must be an object of trait names and values'],
+      [
+        `admin/nft/collections/${collectionId}/items`,
+        { name: 'X', image_id: await image(), price: '-5', reason: 'r' },
+        1000,
+        'Enter a valid price above 0 (at most 8 decimal places)',
+      ],
+      [
+        `admin/nft/collections/${collectionId}/items`,
+        { name: 'X', image_id: await image(), attributes: '[1,2]', reason: 'r' },
+        1000,
+        'Attributes must be an object of trait names and values',
+      ],
       [`admin/nft/collections/9999/items`, { name: 'X', image_id: await image(), reason: 'r' }, 2800, 'Collection not found'],
       ['admin/nft/collections', { name: 'Test Falcons', reason: 'again' }, 2809, 'A collection with this name already exists'],
-      ['admin/nft/collections', { name: 'Pricey', fee_rate: '0.9', reason: 'r' }, 1000, 'The fee rate must be a decimal from 0 to 0.5 (at most 8 decimal places)'],
+      [
+        'admin/nft/collections',
+        { name: 'Pricey', fee_rate: '0.9', reason: 'r' },
+        1000,
+        'The fee rate must be a decimal from 0 to 0.5 (at most 8 decimal places)',
+      ],
     ];
     for (const [path, body, code, message] of cases) expect((await post(admin, path, body)).body).toMatchObject({ code, message });
     expect(await q(`SELECT COUNT(*)::int AS n FROM nft_items`)).toEqual(before);
@@ -125,14 +167,19 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     ] as const)
       expect((await post(u.token, path, body)).body.code).toBe(401);
     expect((await get(u.token, 'admin/nft/collections')).body.code).toBe(401);
-    expect((await t.http().post('/api/admin/nft/images').set('Authorization', u.token).attach('file', makePng(), { filename: 'x.png', contentType: 'image/png' })).body.code).toBe(401);
+    expect(
+      (await t.http().post('/api/admin/nft/images').set('Authorization', u.token).attach('file', makePng(), { filename: 'x.png', contentType: 'image/png' }))
+        .body.code,
+    ).toBe(401);
   });
 
   it('the market is public: collections, items with filters, the owner masked, the image served to anyone', async () => {
     const m = await mint('55');
     const list = await get(null, 'nft/list', { collection_id: collectionId, on_sale: 1, limit: 100 });
     expect(list.body).toMatchObject({ type: 'ok', code: 1 });
-    expect(list.body.data.collections).toEqual(expect.arrayContaining([expect.objectContaining({ id: collectionId, name: 'Test Falcons', on_sale: expect.any(Number) })]));
+    expect(list.body.data.collections).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: collectionId, name: 'Test Falcons', on_sale: expect.any(Number) })]),
+    );
     expect(list.body.data.items.map((i: { id: number }) => i.id)).toContain(m.id);
     expect(list.body.data.items.every((i: { on_sale: boolean }) => i.on_sale)).toBe(true);
     const img = await t.http().get(`/api/nft/image/${m.id}`).buffer(true);
@@ -155,9 +202,14 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     const won = answers.filter((a) => a.body.code === 1);
     expect(won).toHaveLength(1);
     const lost = answers.filter((a) => a.body.code !== 1);
-    expect(lost.map((a) => a.body)).toEqual(lost.map(() => expect.objectContaining({ code: 2802, message: 'Sorry, this NFT has just been sold to another buyer. Nothing was charged' })));
+    expect(lost.map((a) => a.body)).toEqual(
+      lost.map(() => expect.objectContaining({ code: 2802, message: 'Sorry, this NFT has just been sold to another buyer. Nothing was charged' })),
+    );
     const winner = buyers[answers.indexOf(won[0])];
-    expect(won[0].body).toMatchObject({ message: 'Purchase successful', data: { sale: { price: '100', fee: '2.5', status: 'completed', primary: true }, item: { owner: { type: 'user', is_me: true } } } });
+    expect(won[0].body).toMatchObject({
+      message: 'Purchase successful',
+      data: { sale: { price: '100', fee: '2.5', status: 'completed', primary: true }, item: { owner: { type: 'user', is_me: true } } },
+    });
 
     const [row] = await q<{ owner_id: number; state: string }>('SELECT owner_id, state FROM nft_items WHERE id = $1', [m.id]);
     expect(row).toEqual({ owner_id: winner.user.id, state: 'held' });
@@ -170,7 +222,11 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
       { code: 701, owner_type: 'system', owner_id: 0, account_type: 'fees', amount: '2.500000000000000000' },
       { code: 702, owner_type: 'system', owner_id: collectionId, account_type: 'nft', amount: '97.500000000000000000' },
     ]);
-    expect(await q(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'nft-sale' AND code = 700 AND owner_id = ANY($1)`, [buyers.map((b) => b.user.id)])).toEqual([{ n: 1 }]);
+    expect(
+      await q(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'nft-sale' AND code = 700 AND owner_id = ANY($1)`, [
+        buyers.map((b) => b.user.id),
+      ]),
+    ).toEqual([{ n: 1 }]);
     const balances = await Promise.all(buyers.map((b) => usdt(b.user.id)));
     expect(balances.filter((b) => b === '900')).toHaveLength(1);
     expect(balances.filter((b) => b === '1000')).toHaveLength(19);
@@ -178,7 +234,13 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     const detail = await item(m.id);
     expect(detail.provenance).toEqual([
       { event: 'mint', price: null, from: null, to: { type: 'house', name: 'Kestrel' }, at: expect.any(String) },
-      { event: 'sale', price: '100', from: { type: 'house', name: 'Kestrel' }, to: { type: 'user', name: expect.stringContaining('***') }, at: expect.any(String) },
+      {
+        event: 'sale',
+        price: '100',
+        from: { type: 'house', name: 'Kestrel' },
+        to: { type: 'user', name: expect.stringContaining('***') },
+        at: expect.any(String),
+      },
     ]);
   });
 
@@ -188,19 +250,35 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     const b = await buyer('1000');
     expect((await post(a.token, 'nft/buy', { item_id: m.id })).body.code).toBe(1);
     // Not the owner: refused, nothing changes.
-    for (const body of [{ item_id: m.id, price: '150' }, { item_id: m.id, action: 'withdraw' }])
-      expect((await post(b.token, 'nft/sell', body)).body).toMatchObject({ code: 2805, message: 'Only the owner of this NFT can list it or withdraw its listing' });
+    for (const body of [
+      { item_id: m.id, price: '150' },
+      { item_id: m.id, action: 'withdraw' },
+    ])
+      expect((await post(b.token, 'nft/sell', body)).body).toMatchObject({
+        code: 2805,
+        message: 'Only the owner of this NFT can list it or withdraw its listing',
+      });
     expect((await post(admin, `admin/nft/items/${m.id}/price`, { price: '1', reason: 'house is not the owner now' })).body.code).toBe(2805);
-    expect((await post(a.token, 'nft/sell', { item_id: m.id, action: 'withdraw' })).body).toMatchObject({ code: 2810, message: 'This NFT is not listed for sale' });
+    expect((await post(a.token, 'nft/sell', { item_id: m.id, action: 'withdraw' })).body).toMatchObject({
+      code: 2810,
+      message: 'This NFT is not listed for sale',
+    });
     // Just sold and not listed again: a late buyer is told it was sold.
     expect((await post(b.token, 'nft/buy', { item_id: m.id })).body).toMatchObject({ code: 2802 });
 
     const listed = await post(a.token, 'nft/sell', { item_id: m.id, price: '150' });
     expect(listed.body).toMatchObject({ code: 1, message: 'Listed for sale', data: { price: '150', on_sale: true, primary: false, owner: { is_me: true } } });
     expect((await post(a.token, 'nft/buy', { item_id: m.id })).body).toMatchObject({ code: 2804, message: 'You already own this NFT' });
-    expect((await post(b.token, 'nft/buy', { item_id: m.id, price: '140' })).body).toMatchObject({ code: 2807, message: 'The price has changed to 150. Please check it and try again' });
+    expect((await post(b.token, 'nft/buy', { item_id: m.id, price: '140' })).body).toMatchObject({
+      code: 2807,
+      message: 'The price has changed to 150. Please check it and try again',
+    });
     // Withdraw, then list again; b buys at the new listing.
-    expect((await post(a.token, 'nft/sell', { item_id: m.id, action: 'withdraw' })).body).toMatchObject({ code: 1, message: 'Listing withdrawn', data: { on_sale: false } });
+    expect((await post(a.token, 'nft/sell', { item_id: m.id, action: 'withdraw' })).body).toMatchObject({
+      code: 1,
+      message: 'Listing withdrawn',
+      data: { on_sale: false },
+    });
     expect((await post(b.token, 'nft/buy', { item_id: m.id })).body).toMatchObject({ code: 2803, message: 'This NFT is not for sale' });
     expect((await post(a.token, 'nft/sell', { item_id: m.id, price: '150' })).body.code).toBe(1);
     const bought = await post(b.token, 'nft/buy', { item_id: m.id, price: '150', client_id: 'resale-1' });
@@ -385,7 +463,16 @@ describe('NFT purchase: kill -9 between reserving the item and the payment, then
 
   /** Every sale is one of the two consistent ends; returns each sale's state. */
   async function consistent(): Promise<Array<{ id: string; status: string }>> {
-    const rows = await q<{ id: string; status: string; item_owner: number; buyer_id: number; seller_id: number; state: string; sale_id: string | null; payments: number }>(
+    const rows = await q<{
+      id: string;
+      status: string;
+      item_owner: number;
+      buyer_id: number;
+      seller_id: number;
+      state: string;
+      sale_id: string | null;
+      payments: number;
+    }>(
       `SELECT s.id::text, s.status, i.owner_id AS item_owner, s.buyer_id, s.seller_id, i.state, i.sale_id::text,
               (SELECT COUNT(*)::int FROM ledger_entries e WHERE e.ref_type = 'nft-sale' AND e.ref_id = s.id::text AND e.code = 700) AS payments
          FROM nft_sales s JOIN nft_items i ON i.id = s.item_id ORDER BY s.id`,
@@ -432,12 +519,32 @@ describe('NFT purchase: kill -9 between reserving the item and the payment, then
     const col = await ok(call(s.base, 'POST', 'admin/nft/collections', { name: 'Crash', fee_rate: '0.02', reason: 'crash test' }, adminTok), 'collection');
     const items: number[] = [];
     for (const n of [1, 2])
-      items.push((await ok(call(s.base, 'POST', `admin/nft/collections/${col.id}/items`, { name: `C${n}`, image_id: img.data.id, price: '100', reason: 'crash test' }, adminTok), 'mint')).id);
+      items.push(
+        (
+          await ok(
+            call(
+              s.base,
+              'POST',
+              `admin/nft/collections/${col.id}/items`,
+              { name: `C${n}`, image_id: img.data.id, price: '100', reason: 'crash test' },
+              adminTok,
+            ),
+            'mint',
+          )
+        ).id,
+      );
 
     const email = `nftcrash.${process.pid}@kestrel.test`;
     await ok(call(s.base, 'POST', 'sms_mail', { email, purpose: 'register' }), 'sms_mail');
-    const code = await waitFor('the code', async () => /\b(\d{6})\b/.exec((await q<{ body: string }>('SELECT body FROM outbox WHERE recipient = $1 ORDER BY id DESC LIMIT 1', [email]))[0]?.body ?? '')?.[1]);
-    const reg = await ok(call(s.base, 'POST', 'user/register', { type: 'email', email, code, password: 'secret-pass', re_password: 'secret-pass', agreement: '1' }), 'register');
+    const code = await waitFor(
+      'the code',
+      async () =>
+        /\b(\d{6})\b/.exec((await q<{ body: string }>('SELECT body FROM outbox WHERE recipient = $1 ORDER BY id DESC LIMIT 1', [email]))[0]?.body ?? '')?.[1],
+    );
+    const reg = await ok(
+      call(s.base, 'POST', 'user/register', { type: 'email', email, code, password: 'secret-pass', re_password: 'secret-pass', agreement: '1' }),
+      'register',
+    );
     const token = reg.token as string;
     const userId = reg.user.id as number;
     // Funding the way the operator CLI does it: a 900 posting through the sequencer outbox.
@@ -450,7 +557,11 @@ describe('NFT purchase: kill -9 between reserving the item and the payment, then
       legs: [coinLeg(userId, USDT, LedgerCode.SystemFunding, '1000'), systemLeg('external', USDT, LedgerCode.SystemFunding, '-1000')],
     };
     await q('INSERT INTO sequencer_outbox (command_id, command) VALUES ($1, $2)', [funding.commandId, JSON.stringify(funding)]);
-    await waitFor('the funding', async () => ((await q<{ result: string | null }>('SELECT result FROM sequencer_outbox WHERE command_id = $1', [funding.commandId]))[0]?.result === 'OK' ? true : undefined));
+    await waitFor('the funding', async () =>
+      (await q<{ result: string | null }>('SELECT result FROM sequencer_outbox WHERE command_id = $1', [funding.commandId]))[0]?.result === 'OK'
+        ? true
+        : undefined,
+    );
 
     // The purchase: the process dies between the reservation and the payment command.
     await expect(call(s.base, 'POST', 'nft/buy', { item_id: items[0] }, token, 10_000)).rejects.toThrow();
@@ -476,7 +587,11 @@ describe('NFT purchase: kill -9 between reserving the item and the payment, then
     expect((await consistent()).map((r) => r.status)).toEqual(['completed', 'completed']);
     await caughtUp();
     expect(await q(`SELECT owner_id FROM nft_items WHERE id = ANY($1) ORDER BY id`, [items])).toEqual([{ owner_id: userId }, { owner_id: userId }]);
-    expect(await q(`SELECT code, COUNT(*)::int AS n, SUM(available_delta)::text AS total FROM ledger_entries WHERE ref_type = 'nft-sale' GROUP BY code ORDER BY code`)).toEqual([
+    expect(
+      await q(
+        `SELECT code, COUNT(*)::int AS n, SUM(available_delta)::text AS total FROM ledger_entries WHERE ref_type = 'nft-sale' GROUP BY code ORDER BY code`,
+      ),
+    ).toEqual([
       { code: 700, n: 2, total: '-200.000000000000000000' },
       { code: 701, n: 2, total: '4.000000000000000000' },
       { code: 702, n: 2, total: '196.000000000000000000' },

@@ -101,7 +101,8 @@ export const nftApi = {
       limit: f.limit ?? 50,
     }),
   item: (id: number) => get<NftList>('nft/list', { id }).then((r) => r.item!),
-  buy: (p: { item_id: number; price: string; client_id: string }) => post<{ sale: { id: string; price: string; fee: string; status: string }; item: NftItem }>('nft/buy', p),
+  buy: (p: { item_id: number; price: string; client_id: string }) =>
+    post<{ sale: { id: string; price: string; fee: string; status: string }; item: NftItem }>('nft/buy', p),
   listForSale: (itemId: number, price: string) => post<NftItem>('nft/sell', { item_id: itemId, action: 'list', price }),
   withdraw: (itemId: number) => post<NftItem>('nft/sell', { item_id: itemId, action: 'withdraw' }),
   orders: (type?: NftOrderType, page = 1) => get<Page<NftOrder>>('nft/order/list', { type, page, limit: 50 }),

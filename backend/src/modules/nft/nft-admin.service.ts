@@ -55,7 +55,10 @@ export class NftAdminService {
       const row = saved.raw[0] as { id: number } | undefined;
       if (!row) throw new BusinessError(ErrorCode.NFT_NAME_EXISTS);
       await this.events.append(m, { streamId: `nft-collection:${row.id}`, metadata: { actor, reason: dto.reason } }, [
-        { type: 'NftCollectionCreated', payload: { collectionId: row.id, name, description: dto.description ?? '', feeRate: moneyString(feeRate), currencyId: USDT_ID } },
+        {
+          type: 'NftCollectionCreated',
+          payload: { collectionId: row.id, name, description: dto.description ?? '', feeRate: moneyString(feeRate), currencyId: USDT_ID },
+        },
       ]);
       return row.id;
     });

@@ -99,7 +99,8 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
     if (dto.price !== undefined && moneyString(dto.price) !== price) throw new BusinessError(ErrorCode.NFT_PRICE_CHANGED, undefined, { price });
     const collection = await this.dataSource.getRepository(NftCollection).findOneOrFail({ where: { id: item.collectionId } });
     // Checked before anything is written (the sequencer checks again when it pays).
-    if (this.host.owner && this.trading.coinBalance(userId, collection.currencyId).available < units(price)) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+    if (this.host.owner && this.trading.coinBalance(userId, collection.currencyId).available < units(price))
+      throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
 
     const sale = await this.reserve(userId, item, collection, price, dto.client_id ?? null);
     this.fault('nft:after-reserve');
@@ -135,7 +136,10 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
         );
         if (reserved.length === 1) return sale;
         // Someone else changed it first: tell the buyer what it is now (the insert above is rolled back).
-        const [now]: Array<{ state: string; owner_id: number; price: string | null }> = await m.query('SELECT state, owner_id, price::text FROM nft_items WHERE id = $1', [item.id]);
+        const [now]: Array<{ state: string; owner_id: number; price: string | null }> = await m.query(
+          'SELECT state, owner_id, price::text FROM nft_items WHERE id = $1',
+          [item.id],
+        );
         if (!now || now.state === 'reserved' || now.owner_id !== item.ownerId) throw new BusinessError(ErrorCode.NFT_SOLD);
         if (now.state === 'listed' && now.price !== null) throw new BusinessError(ErrorCode.NFT_PRICE_CHANGED, undefined, { price: moneyString(now.price) });
         throw await this.notOnSale(m, item.id);
@@ -184,14 +188,27 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
       // The reservation is this sale's until it is finished: anything else is a broken invariant, never papered over.
       if (item.length !== 1) throw new Error(`nft sale ${sale.id}: item ${sale.itemId} is not reserved for it`);
       if (ok) await m.query(`UPDATE nft_listings SET status = 'sold', closed_at = now() WHERE id = $1 AND status = 'active'`, [sale.listingId]);
-      await this.events.append(m, { streamId: `nft-item:${sale.itemId}`, metadata: { actor: `user:${sale.buyerId}`, commandId: `nft-sale-finish:${sale.id}` } }, [
-        ok
-          ? {
-              type: 'NftSold',
-              payload: { saleId: sale.id, itemId: sale.itemId, listingId: sale.listingId, sellerId: sale.sellerId, buyerId: sale.buyerId, price: sale.price, fee: sale.fee, proceeds: sale.proceeds },
-            }
-          : { type: 'NftSaleReleased', payload: { saleId: sale.id, itemId: sale.itemId, buyerId: sale.buyerId, result: code } },
-      ]);
+      await this.events.append(
+        m,
+        { streamId: `nft-item:${sale.itemId}`, metadata: { actor: `user:${sale.buyerId}`, commandId: `nft-sale-finish:${sale.id}` } },
+        [
+          ok
+            ? {
+                type: 'NftSold',
+                payload: {
+                  saleId: sale.id,
+                  itemId: sale.itemId,
+                  listingId: sale.listingId,
+                  sellerId: sale.sellerId,
+                  buyerId: sale.buyerId,
+                  price: sale.price,
+                  fee: sale.fee,
+                  proceeds: sale.proceeds,
+                },
+              }
+            : { type: 'NftSaleReleased', payload: { saleId: sale.id, itemId: sale.itemId, buyerId: sale.buyerId, result: code } },
+        ],
+      );
       return true;
     });
     const row = await this.dataSource.getRepository(NftSale).findOneOrFail({ where: { id: sale.id } });

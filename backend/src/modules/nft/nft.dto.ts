@@ -6,7 +6,8 @@ import { CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { FEE_RATE_RE, PRICE_RE } from './nft-terms';
 
 /** "1"/"true" → true, "0"/"false" → false (query strings and forms); anything else stays and fails. */
-const flag = ({ value }: { value: unknown }) => (value === '1' || value === 'true' || value === true ? true : value === '0' || value === 'false' || value === false ? false : value);
+const flag = ({ value }: { value: unknown }) =>
+  value === '1' || value === 'true' || value === true ? true : value === '0' || value === 'false' || value === false ? false : value;
 
 export class NftListDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'One item: its details with the public provenance (the list is then empty)' })

@@ -157,7 +157,12 @@ export class NftService {
         limit: q.limit,
       };
     }
-    const where = q.type === 'purchase' ? [{ buyerId: userId }] : q.type === 'sale' ? [{ sellerId: userId, status: 'completed' as const }] : [{ buyerId: userId }, { sellerId: userId, status: 'completed' as const }];
+    const where =
+      q.type === 'purchase'
+        ? [{ buyerId: userId }]
+        : q.type === 'sale'
+          ? [{ sellerId: userId, status: 'completed' as const }]
+          : [{ buyerId: userId }, { sellerId: userId, status: 'completed' as const }];
     const [rows, total] = await this.dataSource.getRepository(NftSale).findAndCount({ where, order: { id: 'DESC' }, skip, take: q.limit });
     const items = await this.itemsById(rows.map((r) => r.itemId));
     const coins = await this.coins(rows.map((r) => r.currencyId));
@@ -200,20 +205,30 @@ export class NftService {
     const party = (id: number) => (id === HOUSE ? { type: 'house' as const, name: 'Kestrel' } : { type: 'user' as const, name: maskName(names.get(id) ?? '') });
     return [
       { event: 'mint', price: null, from: null, to: party(HOUSE), at: new Date(item.mintedAt).toISOString() },
-      ...sales.map((s) => ({ event: 'sale', price: moneyString(s.price), from: party(s.sellerId), to: party(s.buyerId), at: new Date(s.settledAt ?? s.createdAt).toISOString() })),
+      ...sales.map((s) => ({
+        event: 'sale',
+        price: moneyString(s.price),
+        from: party(s.sellerId),
+        to: party(s.buyerId),
+        at: new Date(s.settledAt ?? s.createdAt).toISOString(),
+      })),
     ];
   }
 
   async itemViews(rows: NftItem[], viewer: number | undefined) {
     const collections = new Map(
-      (rows.length ? await this.dataSource.getRepository(NftCollection).find({ where: { id: In([...new Set(rows.map((r) => r.collectionId))]) } }) : []).map((c) => [c.id, c]),
+      (rows.length ? await this.dataSource.getRepository(NftCollection).find({ where: { id: In([...new Set(rows.map((r) => r.collectionId))]) } }) : []).map(
+        (c) => [c.id, c],
+      ),
     );
     const names = await this.names(rows.map((r) => r.ownerId));
     const coins = await this.coins([...collections.values()].map((c) => c.currencyId));
     return rows.map((i) => {
       const c = collections.get(i.collectionId);
       const owner: OwnerView =
-        i.ownerId === HOUSE ? { type: 'house', name: 'Kestrel', is_me: false } : { type: 'user', name: maskName(names.get(i.ownerId) ?? ''), is_me: i.ownerId === viewer };
+        i.ownerId === HOUSE
+          ? { type: 'house', name: 'Kestrel', is_me: false }
+          : { type: 'user', name: maskName(names.get(i.ownerId) ?? ''), is_me: i.ownerId === viewer };
       return {
         id: i.id,
         collection_id: i.collectionId,

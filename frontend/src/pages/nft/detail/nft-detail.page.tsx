@@ -118,7 +118,10 @@ export function NftDetailPage({ titleKey }: { titleKey: string }) {
               <small>
                 {p.event === 'mint'
                   ? t('nft.mintedBy', { to: p.to.type === 'house' ? t('nft.house') : p.to.name })
-                  : t('nft.fromTo', { from: p.from?.type === 'house' ? t('nft.house') : (p.from?.name ?? ''), to: p.to.type === 'house' ? t('nft.house') : p.to.name })}
+                  : t('nft.fromTo', {
+                      from: p.from?.type === 'house' ? t('nft.house') : (p.from?.name ?? ''),
+                      to: p.to.type === 'house' ? t('nft.house') : p.to.name,
+                    })}
                 {' · '}
                 {new Date(p.at).toLocaleString()}
               </small>

@@ -20,9 +20,9 @@ export function NftPage({ titleKey }: { titleKey: string }) {
   const [data, setData] = useState<NftList | null>(null);
   const load = useCallback(
     () =>
-      nftApi.list({ collection_id: collection, on_sale: filter === 'sale', mine: filter === 'mine' }).then(setData, () =>
-        setData((d) => d ?? { collections: [], items: [], total: 0, page: 1, limit: 50, item: null }),
-      ),
+      nftApi
+        .list({ collection_id: collection, on_sale: filter === 'sale', mine: filter === 'mine' })
+        .then(setData, () => setData((d) => d ?? { collections: [], items: [], total: 0, page: 1, limit: 50, item: null })),
     [collection, filter],
   );
   useEffect(() => {
@@ -48,7 +48,14 @@ export function NftPage({ titleKey }: { titleKey: string }) {
       <PullRefresh onRefresh={load}>
         <nav className="segmented" aria-label={t('nft.filter')}>
           {FILTERS.map((f) => (
-            <button key={f} type="button" className={filter === f ? 'is-active' : ''} aria-pressed={filter === f} onClick={() => set({ filter: f })} data-testid={`nft-filter-${f}`}>
+            <button
+              key={f}
+              type="button"
+              className={filter === f ? 'is-active' : ''}
+              aria-pressed={filter === f}
+              onClick={() => set({ filter: f })}
+              data-testid={`nft-filter-${f}`}
+            >
               {t(`nft.filters.${f}`)}
             </button>
           ))}
@@ -58,7 +65,13 @@ export function NftPage({ titleKey }: { titleKey: string }) {
             {t('nft.allCollections')}
           </button>
           {data?.collections.map((c) => (
-            <button key={c.id} type="button" className={`chip${collection === c.id ? ' is-active' : ''}`} aria-pressed={collection === c.id} onClick={() => set({ collection: c.id })}>
+            <button
+              key={c.id}
+              type="button"
+              className={`chip${collection === c.id ? ' is-active' : ''}`}
+              aria-pressed={collection === c.id}
+              onClick={() => set({ collection: c.id })}
+            >
               {c.name}
             </button>
           ))}

@@ -18,7 +18,11 @@ export function NftOrdersPage({ titleKey }: { titleKey: string }) {
   const tab = (TABS as string[]).includes(params.get('type') ?? '') ? (params.get('type') as Tab) : 'all';
   const [orders, setOrders] = useState<NftOrder[] | null>(null);
   const load = useCallback(
-    () => nftApi.orders(tab === 'all' ? undefined : tab).then((p) => setOrders(p.items), () => setOrders((o) => o ?? [])),
+    () =>
+      nftApi.orders(tab === 'all' ? undefined : tab).then(
+        (p) => setOrders(p.items),
+        () => setOrders((o) => o ?? []),
+      ),
     [tab],
   );
   useEffect(() => {
@@ -30,7 +34,14 @@ export function NftOrdersPage({ titleKey }: { titleKey: string }) {
       <PullRefresh onRefresh={load}>
         <nav className="segmented" aria-label={t('nft.orderTabs.label')}>
           {TABS.map((k) => (
-            <button key={k} type="button" className={tab === k ? 'is-active' : ''} aria-pressed={tab === k} onClick={() => setParams(k === 'all' ? {} : { type: k }, { replace: true })} data-testid={`nft-orders-tab-${k}`}>
+            <button
+              key={k}
+              type="button"
+              className={tab === k ? 'is-active' : ''}
+              aria-pressed={tab === k}
+              onClick={() => setParams(k === 'all' ? {} : { type: k }, { replace: true })}
+              data-testid={`nft-orders-tab-${k}`}
+            >
               {t(`nft.orderTabs.${k}`)}
             </button>
           ))}

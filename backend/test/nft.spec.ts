@@ -318,6 +318,33 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     ]);
   });
 
+  it('the owner withdrawing while five others buy: either the withdrawal or one purchase wins, never both', async () => {
+    const m = await mint('10');
+    const owner = await buyer('100');
+    expect((await post(owner.token, 'nft/buy', { item_id: m.id })).body.code).toBe(1);
+    expect((await post(owner.token, 'nft/sell', { item_id: m.id, price: '20' })).body.code).toBe(1);
+    const buyers = await Promise.all(Array.from({ length: 5 }, () => buyer('100')));
+    const [withdrawn, ...buys] = await Promise.all([
+      post(owner.token, 'nft/sell', { item_id: m.id, action: 'withdraw' }),
+      ...buyers.map((b) => post(b.token, 'nft/buy', { item_id: m.id })),
+    ]);
+    const won = buys.filter((b) => b.body.code === 1);
+    const [row] = await q<{ owner_id: number; state: string }>('SELECT owner_id, state FROM nft_items WHERE id = $1', [m.id]);
+    const paid = await Promise.all(buyers.map((b) => usdt(b.user.id)));
+    if (withdrawn.body.code === 1) {
+      expect(won).toHaveLength(0);
+      expect(row).toEqual({ owner_id: owner.user.id, state: 'held' });
+      expect(paid).toEqual(buyers.map(() => '100'));
+    } else {
+      expect([2805, 2806]).toContain(withdrawn.body.code);
+      expect(won).toHaveLength(1);
+      expect(row).toEqual({ owner_id: buyers[buys.indexOf(won[0])].user.id, state: 'held' });
+      expect(paid.filter((p) => p === '80')).toHaveLength(1);
+      expect(paid.filter((p) => p === '100')).toHaveLength(4);
+    }
+    expect(buys.filter((b) => b.body.code !== 1).every((b) => [2802, 2803].includes(b.body.code))).toBe(true);
+  });
+
   it('a buyer who cannot pay is refused with nothing written; bad input is refused with its message', async () => {
     const m = await mint('100');
     const poor = await buyer('5');

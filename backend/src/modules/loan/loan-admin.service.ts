@@ -96,11 +96,7 @@ export class LoanAdminService implements OnApplicationBootstrap {
 
   /** The pool's balance per currency, and what is lent out (approved, not yet repaid). */
   async pool() {
-    const rows: Array<{ currency_id: number; symbol: string; available: string; frozen: string }> = await this.dataSource.query(
-      `SELECT b.currency_id, c.symbol, b.available::text, b.frozen::text FROM balances b JOIN coins c ON c.id = b.currency_id
-       WHERE b.owner_type = 'system' AND b.owner_id = $1 AND b.account_type = 'loan-pool' ORDER BY b.currency_id`,
-      [SYSTEM_OWNER_ID],
-    );
+    const rows = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).filter((b) => b.accountType === 'loan-pool');
     const out: Record<number, string> = Object.fromEntries(
       (
         (await this.dataSource.query(
@@ -108,12 +104,12 @@ export class LoanAdminService implements OnApplicationBootstrap {
         )) as Array<{ currency_id: number; owed: string }>
       ).map((r) => [r.currency_id, r.owed]),
     );
-    return rows.map((r) => ({
-      currency_id: r.currency_id,
-      symbol: r.symbol,
-      available: moneyString(r.available),
-      owed: moneyString(out[r.currency_id] ?? '0'),
-    }));
+    const result = [];
+    for (const r of rows) {
+      const coin = await coinOf(this.dataSource, r.currencyId);
+      result.push({ currency_id: r.currencyId, symbol: coin.symbol, available: r.available, owed: moneyString(out[r.currencyId] ?? '0') });
+    }
+    return result;
   }
 
   /** A recorded funding of the pool from outside (900, external → pool), with the operator and reason. */

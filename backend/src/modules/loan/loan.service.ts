@@ -7,6 +7,7 @@ import type { Page } from '../../infra/http/page.dto';
 import { money, moneyString } from '../../infra/money';
 import { USDT_ID } from '../coin-rate/pricing.service';
 import { SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { LedgerService } from '../ledger/ledger.service';
 import { ChainType } from '../reference/chain-type.entity';
 import { UploadService } from '../upload/upload.service';
 import { UserService } from '../user/user.service';
@@ -31,6 +32,7 @@ export class LoanService {
     private readonly users: UserService,
     private readonly uploads: UploadService,
     private readonly events: EventStoreService,
+    private readonly ledger: LedgerService,
   ) {}
 
   /** borrow/list: the products on offer (with the preview when amount and days are given). */
@@ -71,10 +73,7 @@ export class LoanService {
       const prior = await this.dataSource.getRepository(LoanOrder).findOne({ where: { userId, clientId: dto.client_id } });
       if (prior) return { ...orderView(prior, coin), duplicate: true };
     }
-    const [pool] = await this.dataSource.query(
-      `SELECT available::text FROM balances WHERE owner_type = 'system' AND owner_id = $1 AND account_type = 'loan-pool' AND currency_id = $2`,
-      [SYSTEM_OWNER_ID, product.currencyId],
-    );
+    const pool = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'loan-pool' && b.currencyId === product.currencyId);
     if (money(pool?.available ?? '0').lt(amount)) throw new BusinessError(ErrorCode.LOAN_POOL_SHORT);
     const order = await this.dataSource.transaction(async (m) => {
       for (const id of [dto.front_image, dto.back_image, dto.passport_image]) await this.uploads.claim(m, userId, id);

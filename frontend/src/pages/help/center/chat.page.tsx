@@ -88,7 +88,10 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
     };
   }, [accept, join]);
 
-  useEffect(() => bottom.current?.scrollIntoView?.({ block: 'end' }), [messages.length]);
+  useEffect(() => {
+    // Newer browsers return a promise here: never hand it to React as the effect's cleanup.
+    void bottom.current?.scrollIntoView?.({ block: 'end' });
+  }, [messages.length]);
 
   const deliver = async (body: string, image?: string) => {
     setBusy(true);

@@ -377,13 +377,14 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
 
   it('a reservation left by a crash is resolved by the sweep: paid → completed once; refused → released to the old owner with no payment', async () => {
     const sweep = t.app.get(NftSaleService);
-    // As a process that died right after reserving would leave them: a sale pending, its item reserved.
+    // As a process that died right after reserving would leave them: a sale pending, its item reserved
+    // (created now: the app's own sweep leaves them alone for 2 s, the explicit sweeps below take them).
     async function reserved(price: string, buyerId: number) {
       const m = await mint(price);
       const [{ listing_id }] = await q<{ listing_id: string }>('SELECT listing_id::text FROM nft_items WHERE id = $1', [m.id]);
       const [sale] = await q<{ id: string }>(
         `INSERT INTO nft_sales (item_id, collection_id, listing_id, seller_id, buyer_id, currency_id, price, fee, proceeds, status, created_at)
-         VALUES ($1, $2, $3, 0, $4, $5, $6, $6::numeric * 0.025, $6::numeric * 0.975, 'pending', now() - interval '1 minute') RETURNING id::text`,
+         VALUES ($1, $2, $3, 0, $4, $5, $6, $6::numeric * 0.025, $6::numeric * 0.975, 'pending', now()) RETURNING id::text`,
         [m.id, collectionId, listing_id, buyerId, USDT, price],
       );
       await q(`UPDATE nft_items SET state = 'reserved', sale_id = $2 WHERE id = $1`, [m.id, sale.id]);
@@ -393,6 +394,11 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     const poor = await buyer('3');
     const paid = await reserved('20', rich.user.id);
     const refused = await reserved('20', poor.user.id);
+    // Operators see purchases in flight (a user token does not).
+    const inFlight = (await get(admin, 'admin/nft/sales', { status: 'pending' })).body.data;
+    expect(inFlight.items.map((x: { id: string }) => x.id).sort()).toEqual([paid.saleId, refused.saleId].sort());
+    expect(inFlight.items[0]).toMatchObject({ status: 'pending', result: null, command_id: `nft-sale:${inFlight.items[0].id}` });
+    expect((await get(rich.token, 'admin/nft/sales')).body.code).toBe(401);
     // Meanwhile other buyers are told it is sold.
     expect((await post((await buyer('100')).token, 'nft/buy', { item_id: paid.itemId })).body.code).toBe(2802);
     // The app's own periodic sweep may be running too: either resolves them, once.
@@ -410,6 +416,9 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     });
     expect(await state(paid)).toEqual({ sale: { status: 'completed', result: 'OK' }, item: { owner_id: rich.user.id, state: 'held' }, payments: 3 });
     expect(await state(refused)).toEqual({ sale: { status: 'released', result: 'INSUFFICIENT_BALANCE' }, item: { owner_id: 0, state: 'listed' }, payments: 0 });
+    expect((await get(admin, 'admin/nft/sales', { user_id: poor.user.id })).body.data.items).toEqual([
+      expect.objectContaining({ id: refused.saleId, buyer_id: poor.user.id, status: 'released', result: 'INSUFFICIENT_BALANCE' }),
+    ]);
     expect(await usdt(rich.user.id)).toBe('80');
     expect(await usdt(poor.user.id)).toBe('3');
     const orders = (await get(poor.token, 'nft/order/list')).body.data.items;

@@ -9,7 +9,8 @@ import { IncomingFile, UploadService } from '../upload/upload.service';
 import { NftCollection } from './nft-collection.entity';
 import { HOUSE, NftItem } from './nft-item.entity';
 import { MAX_FEE_RATE } from './nft-terms';
-import type { NftCollectionCreateDto, NftMintDto } from './nft.dto';
+import { NftSale } from './nft-sale.entity';
+import type { NftAdminSalesDto, NftCollectionCreateDto, NftMintDto } from './nft.dto';
 import { NftService } from './nft.service';
 
 const DEFAULT_FEE_RATE = '0.025';
@@ -113,6 +114,41 @@ export class NftAdminService {
       return this.nft.listItem(m, item, HOUSE, price, actor, reason);
     });
     return (await this.nft.itemViews([item], undefined))[0];
+  }
+
+  /** Sales for operators (with the parties' ids and the sequencer's answer), newest first: e.g. `status=pending` shows purchases in flight. */
+  async sales(q: NftAdminSalesDto) {
+    const qb = this.dataSource.getRepository(NftSale).createQueryBuilder('s');
+    if (q.status) qb.andWhere('s.status = :status', { status: q.status });
+    if (q.item_id) qb.andWhere('s.item_id = :item', { item: q.item_id });
+    if (q.user_id) qb.andWhere('(s.buyer_id = :u OR s.seller_id = :u)', { u: q.user_id });
+    const [rows, total] = await qb
+      .orderBy('s.id', 'DESC')
+      .skip((q.page - 1) * q.limit)
+      .take(q.limit)
+      .getManyAndCount();
+    return {
+      items: rows.map((s) => ({
+        id: s.id,
+        item_id: s.itemId,
+        collection_id: s.collectionId,
+        listing_id: s.listingId,
+        seller_id: s.sellerId,
+        buyer_id: s.buyerId,
+        currency_id: s.currencyId,
+        price: moneyString(s.price),
+        fee: moneyString(s.fee),
+        proceeds: moneyString(s.proceeds),
+        status: s.status,
+        result: s.result,
+        command_id: `nft-sale:${s.id}`,
+        created_at: new Date(s.createdAt).toISOString(),
+        settled_at: s.settledAt ? new Date(s.settledAt).toISOString() : null,
+      })),
+      total,
+      page: q.page,
+      limit: q.limit,
+    };
   }
 
   /** Takes a house-owned item off sale. */

@@ -7,7 +7,7 @@ import type { IncomingFile } from '../upload/upload.service';
 import { NftAdminService } from './nft-admin.service';
 import { NftSaleService } from './nft-sale.service';
 import { saleView } from './nft-views';
-import { NftBuyDto, NftCollectionCreateDto, NftListDto, NftMintDto, NftOrderListDto, NftPriceDto, NftReasonDto, NftSellDto } from './nft.dto';
+import { NftAdminSalesDto, NftBuyDto, NftCollectionCreateDto, NftListDto, NftMintDto, NftOrderListDto, NftPriceDto, NftReasonDto, NftSellDto } from './nft.dto';
 import { NftService } from './nft.service';
 
 /** The NFT market (spec: nft/list, nft/buy, nft/sell, nft/order/list). The market is public; money and listings need the user. */
@@ -79,6 +79,11 @@ export class NftAdminController {
   @Post('collections')
   async create(@Auth() auth: AuthContext, @Body() dto: NftCollectionCreateDto) {
     return new Reply(await this.admin.createCollection(`admin:${auth.subjectId}`, dto), 'msg.nft_saved');
+  }
+
+  @Get('sales')
+  sales(@Query() q: NftAdminSalesDto) {
+    return this.admin.sales(q);
   }
 
   @Post('collections/:id/items')

@@ -159,3 +159,24 @@ export class NftPriceDto extends NftReasonDto {
   @Matches(PRICE_RE, { message: 'error.nft_price_invalid' })
   price: string;
 }
+
+export class NftAdminSalesDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ['pending', 'completed', 'released'] })
+  @IsOptional()
+  @IsIn(['pending', 'completed', 'released'], { message: 'error.field_invalid' })
+  status?: 'pending' | 'completed' | 'released';
+
+  @ApiPropertyOptional({ description: 'One item' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  item_id?: number;
+
+  @ApiPropertyOptional({ description: 'One user, as buyer or seller' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  user_id?: number;
+}

@@ -94,11 +94,14 @@ export interface Feedback {
 }
 /** A FAQ entry of the news CMS (`newsArticle/list` with the `faq` category). */
 export interface FaqArticle {
-  id: number | string;
+  id: number;
   title: string;
-  summary?: string;
-  body_html?: string;
-  category?: string;
+  summary: string;
+  category: string;
+  category_name: string;
+  published_at: string;
+  /** Detail only: the body as sanitised HTML (rendered and cleaned by the CMS). */
+  content?: string;
 }
 
 export const helpApi = {

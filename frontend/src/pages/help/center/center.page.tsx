@@ -20,7 +20,7 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [service, setService] = useState<{ type: 'chat' | 'external'; url: string } | null>(null);
   const [faq, setFaq] = useState<FaqArticle[] | null | undefined>(undefined);
-  const [open, setOpen] = useState<string | number | null>(null);
+  const [open, setOpen] = useState<number | null>(null);
   const [mine, setMine] = useState<Feedback[] | null>(null);
   const [category, setCategory] = useState<FeedbackCategory>('account');
   const [content, setContent] = useState('');

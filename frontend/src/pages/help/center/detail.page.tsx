@@ -26,8 +26,8 @@ export function HelpDetailPage({ titleKey }: { titleKey: string }) {
       ) : (
         <article className="card">
           <h2>{article.title}</h2>
-          {/* Sanitised server-side by the CMS (docs/api.md "News"). */}
-          <div className="help__article" dangerouslySetInnerHTML={{ __html: article.body_html ?? article.summary ?? '' }} />
+          {/* Rendered from safe Markdown and sanitised by the CMS (news module). */}
+          <div className="help__article" dangerouslySetInnerHTML={{ __html: article.content ?? article.summary }} />
         </article>
       )}
     </Page>

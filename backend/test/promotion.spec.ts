@@ -79,8 +79,8 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect(pending).toMatchObject({ total_rebate: '6', pending_rebate: '6' });
     expect(await coinBalance(t, inviter.user.id, USDT)).toEqual({ available: '0', frozen: '0' });
 
-    await rebates.settle(new Date(Date.now() + 1000));
-    await rebates.settle(new Date(Date.now() + 1000));
+    // Two settlements at once, then two more runs: each rebate is paid once.
+    await Promise.all([rebates.settle(new Date(Date.now() + 1000)), rebates.settle(new Date(Date.now() + 1000))]);
     await run();
     await t.app.get(EngineHost).idle();
     expect(await coinBalance(t, inviter.user.id, USDT)).toEqual({ available: '6', frozen: '0' });
@@ -141,6 +141,29 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
       ]),
     );
     expect(legs).toHaveLength(4);
+
+    // An option fee (401, option account → fees) is rebated the same way.
+    await deposit(t, invitee.user.id, USDT, '10');
+    expect((await t.http().post('/api/wallet/change').set('Authorization', invitee.token).type('form').send({ from: 'coin', to: 'option', currency_id: USDT, amount: '10' })).body.code).toBe(1);
+    await t.app.get(LedgerService).post({
+      commandId: `option-buy:${id}`,
+      refType: 'option',
+      refId: id,
+      actor: `user:${invitee.user.id}`,
+      movements: [
+        { ownerType: 'user', ownerId: invitee.user.id, accountType: 'option', currencyId: USDT, code: LedgerCode.EtfFee, available: '-0.5' },
+        { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId: USDT, code: LedgerCode.EtfFee, available: '0.5' },
+      ],
+    });
+    await run();
+    await run();
+    await t.app.get(OutboxRelay).applied(`rebate:${(await t.ds.query(`SELECT max(id)::text AS id FROM promotion_rebates`))[0].id}`);
+    expect(await coinBalance(t, inviter.user.id, USDT)).toEqual({ available: '0.69382715', frozen: '0' });
+    const kinds = (await get('user/my_account_return', inviter.token)).body.data.items.map((r: { kind: string; amount: string }) => [r.kind, r.amount]);
+    expect(kinds).toEqual([
+      ['option', '0.2'],
+      ['contract', '0.49382715'],
+    ]);
 
     // Partner off again: back to 0.2 for the next fee.
     await t.http().post(`/api/admin/promotion/partners/${inviter.user.id}`).set('Authorization', admin).type('form').send({ partner: '0', reason: 'contract ended' });

@@ -7,6 +7,7 @@ import { Empty, Skeleton } from '../../../components/feedback';
 import { SelectField } from '../../../components/form';
 import { ImageUpload } from '../../../components/image-upload';
 import { Page } from '../../../components/page';
+import { useSessionStore } from '../../../stores/session.store';
 import { toast } from '../../../stores/toast.store';
 import '../help.css';
 
@@ -18,6 +19,8 @@ import '../help.css';
  */
 export function HelpCenterPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
+  // Visitors read the FAQ; their feedback history needs a login (sending asks for one).
+  const token = useSessionStore((st) => st.token);
   const [service, setService] = useState<{ type: 'chat' | 'external'; url: string } | null>(null);
   const [faq, setFaq] = useState<FaqArticle[] | null | undefined>(undefined);
   const [open, setOpen] = useState<number | null>(null);
@@ -28,11 +31,13 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const loadMine = () =>
-    helpApi.myFeedback().then(
+  const loadMine = async () => {
+    if (!token) return setMine([]);
+    await helpApi.myFeedback().then(
       (r) => setMine(r.items),
       () => setMine([]),
     );
+  };
   useEffect(() => {
     helpApi.customerUrl().then(setService, () => setService({ type: 'chat', url: '' }));
     helpApi.faq().then(
@@ -40,7 +45,7 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
       () => setFaq(null),
     );
     void loadMine();
-  }, []);
+  }, [token]);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();

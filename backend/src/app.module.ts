@@ -23,6 +23,7 @@ import { LeverModule } from './modules/lever/lever.module';
 import { FinanceModule } from './modules/finance/finance.module';
 import { LoanModule } from './modules/loan/loan.module';
 import { NoticeModule } from './modules/notice/notice.module';
+import { NewsModule } from './modules/news/news.module';
 import { LedgerModule } from './modules/ledger/ledger.module';
 import { ReferenceModule } from './modules/reference/reference.module';
 import { SettingsModule } from './modules/settings/settings.module';
@@ -74,6 +75,7 @@ export class AppModule {
         MicrotradeModule,
         NewcoinModule,
         NftModule,
+        NewsModule,
         LeverModule,
         FinanceModule,
         LoanModule,

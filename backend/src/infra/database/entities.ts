@@ -31,6 +31,7 @@ import { WealthOrder } from '../../modules/finance/wealth-order.entity';
 import { WealthProduct } from '../../modules/finance/wealth-product.entity';
 import { LeverPosition } from '../../modules/lever/lever-position.entity';
 import { UserMessage } from '../../modules/notice/user-message.entity';
+import { NewsArticle, NewsBanner, NewsCategory, NewsTranslation } from '../../modules/news/news.entities';
 import { IdentityVerification } from '../../modules/real-name/identity-verification.entity';
 import { Upload } from '../../modules/upload/upload.entity';
 import { Setting } from '../../modules/settings/setting.entity';
@@ -94,4 +95,8 @@ export const ENTITIES = [
   NftItem,
   NftListing,
   NftSale,
+  NewsCategory,
+  NewsArticle,
+  NewsTranslation,
+  NewsBanner,
 ];

@@ -124,6 +124,13 @@ export const ErrorCode = {
   HELP_CONVERSATION_CLOSED: 3012,
   HELP_MESSAGE_EMPTY: 3013,
   HELP_FEEDBACK_REPLIED: 3014,
+  NEWS_CATEGORY_NOT_FOUND: 2900,
+  NEWS_ARTICLE_NOT_FOUND: 2901,
+  NEWS_BANNER_NOT_FOUND: 2902,
+  NEWS_CATEGORY_EXISTS: 2903,
+  NEWS_IMAGE_NOT_FOUND: 2904,
+  NEWS_ENGLISH_REQUIRED: 2905,
+  NOTICE_NOT_FOUND: 2910,
   INTERNAL: 9000,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -239,5 +246,12 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.HELP_CONVERSATION_CLOSED]: 'error.help_conversation_closed',
   [ErrorCode.HELP_MESSAGE_EMPTY]: 'error.help_message_empty',
   [ErrorCode.HELP_FEEDBACK_REPLIED]: 'error.help_feedback_replied',
+  [ErrorCode.NEWS_CATEGORY_NOT_FOUND]: 'error.news_category_not_found',
+  [ErrorCode.NEWS_ARTICLE_NOT_FOUND]: 'error.news_article_not_found',
+  [ErrorCode.NEWS_BANNER_NOT_FOUND]: 'error.news_banner_not_found',
+  [ErrorCode.NEWS_CATEGORY_EXISTS]: 'error.news_category_exists',
+  [ErrorCode.NEWS_IMAGE_NOT_FOUND]: 'error.news_image_not_found',
+  [ErrorCode.NEWS_ENGLISH_REQUIRED]: 'error.news_english_required',
+  [ErrorCode.NOTICE_NOT_FOUND]: 'error.notice_not_found',
   [ErrorCode.INTERNAL]: 'error.internal',
 };

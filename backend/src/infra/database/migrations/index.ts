@@ -1,6 +1,7 @@
 import { Init1795298491223 } from './1795298491223-Init';
 import { SpotTrading1795299029425 } from './1795299029425-SpotTrading';
 import { Wallet1795307457092 } from './1795307457092-Wallet';
+import { News1795560000000 } from './1795560000000-News';
 import { UserMessages1795307167728 } from './1795307167728-UserMessages';
 import { Identity1795307506789 } from './1795307506789-Identity';
 import { Options1795308599675 } from './1795308599675-Options';
@@ -13,4 +14,4 @@ import { Loan1795535000000 } from './1795535000000-Loan';
 import { PromotionHelp1795550000000 } from './1795550000000-PromotionHelp';
 
 /** In order. Generate new ones with `npm run migration:generate -w backend -- src/infra/database/migrations/Name`. */
-export const MIGRATIONS = [Init1795298491223, SpotTrading1795299029425, UserMessages1795307167728, Wallet1795307457092, Identity1795307506789, Options1795308599675, Lever1795310818726, SpotCoreV21795500881265, Wealth1795510000000, Ieo1795520000000, Loan1795535000000, Nft1795540000000, PromotionHelp1795550000000];
+export const MIGRATIONS = [Init1795298491223, SpotTrading1795299029425, UserMessages1795307167728, Wallet1795307457092, Identity1795307506789, Options1795308599675, Lever1795310818726, SpotCoreV21795500881265, Wealth1795510000000, Ieo1795520000000, Loan1795535000000, Nft1795540000000, PromotionHelp1795550000000, News1795560000000];

@@ -89,6 +89,9 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     const houseAfter = await t.ds.query(`SELECT trim_scale(available)::text AS available FROM balances WHERE owner_type = 'system' AND account_type = 'spot-fee' AND currency_id = $1`, [USDT]);
     expect(Number(houseBefore[0].available) - Number(houseAfter[0].available)).toBe(6);
 
+    // One message for the settlement, in the notices.
+    const messages = await t.ds.query(`SELECT title_key, params FROM user_messages WHERE user_id = $1`, [inviter.user.id]);
+    expect(messages).toEqual([{ title_key: 'notice.rebate_paid', params: { amount: '6', coin: 'USDT' } }]);
     const after = (await get('user/invite', inviter.token)).body.data;
     expect(after).toMatchObject({ total_rebate: '6', pending_rebate: '0' });
     const records = (await get('user/my_account_return', inviter.token)).body.data;

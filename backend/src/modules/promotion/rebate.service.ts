@@ -1,13 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { DataSource } from 'typeorm';
-import { money } from '../../infra/money';
+import { DataSource, EntityManager } from 'typeorm';
+import { money, moneyString } from '../../infra/money';
 import { QueuesService } from '../../infra/queue/queues.service';
 import { EngineBus } from '../engine/engine-bus';
 import { OutboxRelay } from '../engine/outbox-relay.service';
 import { coinLeg, systemLeg } from '../engine/trade-account-commands';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService } from '../ledger/ledger.service';
+import { UserMessageService } from '../notice/user-message.service';
 import { PromotionSettingsService } from './promotion-settings.service';
 import { rebateOf } from './promotion-terms';
 
@@ -50,6 +51,7 @@ export class RebateService implements OnApplicationBootstrap {
     private readonly bus: EngineBus,
     private readonly queues: QueuesService,
     private readonly settings: PromotionSettingsService,
+    private readonly messages: UserMessageService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -113,24 +115,27 @@ export class RebateService implements OnApplicationBootstrap {
   /** Pays every pending rebate (as of `now`). Returns how many this run paid. */
   async settle(now: Date): Promise<{ paid: number }> {
     let paid = 0;
-    let after = '0';
     let last: string | undefined;
     const inviters = new Set<number>();
+    // One transaction per inviter and currency (at most CHUNK rows each): its rows, their money commands and one message.
     for (;;) {
-      const ids: Array<{ id: string }> = await this.dataSource.query(
-        `SELECT id::text FROM promotion_rebates WHERE status = 'pending' AND id > $1 AND created_at <= $2 ORDER BY id LIMIT $3`,
-        [after, now, CHUNK],
+      const groups: Array<{ inviter_id: number; currency_id: number }> = await this.dataSource.query(
+        `SELECT DISTINCT inviter_id, currency_id FROM promotion_rebates WHERE status = 'pending' AND created_at <= $1 ORDER BY inviter_id, currency_id LIMIT $2`,
+        [now, CHUNK],
       );
-      for (const { id } of ids) {
-        const done = await this.pay(id, now);
+      if (!groups.length) break;
+      let progressed = false;
+      for (const g of groups) {
+        const done = await this.payGroup(g.inviter_id, g.currency_id, now);
         if (done) {
-          paid += 1;
-          last = `rebate:${id}`;
-          inviters.add(done);
+          progressed = true;
+          paid += done.count;
+          last = done.last;
+          inviters.add(g.inviter_id);
         }
       }
-      if (ids.length < CHUNK) break;
-      after = ids[ids.length - 1].id;
+      // Nothing paid: what is left is held by a concurrent run, which pays it.
+      if (!progressed) break;
     }
     // The relay sends in order: once the last one is applied, all of this run's are.
     if (last) await this.outbox.applied(last, 30_000);
@@ -138,50 +143,57 @@ export class RebateService implements OnApplicationBootstrap {
     return { paid };
   }
 
-  /** One rebate, exactly once: the row lock and its status change commit with the money's commands. */
-  private pay(id: string, now: Date): Promise<number | undefined> {
+  /**
+   * An inviter's pending rebates in one currency, exactly once: under the rows' locks, the money's
+   * commands (`rebate:<id>`, and `rebate-out:<id>` from `fees`), the rows marked paid and the
+   * user's message commit together, so a second or concurrent run finds nothing pending.
+   */
+  private payGroup(inviterId: number, currencyId: number, now: Date): Promise<{ count: number; last: string } | undefined> {
     return this.dataSource.transaction(async (m) => {
-      const [r]: Array<{ inviter_id: number; kind: string; currency_id: number; amount: string; status: string }> = await m.query(
-        `SELECT inviter_id, kind, currency_id, amount::text, status FROM promotion_rebates WHERE id = $1 FOR UPDATE`,
-        [id],
+      const rows: Array<{ id: string; kind: string; amount: string }> = await m.query(
+        `SELECT id::text, kind, amount::text FROM promotion_rebates
+         WHERE inviter_id = $1 AND currency_id = $2 AND status = 'pending' AND created_at <= $3 ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED`,
+        [inviterId, currencyId, now, CHUNK],
       );
-      if (!r || r.status !== 'pending') return undefined;
-      const amount = money(r.amount).toString();
-      const ref = { refType: 'rebate', refId: id, actor: 'system:promotion', memo: `referral rebate (${r.kind})` };
-      if (r.kind === 'spot') {
-        await this.outbox.enqueue(m, {
-          ...ref,
-          commandId: `rebate:${id}`,
-          legs: [systemLeg('spot-fee', r.currency_id, LedgerCode.ReferralRebate, `-${amount}`), coinLeg(r.inviter_id, r.currency_id, LedgerCode.ReferralRebate, amount)],
-        });
-      } else {
-        const transit = (available: string) => ({
-          ownerType: 'system' as const,
-          ownerId: SYSTEM_OWNER_ID,
-          accountType: 'transit' as const,
-          currencyId: r.currency_id,
-          code: LedgerCode.ReferralRebate,
-          available,
-        });
-        await this.ledger.post(
-          {
-            ...ref,
-            commandId: `rebate-out:${id}`,
-            movements: [
-              { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId: r.currency_id, code: LedgerCode.ReferralRebate, available: `-${amount}` },
-              transit(amount),
-            ],
-          },
-          m,
-        );
-        await this.outbox.enqueue(m, {
-          ...ref,
-          commandId: `rebate:${id}`,
-          legs: [systemLeg('transit', r.currency_id, LedgerCode.ReferralRebate, `-${amount}`), coinLeg(r.inviter_id, r.currency_id, LedgerCode.ReferralRebate, amount)],
-        });
+      if (!rows.length) return undefined;
+      let total = money('0');
+      for (const r of rows) {
+        await this.payIn(m, r.id, inviterId, currencyId, r.kind, money(r.amount).toString());
+        total = total.plus(r.amount);
       }
-      await m.query(`UPDATE promotion_rebates SET status = 'paid', paid_at = $2 WHERE id = $1`, [id, now]);
-      return r.inviter_id;
+      await m.query(`UPDATE promotion_rebates SET status = 'paid', paid_at = $2 WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id), now]);
+      const [coin] = await m.query('SELECT symbol FROM coins WHERE id = $1', [currencyId]);
+      await this.messages.leave(m, inviterId, 'notice.rebate_paid', { amount: moneyString(total), coin: coin?.symbol ?? String(currencyId) }, `rebate:${rows[0].id}-${rows[rows.length - 1].id}`);
+      return { count: rows.length, last: `rebate:${rows[rows.length - 1].id}` };
+    });
+  }
+
+  /** One rebate's money, inside the caller's transaction: spot-fee → trade account, or fees → transit → trade account. */
+  private async payIn(m: EntityManager, id: string, inviterId: number, currencyId: number, kind: string, amount: string): Promise<void> {
+    const ref = { refType: 'rebate', refId: id, actor: 'system:promotion', memo: `referral rebate (${kind})` };
+    if (kind === 'spot') {
+      await this.outbox.enqueue(m, {
+        ...ref,
+        commandId: `rebate:${id}`,
+        legs: [systemLeg('spot-fee', currencyId, LedgerCode.ReferralRebate, `-${amount}`), coinLeg(inviterId, currencyId, LedgerCode.ReferralRebate, amount)],
+      });
+      return;
+    }
+    await this.ledger.post(
+      {
+        ...ref,
+        commandId: `rebate-out:${id}`,
+        movements: [
+          { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId, code: LedgerCode.ReferralRebate, available: `-${amount}` },
+          { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'transit', currencyId, code: LedgerCode.ReferralRebate, available: amount },
+        ],
+      },
+      m,
+    );
+    await this.outbox.enqueue(m, {
+      ...ref,
+      commandId: `rebate:${id}`,
+      legs: [systemLeg('transit', currencyId, LedgerCode.ReferralRebate, `-${amount}`), coinLeg(inviterId, currencyId, LedgerCode.ReferralRebate, amount)],
     });
   }
 }

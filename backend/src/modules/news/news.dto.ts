@@ -51,6 +51,7 @@ export class CategoryCreateDto extends Reasoned {
 
   @ApiProperty({ description: 'JSON object language → name, with en', example: '{"en":"Guides","zh":"指南"}' })
   @Transform(json)
+  @IsNotEmpty({ message: 'error.news_names_invalid' })
   names: unknown;
 
   @ApiPropertyOptional()

@@ -129,6 +129,22 @@ describe('promotion and help centre on the real stack', () => {
     await page.locator('.chat__message--user .chat__meta', { hasText: 'Read' }).waitFor({ timeout: 10_000 });
   });
 
+  it('the help centre lists the FAQ of the news CMS and opens an answer', async () => {
+    const { categories } = await api<{ categories: Array<{ id: number; code: string }> }>('GET', 'news/list', {});
+    const faq = categories.find((c) => c.code === 'faq')!;
+    await api(
+      'POST',
+      'admin/news/articles',
+      { category_id: faq.id, lang: 'en', title: 'How are rebates paid?', summary: 'Every hour, into your trade account.', body: 'Rebates are **paid on the hour**.', reason: 'e2e' },
+      adminToken,
+    );
+    await go(page, '/pages/help/center/center');
+    await page.getByRole('button', { name: 'How are rebates paid?' }).click();
+    await page.getByText('Every hour, into your trade account.').waitFor();
+    await page.getByRole('link', { name: 'Read more' }).click();
+    await page.locator('.help__article strong', { hasText: 'paid on the hour' }).waitFor();
+  });
+
   it('promotion, help centre and chat in both themes at 390×844 (axe)', async () => {
     const findings = [
       ...(await shoot(page, 'promotion', '/pages/promotion/index', '[data-testid="poster"]')),

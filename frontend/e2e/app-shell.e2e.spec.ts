@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ARTIFACTS, launchBrowser } from './screens';
 import { latestCode, startStack, type Stack } from './stack';
 
 /**
@@ -10,9 +10,6 @@ import { latestCode, startStack, type Stack } from './stack';
  * sent to login (with backpage) from a guarded page. Screenshots of both themes go to
  * frontend/test-artifacts/; axe checks home, login, register and settings in both themes.
  */
-const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 jest.setTimeout(120_000);
 
@@ -54,9 +51,8 @@ async function checkBothThemes(name: string, path: string) {
 }
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   stack = await startStack();
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await launchBrowser();
   context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
   page = await context.newPage();
   page.setDefaultTimeout(15_000);

@@ -1,7 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { go as goTo, launchBrowser, shootThemes } from './screens';
 import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
 
 /**
@@ -12,9 +10,6 @@ import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from '.
  * contract position and closes it through the confirmation (ledger 20/21/22 and 30 when the P/L is
  * not zero); screenshots at 390×844 in both themes and axe on the new screens.
  */
-const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const USDT = 3;
 const SYMBOL = 'BTC/USDT';
 
@@ -60,10 +55,7 @@ async function verifiedFundedUser() {
   return { email, token: s.token, user: center };
 }
 
-async function go(p: Page, path: string) {
-  await p.goto(`${stack.url}/?n=${Date.now()}#${path}`);
-  await p.locator('.nav-bar__title').first().waitFor();
-}
+const go = (p: Page, path: string) => goTo(p, stack.url, path);
 
 async function ledger(code: number, account: string): Promise<Array<{ amount: string }>> {
   return (await api<{ items: Array<{ amount: string }> }>('GET', 'wallet/log', { code, account, currency_id: USDT, limit: 50 }, user.token)).items;
@@ -83,31 +75,12 @@ async function eventually<T>(read: () => Promise<T>, check: (v: T) => void, ms =
   }
 }
 
-async function shoot(p: Page, name: string, path: string, ready?: string, then?: (p: Page) => Promise<void>): Promise<string[]> {
-  const findings: string[] = [];
-  for (const theme of ['light', 'dark'] as const) {
-    await p.evaluate((t) => localStorage.setItem('theme', t), theme);
-    await go(p, path);
-    if (ready) await p.locator(ready).first().waitFor();
-    if (then) await then(p);
-    await p.waitForTimeout(400);
-    await p.screenshot({ path: join(ARTIFACTS, `${name}-${theme}.png`) });
-    const axe = await new AxeBuilder({ page: p }).disableRules(['region']).analyze();
-    findings.push(
-      ...axe.violations
-        .filter((v) => v.impact === 'critical' || v.impact === 'serious')
-        .map((v) => `${name} ${theme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    );
-  }
-  await p.evaluate(() => localStorage.setItem('theme', 'light'));
-  return findings;
-}
+const shoot = (p: Page, name: string, path: string, ready?: string, then?: (p: Page) => Promise<void>) => shootThemes(p, stack.url, name, path, { ready, then, settleMs: 400 });
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   stack = await startStack({ simulator: true });
   api = apiOf(stack.url);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await launchBrowser();
   adminToken = (await api<{ token: string }>('POST', 'admin/login', ADMIN)).token;
   await api('POST', 'admin/chains/1', { deposit_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', reason: 'e2e' }, adminToken); // USDT TRC20
   await api(

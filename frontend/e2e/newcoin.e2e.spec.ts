@@ -1,7 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
 import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
 
 /**
@@ -12,9 +11,6 @@ import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from '.
  * coin has 2 decimals) and refund (33.34) appear on the screen.
  * Screens at 390×844 in both themes with axe; the details in Chinese too.
  */
-const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const USDT = 3;
 
 jest.setTimeout(240_000);
@@ -45,35 +41,14 @@ async function fundedUser(name: string, usdt: string) {
   return s;
 }
 
-async function go(p: Page, path: string) {
-  await p.goto(`${stack.url}/?n=${Date.now()}#${path}`);
-  await p.locator('.nav-bar__title').first().waitFor();
-}
+const go = (p: Page, path: string) => goTo(p, stack.url, path);
 
-async function shoot(p: Page, name: string, path: string, ready: string): Promise<string[]> {
-  const findings: string[] = [];
-  for (const theme of ['light', 'dark'] as const) {
-    await p.evaluate((t) => localStorage.setItem('theme', t), theme);
-    await go(p, path);
-    await p.locator(ready).first().waitFor();
-    await p.waitForTimeout(300);
-    await p.screenshot({ path: join(ARTIFACTS, `${name}-${theme}.png`) });
-    const axe = await new AxeBuilder({ page: p }).disableRules(['region']).analyze();
-    findings.push(
-      ...axe.violations
-        .filter((v) => v.impact === 'critical' || v.impact === 'serious')
-        .map((v) => `${name} ${theme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    );
-  }
-  await p.evaluate(() => localStorage.setItem('theme', 'light'));
-  return findings;
-}
+const shoot = (p: Page, name: string, path: string, ready: string) => shootThemes(p, stack.url, `${name}`, path, { ready });
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   stack = await startStack({ simulator: false });
   api = apiOf(stack.url);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await launchBrowser();
   adminToken = (await api<{ token: string }>('POST', 'admin/login', ADMIN)).token;
   await api('POST', 'admin/chains/1', { deposit_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', reason: 'e2e' }, adminToken); // USDT TRC20
 }, 240_000);

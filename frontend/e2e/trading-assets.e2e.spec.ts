@@ -1,7 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { go as goTo, launchBrowser, shootThemes } from './screens';
 import { ADMIN, apiOf, latestCode, png, startStack, uploadImage, type Stack } from './stack';
 
 /**
@@ -12,9 +10,6 @@ import { ADMIN, apiOf, latestCode, png, startStack, uploadImage, type Stack } fr
  * live; the assets screens show the exact balances and the 600/601/602 ledger rows; a transfer;
  * screenshots at 390×844 in both themes (test-artifacts/), axe on the new screens.
  */
-const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const USDT = 3;
 /** A decimal string without trailing zeros (the API may pad to the coin's decimals). */
 const norm = (s: string | null) => (s ?? '').replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
@@ -76,11 +71,7 @@ async function openAs(u: User): Promise<Page> {
   return page;
 }
 
-/** Full navigation (a new document), so the stored session and theme are read at launch. */
-async function go(page: Page, path: string) {
-  await page.goto(`${stack.url}/?n=${Date.now()}#${path}`);
-  await page.locator('.nav-bar__title').first().waitFor();
-}
+const go = (page: Page, path: string) => goTo(page, stack.url, path);
 
 /** Retries `read` until it satisfies `check` (20 s at most), then asserts on the last value. */
 async function eventually<T>(read: () => Promise<T>, check: (v: T) => void): Promise<void> {
@@ -99,22 +90,7 @@ async function eventually<T>(read: () => Promise<T>, check: (v: T) => void): Pro
 const shots: Array<[string, string]> = [];
 async function shoot(page: Page, name: string, path: string, ready?: string) {
   shots.push([name, path]);
-  const findings: string[] = [];
-  for (const theme of ['light', 'dark'] as const) {
-    await page.evaluate((t) => localStorage.setItem('theme', t), theme);
-    await go(page, path);
-    if (ready) await page.locator(ready).first().waitFor();
-    await page.waitForTimeout(400);
-    await page.screenshot({ path: join(ARTIFACTS, `${name}-${theme}.png`) });
-    const axe = await new AxeBuilder({ page }).disableRules(['region']).analyze();
-    findings.push(
-      ...axe.violations
-        .filter((v) => v.impact === 'critical' || v.impact === 'serious')
-        .map((v) => `${name} ${theme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    );
-  }
-  await page.evaluate(() => localStorage.setItem('theme', 'light'));
-  expect(findings).toEqual([]);
+  expect(await shootThemes(page, stack.url, name, path, { ready, settleMs: 400 })).toEqual([]);
 }
 
 let a: User;
@@ -123,10 +99,9 @@ let pageA: Page;
 let pageB: Page;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   stack = await startStack({ simulator: false });
   api = apiOf(stack.url);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await launchBrowser();
   adminToken = (await api<{ token: string }>('POST', 'admin/login', ADMIN)).token;
   await api('POST', 'admin/chains/1', { deposit_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', reason: 'e2e' }, adminToken); // USDT TRC20
   await api('POST', 'admin/chains/6', { deposit_address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', reason: 'e2e' }, adminToken); // BTC BITCOIN

@@ -1,0 +1,55 @@
+import AxeBuilder from '@axe-core/playwright';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Where the browser tests leave their screenshots (frontend/test-artifacts). */
+export const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Headless Chromium as every browser test runs it (the Debian package; `CHROMIUM_PATH` overrides). */
+export function launchBrowser(): Promise<Browser> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+}
+
+/** Full navigation (a new document), so the stored session, language and theme are read at launch. */
+export async function go(page: Page, base: string, path: string): Promise<void> {
+  await page.goto(`${base}/?n=${Date.now()}#${path}`);
+  await page.locator('.nav-bar__title').first().waitFor();
+}
+
+export interface ShotOptions {
+  /** A selector that shows the screen has its live data. */
+  ready?: string;
+  /** Brings the screen to the state to shoot (opens a sheet, scrolls…). */
+  then?: (page: Page) => Promise<void>;
+  /** Time for transitions and late paints before the shot (ms). */
+  settleMs?: number;
+}
+
+/**
+ * The screen at `path` in the light and the dark theme: a screenshot of each
+ * (`test-artifacts/<file>-<theme>.png`) and axe's serious or critical findings (none expected).
+ * Leaves the light theme stored.
+ */
+export async function shootThemes(page: Page, base: string, file: string, path: string, opts: ShotOptions = {}): Promise<string[]> {
+  const findings: string[] = [];
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => localStorage.setItem('theme', t), theme);
+    await go(page, base, path);
+    if (opts.ready) await page.locator(opts.ready).first().waitFor();
+    if (opts.then) await opts.then(page);
+    await page.waitForTimeout(opts.settleMs ?? 300);
+    await page.screenshot({ path: join(ARTIFACTS, `${file}-${theme}.png`) });
+    const axe = await new AxeBuilder({ page }).disableRules(['region']).analyze();
+    findings.push(
+      ...axe.violations
+        .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+        .map((v) => `${file} ${theme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    );
+  }
+  await page.evaluate(() => localStorage.setItem('theme', 'light'));
+  return findings;
+}

@@ -11,6 +11,7 @@ import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService, Movement } from '../ledger/ledger.service';
 import { MarkPriceService, Tick } from '../market/mark-price.service';
+import { UserMessageService } from '../notice/user-message.service';
 import { LeverConfig } from './lever-config.entity';
 import { equityAt, feeOf, isLiquidated, liquidationPrice, maintenanceOf, marginOf, pnlAt, slHit, tpHit, type PositionTerms } from './lever-math';
 import { CloseReason, LeverPosition } from './lever-position.entity';
@@ -52,6 +53,7 @@ export class LeverService {
     private readonly registry: MarketRegistry,
     private readonly bus: EngineBus,
     private readonly marks: MarkPriceService,
+    private readonly messages: UserMessageService,
   ) {}
 
   private async config(market: MarketInfo): Promise<LeverConfig> {
@@ -303,6 +305,14 @@ export class LeverService {
         },
         m,
       );
+      if (reason === 'liquidation')
+        await this.messages.leave(
+          m,
+          p.userId,
+          'notice.lever_liquidated',
+          { symbol: this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', lots: String(p.lots), price: moneyString(tick.price) },
+          `lever:${p.id}`,
+        );
       return {
         ...p,
         status: 'closed' as const,

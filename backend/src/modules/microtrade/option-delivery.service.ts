@@ -8,6 +8,7 @@ import { EngineBus } from '../engine/engine-bus';
 import { MarketRegistry } from '../engine/market-registry.service';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService, Movement, Posting } from '../ledger/ledger.service';
+import { UserMessageService } from '../notice/user-message.service';
 import { OptionOrder, OptionResult } from './option-order.entity';
 import { orderView } from './microtrade.service';
 
@@ -27,6 +28,7 @@ interface Due {
   tick_id: string;
   tick_price: string;
   tick_ts: Date;
+  market_id: number;
 }
 
 /** The result is a pure function of the two recorded prices and the direction (DESIGN §1). */
@@ -54,6 +56,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
     private readonly registry: MarketRegistry,
     private readonly bus: EngineBus,
     private readonly queues: QueuesService,
+    private readonly messages: UserMessageService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -106,7 +109,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
     let settled = 0;
     for (;;) {
       const due: Due[] = await this.dataSource.query(
-        `SELECT o.id::text, o.user_id, o.direction, o.quantity::text, o.profit_ratio::text, o.open_price::text, t.id::text AS tick_id, t.price::text AS tick_price, t.ts AS tick_ts
+        `SELECT o.id::text, o.user_id, o.market_id, o.direction, o.quantity::text, o.profit_ratio::text, o.open_price::text, t.id::text AS tick_id, t.price::text AS tick_price, t.ts AS tick_ts
          FROM option_orders o
          CROSS JOIN LATERAL (SELECT id, price, ts FROM mark_prices WHERE market_id = o.market_id AND ts >= o.deliver_at ORDER BY ts, id LIMIT 1) t
          WHERE o.status = 'pending' AND o.deliver_at <= $1 ORDER BY o.id LIMIT $2`,
@@ -179,6 +182,24 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
       const failed = results.find((r) => !r.ok);
       // The reserve covers every payout, so this cannot happen; if it does, nothing of the chunk commits.
       if (failed && !failed.ok) throw failed.error;
+      // One message per delivered option, in the same transaction as its settlement.
+      await this.messages.leaveMany(
+        m,
+        outcome
+          .filter((o) => ids.has(o.d.id))
+          .map((o) => ({
+            userId: o.d.user_id,
+            kind: 'notice.option_settled' as const,
+            params: {
+              symbol: this.registry.byIdOrUndefined(o.d.market_id)?.symbol ?? '',
+              quantity: moneyString(o.stake),
+              price: moneyString(o.d.tick_price),
+              payout: moneyString(o.payout),
+              pnl: moneyString(o.pnl),
+            },
+            ref: `option:${o.d.id}`,
+          })),
+      );
       return ids.size;
     });
   }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { QueuesService } from '../../infra/queue/queues.service';
 import { moneyString, units, unitsString } from '../../infra/money';
@@ -10,6 +11,7 @@ import type { Leg } from '../engine/sequencer/commands';
 import { coinLeg, systemLeg, TradeAccountCommands } from '../engine/trade-account-commands';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService } from '../ledger/ledger.service';
+import { UserMessageService } from '../notice/user-message.service';
 import { Coin } from '../reference/coin.entity';
 import { allocate } from './allocation';
 import { IeoProject } from './ieo-project.entity';
@@ -77,6 +79,7 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
     private readonly bus: EngineBus,
     private readonly queues: QueuesService,
     private readonly newcoin: NewcoinService,
+    private readonly messages: UserMessageService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -252,10 +255,24 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
         if (r.code !== 'OK') throw new Error(`ieo settlement ${s.id} refused: ${r.code}`);
         result = r.duplicate ? 'OK duplicate' : 'OK';
       }
-      await this.dataSource.query(
-        `UPDATE ieo_subscriptions SET status = 'settled', settle_result = $2, settled_at = now() WHERE id = $1 AND status = 'active'`,
-        [s.id, result],
-      );
+      await this.dataSource.transaction(async (m) => {
+        const changed = await updateReturning(
+          m,
+          `UPDATE ieo_subscriptions SET status = 'settled', settle_result = $2, settled_at = now() WHERE id = $1 AND status = 'active' RETURNING id`,
+          [s.id, result],
+        );
+        // The owner's message is written with the recorded settlement: once per subscription.
+        if (changed.length) {
+          const [coin, currency] = await Promise.all([p.coinId, p.currencyId].map((id) => m.getRepository(Coin).findOneOrFail({ where: { id } })));
+          await this.messages.leave(
+            m,
+            s.userId,
+            'notice.ieo_allocated',
+            { name: coin.symbol, allocation: moneyString(s.allocation ?? '0'), coin: coin.symbol, refund: moneyString(s.refund ?? '0'), currency: currency.symbol },
+            `ieo:${s.id}`,
+          );
+        }
+      });
       users.add(s.userId);
       this.afterSettle?.(s.id);
     }

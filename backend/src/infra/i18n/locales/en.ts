@@ -332,7 +332,7 @@ export const en = {
   'notice.title_ieo': 'New coin subscription',
   'notice.title_rebate': 'Referral rebates',
   'notice.title_service': 'Customer service',
-  'notice.option_settled': 'Your {symbol} option ({quantity} USDT, {direction}) was delivered at {price}: {result}, paid {payout} USDT',
+  'notice.option_settled': 'Your {symbol} option of {quantity} USDT was delivered at {price}: paid {payout} USDT (P/L {pnl} USDT)',
   'notice.lever_liquidated': 'Your {symbol} contract position ({lots} lots) was liquidated at {price}',
   'notice.ieo_allocated': 'Your {name} subscription was allocated {allocation} {coin}; {refund} {currency} was refunded',
   'notice.rebate_paid': 'Referral rebates of {amount} {coin} were paid into your trade account',

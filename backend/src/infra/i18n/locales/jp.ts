@@ -335,7 +335,7 @@ export const jp: Catalogue = {
   'notice.title_ieo': '新規コイン申込',
   'notice.title_rebate': '紹介リベート',
   'notice.title_service': 'カスタマーサービス',
-  'notice.option_settled': '{symbol} オプション（{quantity} USDT、{direction}）が {price} で受渡されました：{result}、{payout} USDT を支払いました',
+  'notice.option_settled': '{symbol} オプション（{quantity} USDT）が {price} で受渡されました：{payout} USDT を支払いました（損益 {pnl} USDT）',
   'notice.lever_liquidated': '{symbol} の契約ポジション（{lots} ロット）が {price} で強制決済されました',
   'notice.ieo_allocated': '{name} の申込に {allocation} {coin} が割り当てられ、{refund} {currency} が返金されました',
   'notice.rebate_paid': '紹介リベート {amount} {coin} が現物アカウントに支払われました',

@@ -334,7 +334,7 @@ export const py: Catalogue = {
   'notice.title_ieo': 'Subscrição de nova moeda',
   'notice.title_rebate': 'Comissões de indicação',
   'notice.title_service': 'Atendimento ao cliente',
-  'notice.option_settled': 'Sua opção {symbol} ({quantity} USDT, {direction}) foi liquidada a {price}: {result}, pago {payout} USDT',
+  'notice.option_settled': 'Sua opção {symbol} de {quantity} USDT foi liquidada a {price}: pago {payout} USDT (L/P {pnl} USDT)',
   'notice.lever_liquidated': 'Sua posição de contrato {symbol} ({lots} lotes) foi liquidada a {price}',
   'notice.ieo_allocated': 'Sua subscrição de {name} recebeu {allocation} {coin}; {refund} {currency} foi reembolsado',
   'notice.rebate_paid': 'Comissões de indicação de {amount} {coin} foram pagas na sua conta de negociação',

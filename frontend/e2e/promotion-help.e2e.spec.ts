@@ -1,7 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { go as goTo, launchBrowser, shootThemes } from './screens';
 import { ADMIN, apiOf, latestCode, startStack, type Stack } from './stack';
 
 /**
@@ -10,9 +8,6 @@ import { ADMIN, apiOf, latestCode, startStack, type Stack } from './stack';
  * reaches the operator API and the operator's reply appears live. Every screen in both themes at
  * 390×844, with axe.
  */
-const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 jest.setTimeout(120_000);
 
@@ -37,35 +32,14 @@ async function register(email: string, extra: Record<string, string> = {}) {
   });
 }
 
-async function go(p: Page, path: string) {
-  await p.goto(`${stack.url}/?n=${Date.now()}#${path}`);
-  await p.locator('.nav-bar__title').first().waitFor();
-}
+const go = (p: Page, path: string) => goTo(p, stack.url, path);
 
-async function shoot(p: Page, name: string, path: string, ready: string): Promise<string[]> {
-  const findings: string[] = [];
-  for (const theme of ['light', 'dark'] as const) {
-    await p.evaluate((t) => localStorage.setItem('theme', t), theme);
-    await go(p, path);
-    await p.locator(ready).first().waitFor();
-    await p.waitForTimeout(300);
-    await p.screenshot({ path: join(ARTIFACTS, `promotion-help-${name}-${theme}.png`) });
-    const axe = await new AxeBuilder({ page: p }).disableRules(['region']).analyze();
-    findings.push(
-      ...axe.violations
-        .filter((v) => v.impact === 'critical' || v.impact === 'serious')
-        .map((v) => `${name} ${theme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    );
-  }
-  await p.evaluate(() => localStorage.setItem('theme', 'light'));
-  return findings;
-}
+const shoot = (p: Page, name: string, path: string, ready: string) => shootThemes(p, stack.url, `promotion-help-${name}`, path, { ready });
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   stack = await startStack({ simulator: false });
   api = apiOf(stack.url);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await launchBrowser();
   adminToken = (await api<{ token: string }>('POST', 'admin/login', ADMIN)).token;
   user = await register(`promo.${tag}@kestrel.test`);
   await register(`friend.${tag}@kestrel.test`, { invite_code: user.user.invite_code });

@@ -967,6 +967,9 @@ export const en = {
     c800: "Loan repaid",
     c801: "Loan interest",
     c802: "Loan received",
+    c700: 'NFT purchase',
+    c701: 'NFT fee',
+    c702: 'NFT sale proceeds',
     c905: 'Referral rebate',
   },
 };

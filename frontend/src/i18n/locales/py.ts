@@ -970,6 +970,9 @@ const py: Catalogue = {
     c800: "Reembolso de empréstimo",
     c801: "Juros de empréstimo",
     c802: "Empréstimo recebido",
+    c700: 'Compra de NFT',
+    c701: 'Taxa de NFT',
+    c702: 'Receita de venda de NFT',
     c905: 'Comissão de indicação',
   },
 };

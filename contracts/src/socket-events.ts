@@ -103,6 +103,20 @@ export interface ServerToClientEvents {
   balance: (m: { seq: number; ts: number; data: BalanceData[] }) => void;
   /** Private: one of your options was delivered. */
   option: (m: { seq: number; ts: number; data: OptionResultData }) => void;
+  /** Private: a new message for the notices page, in the handshake's `lang`, with your unread count. */
+  notice: (m: NoticeData) => void;
+}
+
+/** A user message as notice/list answers it, plus the owner's unread count. */
+export interface NoticeData {
+  id: string;
+  kind: string;
+  title: string;
+  content: string;
+  ref: string;
+  read: boolean;
+  created_at: string;
+  unread: number;
 }
 
 /** A topic's current state, answered to `subscribe`; later messages have a higher seq. */

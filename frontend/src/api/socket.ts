@@ -1,5 +1,6 @@
 import type { ClientToServerEvents, ServerToClientEvents } from '@kestrel/contracts';
 import { io, type Socket } from 'socket.io-client';
+import { currentLang } from '../i18n/i18n';
 import { useSessionStore } from '../stores/session.store';
 
 export type MarketSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -17,6 +18,7 @@ export function getSocket(): MarketSocket {
   if (socket && socketToken === token) return socket;
   socket?.disconnect();
   socketToken = token;
-  socket = io(window.location.origin, { path: '/socket.io', auth: token ? { token } : {}, transports: ['websocket', 'polling'] });
+  // `lang` lets the server word pushed messages (notices) in the app's language.
+  socket = io(window.location.origin, { path: '/socket.io', auth: token ? { token, lang: currentLang() } : {}, transports: ['websocket', 'polling'] });
   return socket;
 }

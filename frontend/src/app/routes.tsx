@@ -62,6 +62,9 @@ const Promotion = lazyPage(() => import('../pages/promotion/index/promotion.page
 const HelpCenter = lazyPage(() => import('../pages/help/center/center.page').then((m) => m.HelpCenterPage));
 const HelpChat = lazyPage(() => import('../pages/help/center/chat.page').then((m) => m.HelpChatPage));
 const HelpDetail = lazyPage(() => import('../pages/help/center/detail.page').then((m) => m.HelpDetailPage));
+const Notice = lazyPage(() => import('../pages/notice/index/notice.page').then((m) => m.NoticePage));
+const ChooseLocation = lazyPage(() => import('../pages/choose-location/choose-location.page').then((m) => m.ChooseLocationPage));
+const OpenLocation = lazyPage(() => import('../pages/open-location/open-location.page').then((m) => m.OpenLocationPage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -128,6 +131,9 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   helpChatAlt: HelpChat,
   helpDetail: HelpDetail,
   helpDetailAlt: HelpDetail,
+  notice: Notice,
+  chooseLocation: ChooseLocation,
+  openLocation: OpenLocation,
 };
 
 // Aliases share their original's title.

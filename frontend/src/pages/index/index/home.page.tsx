@@ -5,6 +5,8 @@ import { Icon } from '../../../components/icons';
 import { Page } from '../../../components/page';
 import { useSessionStore } from '../../../stores/session.store';
 import { useUiStore } from '../../../stores/ui.store';
+import { useUnreadNotices } from '../../notice/unread.store';
+import { HomeBanner, NoticeStrip } from './home-news';
 import { MarketList } from './market-list';
 
 /** The entry grid: every feature of the app, including those the tab bar's other readings put in tabs. */
@@ -34,6 +36,7 @@ export function HomePage({ titleKey }: { titleKey: string }) {
   const token = useSessionStore((s) => s.token);
   const location = useLocation();
   const openMenu = useUiStore((s) => s.setMenuOpen);
+  const unread = useUnreadNotices();
   return (
     <Page
       title={t(titleKey)}
@@ -43,8 +46,13 @@ export function HomePage({ titleKey }: { titleKey: string }) {
         </button>
       }
       right={
-        <Link className="icon-button" to={PATHS.notice} aria-label={t('titles.notice')}>
+        <Link className="icon-button icon-badge" to={PATHS.notice} aria-label={unread ? t('news.unreadLabel', { count: unread }) : t('titles.notice')} data-testid="notice-bell">
           <Icon name="bell" />
+          {unread > 0 && (
+            <span className="icon-badge__count" data-testid="notice-badge" aria-hidden="true">
+              {unread > 99 ? '99+' : unread}
+            </span>
+          )}
         </Link>
       }
     >
@@ -61,14 +69,8 @@ export function HomePage({ titleKey }: { titleKey: string }) {
           </div>
         </section>
       )}
-      <section className="banner" aria-labelledby="banner-title">
-        <h2 id="banner-title">{t('home.bannerTitle')}</h2>
-        <p>{t('home.bannerText')}</p>
-      </section>
-      <Link className="notice-strip" to={PATHS.notice}>
-        <span className="notice-strip__label">{t('home.noticeLabel')}</span>
-        <span className="notice-strip__text">{t('home.notice')}</span>
-      </Link>
+      <HomeBanner />
+      <NoticeStrip />
       <nav className="card" aria-labelledby="features-title">
         <h2 id="features-title" className="card__title">
           {t('home.features')}

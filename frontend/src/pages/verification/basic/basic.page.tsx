@@ -1,12 +1,13 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router-dom';
+import { Link, useNavigate } from 'react-router-dom';
 import { walletApi } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
 import { Field, SelectField } from '../../../components/form';
 import { ImageUpload } from '../../../components/image-upload';
 import { Page } from '../../../components/page';
 import { toast } from '../../../stores/toast.store';
+import { useLocationStore } from '../../choose-location/location.store';
 
 type Name = 'country' | 'name' | 'id_number' | 'address' | 'front' | 'back' | 'hand' | 'id_type';
 
@@ -17,7 +18,19 @@ type Name = 'country' | 'name' | 'id_number' | 'address' | 'front' | 'back' | 'h
 export function VerificationFormPage({ titleKey, advanced = false }: { titleKey: string; advanced?: boolean }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const [f, setF] = useState<Record<Name, string>>({ country: '', name: '', id_number: '', address: '', front: '', back: '', hand: '', id_type: 'id_card' });
+  // Back from the map picker: the fields as they were, with the chosen address (docs/news.md).
+  const [f, setF] = useState<Record<Name, string>>(() => {
+    const { picked, draft } = useLocationStore.getState();
+    const base = { country: '', name: '', id_number: '', address: '', front: '', back: '', hand: '', id_type: 'id_card', ...(draft ?? {}) };
+    return picked ? { ...base, address: picked.address } : base;
+  });
+  const place = useLocationStore((s) => s.current);
+  useEffect(() => void useLocationStore.getState().take(), []);
+  const chooseOnMap = () => {
+    useLocationStore.getState().saveDraft(f);
+    const at: Record<string, string> = place && place.address === f.address ? { lat: place.lat, lng: place.lng } : {};
+    navigate(`${PATHS.chooseLocation}?${new URLSearchParams({ back: PATHS.verificationBasic, address: f.address, ...at }).toString()}`);
+  };
   const [errors, setErrors] = useState<Partial<Record<Name, string>>>({});
   const [busy, setBusy] = useState(false);
   const set = (k: Name) => (v: string) => setF((s) => ({ ...s, [k]: v }));
@@ -53,7 +66,29 @@ export function VerificationFormPage({ titleKey, advanced = false }: { titleKey:
           </>
         )}
         <Field label={t('kyc.idNumber')} autoComplete="off" maxLength={32} value={f.id_number} onChange={set('id_number')} error={errors.id_number} name="id_number" />
-        {!advanced && <Field label={t('kyc.address')} autoComplete="street-address" maxLength={255} value={f.address} onChange={set('address')} error={errors.address} name="address" />}
+        {!advanced && (
+          <>
+            <Field
+              label={t('kyc.address')}
+              autoComplete="street-address"
+              maxLength={255}
+              value={f.address}
+              onChange={set('address')}
+              error={errors.address}
+              name="address"
+              addon={
+                <button type="button" className="button" onClick={chooseOnMap} data-testid="address-map">
+                  {t('location.chooseOnMap')}
+                </button>
+              }
+            />
+            {place && place.address === f.address && (
+              <Link className="notice-item__text" to={`${PATHS.openLocation}?${new URLSearchParams({ lat: place.lat, lng: place.lng, name: place.address }).toString()}`} data-testid="address-view-map">
+                {t('location.viewOnMap', { lat: place.lat, lng: place.lng })}
+              </Link>
+            )}
+          </>
+        )}
         <ImageUpload label={t('kyc.front')} value={f.front} onChange={set('front')} error={errors.front} testId="upload-front" />
         {needBack && <ImageUpload label={t('kyc.back')} value={f.back} onChange={set('back')} error={errors.back} testId="upload-back" />}
         <ImageUpload label={t('kyc.hand')} value={f.hand} onChange={set('hand')} error={errors.hand} testId="upload-hand" />

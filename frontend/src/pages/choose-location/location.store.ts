@@ -1,0 +1,47 @@
+import { create } from 'zustand';
+
+export interface PickedLocation {
+  lat: string;
+  lng: string;
+  address: string;
+}
+
+interface LocationState {
+  /** The location chosen on `/choose-location`, for the form that asked (taken once). */
+  picked: PickedLocation | null;
+  /** The asking form's fields while the picker is open (the form screen unmounts meanwhile). */
+  draft: Record<string, string> | null;
+  /** Coordinates of the address the form now holds, for "view on map". */
+  current: PickedLocation | null;
+  pick: (p: PickedLocation) => void;
+  saveDraft: (d: Record<string, string>) => void;
+  take: () => { picked: PickedLocation | null; draft: Record<string, string> | null };
+}
+
+export const useLocationStore = create<LocationState>()((set, get) => ({
+  picked: null,
+  draft: null,
+  current: null,
+  pick: (p) => set({ picked: p, current: p }),
+  saveDraft: (d) => set({ draft: d }),
+  take: () => {
+    const { picked, draft } = get();
+    set({ picked: null, draft: null });
+    return { picked, draft };
+  },
+}));
+
+const COORD = /^-?\d{1,3}(\.\d{1,7})?$/;
+
+/** Latitude −90…90 and longitude −180…180, at most 7 decimals (about 1 cm); undefined when fine. */
+export function coordinateError(value: string, max: number): 'required' | 'invalid' | undefined {
+  const v = value.trim();
+  if (!v) return 'required';
+  if (!COORD.test(v) || Math.abs(Number(v)) > max) return 'invalid';
+  return undefined;
+}
+
+/** The same place on openstreetmap.org (opened by the user's browser; no geocoding by us). */
+export function osmLink(lat: string, lng: string): string {
+  return `https://www.openstreetmap.org/?mlat=${encodeURIComponent(lat)}&mlon=${encodeURIComponent(lng)}#map=16/${encodeURIComponent(lat)}/${encodeURIComponent(lng)}`;
+}

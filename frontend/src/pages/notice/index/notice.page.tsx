@@ -1,0 +1,209 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useLocation, useSearchParams } from 'react-router-dom';
+import { newsApi, noticeApi, type NewsArticle, type NoticeMessage } from '../../../api/news';
+import { loginPath } from '../../../app/paths';
+import { Empty, Skeleton } from '../../../components/feedback';
+import { Page } from '../../../components/page';
+import { useSessionStore } from '../../../stores/session.store';
+import { useUnreadNotices, useUnreadStore } from '../unread.store';
+import '../notice.css';
+
+type Tab = 'announcement' | 'message';
+const LIMIT = 20;
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+/**
+ * `pages/notice/index`: announcements (the CMS's `announcement` category; `?article=` opens one
+ * from a banner or the home strip) and the user's own messages with unread marks. Pull-down
+ * refresh reloads the screen (the layout's, spec §2); a pushed message reloads the list.
+ */
+export function NoticePage({ titleKey }: { titleKey: string }) {
+  const { t } = useTranslation();
+  const [params, setParams] = useSearchParams();
+  const tab: Tab = params.get('tab') === 'message' ? 'message' : 'announcement';
+  const article = Number(params.get('article')) || undefined;
+  const unread = useUnreadNotices();
+  return (
+    <Page title={t(titleKey)} back>
+      <nav className="segmented" aria-label={t('news.tabsLabel')}>
+        {(['announcement', 'message'] as const).map((k) => (
+          <button
+            key={k}
+            type="button"
+            className={tab === k ? 'is-active' : ''}
+            aria-pressed={tab === k}
+            onClick={() => setParams(k === 'message' ? { tab: k } : {}, { replace: true })}
+            data-testid={`notice-tab-${k}`}
+          >
+            {t(`news.tabs.${k}`)}
+            {k === 'message' && unread > 0 && (
+              <span className="notice-item__tag" data-testid="notice-tab-unread" aria-label={t('news.unreadLabel', { count: unread })}>
+                {unread}
+              </span>
+            )}
+          </button>
+        ))}
+      </nav>
+      {tab === 'announcement' ? <Announcements open={article} /> : <Messages />}
+    </Page>
+  );
+}
+
+function Announcements({ open }: { open?: number }) {
+  const { t, i18n } = useTranslation();
+  const [items, setItems] = useState<NewsArticle[] | null>(null);
+  const [total, setTotal] = useState(0);
+  const [page, setPage] = useState(1);
+  const [expanded, setExpanded] = useState<number | undefined>(open);
+  const [details, setDetails] = useState<Record<number, NewsArticle | null>>({});
+  useEffect(() => {
+    newsApi.articles('announcement', page, LIMIT).then(
+      (p) => {
+        setItems((old) => (page === 1 ? p.items : [...(old ?? []), ...p.items]));
+        setTotal(p.total);
+      },
+      () => setItems((old) => old ?? []),
+    );
+  }, [page, i18n.language]);
+  const requested = useRef(new Set<number>());
+  const show = useCallback((id: number, toggle = true) => {
+    setExpanded((e) => (toggle && e === id ? undefined : id));
+    if (requested.current.has(id)) return;
+    requested.current.add(id);
+    newsApi.article(id).then(
+      (a) => setDetails((x) => ({ ...x, [id]: a })),
+      () => setDetails((x) => ({ ...x, [id]: null })),
+    );
+  }, []);
+  useEffect(() => {
+    if (open) show(open, false);
+  }, [open, show]);
+  // An article opened from a banner may be of another category: shown above the list.
+  const outside = open && items && !items.some((a) => a.id === open) ? details[open] : undefined;
+  if (items === null) return <Skeleton rows={4} height={56} />;
+  return (
+    <section className="card" aria-label={t('news.tabs.announcement')}>
+      {outside && (
+        <article className="notice-article" data-testid="notice-article">
+          <h2>{outside.title}</h2>
+          <div className="notice-item__time">{when(outside.published_at)}</div>
+          <div dangerouslySetInnerHTML={{ __html: outside.content ?? '' }} />
+        </article>
+      )}
+      {items.length === 0 ? (
+        <Empty />
+      ) : (
+        <ul className="notice-list" data-testid="announcements">
+          {items.map((a) => (
+            <li key={a.id} className="notice-item" data-testid="announcement">
+              <button type="button" aria-expanded={expanded === a.id} onClick={() => show(a.id)}>
+                <span className="notice-item__head">
+                  {a.pinned && <span className="notice-item__tag">{t('news.pinned')}</span>}
+                  <span>{a.title}</span>
+                </span>
+                {a.summary && <p className="notice-item__text">{a.summary}</p>}
+                <div className="notice-item__time">{when(a.published_at)}</div>
+              </button>
+              {expanded === a.id && (
+                <div className="notice-article" data-testid="notice-article">
+                  {details[a.id] === undefined ? (
+                    <Skeleton rows={2} />
+                  ) : details[a.id] === null ? (
+                    <Empty />
+                  ) : (
+                    // Sanitised by the server (markdown-it without raw HTML, then sanitize-html).
+                    <div dangerouslySetInnerHTML={{ __html: details[a.id]!.content ?? '' }} />
+                  )}
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {items.length < total && (
+        <button type="button" className="button button--block" onClick={() => setPage((p) => p + 1)}>
+          {t('news.more')}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function Messages() {
+  const { t, i18n } = useTranslation();
+  const location = useLocation();
+  const token = useSessionStore((s) => s.token);
+  const version = useUnreadStore((s) => s.version);
+  const setUnread = useUnreadStore((s) => s.set);
+  const [items, setItems] = useState<NoticeMessage[] | null>(null);
+  const [total, setTotal] = useState(0);
+  const [limit, setLimit] = useState(LIMIT);
+  useEffect(() => {
+    if (!token) return;
+    noticeApi.list(1, limit).then(
+      (p) => {
+        setItems(p.items);
+        setTotal(p.total);
+        setUnread(p.unread);
+      },
+      () => setItems((old) => old ?? []),
+    );
+  }, [token, limit, version, i18n.language, setUnread]);
+  if (!token)
+    return (
+      <section className="card login-prompt">
+        <p>{t('news.loginForMessages')}</p>
+        <Link className="button button--primary" to={loginPath(location.pathname + location.search)}>
+          {t('auth.login')}
+        </Link>
+      </section>
+    );
+  if (items === null) return <Skeleton rows={4} height={56} />;
+  const read = (m: NoticeMessage) => {
+    if (m.read) return;
+    noticeApi.read(m.id).then((r) => {
+      setItems((list) => list?.map((x) => (x.id === m.id ? { ...x, read: true } : x)) ?? null);
+      setUnread(r.unread);
+    }, () => undefined);
+  };
+  const readAll = () =>
+    noticeApi.readAll().then((r) => {
+      setItems((list) => list?.map((x) => ({ ...x, read: true })) ?? null);
+      setUnread(r.unread);
+    }, () => undefined);
+  return (
+    <section className="card" aria-label={t('news.tabs.message')}>
+      <div className="notice-toolbar">
+        <span className="notice-item__time">{t('news.total', { count: total })}</span>
+        <button type="button" className="button" onClick={readAll} disabled={!items.some((m) => !m.read)} data-testid="notice-read-all">
+          {t('news.readAll')}
+        </button>
+      </div>
+      {items.length === 0 ? (
+        <Empty text={t('news.noMessages')} />
+      ) : (
+        <ul className="notice-list" data-testid="messages">
+          {items.map((m) => (
+            <li key={m.id} className="notice-item" data-testid="message" data-read={m.read ? '1' : '0'} data-kind={m.kind}>
+              <button type="button" onClick={() => read(m)} aria-label={m.read ? undefined : `${t('news.unread')}: ${m.title}`}>
+                <span className="notice-item__head">
+                  {!m.read && <span className="notice-item__dot" aria-hidden="true" />}
+                  <span>{m.title}</span>
+                  {!m.read && <span className="notice-item__tag">{t('news.unread')}</span>}
+                </span>
+                <p className="notice-item__text">{m.content}</p>
+                <div className="notice-item__time">{when(m.created_at)}</div>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {items.length < total && (
+        <button type="button" className="button button--block" onClick={() => setLimit((l) => Math.min(l + LIMIT, 100))}>
+          {t('news.more')}
+        </button>
+      )}
+    </section>
+  );
+}

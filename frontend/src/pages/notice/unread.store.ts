@@ -1,0 +1,49 @@
+import { useEffect } from 'react';
+import { create } from 'zustand';
+import type { NoticeData } from '@kestrel/contracts';
+import { noticeApi } from '../../api/news';
+import { getSocket } from '../../api/socket';
+import { useSessionStore } from '../../stores/session.store';
+import { toast } from '../../stores/toast.store';
+
+interface UnreadState {
+  /** Unread messages of the signed-in user (0 for visitors). */
+  unread: number;
+  /** Bumped by each pushed message: the notices page reloads its list. */
+  version: number;
+  set: (unread: number) => void;
+}
+
+export const useUnreadStore = create<UnreadState>()((set) => ({
+  unread: 0,
+  version: 0,
+  set: (unread) => set({ unread }),
+}));
+
+let listening: ReturnType<typeof getSocket> | null = null;
+const onNotice = (m: NoticeData) => {
+  toast(m.content, 4000);
+  useUnreadStore.setState((s) => ({ unread: m.unread, version: s.version + 1 }));
+};
+
+/** The unread count for a badge: loaded for the session, then kept live by the `notice` push. */
+export function useUnreadNotices(): number {
+  const token = useSessionStore((s) => s.token);
+  useEffect(() => {
+    if (!token) {
+      useUnreadStore.getState().set(0);
+      return;
+    }
+    noticeApi.unread().then(
+      (d) => useUnreadStore.getState().set(d.unread),
+      () => undefined,
+    );
+    const socket = getSocket();
+    if (listening !== socket) {
+      listening?.off('notice', onNotice);
+      socket.on('notice', onNotice);
+      listening = socket;
+    }
+  }, [token]);
+  return useUnreadStore((s) => s.unread);
+}

@@ -43,8 +43,16 @@ export function MapView({ lat, lng, onPick, onUnavailable }: { lat?: number; lng
           marker.setLatLng(e.latlng);
           pick.current?.(e.latlng.lat, e.latlng.lng);
         });
-        api.current = { setView: (a, b) => (marker.setLatLng([a, b]), map.setView([a, b])) };
-        cleanup = () => map.remove();
+        api.current = {
+          setView: (a, b) => {
+            marker.setLatLng([a, b]);
+            map.setView([a, b]);
+          },
+        };
+        cleanup = () => {
+          api.current = null;
+          map.remove();
+        };
       })
       .catch(() => {
         setFailed(true);

@@ -24,7 +24,10 @@ export function ChooseLocationPage({ titleKey }: { titleKey: string }) {
   const [f, setF] = useState<Record<Name, string>>({ lat: params.get('lat') ?? '', lng: params.get('lng') ?? '', address: params.get('address') ?? '' });
   const [errors, setErrors] = useState<Partial<Record<Name, string>>>({});
   const [offline, setOffline] = useState(false);
-  const set = (k: Name) => (v: string) => setF((s) => ({ ...s, [k]: v }));
+  const set = (k: Name) => (v: string) => {
+    setF((s) => ({ ...s, [k]: v }));
+    setErrors((e) => ({ ...e, [k]: undefined }));
+  };
   const fixed = (n: number) => String(Math.round(n * 1e6) / 1e6);
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -71,7 +71,7 @@ export function MapView({ lat, lng, onPick, onUnavailable }: { lat?: number; lng
 
   if (failed)
     return (
-      <p className="card notice-item__text" role="status" data-testid="map-offline">
+      <p className="card notice-item__text map-offline" role="status" data-testid="map-offline">
         {t('location.offline')}
       </p>
     );

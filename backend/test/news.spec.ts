@@ -31,7 +31,15 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
       )
     )[0];
   async function article(category: number, title: string, extra: Record<string, unknown> = {}) {
-    const r = await post(admin, 'admin/news/articles', { category_id: category, lang: 'en', title, summary: `${title} in short`, body: `Body of **${title}**`, reason: 'publish', ...extra });
+    const r = await post(admin, 'admin/news/articles', {
+      category_id: category,
+      lang: 'en',
+      title,
+      summary: `${title} in short`,
+      body: `Body of **${title}**`,
+      reason: 'publish',
+      ...extra,
+    });
     expect(r.body).toMatchObject({ code: 1, message: 'Saved' });
     return r.body.data.id as number;
   }
@@ -48,13 +56,23 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
   });
 
   it('an article appears in the reader’s language, falls back to English, and keeps a stored XSS attempt inert', async () => {
-    const png = await t.http().post('/api/admin/news/images').set('Authorization', admin).attach('file', makePng(32, 16), { filename: 'c.png', contentType: 'image/png' });
+    const png = await t
+      .http()
+      .post('/api/admin/news/images')
+      .set('Authorization', admin)
+      .attach('file', makePng(32, 16), { filename: 'c.png', contentType: 'image/png' });
     expect(png.body.code).toBe(1);
     const id = await article(announcement, 'Maintenance window', {
       cover_image_id: png.body.data.id,
       body: 'Read **this**.\n\n<script>alert(document.cookie)</script>\n\n[x](javascript:alert(1)) <img src=x onerror=alert(1)>',
     });
-    const zh = await post(admin, `admin/news/articles/${id}/translations`, { lang: 'zh', title: '维护窗口', summary: '简介', body: '请阅读 **此处**。<script>alert(1)</script>', reason: 'translate' });
+    const zh = await post(admin, `admin/news/articles/${id}/translations`, {
+      lang: 'zh',
+      title: '维护窗口',
+      summary: '简介',
+      body: '请阅读 **此处**。<script>alert(1)</script>',
+      reason: 'translate',
+    });
     expect(zh.body.code).toBe(1);
 
     const inZh = (await get('newsArticle/detailed', { id }, 'zh')).body.data as Article;
@@ -82,7 +100,8 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
 
   it('paging: pinned first, then newest; scheduled and deleted articles are hidden; recommended list', async () => {
     const ids: number[] = [];
-    for (let i = 1; i <= 5; i++) ids.push(await article(faq, `FAQ ${i}`, { published_at: new Date(Date.UTC(2026, 0, i)).toISOString(), recommended: i % 2 ? '1' : '0' }));
+    for (let i = 1; i <= 5; i++)
+      ids.push(await article(faq, `FAQ ${i}`, { published_at: new Date(Date.UTC(2026, 0, i)).toISOString(), recommended: i % 2 ? '1' : '0' }));
     await article(faq, 'Tomorrow', { published_at: new Date(Date.now() + 86_400_000).toISOString() });
     expect((await post(admin, `admin/news/articles/${ids[0]}`, { pinned: '1', reason: 'important' })).body.code).toBe(1);
     const p1 = (await get('newsArticle/list', { category: 'faq', page: 1, limit: 2 })).body.data;
@@ -102,13 +121,18 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
   });
 
   it('banners: image, link to a route or an article, order, active window', async () => {
-    const img = (await t.http().post('/api/admin/news/images').set('Authorization', admin).attach('file', makePng(75, 30), { filename: 'b.png', contentType: 'image/png' })).body.data.id;
+    const img = (
+      await t.http().post('/api/admin/news/images').set('Authorization', admin).attach('file', makePng(75, 30), { filename: 'b.png', contentType: 'image/png' })
+    ).body.data.id;
     const art = await article(announcement, 'Banner target');
     const now = Date.now();
     const mk = (body: Record<string, unknown>) => post(admin, 'admin/news/banners', { image_id: img, reason: 'campaign', ...body });
     expect((await mk({ titles: '{"en":"Second","zh":"第二"}', link_type: 'route', link: '/pages/promotion/index', sort: 2 })).body.code).toBe(1);
     expect((await mk({ titles: '{"en":"First"}', link_type: 'article', link: String(art), sort: 1 })).body.code).toBe(1);
-    expect((await mk({ titles: '{"en":"Expired"}', sort: 0, starts_at: new Date(now - 7200_000).toISOString(), ends_at: new Date(now - 3600_000).toISOString() })).body.code).toBe(1);
+    expect(
+      (await mk({ titles: '{"en":"Expired"}', sort: 0, starts_at: new Date(now - 7200_000).toISOString(), ends_at: new Date(now - 3600_000).toISOString() }))
+        .body.code,
+    ).toBe(1);
     expect((await mk({ titles: '{"en":"Later"}', sort: 0, starts_at: new Date(now + 3600_000).toISOString() })).body.code).toBe(1);
     const zh = (await get('news/banner', {}, 'zh')).body.data;
     expect(zh.map((b: { title: string; link_type: string; link: string }) => [b.title, b.link_type, b.link])).toEqual([
@@ -137,19 +161,39 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
     const id = await article(announcement, 'Stable');
     const before = await counts();
     const cases: Array<[string, Record<string, unknown>, number, string]> = [
-      ['admin/news/articles', { category_id: announcement, lang: 'zh', title: '只有中文', body: 'x', reason: 'r' }, 2905, 'Write the English version first: other languages fall back to it'],
+      [
+        'admin/news/articles',
+        { category_id: announcement, lang: 'zh', title: '只有中文', body: 'x', reason: 'r' },
+        2905,
+        'Write the English version first: other languages fall back to it',
+      ],
       ['admin/news/articles', { category_id: 999, lang: 'en', title: 'x', body: 'x', reason: 'r' }, 2900, 'Category not found'],
       ['admin/news/articles', { category_id: announcement, lang: 'en', title: '', body: 'x', reason: 'r' }, 1000, 'The title must be 1 to 200 characters'],
       ['admin/news/articles', { category_id: announcement, lang: 'en', title: 'x', body: 'x' }, 1000, 'A reason is required'],
-      ['admin/news/articles', { category_id: announcement, lang: 'en', title: 'x', body: 'x', reason: 'r', published_at: 'tomorrow' }, 1000, 'Enter a valid time (ISO 8601)'],
+      [
+        'admin/news/articles',
+        { category_id: announcement, lang: 'en', title: 'x', body: 'x', reason: 'r', published_at: 'tomorrow' },
+        1000,
+        'Enter a valid time (ISO 8601)',
+      ],
       ['admin/news/articles', { category_id: announcement, lang: 'en', title: 'x', body: 'x', reason: 'r', pinned: 'yes' }, 1000, 'Use 1 or 0'],
-      ['admin/news/articles', { category_id: announcement, lang: 'en', title: 'x', body: 'x', reason: 'r', cover_image_id: '00000000-0000-0000-0000-000000000000' }, 2301, ''],
+      [
+        'admin/news/articles',
+        { category_id: announcement, lang: 'en', title: 'x', body: 'x', reason: 'r', cover_image_id: '00000000-0000-0000-0000-000000000000' },
+        2301,
+        '',
+      ],
       [`admin/news/articles/${id}/translations`, { lang: 'xx', title: 'x', body: 'x', reason: 'r' }, 1000, 'Unsupported language'],
       ['admin/news/articles/999999/translations', { lang: 'zh', title: 'x', body: 'x', reason: 'r' }, 2901, 'Article not found'],
       [`admin/news/articles/${id}`, { pinned: '1', reason: 'r', evil: '1' }, 1001, ''],
       ['admin/news/categories', { code: 'announcement', names: '{"en":"Dup"}', reason: 'r' }, 2903, 'A category with this code already exists'],
       ['admin/news/categories', { code: 'Bad Code', names: '{"en":"x"}', reason: 'r' }, 1000, 'The code is 2 to 32 lower-case letters, digits, - or _'],
-      ['admin/news/categories', { code: 'nolang', names: '{"zh":"只有中文"}', reason: 'r' }, 1000, 'Names are a JSON object of language to text (1 to 40 characters), with English'],
+      [
+        'admin/news/categories',
+        { code: 'nolang', names: '{"zh":"只有中文"}', reason: 'r' },
+        1000,
+        'Names are a JSON object of language to text (1 to 40 characters), with English',
+      ],
       ['admin/news/banners', { reason: 'r' }, 1000, 'Choose an image to upload'],
       ['admin/news/banners', { image_id: '00000000-0000-0000-0000-000000000000', reason: 'r' }, 2301, ''],
       ['admin/news/banners/999999', { sort: 1, reason: 'r' }, 2902, 'Banner not found'],
@@ -160,7 +204,9 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
       if (message) expect(r.body.message).toBe(message);
     }
     // Banner links must fit their type; the window must not be reversed.
-    const img = (await t.http().post('/api/admin/news/images').set('Authorization', admin).attach('file', makePng(8, 8), { filename: 'b.png', contentType: 'image/png' })).body.data.id;
+    const img = (
+      await t.http().post('/api/admin/news/images').set('Authorization', admin).attach('file', makePng(8, 8), { filename: 'b.png', contentType: 'image/png' })
+    ).body.data.id;
     for (const [body, code, message] of [
       [{ link_type: 'route', link: 'https://evil.example' }, 1000, 'The link is an app route starting with / or an article id'],
       [{ link_type: 'article', link: '999999' }, 2901, 'Article not found'],

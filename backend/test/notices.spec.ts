@@ -50,7 +50,11 @@ describe('notices: messages from decisions (real PostgreSQL + Redis)', () => {
       });
     });
   async function depositRequest(token: string, amount: string): Promise<number> {
-    const img = await t.http().post('/api/upload/image').set('Authorization', token).attach('file', makePng(4, 4), { filename: 'p.png', contentType: 'image/png' });
+    const img = await t
+      .http()
+      .post('/api/upload/image')
+      .set('Authorization', token)
+      .attach('file', makePng(4, 4), { filename: 'p.png', contentType: 'image/png' });
     const r = await post(token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount, image_id: img.body.data.id });
     expect(r.body.code).toBe(1);
     return r.body.data.deposit_id as number;
@@ -71,11 +75,23 @@ describe('notices: messages from decisions (real PostgreSQL + Redis)', () => {
     expect(decisions.map((r) => r.body.code).sort()).toEqual([1, 2209]);
 
     // Pushed in the socket's language, with the new unread count.
-    expect(await pushed).toMatchObject({ kind: 'deposit_approved', title: '充值与提现', content: expect.stringContaining('250.5 USDT'), read: false, unread: 1 });
+    expect(await pushed).toMatchObject({
+      kind: 'deposit_approved',
+      title: '充值与提现',
+      content: expect.stringContaining('250.5 USDT'),
+      read: false,
+      unread: 1,
+    });
     const list = (await get(a.token, 'notice/list')).body.data;
     expect(list).toMatchObject({ total: 1, unread: 1, page: 1 });
     expect(list.items).toEqual([
-      expect.objectContaining({ kind: 'deposit_approved', title: 'Deposits and withdrawals', content: 'Your deposit of 250.5 USDT has been credited', ref: `deposit:${id}`, read: false }),
+      expect.objectContaining({
+        kind: 'deposit_approved',
+        title: 'Deposits and withdrawals',
+        content: 'Your deposit of 250.5 USDT has been credited',
+        ref: `deposit:${id}`,
+        read: false,
+      }),
     ]);
     await new Promise((r) => setTimeout(r, 300));
     expect(bGotOne).toBe(false);
@@ -89,7 +105,13 @@ describe('notices: messages from decisions (real PostgreSQL + Redis)', () => {
     await verifyBasic(t, a, admin);
     await deposit(t, a.user.id, USDT, '100');
     await post(a.token, 'sms_mail', { purpose: 'address' });
-    const addr = await post(a.token, 'wallet/addaddress', { currency_id: USDT, chain: 'TRC20', address: TRON, password: '135790', code: await lastCode(t.ds, a.email) });
+    const addr = await post(a.token, 'wallet/addaddress', {
+      currency_id: USDT,
+      chain: 'TRC20',
+      address: TRON,
+      password: '135790',
+      code: await lastCode(t.ds, a.email),
+    });
     const w = await post(a.token, 'wallet/out', { address_id: addr.body.data.id, amount: '50', password: '135790' });
     expect(w.body.code).toBe(1);
     // Verification approved (one message) + the rejection (one message).

@@ -35,9 +35,19 @@ async function readyUser(name: string, usdt: string) {
     agreement: 1,
   });
   await api('POST', 'sms_mail', { purpose: 'fund_password' }, s.token);
-  await api('POST', 'user/e_pwd', { password: '135790', re_password: '135790', code: await latestCode(stack.url, email, 'fund_password'), channel: 'email' }, s.token);
+  await api(
+    'POST',
+    'user/e_pwd',
+    { password: '135790', re_password: '135790', code: await latestCode(stack.url, email, 'fund_password'), channel: 'email' },
+    s.token,
+  );
   const [f, b, h] = [await uploadImage(stack.url, s.token, 30), await uploadImage(stack.url, s.token, 60), await uploadImage(stack.url, s.token, 120)];
-  await api('POST', 'user/real_name', { country: 'Portugal', name: 'Nora Notice', id_number: 'NN123456', address: 'Rua Augusta 10, Lisboa', front_image: f, back_image: b, hand_image: h }, s.token);
+  await api(
+    'POST',
+    'user/real_name',
+    { country: 'Portugal', name: 'Nora Notice', id_number: 'NN123456', address: 'Rua Augusta 10, Lisboa', front_image: f, back_image: b, hand_image: h },
+    s.token,
+  );
   for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/real_name', { status: 'review', limit: 100 }, adminToken)).items)
     await api('POST', `admin/real_name/${r.id}/approve`, { reason: 'checked' }, adminToken);
   const proof = await uploadImage(stack.url, s.token, 200);
@@ -101,7 +111,15 @@ describe('news, notices and the map picker on the real stack', () => {
     const created = await api<{ id: number }>(
       'POST',
       'admin/news/articles',
-      { category_id: category, lang: 'en', title, summary: 'Win a share of 10,000 USDT', body: 'Trade **spot** this week.\n\n<script>window.pwned = 1</script>', pinned: 1, reason: 'campaign' },
+      {
+        category_id: category,
+        lang: 'en',
+        title,
+        summary: 'Win a share of 10,000 USDT',
+        body: 'Trade **spot** this week.\n\n<script>window.pwned = 1</script>',
+        pinned: 1,
+        reason: 'campaign',
+      },
       adminToken,
     );
 
@@ -205,7 +223,9 @@ describe('news, notices and the map picker on the real stack', () => {
     expect(await place.textContent()).toContain('Rua Augusta 10, 1100-053 Lisboa');
     expect(await place.textContent()).toContain('38.7105');
     expect(await place.locator('a').getAttribute('href')).toBe('https://www.openstreetmap.org/?mlat=38.7105&mlon=-9.1366#map=16/38.7105/-9.1366');
-    const findings = await shootThemes(page, stack.url, 'open-location', '/open-location?lat=38.7105&lng=-9.1366&name=Rua%20Augusta%2010', { ready: '[data-testid="open-location"]' });
+    const findings = await shootThemes(page, stack.url, 'open-location', '/open-location?lat=38.7105&lng=-9.1366&name=Rua%20Augusta%2010', {
+      ready: '[data-testid="open-location"]',
+    });
     await context.close();
     expect(findings).toEqual([]);
   });

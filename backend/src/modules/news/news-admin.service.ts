@@ -6,7 +6,16 @@ import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { IncomingFile, UploadService } from '../upload/upload.service';
 import { markdownOrFail } from './markdown';
-import { ArticleCreateDto, ArticleUpdateDto, BannerCreateDto, BannerUpdateDto, CategoryCreateDto, CategoryUpdateDto, ROUTE_RE, TranslationDto } from './news.dto';
+import {
+  ArticleCreateDto,
+  ArticleUpdateDto,
+  BannerCreateDto,
+  BannerUpdateDto,
+  CategoryCreateDto,
+  CategoryUpdateDto,
+  ROUTE_RE,
+  TranslationDto,
+} from './news.dto';
 import { NewsArticle, NewsBanner, NewsCategory, NewsTranslation } from './news.entities';
 import { NEWS_OWNER, newsImageUrl } from './news-views';
 
@@ -133,7 +142,9 @@ export class NewsAdminService {
           createdBy: actor,
         }),
       );
-      await m.getRepository(NewsTranslation).insert({ articleId: a.id, lang: 'en', title: dto.title.trim(), summary: (dto.summary ?? '').trim(), bodyMd: dto.body, bodyHtml: html });
+      await m
+        .getRepository(NewsTranslation)
+        .insert({ articleId: a.id, lang: 'en', title: dto.title.trim(), summary: (dto.summary ?? '').trim(), bodyMd: dto.body, bodyHtml: html });
       await this.event(m, `news-article:${a.id}`, actor, dto.reason, 'NewsArticleCreated', {
         ...this.articleAdminView(a),
         lang: 'en',
@@ -169,10 +180,12 @@ export class NewsAdminService {
     const html = markdownOrFail(dto.body);
     return this.dataSource.transaction(async (m) => {
       const a = await this.lockArticle(m, id);
-      await m.getRepository(NewsTranslation).upsert(
-        { articleId: id, lang: dto.lang, title: dto.title.trim(), summary: (dto.summary ?? '').trim(), bodyMd: dto.body, bodyHtml: html },
-        ['articleId', 'lang'],
-      );
+      await m
+        .getRepository(NewsTranslation)
+        .upsert({ articleId: id, lang: dto.lang, title: dto.title.trim(), summary: (dto.summary ?? '').trim(), bodyMd: dto.body, bodyHtml: html }, [
+          'articleId',
+          'lang',
+        ]);
       a.updatedAt = new Date();
       await m.getRepository(NewsArticle).save(a);
       await this.event(m, `news-article:${id}`, actor, dto.reason, 'NewsTranslationSet', { lang: dto.lang, title: dto.title.trim() });

@@ -190,7 +190,15 @@ export class NewsDemoService implements OnApplicationBootstrap {
         const published = new Date(Date.now() - a.daysAgo * 86_400_000 - 60_000).toISOString();
         const art = await this.admin.createArticle(
           ACTOR,
-          plainToInstance(ArticleCreateDto, { category_id: categoryId, lang: 'en', ...a.en, published_at: published, pinned: !!a.pinned, recommended: !!a.recommended, reason: REASON }),
+          plainToInstance(ArticleCreateDto, {
+            category_id: categoryId,
+            lang: 'en',
+            ...a.en,
+            published_at: published,
+            pinned: !!a.pinned,
+            recommended: !!a.recommended,
+            reason: REASON,
+          }),
         );
         await this.admin.setTranslation(ACTOR, art.id, plainToInstance(TranslationDto, { lang: 'zh', ...a.zh, reason: REASON }));
         created.push(art.id);

@@ -42,10 +42,14 @@ export class NewsService {
   async articles(lang: Lang, q: { category?: string; page: number; limit: number; recommended?: boolean }) {
     const categoryId = q.category !== undefined ? (await this.category(q.category)).id : undefined;
     // `first` is the number of the first filter parameter ($1 is the language in the list query).
-    const where = (first: number) => [VISIBLE, categoryId !== undefined ? `a.category_id = $${first}` : '', q.recommended ? 'a.recommended' : ''].filter(Boolean).join(' AND ');
+    const where = (first: number) =>
+      [VISIBLE, categoryId !== undefined ? `a.category_id = $${first}` : '', q.recommended ? 'a.recommended' : ''].filter(Boolean).join(' AND ');
     const filter = categoryId !== undefined ? [categoryId] : [];
     const [{ total }]: Array<{ total: number }> = await this.dataSource.query(`SELECT COUNT(*)::int AS total FROM news_articles a WHERE ${where(1)}`, filter);
-    const rows: ArticleRow[] = await this.dataSource.query(`${ARTICLE_SELECT} WHERE ${where(2)} ${ORDER} LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`, [lang, ...filter]);
+    const rows: ArticleRow[] = await this.dataSource.query(`${ARTICLE_SELECT} WHERE ${where(2)} ${ORDER} LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`, [
+      lang,
+      ...filter,
+    ]);
     return { items: rows.map((r) => articleView(r, lang)), total, page: q.page, limit: q.limit };
   }
 
@@ -60,11 +64,12 @@ export class NewsService {
 
   /** Banners inside their active window, in order. */
   async banners(lang: Lang) {
-    const rows: Array<{ id: number; image_id: string; titles: Record<string, string>; link_type: string; link: string; sort: number }> = await this.dataSource.query(
-      `SELECT id, image_id, titles, link_type, link, sort FROM news_banners
+    const rows: Array<{ id: number; image_id: string; titles: Record<string, string>; link_type: string; link: string; sort: number }> =
+      await this.dataSource.query(
+        `SELECT id, image_id, titles, link_type, link, sort FROM news_banners
         WHERE NOT deleted AND (starts_at IS NULL OR starts_at <= now()) AND (ends_at IS NULL OR ends_at > now())
         ORDER BY sort, id`,
-    );
+      );
     return rows.map((b) => ({ id: b.id, image: newsImageUrl(b.image_id), title: pick(b.titles, lang), link_type: b.link_type, link: b.link, sort: b.sort }));
   }
 

@@ -59,7 +59,15 @@ export function ChooseLocationPage({ titleKey }: { titleKey: string }) {
       <form className="form card" onSubmit={submit} noValidate data-testid="location-form">
         <Field label={t('location.lat')} inputMode="decimal" value={f.lat} onChange={set('lat')} error={errors.lat} name="lat" placeholder="22.3193" />
         <Field label={t('location.lng')} inputMode="decimal" value={f.lng} onChange={set('lng')} error={errors.lng} name="lng" placeholder="114.1694" />
-        <Field label={t('location.address')} autoComplete="street-address" maxLength={255} value={f.address} onChange={set('address')} error={errors.address} name="address" />
+        <Field
+          label={t('location.address')}
+          autoComplete="street-address"
+          maxLength={255}
+          value={f.address}
+          onChange={set('address')}
+          error={errors.address}
+          name="address"
+        />
         <button type="submit" className="button button--primary button--block" data-testid="location-confirm">
           {t('location.use')}
         </button>

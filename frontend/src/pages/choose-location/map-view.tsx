@@ -10,7 +10,17 @@ const TILES = 'https://{s}.tile.openstreetmap.org/{z}/{x}/{y}.png';
  * When the tiles cannot load (offline, blocked) it reports `unavailable` and the page's
  * coordinate and address form is the way to choose. Clicking the map moves the marker (`onPick`).
  */
-export function MapView({ lat, lng, onPick, onUnavailable }: { lat?: number; lng?: number; onPick?: (lat: number, lng: number) => void; onUnavailable: () => void }) {
+export function MapView({
+  lat,
+  lng,
+  onPick,
+  onUnavailable,
+}: {
+  lat?: number;
+  lng?: number;
+  onPick?: (lat: number, lng: number) => void;
+  onUnavailable: () => void;
+}) {
   const { t } = useTranslation();
   const box = useRef<HTMLDivElement>(null);
   const api = useRef<{ setView: (lat: number, lng: number) => void } | null>(null);

@@ -19,14 +19,16 @@ export function HomeBanner() {
   const { t, i18n } = useTranslation();
   const [banners, setBanners] = useState<NewsBanner[]>([]);
   const [index, setIndex] = useState(0);
+  // Rotation stops while the user points at, focuses or picks a slide (WCAG 2.2.2).
+  const [paused, setPaused] = useState(false);
   useEffect(() => {
     newsApi.banners().then(setBanners, () => setBanners([]));
   }, [i18n.language]);
   useEffect(() => {
-    if (banners.length < 2) return;
+    if (banners.length < 2 || paused) return;
     const timer = setInterval(() => setIndex((i) => (i + 1) % banners.length), ROTATE_MS);
     return () => clearInterval(timer);
-  }, [banners.length]);
+  }, [banners.length, paused]);
   if (!banners.length)
     return (
       <section className="banner" aria-labelledby="banner-title">
@@ -43,9 +45,18 @@ export function HomeBanner() {
     </>
   );
   return (
-    <section className="news-banner" aria-roledescription="carousel" aria-label={t('news.banners')} data-testid="home-banner" data-banner-id={b.id}>
+    <section
+      className="news-banner"
+      aria-roledescription="carousel"
+      aria-label={t('news.banners')}
+      data-testid="home-banner"
+      data-banner-id={b.id}
+      onMouseEnter={() => setPaused(true)}
+      onMouseLeave={() => setPaused(false)}
+      onFocus={() => setPaused(true)}
+    >
       {target ? (
-        <Link to={target} style={{ display: 'contents' }}>
+        <Link to={target} className="news-banner__link">
           {slide}
         </Link>
       ) : (
@@ -54,7 +65,16 @@ export function HomeBanner() {
       {banners.length > 1 && (
         <div className="news-banner__dots">
           {banners.map((x, i) => (
-            <button key={x.id} type="button" aria-label={t('news.slide', { n: i + 1, total: banners.length })} aria-current={i === index % banners.length} onClick={() => setIndex(i)} />
+            <button
+              key={x.id}
+              type="button"
+              aria-label={t('news.slide', { n: i + 1, total: banners.length })}
+              aria-current={i === index % banners.length}
+              onClick={() => {
+                setIndex(i);
+                setPaused(true);
+              }}
+            />
           ))}
         </div>
       )}

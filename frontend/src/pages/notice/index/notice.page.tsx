@@ -162,16 +162,22 @@ function Messages() {
   if (items === null) return <Skeleton rows={4} height={56} />;
   const read = (m: NoticeMessage) => {
     if (m.read) return;
-    noticeApi.read(m.id).then((r) => {
-      setItems((list) => list?.map((x) => (x.id === m.id ? { ...x, read: true } : x)) ?? null);
-      setUnread(r.unread);
-    }, () => undefined);
+    noticeApi.read(m.id).then(
+      (r) => {
+        setItems((list) => list?.map((x) => (x.id === m.id ? { ...x, read: true } : x)) ?? null);
+        setUnread(r.unread);
+      },
+      () => undefined,
+    );
   };
   const readAll = () =>
-    noticeApi.readAll().then((r) => {
-      setItems((list) => list?.map((x) => ({ ...x, read: true })) ?? null);
-      setUnread(r.unread);
-    }, () => undefined);
+    noticeApi.readAll().then(
+      (r) => {
+        setItems((list) => list?.map((x) => ({ ...x, read: true })) ?? null);
+        setUnread(r.unread);
+      },
+      () => undefined,
+    );
   return (
     <section className="card" aria-label={t('news.tabs.message')}>
       <div className="notice-toolbar">

@@ -24,6 +24,7 @@ import { FinanceModule } from './modules/finance/finance.module';
 import { LoanModule } from './modules/loan/loan.module';
 import { NoticeModule } from './modules/notice/notice.module';
 import { NewsModule } from './modules/news/news.module';
+import { MarketFavoritesModule } from './modules/market-favorites/market-favorites.module';
 import { LedgerModule } from './modules/ledger/ledger.module';
 import { ReferenceModule } from './modules/reference/reference.module';
 import { SettingsModule } from './modules/settings/settings.module';
@@ -88,6 +89,7 @@ export class AppModule {
         AdminModule,
         CoinTradeModule,
         MarketModule,
+        MarketFavoritesModule,
         SimulatorModule,
         RealtimeModule,
         UploadModule,

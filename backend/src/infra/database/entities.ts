@@ -32,6 +32,7 @@ import { WealthProduct } from '../../modules/finance/wealth-product.entity';
 import { LeverPosition } from '../../modules/lever/lever-position.entity';
 import { UserMessage } from '../../modules/notice/user-message.entity';
 import { NewsArticle, NewsBanner, NewsCategory, NewsTranslation } from '../../modules/news/news.entities';
+import { MarketFavorite } from '../../modules/market-favorites/market-favorite.entity';
 import { IdentityVerification } from '../../modules/real-name/identity-verification.entity';
 import { Upload } from '../../modules/upload/upload.entity';
 import { Setting } from '../../modules/settings/setting.entity';
@@ -99,4 +100,5 @@ export const ENTITIES = [
   NewsArticle,
   NewsTranslation,
   NewsBanner,
+  MarketFavorite,
 ];

@@ -131,6 +131,8 @@ export const ErrorCode = {
   NEWS_IMAGE_NOT_FOUND: 2904,
   NEWS_ENGLISH_REQUIRED: 2905,
   NOTICE_NOT_FOUND: 2910,
+  FAVORITE_MARKET_UNKNOWN: 3100,
+  FAVORITES_FULL: 3101,
   INTERNAL: 9000,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -253,5 +255,7 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.NEWS_IMAGE_NOT_FOUND]: 'error.news_image_not_found',
   [ErrorCode.NEWS_ENGLISH_REQUIRED]: 'error.news_english_required',
   [ErrorCode.NOTICE_NOT_FOUND]: 'error.notice_not_found',
+  [ErrorCode.FAVORITE_MARKET_UNKNOWN]: 'error.favorite_market_unknown',
+  [ErrorCode.FAVORITES_FULL]: 'error.favorites_full',
   [ErrorCode.INTERNAL]: 'error.internal',
 };

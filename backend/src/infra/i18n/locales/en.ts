@@ -311,6 +311,8 @@ export const en = {
   'error.news_image_not_found': 'Image not found',
   'error.news_english_required': 'Write the English version first: other languages fall back to it',
   'error.notice_not_found': 'Message not found',
+  'error.favorite_market_unknown': 'No market {symbol} to add to or remove from favourites',
+  'error.favorites_full': 'At most {max} favourite markets',
   'error.news_code_invalid': 'The code is 2 to 32 lower-case letters, digits, - or _',
   'error.news_names_invalid': 'Names are a JSON object of language to text (1 to 40 characters), with English',
   'error.news_title_invalid': 'The title must be 1 to 200 characters',

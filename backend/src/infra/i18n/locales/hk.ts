@@ -313,6 +313,8 @@ export const hk: Catalogue = {
   'error.news_image_not_found': '圖片不存在',
   'error.news_english_required': '請先填寫英文版本：其他語言缺失時顯示英文',
   'error.notice_not_found': '消息不存在',
+  'error.favorite_market_unknown': '沒有可收藏或取消收藏的交易對 {symbol}',
+  'error.favorites_full': '最多收藏 {max} 個交易對',
   'error.news_code_invalid': '代碼為 2–32 位小寫字母、數字、- 或 _',
   'error.news_names_invalid': '名稱須為「語言 → 文字（1–40 字）」的 JSON 物件，且包含英文',
   'error.news_title_invalid': '標題須為 1–200 個字元',

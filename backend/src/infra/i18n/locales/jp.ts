@@ -314,6 +314,8 @@ export const jp: Catalogue = {
   'error.news_image_not_found': '画像が見つかりません',
   'error.news_english_required': '先に英語版を作成してください（他の言語は英語で代替表示されます）',
   'error.notice_not_found': 'メッセージが見つかりません',
+  'error.favorite_market_unknown': 'お気に入りに追加・削除できる市場 {symbol} はありません',
+  'error.favorites_full': 'お気に入りは最大 {max} 市場までです',
   'error.news_code_invalid': 'コードは2〜32文字の小文字・数字・- または _ です',
   'error.news_names_invalid': '名前は「言語 → テキスト（1〜40文字）」のJSONで、英語を含めてください',
   'error.news_title_invalid': 'タイトルは1〜200文字で入力してください',

@@ -313,6 +313,8 @@ export const kr: Catalogue = {
   'error.news_image_not_found': '이미지를 찾을 수 없습니다',
   'error.news_english_required': '영어 버전을 먼저 작성하세요. 다른 언어가 없으면 영어가 표시됩니다',
   'error.notice_not_found': '메시지를 찾을 수 없습니다',
+  'error.favorite_market_unknown': '즐겨찾기에 추가하거나 삭제할 마켓 {symbol}이(가) 없습니다',
+  'error.favorites_full': '즐겨찾기는 최대 {max}개까지입니다',
   'error.news_code_invalid': '코드는 2~32자의 소문자, 숫자, - 또는 _ 입니다',
   'error.news_names_invalid': '이름은 "언어 → 텍스트(1~40자)" JSON 객체이며 영어가 포함되어야 합니다',
   'error.news_title_invalid': '제목은 1~200자여야 합니다',

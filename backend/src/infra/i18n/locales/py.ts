@@ -313,6 +313,8 @@ export const py: Catalogue = {
   'error.news_image_not_found': 'Imagem não encontrada',
   'error.news_english_required': 'Escreva primeiro a versão em inglês: os outros idiomas usam-na quando faltam',
   'error.notice_not_found': 'Mensagem não encontrada',
+  'error.favorite_market_unknown': 'Não há mercado {symbol} para adicionar ou remover dos favoritos',
+  'error.favorites_full': 'No máximo {max} mercados favoritos',
   'error.news_code_invalid': 'O código tem de 2 a 32 letras minúsculas, dígitos, - ou _',
   'error.news_names_invalid': 'Os nomes são um objeto JSON de idioma para texto (1 a 40 caracteres), com inglês',
   'error.news_title_invalid': 'O título deve ter de 1 a 200 caracteres',

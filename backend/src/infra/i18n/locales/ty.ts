@@ -313,6 +313,8 @@ export const ty: Catalogue = {
   'error.news_image_not_found': 'ไม่พบรูปภาพ',
   'error.news_english_required': 'กรุณาเขียนฉบับภาษาอังกฤษก่อน ภาษาอื่นจะใช้ภาษาอังกฤษแทนเมื่อไม่มี',
   'error.notice_not_found': 'ไม่พบข้อความ',
+  'error.favorite_market_unknown': 'ไม่มีตลาด {symbol} ให้เพิ่มหรือลบจากรายการโปรด',
+  'error.favorites_full': 'รายการโปรดได้สูงสุด {max} ตลาด',
   'error.news_code_invalid': 'รหัสต้องเป็นอักษรตัวเล็ก ตัวเลข - หรือ _ ยาว 2–32 ตัว',
   'error.news_names_invalid': 'ชื่อต้องเป็น JSON ของภาษา → ข้อความ (1–40 ตัวอักษร) และมีภาษาอังกฤษ',
   'error.news_title_invalid': 'หัวข้อต้องมี 1–200 ตัวอักษร',

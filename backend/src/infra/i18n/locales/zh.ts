@@ -313,6 +313,8 @@ export const zh: Catalogue = {
   'error.news_image_not_found': '图片不存在',
   'error.news_english_required': '请先填写英文版本：其他语言缺失时显示英文',
   'error.notice_not_found': '消息不存在',
+  'error.favorite_market_unknown': '没有可收藏或取消收藏的交易对 {symbol}',
+  'error.favorites_full': '最多收藏 {max} 个交易对',
   'error.news_code_invalid': '代码为 2–32 位小写字母、数字、- 或 _',
   'error.news_names_invalid': '名称须为“语言 → 文字（1–40 字）”的 JSON 对象，且包含英文',
   'error.news_title_invalid': '标题须为 1–200 个字符',

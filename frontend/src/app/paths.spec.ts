@@ -1,5 +1,5 @@
 import { ROUTES } from './routes';
-import { isTabPath, loginPath } from './paths';
+import { isTabPath, loginPath, PATHS, TABS } from './paths';
 
 // Spec §2, written out again so a changed path fails here.
 const SPEC_PATHS = `/ /pages/index/index /pages/trade/index /pages/trade/kline /pages/lever/index /pages/lever/index2 /pages/lever/index3
@@ -13,10 +13,20 @@ const SPEC_PATHS = `/ /pages/index/index /pages/trade/index /pages/trade/kline /
 /pages/finance/rulePage /pages/finance/rulePage_lc /pages/promotion/index /pages/help/center/center /pages/help/center/chat /pages/help/center/detail
 /pages/help-center/center /pages/help-center/chat /pages/help-center/detail /pages/fpjy/fpjy /pages/nft/index /pages/nft/order /pages/nft/detail
 /pages/loan/index /pages/loan/order /pages/loan/back /pages/loan/back_rec /pages/rate/index /choose-location /open-location`.split(/\s+/);
+// Additions beyond the spec, each documented in docs/architecture.md.
+const ADDED = ['/pages/market/index'];
 
 describe('routes', () => {
-  it('registers every path of the spec, exactly once', () => {
-    expect(ROUTES.map((r) => r.path).sort()).toEqual([...SPEC_PATHS].sort());
+  it('registers every path of the spec and the documented additions, exactly once', () => {
+    expect(ROUTES.map((r) => r.path).sort()).toEqual([...SPEC_PATHS, ...ADDED].sort());
+  });
+
+  it('gives each tab its own screen; lever/index2 still opens the contract screen', () => {
+    expect(TABS.map((t) => t.path)).toEqual([PATHS.home, PATHS.market, PATHS.trade, PATHS.lever, PATHS.assets]);
+    const screen = (path: string) => ROUTES.find((r) => r.path === path)!.Screen;
+    expect(new Set(TABS.map((t) => screen(t.path))).size).toBe(TABS.length);
+    expect(screen(PATHS.lever2)).toBe(screen(PATHS.lever));
+    expect(isTabPath(PATHS.market)).toBe(true);
   });
 
   it('login links carry backpage encoded and backtype 2 for tab pages, 1 otherwise', () => {

@@ -68,16 +68,21 @@ export const PATHS = {
   rate: '/pages/rate/index',
   chooseLocation: '/choose-location',
   openLocation: '/open-location',
+  /** An addition beyond the spec's §2 routes (issue: trader experience): the Markets tab, docs/architecture.md. */
+  market: '/pages/market/index',
 } as const;
 
 export type RouteKey = keyof typeof PATHS;
 
-/** Tab bar (reading A, docs/architecture.md): home, market, trade, contract, assets. */
+/**
+ * Tab bar (docs/architecture.md, "Tab bar"): one screen per tab — home, the Markets list, spot
+ * trading, the contract screen, assets. `lever/index2` still opens the contract screen (reading A).
+ */
 export const TABS = [
   { key: 'home', path: PATHS.home, icon: 'home' },
-  { key: 'market', path: PATHS.trade, icon: 'market' },
-  { key: 'trade', path: PATHS.lever, icon: 'trade' },
-  { key: 'contract', path: PATHS.lever2, icon: 'contract' },
+  { key: 'market', path: PATHS.market, icon: 'market' },
+  { key: 'trade', path: PATHS.trade, icon: 'trade' },
+  { key: 'contract', path: PATHS.lever, icon: 'contract' },
   { key: 'assets', path: PATHS.assets, icon: 'assets' },
 ] as const;
 

@@ -17,6 +17,7 @@ const Security = lazyPage(() => import('../pages/settings/security/index/securit
 const ChangePassword = lazyPage(() => import('../pages/settings/security/changePassword/change-password.page').then((m) => m.ChangePasswordPage));
 const ChangePayPassword = lazyPage(() => import('../pages/settings/security/changePayPassword/change-pay-password.page').then((m) => m.ChangePayPasswordPage));
 const Trade = lazyPage(() => import('../pages/trade/index/trade.page').then((m) => m.TradePage));
+const Market = lazyPage(() => import('../pages/market/index/market.page').then((m) => m.MarketPage));
 const Kline = lazyPage(() => import('../pages/trade/kline/kline.page').then((m) => m.KlinePage));
 const Assets = lazyPage(() => import('../pages/assets/index/assets.page').then((m) => m.AssetsPage));
 const TradeAccount = lazyPage(() => import('../pages/assets/tradeAccount/trade-account.page').then((m) => m.TradeAccountPage));
@@ -100,7 +101,7 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   verification: Verification,
   verificationBasic: VerificationBasic,
   verificationAdvanced: VerificationAdvanced,
-  // Reading A: the Trade tab (lever/index) and the Contract tab (lever/index2) both open the contract screen.
+  // The Contract tab (lever/index) and, as in reading A, lever/index2 both open the contract screen.
   lever: Lever,
   lever2: Lever,
   lever3: LeverHistory,
@@ -134,6 +135,7 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   notice: Notice,
   chooseLocation: ChooseLocation,
   openLocation: OpenLocation,
+  market: Market,
 };
 
 // Aliases share their original's title.

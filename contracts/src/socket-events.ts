@@ -103,8 +103,46 @@ export interface ServerToClientEvents {
   balance: (m: { seq: number; ts: number; data: BalanceData[] }) => void;
   /** Private: one of your options was delivered. */
   option: (m: { seq: number; ts: number; data: OptionResultData }) => void;
+  /** Private: your open contract positions after a change (a mark tick that moves P/L or risk, an open, fill, close or TP/SL edit), conflated. */
+  position: (m: { seq: number; ts: number; data: PositionsData }) => void;
   /** Private: a new message for the notices page, in the handshake's `lang`, with your unread count. */
   notice: (m: NoticeData) => void;
+}
+
+/** A contract position as lever/deal and lever/my_trade answer it (docs/api.md "Contracts"). */
+export interface PositionData {
+  id: string;
+  symbol: string;
+  side: 'long' | 'short';
+  type: 'market' | 'limit';
+  lots: number;
+  multiple: number;
+  lot_value: string;
+  margin: string;
+  fee: string;
+  status: 'pending' | 'holding' | 'closed' | 'cancelled';
+  target_price: string | null;
+  open_price: string | null;
+  open_tick_id: string | null;
+  current_price: string | null;
+  take_profit: string;
+  stop_loss: string;
+  pnl: string | null;
+  risk_rate: string | null;
+  maintenance_margin: string | null;
+  liquidation_price: string | null;
+  close_price: string | null;
+  close_tick_id: string | null;
+  close_reason: 'user' | 'liquidation' | 'stop_loss' | 'take_profit' | null;
+  opened_at: string | null;
+  closed_at: string | null;
+  created_at: string;
+}
+
+/** The `position` push: every open (pending, holding) position of the user, and those that ended since the previous push. */
+export interface PositionsData {
+  positions: PositionData[];
+  closed: Array<{ id: string; symbol: string; status: string; reason: PositionData['close_reason']; pnl: string | null }>;
 }
 
 /** A user message as notice/list answers it, plus the owner's unread count. */

@@ -35,6 +35,10 @@ export interface BusEvents {
   balance: [number];
   /** An option was delivered (pushed to its owner). */
   option: [{ userId: number; data: OptionResultData }];
+  /** A user's contract positions changed (opened, filled, closed, TP/SL edited): pushed to the owner, conflated. */
+  position: [number];
+  /** New mark-price ticks were recorded for these markets (open positions' P/L and risk re-read, conflated). */
+  mark: [number[]];
 }
 
 /** In-process fan-out from the engine host to market data and the realtime gateway. */

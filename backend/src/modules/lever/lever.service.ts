@@ -151,6 +151,7 @@ export class LeverService {
       return p;
     });
     this.bus.emit('balance', userId);
+    this.bus.emit('position', userId);
     return this.view(position, market.symbol, tick?.price);
   }
 
@@ -221,6 +222,7 @@ export class LeverService {
       [p.id, moneyString(dto.take_profit), moneyString(dto.stop_loss)],
     );
     if (!rows.length) throw new BusinessError(ErrorCode.POSITION_CLOSED);
+    this.bus.emit('position', userId);
     return this.view({ ...p, takeProfit: dto.take_profit, stopLoss: dto.stop_loss }, market.symbol, reference);
   }
 
@@ -249,6 +251,7 @@ export class LeverService {
     });
     if (!done) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     this.bus.emit('balance', userId);
+    this.bus.emit('position', userId);
     return this.view({ ...p, status: 'cancelled' }, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', undefined);
   }
 
@@ -270,7 +273,10 @@ export class LeverService {
       await this.postOpen(m, p, true);
       return true;
     });
-    if (done) this.bus.emit('balance', p.userId);
+    if (done) {
+      this.bus.emit('balance', p.userId);
+      this.bus.emit('position', p.userId);
+    }
     return done;
   }
 
@@ -323,7 +329,10 @@ export class LeverService {
         pnl: moneyString(pnl),
       };
     });
-    if (closed) this.bus.emit('balance', p.userId);
+    if (closed) {
+      this.bus.emit('balance', p.userId);
+      this.bus.emit('position', p.userId);
+    }
     return closed;
   }
 
@@ -352,6 +361,35 @@ export class LeverService {
       if (reason && (await this.closeAt(p, tick, reason).catch((err) => (this.logger.error({ err }, `close of #${p.id} failed`), undefined)))) closed++;
     }
     return { filled, closed };
+  }
+
+  /**
+   * The open (pending and holding) positions of these users, every market, each valued at its
+   * market's latest mark tick (the socket's `position` push).
+   */
+  async openViews(userIds: number[]): Promise<Map<number, Array<ReturnType<LeverService['view']>>>> {
+    const rows = await this.dataSource
+      .getRepository(LeverPosition)
+      .find({ where: { userId: In(userIds), status: In(['pending', 'holding']) }, order: { id: 'DESC' } });
+    const marks = new Map<number, string | undefined>();
+    for (const id of new Set(rows.map((r) => r.marketId))) marks.set(id, this.marks.current(id)?.price ?? (await this.marks.latestRecorded(id))?.price);
+    const out = new Map<number, Array<ReturnType<LeverService['view']>>>();
+    for (const p of rows)
+      out.set(p.userId, [...(out.get(p.userId) ?? []), this.view(p, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', marks.get(p.marketId))]);
+    return out;
+  }
+
+  /** How positions that left the open list ended (for the push's `closed`). */
+  async endings(ids: string[]): Promise<Array<{ id: string; symbol: string; status: string; reason: CloseReason | null; pnl: string | null }>> {
+    if (!ids.length) return [];
+    const rows = await this.dataSource.getRepository(LeverPosition).find({ where: { id: In(ids), status: In(['closed', 'cancelled']) } });
+    return rows.map((p) => ({
+      id: p.id,
+      symbol: this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '',
+      status: p.status,
+      reason: p.closeReason,
+      pnl: p.pnl === null ? null : moneyString(p.pnl),
+    }));
   }
 
   view(p: LeverPosition, symbol: string, mark: string | undefined) {

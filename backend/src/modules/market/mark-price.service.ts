@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { moneyString } from '../../infra/money';
+import { EngineBus } from '../engine/engine-bus';
 import { EngineHost } from '../engine/engine-host.service';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
 import { BusinessError } from '../../infra/http/business-error';
@@ -38,6 +39,7 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     private readonly dataSource: DataSource,
     private readonly registry: MarketRegistry,
     private readonly host: EngineHost,
+    private readonly bus: EngineBus,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -85,6 +87,7 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
       this.latest.set(m.id, tick);
       ticks.push(tick);
     }
+    if (ticks.length) this.bus.emit('mark', ticks.map((k) => k.marketId));
     return ticks;
   }
 }

@@ -1,10 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { BalanceData, CandleData, ServerToClientEvents, SnapshotData, Topic, TradeData } from '@kestrel/contracts';
+import type { BalanceData, CandleData, PositionData, PositionsData, ServerToClientEvents, SnapshotData, Topic, TradeData } from '@kestrel/contracts';
 import type { Server } from 'socket.io';
 import { DataSource } from 'typeorm';
 import { moneyString } from '../../infra/money';
 import { EngineBus, OrderUpdate, TradeTick } from '../engine/engine-bus';
 import { MarketRegistry } from '../engine/market-registry.service';
+import { LeverService } from '../lever/lever.service';
 import { MarketDataService } from '../market/market-data.service';
 import { REQUEST_PERIODS, storedPeriod } from '../market/periods';
 import { depthTopic, klineTopic, ParsedTopic, tradesTopic, userRoom } from './topics';
@@ -32,6 +33,10 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private readonly candlesDue = new Map<number, number>();
   private readonly candlesReady = new Set<number>();
   private readonly dirtyUsers = new Set<number>();
+  /** Contract positions: users whose positions changed, markets with a new mark tick, and what each user was last sent. */
+  private readonly dirtyPositions = new Set<number>();
+  private readonly markedMarkets = new Set<number>();
+  private readonly sentPositions = new Map<number, { json: string; ids: string[] }>();
   private tickersDirty = true;
   private lastTickers = '';
   private publishing = false;
@@ -44,6 +49,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     private readonly registry: MarketRegistry,
     private readonly data: MarketDataService,
     private readonly dataSource: DataSource,
+    private readonly positions: LeverService,
   ) {}
 
   attach(server: Server): void {
@@ -69,6 +75,10 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     this.bus.on('balance', (userId) => {
       if (this.listening(userId)) this.dirtyUsers.add(userId);
     });
+    this.bus.on('position', (userId) => {
+      if (this.listening(userId)) this.dirtyPositions.add(userId);
+    });
+    this.bus.on('mark', (marketIds) => marketIds.forEach((id) => this.markedMarkets.add(id)));
     this.bus.on('order', (o) => this.pushOrder(o));
     this.bus.on('option', (o) => this.listening(o.userId) && this.server?.to(userRoom(o.userId)).emit('option', { seq: this.next(`option:${o.userId}`), ts: Date.now(), data: o.data }));
     this.timer = setInterval(() => void this.publish(), CONFLATE_MS);
@@ -92,6 +102,9 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   online(userId: number): void {
     this.sockets.set(userId, (this.sockets.get(userId) ?? 0) + 1);
     this.leftAt.delete(userId);
+    // A new socket gets the full list once (the screen's lever/deal snapshot may be older).
+    this.sentPositions.delete(userId);
+    this.dirtyPositions.add(userId);
   }
 
   offline(userId: number): void {
@@ -112,6 +125,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     if (left === undefined) return false;
     if (Date.now() - left < RECOVERY_MS) return true;
     this.leftAt.delete(userId);
+    this.sentPositions.delete(userId);
     return false;
   }
 
@@ -132,6 +146,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     try {
       await this.publishMarkets();
       await this.publishBalances();
+      await this.publishPositions();
     } catch (err) {
       this.logger.warn({ err }, 'publish failed');
     } finally {
@@ -209,6 +224,42 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     for (const r of rows) by.set(r.owner_id, [...(by.get(r.owner_id) ?? []), { account_type: r.account_type, currency_id: r.currency_id, available: moneyString(r.available), frozen: moneyString(r.frozen) }]);
     const now = Date.now();
     for (const u of users) this.server!.to(userRoom(u)).emit('balance', { seq: this.next(`balance:${u}`), ts: now, data: by.get(u) ?? [] });
+  }
+
+  /**
+   * Contract positions, conflated like the market topics: every cycle, the users with a position
+   * change and the holders of a position in a market with a new mark tick get their open list,
+   * valued at the latest tick — only when it differs from what they were last sent. Positions that
+   * left the list since then come with how they ended (the app's live toast).
+   */
+  private async publishPositions(): Promise<void> {
+    if (this.markedMarkets.size) {
+      const markets = [...this.markedMarkets];
+      this.markedMarkets.clear();
+      const listening = [...this.sockets.keys(), ...this.leftAt.keys()];
+      if (listening.length) {
+        const rows: Array<{ user_id: number }> = await this.dataSource.query(
+          `SELECT DISTINCT user_id FROM lever_positions WHERE status = 'holding' AND market_id = ANY($1) AND user_id = ANY($2)`,
+          [markets, listening],
+        );
+        for (const r of rows) if (this.listening(r.user_id)) this.dirtyPositions.add(r.user_id);
+      }
+    }
+    if (!this.dirtyPositions.size) return;
+    const users = [...this.dirtyPositions];
+    this.dirtyPositions.clear();
+    const open = await this.positions.openViews(users);
+    for (const u of users) {
+      const positions = (open.get(u) ?? []) as PositionData[];
+      const json = JSON.stringify(positions);
+      const prev = this.sentPositions.get(u);
+      if (prev?.json === json) continue;
+      const ids = positions.map((p) => p.id);
+      const gone = prev ? prev.ids.filter((id) => !ids.includes(id)) : [];
+      const closed = (await this.positions.endings(gone)) as PositionsData['closed'];
+      this.sentPositions.set(u, { json, ids });
+      this.server!.to(userRoom(u)).emit('position', { seq: this.next(`position:${u}`), ts: Date.now(), data: { positions, closed } });
+    }
   }
 
   /** A topic's state now, with the seq the next message will exceed. */

@@ -116,6 +116,8 @@ export const leverApi = {
   list: (status: PositionStatus, page = 1, limit = 20) => post<Page<Position>>('lever/my_trade', { status, page, limit }),
   close: (id: string) => post<Position>('lever/close', { id }),
   cancel: (id: string) => post<Position>('lever/cancel', { id }),
+  /** Quiet: the TP/SL sheet shows the server's message (the side rule) under its fields. */
+  tpsl: (id: string, take_profit: string, stop_loss: string) => post<Position>('lever/tpsl', { id, take_profit, stop_loss }, { quiet: true }),
 };
 
 export const optionApi = {

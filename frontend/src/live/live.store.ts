@@ -1,4 +1,4 @@
-import type { BalanceData, OptionResultData, OrderData } from '@kestrel/contracts';
+import type { BalanceData, OptionResultData, OrderData, PositionData, PositionsData } from '@kestrel/contracts';
 import { useEffect } from 'react';
 import { create } from 'zustand';
 import { getSocket, type MarketSocket } from '../api/socket';
@@ -22,6 +22,9 @@ interface LiveState {
   /** The private `option` stream: bumped when one of the user's options is delivered. */
   optionVersion: number;
   lastOption: OptionResultData | null;
+  /** The private `position` stream: every open contract position (null until the first push), last applied seq. */
+  positionSeq: number;
+  positions: PositionData[] | null;
 }
 
 export const balanceKey = (account: string, currencyId: number) => `${account}:${currencyId}`;
@@ -36,6 +39,8 @@ export const useLiveStore = create<LiveState>(() => ({
   lastOrder: null,
   optionVersion: 0,
   lastOption: null,
+  positionSeq: -1,
+  positions: null,
 }));
 
 let bound: MarketSocket | null = null;
@@ -46,7 +51,7 @@ const set = useLiveStore.setState;
 const onConnect = () => {
   const socket = bound!;
   // Without recovery the rooms and missed messages are gone: every screen takes fresh snapshots.
-  if (wasDown && !socket.recovered) set((s) => ({ status: 'live', resync: s.resync + 1, balanceSeq: -1 }));
+  if (wasDown && !socket.recovered) set((s) => ({ status: 'live', resync: s.resync + 1, balanceSeq: -1, positionSeq: -1 }));
   else set({ status: 'live' });
   wasDown = false;
 };
@@ -60,6 +65,14 @@ const onBalance = (m: { seq: number; data: BalanceData[] }) => {
   const balances = { ...s.balances };
   for (const b of m.data) balances[balanceKey(b.account_type, b.currency_id)] = b;
   set({ balanceSeq: m.seq, balances, balanceVersion: s.balanceVersion + 1 });
+};
+/** Open positions pushed on every change; one the watcher closed (liquidation, stop loss, take profit) gets a toast. */
+const onPosition = (m: { seq: number; data: PositionsData }) => {
+  if (m.seq <= useLiveStore.getState().positionSeq) return;
+  for (const c of m.data.closed)
+    if (c.status === 'closed' && c.reason && c.reason !== 'user')
+      toast(t('positionsLive.endedToast', { symbol: c.symbol, reason: t(`lever.closeReason.${c.reason}`), pnl: c.pnl ?? '0' }), 4000);
+  set({ positionSeq: m.seq, positions: m.data.positions });
 };
 const onOrder = (m: { data: OrderData }) => set((s) => ({ orderVersion: s.orderVersion + 1, lastOrder: m.data }));
 
@@ -77,13 +90,14 @@ function bind(): void {
   unbind();
   bound = socket;
   wasDown = false;
-  set({ status: socket.connected ? 'live' : 'connecting', balanceSeq: -1, balances: {} });
+  set({ status: socket.connected ? 'live' : 'connecting', balanceSeq: -1, balances: {}, positionSeq: -1, positions: null });
   socket.on('connect', onConnect);
   socket.on('disconnect', onDown);
   socket.on('connect_error', onDown);
   socket.on('balance', onBalance);
   socket.on('order', onOrder);
   socket.on('option', onOption);
+  socket.on('position', onPosition);
 }
 
 function unbind(): void {
@@ -94,6 +108,7 @@ function unbind(): void {
   bound.off('balance', onBalance);
   bound.off('order', onOrder);
   bound.off('option', onOption);
+  bound.off('position', onPosition);
   bound = null;
 }
 

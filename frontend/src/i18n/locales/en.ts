@@ -526,6 +526,14 @@ export const en = {
       liquidation: "Liquidation",
     },
   },
+  positionsLive: {
+    editTpsl: "Edit TP/SL",
+    tpslTitle: "Take profit and stop loss",
+    save: "Save",
+    saved: "Take profit and stop loss saved",
+    endedToast: "{{symbol}} position closed: {{reason}}, P/L {{pnl}} USDT",
+    markNow: "Mark price now: {{price}}",
+  },
   option: {
     result: {
       up: "Up",

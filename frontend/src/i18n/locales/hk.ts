@@ -528,6 +528,14 @@ const hk: Catalogue = {
       liquidation: "強制平倉",
     },
   },
+  positionsLive: {
+    editTpsl: "修改止盈止損",
+    tpslTitle: "止盈與止損",
+    save: "儲存",
+    saved: "止盈止損已儲存",
+    endedToast: "{{symbol}} 持倉已平倉：{{reason}}，盈虧 {{pnl}} USDT",
+    markNow: "目前標記價格：{{price}}",
+  },
   option: {
     result: {
       up: "升",

@@ -528,6 +528,14 @@ const jp: Catalogue = {
       liquidation: "強制決済",
     },
   },
+  positionsLive: {
+    editTpsl: "TP/SLを編集",
+    tpslTitle: "利確と損切り",
+    save: "保存",
+    saved: "利確・損切りを保存しました",
+    endedToast: "{{symbol}} のポジションが決済されました：{{reason}}、損益 {{pnl}} USDT",
+    markNow: "現在のマーク価格：{{price}}",
+  },
   option: {
     result: {
       up: "上昇",

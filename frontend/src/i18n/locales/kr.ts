@@ -528,6 +528,14 @@ const kr: Catalogue = {
       liquidation: "강제 청산",
     },
   },
+  positionsLive: {
+    editTpsl: "TP/SL 수정",
+    tpslTitle: "익절 및 손절",
+    save: "저장",
+    saved: "익절·손절이 저장되었습니다",
+    endedToast: "{{symbol}} 포지션 청산: {{reason}}, 손익 {{pnl}} USDT",
+    markNow: "현재 마크 가격: {{price}}",
+  },
   option: {
     result: {
       up: "상승",

@@ -529,6 +529,14 @@ const py: Catalogue = {
       liquidation: "Liquidação",
     },
   },
+  positionsLive: {
+    editTpsl: "Editar TP/SL",
+    tpslTitle: "Take profit e stop loss",
+    save: "Guardar",
+    saved: "Take profit e stop loss guardados",
+    endedToast: "Posição {{symbol}} fechada: {{reason}}, L/P {{pnl}} USDT",
+    markNow: "Preço de marcação agora: {{price}}",
+  },
   option: {
     result: {
       up: "Alta",

@@ -528,6 +528,14 @@ const ty: Catalogue = {
       liquidation: "บังคับปิด",
     },
   },
+  positionsLive: {
+    editTpsl: "แก้ไข TP/SL",
+    tpslTitle: "ทำกำไรและตัดขาดทุน",
+    save: "บันทึก",
+    saved: "บันทึกการทำกำไรและตัดขาดทุนแล้ว",
+    endedToast: "ปิดสถานะ {{symbol}} แล้ว: {{reason}} กำไร/ขาดทุน {{pnl}} USDT",
+    markNow: "ราคามาร์กตอนนี้: {{price}}",
+  },
   option: {
     result: {
       up: "ขึ้น",

@@ -528,6 +528,14 @@ const zh: Catalogue = {
       liquidation: "强制平仓",
     },
   },
+  positionsLive: {
+    editTpsl: "修改止盈止损",
+    tpslTitle: "止盈与止损",
+    save: "保存",
+    saved: "止盈止损已保存",
+    endedToast: "{{symbol}} 持仓已平仓：{{reason}}，盈亏 {{pnl}} USDT",
+    markNow: "当前标记价格：{{price}}",
+  },
   option: {
     result: {
       up: "涨",

@@ -1,5 +1,5 @@
 import type { TickerData } from '@kestrel/contracts';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { leverApi, type LeverDeal, type Position } from '../../../api/derivatives';
@@ -8,7 +8,7 @@ import { Change } from '../../../components/change';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
-import { useLive } from '../../../live/live.store';
+import { balanceKey, useLive, useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
 import { useMarketStore } from '../../../stores/market.store';
 import { toast } from '../../../stores/toast.store';
@@ -16,14 +16,18 @@ import { MarketSwitcher } from '../../trade/market-switcher';
 import { useMarkets } from '../../trade/use-markets';
 import { LeverForm } from './lever-form';
 import { PnL, Side } from './position-parts';
+import { TpSlSheet } from './tpsl-sheet';
 
-const POLL_MS = 2000;
+/** The contract account's USDT (its `balance` pushes keep the form's "available" current). */
+const USDT_ID = 3;
 
 /**
  * The contract screen (Trade tab `lever/index` and Contract tab `lever/index2`): market switcher,
  * mark price, the open form, open positions (close after a confirmation) and pending limit orders
- * (cancel). `lever/deal` is polled every 2 s: the mark price, the balance and every open position's
- * P/L and risk rate (positions are not pushed over the socket).
+ * (cancel), TP/SL edited in a sheet. `lever/deal` is read once per market (and after a resync): the
+ * rules and a first snapshot. After that nothing is polled: the private `position` push brings every
+ * open position's P/L, risk rate and liquidation price on each mark tick that changes them (and a
+ * closed or liquidated one leaves with a toast), `balance` the contract account, `tickers` the price.
  */
 export function LeverPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
@@ -44,11 +48,14 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
   useEffect(() => {
     setDeal(null);
     void load();
-    const timer = setInterval(() => void load(), POLL_MS);
-    return () => clearInterval(timer);
   }, [load, resync]);
-
-  const mark = deal?.mark_price ?? null;
+  const pushed = useLiveStore((s) => s.positions);
+  const liveBalance = useLiveStore((s) => s.balances[balanceKey('lever', USDT_ID)]);
+  // The push (every market) once it has come, else the deal's snapshot of this market.
+  const positions = useMemo(() => (pushed ? pushed.filter((p) => p.symbol === symbol) : (deal?.positions ?? [])) as Position[], [pushed, symbol, deal]);
+  const held = positions.find((p) => p.status === 'holding' && p.current_price);
+  const mark = held?.current_price ?? ticker?.last ?? deal?.mark_price ?? null;
+  const live = useMemo(() => (deal ? { ...deal, mark_price: mark, available: liveBalance?.available ?? deal.available, positions } : null), [deal, mark, liveBalance, positions]);
   const pd = market?.price_decimals ?? 2;
   return (
     <Page
@@ -81,8 +88,8 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
             <Skeleton rows={5} />
           ) : (
             <>
-              <LeverForm market={market} deal={deal} offline={offline} onPlaced={load} />
-              <Positions deal={deal} pd={pd} offline={offline} reload={load} />
+              <LeverForm market={market} deal={live!} offline={offline} onPlaced={() => undefined} />
+              <Positions deal={live!} mark={mark} pd={pd} offline={offline} />
             </>
           )}
         </>
@@ -91,9 +98,11 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
   );
 }
 
-function Positions({ deal, pd, offline, reload }: { deal: LeverDeal; pd: number; offline: boolean; reload: () => Promise<void> }) {
+function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string | null; pd: number; offline: boolean }) {
   const { t } = useTranslation();
   const [busy, setBusy] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Position | null>(null);
+  const closeSheet = useCallback(() => setEditing(null), []);
   const holding = deal.positions.filter((p) => p.status === 'holding');
   const pending = deal.positions.filter((p) => p.status === 'pending');
   const act = async (p: Position, kind: 'close' | 'cancel') => {
@@ -102,8 +111,8 @@ function Positions({ deal, pd, offline, reload }: { deal: LeverDeal; pd: number;
     setBusy(p.id);
     try {
       await (kind === 'close' ? leverApi.close(p.id) : leverApi.cancel(p.id));
+      // The `position` push removes it from the list.
       toast(t(kind === 'close' ? 'lever.closed' : 'lever.cancelled'));
-      await reload();
     } catch {
       // shown by the client
     } finally {
@@ -112,6 +121,7 @@ function Positions({ deal, pd, offline, reload }: { deal: LeverDeal; pd: number;
   };
   return (
     <>
+      {editing && <TpSlSheet position={editing} mark={mark} pd={pd} onClose={closeSheet} />}
       <section className="card" aria-labelledby="positions-title">
         <h2 id="positions-title" className="card__title">
           {t('lever.positions')}
@@ -154,6 +164,9 @@ function Positions({ deal, pd, offline, reload }: { deal: LeverDeal; pd: number;
                     <dd className="num">{truncate(p.stop_loss, pd)}</dd>
                   </div>
                 </dl>
+                <button type="button" className="button button--block" onClick={() => setEditing(p)} disabled={offline} data-testid="edit-tpsl">
+                  {t('positionsLive.editTpsl')}
+                </button>
                 <button
                   type="button"
                   className="button button--block position__close"
@@ -196,6 +209,9 @@ function Positions({ deal, pd, offline, reload }: { deal: LeverDeal; pd: number;
                     <dd className="num">{truncate(p.stop_loss, pd)}</dd>
                   </div>
                 </dl>
+                <button type="button" className="button button--block" onClick={() => setEditing(p)} disabled={offline}>
+                  {t('positionsLive.editTpsl')}
+                </button>
                 <button type="button" className="button button--block position__close" onClick={() => act(p, 'cancel')} disabled={busy === p.id || offline}>
                   {t('common.cancel')}
                 </button>

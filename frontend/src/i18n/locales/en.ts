@@ -307,6 +307,7 @@ export const en = {
     bids: 'Buy orders',
     orderBook: 'Order book',
     latestTrades: 'Latest trades',
+    spread: 'Spread',
     time: 'Time',
     buy: 'Buy',
     sell: 'Sell',

@@ -309,6 +309,7 @@ const hk: Catalogue = {
     bids: '買單',
     orderBook: '盤口',
     latestTrades: '最新成交',
+    spread: '價差',
     time: '時間',
     buy: '買入',
     sell: '賣出',

@@ -309,6 +309,7 @@ const jp: Catalogue = {
     bids: '買い注文',
     orderBook: '板',
     latestTrades: '最新の約定',
+    spread: 'スプレッド',
     time: '時刻',
     buy: '買い',
     sell: '売り',

@@ -309,6 +309,7 @@ const kr: Catalogue = {
     bids: '매수 주문',
     orderBook: '호가창',
     latestTrades: '최근 체결',
+    spread: '스프레드',
     time: '시간',
     buy: '매수',
     sell: '매도',

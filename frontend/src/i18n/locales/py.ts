@@ -310,6 +310,7 @@ const py: Catalogue = {
     bids: 'Ordens de compra',
     orderBook: 'Livro de ofertas',
     latestTrades: 'Últimos negócios',
+    spread: 'Spread',
     time: 'Hora',
     buy: 'Comprar',
     sell: 'Vender',

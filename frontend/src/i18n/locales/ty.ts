@@ -309,6 +309,7 @@ const ty: Catalogue = {
     bids: 'คำสั่งซื้อ',
     orderBook: 'สมุดคำสั่ง',
     latestTrades: 'การซื้อขายล่าสุด',
+    spread: 'ส่วนต่างราคา',
     time: 'เวลา',
     buy: 'ซื้อ',
     sell: 'ขาย',

@@ -309,6 +309,7 @@ const zh: Catalogue = {
     bids: '买单',
     orderBook: '盘口',
     latestTrades: '最新成交',
+    spread: '价差',
     time: '时间',
     buy: '买入',
     sell: '卖出',

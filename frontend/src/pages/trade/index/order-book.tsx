@@ -1,13 +1,27 @@
 import type { DepthData, TradeData } from '@kestrel/contracts';
-import { memo } from 'react';
+import { memo, type CSSProperties } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MarketInfo } from '../../../api/trading';
 import { Skeleton } from '../../../components/feedback';
+import { add, cmp, div, mul, sub } from '../../../components/decimal';
 import { truncate } from '../../../components/format';
 
 const LEVELS = 8;
 
-/** Asks (lowest nearest the middle) over bids; a tap on a price fills the order form's price. */
+/** Each level with the running total from the best price outwards (decimal strings, no floats). */
+function cumulate(levels: Array<[string, string]>): Array<[string, string, string]> {
+  let total = '0';
+  return levels.map(([price, qty]) => {
+    total = add(total, qty, 18);
+    return [price, qty, total];
+  });
+}
+
+/**
+ * Asks (lowest nearest the middle) over bids, each row with a bar behind it sized by the cumulative
+ * quantity up to that level (relative to the deeper side's total shown); the spread (best ask − best
+ * bid, and in % of the best ask) beside the last price; a tap on a price fills the order form's price.
+ */
 export const OrderBook = memo(function OrderBook({
   market,
   depth,
@@ -21,13 +35,25 @@ export const OrderBook = memo(function OrderBook({
 }) {
   const { t } = useTranslation();
   if (!depth) return <Skeleton rows={6} height={22} />;
-  const asks = depth.asks.slice(0, LEVELS).reverse();
-  const bids = depth.bids.slice(0, LEVELS);
+  const asks = cumulate(depth.asks.slice(0, LEVELS));
+  const bids = cumulate(depth.bids.slice(0, LEVELS));
+  const askTotal = asks.length ? asks[asks.length - 1][2] : '0';
+  const bidTotal = bids.length ? bids[bids.length - 1][2] : '0';
+  const deepest = cmp(askTotal, bidTotal) >= 0 ? askTotal : bidTotal;
+  const pd = market.price_decimals;
+  const spread = asks.length && bids.length ? sub(asks[0][0], bids[0][0], pd) : null;
+  const spreadPct = spread && cmp(asks[0][0], '0') > 0 ? div(mul(spread, '100', 18), asks[0][0], 2) : null;
   const row =
     (side: 'ask' | 'bid') =>
-    ([price, qty]: [string, string]) => (
+    ([price, qty, total]: [string, string, string]) => (
       <li key={`${side}${price}`}>
-        <button type="button" className={`book__row book__row--${side}`} onClick={() => onPrice(price)}>
+        <button
+          type="button"
+          className={`book__row book__row--${side}`}
+          onClick={() => onPrice(price)}
+          style={{ '--depth': `${div(mul(total, '100', 18), deepest, 2)}%` } as CSSProperties}
+          data-price={price}
+        >
           <span className="num">{truncate(price, market.price_decimals)}</span>
           <span className="num">{truncate(qty, market.qty_decimals)}</span>
         </button>
@@ -39,10 +65,18 @@ export const OrderBook = memo(function OrderBook({
         <span>{t('trade.price', { quote: market.quote })}</span>
         <span>{t('trade.qty', { base: market.base })}</span>
       </div>
-      <ul aria-label={t('trade.asks')}>{asks.map(row('ask'))}</ul>
-      <p className="book__last num" data-testid="book-last">
-        {truncate(last, market.price_decimals)}
-      </p>
+      <ul aria-label={t('trade.asks')}>{[...asks].reverse().map(row('ask'))}</ul>
+      <div className="book__mid">
+        <p className="book__last num" data-testid="book-last">
+          {truncate(last, pd)}
+        </p>
+        {spread !== null && (
+          <p className="book__spread num" data-testid="book-spread">
+            {t('trade.spread')} {truncate(spread, pd)}
+            {spreadPct !== null && ` (${spreadPct}%)`}
+          </p>
+        )}
+      </div>
       <ul aria-label={t('trade.bids')}>{bids.map(row('bid'))}</ul>
     </div>
   );

@@ -19,12 +19,16 @@ const css = (name: string) => getComputedStyle(document.documentElement).getProp
 /** Chart coordinates are numbers (the canvas needs them); the money itself stays a string everywhere else. */
 const n = (v: string) => Number(v);
 
+/** A volume bar coloured like its candle (up or down colour of the current theme, translucent). */
+const volumeBar = (k: CandleData, up: string, down: string) => ({ time: k.time as UTCTimestamp, value: n(k.volume), color: (n(k.close) >= n(k.open) ? up : down) + '88' });
+
 /**
  * The K-line: candles (or the time-share line) with a volume histogram. The chart is created once
  * and kept mounted; switching market or period clears the series and loads that history, then
  * follows `kline:<symbol>:<period>` with `series.update`. Messages are applied in seq order and a
  * candle older than the last one drawn is dropped (lightweight-charts only appends or replaces the
- * last bar). The price scale shows the market's tick size.
+ * last bar). The price scale shows the market's tick size. Volume sits in a second pane (its own axis,
+ * so price labels never overlap it) and is recoloured when the theme or the up colour changes.
  */
 export function KlineChart({ market, period, height }: { market: MarketInfo | null; period: Period; height: number | string }) {
   const { t } = useTranslation();
@@ -33,6 +37,8 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
   const series = useRef<Series | null>(null);
   const theme = useTheme();
   const upColor = useThemeStore((s) => s.upColor);
+  /** The candles drawn (sorted), so a theme switch can recolour the volume bars without a reload. */
+  const drawn = useRef<CandleData[]>([]);
 
   // Create once.
   useEffect(() => {
@@ -44,9 +50,14 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     });
     const candles = c.addSeries(CandlestickSeries, { borderVisible: false });
     const line = c.addSeries(AreaSeries, { lineWidth: 2, visible: false });
-    const volume = c.addSeries(HistogramSeries, { priceFormat: { type: 'volume' }, priceScaleId: 'volume' });
-    c.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
-    c.priceScale('right').applyOptions({ scaleMargins: { top: 0.1, bottom: 0.25 } });
+    // Volume in its own pane (index 1) under the price pane: each pane has its own price axis, so
+    // the price labels stop at the pane's border and never overlap the volume bars.
+    const volume = c.addSeries(HistogramSeries, { priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false }, 1);
+    const panes = c.panes();
+    panes[0].setStretchFactor(4);
+    panes[1].setStretchFactor(1);
+    c.priceScale('right').applyOptions({ scaleMargins: { top: 0.1, bottom: 0.05 } });
+    c.priceScale('right', 1).applyOptions({ scaleMargins: { top: 0.1, bottom: 0 } });
     chart.current = c;
     series.current = { candles, line, volume };
     return () => {
@@ -68,6 +79,7 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     });
     s.candles.applyOptions({ upColor: up, downColor: down, wickUpColor: up, wickDownColor: down });
     s.line.applyOptions({ lineColor: css('--primary'), topColor: css('--primary') + '55', bottomColor: css('--primary') + '05' });
+    s.volume.setData(drawn.current.map((k) => volumeBar(k, up, down)));
   }, [theme, upColor]);
 
   // Market and period: clear, load the history, follow the topic.
@@ -81,8 +93,10 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     const priceFormat = { type: 'price' as const, precision, minMove: n(market.tick_size) };
     s.candles.applyOptions({ priceFormat, visible: period !== 'time-share' });
     s.line.applyOptions({ priceFormat, visible: period === 'time-share' });
-    const up = css('--up') || css('--green');
-    const down = css('--down') || css('--red');
+    drawn.current = [];
+    // Read at draw time: the theme may have changed since this market was opened.
+    const up = () => css('--up') || css('--green');
+    const down = () => css('--down') || css('--red');
     let lastTime = -1;
     let lastSeq = -1;
     let stopped = false;
@@ -92,13 +106,18 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
       const time = k.time as UTCTimestamp;
       s.candles.update({ time, open: n(k.open), high: n(k.high), low: n(k.low), close: n(k.close) });
       s.line.update({ time, value: n(k.close) });
-      s.volume.update({ time, value: n(k.volume), color: (n(k.close) >= n(k.open) ? up : down) + '88' });
+      s.volume.update(volumeBar(k, up(), down()));
+      const list = drawn.current;
+      if (list.length && list[list.length - 1].time === k.time) list[list.length - 1] = k;
+      else list.push(k);
     };
     const setAll = (list: CandleData[]) => {
       const sorted = [...list].sort((a, b) => a.time - b.time).filter((k, i, arr) => i === 0 || k.time > arr[i - 1].time);
       s.candles.setData(sorted.map((k) => ({ time: k.time as UTCTimestamp, open: n(k.open), high: n(k.high), low: n(k.low), close: n(k.close) })));
       s.line.setData(sorted.map((k) => ({ time: k.time as UTCTimestamp, value: n(k.close) })));
-      s.volume.setData(sorted.map((k) => ({ time: k.time as UTCTimestamp, value: n(k.volume), color: (n(k.close) >= n(k.open) ? up : down) + '88' })));
+      const [u, d] = [up(), down()];
+      s.volume.setData(sorted.map((k) => volumeBar(k, u, d)));
+      drawn.current = sorted;
       lastTime = sorted.length ? sorted[sorted.length - 1].time : -1;
     };
     const topic = `kline:${market.symbol}:${period}` as const;

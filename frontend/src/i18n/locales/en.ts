@@ -43,7 +43,7 @@ export const en = {
     sortedAsc: '{{column}}, sorted ascending',
     sortedDesc: '{{column}}, sorted descending',
     quoteGroup: '{{quote}} markets',
-    vol: '24h vol {{volume}} {{quote}}',
+    vol: 'Vol {{volume}}',
     favorite: 'Add {{symbol}} to favourites',
     unfavorite: 'Remove {{symbol}} from favourites',
     noFavorites: 'No favourites yet: tap ☆ next to a market to add it.',
@@ -160,6 +160,7 @@ export const en = {
     down: 'Down',
     flat: 'Unchanged',
     entries: {
+      markets: 'Markets',
       deposit: 'Deposit',
       withdraw: 'Withdraw',
       transfer: 'Transfer',

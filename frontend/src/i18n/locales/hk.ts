@@ -45,7 +45,7 @@ const hk: Catalogue = {
     sortedAsc: '{{column}}，升序',
     sortedDesc: '{{column}}，降序',
     quoteGroup: '{{quote}} 市場',
-    vol: '24小時成交額 {{volume}} {{quote}}',
+    vol: '成交額 {{volume}}',
     favorite: '將 {{symbol}} 加入自選',
     unfavorite: '將 {{symbol}} 移出自選',
     noFavorites: '暫無自選：點擊市場旁的 ☆ 添加。',
@@ -162,6 +162,7 @@ const hk: Catalogue = {
     down: '下跌',
     flat: '持平',
     entries: {
+      markets: '行情',
       deposit: '充值',
       withdraw: '提現',
       transfer: '劃轉',

@@ -45,7 +45,7 @@ const jp: Catalogue = {
     sortedAsc: '{{column}}、昇順',
     sortedDesc: '{{column}}、降順',
     quoteGroup: '{{quote}} マーケット',
-    vol: '24時間売買代金 {{volume}} {{quote}}',
+    vol: '代金 {{volume}}',
     favorite: '{{symbol}} をお気に入りに追加',
     unfavorite: '{{symbol}} をお気に入りから削除',
     noFavorites: 'お気に入りはまだありません。マーケットの ☆ をタップして追加します。',
@@ -162,6 +162,7 @@ const jp: Catalogue = {
     down: '下落',
     flat: '変わらず',
     entries: {
+      markets: 'マーケット',
       deposit: '入金',
       withdraw: '出金',
       transfer: '振替',

@@ -45,7 +45,7 @@ const kr: Catalogue = {
     sortedAsc: '{{column}}, 오름차순',
     sortedDesc: '{{column}}, 내림차순',
     quoteGroup: '{{quote}} 마켓',
-    vol: '24시간 거래대금 {{volume}} {{quote}}',
+    vol: '거래대금 {{volume}}',
     favorite: '{{symbol}} 즐겨찾기 추가',
     unfavorite: '{{symbol}} 즐겨찾기 삭제',
     noFavorites: '즐겨찾기가 없습니다. 마켓 옆의 ☆를 눌러 추가하세요.',
@@ -162,6 +162,7 @@ const kr: Catalogue = {
     down: '하락',
     flat: '보합',
     entries: {
+      markets: '시세',
       deposit: '입금',
       withdraw: '출금',
       transfer: '이체',

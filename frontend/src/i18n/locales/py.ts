@@ -45,7 +45,7 @@ const py: Catalogue = {
     sortedAsc: '{{column}}, ordem crescente',
     sortedDesc: '{{column}}, ordem decrescente',
     quoteGroup: 'Mercados {{quote}}',
-    vol: 'Vol 24h {{volume}} {{quote}}',
+    vol: 'Vol {{volume}}',
     favorite: 'Adicionar {{symbol}} aos favoritos',
     unfavorite: 'Remover {{symbol}} dos favoritos',
     noFavorites: 'Ainda sem favoritos: toque em ☆ ao lado de um mercado para adicioná-lo.',
@@ -162,6 +162,7 @@ const py: Catalogue = {
     down: 'Baixa',
     flat: 'Estável',
     entries: {
+      markets: 'Mercados',
       deposit: 'Depositar',
       withdraw: 'Sacar',
       transfer: 'Transferir',

@@ -45,7 +45,7 @@ const ty: Catalogue = {
     sortedAsc: '{{column}} เรียงจากน้อยไปมาก',
     sortedDesc: '{{column}} เรียงจากมากไปน้อย',
     quoteGroup: 'ตลาด {{quote}}',
-    vol: 'มูลค่า 24 ชม. {{volume}} {{quote}}',
+    vol: 'มูลค่า {{volume}}',
     favorite: 'เพิ่ม {{symbol}} ในรายการโปรด',
     unfavorite: 'ลบ {{symbol}} ออกจากรายการโปรด',
     noFavorites: 'ยังไม่มีรายการโปรด: แตะ ☆ ข้างตลาดเพื่อเพิ่ม',
@@ -162,6 +162,7 @@ const ty: Catalogue = {
     down: 'ลง',
     flat: 'ไม่เปลี่ยนแปลง',
     entries: {
+      markets: 'ตลาด',
       deposit: 'ฝาก',
       withdraw: 'ถอน',
       transfer: 'โอน',

@@ -45,7 +45,7 @@ const zh: Catalogue = {
     sortedAsc: '{{column}}，升序',
     sortedDesc: '{{column}}，降序',
     quoteGroup: '{{quote}} 市场',
-    vol: '24小时成交额 {{volume}} {{quote}}',
+    vol: '成交额 {{volume}}',
     favorite: '将 {{symbol}} 加入自选',
     unfavorite: '将 {{symbol}} 移出自选',
     noFavorites: '暂无自选：点击市场旁的 ☆ 添加。',
@@ -162,6 +162,7 @@ const zh: Catalogue = {
     down: '下跌',
     flat: '持平',
     entries: {
+      markets: '行情',
       deposit: '充值',
       withdraw: '提现',
       transfer: '划转',

@@ -30,14 +30,20 @@ function useCloses(symbol: string): number[] {
   return closes;
 }
 
-const W = 64;
+const W = 56;
 const H = 24;
 
-/** A small 24 h line; the last point follows the live price. Decorative: the row states the change in words. */
-export function Sparkline({ symbol, last, dir }: { symbol: string; last: string | null; dir: 'up' | 'down' | 'flat' }) {
+const finite = (v: string | null | undefined) => (v !== null && v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+
+/**
+ * A small 24 h line from the 24 h open through the hourly closes to the live price (the last hour's
+ * close is replaced by it). Decorative: the row states the change in words.
+ */
+export function Sparkline({ symbol, open, last, dir }: { symbol: string; open: string | null; last: string | null; dir: 'up' | 'down' | 'flat' }) {
   const closes = useCloses(symbol);
-  const n = last !== null && Number.isFinite(Number(last)) ? Number(last) : null;
-  const points = n !== null && closes.length ? [...closes.slice(0, -1), n] : closes;
+  const first = finite(open);
+  const now = finite(last);
+  const points = [...(first !== null ? [first] : []), ...(now !== null ? closes.slice(0, -1) : closes), ...(now !== null ? [now] : [])];
   if (points.length < 2) return <svg className="sparkline" width={W} height={H} aria-hidden="true" />;
   const min = Math.min(...points);
   const max = Math.max(...points);

@@ -7,6 +7,7 @@ import { useSessionStore } from '../../../stores/session.store';
 import { useUiStore } from '../../../stores/ui.store';
 import { useUnreadNotices } from '../../notice/unread.store';
 import { HomeBanner, NoticeStrip } from './home-news';
+import { HomeMarkets } from './home-markets';
 import { MarketList } from './market-list';
 
 /** The entry grid: every feature of the app, including those the tab bar's other readings put in tabs. */
@@ -15,6 +16,7 @@ const ENTRIES = [
   { key: 'withdraw', path: PATHS.withdraw, icon: 'assets' },
   { key: 'transfer', path: PATHS.transfer, icon: 'trade' },
   { key: 'fpjy', path: PATHS.fpjy, icon: 'trade' },
+  { key: 'markets', path: PATHS.market, icon: 'market' },
   { key: 'spot', path: PATHS.trade, icon: 'market' },
   { key: 'chart', path: PATHS.kline, icon: 'contract' },
   { key: 'contract', path: PATHS.lever2, icon: 'contract' },
@@ -57,7 +59,7 @@ export function HomePage({ titleKey }: { titleKey: string }) {
       }
     >
       {!token && (
-        <section className="card login-prompt" data-testid="login-prompt">
+        <section className="card login-prompt login-prompt--compact" data-testid="login-prompt">
           <p>{t('home.loginPrompt')}</p>
           <div className="button-row">
             <Link className="button button--primary" to={loginPath(location.pathname + location.search)}>
@@ -69,6 +71,7 @@ export function HomePage({ titleKey }: { titleKey: string }) {
           </div>
         </section>
       )}
+      <HomeMarkets />
       <HomeBanner />
       <NoticeStrip />
       <nav className="card" aria-labelledby="features-title">

@@ -95,7 +95,7 @@ export function MarketPage({ titleKey }: { titleKey: string }) {
   };
 
   return (
-    <Page title={t(titleKey)}>
+    <Page title={t(titleKey)} back={false}>
       <section className="card markets" aria-labelledby="markets-heading">
         <div className="card__head">
           <h2 id="markets-heading">{t('markets.heading')}</h2>
@@ -150,10 +150,10 @@ export function MarketPage({ titleKey }: { titleKey: string }) {
                           <strong>{m.base}</strong>
                           <span className="muted">/{m.quote}</span>
                           <small className="muted block" data-testid="volume">
-                            {t('markets.vol', { volume: compact(m.quote_volume), quote: m.quote })}
+                            {t('markets.vol', { volume: compact(m.quote_volume) })}
                           </small>
                         </span>
-                        <Sparkline symbol={m.symbol} last={m.last} dir={direction(m.change_pct)} />
+                        <Sparkline symbol={m.symbol} open={m.open_24h} last={m.last} dir={direction(m.change_pct)} />
                         <span className="num" data-testid="last-price">
                           {truncate(m.last, decimals.get(m.symbol) ?? priceDecimals(m.last))}
                         </span>

@@ -19,6 +19,9 @@ export const MENU_ENTRIES = [
   { key: 'settings', path: PATHS.settings },
   { key: 'records', path: PATHS.assetsRecord },
   { key: 'invite', path: PATHS.promotion },
+  // Reading B/C tab destinations kept one tap away (docs/architecture.md, "Tab bar").
+  { key: 'options', path: PATHS.optionDetail },
+  { key: 'trust', path: PATHS.template },
 ] as const;
 
 export function SideMenu({ open, onClose }: { open: boolean; onClose: () => void }) {

@@ -137,6 +137,8 @@ export const en = {
     settings: 'Settings',
     records: 'Deposit and withdrawal records',
     invite: 'Invite friends',
+    options: 'Options (ETF)',
+    trust: 'Trust',
   },
   home: {
     topMarkets: 'Top markets',

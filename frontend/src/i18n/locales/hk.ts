@@ -139,6 +139,8 @@ const hk: Catalogue = {
     settings: '設定',
     records: '充提記錄',
     invite: '邀請好友',
+    options: '期權',
+    trust: '理財',
   },
   home: {
     topMarkets: '熱門市場',

@@ -139,6 +139,8 @@ const jp: Catalogue = {
     settings: '設定',
     records: '入出金履歴',
     invite: '友達を招待',
+    options: 'オプション',
+    trust: '資産運用',
   },
   home: {
     topMarkets: '人気マーケット',

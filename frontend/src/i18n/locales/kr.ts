@@ -139,6 +139,8 @@ const kr: Catalogue = {
     settings: '설정',
     records: '입출금 내역',
     invite: '친구 초대',
+    options: '옵션',
+    trust: '자산관리',
   },
   home: {
     topMarkets: '인기 마켓',

@@ -139,6 +139,8 @@ const py: Catalogue = {
     settings: 'Configurações',
     records: 'Histórico de depósitos e saques',
     invite: 'Convidar amigos',
+    options: 'Opções (ETF)',
+    trust: 'Investimentos',
   },
   home: {
     topMarkets: 'Principais mercados',

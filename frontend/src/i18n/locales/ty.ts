@@ -139,6 +139,8 @@ const ty: Catalogue = {
     settings: 'การตั้งค่า',
     records: 'ประวัติฝากและถอน',
     invite: 'ชวนเพื่อน',
+    options: 'ออปชัน',
+    trust: 'การลงทุน',
   },
   home: {
     topMarkets: 'ตลาดยอดนิยม',

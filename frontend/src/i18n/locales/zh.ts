@@ -139,6 +139,8 @@ const zh: Catalogue = {
     settings: '设置',
     records: '充提记录',
     invite: '邀请好友',
+    options: '期权',
+    trust: '理财',
   },
   home: {
     topMarkets: '热门市场',

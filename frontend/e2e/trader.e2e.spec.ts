@@ -1,0 +1,145 @@
+import type { TradeData } from '@kestrel/contracts';
+import { join } from 'node:path';
+import { type Browser, type Page, type WebSocketRoute } from 'playwright-core';
+import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
+import { apiOf, latestCode, startStack, type Stack } from './stack';
+
+/**
+ * Issue 27 on the spot trade screen, real stack with the market simulator ON: the order book's
+ * cumulative depth bars and spread, a tap on a book price fills the order form's price; the socket
+ * is dropped (every Socket.IO connection of the page is closed and refused through
+ * `page.routeWebSocket`, polling aborted), the stale badge shows and the price on screen freezes
+ * while the market moves on the server; the socket comes back and the screen shows the server's
+ * new state (the badge goes). Screens at 390×844 in both themes and in Chinese, axe clean.
+ */
+const SYMBOL = 'BTC/USDT';
+
+jest.setTimeout(120_000);
+
+let stack: Stack;
+let browser: Browser;
+let api: ReturnType<typeof apiOf>;
+let page: Page;
+const tag = `${process.pid}${Date.now().toString(36)}`;
+let offline = false;
+const open: WebSocketRoute[] = [];
+
+const go = (path: string) => goTo(page, stack.url, path);
+const shownLast = () => page.locator('[data-testid="last"]').innerText();
+/** The server's latest trade price of the market (the spot screen shows it as the last price). */
+const serverLast = async () => (await api<TradeData[]>('GET', 'currency/deal', { symbol: SYMBOL, limit: 1 }))[0]?.price ?? null;
+/** The on-screen form of a price string: trailing zeros of the decimal part may be cut, never digits added. */
+const same = (screen: string, raw: string) => Number(screen.replace(/,/g, '')) === Number(raw);
+
+beforeAll(async () => {
+  stack = await startStack({ simulator: true });
+  api = apiOf(stack.url);
+  browser = await launchBrowser();
+  const email = `trader.${tag}@kestrel.test`;
+  await api('POST', 'sms_mail', { email, purpose: 'register' });
+  const user = await api<{ token: string; user: unknown }>('POST', 'user/register', {
+    type: 'email',
+    email,
+    code: await latestCode(stack.url, email, 'register'),
+    password: 'pass-1234',
+    re_password: 'pass-1234',
+    agreement: 1,
+  });
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
+  page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  // Every Socket.IO websocket goes through here: proxied to the server while online, closed (and
+  // new ones refused) while "offline"; the polling fallback is aborted the same way.
+  await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+    if (offline) return void ws.close();
+    ws.connectToServer();
+    open.push(ws);
+  });
+  await page.route(/\/socket\.io\//, (route) => (offline ? route.abort() : route.continue()));
+  await page.goto(`${stack.url}/`);
+  await page.evaluate(
+    ([t, u, s]) => {
+      localStorage.setItem('token', t as string);
+      localStorage.setItem('user', JSON.stringify(u));
+      localStorage.setItem('theme', 'light');
+      localStorage.setItem('lang', 'en');
+      localStorage.setItem('symbol', s as string);
+    },
+    [user.token, user.user, SYMBOL],
+  );
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe('spot trade screen: depth, spread, offline and resync', () => {
+  it('shows cumulative depth bars and the spread; a tap on a book price fills the order form', async () => {
+    await go('/pages/trade/index');
+    const asks = page.locator('.book__row--ask');
+    const bids = page.locator('.book__row--bid');
+    await bids.nth(1).waitFor();
+    await asks.nth(1).waitFor();
+    // Cumulative: the bar grows from the best price outwards (asks are listed best last).
+    const depthOf = async (row: ReturnType<typeof page.locator>) => Number((await row.evaluate((e) => (e as HTMLElement).style.getPropertyValue('--depth'))).replace('%', ''));
+    const bestBid = await depthOf(bids.first());
+    const nextBid = await depthOf(bids.nth(1));
+    expect(bestBid).toBeGreaterThan(0);
+    expect(nextBid).toBeGreaterThanOrEqual(bestBid);
+    expect(await depthOf(asks.nth((await asks.count()) - 2))).toBeGreaterThanOrEqual(await depthOf(asks.last()));
+    await expect(page.locator('[data-testid="book-spread"]').innerText()).resolves.toMatch(/Spread \d[\d,.]* \(\d+\.\d{2}%\)/);
+
+    const row = bids.nth(1);
+    const price = (await row.getAttribute('data-price'))!;
+    await row.click();
+    expect(await page.locator('input[name="price"]').inputValue()).toBe(price);
+  });
+
+  it('drops the socket: stale badge, the price freezes while the market moves; back online the screen shows the new state', async () => {
+    await go('/pages/trade/index');
+    await page.waitForFunction(() => /\d/.test(document.querySelector('[data-testid="last"]')?.textContent ?? ''));
+    await expect(page.locator('[data-testid="stale-badge"]').count()).resolves.toBe(0);
+
+    offline = true;
+    for (const ws of open.splice(0)) await ws.close();
+    await page.locator('[data-testid="stale-badge"]').waitFor();
+    const frozen = await shownLast();
+    // The market moves on the server while the screen cannot hear it.
+    const deadline = Date.now() + 30_000;
+    let moved: string | null = null;
+    while (Date.now() < deadline) {
+      const now = await serverLast();
+      if (now && !same(frozen, now)) {
+        moved = now;
+        break;
+      }
+      await page.waitForTimeout(250);
+    }
+    expect(moved).not.toBeNull();
+    expect(await shownLast()).toBe(frozen);
+    await page.screenshot({ path: join(ARTIFACTS, 'trader-offline.png') });
+
+    offline = false;
+    await page.locator('[data-testid="stale-badge"]').waitFor({ state: 'detached', timeout: 30_000 });
+    // Resynced: the screen catches up with the server (the simulator keeps trading, so compare
+    // the screen and the server at the same moment until they agree).
+    const until = Date.now() + 20_000;
+    let agreed = false;
+    while (!agreed && Date.now() < until) {
+      const [screen, server] = [await shownLast(), await serverLast()];
+      agreed = !!server && same(screen, server) && screen !== frozen;
+      if (!agreed) await page.waitForTimeout(200);
+    }
+    expect(agreed).toBe(true);
+  });
+
+  it('is axe clean with readable screenshots in both themes and in Chinese', async () => {
+    const findings = await shootThemes(page, stack.url, 'trader-trade', '/pages/trade/index', { ready: '.book__row--bid', settleMs: 500 });
+    await page.evaluate(() => localStorage.setItem('lang', 'zh'));
+    findings.push(...(await shootThemes(page, stack.url, 'trader-trade-zh', '/pages/trade/index', { ready: '.book__row--bid', settleMs: 500 })));
+    await expect(page.locator('[data-testid="book-spread"]').innerText()).resolves.toContain('价差');
+    await page.evaluate(() => localStorage.setItem('lang', 'en'));
+    expect(findings).toEqual([]);
+  });
+});

@@ -3,6 +3,8 @@
 // a load script adds ~10 depth/trade changes a second (two traders crossing small limit orders at the
 // last price). Measures long tasks (> 50 ms, PerformanceObserver 'longtask') and the frame rate
 // (requestAnimationFrame count) over BENCH_SECONDS. Last line: `ui: <F> fps, <T> long tasks/min`.
+// BENCH_UI_PAGE=market measures the Markets tab instead (every market live over `tickers`, the
+// simulator trading them all, the same load on BTC/USDT); the default is `trade`.
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +16,8 @@ const { chromium } = require('playwright-core');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const RATE = Number(process.env.BENCH_UI_RATE ?? 10);
+const PAGE = process.env.BENCH_UI_PAGE ?? 'trade';
+if (PAGE !== 'trade' && PAGE !== 'market') throw new Error(`BENCH_UI_PAGE must be trade or market, not ${PAGE}`);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -49,8 +53,13 @@ try {
   const page = await context.newPage();
   await page.goto(`${stack.apiUrl}/`);
   await page.evaluate((token) => localStorage.setItem('token', token), viewer.token);
-  await page.goto(`${stack.apiUrl}/?bench=1#/pages/trade/index?symbol=BTC%2FUSDT`);
-  await page.getByTestId('order-book').waitFor({ timeout: 30_000 });
+  if (PAGE === 'market') {
+    await page.goto(`${stack.apiUrl}/?bench=1#/pages/market/index`);
+    await page.locator('[data-testid="markets-list"] li').first().waitFor({ timeout: 30_000 });
+  } else {
+    await page.goto(`${stack.apiUrl}/?bench=1#/pages/trade/index?symbol=BTC%2FUSDT`);
+    await page.getByTestId('order-book').waitFor({ timeout: 30_000 });
+  }
   await page.waitForTimeout(3000);
   log(`measuring for ${SECONDS} s`);
   const result = await page.evaluate(
@@ -73,13 +82,13 @@ try {
       }),
     SECONDS,
   );
-  const tradesSeen = await page.locator('[data-testid="latest-trades"] tbody tr').count();
+  const tradesSeen = await page.locator(PAGE === 'market' ? '[data-testid="markets-list"] li' : '[data-testid="latest-trades"] tbody tr').count();
   loading = false;
   await load;
   const fps = (result.frames * 1000) / result.ms;
   const perMinute = (result.longTasks.length * 60000) / result.ms;
   log(
-    `orders placed by the load script: ${placed}; trades on screen: ${tradesSeen}; long tasks: ${result.longTasks.map((d) => d.toFixed(0)).join(', ') || 'none'}`,
+    `orders placed by the load script: ${placed}; ${PAGE === 'market' ? 'markets' : 'trades'} on screen: ${tradesSeen}; long tasks: ${result.longTasks.map((d) => d.toFixed(0)).join(', ') || 'none'}`,
   );
   console.log(`ui: ${fps.toFixed(1)} fps, ${perMinute.toFixed(1)} long tasks/min`);
 } finally {

@@ -51,7 +51,11 @@ export function TpSlSheet({ position, mark, pd, onClose }: { position: Position;
       setBusy(false);
     }
   };
-  const decimal = (set: (v: string) => void) => (v: string) => set(v.replace(',', '.'));
+  // Typing in a field clears its message (and the server's).
+  const decimal = (set: (v: string) => void, field: 'take_profit' | 'stop_loss') => (v: string) => {
+    set(v.replace(',', '.'));
+    setError((e) => (e && (e.field === field || e.field === 'form') ? null : e));
+  };
   return (
     <div className="modal" role="presentation" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div className="modal__sheet" role="dialog" aria-modal="true" aria-labelledby="tpsl-title" tabIndex={-1} ref={dialog} data-testid="tpsl-sheet">
@@ -60,8 +64,8 @@ export function TpSlSheet({ position, mark, pd, onClose }: { position: Position;
         </h2>
         <form onSubmit={save} noValidate>
           {reference && <p className="muted small num">{t('positionsLive.markNow', { price: truncate(reference, pd) })}</p>}
-          <Field label={t('lever.takeProfit')} inputMode="decimal" autoComplete="off" value={tp} onChange={decimal(setTp)} error={error?.field === 'take_profit' ? error.text : undefined} name="take_profit" />
-          <Field label={t('lever.stopLoss')} inputMode="decimal" autoComplete="off" value={sl} onChange={decimal(setSl)} error={error?.field === 'stop_loss' ? error.text : undefined} name="stop_loss" />
+          <Field label={t('lever.takeProfit')} inputMode="decimal" autoComplete="off" value={tp} onChange={decimal(setTp, 'take_profit')} error={error?.field === 'take_profit' ? error.text : undefined} name="take_profit" />
+          <Field label={t('lever.stopLoss')} inputMode="decimal" autoComplete="off" value={sl} onChange={decimal(setSl, 'stop_loss')} error={error?.field === 'stop_loss' ? error.text : undefined} name="stop_loss" />
           <p className="muted small">{t(long ? 'lever.tpslHintLong' : 'lever.tpslHintShort')}</p>
           {error?.field === 'form' && (
             <p className="field__error" role="alert" data-testid="tpsl-error">

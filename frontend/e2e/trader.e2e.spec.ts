@@ -1,4 +1,4 @@
-import type { TradeData } from '@kestrel/contracts';
+import type { DepthData } from '@kestrel/contracts';
 import { join } from 'node:path';
 import { type Browser, type Page, type WebSocketRoute } from 'playwright-core';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
@@ -8,7 +8,7 @@ import { apiOf, latestCode, startStack, type Stack } from './stack';
  * Issue 27 on the spot trade screen, real stack with the market simulator ON: the order book's
  * cumulative depth bars and spread, a tap on a book price fills the order form's price; the socket
  * is dropped (every Socket.IO connection of the page is closed and refused through
- * `page.routeWebSocket`, polling aborted), the stale badge shows and the price on screen freezes
+ * `page.routeWebSocket`, polling aborted), the stale badge shows and the book on screen freezes
  * while the market moves on the server; the socket comes back and the screen shows the server's
  * new state (the badge goes). Screens at 390×844 in both themes and in Chinese, axe clean.
  */
@@ -25,11 +25,13 @@ let offline = false;
 const open: WebSocketRoute[] = [];
 
 const go = (path: string) => goTo(page, stack.url, path);
-const shownLast = () => page.locator('[data-testid="last"]').innerText();
-/** The server's latest trade price of the market (the spot screen shows it as the last price). */
-const serverLast = async () => (await api<TradeData[]>('GET', 'currency/deal', { symbol: SYMBOL, limit: 1 }))[0]?.price ?? null;
-/** The on-screen form of a price string: trailing zeros of the decimal part may be cut, never digits added. */
-const same = (screen: string, raw: string) => Number(screen.replace(/,/g, '')) === Number(raw);
+/** The book on screen and on the server, as its best bid and best ask (raw price strings). */
+const shownBook = async () =>
+  `${await page.locator('.book__row--bid').first().getAttribute('data-price')}/${await page.locator('.book__row--ask').last().getAttribute('data-price')}`;
+const serverBook = async () => {
+  const d = await api<DepthData>('GET', 'currency/depth', { symbol: SYMBOL, levels: 1 });
+  return `${d.bids[0]?.[0]}/${d.asks[0]?.[0]}`;
+};
 
 beforeAll(async () => {
   stack = await startStack({ simulator: true });
@@ -51,7 +53,12 @@ beforeAll(async () => {
   // Every Socket.IO websocket goes through here: proxied to the server while online, closed (and
   // new ones refused) while "offline"; the polling fallback is aborted the same way.
   await page.routeWebSocket(/\/socket\.io\//, (ws) => {
-    if (offline) return void ws.close();
+    if (offline) {
+      // Refused: the page sees the connection open and close at once (a close before that leaves it hanging until its 20 s timeout).
+      ws.onMessage(() => undefined);
+      setTimeout(() => void ws.close({ code: 4000, reason: 'offline' }), 50);
+      return;
+    }
     ws.connectToServer();
     open.push(ws);
   });
@@ -82,7 +89,8 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
     await bids.nth(1).waitFor();
     await asks.nth(1).waitFor();
     // Cumulative: the bar grows from the best price outwards (asks are listed best last).
-    const depthOf = async (row: ReturnType<typeof page.locator>) => Number((await row.evaluate((e) => (e as HTMLElement).style.getPropertyValue('--depth'))).replace('%', ''));
+    const depthOf = async (row: ReturnType<typeof page.locator>) =>
+      Number((await row.evaluate((e) => (e as HTMLElement).style.getPropertyValue('--depth'))).replace('%', ''));
     const bestBid = await depthOf(bids.first());
     const nextBid = await depthOf(bids.nth(1));
     expect(bestBid).toBeGreaterThan(0);
@@ -96,39 +104,39 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
     expect(await page.locator('input[name="price"]').inputValue()).toBe(price);
   });
 
-  it('drops the socket: stale badge, the price freezes while the market moves; back online the screen shows the new state', async () => {
+  it('drops the socket: stale badge, the book freezes while the market moves; back online the screen shows the new state', async () => {
     await go('/pages/trade/index');
-    await page.waitForFunction(() => /\d/.test(document.querySelector('[data-testid="last"]')?.textContent ?? ''));
+    await page.locator('.book__row--ask').first().waitFor();
     await expect(page.locator('[data-testid="stale-badge"]').count()).resolves.toBe(0);
 
     offline = true;
     for (const ws of open.splice(0)) await ws.close();
     await page.locator('[data-testid="stale-badge"]').waitFor();
-    const frozen = await shownLast();
-    // The market moves on the server while the screen cannot hear it.
-    const deadline = Date.now() + 30_000;
+    const frozen = await shownBook();
+    // The market moves on the server (the simulator requotes its book every 5 s) while the screen cannot hear it.
+    const deadline = Date.now() + 20_000;
     let moved: string | null = null;
     while (Date.now() < deadline) {
-      const now = await serverLast();
-      if (now && !same(frozen, now)) {
+      const now = await serverBook();
+      if (now !== frozen) {
         moved = now;
         break;
       }
       await page.waitForTimeout(250);
     }
     expect(moved).not.toBeNull();
-    expect(await shownLast()).toBe(frozen);
+    expect(await shownBook()).toBe(frozen);
     await page.screenshot({ path: join(ARTIFACTS, 'trader-offline.png') });
 
     offline = false;
     await page.locator('[data-testid="stale-badge"]').waitFor({ state: 'detached', timeout: 30_000 });
-    // Resynced: the screen catches up with the server (the simulator keeps trading, so compare
-    // the screen and the server at the same moment until they agree).
-    const until = Date.now() + 20_000;
+    // Resynced: the screen catches up with the server's book (which may requote meanwhile, so
+    // compare both at the same moment until they agree).
+    const until = Date.now() + 15_000;
     let agreed = false;
     while (!agreed && Date.now() < until) {
-      const [screen, server] = [await shownLast(), await serverLast()];
-      agreed = !!server && same(screen, server) && screen !== frozen;
+      const [screen, server] = [await shownBook(), await serverBook()];
+      agreed = screen === server && screen !== frozen;
       if (!agreed) await page.waitForTimeout(200);
     }
     expect(agreed).toBe(true);

@@ -20,7 +20,11 @@ const css = (name: string) => getComputedStyle(document.documentElement).getProp
 const n = (v: string) => Number(v);
 
 /** A volume bar coloured like its candle (up or down colour of the current theme, translucent). */
-const volumeBar = (k: CandleData, up: string, down: string) => ({ time: k.time as UTCTimestamp, value: n(k.volume), color: (n(k.close) >= n(k.open) ? up : down) + '88' });
+const volumeBar = (k: CandleData, up: string, down: string) => ({
+  time: k.time as UTCTimestamp,
+  value: n(k.volume),
+  color: (n(k.close) >= n(k.open) ? up : down) + '88',
+});
 
 /**
  * The K-line: candles (or the time-share line) with a volume histogram. The chart is created once

@@ -18,6 +18,23 @@ function cumulate(levels: Array<[string, string]>): Array<[string, string, strin
 }
 
 /**
+ * The book as shown: the best `levels` of each side, best first, each `[price, qty, depth%]` where
+ * depth% is the cumulative quantity over the deeper side's total; the spread (best ask − best bid,
+ * truncated to `pd` decimals) and its % of the best ask (2 decimals, truncated); null without both sides.
+ */
+export function bookView(depth: DepthData, levels: number, pd: number) {
+  const asks = cumulate(depth.asks.slice(0, levels));
+  const bids = cumulate(depth.bids.slice(0, levels));
+  const askTotal = asks.length ? asks[asks.length - 1][2] : '0';
+  const bidTotal = bids.length ? bids[bids.length - 1][2] : '0';
+  const deepest = cmp(askTotal, bidTotal) >= 0 ? askTotal : bidTotal;
+  const pct = ([price, qty, total]: [string, string, string]): [string, string, string] => [price, qty, div(mul(total, '100', 18), deepest, 2)];
+  const spread = asks.length && bids.length ? sub(asks[0][0], bids[0][0], pd) : null;
+  const spreadPct = spread !== null && cmp(asks[0][0], '0') > 0 ? div(mul(spread, '100', 18), asks[0][0], 2) : null;
+  return { asks: asks.map(pct), bids: bids.map(pct), spread, spreadPct };
+}
+
+/**
  * Asks (lowest nearest the middle) over bids, each row with a bar behind it sized by the cumulative
  * quantity up to that level (relative to the deeper side's total shown); the spread (best ask − best
  * bid, and in % of the best ask) beside the last price; a tap on a price fills the order form's price.
@@ -35,23 +52,17 @@ export const OrderBook = memo(function OrderBook({
 }) {
   const { t } = useTranslation();
   if (!depth) return <Skeleton rows={6} height={22} />;
-  const asks = cumulate(depth.asks.slice(0, LEVELS));
-  const bids = cumulate(depth.bids.slice(0, LEVELS));
-  const askTotal = asks.length ? asks[asks.length - 1][2] : '0';
-  const bidTotal = bids.length ? bids[bids.length - 1][2] : '0';
-  const deepest = cmp(askTotal, bidTotal) >= 0 ? askTotal : bidTotal;
   const pd = market.price_decimals;
-  const spread = asks.length && bids.length ? sub(asks[0][0], bids[0][0], pd) : null;
-  const spreadPct = spread && cmp(asks[0][0], '0') > 0 ? div(mul(spread, '100', 18), asks[0][0], 2) : null;
+  const { asks, bids, spread, spreadPct } = bookView(depth, LEVELS, pd);
   const row =
     (side: 'ask' | 'bid') =>
-    ([price, qty, total]: [string, string, string]) => (
+    ([price, qty, pct]: [string, string, string]) => (
       <li key={`${side}${price}`}>
         <button
           type="button"
           className={`book__row book__row--${side}`}
           onClick={() => onPrice(price)}
-          style={{ '--depth': `${div(mul(total, '100', 18), deepest, 2)}%` } as CSSProperties}
+          style={{ '--depth': `${pct}%` } as CSSProperties}
           data-price={price}
         >
           <span className="num">{truncate(price, market.price_decimals)}</span>

@@ -22,6 +22,11 @@ const MARKET = '/pages/market/index';
 
 const go = (path: string) => goTo(page, stack.url, path);
 const symbols = () => page.locator('[data-testid="markets-list"] li').evaluateAll((els) => els.map((e) => e.getAttribute('data-symbol')));
+/** Clicks a column header and waits for its arrow (rendered in the same commit as the reordered rows). */
+async function sortBy(key: string, arrow: '↑' | '↓') {
+  await page.getByTestId(`sort-${key}`).click();
+  await page.waitForFunction(([k, a]) => document.querySelector(`[data-testid="sort-${k}"]`)?.textContent?.includes(a), [key, arrow]);
+}
 const star = (symbol: string) => page.locator(`li[data-symbol="${symbol}"] [data-testid="favorite"]`);
 
 async function session(token: string) {
@@ -83,13 +88,13 @@ describe('the Markets tab and the home page (real stack, simulator on)', () => {
   it('sorts and searches the list; a visitor keeps a favourite across a reload', async () => {
     await go(MARKET);
     await page.locator('[data-testid="markets-list"] li').first().waitFor();
-    await page.getByTestId('sort-name').click();
+    await sortBy('name', '↑');
     const asc = await symbols();
     expect(asc.length).toBeGreaterThanOrEqual(2);
     expect(asc).toEqual([...asc].sort());
-    await page.getByTestId('sort-name').click();
+    await sortBy('name', '↓');
     expect(await symbols()).toEqual([...asc].reverse());
-    await page.getByTestId('sort-price').click();
+    await sortBy('price', '↓');
     const byPrice = await page.locator('[data-testid="markets-list"] [data-testid="last-price"]').allTextContents();
     const nums = byPrice.map((p) => Number(p.replace(/,/g, '')));
     expect(nums).toEqual([...nums].sort((a, b) => b - a));
@@ -123,9 +128,12 @@ describe('the Markets tab and the home page (real stack, simulator on)', () => {
     await session(s.token);
     await go(MARKET);
     await star('ETH/USDT').click();
-    await page.waitForFunction(() => document.querySelector('li[data-symbol="ETH/USDT"] [data-testid="favorite"]')?.getAttribute('aria-pressed') === 'true');
+    const starred = () => page.waitForFunction(() => document.querySelector('li[data-symbol="ETH/USDT"] [data-testid="favorite"]')?.getAttribute('aria-pressed') === 'true');
+    await starred();
+    // After a reload the list comes from the server (market/favorites), a moment after the rows.
     await page.reload();
-    await expect(star('ETH/USDT').getAttribute('aria-pressed')).resolves.toBe('true');
+    await starred();
+    await expect(star('BTC/USDT').getAttribute('aria-pressed')).resolves.toBe('false');
 
     // A new login (another token, a clean browser store apart from the session): the server's list.
     const again = await api<{ token: string }>('POST', 'user/login', { account: email, password });

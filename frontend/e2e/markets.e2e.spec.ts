@@ -110,7 +110,7 @@ describe('the Markets tab and the home page (real stack, simulator on)', () => {
     await page.reload();
     await expect(star('BTC/USDT').getAttribute('aria-pressed')).resolves.toBe('true');
     await page.getByTestId('tab-favorites').click();
-    expect(await symbols()).toEqual(['BTC/USDT']);
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="markets-list"] li')].map((e) => e.getAttribute('data-symbol')).join() === 'BTC/USDT');
     await star('BTC/USDT').click();
     await page.getByText('No favourites yet', { exact: false }).waitFor();
   });

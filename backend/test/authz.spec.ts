@@ -1,10 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RequestMethod } from '@nestjs/common';
-import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { ModulesContainer } from '@nestjs/core';
 import { adminToken, registerByEmail } from './support/accounts';
+import { nestRoutes, Route } from './support/routes';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -13,13 +11,6 @@ import { ADMIN, startTestApp, TestApp } from './support/test-app';
  * the Express router is cross-checked so a route that Nest does not describe fails the test unless
  * it is in EXCEPTIONS. Routes served outside Nest's router (the fast lane) are listed explicitly.
  */
-type Kind = 'public' | 'user' | 'operator';
-interface Route {
-  method: string;
-  path: string;
-  kind: Kind;
-}
-
 // Routes served outside Nest's router (backend/src/infra/http/fast-lane.ts answers place and cancel
 // before Express): checked as user routes on their own, beside the Nest routes of the same path.
 const OUTSIDE_NEST: Route[] = [
@@ -28,40 +19,6 @@ const OUTSIDE_NEST: Route[] = [
 ];
 // Express routes Nest's controllers do not describe: the API docs (public) and the catch-all that answers 404.
 const EXCEPTIONS = [/^GET \/api\/docs/, /^[A-Z-]+ \/api\{\/\*splat\}$/];
-
-function guardKind(guards: unknown[]): Kind {
-  const names = guards.map((g) => (typeof g === 'function' ? g.name : (g as object)?.constructor?.name));
-  if (names.includes('AdminAuthGuard')) return 'operator';
-  if (names.includes('UserAuthGuard')) return 'user';
-  return 'public'; // no guard, or OptionalUserGuard (visitors pass)
-}
-
-function joinPath(...parts: string[]): string {
-  return ('/' + parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')).replace(/\/+/g, '/');
-}
-
-export function nestRoutes(t: TestApp): Route[] {
-  const routes: Route[] = [];
-  for (const mod of t.app.get(ModulesContainer, { strict: false }).values()) {
-    for (const wrapper of mod.controllers.values()) {
-      const ctrl = wrapper.metatype as (new (...a: unknown[]) => unknown) | undefined;
-      if (!ctrl) continue;
-      const base = [Reflect.getMetadata(PATH_METADATA, ctrl) ?? ''].flat() as string[];
-      const classGuards = (Reflect.getMetadata(GUARDS_METADATA, ctrl) ?? []) as unknown[];
-      const proto = ctrl.prototype as Record<string, unknown>;
-      for (const name of Object.getOwnPropertyNames(proto)) {
-        const handler = proto[name];
-        if (name === 'constructor' || typeof handler !== 'function') continue;
-        const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
-        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-        if (paths === undefined || method === undefined) continue;
-        const kind = guardKind([...classGuards, ...((Reflect.getMetadata(GUARDS_METADATA, handler) ?? []) as unknown[])]);
-        for (const b of base) for (const p of [paths].flat()) routes.push({ method: RequestMethod[method], path: joinPath('api', b, p), kind });
-      }
-    }
-  }
-  return routes;
-}
 
 /** Every (method, path) Express will answer, from its router stack. */
 function expressRoutes(t: TestApp): string[] {

@@ -26,6 +26,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   app.set('trust proxy', process.env.TRUST_PROXY ?? 'loopback');
+  app.disable('x-powered-by');
 
   await migrate(app.get(DataSource));
   await app.get(SeedService).seed();

@@ -63,6 +63,11 @@ describe('authorization matrix', () => {
     expect(routes.filter((r) => r.kind === 'operator').length).toBeGreaterThan(5);
   });
 
+  it('answers carry no X-Powered-By (regression: Express announced itself)', async () => {
+    const res = await t.http().get('/api/health');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
   it('user and operator routes refuse visitors; operator routes refuse user tokens', async () => {
     const a = await registerByEmail(t);
     for (const r of routes.filter((x) => x.kind !== 'public')) {

@@ -97,7 +97,7 @@ try {
   const elapsed = win.elapsed();
   const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
   await host.idle();
-  const engine = host.stats();
+  const engine = await host.stats();
   const rowsAfter = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
   const rows = Object.keys(rowsAfter).map((k) => `${k} ${((rowsAfter[k] - rowsBefore[k]) / Math.max(1, latencies.length)).toFixed(2)}`);
   const trial = await app.get(TrialBalanceService).compute();

@@ -19,12 +19,15 @@ import { CoinTradeController, coinTradeLaneRoutes } from './modules/coin-trade/c
 import { SeedService } from './modules/reference/seed.service';
 import { EngineHost } from './modules/engine/engine-host.service';
 import { SettledReadsInterceptor } from './modules/engine/settled-reads.interceptor';
+import { RedisIoAdapter } from './modules/realtime/redis-io.adapter';
 
 /** Builds the whole exchange app: migrations, seed data, the /api plumbing, docs and the web app. */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bodyParser: false, bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
+  // Split roles: sockets on every api process share rooms through Redis (pushes from the engine and workers reach them).
+  if (config.engine.transport === 'redis') app.useWebSocketAdapter(new RedisIoAdapter(app, config.redisUrl, config.redisPrefix));
   app.set('trust proxy', process.env.TRUST_PROXY ?? 'loopback');
   app.disable('x-powered-by');
 

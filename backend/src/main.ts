@@ -1,15 +1,19 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
-import { loadConfig } from './infra/config/config';
+import { loadConfig, role as currentRole } from './infra/config/config';
 
 /**
- * ROLE=all (default, one process: `npm start`) or api serve HTTP; ROLE=worker boots the same
- * application (migrations, queues) without taking HTTP traffic (DESIGN §3).
+ * One image, four roles (DESIGN §3, docs/operations.md):
+ * - `all` (default, `npm start`): everything in one process.
+ * - `api`: HTTP and sockets, stateless; commands for the sequencer go to the engine over Redis.
+ * - `engine`: contends for the sequencer's lease (one active, the others standby); the active one
+ *   runs the sequencer, its projector and what reads the books (market data, mark prices, the
+ *   simulator). It listens on PORT for its health check only (not behind the proxy).
+ * - `worker`: the BullMQ jobs (option delivery, contract watcher, daily jobs); no HTTP.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const role = process.env.ROLE ?? 'all';
-  if (!['all', 'api', 'worker'].includes(role)) throw new Error(`ROLE must be all, api or worker (got "${role}")`);
+  const role = currentRole();
   const app = await createApp(config);
   if (role === 'worker') {
     await app.init();
@@ -17,7 +21,11 @@ async function main(): Promise<void> {
     return;
   }
   await app.listen(config.port, process.env.HOST ?? '0.0.0.0');
-  process.stdout.write(`Kestrel is up: http://localhost:${config.port}/  (API /api, docs /api/docs)\n`);
+  process.stdout.write(
+    role === 'engine'
+      ? `Kestrel engine is up (health: http://localhost:${config.port}/api/health)\n`
+      : `Kestrel is up: http://localhost:${config.port}/  (API /api, docs /api/docs)\n`,
+  );
 }
 
 main().catch((err) => {

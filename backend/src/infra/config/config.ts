@@ -29,9 +29,22 @@ export interface AppConfig {
    * The sequencer (docs/architecture.md): commands per journal row at most, commands journaled but
    * not yet projected past which new commands are refused (the lag bound), and past which the next
    * journal write waits for the projector (backpressure), commands per projector
-   * transaction at most, commands between snapshots.
+   * transaction at most, commands between snapshots; the lease's lifetime (ms: a standby takes over
+   * this long after the holder stops renewing) and how a process reaches the sequencer (`local`: it
+   * runs here; `redis`: commands are forwarded over a Redis stream to the lease holder).
    */
-  engine: { maxBatch: number; maxUnprojected: number; projectAhead: number; projectBatch: number; snapshotEvery: number; projectorThread: boolean };
+  engine: {
+    maxBatch: number;
+    maxUnprojected: number;
+    projectAhead: number;
+    projectBatch: number;
+    snapshotEvery: number;
+    projectorThread: boolean;
+    leaseMs: number;
+    transport: 'local' | 'redis';
+    /** How long an api process waits for the engine's answer before saying "unknown, retry with the same id". */
+    forwardTimeoutMs: number;
+  };
   /** BullMQ workers (option delivery, contract watcher) run in this process (OPTION_WORKER, on unless `off`; never in ROLE=api). */
   optionWorker: boolean;
   /** Directory of the local-disk upload storage (UPLOAD_DIR). */
@@ -82,6 +95,23 @@ function floats(name: string, fallback: string): Record<string, string> {
   return out;
 }
 
+/** ROLE: `all` (one process, the default) or one of the split roles (DESIGN §3). */
+export type Role = 'all' | 'api' | 'engine' | 'worker';
+export const ROLES: readonly Role[] = ['all', 'api', 'engine', 'worker'];
+
+export function role(): Role {
+  const r = process.env.ROLE ?? 'all';
+  if (!(ROLES as readonly string[]).includes(r)) throw new Error(`ROLE must be one of ${ROLES.join(', ')} (got "${r}")`);
+  return r as Role;
+}
+
+/** ENGINE_TRANSPORT: `local` for ROLE=all, `redis` for the split roles unless set. */
+function transport(): 'local' | 'redis' {
+  const raw = process.env.ENGINE_TRANSPORT ?? (role() === 'all' ? 'local' : 'redis');
+  if (raw !== 'local' && raw !== 'redis') throw new Error(`ENGINE_TRANSPORT must be local or redis (got "${raw}")`);
+  return raw;
+}
+
 /** "10/60" = 10 requests per 60 seconds. */
 function rule(name: string, fallback: string): RateLimitRule {
   const raw = process.env[name] ?? fallback;
@@ -117,6 +147,9 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       projectBatch: int('ENGINE_PROJECT_BATCH', 1000),
       snapshotEvery: int('ENGINE_SNAPSHOT_EVERY', 50_000),
       projectorThread: (process.env.ENGINE_PROJECTOR_THREAD ?? 'on') !== 'off',
+      leaseMs: Math.max(500, int('ENGINE_LEASE_MS', 3000)),
+      transport: transport(),
+      forwardTimeoutMs: Math.max(100, int('ENGINE_FORWARD_TIMEOUT_MS', 5000)),
     },
     flashExchange: {
       feeRate: decimal('FLASH_FEE_RATE', '0.002'),

@@ -1,6 +1,6 @@
 import { Order } from '../../modules/coin-trade/order.entity';
 import { Trade } from '../../modules/coin-trade/trade.entity';
-import { SequencerJournalRow, SequencerOutboxRow, SequencerProjectionRow, SequencerSnapshotRow } from '../../modules/engine/entities/sequencer-tables.entity';
+import { EngineLeaseRow, SequencerJournalRow, SequencerOutboxRow, SequencerProjectionRow, SequencerSnapshotRow } from '../../modules/engine/entities/sequencer-tables.entity';
 import { Kline } from '../../modules/market/kline.entity';
 import { MarkPrice } from '../../modules/market/mark-price.entity';
 import { Admin } from '../../modules/admin/admin.entity';
@@ -65,6 +65,7 @@ export const ENTITIES = [
   SequencerSnapshotRow,
   SequencerProjectionRow,
   SequencerOutboxRow,
+  EngineLeaseRow,
   Kline,
   MarkPrice,
   UserMessage,

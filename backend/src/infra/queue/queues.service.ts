@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Global, Inject, Injectable, Module } from '@nestjs/common';
 import { Processor, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig, role } from '../config/config';
 
 /**
  * BullMQ queues and workers with the process's Redis and key prefix. Workers run in ROLE=all and
@@ -13,9 +13,9 @@ export class QueuesService implements BeforeApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  /** True when this process should run BullMQ workers. */
+  /** True when this process should run BullMQ workers: ROLE=all or worker (never api, nor the engine, which keeps its cores for the sequencer). */
   get workers(): boolean {
-    return this.config.optionWorker && (process.env.ROLE ?? 'all') !== 'api';
+    return this.config.optionWorker && ['all', 'worker'].includes(role());
   }
 
   queue(name: string): Queue {

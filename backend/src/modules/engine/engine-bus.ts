@@ -27,6 +27,8 @@ export interface BusEvents {
   trades: [TradeTick[], number];
   /** The projector wrote the read tables up to this journal batch (trades, candles, orders, balances). */
   projected: [number];
+  /** The outbox has commands for the sequencer (the relay beside it sends them now). */
+  outbox: [];
   /** The book of a market changed (depth readers re-read it, conflated). */
   book: [number];
   /** An order's state or fill changed (pushed to its owner). */

@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { OrderBook } from '@kestrel/matching-engine';
-import { DataSource, QueryRunner } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig, role } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
-import { ErrorCode } from '../../infra/http/error-codes';
+import { ErrorCode, ErrorCodeValue } from '../../infra/http/error-codes';
 import { unitsString } from '../../infra/money';
 import { EngineBus, OrderUpdate } from './engine-bus';
+import { EngineLease, FencedError } from './engine-lease';
+import { EngineLink, EngineReply, EngineRequest, LinkEvent, processId } from './engine-link';
 import { JournalWriter } from './journal-writer';
 import { MarketInfo, MarketRegistry } from './market-registry.service';
 import { ProjectionReplica, ReplicaEvent } from './projection-replica';
@@ -18,7 +20,7 @@ import { Snapshotter } from './snapshotter';
 
 interface Pending {
   cmd: SeqCommand;
-  resolve: (o: SeqOutcome) => void;
+  resolve: (r: { outcome: SeqOutcome; seq: number }) => void;
   reject: (e: unknown) => void;
 }
 
@@ -48,7 +50,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private closed = false;
   /** The sequencer refuses commands until a restart (`recover`): a journal write whose fate is unknown, or a broken invariant. */
   private stopped = false;
-  private lockRunner?: QueryRunner;
+  /** The lease with its fencing token (ROLE=all and engine); the transport to the lease holder (split roles). */
+  private lease?: EngineLease;
+  private link?: EngineLink;
+  private leaseTimer?: NodeJS.Timeout;
+  private standbyTimer?: NodeJS.Timeout;
+  private readonly ownerHooks: Array<() => Promise<void> | void> = [];
+  private readonly role = role();
   private journaled = 0;
   private projected = 0;
   private lastTs = 0;
@@ -80,34 +88,138 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
 
   async onApplicationBootstrap(): Promise<void> {
     await this.registry.load();
-    if (!(await this.claimOwnership())) return;
-    await this.recover();
+    const { leaseMs, transport } = this.config.engine;
+    if (transport === 'redis') {
+      this.link = new EngineLink(this.config.redisUrl, this.config.redisPrefix, processId(new EngineLease(this.dataSource, leaseMs).holder));
+      await this.link.listen((e) => this.onLinkEvent(e));
+    }
+    if (this.role !== 'all' && this.role !== 'engine') {
+      // api / worker: commands go to the lease holder; the watermark comes by pub/sub (read-your-writes).
+      this.projected = await this.projector.watermark();
+      this.journaled = this.projected;
+      return;
+    }
+    this.lease = new EngineLease(this.dataSource, leaseMs);
+    let token = await this.lease.tryAcquire();
+    // ROLE=all is meant to run the sequencer: the lease of its own previous run (a kill -9) expires within leaseMs.
+    for (let waited = 0; token === undefined && this.role === 'all' && waited <= leaseMs + 500; waited += 250) {
+      await new Promise((r) => setTimeout(r, 250));
+      token = await this.lease.tryAcquire();
+    }
+    if (token !== undefined) await this.becomeOwner(token);
+    else {
+      const held = await this.lease.state();
+      this.logger.warn(`standby: ${held?.holder ?? 'another process'} holds the sequencer's lease; this process takes over if it stops renewing`);
+      this.standby();
+    }
   }
 
   /**
-   * One sequencer: only ROLE=all runs it, and only with the session-level advisory lock held on
-   * a dedicated connection (the journal's primary key backs it: a second writer's batch number
-   * collides). Another process answers trade-account commands with "market busy".
+   * The lease is ours (token N): rebuild from snapshot + journal, keep renewing, serve the command
+   * stream, and start what runs beside the sequencer only. Every journal write carries the token.
    */
-  private async claimOwnership(): Promise<boolean> {
-    if ((process.env.ROLE ?? 'all') !== 'all') return false;
-    this.lockRunner = this.dataSource.createQueryRunner();
-    await this.lockRunner.connect();
-    const [{ ok }] = await this.lockRunner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', ['kestrel:engine-owner']);
-    if (!ok) {
-      this.logger.warn('another process runs the sequencer; this one will not take trade-account commands');
-      await this.lockRunner.release();
-      this.lockRunner = undefined;
+  private async becomeOwner(token: number): Promise<void> {
+    clearInterval(this.standbyTimer);
+    this.standbyTimer = undefined;
+    this.logger.log(`sequencer lease taken (fencing token ${token})`);
+    this.leaseTimer = setInterval(() => void this.renewLease(), Math.max(100, Math.floor(this.config.engine.leaseMs / 3)));
+    this.leaseTimer.unref();
+    await this.recover();
+    this.link?.serve(this.link.processId, (req) => this.serveRequest(req));
+    for (const hook of this.ownerHooks) await Promise.resolve(hook()).catch((err) => this.logger.warn({ err }, 'a task beside the sequencer failed to start'));
+  }
+
+  /** Waits for the lease: a standby takes it once the holder's expiry has passed (the database's clock). */
+  private standby(): void {
+    if (this.standbyTimer || this.closed) return;
+    const every = Math.max(100, Math.floor(this.config.engine.leaseMs / 6));
+    let trying = false;
+    this.standbyTimer = setInterval(() => {
+      if (trying) return;
+      trying = true;
+      void this.lease!.tryAcquire()
+        .then((token) => (token !== undefined ? this.becomeOwner(token) : undefined))
+        .catch((err) => this.logger.warn(`lease: ${(err as Error).message}`))
+        .finally(() => (trying = false));
+    }, every);
+    this.standbyTimer.unref();
+  }
+
+  private async renewLease(): Promise<void> {
+    const lease = this.lease!;
+    try {
+      if (!(await lease.renew())) this.stepDown('another process took the lease');
+    } catch (err) {
+      if (lease.current === undefined) this.stepDown(`the lease could not be renewed before it expired (${(err as Error).message})`);
     }
-    return ok;
+  }
+
+  /**
+   * Not the sequencer any more (the lease was lost or a journal write was fenced): take nothing,
+   * drop the state (the new holder rebuilds it from the journal), and wait as a standby.
+   */
+  private stepDown(reason: string): void {
+    if (!this.seqr) return;
+    this.logger.warn(`stepping down: ${reason}`);
+    clearInterval(this.leaseTimer);
+    this.leaseTimer = undefined;
+    this.lease?.drop();
+    void this.link?.stopServing();
+    for (const p of this.queue.splice(0)) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+    for (const w of this.waiters.splice(0)) w.resolve();
+    const replica = this.replica;
+    this.replica = undefined;
+    this.seqr = undefined;
+    this.applied = [];
+    this.unprojected = 0;
+    void replica?.stop();
+    this.standby();
+  }
+
+  /** Runs `fn` in the process that holds the sequencer: now if this is it, else if and when it takes over. */
+  async whenOwner(fn: () => Promise<void> | void): Promise<void> {
+    this.ownerHooks.push(fn);
+    if (this.owner) await fn();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
+    clearInterval(this.standbyTimer);
     // Let batches in flight finish so every acknowledged command is projected (a restart would anyway).
     for (let i = 0; i < 200 && (this.flushing || this.applied.length) && !this.stopped; i++) await new Promise((r) => setTimeout(r, 20));
+    await this.link?.stopServing();
     await this.replica?.stop();
-    await this.lockRunner?.release().catch(() => undefined);
+    clearInterval(this.leaseTimer);
+    await this.lease?.release().catch(() => undefined);
+    await this.link?.close();
+  }
+
+  /** A request from an api or worker process (the command stream): run here, answered with the batch it joined. */
+  private async serveRequest(req: EngineRequest): Promise<EngineReply> {
+    if (req.ctl === 'markets') return { id: req.id, result: await this.marketsChanged() };
+    if (req.ctl === 'stats') return { id: req.id, result: this.stats() };
+    const { outcome, seq } = await this.submitLocal(req.cmd!);
+    return { id: req.id, seq, outcome };
+  }
+
+  /** What the other processes tell each other (pub/sub): the projector's watermark, new markets, outbox work. */
+  private onLinkEvent(e: LinkEvent): void {
+    if (e.kind === 'projected') {
+      if (this.seqr || e.seq <= this.projected) return;
+      this.projected = e.seq;
+      this.releaseWaiters(e.seq);
+      this.bus.emit('projected', e.seq);
+    } else if (e.kind === 'markets') {
+      if (!this.seqr) void this.registry.load();
+    } else if (e.kind === 'outbox') {
+      if (this.seqr) this.bus.emit('outbox');
+    }
+  }
+
+  /** Tells every process (split roles) that the outbox has work (the relay runs beside the sequencer). */
+  outboxKick(): void {
+    if (this.seqr) this.bus.emit('outbox');
+    else this.link?.publish({ kind: 'outbox' });
   }
 
   /** True when this process runs the sequencer. */
@@ -152,13 +264,19 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
    * The pipeline's positions and the projector's lag (from a batch's answer to its projection's
    * commit) since the last call: what the operator endpoint and the benchmarks print.
    */
-  stats() {
+  stats(): Promise<ReturnType<EngineHost['localStats']>> {
+    return this.ask('stats', () => this.localStats());
+  }
+
+  private localStats() {
     const dist = (xs: number[]) => {
       const s = xs.sort((a, b) => a - b);
       const at = (p: number) => (s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : 0);
       return { samples: s.length, p50: at(50), p99: at(99), max: at(100) };
     };
     const out = {
+      role: this.role,
+      fencing_token: this.lease?.current ?? null,
       journaled: this.journaled,
       projected: this.projected,
       unprojected_commands: this.unprojected,
@@ -172,8 +290,30 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     return out;
   }
 
-  /** Journals, applies and answers one command (in the next group commit). */
-  submit(cmd: SeqCommand): Promise<SeqOutcome> {
+  /**
+   * Journals, applies and answers one command (in the next group commit): here when this process
+   * holds the sequencer, else forwarded to the holder over the command stream (split roles).
+   */
+  async submit(cmd: SeqCommand): Promise<SeqOutcome> {
+    if (this.seqr || !this.link) return (await this.submitLocal(cmd)).outcome;
+    const reply = await this.link.ask({ cmd }, this.config.engine.forwardTimeoutMs);
+    if (reply.error !== undefined) throw new BusinessError(reply.error as ErrorCodeValue);
+    const outcome = reply.outcome!;
+    const seq = reply.seq!;
+    if (seq > this.journaled) this.journaled = seq;
+    if (seq > this.projected) for (const u of outcome.users) this.userSeq.set(u, Math.max(seq, this.userSeq.get(u) ?? 0));
+    return outcome;
+  }
+
+  /** A control request answered by the sequencer's process (here, or over the command stream). */
+  private async ask<T>(ctl: 'markets' | 'stats', local: () => Promise<T> | T): Promise<T> {
+    if (this.seqr || !this.link) return local();
+    const reply = await this.link.ask({ ctl }, this.config.engine.forwardTimeoutMs);
+    if (reply.error !== undefined) throw new BusinessError(reply.error as ErrorCodeValue);
+    return reply.result as T;
+  }
+
+  private submitLocal(cmd: SeqCommand): Promise<{ outcome: SeqOutcome; seq: number }> {
     return new Promise((resolve, reject) => {
       if (!this.seqr || this.closed || this.stopped) return reject(new BusinessError(ErrorCode.MARKET_BUSY));
       // Bounded lag: past it the sequencer takes nothing new (and says so) until the projector catches up.
@@ -290,10 +430,15 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     }
     for (const u of users) this.bus.emit('balance', u);
     this.bus.emit('projected', e.seq);
-    const ready = this.waiters.filter((w) => w.seq <= e.seq);
-    this.waiters = this.waiters.filter((w) => w.seq > e.seq);
+    this.link?.publish({ kind: 'projected', seq: e.seq });
+    this.releaseWaiters(e.seq);
+  }
+
+  private releaseWaiters(seq: number): void {
+    const ready = this.waiters.filter((w) => w.seq <= seq);
+    this.waiters = this.waiters.filter((w) => w.seq > seq);
     for (const w of ready) w.resolve();
-    if (this.userSeq.size > 50_000) for (const [u, s] of this.userSeq) if (s <= e.seq) this.userSeq.delete(u);
+    if (this.userSeq.size > 50_000) for (const [u, s] of this.userSeq) if (s <= seq) this.userSeq.delete(u);
   }
 
   /** Market parameters change only through the journal: a market added or re-priced in the database is journaled here. */
@@ -315,8 +460,10 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
    */
   async marketsChanged(): Promise<Array<{ symbol: string; code: SeqCode }>> {
     await this.registry.load();
-    if (!this.seqr) return [];
-    return this.configureMarkets();
+    if (!this.seqr && !this.link) return [];
+    const answers = await this.ask('markets', () => this.configureMarkets());
+    if (this.seqr) this.link?.publish({ kind: 'markets' });
+    return answers;
   }
 
   /** Group commit: whatever queued while the previous batch was journaled forms the next batch. */
@@ -332,13 +479,26 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
         const seq = this.journaled + 1;
         const ts = Math.max(Date.now(), this.lastTs);
         const t0 = performance.now();
+        const token = this.lease?.current;
+        if (this.lease && token === undefined) {
+          // The lease ran out before a renewal (a pause, or the database out of reach): not the sequencer any more.
+          for (const p of batch) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+          this.stepDown('the lease expired before this batch was journaled');
+          break;
+        }
         try {
-          await this.journal.append({ seq, ts, commands: batch.map((p) => p.cmd) });
+          await this.journal.append({ seq, ts, commands: batch.map((p) => p.cmd) }, token);
           if (this.journalMs.length < 200_000) {
             this.journalMs.push(performance.now() - t0);
             this.journalSizes.push(batch.length);
           }
         } catch (err) {
+          if (err instanceof FencedError) {
+            // A new holder took over: this batch was not written; its callers (forwarded ones are retried by the new holder) hear "busy".
+            for (const p of batch) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+            this.stepDown(err.message);
+            break;
+          }
           // Committed or not, we cannot tell: take nothing more until a restart replays the journal as it is.
           this.halt('journal write failed', err, batch);
           break;
@@ -374,7 +534,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
         list.push(tradeTick(this.registry, t));
         ticks.set(t.marketId, list);
       }
-      batch[i].resolve(o);
+      batch[i].resolve({ outcome: o, seq });
     });
     while (this.closedOwners.size > CLOSED_REMEMBERED) this.closedOwners.delete(this.closedOwners.keys().next().value!);
     for (const list of ticks.values()) this.bus.emit('trades', list, seq);
@@ -388,6 +548,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.stopped = true;
     this.logger.fatal({ err }, `${what}: the sequencer takes no more commands until it restarts`);
     for (const p of [...batch, ...this.queue.splice(0)]) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+    // A split engine hands over instead: the lease is released, and whichever engine takes it (this one too) rebuilds from the journal.
+    if (this.role === 'engine') void this.lease?.release().finally(() => this.stepDown(what));
   }
 }
 

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { FencedError } from './engine-lease';
 import type { SeqCommand } from './sequencer/commands';
 
 export interface JournalBatch {
@@ -10,13 +11,25 @@ export interface JournalBatch {
 /**
  * The sequencer's only synchronous write (DESIGN §1.4): one row per group commit, in one round
  * trip, committed before anything of the batch is applied, answered or pushed. The primary key
- * refuses a second row with the same sequence number, so two writers can never both append.
+ * refuses a second row with the same sequence number, and with a fencing token the row is only
+ * written while that token is the lease's current one (read under a share lock, so a take-over
+ * waits for this write and fences every later one): two writers can never both append.
  */
 export class JournalWriter {
   constructor(private readonly dataSource: DataSource) {}
 
-  async append(batch: JournalBatch): Promise<void> {
-    await this.dataSource.query('INSERT INTO sequencer_journal (seq, ts, commands) VALUES ($1, $2, $3)', [batch.seq, batch.ts, JSON.stringify(batch.commands)]);
+  async append(batch: JournalBatch, token?: number): Promise<void> {
+    if (token === undefined) {
+      await this.dataSource.query('INSERT INTO sequencer_journal (seq, ts, commands) VALUES ($1, $2, $3)', [batch.seq, batch.ts, JSON.stringify(batch.commands)]);
+      return;
+    }
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO sequencer_journal (seq, ts, commands)
+       SELECT $1, $2, $3 FROM engine_lease WHERE name = 'engine' AND token = $4 FOR SHARE
+       RETURNING seq`,
+      [batch.seq, batch.ts, JSON.stringify(batch.commands), token],
+    );
+    if (!rows.length) throw new FencedError(token);
   }
 
   async head(): Promise<number> {

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { EngineBus } from './engine-bus';
 import { EngineHost } from './engine-host.service';
 import type { SeqCode } from './sequencer/commands';
 import type { Posting } from './trade-account-commands';
@@ -25,10 +26,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     private readonly dataSource: DataSource,
     private readonly host: EngineHost,
+    private readonly bus: EngineBus,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.kick(), POLL_MS);
+    // Another process (split roles) wrote to the outbox: the relay beside the sequencer sends it now.
+    this.bus.on('outbox', () => this.kick());
+    this.timer = setInterval(() => this.host.owner && this.kick(), POLL_MS);
     this.timer.unref();
   }
 
@@ -57,7 +61,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   kick(): void {
-    if (!this.host.owner) return;
+    if (!this.host.owner) return this.host.outboxKick();
     if (this.running) {
       this.again = true;
       return;

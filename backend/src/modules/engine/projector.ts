@@ -77,6 +77,10 @@ export class Projector {
       // The journal is the durable record: a projection lost in a crash (with its watermark, atomically) is projected again on
       // restart, so its commit need not wait for the disk (and the journal's commits wait less behind it).
       await m.query(`SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off`);
+      // Exactly once even with two projectors (an engine that was paused past its lease and a new holder): the
+      // watermark row is locked and must be just before this run, else someone else projected it.
+      const [w] = await m.query('SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE');
+      if (w && Number(w.seq) !== first - 1) throw new ProjectionConflict(first, Number(w.seq));
       await this.writeEntries(m, entries);
       if (orders.size) await this.writeOrders(m, [...orders.values()]);
       if (trades.length) await this.writeTrades(m, trades);
@@ -276,4 +280,11 @@ export function tradeTick(markets: MarketLookup, t: TradeRecord): TradeTick {
     takerSide: t.takerSide,
     ts: t.ts,
   };
+}
+
+/** The watermark is not just before the batches to project: another projector wrote them (or a gap). */
+export class ProjectionConflict extends Error {
+  constructor(first: number, watermark: number) {
+    super(`projection of batch ${first} refused: the watermark is at ${watermark}`);
+  }
 }

@@ -42,10 +42,14 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     private readonly bus: EngineBus,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (process.env.MARK_PRICE === 'off' || !this.host.owner) return;
-    this.timer = setInterval(() => void this.sample().catch((err) => this.logger.warn({ err }, 'mark price sample failed')), 1000);
-    this.timer.unref();
+  async onApplicationBootstrap(): Promise<void> {
+    if (process.env.MARK_PRICE === 'off') return;
+    // Sampled beside the books (the process holding the sequencer; a standby starts when it takes over).
+    await this.host.whenOwner(() => {
+      if (this.timer) return;
+      this.timer = setInterval(() => void this.sample().catch((err) => this.logger.warn({ err }, 'mark price sample failed')), 1000);
+      this.timer.unref();
+    });
   }
 
   onApplicationShutdown(): void {

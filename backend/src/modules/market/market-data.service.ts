@@ -1,6 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { CandleData, TickerData } from '@kestrel/contracts';
+import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { REDIS } from '../../infra/redis/redis.module';
 import { money, moneyString, truncate } from '../../infra/money';
 import { EngineBus } from '../engine/engine-bus';
 import { EngineHost } from '../engine/engine-host.service';
@@ -11,6 +14,10 @@ import { RequestPeriod, storedPeriod } from './periods';
 export type Ticker = TickerData;
 
 export type Candle = CandleData;
+
+/** The most depth levels anyone can ask for (DepthQueryDto), and what the book's owner shares with api processes. */
+export const MAX_DEPTH_LEVELS = 100;
+type Levels = { bids: Array<{ price: number; qty: number }>; asks: Array<{ price: number; qty: number }> };
 
 const decimals = (step: string) => (step.includes('.') ? step.split('.')[1].length : 0);
 
@@ -24,6 +31,8 @@ export class MarketDataService {
     private readonly registry: MarketRegistry,
     private readonly host: EngineHost,
     bus: EngineBus,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     // New trades make the cached tickers stale at once, and again once the read tables have them.
     bus.on('trades', () => (this.tickerCache = undefined));
@@ -133,11 +142,27 @@ export class MarketDataService {
   }
 
   /** Aggregated book levels as decimal strings: best first on each side. */
-  depth(symbol: string, levels: number) {
+  async depth(symbol: string, levels: number) {
     const m = this.registry.get(symbol);
-    const d = this.host.book(m.id)?.depth(levels) ?? { bids: [], asks: [] };
+    const book = this.host.book(m.id);
+    let d: Levels = { bids: [], asks: [] };
+    if (book) d = book.depth(levels);
+    else if (this.config.engine.transport === 'redis') {
+      // Split roles: the book lives in the engine process, which shares its top levels (shareDepth).
+      const raw = await this.redis.get(`depth:${m.id}`);
+      if (raw) {
+        const all = JSON.parse(raw) as Levels;
+        d = { bids: all.bids.slice(0, levels), asks: all.asks.slice(0, levels) };
+      }
+    }
     const side = (ls: Array<{ price: number; qty: number }>) =>
       ls.map((l) => [moneyString(m.engine.ticksToPrice(l.price)), moneyString(m.engine.lotsToQty(l.qty))]);
     return { symbol: m.symbol, bids: side(d.bids), asks: side(d.asks) };
+  }
+
+  /** Split roles: the book's owner shares a changed book's top levels with the api processes (read by `depth`). */
+  async shareDepth(marketId: number): Promise<void> {
+    const book = this.host.book(marketId);
+    if (book && this.config.engine.transport === 'redis') await this.redis.set(`depth:${marketId}`, JSON.stringify(book.depth(MAX_DEPTH_LEVELS)));
   }
 }

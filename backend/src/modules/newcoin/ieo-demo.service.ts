@@ -26,7 +26,11 @@ export class IeoDemoService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.marketSimulator || !this.host.owner) return;
+    if (!this.config.marketSimulator) return;
+    await this.host.whenOwner(() => this.seedDemo());
+  }
+
+  private async seedDemo(): Promise<void> {
     const [{ n }] = await this.dataSource.query('SELECT COUNT(*)::int AS n FROM ieo_projects');
     if (n > 0) return;
     const now = Date.now();

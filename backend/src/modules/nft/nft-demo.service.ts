@@ -67,8 +67,8 @@ export class NftDemoService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.marketSimulator || !this.host.owner) return;
-    await this.seed().catch((err: unknown) => this.logger.warn({ err }, 'demo NFT collection not created'));
+    if (!this.config.marketSimulator) return;
+    await this.host.whenOwner(() => this.seed()).catch((err: unknown) => this.logger.warn({ err }, 'demo NFT collection not created'));
   }
 
   async seed(): Promise<void> {

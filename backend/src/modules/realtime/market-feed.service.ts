@@ -1,9 +1,13 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { BalanceData, CandleData, PositionData, PositionsData, ServerToClientEvents, SnapshotData, Topic, TradeData } from '@kestrel/contracts';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { BalanceData, CandleData, OptionResultData, PositionData, PositionsData, ServerToClientEvents, SnapshotData, Topic, TradeData } from '@kestrel/contracts';
 import type { Server } from 'socket.io';
+import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { REDIS } from '../../infra/redis/redis.module';
 import { moneyString } from '../../infra/money';
 import { EngineBus, OrderUpdate, TradeTick } from '../engine/engine-bus';
+import { EngineHost } from '../engine/engine-host.service';
 import { MarketRegistry } from '../engine/market-registry.service';
 import { LeverService } from '../lever/lever.service';
 import { MarketDataService } from '../market/market-data.service';
@@ -50,7 +54,19 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     private readonly data: MarketDataService,
     private readonly dataSource: DataSource,
     private readonly positions: LeverService,
-  ) {}
+    private readonly host: EngineHost,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.shared = config.engine.transport === 'redis';
+  }
+
+  /**
+   * Split roles: several processes emit (through the Socket.IO Redis adapter), so every topic's and
+   * user channel's sequence number comes from one Redis counter, and the market topics are
+   * published by the process that holds the books only.
+   */
+  private readonly shared: boolean;
 
   attach(server: Server): void {
     this.server = server as unknown as Server<Record<string, never>, ServerToClientEvents>;
@@ -79,8 +95,10 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       if (this.listening(userId)) this.dirtyPositions.add(userId);
     });
     this.bus.on('mark', (marketIds) => marketIds.forEach((id) => this.markedMarkets.add(id)));
-    this.bus.on('order', (o) => this.pushOrder(o));
-    this.bus.on('option', (o) => this.listening(o.userId) && this.server?.to(userRoom(o.userId)).emit('option', { seq: this.next(`option:${o.userId}`), ts: Date.now(), data: o.data }));
+    this.bus.on('order', (o) => void this.pushOrder(o));
+    this.bus.on('option', (o) => void this.pushOption(o.userId, o.data));
+    // Split roles: the engine shares every book once when it takes over (then each changed one).
+    if (this.shared) void this.host.whenOwner(async () => void (await Promise.all(this.registry.all().map((m) => this.data.shareDepth(m.id)))));
     this.timer = setInterval(() => void this.publish(), CONFLATE_MS);
     this.timer.unref();
   }
@@ -89,13 +107,15 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     if (this.timer) clearInterval(this.timer);
   }
 
-  private next(key: string): number {
+  private async next(key: string): Promise<number> {
+    if (this.shared) return this.redis.incr(`feed-seq:${key}`);
     const n = (this.seq.get(key) ?? 0) + 1;
     this.seq.set(key, n);
     return n;
   }
 
-  current(key: string): number {
+  async current(key: string): Promise<number> {
+    if (this.shared) return Number((await this.redis.get(`feed-seq:${key}`)) ?? 0);
     return this.seq.get(key) ?? 0;
   }
 
@@ -120,7 +140,8 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
    * Users nobody listens for (API-only clients, bots) cost no message and no balance read.
    */
   private listening(userId: number): boolean {
-    if (this.sockets.has(userId)) return true;
+    // Split roles: the sockets are on other processes; everyone counts as listening.
+    if (this.shared || this.sockets.has(userId)) return true;
     const left = this.leftAt.get(userId);
     if (left === undefined) return false;
     if (Date.now() - left < RECOVERY_MS) return true;
@@ -130,21 +151,26 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** Order changes are rare per user and matter: sent at once, not conflated (and not built for nobody). */
-  private pushOrder(o: OrderUpdate): void {
-    if (!this.listening(o.userId)) return;
+  private async pushOrder(o: OrderUpdate): Promise<void> {
+    if (!this.listening(o.userId) || !this.server) return;
     const market = this.registry.byIdOrUndefined(o.marketId);
-    this.server?.to(userRoom(o.userId)).emit('order', {
-      seq: this.next(`order:${o.userId}`),
+    this.server.to(userRoom(o.userId)).emit('order', {
+      seq: await this.next(`order:${o.userId}`),
       ts: Date.now(),
       data: { order_id: o.orderId, symbol: market?.symbol ?? String(o.marketId), status: o.status, filled_qty: o.filledQty, filled_amount: o.filledQuote, fee: o.fee },
     });
+  }
+
+  private async pushOption(userId: number, data: OptionResultData): Promise<void> {
+    if (!this.listening(userId) || !this.server) return;
+    this.server.to(userRoom(userId)).emit('option', { seq: await this.next(`option:${userId}`), ts: Date.now(), data });
   }
 
   async publish(): Promise<void> {
     if (!this.server || this.publishing) return;
     this.publishing = true;
     try {
-      await this.publishMarkets();
+      if (!this.shared || this.host.owner) await this.publishMarkets();
       await this.publishBalances();
       await this.publishPositions();
     } catch (err) {
@@ -160,7 +186,8 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
       const topic = depthTopic(m.symbol);
-      server.to(topic).emit('depth', { topic, seq: this.next(topic), ts: Date.now(), data: this.depth(m.symbol) });
+      if (this.shared) await this.data.shareDepth(marketId);
+      server.to(topic).emit('depth', { topic, seq: await this.next(topic), ts: Date.now(), data: await this.depth(m.symbol) });
     }
     this.dirtyBooks.clear();
 
@@ -170,7 +197,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
       const topic = tradesTopic(m.symbol);
-      server.to(topic).emit('trades', { topic, seq: this.next(topic), ts: Date.now(), data: trades.map(tradeData) });
+      server.to(topic).emit('trades', { topic, seq: await this.next(topic), ts: Date.now(), data: trades.map(tradeData) });
     }
     const ready = [...this.candlesReady];
     this.candlesReady.clear();
@@ -179,7 +206,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       if (!m) continue;
       for (const [period, candle] of await this.lastCandles(marketId)) {
         const kt = klineTopic(m.symbol, period);
-        server.to(kt).emit('kline', { topic: kt, seq: this.next(kt), ts: Date.now(), data: candle });
+        server.to(kt).emit('kline', { topic: kt, seq: await this.next(kt), ts: Date.now(), data: candle });
       }
     }
 
@@ -189,13 +216,13 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const json = JSON.stringify(tickers);
       if (json !== this.lastTickers) {
         this.lastTickers = json;
-        server.to('tickers').emit('tickers', { topic: 'tickers', seq: this.next('tickers'), ts: Date.now(), data: tickers });
+        server.to('tickers').emit('tickers', { topic: 'tickers', seq: await this.next('tickers'), ts: Date.now(), data: tickers });
       }
     }
   }
 
   private depth(symbol: string) {
-    return this.data.depth(symbol, DEPTH_LEVELS) as { symbol: string; bids: Array<[string, string]>; asks: Array<[string, string]> };
+    return this.data.depth(symbol, DEPTH_LEVELS) as Promise<{ symbol: string; bids: Array<[string, string]>; asks: Array<[string, string]> }>;
   }
 
   /** The current candle of every period (time-share shares the 1-minute one). */
@@ -223,7 +250,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     const by = new Map<number, BalanceData[]>();
     for (const r of rows) by.set(r.owner_id, [...(by.get(r.owner_id) ?? []), { account_type: r.account_type, currency_id: r.currency_id, available: moneyString(r.available), frozen: moneyString(r.frozen) }]);
     const now = Date.now();
-    for (const u of users) this.server!.to(userRoom(u)).emit('balance', { seq: this.next(`balance:${u}`), ts: now, data: by.get(u) ?? [] });
+    for (const u of users) this.server!.to(userRoom(u)).emit('balance', { seq: await this.next(`balance:${u}`), ts: now, data: by.get(u) ?? [] });
   }
 
   /**
@@ -258,16 +285,16 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const gone = prev ? prev.ids.filter((id) => !ids.includes(id)) : [];
       const closed = (await this.positions.endings(gone)) as PositionsData['closed'];
       this.sentPositions.set(u, { json, ids });
-      this.server!.to(userRoom(u)).emit('position', { seq: this.next(`position:${u}`), ts: Date.now(), data: { positions, closed } });
+      this.server!.to(userRoom(u)).emit('position', { seq: await this.next(`position:${u}`), ts: Date.now(), data: { positions, closed } });
     }
   }
 
   /** A topic's state now, with the seq the next message will exceed. */
   async snapshot(topic: Topic, parsed: ParsedTopic): Promise<SnapshotData> {
-    const seq = this.current(topic);
+    const seq = await this.current(topic);
     if (parsed.kind === 'tickers') return { topic, seq, data: await this.data.tickers() };
     const symbol = this.registry.get(parsed.symbol).symbol;
-    if (parsed.kind === 'depth') return { topic, seq, data: this.depth(symbol) };
+    if (parsed.kind === 'depth') return { topic, seq, data: await this.depth(symbol) };
     if (parsed.kind === 'trades') return { topic, seq, data: ((await this.data.deals(symbol, 50)) as TradeData[]).reverse() };
     if (parsed.kind === 'kline') return { topic, seq, data: await this.data.candles(symbol, parsed.period, undefined, undefined, 300) };
     throw new Error(`unhandled topic ${topic}`);

@@ -59,8 +59,8 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
 
   async onApplicationBootstrap(): Promise<void> {
     // Runs beside the books' owner only (EngineHost registers its books before this hook).
-    if (!this.config.marketSimulator || !this.host.owner) return;
-    await this.start();
+    if (!this.config.marketSimulator) return;
+    await this.host.whenOwner(() => this.start());
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -81,8 +81,10 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
     // Quotes left by a previous run are stale: withdraw them.
     const stale = await this.dataSource.query(`SELECT id::text FROM orders WHERE user_id = $1 AND status = 'waiting'`, [this.makerId]);
     await Promise.all(stale.map((o: { id: string }) => this.trade.cancel(this.makerId, o.id).catch(() => undefined)));
+    if (this.timer) clearInterval(this.timer);
     this.timer = setInterval(() => {
-      if (!this.running) this.running = this.tick().finally(() => (this.running = undefined));
+      // Only beside the sequencer (a process that stepped down stops quoting; the new holder runs its own).
+      if (!this.running && this.host.owner) this.running = this.tick().finally(() => (this.running = undefined));
     }, TICK_MS);
     this.timer.unref();
     this.logger.log(`simulating ${this.markets.length} markets (maker #${this.makerId}, taker #${this.takerId}, seed ${seed})`);

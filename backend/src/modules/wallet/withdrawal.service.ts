@@ -198,7 +198,10 @@ export class WithdrawalService implements OnApplicationBootstrap {
 
   /** Requests a crash left between their row and their freeze: finished now, once. */
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.host.owner) return;
+    await this.host.whenOwner(() => this.finishLeftovers());
+  }
+
+  private async finishLeftovers(): Promise<void> {
     const rows = await this.dataSource.getRepository(Withdrawal).findBy({ status: 'submitting' });
     for (const w of rows) await this.finishSubmission(w);
   }

@@ -59,6 +59,7 @@ export const en = {
   'error.order_closed': 'This order is already completed or cancelled',
   'error.market_busy': 'The market is busy. Please try again',
   'error.sequencer_behind': 'The exchange is catching up. Please try again in a moment',
+  'error.engine_unknown': 'We could not confirm this in time: it may or may not have happened. Check your orders, or retry with the same client id',
   'msg.order_placed': 'Order placed',
   'msg.order_cancel_sent': 'Cancellation submitted',
   'ledger.20': 'Leverage deduction',

@@ -61,6 +61,7 @@ export const hk: Catalogue = {
   'error.order_closed': '該訂單已成交或已撤銷',
   'error.market_busy': '市場繁忙，請重試',
   'error.sequencer_behind': '交易系統正在同步，請稍後重試',
+  'error.engine_unknown': '未能及時確認該操作，它可能已執行也可能未執行。請查看訂單，或使用相同的客戶端編號重試',
   'msg.order_placed': '下單成功',
   'msg.order_cancel_sent': '撤單已提交',
   'ledger.20': '槓桿扣除',

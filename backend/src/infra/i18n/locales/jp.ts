@@ -61,6 +61,7 @@ export const jp: Catalogue = {
   'error.order_closed': 'この注文は既に約定または取消済みです',
   'error.market_busy': '市場が混み合っています。もう一度お試しください',
   'error.sequencer_behind': '取引システムが処理を追いかけています。しばらくしてからもう一度お試しください',
+  'error.engine_unknown': '時間内に確認できませんでした。処理されたかどうかは不明です。注文を確認するか、同じクライアントIDで再試行してください',
   'msg.order_placed': '注文しました',
   'msg.order_cancel_sent': '取消を受け付けました',
   'ledger.20': 'レバレッジ控除',

@@ -61,6 +61,7 @@ export const kr: Catalogue = {
   'error.order_closed': '이미 체결되었거나 취소된 주문입니다',
   'error.market_busy': '시장이 혼잡합니다. 다시 시도해 주세요',
   'error.sequencer_behind': '거래 시스템이 처리 중입니다. 잠시 후 다시 시도해 주세요',
+  'error.engine_unknown': '제시간에 확인하지 못했습니다. 처리되었을 수도 있고 아닐 수도 있습니다. 주문을 확인하거나 같은 클라이언트 ID로 다시 시도해 주세요',
   'msg.order_placed': '주문했습니다',
   'msg.order_cancel_sent': '취소 요청을 보냈습니다',
   'ledger.20': '레버리지 차감',

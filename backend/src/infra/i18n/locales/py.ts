@@ -61,6 +61,7 @@ export const py: Catalogue = {
   'error.order_closed': 'Esta ordem já foi concluída ou cancelada',
   'error.market_busy': 'O mercado está ocupado. Tente novamente',
   'error.sequencer_behind': 'A corretora está a sincronizar. Tente novamente daqui a pouco',
+  'error.engine_unknown': 'Não foi possível confirmar a tempo: pode ter sido executado ou não. Verifique as suas ordens ou tente de novo com o mesmo ID de cliente',
   'msg.order_placed': 'Ordem enviada',
   'msg.order_cancel_sent': 'Cancelamento enviado',
   'ledger.20': 'Dedução de alavancagem',

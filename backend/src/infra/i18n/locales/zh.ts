@@ -61,6 +61,7 @@ export const zh: Catalogue = {
   'error.order_closed': '该订单已成交或已撤销',
   'error.market_busy': '市场繁忙，请重试',
   'error.sequencer_behind': '交易系统正在同步，请稍后重试',
+  'error.engine_unknown': '未能及时确认该操作，它可能已执行也可能未执行。请查看订单，或使用相同的客户端编号重试',
   'msg.order_placed': '下单成功',
   'msg.order_cancel_sent': '撤单已提交',
   'ledger.20': '杠杆扣除',

@@ -77,3 +77,28 @@ export class SequencerOutboxRow {
   @Column(CREATED_AT)
   createdAt: Date;
 }
+
+/**
+ * Who runs the sequencer (DESIGN §3, "Scale beyond one process"): one row per lease. The holder
+ * renews `expires_at`; a standby takes the row only once it has expired, and `token` (the fencing
+ * token) rises with every new holder. Every journal write checks it, so an old holder that was
+ * paused or cut off can never write after a new one took over.
+ */
+@Entity('engine_lease')
+export class EngineLeaseRow {
+  @PrimaryColumn({ type: 'varchar', length: 32 })
+  name: string;
+
+  /** The holding process (host:pid:random). */
+  @Column({ type: 'varchar', length: 128 })
+  holder: string;
+
+  @Column({ type: 'bigint' })
+  token: string;
+
+  @Column({ name: 'expires_at', type: 'timestamptz' })
+  expiresAt: Date;
+
+  @Column({ name: 'acquired_at', type: 'timestamptz', default: () => 'now()' })
+  acquiredAt: Date;
+}

@@ -23,6 +23,8 @@ export interface PlaceCmd {
   /** Quote units for a market buy by amount. */
   readonly quoteBudget: number;
   readonly clientOrderId?: string | null;
+  /** A forwarded request's id (api → engine transport), the idempotency key of a place without a client order id. */
+  readonly requestId?: string;
 }
 
 export interface CancelCmd {

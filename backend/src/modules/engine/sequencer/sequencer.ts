@@ -182,7 +182,7 @@ export class Sequencer {
   private place(cmd: PlaceCmd): SeqOutcome {
     const m = this.markets.get(cmd.marketId);
     if (!m) return empty('MARKET_UNKNOWN');
-    const dedupKey = cmd.clientOrderId ? `o:${cmd.userId}:${cmd.clientOrderId}` : undefined;
+    const dedupKey = cmd.clientOrderId ? `o:${cmd.userId}:${cmd.clientOrderId}` : cmd.requestId ? `r:${cmd.requestId}` : undefined;
     if (dedupKey) {
       const prior = this.dedup.get(dedupKey);
       if (prior) return { ...empty(prior.code), duplicate: true, orderId: prior.orderId, order: prior.orderId ? this.order(prior.orderId) : undefined };

@@ -73,6 +73,10 @@ export const ErrorCode = {
   LEVER_TPSL_SIDE: 2412,
   POSITION_NOT_FOUND: 2413,
   POSITION_CLOSED: 2414,
+  /** lever/audit: no contract position with this id (public audit, docs/api.md). */
+  LEVER_AUDIT_NOT_FOUND: 2415,
+  /** lever/audit: the position is not closed yet, so there is no settlement to audit. */
+  LEVER_AUDIT_NOT_SETTLED: 2416,
   IEO_NOT_FOUND: 2600,
   IEO_NOT_OPEN: 2601,
   IEO_ENDED: 2602,
@@ -201,6 +205,8 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.LEVER_TPSL_SIDE]: 'error.tpsl_side_long',
   [ErrorCode.POSITION_NOT_FOUND]: 'error.position_not_found',
   [ErrorCode.POSITION_CLOSED]: 'error.position_closed',
+  [ErrorCode.LEVER_AUDIT_NOT_FOUND]: 'error.audit_position_not_found',
+  [ErrorCode.LEVER_AUDIT_NOT_SETTLED]: 'error.audit_not_settled',
   [ErrorCode.IEO_NOT_FOUND]: 'error.ieo_not_found',
   [ErrorCode.IEO_NOT_OPEN]: 'error.ieo_not_open',
   [ErrorCode.IEO_ENDED]: 'error.ieo_ended',

@@ -2,14 +2,15 @@ import { Module } from '@nestjs/common';
 import { EngineModule } from '../engine/engine.module';
 import { MarketModule } from '../market/market.module';
 import { LedgerModule } from '../ledger/ledger.module';
+import { LeverAuditController, LeverAuditService } from './lever-audit';
 import { LeverWatchService } from './lever-watch.service';
 import { LeverController } from './lever.controller';
 import { LeverService } from './lever.service';
 
 @Module({
   imports: [LedgerModule, EngineModule, MarketModule],
-  controllers: [LeverController],
-  providers: [LeverService, LeverWatchService],
+  controllers: [LeverController, LeverAuditController],
+  providers: [LeverService, LeverWatchService, LeverAuditService],
   exports: [LeverService, LeverWatchService],
 })
 export class LeverModule {}

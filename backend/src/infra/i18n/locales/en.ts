@@ -268,6 +268,8 @@ export const en = {
   'error.tpsl_side_short': 'For a short position, take profit must be below {price} and stop loss above it',
   'error.position_not_found': 'Position not found',
   'error.position_closed': 'This position is already closed or cancelled',
+  'error.audit_position_not_found': 'No contract position with this number',
+  'error.audit_not_settled': 'This position is not closed yet: there is no settlement to audit',
   'error.lever_side_invalid': 'Choose long or short',
   'error.lever_type_invalid': 'Choose a market or limit order',
   'error.lots_required': 'Lots are required',

@@ -271,6 +271,8 @@ export const jp: Catalogue = {
   'error.tpsl_side_short': 'ショートでは利確価格は {price} より低く、損切り価格は高くしてください',
   'error.position_not_found': 'ポジションが見つかりません',
   'error.position_closed': 'このポジションはすでに決済または取消済みです',
+  'error.audit_position_not_found': 'この番号の契約ポジションはありません',
+  'error.audit_not_settled': 'このポジションはまだ決済されていないため、監査できる清算はありません',
   'error.lever_side_invalid': 'ロングかショートを選択してください',
   'error.lever_type_invalid': '成行か指値を選択してください',
   'error.lots_required': 'ロット数を入力してください',

@@ -270,6 +270,8 @@ export const ty: Catalogue = {
   'error.tpsl_side_short': 'สำหรับสถานะขาย ราคาทำกำไรต้องต่ำกว่า {price} และราคาตัดขาดทุนต้องสูงกว่า',
   'error.position_not_found': 'ไม่พบสถานะ',
   'error.position_closed': 'สถานะนี้ถูกปิดหรือยกเลิกแล้ว',
+  'error.audit_position_not_found': 'ไม่พบสถานะสัญญาหมายเลขนี้',
+  'error.audit_not_settled': 'สถานะนี้ยังไม่ปิด จึงยังไม่มีการชำระราคาให้ตรวจสอบ',
   'error.lever_side_invalid': 'โปรดเลือกซื้อหรือขาย',
   'error.lever_type_invalid': 'โปรดเลือกคำสั่งตลาดหรือคำสั่งจำกัดราคา',
   'error.lots_required': 'โปรดระบุจำนวนล็อต',

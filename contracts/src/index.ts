@@ -1,1 +1,2 @@
 export type * from './socket-events';
+export * from './integrity';

@@ -51,11 +51,12 @@ export class EngineLease {
   async renew(): Promise<boolean> {
     if (this.token === undefined) return false;
     const sent = performance.now();
-    const rows: unknown[] = await this.dataSource.query(
-      `UPDATE engine_lease SET expires_at = now() + $3 * interval '1 millisecond' WHERE name = $1 AND token = $2 RETURNING token`,
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [, affected] = (await this.dataSource.query(
+      `UPDATE engine_lease SET expires_at = now() + $3 * interval '1 millisecond' WHERE name = $1 AND token = $2`,
       [NAME, this.token, this.ttlMs],
-    );
-    if (!rows.length) {
+    )) as [unknown[], number];
+    if (!affected) {
       this.token = undefined;
       return false;
     }

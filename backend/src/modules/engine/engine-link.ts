@@ -75,7 +75,7 @@ export class EngineLink {
   }
 
   private client(): Redis {
-    const r = new Redis(this.redisUrl, { maxRetriesPerRequest: null, enableAutoPipelining: true, lazyConnect: false });
+    const r = new Redis(this.redisUrl, { maxRetriesPerRequest: null });
     r.on('error', (err) => this.logger.warn(`redis: ${err.message}`));
     return r;
   }

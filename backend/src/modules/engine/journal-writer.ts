@@ -24,8 +24,8 @@ export class JournalWriter {
       return;
     }
     const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO sequencer_journal (seq, ts, commands)
-       SELECT $1, $2, $3 FROM engine_lease WHERE name = 'engine' AND token = $4 FOR SHARE
+      `INSERT INTO sequencer_journal (seq, ts, commands, token)
+       SELECT $1, $2, $3, token FROM engine_lease WHERE name = 'engine' AND token = $4 FOR SHARE
        RETURNING seq`,
       [batch.seq, batch.ts, JSON.stringify(batch.commands), token],
     );

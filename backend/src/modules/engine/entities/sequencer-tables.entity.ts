@@ -18,6 +18,10 @@ export class SequencerJournalRow {
   @Column({ type: 'jsonb' })
   commands: unknown[];
 
+  /** The writer's fencing token (engine_lease): which holder wrote the batch; null before leases. */
+  @Column({ type: 'bigint', nullable: true })
+  token: string | null;
+
   @Column(CREATED_AT)
   createdAt: Date;
 }

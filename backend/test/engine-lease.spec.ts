@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../src/infra/database/data-source';
+import { migrate } from '../src/infra/database/migrate';
+import { EngineLease, FencedError } from '../src/modules/engine/engine-lease';
+import { EngineLink, EngineReply, EngineRequest } from '../src/modules/engine/engine-link';
+import { JournalWriter } from '../src/modules/engine/journal-writer';
+import type { SeqOutcome } from '../src/modules/engine/sequencer/commands';
+import { createDatabase, REDIS_URL } from './support/test-app';
+
+/**
+ * The sequencer's lease and fencing token ("Scale beyond one process"), and the Redis Streams
+ * command transport, on real PostgreSQL and Redis. The multi-process take-over is `npm run test:scale`.
+ */
+describe('engine lease with a fencing token', () => {
+  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let ds: DataSource;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  beforeAll(async () => {
+    db = await createDatabase();
+    ds = new DataSource({ ...dataSourceOptions(db.url), logging: false });
+    await ds.initialize();
+    await migrate(ds);
+  });
+
+  afterAll(async () => {
+    await ds.destroy();
+    await db.drop();
+  });
+
+  it('one holder at a time; a standby takes it only after the expiry, with a higher token', async () => {
+    const a = new EngineLease(ds, 600);
+    const b = new EngineLease(ds, 600);
+    const ta = await a.tryAcquire();
+    expect(ta).toBeDefined();
+    expect(await b.tryAcquire()).toBeUndefined();
+    expect(await a.renew()).toBe(true);
+    await sleep(700); // a stops renewing (paused)
+    const tb = await b.tryAcquire();
+    expect(tb).toBe(ta! + 1);
+    expect(await a.renew()).toBe(false); // a learns it lost the lease
+    expect(a.current).toBeUndefined();
+    await b.release();
+    const c = new EngineLease(ds, 600);
+    expect(await c.tryAcquire()).toBe(tb! + 1); // released: no wait for the expiry
+    await c.release();
+  });
+
+  it('a journal write with an old token is refused, and the new holder writes after it', async () => {
+    const journal = new JournalWriter(ds);
+    const old = new EngineLease(ds, 400);
+    const oldToken = (await old.tryAcquire())!;
+    const head = await journal.head();
+    await journal.append({ seq: head + 1, ts: Date.now(), commands: [] }, oldToken);
+    await sleep(500);
+    const next = new EngineLease(ds, 5000);
+    const newToken = (await next.tryAcquire())!;
+    expect(newToken).toBeGreaterThan(oldToken);
+    // The paused holder wakes up and tries to write its next batch: fenced, nothing written.
+    await expect(journal.append({ seq: head + 2, ts: Date.now(), commands: [] }, oldToken)).rejects.toBeInstanceOf(FencedError);
+    await journal.append({ seq: head + 2, ts: Date.now(), commands: [] }, newToken);
+    const rows: Array<{ seq: string; token: string }> = await ds.query('SELECT seq, token FROM sequencer_journal WHERE seq > $1 ORDER BY seq', [head]);
+    expect(rows.map((r) => [Number(r.seq), Number(r.token)])).toEqual([
+      [head + 1, oldToken],
+      [head + 2, newToken],
+    ]);
+    await next.release();
+  });
+
+  it('a take-over waits for a journal write in flight (share lock), and fences every write after it', async () => {
+    const journal = new JournalWriter(ds);
+    const holder = new EngineLease(ds, 300);
+    const token = (await holder.tryAcquire())!;
+    const head = await journal.head();
+    // A write in flight: its transaction holds the share lock on the lease row while the lease expires.
+    const qr = ds.createQueryRunner();
+    await qr.connect();
+    await qr.startTransaction();
+    await qr.query(
+      `INSERT INTO sequencer_journal (seq, ts, commands, token) SELECT $1, $2, '[]', token FROM engine_lease WHERE name = 'engine' AND token = $3 FOR SHARE`,
+      [head + 1, Date.now(), token],
+    );
+    await sleep(400);
+    const standby = new EngineLease(ds, 5000);
+    let taken: number | undefined;
+    const takeover = standby.tryAcquire().then((t) => (taken = t));
+    await sleep(200);
+    expect(taken).toBeUndefined(); // waiting for the write in flight
+    await qr.commitTransaction();
+    await qr.release();
+    await takeover;
+    expect(taken).toBe(token + 1);
+    await expect(journal.append({ seq: head + 2, ts: Date.now(), commands: [] }, token)).rejects.toBeInstanceOf(FencedError);
+    expect(await journal.head()).toBe(head + 1);
+    await standby.release();
+  });
+});
+
+describe('the command transport (Redis Streams)', () => {
+  const prefix = `test:link:${randomBytes(4).toString('hex')}:`;
+  const outcome = (n: number): SeqOutcome => ({ code: 'OK', orderId: n, orders: [], trades: [], postings: [], users: [n], books: [] });
+
+  it('answers through the asking process stream; a request the engine left unanswered is run by the next one, once', async () => {
+    const api = new EngineLink(REDIS_URL, prefix, 'api-1');
+    const engineA = new EngineLink(REDIS_URL, prefix, 'engine-a');
+    const seen: string[] = [];
+    // Engine A answers the first request, then "dies" before answering the second.
+    let calls = 0;
+    const never = new Promise<EngineReply>(() => undefined);
+    engineA.serve('engine-a', (req: EngineRequest) => {
+      seen.push(`a:${req.id}`);
+      return ++calls === 1 ? Promise.resolve({ id: req.id, seq: 7, outcome: outcome(1) }) : never;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const first = await api.ask({ cmd: { t: 'cancel', userId: 1, orderId: 1 } }, 3000);
+    expect(first).toMatchObject({ seq: 7, outcome: { orderId: 1, users: [1] } });
+    const second = api.ask({ cmd: { t: 'place', userId: 2, marketId: 1, side: 'buy', type: 'limit', price: 1, qty: 1, quoteBudget: 0 } }, 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    await engineA.close();
+    // Engine B takes over: it claims the pending request and answers it.
+    const engineB = new EngineLink(REDIS_URL, prefix, 'engine-b');
+    engineB.serve('engine-b', (req: EngineRequest) => {
+      seen.push(`b:${req.id}`);
+      // The place without a client id carries its request id: the sequencer's idempotency key.
+      expect(req.cmd).toMatchObject({ t: 'place', requestId: req.id });
+      return Promise.resolve({ id: req.id, seq: 8, outcome: outcome(2) });
+    });
+    expect(await second).toMatchObject({ seq: 8, outcome: { orderId: 2 } });
+    expect(seen.filter((s) => s.startsWith('b:'))).toHaveLength(1);
+    await engineB.close();
+    await api.close();
+  });
+
+  it('no engine: the caller hears 2107 (result unknown) after its timeout', async () => {
+    const api = new EngineLink(REDIS_URL, `${prefix}none:`, 'api-2');
+    await expect(api.ask({ cmd: { t: 'cancel', userId: 1, orderId: 1 } }, 300)).rejects.toMatchObject({ code: 2107 });
+    await api.close();
+  });
+});

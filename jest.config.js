@@ -20,6 +20,14 @@ module.exports = {
       testEnvironment: 'node',
     },
     {
+      // Shared types and the pure proof-of-liabilities tree and verifier (with its CLI).
+      displayName: 'contracts',
+      rootDir: '<rootDir>/contracts',
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+      transform: { '^.+\\.ts$': swc },
+      testEnvironment: 'node',
+    },
+    {
       displayName: 'backend-unit',
       rootDir: '<rootDir>/backend',
       testMatch: ['<rootDir>/src/**/*.spec.ts'],

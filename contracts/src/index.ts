@@ -1,2 +1,3 @@
 export type * from './socket-events';
 export * from './integrity';
+export * from './proof';

@@ -482,8 +482,9 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
         const token = this.lease?.current;
         if (this.lease && token === undefined) {
           // The lease ran out before a renewal (a pause, or the database out of reach): not the sequencer any more.
-          for (const p of batch) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+          // Stepping down first stops the command stream, so forwarded requests stay pending for the next holder.
           this.stepDown('the lease expired before this batch was journaled');
+          for (const p of batch) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
           break;
         }
         try {
@@ -494,9 +495,9 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
           }
         } catch (err) {
           if (err instanceof FencedError) {
-            // A new holder took over: this batch was not written; its callers (forwarded ones are retried by the new holder) hear "busy".
-            for (const p of batch) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+            // A new holder took over: this batch was not written; forwarded requests stay pending for it, local callers hear "busy".
             this.stepDown(err.message);
+            for (const p of batch) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
             break;
           }
           // Committed or not, we cannot tell: take nothing more until a restart replays the journal as it is.

@@ -2,7 +2,7 @@ import { createMarket } from '@kestrel/matching-engine';
 import { DataSource } from 'typeorm';
 import { JournalWriter } from './journal-writer';
 import type { MarketInfo } from './market-registry.service';
-import { AppliedBatch, MarketLookup, Projector } from './projector';
+import { AppliedBatch, MarketLookup, ProjectionConflict, Projector } from './projector';
 import type { MarketParams, SeqCommand } from './sequencer/commands';
 import { Sequencer } from './sequencer/sequencer';
 import { Snapshotter } from './snapshotter';
@@ -136,13 +136,20 @@ export class ProjectionReplica {
         while (j < rows.length && (j === i || commands + rows[j].commands.length <= this.options.projectBatch)) commands += rows[j++].commands.length;
         const chunk = rows.slice(i, j);
         // Applied once; a failed projection is retried with the same outcomes.
-        const applied = chunk.map((b) => this.applyBatch(seqr, b.seq, b.ts, b.commands));
+        let applied = chunk.map((b) => this.applyBatch(seqr, b.seq, b.ts, b.commands));
         for (;;) {
           try {
             await this.projector.project(applied);
             failures = 0;
             break;
           } catch (err) {
+            if (err instanceof ProjectionConflict && err.watermark >= applied[0].seq) {
+              // Another projector (a previous engine's, still finishing) wrote some of these: the same rows, as the
+              // journal is the same. Project only what is past its watermark.
+              applied = applied.filter((b) => b.seq > err.watermark);
+              if (!applied.length) break;
+              continue;
+            }
             if (++failures >= 5 || !this.running) {
               // Journaled means acknowledged: a restart projects what could not be projected now.
               this.running = false;

@@ -284,7 +284,10 @@ export function tradeTick(markets: MarketLookup, t: TradeRecord): TradeTick {
 
 /** The watermark is not just before the batches to project: another projector wrote them (or a gap). */
 export class ProjectionConflict extends Error {
-  constructor(first: number, watermark: number) {
+  constructor(
+    first: number,
+    readonly watermark: number,
+  ) {
     super(`projection of batch ${first} refused: the watermark is at ${watermark}`);
   }
 }

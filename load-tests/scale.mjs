@@ -56,7 +56,7 @@ function order(api, token, body) {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: token },
     body: new URLSearchParams(body).toString(),
-    signal: AbortSignal.timeout(15_000),
+    signal: globalThis.AbortSignal.timeout(15_000),
   }).then((r) => r.json());
 }
 

@@ -110,6 +110,29 @@ export interface OptionAudit {
   ticks: Tick[];
 }
 
+/** lever/audit (public): the settlement audit of one closed position, docs/api.md. */
+export interface LeverAudit {
+  position_id: string;
+  symbol: string;
+  side: 'long' | 'short';
+  type: 'market' | 'limit';
+  lots: number;
+  lot_value: string;
+  multiple: number;
+  maintenance_rate: string;
+  take_profit: string;
+  stop_loss: string;
+  close_reason: 'user' | 'take_profit' | 'stop_loss' | 'liquidation' | null;
+  open_tick: Tick;
+  close_tick: Tick;
+  formula: Record<'notional' | 'margin' | 'fee' | 'maintenance_margin' | 'pnl' | 'credited' | 'net' | 'trigger', string>;
+  values: Record<'notional' | 'margin' | 'fee' | 'maintenance_margin' | 'liquidation_price' | 'pnl' | 'credited' | 'net', string>;
+  result: { pnl: string; close_price: string; closed_at: string | null };
+  checks: Record<string, boolean>;
+  ticks: Tick[];
+  ticks_complete: boolean;
+}
+
 export const leverApi = {
   deal: (symbol: string) => post<LeverDeal>('lever/deal', { symbol }, { quiet: true }),
   submit: (order: LeverSubmit) => post<Position>('lever/submit', { ...order }),
@@ -118,6 +141,8 @@ export const leverApi = {
   cancel: (id: string) => post<Position>('lever/cancel', { id }),
   /** Quiet: the TP/SL sheet shows the server's message (the side rule) under its fields. */
   tpsl: (id: string, take_profit: string, stop_loss: string) => post<Position>('lever/tpsl', { id, take_profit, stop_loss }, { quiet: true }),
+  /** Public; quiet: the audit view shows its own failure line. */
+  audit: (positionId: string) => get<LeverAudit>('lever/audit', { position_id: positionId }, { quiet: true }),
 };
 
 export const optionApi = {

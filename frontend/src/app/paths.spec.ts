@@ -14,7 +14,7 @@ const SPEC_PATHS = `/ /pages/index/index /pages/trade/index /pages/trade/kline /
 /pages/help-center/center /pages/help-center/chat /pages/help-center/detail /pages/fpjy/fpjy /pages/nft/index /pages/nft/order /pages/nft/detail
 /pages/loan/index /pages/loan/order /pages/loan/back /pages/loan/back_rec /pages/rate/index /choose-location /open-location`.split(/\s+/);
 // Additions beyond the spec, each documented in docs/architecture.md.
-const ADDED = ['/pages/market/index'];
+const ADDED = ['/pages/market/index', '/integrity', '/proof'];
 
 describe('routes', () => {
   it('registers every path of the spec and the documented additions, exactly once', () => {

@@ -70,6 +70,9 @@ export const PATHS = {
   openLocation: '/open-location',
   /** An addition beyond the spec's §2 routes (issue: trader experience): the Markets tab, docs/architecture.md. */
   market: '/pages/market/index',
+  /** Additions beyond the spec's §2 routes (issue: verifiable honesty), docs/architecture.md: the integrity page and the proof of liabilities. */
+  integrity: '/integrity',
+  proof: '/proof',
 } as const;
 
 export type RouteKey = keyof typeof PATHS;

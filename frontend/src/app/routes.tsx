@@ -66,6 +66,7 @@ const HelpDetail = lazyPage(() => import('../pages/help/center/detail.page').the
 const Notice = lazyPage(() => import('../pages/notice/index/notice.page').then((m) => m.NoticePage));
 const ChooseLocation = lazyPage(() => import('../pages/choose-location/choose-location.page').then((m) => m.ChooseLocationPage));
 const OpenLocation = lazyPage(() => import('../pages/open-location/open-location.page').then((m) => m.OpenLocationPage));
+const Integrity = lazyPage(() => import('../pages/integrity/integrity.page').then((m) => m.IntegrityPage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -136,6 +137,7 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   chooseLocation: ChooseLocation,
   openLocation: OpenLocation,
   market: Market,
+  integrity: Integrity,
 };
 
 // Aliases share their original's title.

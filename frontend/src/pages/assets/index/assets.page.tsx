@@ -68,6 +68,7 @@ export function AssetsPage({ titleKey }: { titleKey: string }) {
               <li><Link className="list__item" to={`${PATHS.assetsRecord}?tab=ledger`}><span>{t('assets.ledger')}</span><Icon name="chevron" size={18} /></Link></li>
               <li><Link className="list__item" to={PATHS.transferRecord}><span>{t('titles.transferRecord')}</span><Icon name="chevron" size={18} /></Link></li>
               <li><Link className="list__item" to={PATHS.fpjy}><span>{t('titles.fpjy')}</span><Icon name="chevron" size={18} /></Link></li>
+              <li><Link className="list__item" to={PATHS.proof} data-testid="assets-proof"><span>{t('titles.proof')}</span><Icon name="chevron" size={18} /></Link></li>
             </ul>
           </section>
         </>

@@ -6,6 +6,7 @@ import { Segmented } from '../../../components/form';
 import { priceDecimals, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { PnL, Side } from '../index/position-parts';
+import { LeverAuditView } from './lever-audit';
 
 type Tab = 'closed' | 'cancelled';
 
@@ -14,6 +15,7 @@ export function LeverHistoryPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [tab, setTab] = useState<Tab>('closed');
   const [items, setItems] = useState<Position[] | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
   useEffect(() => {
     setItems(null);
     leverApi.list(tab, 1, 50).then(
@@ -64,6 +66,19 @@ export function LeverHistoryPage({ titleKey }: { titleKey: string }) {
                       <dd data-testid="close-reason">{p.status === 'cancelled' ? t('lever.status.cancelled') : p.close_reason ? t(`lever.closeReason.${p.close_reason}`) : '--'}</dd>
                     </div>
                   </dl>
+                  {p.status === 'closed' && (
+                    <button
+                      type="button"
+                      className="button button--block audit__toggle"
+                      aria-expanded={open === p.id}
+                      aria-controls={`audit-${p.id}`}
+                      onClick={() => setOpen(open === p.id ? null : p.id)}
+                      data-testid="audit-toggle"
+                    >
+                      {t('integrity.audit.toggle')}
+                    </button>
+                  )}
+                  {open === p.id && <LeverAuditView positionId={p.id} />}
                 </li>
               );
             })}

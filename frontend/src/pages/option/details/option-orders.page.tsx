@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { optionApi, type OptionAudit, type OptionOrder } from '../../../api/derivatives';
 import { PATHS } from '../../../app/paths';
+import { AuditSection, compareDecimal, exact, FormulaLine, TickList, TickLine, Verdict } from '../../../components/audit';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { priceDecimals, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
@@ -113,35 +114,56 @@ export function OptionPendingPage({ titleKey }: { titleKey: string }) {
   );
 }
 
-function Audit({ orderId }: { orderId: string }) {
+/**
+ * The settlement audit of a delivered option (GET microtrade/ticks): the recorded opening and
+ * delivery ticks, the rule and the payout formula with this order's numbers, and the result.
+ */
+function Audit({ order }: { order: OptionOrder }) {
   const { t } = useTranslation();
-  const [audit, setAudit] = useState<OptionAudit | null>(null);
+  const [audit, setAudit] = useState<OptionAudit | null | 'failed'>(null);
   useEffect(() => {
-    optionApi.ticks(orderId).then(setAudit, () => undefined);
-  }, [orderId]);
-  if (!audit) return <Skeleton rows={1} />;
-  const pd = priceDecimals(audit.open_tick?.price);
+    optionApi.ticks(order.order_id).then(setAudit, () => setAudit('failed'));
+  }, [order.order_id]);
+  if (audit === null) return <Skeleton rows={1} />;
+  if (audit === 'failed')
+    return (
+      <p className="audit muted small" role="alert">
+        {t('integrity.audit.failed')}
+      </p>
+    );
+  const result = audit.result;
+  const won = result !== null && result === audit.direction;
+  // The result is a pure function of the two recorded prices (docs/api.md): recomputed here from the ticks.
+  const recomputed = audit.open_tick && audit.delivery_tick ? compareDecimal(audit.delivery_tick.price, audit.open_tick.price) : null;
+  const outcome = recomputed === null ? null : recomputed > 0 ? 'up' : recomputed < 0 ? 'down' : 'flat';
   return (
-    <div className="audit" data-testid="option-audit">
-      <dl className="rows rows--compact">
-        <div>
-          <dt>{t('option.openTick')}</dt>
-          <dd className="num" data-testid="audit-open">
-            #{audit.open_tick?.id} · {truncate(audit.open_tick?.price, pd)} · {audit.open_tick ? new Date(audit.open_tick.time).toLocaleTimeString() : '--'}
-          </dd>
-        </div>
-        <div>
-          <dt>{t('option.deliveryTick')}</dt>
-          <dd className="num" data-testid="audit-delivery">
-            #{audit.delivery_tick?.id ?? '--'} · {truncate(audit.delivery_tick?.price, pd)} · {audit.delivery_tick ? new Date(audit.delivery_tick.time).toLocaleTimeString() : '--'}
-          </dd>
-        </div>
-        <div>
-          <dt>{t('option.ticksBetween')}</dt>
-          <dd className="num">{audit.ticks.length}</dd>
-        </div>
-      </dl>
-      <p className="muted small">{t('option.rule')}</p>
+    <div className="audit" data-testid="option-audit" id={`audit-${order.order_id}`}>
+      <h3 className="audit__title">{t('integrity.audit.title')}</h3>
+      <AuditSection title={t('integrity.audit.ticksTitle')}>
+        <TickLine label={t('option.openTick')} tick={audit.open_tick} testId="audit-open" />
+        <TickLine label={t('option.deliveryTick')} tick={audit.delivery_tick} testId="audit-delivery" />
+      </AuditSection>
+      <TickList ticks={audit.ticks} complete={audit.ticks.length < 5000} />
+      <AuditSection title={t('integrity.audit.formula')}>
+        <FormulaLine label={t('integrity.audit.optionRule')} value={outcome ? t(`option.result.${outcome}`) : '--'} testId="audit-recomputed" />
+        <FormulaLine
+          label={
+            won
+              ? t('integrity.audit.optionWin', { ratio: exact(order.profit_ratio) })
+              : result === 'flat'
+                ? t('integrity.audit.optionFlat')
+                : t('integrity.audit.optionLost')
+          }
+          value={`${exact(order.payout)} USDT`}
+          testId="audit-payout"
+        />
+        <FormulaLine label={t('integrity.audit.optionPnl')} value={`${exact(order.pnl)} USDT`} />
+      </AuditSection>
+      <AuditSection title={t('integrity.audit.result')}>
+        <FormulaLine label={t('option.resultLabel')} value={result ? t(`option.result.${result}`) : '--'} testId="audit-result" strong />
+      </AuditSection>
+      <Verdict ok={outcome !== null && outcome === result} />
+      <p className="muted small">{t('integrity.audit.public', { id: order.order_id })}</p>
     </div>
   );
 }
@@ -192,12 +214,13 @@ export function OptionHistoryPage({ titleKey }: { titleKey: string }) {
                     type="button"
                     className="button button--block audit__toggle"
                     aria-expanded={open === o.order_id}
+                    aria-controls={`audit-${o.order_id}`}
                     onClick={() => setOpen(open === o.order_id ? null : o.order_id)}
                     data-testid="audit-toggle"
                   >
-                    {t('option.audit')}
+                    {t('integrity.audit.toggle')}
                   </button>
-                  {open === o.order_id && <Audit orderId={o.order_id} />}
+                  {open === o.order_id && <Audit order={o} />}
                 </li>
               );
             })}

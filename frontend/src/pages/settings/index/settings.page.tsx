@@ -133,6 +133,18 @@ export function SettingsPage({ titleKey }: { titleKey: string }) {
         </details>
         <ul className="list">
           <li>
+            <Link className="list__item" to={PATHS.integrity} data-testid="settings-integrity">
+              <span>{t('titles.integrity')}</span>
+              <Icon name="chevron" size={18} />
+            </Link>
+          </li>
+          <li>
+            <Link className="list__item" to={PATHS.proof} data-testid="settings-proof">
+              <span>{t('titles.proof')}</span>
+              <Icon name="chevron" size={18} />
+            </Link>
+          </li>
+          <li>
             <button type="button" className="list__item" onClick={() => clearCache().then(() => toast(t('settings.cacheCleared')))}>
               <span>{t('settings.clearCache')}</span>
             </button>

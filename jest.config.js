@@ -7,7 +7,8 @@ const nestIgnore = ['/node_modules/(?!(@nestjs|nestjs-pino)/)'];
 // Backend tests use the engine's source, so they need no engine build.
 // The web app: TSX with React's automatic runtime, compiled to CommonJS for jest.
 const swcTsx = ['@swc/jest', { swcrc: false, jsc: { parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic' } }, target: 'es2022' }, module: { type: 'commonjs' } }];
-const engineFromSource = { '^@kestrel/matching-engine$': '<rootDir>/../matching-engine/src/index.ts' };
+// The shared contracts likewise: Node's "node" export condition would pick their compiled dist/.
+const engineFromSource = { '^@kestrel/matching-engine$': '<rootDir>/../matching-engine/src/index.ts', '^@kestrel/contracts$': '<rootDir>/../contracts/src/index.ts' };
 module.exports = {
   // Medium-tier tests start the whole app on real services; a few take several seconds.
   testTimeout: 60000,

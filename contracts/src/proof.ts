@@ -102,6 +102,22 @@ export interface ProofVerification {
   detail?: string;
 }
 
+/**
+ * Decimals of every proof amount: a unit is 10^-18 of the currency, the scale at which the ledger
+ * records balances (numeric(36,18)), so that the totals equal the books exactly (no truncation).
+ */
+export const PROOF_DECIMALS = 18;
+
+/** Units (a decimal string or bigint) as a plain decimal amount, e.g. 1500000000000000000 → "1.5". */
+export function formatUnits(value: string | bigint, decimals = PROOF_DECIMALS): string {
+  const v = BigInt(value);
+  const neg = v < 0n;
+  const digits = (neg ? -v : v).toString().padStart(decimals + 1, '0');
+  const int = digits.slice(0, digits.length - decimals);
+  const frac = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  return `${neg ? '-' : ''}${int}${frac ? `.${frac}` : ''}`;
+}
+
 /** Bytes per amount. */
 export const AMOUNT_BYTES = 16;
 /** Amounts must be below this (16 bytes unsigned). */

@@ -33,6 +33,7 @@ import { UserModule } from './modules/user/user.module';
 import { RealNameModule } from './modules/real-name/real-name.module';
 import { UploadModule } from './modules/upload/upload.module';
 import { HelpModule } from './modules/help/help.module';
+import { EngineModule } from './modules/engine/engine.module';
 import { PromotionModule } from './modules/promotion/promotion.module';
 
 @Global()
@@ -94,6 +95,7 @@ export class AppModule {
         RealtimeModule,
         UploadModule,
         RealNameModule,
+        EngineModule,
       ],
       controllers: [HealthController],
     };

@@ -9,21 +9,17 @@ import { loadConfig, role as currentRole } from './infra/config/config';
  * - `engine`: contends for the sequencer's lease (one active, the others standby); the active one
  *   runs the sequencer, its projector and what reads the books (market data, mark prices, the
  *   simulator). It listens on PORT for its health check only (not behind the proxy).
- * - `worker`: the BullMQ jobs (option delivery, contract watcher, daily jobs); no HTTP.
+ * - `worker`: the BullMQ jobs (option delivery, contract watcher, daily jobs). Like the engine it
+ *   listens on PORT for its health check only.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   const role = currentRole();
   const app = await createApp(config);
-  if (role === 'worker') {
-    await app.init();
-    process.stdout.write('Kestrel worker is up\n');
-    return;
-  }
   await app.listen(config.port, process.env.HOST ?? '0.0.0.0');
   process.stdout.write(
-    role === 'engine'
-      ? `Kestrel engine is up (health: http://localhost:${config.port}/api/health)\n`
+    role === 'engine' || role === 'worker'
+      ? `Kestrel ${role} is up (health: http://localhost:${config.port}/api/health)\n`
       : `Kestrel is up: http://localhost:${config.port}/  (API /api, docs /api/docs)\n`,
   );
 }

@@ -67,6 +67,7 @@ const Notice = lazyPage(() => import('../pages/notice/index/notice.page').then((
 const ChooseLocation = lazyPage(() => import('../pages/choose-location/choose-location.page').then((m) => m.ChooseLocationPage));
 const OpenLocation = lazyPage(() => import('../pages/open-location/open-location.page').then((m) => m.OpenLocationPage));
 const Integrity = lazyPage(() => import('../pages/integrity/integrity.page').then((m) => m.IntegrityPage));
+const Proof = lazyPage(() => import('../pages/integrity/proof.page').then((m) => m.ProofPage));
 const NotAvailable = lazyPage(() => import('../components/not-available.page').then((m) => m.NotAvailablePage));
 
 const owned: Partial<Record<RouteKey, Screen>> = {
@@ -138,6 +139,7 @@ const owned: Partial<Record<RouteKey, Screen>> = {
   openLocation: OpenLocation,
   market: Market,
   integrity: Integrity,
+  proof: Proof,
 };
 
 // Aliases share their original's title.

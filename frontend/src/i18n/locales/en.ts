@@ -1145,6 +1145,15 @@ export const en = {
       offline: 'You can check the file without this app with the standalone verifier described in docs/integrity.md.',
       ok: 'matches',
       bad: 'does not match',
+      why: {
+        malformed: 'The proof file is damaged or incomplete at this step.',
+        negative: 'A negative amount was found at this step: the tree never contains one.',
+        overflow: 'An amount at this step is too large to be valid.',
+        length: 'This step does not have one amount per currency.',
+        rootMismatch: 'The recomputed root differs from the proof\'s root.',
+        notPublished: 'The proof\'s root is not one of the published roots.',
+        totals: 'The recomputed totals differ from the published totals.',
+      },
     },
   },
   ledgerCodes: {

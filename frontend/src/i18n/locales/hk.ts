@@ -1147,6 +1147,15 @@ const hk: Catalogue = {
       offline: '您也可以不使用本應用，用 docs/integrity.md 中介紹的獨立驗證工具核對該檔案。',
       ok: '一致',
       bad: '不一致',
+      why: {
+        malformed: '證明檔案在此步損壞或不完整。',
+        negative: '此步出現負數金額：樹中絕不會有負數。',
+        overflow: '此步的金額過大，無效。',
+        length: '此步的金額數量與幣種數量不符。',
+        rootMismatch: '重新計算的樹根與證明中的樹根不同。',
+        notPublished: '證明中的樹根不在已公佈的樹根之中。',
+        totals: '重新計算的總額與公佈的總額不同。',
+      },
     },
   },
   ledgerCodes: {

@@ -1147,6 +1147,15 @@ const kr: Catalogue = {
       offline: 'docs/integrity.md에 설명된 독립 검증 도구로 이 앱 없이도 파일을 확인할 수 있습니다.',
       ok: '일치',
       bad: '불일치',
+      why: {
+        malformed: '이 단계에서 증명 파일이 손상되었거나 불완전합니다.',
+        negative: '이 단계에서 마이너스 금액이 발견되었습니다. 트리에는 마이너스가 없어야 합니다.',
+        overflow: '이 단계의 금액이 너무 커서 유효하지 않습니다.',
+        length: '이 단계의 금액 개수가 통화 개수와 다릅니다.',
+        rootMismatch: '다시 계산한 루트가 증명의 루트와 다릅니다.',
+        notPublished: '증명의 루트가 공개된 루트 중에 없습니다.',
+        totals: '다시 계산한 합계가 공개된 합계와 다릅니다.',
+      },
     },
   },
   ledgerCodes: {

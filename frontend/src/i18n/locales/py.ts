@@ -1148,6 +1148,15 @@ const py: Catalogue = {
       offline: 'Você pode conferir o arquivo sem este app com o verificador independente descrito em docs/integrity.md.',
       ok: 'confere',
       bad: 'não confere',
+      why: {
+        malformed: 'O arquivo de prova está danificado ou incompleto neste passo.',
+        negative: 'Um valor negativo foi encontrado neste passo: a árvore nunca contém um.',
+        overflow: 'Um valor neste passo é grande demais para ser válido.',
+        length: 'Este passo não tem um valor por moeda.',
+        rootMismatch: 'A raiz recalculada difere da raiz da prova.',
+        notPublished: 'A raiz da prova não é uma das raízes publicadas.',
+        totals: 'Os totais recalculados diferem dos totais publicados.',
+      },
     },
   },
   ledgerCodes: {

@@ -1147,6 +1147,15 @@ const zh: Catalogue = {
       offline: '您也可以不使用本应用，用 docs/integrity.md 中介绍的独立验证工具核对该文件。',
       ok: '一致',
       bad: '不一致',
+      why: {
+        malformed: '证明文件在此步损坏或不完整。',
+        negative: '此步出现负数金额：树中绝不会有负数。',
+        overflow: '此步的金额过大，无效。',
+        length: '此步的金额数量与币种数量不符。',
+        rootMismatch: '重新计算的树根与证明中的树根不同。',
+        notPublished: '证明中的树根不在已公布的树根之中。',
+        totals: '重新计算的总额与公布的总额不同。',
+      },
     },
   },
   ledgerCodes: {

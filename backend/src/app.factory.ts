@@ -14,6 +14,7 @@ import { bodyParsers } from './infra/http/body-parsers';
 import { EnvelopeInterceptor } from './infra/http/envelope.interceptor';
 import { createValidationPipe } from './infra/http/validation';
 import { FastLane } from './infra/http/fast-lane';
+import { secureEveryResponse } from './infra/http/security-headers';
 import { TokenService } from './infra/auth/token.service';
 import { CoinTradeController, coinTradeLaneRoutes } from './modules/coin-trade/coin-trade.controller';
 import { SeedService } from './modules/reference/seed.service';
@@ -30,15 +31,17 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   if (config.engine.transport === 'redis') app.useWebSocketAdapter(new RedisIoAdapter(app, config.redisUrl, config.redisPrefix));
   app.set('trust proxy', process.env.TRUST_PROXY ?? 'loopback');
   app.disable('x-powered-by');
+  // Security headers on every answer (Nest routes, the fast lane, static files, Socket.IO polling); HSTS over TLS only.
+  secureEveryResponse(app.getHttpServer(), app.getHttpAdapter().getInstance().get('trust proxy fn'));
 
   await migrate(app.get(DataSource));
   await app.get(SeedService).seed();
 
   if (process.env.FAST_LANE !== 'off') {
     const [place, cancel] = coinTradeLaneRoutes(app.get(CoinTradeController));
-    new FastLane(app.get(TokenService)).route(place).route(cancel).attach(app.getHttpServer());
+    new FastLane(app.get(TokenService), config.bodyLimitBytes).route(place).route(cancel).attach(app.getHttpServer());
   }
-  for (const parser of bodyParsers()) app.use(parser);
+  for (const parser of bodyParsers(config.bodyLimitBytes)) app.use(parser);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());
   // Every global interceptor, guard and filter is registered here, in this order.

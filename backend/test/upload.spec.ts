@@ -98,7 +98,7 @@ describe('image uploads', () => {
     const huge = await upload(u.token, hugeJpegHeader(9000, 9000));
     expect(huge.body).toMatchObject({ code: 2302, message: 'The image is too large: at most 8000 pixels a side and 40 megapixels' });
     const big = await upload(u.token, Buffer.concat([makePng(2, 2), Buffer.alloc(5 * 1024 * 1024)]), 'big.png', 'image/png');
-    expect(big.body).toMatchObject({ type: 'error', code: 1003, message: 'Upload failed' });
+    expect(big.body).toMatchObject({ type: 'error', code: 1004, message: 'The request is too large: at most 5 MB' });
     const none = await t.http().post('/api/upload/image').set('Authorization', u.token).field('x', '1');
     expect(none.body).toMatchObject({ code: 1000, message: 'Choose an image to upload' });
     const wrongField = await t.http().post('/api/upload/image').set('Authorization', u.token).attach('photo', makePng(), 'a.png');

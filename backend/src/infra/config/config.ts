@@ -51,6 +51,8 @@ export interface AppConfig {
   uploadDir: string;
   /** Image uploads per user (RATE_LIMIT_UPLOAD_USER). */
   uploadRateLimit: RateLimitRule;
+  /** Largest JSON or form-encoded body in bytes (BODY_LIMIT_BYTES, 1 KiB–10 MiB, default 1 MiB); multipart uploads have UPLOAD_LIMITS. */
+  bodyLimitBytes: number;
   /** Crash tests only (FAULT_POINTS, comma-separated, default none): named points where the process kills itself with SIGKILL. */
   faultPoints: string[];
   rateLimits: {
@@ -60,6 +62,8 @@ export interface AppConfig {
     registerPerIp: RateLimitRule;
     codePerIp: RateLimitRule;
     codePerTarget: RateLimitRule;
+    /** Withdrawal requests per user (RATE_LIMIT_WITHDRAW_USER), accepted or refused, before any other check. */
+    withdrawPerUser: RateLimitRule;
   };
 }
 
@@ -117,7 +121,14 @@ function rule(name: string, fallback: string): RateLimitRule {
   const raw = process.env[name] ?? fallback;
   const m = /^(\d+)\/(\d+)$/.exec(raw);
   if (!m) throw new Error(`${name} must look like LIMIT/SECONDS (e.g. 10/60), got "${raw}"`);
+  if (Number(m[1]) < 1 || Number(m[2]) < 1) throw new Error(`${name} needs a limit and a window of at least 1, got "${raw}"`);
   return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
+}
+
+function bodyLimit(): number {
+  const bytes = int('BODY_LIMIT_BYTES', 1024 * 1024);
+  if (bytes < 1024 || bytes > 10 * 1024 * 1024) throw new Error(`BODY_LIMIT_BYTES must be between 1024 and 10485760, got "${bytes}"`);
+  return bytes;
 }
 
 export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
@@ -159,6 +170,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     optionWorker: (process.env.OPTION_WORKER ?? 'on') !== 'off',
     uploadDir: text('UPLOAD_DIR') ?? './.data/uploads',
     uploadRateLimit: rule('RATE_LIMIT_UPLOAD_USER', '60/3600'),
+    bodyLimitBytes: bodyLimit(),
     faultPoints: (process.env.FAULT_POINTS ?? '').split(',').map((p) => p.trim()).filter(Boolean),
     rateLimits: {
       fundPassword: rule('RATE_LIMIT_FUND_PASSWORD', '5/900'),
@@ -167,6 +179,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       registerPerIp: rule('RATE_LIMIT_REGISTER_IP', '20/3600'),
       codePerIp: rule('RATE_LIMIT_CODE_IP', '20/3600'),
       codePerTarget: rule('RATE_LIMIT_CODE_TARGET', '10/3600'),
+      withdrawPerUser: rule('RATE_LIMIT_WITHDRAW_USER', '20/3600'),
     },
   };
   const config = { ...base, ...overrides, rateLimits: { ...base.rateLimits, ...(overrides.rateLimits ?? {}) } };

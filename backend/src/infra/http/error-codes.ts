@@ -5,7 +5,8 @@ import type { MessageKey } from '../i18n/catalogue';
  * 1 = ok; 401 = not logged in (type "999"). 404 is never used in the envelope: clients read it as
  * "logged out". Listed with their meaning in docs/api.md.
  * Ranges: 1000s request/accounts, 2000–2199 spot trading, 2200–2299 wallets and funding,
- * 2300–2399 identity verification and uploads, 2400–2499 options and contracts, 2500–2549 wealth products.
+ * 2300–2399 identity verification and uploads, 2400–2499 options and contracts, 2500–2549 wealth products,
+ * 3200–3209 proof of liabilities.
  */
 export const ErrorCode = {
   OK: 1,
@@ -14,6 +15,8 @@ export const ErrorCode = {
   UNKNOWN_FIELD: 1001,
   RATE_LIMITED: 1002,
   UPLOAD_FAILED: 1003,
+  BODY_TOO_LARGE: 1004,
+  FUND_PASSWORD_LOCKED: 1005,
   PASSWORDS_DIFFER: 1100,
   AGREEMENT_REQUIRED: 1101,
   CODE_INVALID: 1102,
@@ -138,6 +141,9 @@ export const ErrorCode = {
   NOTICE_NOT_FOUND: 2910,
   FAVORITE_MARKET_UNKNOWN: 3100,
   FAVORITES_FULL: 3101,
+  PROOF_NOT_INCLUDED: 3200,
+  PROOF_NO_ROOT: 3201,
+  PROOF_AMOUNT_INVALID: 3202,
   INTERNAL: 9000,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -147,6 +153,8 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.NOT_LOGGED_IN]: 'error.not_logged_in',
   [ErrorCode.VALIDATION]: 'error.validation',
   [ErrorCode.UPLOAD_FAILED]: 'error.upload_failed',
+  [ErrorCode.BODY_TOO_LARGE]: 'error.body_too_large',
+  [ErrorCode.FUND_PASSWORD_LOCKED]: 'error.fund_password_locked',
   [ErrorCode.PASSWORDS_DIFFER]: 'error.passwords_differ',
   [ErrorCode.AGREEMENT_REQUIRED]: 'error.agreement_required',
   [ErrorCode.CODE_INVALID]: 'error.code_invalid',
@@ -265,5 +273,8 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.NOTICE_NOT_FOUND]: 'error.notice_not_found',
   [ErrorCode.FAVORITE_MARKET_UNKNOWN]: 'error.favorite_market_unknown',
   [ErrorCode.FAVORITES_FULL]: 'error.favorites_full',
+  [ErrorCode.PROOF_NOT_INCLUDED]: 'error.proof_not_included',
+  [ErrorCode.PROOF_NO_ROOT]: 'error.proof_no_root',
+  [ErrorCode.PROOF_AMOUNT_INVALID]: 'error.proof_amount_invalid',
   [ErrorCode.INTERNAL]: 'error.internal',
 };

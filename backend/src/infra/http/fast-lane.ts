@@ -5,6 +5,7 @@ import { parse as parseForm } from 'node:querystring';
 import { AuthContext } from '../auth/guards';
 import { TokenService, tokenFromHeader } from '../auth/token.service';
 import { resolveLang } from '../i18n/i18n';
+import { formatBytes } from './body-parsers';
 import { BusinessError } from './business-error';
 import { okEnvelope } from './envelope.interceptor';
 import { Envelope } from './envelope';
@@ -22,7 +23,6 @@ export interface LaneRoute<T extends object> {
   handle: (auth: AuthContext, dto: T) => Promise<unknown>;
 }
 
-const BODY_LIMIT = 1024 * 1024;
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';
 
@@ -46,7 +46,11 @@ export class FastLane {
   private readonly logger = new Logger('FastLane');
   private readonly routes = new Map<string, LaneRoute<object>>();
 
-  constructor(private readonly tokens: TokenService) {}
+  /** `bodyLimit`: the JSON and form cap of the Express parsers (BODY_LIMIT_BYTES). */
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly bodyLimit = 1024 * 1024,
+  ) {}
 
   route<T extends object>(r: LaneRoute<T>): this {
     this.routes.set(`${r.method} ${r.path}`, r as unknown as LaneRoute<object>);
@@ -80,7 +84,7 @@ export class FastLane {
     try {
       const token = tokenFromHeader(req.headers.authorization);
       const subjectId = token ? await this.tokens.verify(token, 'user') : undefined;
-      const text = await readBody(req);
+      const text = await readBody(req, this.bodyLimit);
       if (token === undefined || subjectId === undefined) {
         answer = errorEnvelope(lang, ErrorCode.NOT_LOGGED_IN, 'error.not_logged_in');
       } else {
@@ -108,16 +112,16 @@ function mediaType(header: string | undefined): string {
 }
 
 /** The body as text; a body over the limit or a broken stream is a client error (as body-parser answers). */
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > BODY_LIMIT) {
+      if (size > limit) {
         req.removeAllListeners('data');
         req.resume();
-        reject(new BusinessError(ErrorCode.VALIDATION, 'error.validation'));
+        reject(new BusinessError(ErrorCode.BODY_TOO_LARGE, 'error.body_too_large', { max: formatBytes(limit) }));
       } else chunks.push(chunk);
     });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));

@@ -14,9 +14,9 @@ export class PageQueryDto {
   @ApiPropertyOptional({ default: 20, maximum: 100 })
   @IsOptional()
   @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IsInt({ message: 'error.page_limit' })
+  @Min(1, { message: 'error.page_limit' })
+  @Max(100, { message: 'error.page_limit' })
   limit: number = 20;
 }
 

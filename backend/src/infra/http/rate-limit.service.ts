@@ -21,6 +21,21 @@ export class RateLimitService {
     if (count > rule.limit) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: Math.max(ttl, 1) });
   }
 
+  /**
+   * Counts one failure in `bucket` without refusing; returns how many the window holds now and the
+   * seconds until it ends (lock-outs: `check`/`remaining` first, `fail` on a wrong guess).
+   */
+  async fail(bucket: string, rule: RateLimitRule): Promise<{ count: number; seconds: number }> {
+    const [count, ttl] = (await this.redis.eval(HIT, 1, `rl:${bucket}`, rule.windowSeconds)) as [number, number];
+    return { count, seconds: Math.max(ttl, 1) };
+  }
+
+  /** The failures `bucket` holds now and the seconds until its window ends (0 when empty). */
+  async state(bucket: string): Promise<{ count: number; seconds: number }> {
+    const [count, ttl] = await Promise.all([this.redis.get(`rl:${bucket}`), this.redis.ttl(`rl:${bucket}`)]);
+    return { count: Number(count ?? 0), seconds: Math.max(ttl, 0) };
+  }
+
   /** Refuses once `bucket` already holds `rule.limit` attempts (for counting failures only: check first, `hit` on failure). */
   async check(bucket: string, rule: RateLimitRule): Promise<void> {
     const [count, ttl] = await Promise.all([this.redis.get(`rl:${bucket}`), this.redis.ttl(`rl:${bucket}`)]);

@@ -18,12 +18,27 @@ export class FundPasswordService {
     if (!hash) throw new BusinessError(ErrorCode.FUND_PASSWORD_NOT_SET);
   }
 
-  /** Wrong guesses count against RATE_LIMIT_FUND_PASSWORD (6 digits must not be brute-forced). */
+  /**
+   * Wrong guesses count against RATE_LIMIT_FUND_PASSWORD (6 digits must not be brute-forced): after
+   * N wrong ones in the window, every fund-password entry (withdrawals, the address book) is refused
+   * with the time the lock ends, even with the right password, until the window has passed. A wrong
+   * guess before that says how many are left.
+   */
   async verify(userId: number, hash: string, plain: string): Promise<void> {
     const bucket = `fund-password:${userId}`;
-    await this.rateLimit.check(bucket, this.config.rateLimits.fundPassword);
+    const rule = this.config.rateLimits.fundPassword;
+    const now = await this.rateLimit.state(bucket);
+    if (now.count >= rule.limit) throw locked(now.seconds);
     if (await verifyPassword(hash, plain)) return;
-    await this.rateLimit.hit(bucket, this.config.rateLimits.fundPassword);
-    throw new BusinessError(ErrorCode.FUND_PASSWORD_WRONG);
+    const after = await this.rateLimit.fail(bucket, rule);
+    if (after.count >= rule.limit) throw locked(after.seconds);
+    throw new BusinessError(ErrorCode.FUND_PASSWORD_WRONG, undefined, undefined, { attempts_left: rule.limit - after.count });
   }
+}
+
+/** Code 1005: locked until a UTC time (to the second; ISO 8601 in `data.until`). */
+function locked(seconds: number): BusinessError {
+  const until = new Date(Date.now() + Math.max(seconds, 1) * 1000);
+  const shown = until.toISOString().slice(0, 19).replace('T', ' ');
+  return new BusinessError(ErrorCode.FUND_PASSWORD_LOCKED, 'error.fund_password_locked', { until: shown }, { until: until.toISOString(), seconds: Math.max(seconds, 1) });
 }

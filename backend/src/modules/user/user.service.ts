@@ -176,7 +176,13 @@ export class UserService {
   async updatePassword(userId: number, currentToken: string, dto: UpdatePasswordDto): Promise<void> {
     if (dto.password !== dto.re_password) throw new BusinessError(ErrorCode.PASSWORDS_DIFFER);
     const user = await this.findById(userId);
-    if (!(await verifyPassword(user.passwordHash, dto.old_password))) throw new BusinessError(ErrorCode.OLD_PASSWORD_WRONG);
+    // Wrong current passwords count like failed logins of the account (a stolen session must not guess it).
+    const bucket = `password-change:user:${userId}`;
+    await this.rateLimit.check(bucket, this.config.rateLimits.loginPerAccount);
+    if (!(await verifyPassword(user.passwordHash, dto.old_password))) {
+      await this.rateLimit.hit(bucket, this.config.rateLimits.loginPerAccount);
+      throw new BusinessError(ErrorCode.OLD_PASSWORD_WRONG);
+    }
     const passwordHash = await hashPassword(dto.password);
     await this.dataSource.transaction(async (m) => {
       await m.getRepository(User).update({ id: userId }, { passwordHash });

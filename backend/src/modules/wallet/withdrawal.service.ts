@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
+import { RateLimitService } from '../../infra/http/rate-limit.service';
 import type { Page } from '../../infra/http/page.dto';
 import { money, Money, moneyString, truncate } from '../../infra/money';
 import { PricingService } from '../coin-rate/pricing.service';
@@ -49,6 +50,7 @@ export class WithdrawalService implements OnApplicationBootstrap {
     private readonly outbox: OutboxRelay,
     private readonly host: EngineHost,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly rateLimit: RateLimitService,
   ) {}
 
   private dailyLimit(level: number): Money {
@@ -95,6 +97,8 @@ export class WithdrawalService implements OnApplicationBootstrap {
 
   /** wallet/out. Checks in the order a user can fix them; then one transaction per user at a time. */
   async request(userId: number, dto: WithdrawDto): Promise<{ withdrawal_id: number; duplicate: boolean }> {
+    // Every request counts, refused or not (RATE_LIMIT_WITHDRAW_USER): no hammering of the checks below.
+    await this.rateLimit.hit(`withdraw:user:${userId}`, this.config.rateLimits.withdrawPerUser);
     const user = await this.users.findById(userId);
     this.fundPassword.requireSet(user.fundPasswordHash);
     if (user.verificationLevel < 1) throw new BusinessError(ErrorCode.REAL_NAME_REQUIRED);

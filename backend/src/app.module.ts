@@ -35,6 +35,7 @@ import { UploadModule } from './modules/upload/upload.module';
 import { HelpModule } from './modules/help/help.module';
 import { EngineModule } from './modules/engine/engine.module';
 import { PromotionModule } from './modules/promotion/promotion.module';
+import { ProofModule } from './modules/proof/proof.module';
 
 @Global()
 @Module({})
@@ -96,6 +97,7 @@ export class AppModule {
         UploadModule,
         RealNameModule,
         EngineModule,
+        ProofModule,
       ],
       controllers: [HealthController],
     };

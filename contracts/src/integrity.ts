@@ -73,4 +73,5 @@ export const OPERATOR_ACTIONS: readonly OperatorAction[] = [
   { route: 'POST /api/admin/promotion/settings', area: 'promotion', events: ['PromotionSettingsChanged'], reason: 'required', balances: false },
   { route: 'POST /api/admin/real_name/:id/approve', area: 'identity', events: ['IdentityVerificationApproved'], reason: 'optional', balances: false },
   { route: 'POST /api/admin/real_name/:id/reject', area: 'identity', events: ['IdentityVerificationRejected'], reason: 'required', balances: false },
+  { route: 'POST /api/admin/proof/build', area: 'proof', events: ['ProofRootPublished'], reason: 'optional', balances: false },
 ];

@@ -43,6 +43,7 @@ import { EventRecord } from '../event-store/event.entity';
 import { OutboxMessage } from '../notifier/outbox-message.entity';
 import { ChatConversation, ChatMessage, HelpFeedback } from '../../modules/help/help.entities';
 import { PromotionCursor, PromotionPartner, PromotionRebate } from '../../modules/promotion/promotion.entities';
+import { ProofLeaf, ProofRootRow, ProofSalt } from '../../modules/proof/proof.entities';
 
 /** Every entity, for the data source and the drift check. */
 export const ENTITIES = [
@@ -102,4 +103,7 @@ export const ENTITIES = [
   NewsTranslation,
   NewsBanner,
   MarketFavorite,
+  ProofSalt,
+  ProofRootRow,
+  ProofLeaf,
 ];

@@ -8,6 +8,8 @@ export interface CurrencyTrialBalance {
   symbol: string;
   /** Everything held on the exchange: user accounts and the system's fee account. */
   held_total: string;
+  /** What the exchange owes its users: every user account (available + frozen); the proof of liabilities publishes the same per root. */
+  user_liabilities: string;
   approved_deposits: string;
   completed_withdrawals: string;
   system_funding: string;
@@ -29,7 +31,7 @@ export class TrialBalanceService {
 
   async compute(): Promise<{ ok: boolean; currencies: CurrencyTrialBalance[] }> {
     const q = (sql: string, p: unknown[] = []) => this.dataSource.query(sql, p);
-    const [held, flows, negatives, mismatches, coins] = await Promise.all([
+    const [held, flows, negatives, mismatches, coins, owed] = await Promise.all([
       q(`SELECT currency_id, SUM(available + frozen)::text AS total FROM balances WHERE account_type <> 'external' GROUP BY currency_id`),
       q(
         `SELECT currency_id,
@@ -51,12 +53,14 @@ export class TrialBalanceService {
          GROUP BY 1`,
       ),
       q(`SELECT id, symbol FROM coins`),
+      q(`SELECT currency_id, SUM(available + frozen)::text AS total FROM balances WHERE owner_type = 'user' GROUP BY currency_id`),
     ]);
     const by = <T extends { currency_id: number }>(rows: T[]) => new Map(rows.map((r) => [Number(r.currency_id), r]));
     const heldBy = by(held as Array<{ currency_id: number; total: string }>);
     const flowBy = by(flows as Array<{ currency_id: number; net: string; deposits: string | null; withdrawals: string | null; funding: string | null }>);
     const negBy = by(negatives as Array<{ currency_id: number; n: number }>);
     const misBy = by(mismatches as Array<{ currency_id: number; n: number }>);
+    const owedBy = by(owed as Array<{ currency_id: number; total: string }>);
     const symbols = new Map((coins as Array<{ id: number; symbol: string }>).map((c) => [c.id, c.symbol]));
     const ids = new Set<number>([...symbols.keys(), ...heldBy.keys(), ...flowBy.keys()]);
 
@@ -70,6 +74,7 @@ export class TrialBalanceService {
         currency_id: id,
         symbol: symbols.get(id) ?? String(id),
         held_total: moneyString(total),
+        user_liabilities: moneyString(owedBy.get(id)?.total ?? '0'),
         approved_deposits: moneyString(f?.deposits ?? '0'),
         completed_withdrawals: moneyString(f?.withdrawals ?? '0'),
         system_funding: moneyString(f?.funding ?? '0'),

@@ -12,6 +12,8 @@ export interface AppConfig {
   /** Prefix for every Redis key this process writes (lets tests and tenants share one Redis). */
   redisPrefix: string;
   logLevel: string;
+  /** Where the logs go (default stdout): the secrets-in-logs test captures a whole run's logs here. */
+  logStream?: { write(line: string): void };
   userTokenTtlSeconds: number;
   adminTokenTtlSeconds: number;
   /** How long a process trusts a verified token without asking the database again. */

@@ -15,7 +15,8 @@ export abstract class Notifier {
 
 /**
  * Default notifier: the outbox table, which operators read at GET /api/admin/outbox and a
- * delivery worker can drain. Outside production the message is also logged, for development.
+ * delivery worker can drain. Outside production a line says a message was queued (never its
+ * body: it holds verification codes, which must not reach the logs); read it at admin/outbox.
  */
 @Injectable()
 export class OutboxNotifier extends Notifier {
@@ -25,7 +26,7 @@ export class OutboxNotifier extends Notifier {
   }
 
   async send(n: Notification, manager: EntityManager = this.dataSource.manager): Promise<void> {
-    await manager.query('INSERT INTO outbox (channel, recipient, purpose, body) VALUES ($1, $2, $3, $4)', [n.channel, n.recipient, n.purpose, n.body]);
-    if (process.env.NODE_ENV !== 'production') this.logger.log(`${n.channel} to ${n.recipient} (${n.purpose}): ${n.body}`);
+    const [row] = (await manager.query('INSERT INTO outbox (channel, recipient, purpose, body) VALUES ($1, $2, $3, $4) RETURNING id', [n.channel, n.recipient, n.purpose, n.body])) as Array<{ id: string }>;
+    if (process.env.NODE_ENV !== 'production') this.logger.log(`${n.channel} to ${n.recipient} (${n.purpose}) queued as outbox #${row.id}: read it at GET /api/admin/outbox`);
   }
 }

@@ -399,6 +399,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
               markets: this.registry.all().map(({ id, symbol, tickSize, lotSize, minQty }) => ({ id, symbol, tickSize, lotSize, minQty })),
               projectBatch,
               snapshotEvery,
+              idleTransactionMs: this.config.engine.leaseMs,
             },
             onEvent,
           )

@@ -7,6 +7,12 @@ import { Projector } from './projector';
 interface ThreadData extends ReplicaOptions {
   databaseUrl: string;
   markets: ReplicaMarket[];
+  /**
+   * PostgreSQL ends a projector transaction left idle this long (the engine lease). A holder paused
+   * (SIGSTOP) inside one would otherwise keep the watermark row locked, and the new holder's
+   * projector, which recovery waits for, would wait with it until the old one resumed.
+   */
+  idleTransactionMs: number;
 }
 
 type ToThread = { kind: 'journaled'; seq: number } | { kind: 'stop' };
@@ -62,7 +68,7 @@ export class ProjectorThread {
 }
 
 async function serve(data: ThreadData): Promise<void> {
-  const ds = new DataSource({ type: 'postgres', url: data.databaseUrl, entities: [], extra: { max: 2 } });
+  const ds = new DataSource({ type: 'postgres', url: data.databaseUrl, entities: [], extra: { max: 2, idle_in_transaction_session_timeout: data.idleTransactionMs } });
   await ds.initialize();
   // A market listed after start is learned from the journal (the replica's sequencer), before any of its trades.
   const ref: { replica?: ProjectionReplica } = {};

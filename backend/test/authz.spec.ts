@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminToken, registerByEmail } from './support/accounts';
+import { balances, buildWorld, CROSS_USER_CASES, idFields, isRefusal, NO_RESOURCE } from './support/cross-user';
 import { nestRoutes, Route } from './support/routes';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
@@ -28,6 +29,9 @@ function expressRoutes(t: TestApp): string[] {
   return stack.flatMap((l) => (l.route ? Object.keys(l.route.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${l.route!.path}`) : []));
 }
 
+// The cross-user cases record mark-price ticks themselves (contract positions).
+process.env.MARK_PRICE = 'off';
+
 const concrete = (path: string) => path.replace(/:[A-Za-z_]+/g, '1');
 
 describe('authorization matrix', () => {
@@ -36,7 +40,8 @@ describe('authorization matrix', () => {
   let cases = 0;
   const leaks: string[] = [];
   beforeAll(async () => {
-    t = await startTestApp({ optionWorker: false });
+    // A flash-desk float (flash exchange quotes) and a treasury (wealth interest) for the cross-user cases.
+    t = await startTestApp({ optionWorker: false, flashExchange: { feeRate: '0.002', quoteTtlSeconds: 60, float: { USDT: '1000000', BTC: '10' } } });
     routes = [...nestRoutes(t), ...OUTSIDE_NEST];
   });
   afterAll(async () => {
@@ -108,5 +113,47 @@ describe('authorization matrix', () => {
     // Operator routes with a user token revoked are already refused; check an operator token works.
     expect(op).toBeTruthy();
     expect(leaks).toEqual([]);
+  });
+  it('every user route naming a resource by id has a cross-user decision (a case, or a reason it names none)', () => {
+    const decided = new Set(CROSS_USER_CASES.map((c) => `${c.route} ${c.field}`));
+    const undecided = routes
+      .filter((r) => r.kind === 'user')
+      .flatMap((r) => idFields(r).map((f) => `${r.method} ${r.path} ${f}`))
+      .filter((k) => !decided.has(k) && !NO_RESOURCE[k.slice(0, k.lastIndexOf(' '))]?.[k.slice(k.lastIndexOf(' ') + 1)]);
+    expect(undecided).toEqual([]);
+    // No stale entries: every case and every reason names a registered user route and one of its fields.
+    const known = new Set(routes.filter((r) => r.kind === 'user').flatMap((r) => (r.fields ?? []).map((f) => `${r.method} ${r.path} ${f}`)));
+    const stale = [...decided, ...Object.entries(NO_RESOURCE).flatMap(([r, fs]) => Object.keys(fs).map((f) => `${r} ${f}`))].filter((k) => !known.has(k));
+    expect(stale).toEqual([]);
+  });
+
+  it("client ids are each user's own: every unique index on a client id includes the owner", async () => {
+    const idx: Array<{ indexname: string; indexdef: string }> = await t.ds.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND indexdef LIKE 'CREATE UNIQUE%' AND indexdef ~ 'client_(order_)?id'`,
+    );
+    expect(idx.length).toBeGreaterThan(5);
+    expect(idx.filter((i) => !/\((user_id|buyer_id), /.test(i.indexdef)).map((i) => i.indexname)).toEqual([]);
+  });
+
+  it("user B is refused on user A's resources, and nothing of A's, B's or the ledger changes", async () => {
+    const w = await buildWorld(t);
+    const broken: string[] = []; // a setup that failed: the case proved nothing (not a leak, but the test fails)
+    for (const c of CROSS_USER_CASES) {
+      const name = `cross-user ${c.route} ${c.field}${c.label ? ` (${c.label})` : ''}`;
+      try {
+        const target = await c.setup(w);
+        // balances() first: it waits for the engine's projection, which the rows (orders) come from.
+        const before = { balances: await balances(w), row: await target.row() };
+        const answer = await c.call(w, target.value);
+        const after = { balances: await balances(w), row: await target.row() };
+        cases += 1;
+        if (!isRefusal(c, answer) || (c.ownScope && !(await c.ownScope(w, answer, target.value)))) leaks.push(`${name}: answered ${JSON.stringify(answer).slice(0, 300)}`);
+        if (JSON.stringify(before.row) !== JSON.stringify(after.row)) leaks.push(`${name}: A's resource changed: ${JSON.stringify(before.row)} → ${JSON.stringify(after.row)}`);
+        if (JSON.stringify(before.balances) !== JSON.stringify(after.balances)) leaks.push(`${name}: balances or the trial balance changed`);
+      } catch (e) {
+        broken.push(`${name}: ${(e as Error).message}`);
+      }
+    }
+    expect({ leaks, broken }).toEqual({ leaks: [], broken: [] });
   });
 });

@@ -1,6 +1,8 @@
 import { RequestMethod } from '@nestjs/common';
-import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
+import { getMetadataStorage } from 'class-validator';
 import { TestApp } from './test-app';
 
 /** The routes Nest's controllers register, classified by their guards (authorization matrix and fuzzing). */
@@ -9,12 +11,32 @@ export interface Route {
   method: string;
   path: string;
   kind: Kind;
+  /** The request fields the handler reads: path parameters (`:id`) and the properties of its body and query DTOs. */
+  fields?: string[];
+}
+
+/** Path parameters and the validated properties of the handler's @Body()/@Query() DTO classes. */
+function handlerFields(ctrl: object, name: string, path: string): string[] {
+  const fields = new Set((path.match(/:[A-Za-z_]+/g) ?? []) as string[]);
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, ctrl.constructor, name) ?? {}) as Record<string, { index: number; data?: unknown }>;
+  const types = (Reflect.getMetadata('design:paramtypes', ctrl, name) ?? []) as unknown[];
+  for (const [key, arg] of Object.entries(args)) {
+    const kind = Number(key.split(':')[0]);
+    if (kind === RouteParamtypes.PARAM && typeof arg.data === 'string') fields.add(`:${arg.data}`);
+    if (kind !== RouteParamtypes.BODY && kind !== RouteParamtypes.QUERY) continue;
+    const type = types[arg.index];
+    if (typeof type !== 'function' || type === Object) continue;
+    if (typeof arg.data === 'string') fields.add(arg.data);
+    else for (const m of getMetadataStorage().getTargetValidationMetadatas(type, '', true, false)) fields.add(m.propertyName);
+  }
+  return [...fields];
 }
 
 function guardKind(guards: unknown[]): Kind {
   const names = guards.map((g) => (typeof g === 'function' ? g.name : (g as object)?.constructor?.name));
   if (names.includes('AdminAuthGuard')) return 'operator';
   if (names.includes('UserAuthGuard')) return 'user';
+  if (names.includes('UserOrAdminGuard')) return 'user'; // a user token (the owner's) or an operator's: visitors are refused
   return 'public'; // no guard, or OptionalUserGuard (visitors pass)
 }
 
@@ -38,7 +60,11 @@ export function nestRoutes(t: TestApp): Route[] {
         const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
         if (paths === undefined || method === undefined) continue;
         const kind = guardKind([...classGuards, ...((Reflect.getMetadata(GUARDS_METADATA, handler) ?? []) as unknown[])]);
-        for (const b of base) for (const p of [paths].flat()) routes.push({ method: RequestMethod[method], path: joinPath('api', b, p), kind });
+        for (const b of base)
+          for (const p of [paths].flat()) {
+            const path = joinPath('api', b, p);
+            routes.push({ method: RequestMethod[method], path, kind, fields: handlerFields(proto, name, path) });
+          }
       }
     }
   }

@@ -2,6 +2,7 @@ import { ConnectedSocket, MessageBody, OnGatewayInit, SubscribeMessage, WebSocke
 import type { Server, Socket } from 'socket.io';
 import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
 import { BusinessError } from '../../infra/http/business-error';
+import { resolveLang, translate } from '../../infra/i18n/i18n';
 import { ChatPush, conversationRoom, OPERATORS_ROOM } from './chat-push';
 import { ChatService } from './chat.service';
 
@@ -80,7 +81,11 @@ export class ChatGateway implements OnGatewayInit {
       await socket.join(conversationRoom(message.conversation_id));
       return { ok: true, message };
     } catch (err) {
-      if (err instanceof BusinessError) return { ok: false, error: err.message, code: err.code };
+      if (err instanceof BusinessError) {
+        // The message in the socket's language (as the HTTP envelope), not the catalogue key.
+        const lang = resolveLang(socket.handshake.auth?.lang ?? socket.handshake.headers.lang ?? socket.handshake.query?.lang);
+        return { ok: false, error: translate(lang, err.messageKey, err.params), code: err.code };
+      }
       throw err;
     }
   }

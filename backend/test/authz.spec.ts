@@ -2,8 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminToken, registerByEmail } from './support/accounts';
-import { balances, buildWorld, CROSS_USER_CASES, idFields, isRefusal, NO_RESOURCE } from './support/cross-user';
-import { nestRoutes, Route } from './support/routes';
+import { balances, buildWorld, CROSS_USER_CASES, idFields, isRefusal, NO_RESOURCE, World } from './support/cross-user';
+import { AddressInfo } from 'node:net';
+import { io, Socket } from 'socket.io-client';
+import { nestRoutes, Route, socketEvents } from './support/routes';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -135,8 +137,9 @@ describe('authorization matrix', () => {
     expect(idx.filter((i) => !/\((user_id|buyer_id), /.test(i.indexdef)).map((i) => i.indexname)).toEqual([]);
   });
 
+  let world: World | undefined;
   it("user B is refused on user A's resources, and nothing of A's, B's or the ledger changes", async () => {
-    const w = await buildWorld(t);
+    const w = (world = await buildWorld(t));
     const broken: string[] = []; // a setup that failed: the case proved nothing (not a leak, but the test fails)
     for (const c of CROSS_USER_CASES) {
       const name = `cross-user ${c.route} ${c.field}${c.label ? ` (${c.label})` : ''}`;
@@ -150,10 +153,99 @@ describe('authorization matrix', () => {
         if (!isRefusal(c, answer) || (c.ownScope && !(await c.ownScope(w, answer, target.value)))) leaks.push(`${name}: answered ${JSON.stringify(answer).slice(0, 300)}`);
         if (JSON.stringify(before.row) !== JSON.stringify(after.row)) leaks.push(`${name}: A's resource changed: ${JSON.stringify(before.row)} → ${JSON.stringify(after.row)}`);
         if (JSON.stringify(before.balances) !== JSON.stringify(after.balances)) leaks.push(`${name}: balances or the trial balance changed`);
+        // A validation error refuses the input, not the id: such a case proves nothing.
+        if (answer.code === 1000 || answer.code === 1001) broken.push(`${name}: refused for its input: ${answer.message}`);
       } catch (e) {
         broken.push(`${name}: ${(e as Error).message}`);
       }
     }
     expect({ leaks, broken }).toEqual({ leaks: [], broken: [] });
+  });
+  // Socket.IO: every event a gateway answers has a decision; B's socket is refused on A's order, user
+  // room, conversation and upload, and receives none of A's pushes afterwards.
+  const SOCKET_NO_RESOURCE: Record<string, string> = {
+    unsubscribe: "leaves rooms of the caller's own socket only (and never its user room)",
+    'chat:leave': "leaves a room of the caller's own socket only",
+  };
+  const SOCKET_CASES = ['order', 'subscribe', 'chat:join', 'chat:send', 'chat:ops'];
+
+  it('every Socket.IO event has a cross-user decision', () => {
+    const events = socketEvents(t);
+    expect(events.length).toBeGreaterThanOrEqual(7);
+    expect(events.filter((e) => !SOCKET_CASES.includes(e) && !SOCKET_NO_RESOURCE[e])).toEqual([]);
+    expect([...SOCKET_CASES, ...Object.keys(SOCKET_NO_RESOURCE)].filter((e) => !events.includes(e))).toEqual([]);
+  });
+
+  it("user B's socket is refused on user A's order, user room, conversation and upload, and hears none of A's pushes", async () => {
+    const w = world ?? (world = await buildWorld(t));
+    await t.app.listen(0, '127.0.0.1');
+    const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    const sockets: Socket[] = [];
+    const connect = (token: string) =>
+      new Promise<Socket>((resolve, reject) => {
+        const c = io(url, { path: '/socket.io', transports: ['websocket'], auth: { token }, reconnection: false, forceNew: true });
+        sockets.push(c);
+        c.once('connect', () => resolve(c));
+        c.once('connect_error', reject);
+      });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    try {
+      const [sa, sb] = [await connect(w.a.token), await connect(w.b.token)];
+      const heardByB: string[] = [];
+      for (const ev of ['order', 'balance', 'position', 'option', 'chat:message', 'chat:read', 'notice']) sb.on(ev, (m: unknown) => heardByB.push(`${ev} ${JSON.stringify(m)}`));
+      const emit = (c: Socket, event: string, body?: unknown) => c.timeout(5000).emitWithAck(event, body) as Promise<Record<string, unknown>>;
+      const check = async (name: string, act: () => Promise<Record<string, unknown> | unknown[]>, refused: (a: Record<string, unknown>) => boolean, row: () => Promise<unknown>) => {
+        const before = { balances: await balances(w), row: await row() };
+        const answer = (await act()) as Record<string, unknown>;
+        const after = { balances: await balances(w), row: await row() };
+        cases += 1;
+        if (!refused(answer)) leaks.push(`socket ${name}: answered ${JSON.stringify(answer).slice(0, 300)}`);
+        if (JSON.stringify(before) !== JSON.stringify(after)) leaks.push(`socket ${name}: A's resource or a balance changed`);
+      };
+
+      // order: B cancels A's resting order over the socket.
+      const placed = await w.post(w.a, 'coin/trade', { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100', quantity: '0.01' });
+      const orderId = (placed.data as { order_id: string }).order_id;
+      const orderRow = () => t.ds.query('SELECT * FROM orders WHERE id = $1', [orderId]);
+      await check('order cancel', () => emit(sb, 'order', { id: 1, method: 'cancel', params: { order_id: orderId } }), (a) => typeof a.code === 'number' && a.code !== 1 && a.code !== 401, orderRow);
+
+      // subscribe: B asks for A's user room.
+      await check('subscribe user room', () => emit(sb, 'subscribe', [`user:${w.a.user.id}`]), (a) => typeof a?.error === 'string', async () => null);
+
+      // chat:join: B asks for A's conversation.
+      await w.post(w.a, 'help/chat/send', { text: 'Where is my withdrawal?' });
+      const conv = ((await w.get(w.a, 'help/chat')).data as { conversation_id: string }).conversation_id;
+      expect((await emit(sa, 'chat:join', { conversation_id: conv })).ok).toBe(true);
+      const convRow = () => t.ds.query('SELECT * FROM chat_conversations WHERE id = $1', [conv]);
+      await check('chat:join', () => emit(sb, 'chat:join', { conversation_id: conv }), (a) => a.ok === false && !('messages' in a), convRow);
+
+      // chat:send: B's message with A's image.
+      const image = await w.upload(w.a);
+      const imageRows = async () => ({
+        upload: await t.ds.query('SELECT * FROM uploads WHERE id = $1', [image]),
+        b: await t.ds.query(`SELECT COUNT(*)::int AS n FROM chat_messages WHERE sender = 'user' AND sender_id = $1`, [w.b.user.id]),
+      });
+      // (regression: the refusal's error was the catalogue key 'upload.not_found', not the message)
+      await check('chat:send image', () => emit(sb, 'chat:send', { image }), (a) => a.ok === false && a.error === 'The image was not found. Please upload it again', imageRows);
+
+      // chat:ops: a user token is refused on the operators' room.
+      await check('chat:ops', () => emit(sb, 'chat:ops'), (a) => a.ok === false, async () => null);
+
+      // A's pushes after all that: an order update, a balance change and an operator's reply reach A only.
+      const heardByA = Promise.all(['chat:message', 'order'].map((ev) => new Promise((resolve) => sa.once(ev, resolve))));
+      const second = await w.post(w.a, 'coin/trade', { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '101', quantity: '0.01' });
+      await w.post(w.admin, `admin/help/conversations/${conv}/reply`, { text: 'Checking it now' });
+      await heardByA;
+      await sleep(300);
+      cases += 1;
+      // B's own feed (its positions, balances) may arrive; anything naming A's orders, conversation or id may not.
+      const ids = [orderId, (second.data as { order_id: string }).order_id];
+      const mentionsA = [...ids.map((id) => new RegExp(`"order_id":"?${id}"?[,}]`)), new RegExp(`"conversation_id":"?${conv}"?[,}]`), new RegExp(`"user_id":${w.a.user.id}[,}]`)];
+      const ofA = heardByB.filter((m) => mentionsA.some((x) => x.test(m)));
+      if (ofA.length) leaks.push(`socket pushes of A heard by B: ${ofA.join('; ')}`);
+    } finally {
+      for (const c of sockets) c.disconnect();
+    }
+    expect(leaks).toEqual([]);
   });
 });

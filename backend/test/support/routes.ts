@@ -44,6 +44,23 @@ function joinPath(...parts: string[]): string {
   return ('/' + parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')).replace(/\/+/g, '/');
 }
 
+/** The Socket.IO events the app's gateways answer (@SubscribeMessage handlers), by event name. */
+export function socketEvents(t: TestApp): string[] {
+  const events: string[] = [];
+  for (const mod of t.app.get(ModulesContainer, { strict: false }).values()) {
+    for (const wrapper of mod.providers.values()) {
+      const cls = wrapper.metatype as (new (...a: unknown[]) => unknown) | undefined;
+      if (typeof cls !== 'function' || !cls.prototype || !Reflect.getMetadata('websockets:is_gateway', cls)) continue;
+      const proto = cls.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        const handler = proto[name];
+        if (typeof handler === 'function' && Reflect.getMetadata('websockets:message_mapping', handler)) events.push(String(Reflect.getMetadata('message', handler)));
+      }
+    }
+  }
+  return [...new Set(events)];
+}
+
 export function nestRoutes(t: TestApp): Route[] {
   const routes: Route[] = [];
   for (const mod of t.app.get(ModulesContainer, { strict: false }).values()) {

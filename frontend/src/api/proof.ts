@@ -1,13 +1,14 @@
 import type { LiabilityProof, ProofRoot } from '@kestrel/contracts';
 import { useSessionStore } from '../stores/session.store';
 import { ApiError, get } from './client';
+import type { Page } from './trading';
 
 /** A published root as `GET proof/roots` answers it (docs/integrity.md); `decimals` per currency when the server gives them. */
 export type PublishedRoot = ProofRoot & { decimals?: number[] };
 
 export const proofApi = {
-  /** Public: every published root, the latest first. Quiet: the screen shows its own failure line. */
-  roots: () => get<PublishedRoot[]>('proof/roots', undefined, { quiet: true }),
+  /** Public: the latest published roots, the latest first (the first page: the user's proof is for the latest root). Quiet: the screen shows its own failure line. */
+  roots: () => get<Page<PublishedRoot>>('proof/roots', { page: 1, limit: 20 }, { quiet: true }).then((p) => p.items),
   /** The user's inclusion proof in the latest root. */
   mine: () => get<LiabilityProof>('proof/mine', undefined, { quiet: true }),
 };

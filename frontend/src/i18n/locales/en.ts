@@ -1138,6 +1138,7 @@ export const en = {
       root: 'Published root',
       computedRoot: 'Computed root',
       watermark: 'Ledger watermark',
+      watermarkValue: 'journal batch {{seq}} · ledger entry {{entry}}',
       publishedAt: 'Published',
       totals: 'Published totals (all users)',
       currency: 'Currency',

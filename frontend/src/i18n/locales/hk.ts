@@ -1140,6 +1140,7 @@ const hk: Catalogue = {
       root: '公佈的樹根',
       computedRoot: '計算出的樹根',
       watermark: '帳本水位',
+      watermarkValue: '日誌批次 {{seq}} · 帳本分錄 {{entry}}',
       publishedAt: '公佈時間',
       totals: '公佈的總額（全部用戶）',
       currency: '幣種',

@@ -1140,6 +1140,7 @@ const jp: Catalogue = {
       root: '公開ルート',
       computedRoot: '計算したルート',
       watermark: '台帳のウォーターマーク',
+      watermarkValue: 'ジャーナルバッチ {{seq}} · 台帳エントリ {{entry}}',
       publishedAt: '公開日時',
       totals: '公開された合計（全ユーザー）',
       currency: '通貨',

@@ -1140,6 +1140,7 @@ const kr: Catalogue = {
       root: '공개 루트',
       computedRoot: '계산한 루트',
       watermark: '원장 워터마크',
+      watermarkValue: '저널 배치 {{seq}} · 원장 항목 {{entry}}',
       publishedAt: '공개 시각',
       totals: '공개된 합계(전체 사용자)',
       currency: '통화',

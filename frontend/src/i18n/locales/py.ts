@@ -1141,6 +1141,7 @@ const py: Catalogue = {
       root: 'Raiz publicada',
       computedRoot: 'Raiz calculada',
       watermark: 'Marca d\'água do razão',
+      watermarkValue: 'lote do diário {{seq}} · lançamento {{entry}}',
       publishedAt: 'Publicada em',
       totals: 'Totais publicados (todos os usuários)',
       currency: 'Moeda',

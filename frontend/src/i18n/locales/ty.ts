@@ -1140,6 +1140,7 @@ const ty: Catalogue = {
       root: 'รากที่เผยแพร่',
       computedRoot: 'รากที่คำนวณได้',
       watermark: 'ลายน้ำบัญชี',
+      watermarkValue: 'ชุดบันทึก {{seq}} · รายการบัญชี {{entry}}',
       publishedAt: 'เผยแพร่เมื่อ',
       totals: 'ยอดรวมที่เผยแพร่ (ผู้ใช้ทั้งหมด)',
       currency: 'สกุลเงิน',

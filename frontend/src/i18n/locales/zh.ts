@@ -1140,6 +1140,7 @@ const zh: Catalogue = {
       root: '公布的树根',
       computedRoot: '计算出的树根',
       watermark: '账本水位',
+      watermarkValue: '日志批次 {{seq}} · 账本分录 {{entry}}',
       publishedAt: '公布时间',
       totals: '公布的总额（全部用户）',
       currency: '币种',

@@ -1,4 +1,4 @@
-import { verifyProof, type LiabilityProof, type ProofVerification } from '@kestrel/contracts';
+import { PROOF_DECIMALS, verifyProof, type LiabilityProof, type ProofVerification } from '@kestrel/contracts';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
@@ -10,8 +10,8 @@ import { Skeleton } from '../../components/feedback';
 import { Page } from '../../components/page';
 import { toast } from '../../stores/toast.store';
 
-/** Units per currency when the root does not say (the server's ledger precision, docs/integrity.md). */
-const DEFAULT_DECIMALS = 8;
+/** Units per currency when the root does not say: 10^-18 for every currency (the ledger's scale, docs/integrity.md). */
+const DEFAULT_DECIMALS = PROOF_DECIMALS;
 
 /** Integer units → a decimal string at `decimals`, grouped, trailing zeros dropped (strings only, no float). */
 export function formatUnits(units: string, decimals: number): string {
@@ -113,10 +113,16 @@ function ProofView({ proof, roots, symbols }: { proof: LiabilityProof; roots: Pu
   const { run, published } = verdict;
   const decimals = (i: number) => published?.decimals?.[i] ?? roots[0]?.decimals?.[i] ?? DEFAULT_DECIMALS;
   const name = (i: number) => symbols.get(proof.currencies[i]) ?? `#${proof.currencies[i]}`;
-  /** The non-zero amounts of a sums list, "SYMBOL amount" each; "0" when all are zero. */
+  /** The non-zero amounts of a sums list, "SYMBOL amount" each (kept together when a line wraps); "0" when all are zero. */
   const sumsText = (sums: readonly string[]) => {
     const parts = sums.flatMap((s, i) => (/^0*$/.test(s) ? [] : [`${name(i)} ${formatUnits(s, decimals(i))}`]));
-    return parts.length ? parts.join(' · ') : '0';
+    if (!parts.length) return '0';
+    return parts.map((part, k) => (
+      <span key={k}>
+        {k > 0 && ' · '}
+        <span className="proof__amount">{part}</span>
+      </span>
+    ));
   };
   const failed = (level: number) => !verdict.ok && verdict.failedStep === level;
   const [saving, setSaving] = useState(false);
@@ -157,7 +163,7 @@ function ProofView({ proof, roots, symbols }: { proof: LiabilityProof; roots: Pu
             <dt>{t('integrity.proof.balances')}</dt>
             <dd className="num" data-testid="proof-balances">
               {proof.balances.map((b, i) => (
-                <span key={i} className="block">
+                <span key={i} className="block proof__amount">
                   {name(i)} {/^\d+$/.test(b) ? formatUnits(b, decimals(i)) : b}
                 </span>
               ))}
@@ -254,12 +260,9 @@ function ProofView({ proof, roots, symbols }: { proof: LiabilityProof; roots: Pu
             </div>
             <div>
               <dt>{t('integrity.proof.watermark')}</dt>
-              <dd className="num small">
-                {typeof published.watermark === 'object' && published.watermark
-                  ? Object.entries(published.watermark)
-                      .map(([k, v]) => `${k} ${String(v)}`)
-                      .join(' · ')
-                  : String(published.watermark)}
+              <dd className="num small proof__amount">
+                {/* A number stays with its label when the line wraps. */}
+                {t('integrity.proof.watermarkValue', { seq: published.watermark.seq, entry: published.watermark.ledgerEntryId }).replace(/ (?=\d)/g, '\u00a0')}
               </dd>
             </div>
           </dl>

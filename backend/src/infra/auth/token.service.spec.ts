@@ -67,4 +67,33 @@ describe('TokenService.verify', () => {
     gates.forEach((g) => g());
     expect(await again).toBeUndefined();
   });
+
+  it('revokeAll forgets the cached tokens of the subject at once (regression: they kept working for tokenCacheMs) and tells the listeners', async () => {
+    const valid = new Set(['token-one-long-enough-xx', 'token-two-long-enough-xx', 'token-kept-long-enough-x']);
+    const hashes = new Map([...valid].map((t) => [hashToken(t), t]));
+    let reads = 0;
+    const manager = {
+      query: async (_sql: string, params: unknown[]) => {
+        for (const [h, t] of hashes) if (h !== params[2]) valid.delete(t); // revokes all but the kept one
+        return [];
+      },
+    };
+    const dataSource = {
+      query: async (_sql: string, params: unknown[]) => {
+        reads += 1;
+        return valid.has(hashes.get(params[0] as string)!) ? [{ subject_id: 7 }] : [];
+      },
+    } as unknown as DataSource;
+    const tokens = new TokenService(dataSource, { tokenCacheMs: 60_000 } as AppConfig);
+    const told: unknown[] = [];
+    tokens.onRevoked(async (type, id) => void told.push([type, id]));
+    for (const t of ['token-one-long-enough-xx', 'token-two-long-enough-xx', 'token-kept-long-enough-x']) expect(await tokens.verify(t, 'user')).toBe(7);
+    expect(reads).toBe(3);
+    await tokens.revokeAll('user', 7, 'token-kept-long-enough-x', manager as never);
+    expect(told).toEqual([['user', 7]]); // no transaction: told at once
+    expect(await tokens.verify('token-one-long-enough-xx', 'user')).toBeUndefined();
+    expect(await tokens.verify('token-two-long-enough-xx', 'user')).toBeUndefined();
+    expect(await tokens.verify('token-kept-long-enough-x', 'user')).toBe(7); // still cached
+    expect(reads).toBe(5);
+  });
 });

@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 
 export type SubjectType = 'user' | 'admin';
+
+/** Told after tokens of a subject were revoked (committed): e.g. the push channel closes the sockets they opened. */
+export type RevokedListener = (subjectType: SubjectType, subjectId: number) => Promise<void>;
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -21,11 +24,50 @@ export class TokenService {
   private readonly reading = new Map<string, Promise<number | undefined>>();
   /** Bumped by every revoke: lookups begun before it neither cache nor get joined. */
   private generation = 0;
+  private readonly revokedListeners: RevokedListener[] = [];
+  /** Revocations inside a transaction not yet committed: told on its commit, dropped on rollback. */
+  private readonly pending = new Map<QueryRunner, Array<[SubjectType, number]>>();
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  onRevoked(listener: RevokedListener): void {
+    this.revokedListeners.push(listener);
+  }
+
+  private async tell(subjectType: SubjectType, subjectId: number): Promise<void> {
+    await Promise.all(this.revokedListeners.map((l) => l(subjectType, subjectId).catch(() => undefined)));
+  }
+
+  /** After the revocation is visible to others: now, or when the caller's transaction commits. */
+  private async revoked(subjectType: SubjectType, subjectId: number, manager: EntityManager): Promise<void> {
+    const runner = manager.queryRunner;
+    if (!runner?.isTransactionActive) return this.tell(subjectType, subjectId);
+    this.hookCommits(runner.dataSource);
+    this.pending.set(runner, [...(this.pending.get(runner) ?? []), [subjectType, subjectId]]);
+  }
+
+  /** Once, on the first revocation inside a transaction: a subscriber that tells the listeners when it commits. */
+  private hooked = false;
+  private hookCommits(dataSource: DataSource): void {
+    if (this.hooked) return;
+    this.hooked = true;
+    dataSource.subscribers.push({
+      afterTransactionCommit: ({ queryRunner }: { queryRunner: QueryRunner }) => {
+        if (queryRunner.isTransactionActive) return; // a savepoint: the outer transaction has not committed yet
+        const done = this.pending.get(queryRunner);
+        if (!done) return;
+        this.pending.delete(queryRunner);
+        // Returned to TypeORM, which awaits it in commitTransaction: the caller's answer comes after the listeners.
+        return Promise.all(done.map(([type, id]) => this.tell(type, id))).then(() => undefined);
+      },
+      afterTransactionRollback: ({ queryRunner }: { queryRunner: QueryRunner }) => {
+        if (!queryRunner.isTransactionActive) this.pending.delete(queryRunner);
+      },
+    });
+  }
 
   async issue(subjectType: SubjectType, subjectId: number, ttlSeconds: number, manager: EntityManager = this.dataSource.manager): Promise<string> {
     const token = randomBytes(32).toString('base64url');
@@ -67,9 +109,15 @@ export class TokenService {
   }
 
   async revoke(token: string): Promise<void> {
-    await this.dataSource.query('UPDATE auth_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL', [hashToken(token)]);
+    const result: unknown = await this.dataSource.query(
+      'UPDATE auth_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL RETURNING subject_type, subject_id',
+      [hashToken(token)],
+    );
+    // The driver answers an UPDATE … RETURNING with [rows, count].
+    const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : []) as Array<{ subject_type: SubjectType; subject_id: number }>;
     this.generation++;
     this.cache.delete(token);
+    for (const r of rows) await this.tell(r.subject_type, r.subject_id);
   }
 
   /** Revoke every session of a subject, optionally keeping the one in use. */
@@ -78,6 +126,10 @@ export class TokenService {
       `UPDATE auth_tokens SET revoked_at = now() WHERE subject_type = $1 AND subject_id = $2 AND revoked_at IS NULL AND ($3::text IS NULL OR token_hash <> $3)`,
       [subjectType, subjectId, keep ? hashToken(keep) : null],
     );
+    // This process's cache forgets them at once (as revoke() does); other processes within tokenCacheMs.
+    this.generation++;
+    for (const [token, hit] of this.cache) if (hit.subjectType === subjectType && hit.subjectId === subjectId && token !== keep) this.cache.delete(token);
+    await this.revoked(subjectType, subjectId, manager);
   }
 }
 

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminToken, registerByEmail } from './support/accounts';
+import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
+import { deposit } from './support/funding';
 import { balances, buildWorld, CROSS_USER_CASES, idFields, isRefusal, NO_RESOURCE, World } from './support/cross-user';
 import { AddressInfo } from 'node:net';
 import { io, Socket } from 'socket.io-client';
@@ -178,7 +179,7 @@ describe('authorization matrix', () => {
 
   it("user B's socket is refused on user A's order, user room, conversation and upload, and hears none of A's pushes", async () => {
     const w = world ?? (world = await buildWorld(t));
-    await t.app.listen(0, '127.0.0.1');
+    if (!t.app.getHttpServer().listening) await t.app.listen(0, '127.0.0.1');
     const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     const sockets: Socket[] = [];
     const connect = (token: string) =>
@@ -243,6 +244,70 @@ describe('authorization matrix', () => {
       const mentionsA = [...ids.map((id) => new RegExp(`"order_id":"?${id}"?[,}]`)), new RegExp(`"conversation_id":"?${conv}"?[,}]`), new RegExp(`"user_id":${w.a.user.id}[,}]`)];
       const ofA = heardByB.filter((m) => mentionsA.some((x) => x.test(m)));
       if (ofA.length) leaks.push(`socket pushes of A heard by B: ${ofA.join('; ')}`);
+    } finally {
+      for (const c of sockets) c.disconnect();
+    }
+    expect(leaks).toEqual([]);
+  });
+
+  it('Socket.IO: a token revoked by logout or by a password change stops order entry, chat and the private pushes', async () => {
+    if (!t.app.getHttpServer().listening) await t.app.listen(0, '127.0.0.1');
+    const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    const sockets: Socket[] = [];
+    const connect = (token: string) =>
+      new Promise<Socket>((resolve, reject) => {
+        const c = io(url, { path: '/socket.io', transports: ['websocket'], auth: { token }, reconnection: false, forceNew: true });
+        sockets.push(c);
+        c.once('connect', () => resolve(c));
+        c.once('connect_error', reject);
+      });
+    const emit = (c: Socket, event: string, body?: unknown) => c.timeout(5000).emitWithAck(event, body) as Promise<Record<string, unknown>>;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    try {
+      for (const how of ['logout', 'password change'] as const) {
+        const u = await registerByEmail(t);
+        await setFundPassword(t, u);
+        await deposit(t, u.user.id, 3, '1000');
+        // A second session of the same user: it stays valid and acts while the first one is revoked.
+        const other = (await t.http().post('/api/user/login').type('form').send({ account: u.email, password: u.password })).body.data.token as string;
+        const s = await connect(u.token);
+        const sent = await emit(s, 'chat:send', { text: 'before' });
+        expect(sent.ok).toBe(true); // the socket works before (and caches who it is)
+        const conv = (sent.message as { conversation_id: string }).conversation_id;
+        const heard: string[] = [];
+        s.on('order', (m: unknown) => heard.push(`order ${JSON.stringify(m)}`));
+        s.on('balance', (m: unknown) => heard.push(`balance ${JSON.stringify(m)}`));
+        if (how === 'logout') expect((await t.http().post('/api/user/logout').set('Authorization', u.token).type('form').send({})).body.code).toBe(1);
+        else
+          expect(
+            (
+              await t
+                .http()
+                .post('/api/safe/update_password')
+                .set('Authorization', other)
+                .type('form')
+                .send({ old_password: u.password, password: 'another-pass', re_password: 'another-pass' })
+            ).body.code,
+          ).toBe(1);
+        const live = how === 'logout' ? other : ((await t.http().post('/api/user/login').type('form').send({ account: u.email, password: 'another-pass' })).body.data.token as string);
+        const refused = (a: Record<string, unknown> | undefined) => a === undefined || a.code === 401 || (a.ok === false && a.code === 401);
+        const tries: Array<[string, () => Promise<Record<string, unknown> | undefined>]> = [
+          ['order place', () => emit(s, 'order', { id: 1, method: 'place', params: { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100', quantity: '0.01' } })],
+          ['chat:send', () => emit(s, 'chat:send', { text: 'after' })],
+          ['chat:join', () => emit(s, 'chat:join', { conversation_id: conv })],
+        ];
+        for (const [name, act] of tries) {
+          cases += 1;
+          const a = s.connected ? await act().catch(() => undefined) : undefined; // a socket closed by the server is refused too
+          if (!refused(a)) leaks.push(`socket after ${how}: ${name} answered ${JSON.stringify(a).slice(0, 200)}`);
+        }
+        // The live session places an order: the revoked socket must not hear it.
+        const placed = await t.http().post('/api/coin/trade').set('Authorization', live).type('form').send({ symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100', quantity: '0.01' });
+        expect(placed.body.code).toBe(1);
+        await sleep(300);
+        cases += 1;
+        if (heard.length) leaks.push(`socket after ${how}: heard ${heard.join('; ').slice(0, 300)}`);
+      }
     } finally {
       for (const c of sockets) c.disconnect();
     }

@@ -28,16 +28,18 @@ export class ChatGateway implements OnGatewayInit {
     this.push.attach(server);
   }
 
-  /** Who the socket is: its handshake token as a user, else as an operator (cached on the socket). */
+  /**
+   * Who the socket is: its handshake token as a user, else as an operator. Checked on every message
+   * (TokenService caches briefly), so a token revoked by logout or a password change stops the chat
+   * at once, as it stops HTTP (regression: the subject was cached on the socket for its lifetime).
+   */
   private async subject(socket: Socket): Promise<Subject | undefined> {
-    if (socket.data.chatSubject) return socket.data.chatSubject as Subject;
     const token = tokenFromHeader(socket.handshake.auth?.token ?? socket.handshake.headers.authorization);
     if (!token) return undefined;
     const userId = await this.tokens.verify(token, 'user');
-    const subject: Subject | undefined =
-      userId !== undefined ? { type: 'user', id: userId } : await this.tokens.verify(token, 'admin').then((id) => (id !== undefined ? { type: 'admin' as const, id } : undefined));
-    if (subject) socket.data.chatSubject = subject;
-    return subject;
+    if (userId !== undefined) return { type: 'user', id: userId };
+    const adminId = await this.tokens.verify(token, 'admin');
+    return adminId !== undefined ? { type: 'admin', id: adminId } : undefined;
   }
 
   @SubscribeMessage('chat:join')

@@ -27,17 +27,37 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   afterInit(server: Server): void {
     this.feed.attach(server);
+    // A revoked session (logout, password change or reset) hears no more private pushes: its sockets
+    // leave the user's room and stay connected as a visitor's (market data; `order` answers 401).
+    this.tokens.onRevoked((type, id) => (type === 'user' ? this.dropRevoked(server, id) : Promise.resolve()));
+  }
+
+  /** The user's sockets (on every process, through the adapter) whose handshake token no longer verifies leave the user's room. */
+  private async dropRevoked(server: Server, userId: number): Promise<void> {
+    try {
+      for (const s of await server.in(userRoom(userId)).fetchSockets()) if ((await this.handshakeUser(s.handshake)) !== userId) s.leave(userRoom(userId));
+    } catch (err) {
+      this.logger.warn(`dropping revoked sockets of user ${userId} failed: ${(err as Error).message}`);
+    }
+  }
+
+  private async handshakeUser(handshake: Socket['handshake']): Promise<number | undefined> {
+    const token = tokenFromHeader(handshake.auth?.token ?? handshake.headers.authorization);
+    return token ? this.tokens.verify(token, 'user') : undefined;
   }
 
   async handleConnection(socket: Socket): Promise<void> {
     if (socket.recovered) {
-      // Rooms, data and missed messages restored by Socket.IO.
-      if (socket.data.userId !== undefined) this.feed.online(socket.data.userId);
+      // Rooms, data and missed messages restored by Socket.IO; the token is checked again (it may have been revoked meanwhile).
+      if (socket.data.userId === undefined) return;
+      if ((await this.handshakeUser(socket.handshake)) === socket.data.userId) this.feed.online(socket.data.userId);
+      else {
+        await socket.leave(userRoom(socket.data.userId));
+        socket.data.userId = undefined;
+      }
       return;
     }
-    const raw = socket.handshake.auth?.token ?? socket.handshake.headers.authorization;
-    const token = tokenFromHeader(raw);
-    const userId = token ? await this.tokens.verify(token, 'user') : undefined;
+    const userId = await this.handshakeUser(socket.handshake);
     if (userId !== undefined) {
       socket.data.userId = userId;
       await socket.join(userRoom(userId));

@@ -139,6 +139,7 @@ describe('authorization matrix', () => {
   });
 
   let world: World | undefined;
+  const aValues = new Set<string>(); // the ids of A's resources the cases named
   it("user B is refused on user A's resources, and nothing of A's, B's or the ledger changes", async () => {
     const w = (world = await buildWorld(t));
     const broken: string[] = []; // a setup that failed: the case proved nothing (not a leak, but the test fails)
@@ -148,6 +149,7 @@ describe('authorization matrix', () => {
         const target = await c.setup(w);
         // balances() first: it waits for the engine's projection, which the rows (orders) come from.
         const before = { balances: await balances(w), row: await target.row() };
+        aValues.add(String(target.value));
         const answer = await c.call(w, target.value);
         const after = { balances: await balances(w), row: await target.row() };
         cases += 1;
@@ -162,6 +164,21 @@ describe('authorization matrix', () => {
     }
     expect({ leaks, broken }).toEqual({ leaks: [], broken: [] });
   });
+  it("user B's reads (every user GET route) show nothing of A's: not A's account, id, uploads or quotes", async () => {
+    const w = world ?? (world = await buildWorld(t));
+    const uuids = [...aValues].filter((v) => /^[0-9a-f-]{36}$/i.test(v));
+    expect(uuids.length).toBeGreaterThan(5);
+    const marks = [w.a.email, `"user_id":${w.a.user.id},`, `"user_id":${w.a.user.id}}`, ...uuids];
+    for (const r of routes.filter((x) => x.kind === 'user' && x.method === 'GET')) {
+      const res = await t.http().get(concrete(r.path)).set('Authorization', w.b.token);
+      cases += 1;
+      const text = JSON.stringify(res.body ?? null);
+      const seen = marks.filter((m) => text.includes(m));
+      if (seen.length) leaks.push(`B's read ${r.method} ${r.path} shows A's ${seen.join(', ')}`);
+    }
+    expect(leaks).toEqual([]);
+  });
+
   // Socket.IO: every event a gateway answers has a decision; B's socket is refused on A's order, user
   // room, conversation and upload, and receives none of A's pushes afterwards.
   const SOCKET_NO_RESOURCE: Record<string, string> = {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
-import { balances, buildWorld, CROSS_USER_CASES, idFields, isRefusal, NO_RESOURCE, World } from './support/cross-user';
+import { balances, buildWorld, CROSS_USER_CASES, idFields, isRefusal, NO_RESOURCE, REFUSAL_CODE, World } from './support/cross-user';
 import { AddressInfo } from 'node:net';
 import { io, Socket } from 'socket.io-client';
 import { nestRoutes, Route, socketEvents } from './support/routes';
@@ -128,6 +128,8 @@ describe('authorization matrix', () => {
     const known = new Set(routes.filter((r) => r.kind === 'user').flatMap((r) => (r.fields ?? []).map((f) => `${r.method} ${r.path} ${f}`)));
     const stale = [...decided, ...Object.entries(NO_RESOURCE).flatMap(([r, fs]) => Object.keys(fs).map((f) => `${r} ${f}`))].filter((k) => !known.has(k));
     expect(stale).toEqual([]);
+    // Every case refused with an error states which refusal it expects.
+    expect(CROSS_USER_CASES.filter((c) => c.refused === 'error' && REFUSAL_CODE[`${c.route} ${c.field}`] === undefined).map((c) => c.route)).toEqual([]);
   });
 
   it("client ids are each user's own: every unique index on a client id includes the owner", async () => {
@@ -156,8 +158,9 @@ describe('authorization matrix', () => {
         if (!isRefusal(c, answer) || (c.ownScope && !(await c.ownScope(w, answer, target.value)))) leaks.push(`${name}: answered ${JSON.stringify(answer).slice(0, 300)}`);
         if (JSON.stringify(before.row) !== JSON.stringify(after.row)) leaks.push(`${name}: A's resource changed: ${JSON.stringify(before.row)} → ${JSON.stringify(after.row)}`);
         if (JSON.stringify(before.balances) !== JSON.stringify(after.balances)) leaks.push(`${name}: balances or the trial balance changed`);
-        // A validation error refuses the input, not the id: such a case proves nothing.
-        if (answer.code === 1000 || answer.code === 1001) broken.push(`${name}: refused for its input: ${answer.message}`);
+        // A refusal for anything but the id (input, balance, state) proves nothing.
+        const expected = REFUSAL_CODE[`${c.route} ${c.field}`];
+        if (answer.code !== 1 && expected !== undefined && answer.code !== expected) broken.push(`${name}: refused with ${answer.code} (${answer.message}), not ${expected}`);
       } catch (e) {
         broken.push(`${name}: ${(e as Error).message}`);
       }

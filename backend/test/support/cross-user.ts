@@ -455,6 +455,42 @@ export const CROSS_USER_CASES: CrossCase[] = [
   },
 ];
 
+/**
+ * The refusal each case expects (its "not found" / "not the owner" code): a refusal with another
+ * code means B was refused for something else (balance, state, input), so the case proved nothing.
+ */
+export const REFUSAL_CODE: Record<string, number> = {
+  'PUT /api/coin/trade order_id': 2103,
+  'POST /api/lever/close id': 2413,
+  'POST /api/lever/tpsl id': 2413,
+  'POST /api/lever/cancel id': 2413,
+  'POST /api/wallet/deladdress id': 2216,
+  'POST /api/wallet/out address_id': 2203, // "Set the withdrawal address first": no such address of B's
+  'POST /api/wallet/charge_req image_id': 2301,
+  'POST /api/fpjy/convert quote_id': 2213, // "The quote has expired": no such quote of B's
+  'POST /api/nft/sell item_id': 2805,
+  'POST /api/nft/buy item_id': 2802, // sold (to A) and not listed again
+  'POST /api/lh/deposit/cancel order_id': 2505,
+  'POST /api/borrow/order/back order_id': 2705,
+  'POST /api/borrow/back/apply order_id': 2705,
+  'POST /api/borrow/back/apply image_id': 2301,
+  'POST /api/borrow/back/detail order_id': 2705,
+  'GET /api/borrow/repay_in_address order_id': 2705,
+  'POST /api/borrow/order/apply front_image': 2301,
+  'POST /api/borrow/order/apply back_image': 2301,
+  'POST /api/borrow/order/apply passport_image': 2301,
+  'POST /api/user/real_name front_image': 2301,
+  'POST /api/user/real_name back_image': 2301,
+  'POST /api/user/real_name hand_image': 2301,
+  'POST /api/user/real_name2 front_image': 2301,
+  'POST /api/user/real_name2 back_image': 2301,
+  'POST /api/user/real_name2 hand_image': 2301,
+  'POST /api/help/feedback image': 2301,
+  'POST /api/help/chat/send image': 2301,
+  'POST /api/notice/read id': 2910,
+  'GET /api/upload/:id :id': 2301,
+};
+
 /** Every balance of A and B (all accounts, as the API shows them) and the trial balance. */
 export async function balances(w: World): Promise<unknown> {
   const host = w.t.app.get(EngineHost);

@@ -59,8 +59,14 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     }
     const userId = await this.handshakeUser(socket.handshake);
     if (userId !== undefined) {
-      socket.data.userId = userId;
       await socket.join(userRoom(userId));
+      // Checked again once in the room: a revocation that committed in between (its sweep may have
+      // run before this join) is seen here; one that commits later sweeps this socket out.
+      if ((await this.handshakeUser(socket.handshake)) !== userId) {
+        await socket.leave(userRoom(userId));
+        return;
+      }
+      socket.data.userId = userId;
       this.feed.online(userId);
     }
   }

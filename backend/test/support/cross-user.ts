@@ -22,7 +22,7 @@ const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const TRON2 = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
 const FUND_PASSWORD = '135790';
 
-export const ID_FIELD = /^(:.+|id|.+_id|image|.+_image)$/;
+export const ID_FIELD = /^(:.+|id|.+_id|image|.+_image|\*)$/; // '*': the handler reads fields no DTO lists
 
 /** The id-like request fields of a route (what needs a cross-user decision). */
 export const idFields = (r: Route): string[] => (r.fields ?? []).filter((f) => ID_FIELD.test(f));
@@ -53,6 +53,11 @@ export const NO_RESOURCE: Record<string, Record<string, string>> = {
   'POST /api/borrow/order/back': { client_id: CLIENT_KEY },
   'POST /api/borrow/back/apply': { client_id: CLIENT_KEY },
   'POST /api/coin/trade': { client_order_id: CLIENT_KEY },
+  // Handlers that read the raw request ('*'): what they read, and why it names no one's resource.
+  'GET /api/user/invite': { '*': "the Origin/Host headers, to build the caller's own invite link" },
+  'GET /api/user/my_poster': { '*': "the Origin/Host headers, to build the caller's own invite link" },
+  'GET /api/user/my_share': { '*': "the Origin/Host headers, to build the caller's own invite link" },
+  'POST /api/upload/image': { '*': 'the multipart file: it creates a new upload of the caller' },
 };
 
 export interface Actor {

@@ -11,7 +11,7 @@ export interface Route {
   method: string;
   path: string;
   kind: Kind;
-  /** The request fields the handler reads: path parameters (`:id`) and the properties of its body and query DTOs. */
+  /** The request fields the handler reads: path parameters (`:id`), the properties of its body and query DTOs, '*' when it reads the raw request or an untyped body. */
   fields?: string[];
 }
 
@@ -23,9 +23,15 @@ function handlerFields(ctrl: object, name: string, path: string): string[] {
   for (const [key, arg] of Object.entries(args)) {
     const kind = Number(key.split(':')[0]);
     if (kind === RouteParamtypes.PARAM && typeof arg.data === 'string') fields.add(`:${arg.data}`);
+    // The raw request, or a body/query without a DTO class: fields nobody can list ('*').
+    if (kind === RouteParamtypes.REQUEST) fields.add('*');
     if (kind !== RouteParamtypes.BODY && kind !== RouteParamtypes.QUERY) continue;
     const type = types[arg.index];
-    if (typeof type !== 'function' || type === Object) continue;
+    if (typeof arg.data !== 'string' && (typeof type !== 'function' || type === Object)) {
+      fields.add('*');
+      continue;
+    }
+    if (typeof type !== 'function') continue;
     if (typeof arg.data === 'string') fields.add(arg.data);
     else for (const m of getMetadataStorage().getTargetValidationMetadatas(type, '', true, false)) fields.add(m.propertyName);
   }

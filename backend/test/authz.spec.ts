@@ -297,6 +297,7 @@ describe('authorization matrix', () => {
         const heard: string[] = [];
         s.on('order', (m: unknown) => heard.push(`order ${JSON.stringify(m)}`));
         s.on('balance', (m: unknown) => heard.push(`balance ${JSON.stringify(m)}`));
+        s.on('chat:message', (m: unknown) => heard.push(`chat:message ${JSON.stringify(m)}`));
         if (how === 'logout') expect((await t.http().post('/api/user/logout').set('Authorization', u.token).type('form').send({})).body.code).toBe(1);
         else
           expect(
@@ -321,9 +322,11 @@ describe('authorization matrix', () => {
           const a = s.connected ? await act().catch(() => undefined) : undefined; // a socket closed by the server is refused too
           if (!refused(a)) leaks.push(`socket after ${how}: ${name} answered ${JSON.stringify(a).slice(0, 200)}`);
         }
-        // The live session places an order: the revoked socket must not hear it.
+        // The live session places an order and an operator answers the chat: the revoked socket must hear neither.
         const placed = await t.http().post('/api/coin/trade').set('Authorization', live).type('form').send({ symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100', quantity: '0.01' });
         expect(placed.body.code).toBe(1);
+        const op = await adminToken(t, ADMIN.email, ADMIN.password);
+        expect((await t.http().post(`/api/admin/help/conversations/${conv}/reply`).set('Authorization', op).type('form').send({ text: 'still there?' })).body.code).toBe(1);
         await sleep(300);
         cases += 1;
         if (heard.length) leaks.push(`socket after ${how}: heard ${heard.join('; ').slice(0, 300)}`);

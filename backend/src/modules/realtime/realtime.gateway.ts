@@ -28,14 +28,21 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   afterInit(server: Server): void {
     this.feed.attach(server);
     // A revoked session (logout, password change or reset) hears no more private pushes: its sockets
-    // leave the user's room and stay connected as a visitor's (market data; `order` answers 401).
+    // leave the private rooms and stay connected as a visitor's (market data; `order` and chat answer 401).
     this.tokens.onRevoked((type, id) => (type === 'user' ? this.dropRevoked(server, id) : Promise.resolve()));
   }
 
-  /** The user's sockets (on every process, through the adapter) whose handshake token no longer verifies leave the user's room. */
+  /**
+   * The user's sockets (on every process, through the adapter) whose handshake token no longer
+   * verifies leave every private room: the user's, and the chat conversations they joined. They
+   * keep the public market topics (and their own id).
+   */
   private async dropRevoked(server: Server, userId: number): Promise<void> {
     try {
-      for (const s of await server.in(userRoom(userId)).fetchSockets()) if ((await this.handshakeUser(s.handshake)) !== userId) s.leave(userRoom(userId));
+      for (const s of await server.in(userRoom(userId)).fetchSockets()) {
+        if ((await this.handshakeUser(s.handshake)) === userId) continue;
+        for (const room of s.rooms) if (room !== s.id && !parseTopic(room)) s.leave(room);
+      }
     } catch (err) {
       this.logger.warn(`dropping revoked sockets of user ${userId} failed: ${(err as Error).message}`);
     }
@@ -52,7 +59,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
       if (socket.data.userId === undefined) return;
       if ((await this.handshakeUser(socket.handshake)) === socket.data.userId) this.feed.online(socket.data.userId);
       else {
-        await socket.leave(userRoom(socket.data.userId));
+        for (const room of [...socket.rooms]) if (room !== socket.id && !parseTopic(room)) await socket.leave(room);
         socket.data.userId = undefined;
       }
       return;

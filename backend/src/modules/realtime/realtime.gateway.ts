@@ -54,17 +54,19 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   }
 
   async handleConnection(socket: Socket): Promise<void> {
-    if (socket.recovered) {
-      // Rooms, data and missed messages restored by Socket.IO; the token is checked again (it may have been revoked meanwhile).
-      if (socket.data.userId === undefined) return;
-      if ((await this.handshakeUser(socket.handshake)) === socket.data.userId) this.feed.online(socket.data.userId);
-      else {
-        for (const room of [...socket.rooms]) if (room !== socket.id && !parseTopic(room)) await socket.leave(room);
-        socket.data.userId = undefined;
-      }
-      return;
-    }
     const userId = await this.handshakeUser(socket.handshake);
+    if (socket.recovered) {
+      // Rooms, data and missed messages restored by Socket.IO. The token is checked again: revoked
+      // meanwhile, or another user's (a new login on the same client), the private rooms go and the
+      // socket starts again as the token says.
+      if (socket.data.userId === undefined && userId === undefined) return;
+      if (userId !== undefined && userId === socket.data.userId) {
+        this.feed.online(userId);
+        return;
+      }
+      for (const room of [...socket.rooms]) if (room !== socket.id && !parseTopic(room)) await socket.leave(room);
+      socket.data.userId = undefined;
+    }
     if (userId !== undefined) {
       await socket.join(userRoom(userId));
       // Checked again once in the room: a revocation that committed in between (its sweep may have

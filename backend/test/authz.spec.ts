@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
-import { deposit } from './support/funding';
-import { balances, buildWorld, CROSS_USER_CASES, idFields, isRefusal, NO_RESOURCE, REFUSAL_CODE, World } from './support/cross-user';
-import { AddressInfo } from 'node:net';
 import { io, Socket } from 'socket.io-client';
+import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
+import { balances, buildWorld, CROSS_USER_CASES, idFields, isRefusal, NO_RESOURCE, REFUSAL_CODE, World } from './support/cross-user';
+import { deposit } from './support/funding';
 import { nestRoutes, Route, socketEvents } from './support/routes';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
@@ -14,6 +14,8 @@ import { ADMIN, startTestApp, TestApp } from './support/test-app';
  * the app registers: Nest's controllers (path + method metadata, classified by their guards) and
  * the Express router is cross-checked so a route that Nest does not describe fails the test unless
  * it is in EXCEPTIONS. Routes served outside Nest's router (the fast lane) are listed explicitly.
+ * Cross-user cases (support/cross-user.ts): user B on user A's resources, over HTTP and Socket.IO,
+ * each route's and event's id-like fields decided; and sockets of a revoked token.
  */
 // Routes served outside Nest's router (backend/src/infra/http/fast-lane.ts answers place and cancel
 // before Express): checked as user routes on their own, beside the Nest routes of the same path.

@@ -197,7 +197,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   /** A request from an api or worker process (the command stream): run here, answered with the batch it joined. */
   private async serveRequest(req: EngineRequest): Promise<EngineReply> {
     if (req.ctl === 'markets') return { id: req.id, result: await this.marketsChanged() };
-    if (req.ctl === 'stats') return { id: req.id, result: this.stats() };
+    if (req.ctl === 'stats') return { id: req.id, result: await this.stats() };
     const { outcome, seq } = await this.submitLocal(req.cmd!);
     return { id: req.id, seq, outcome };
   }

@@ -61,6 +61,13 @@ export class EngineLink {
   private closed = false;
   private serving = false;
   private serveLoop?: Promise<void>;
+  /**
+   * Writes gathered in one turn of the event loop and sent as one pipeline: the requests an api
+   * process sends, and the replies (with their acknowledgements) the engine sends for a group
+   * commit, which all resolve together. One round trip and one socket write for many commands.
+   */
+  private readonly outgoing: Array<{ write: (p: ReturnType<Redis['pipeline']>) => void; done: (err?: Error) => void }> = [];
+  private flushScheduled = false;
 
   constructor(
     private readonly redisUrl: string,
@@ -97,6 +104,32 @@ export class EngineLink {
     void this.pub.publish(this.channel, JSON.stringify(e)).catch(() => undefined);
   }
 
+  /** Queues writes for this turn's pipeline; resolves once Redis has answered them all. */
+  private send(write: (p: ReturnType<Redis['pipeline']>) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.outgoing.push({ write, done: (err) => (err ? reject(err) : resolve()) });
+      if (this.flushScheduled) return;
+      this.flushScheduled = true;
+      setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.outgoing.splice(0);
+    if (!batch.length) return;
+    const p = this.pub.pipeline();
+    for (const b of batch) b.write(p);
+    let err: Error | undefined;
+    try {
+      const results = await p.exec();
+      err = results?.find(([e]) => e)?.[0] ?? undefined;
+    } catch (e) {
+      err = e as Error;
+    }
+    for (const b of batch) b.done(err);
+  }
+
   // ---- the asking side (api, worker) ----
 
   /** Sends a request and waits for the engine's reply; past the timeout: 2107 "result unknown, retry with the same id". */
@@ -112,7 +145,7 @@ export class EngineLink {
       this.pending.set(req.id, { resolve, reject, timer });
     });
     try {
-      await this.pub.xadd(this.commands, 'MAXLEN', '~', '1000000', '*', 'p', serialize(req));
+      await this.send((p) => p.xadd(this.commands, 'MAXLEN', '~', '1000000', '*', 'p', serialize(req)));
     } catch (err) {
       const p = this.pending.get(req.id);
       if (p) {
@@ -173,12 +206,10 @@ export class EngineLink {
       }
       // A refusal because this process stopped being the engine is left pending for the next holder.
       if (reply.error === ErrorCode.MARKET_BUSY && !this.serving) return;
-      await this.pub
-        .multi()
-        .xadd(req.reply, 'MAXLEN', '~', String(REPLY_MAXLEN), '*', 'p', serialize(reply))
-        .expire(req.reply, REPLY_TTL_S)
-        .xack(this.commands, GROUP, id)
-        .exec();
+      // The reply before the acknowledgement (same pipeline, in order): a holder that dies between
+      // them leaves the request pending, and the next one answers it again from the sequencer's
+      // idempotency window.
+      await this.send((p) => p.xadd(req.reply, 'MAXLEN', '~', String(REPLY_MAXLEN), '*', 'p', serialize(reply)).expire(req.reply, REPLY_TTL_S).xack(this.commands, GROUP, id));
     };
     this.serveLoop = (async () => {
       await r.xgroup('CREATE', this.commands, GROUP, '$', 'MKSTREAM').catch((err: Error) => {

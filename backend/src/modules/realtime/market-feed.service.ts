@@ -95,8 +95,10 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       if (this.listening(userId)) this.dirtyPositions.add(userId);
     });
     this.bus.on('mark', (marketIds) => marketIds.forEach((id) => this.markedMarkets.add(id)));
-    this.bus.on('order', (o) => void this.pushOrder(o));
-    this.bus.on('option', (o) => void this.pushOption(o.userId, o.data));
+    // A push that fails (Redis gone, the process stopping) is logged, never an unhandled rejection.
+    const pushed = (p: Promise<void>) => void p.catch((err: unknown) => this.logger.warn({ err }, 'push failed'));
+    this.bus.on('order', (o) => pushed(this.pushOrder(o)));
+    this.bus.on('option', (o) => pushed(this.pushOption(o.userId, o.data)));
     // Split roles: the engine shares every book once when it takes over (then each changed one).
     if (this.shared) void this.host.whenOwner(async () => void (await Promise.all(this.registry.all().map((m) => this.data.shareDepth(m.id)))));
     this.timer = setInterval(() => void this.publish(), CONFLATE_MS);

@@ -23,6 +23,11 @@ export class RedisIoAdapter extends IoAdapter {
   override createIOServer(port: number, options?: ServerOptions): Server {
     const server = super.createIOServer(port, options) as Server;
     const pub = new Redis(this.redisUrl, { maxRetriesPerRequest: null });
+    // The adapter publishes without awaiting: a broadcast while the connection is closed (the process
+    // stopping) must not become an unhandled rejection that kills the process. Best effort: a client
+    // that misses a message resubscribes and gets each topic's snapshot.
+    const publish = pub.publish.bind(pub) as (channel: string | Buffer, message: string | Buffer) => Promise<number>;
+    pub.publish = ((channel: string | Buffer, message: string | Buffer) => publish(channel, message).catch(() => 0)) as typeof pub.publish;
     const sub = pub.duplicate();
     this.clients.push(pub, sub);
     server.adapter(createAdapter(pub, sub, { key: `${this.prefix}socket.io` }));

@@ -20,6 +20,10 @@
 //   the order's scheduled time, so a stall is not hidden by sending less (no coordinated
 //   omission). At most BENCH_CONCURRENCY requests are in flight; an order that finds no free
 //   slot is not sent and is reported as `not sent`.
+//
+// BENCH_API_PROCESSES=N runs the split roles (one engine, N api processes joined by Redis Streams,
+// lib/stack.mjs startSplitStack) and spreads the HTTP connections over the api processes; the
+// server's CPU is then the sum over all of them.
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,9 +89,9 @@ try {
   let cancels = 0;
   let notSent = 0;
   const trace = [];
-  const client = TRANSPORT === 'ws' ? await socketClient(stack.apiUrl, traders) : loadClient(stack.apiUrl, CONCURRENCY);
+  const client = TRANSPORT === 'ws' ? await socketClient(stack.apiUrl, traders) : loadClient(stack.apiUrls ?? stack.apiUrl, CONCURRENCY);
   log(`transport: ${TRANSPORT === 'ws' ? `Socket.IO \`order\` messages, ${traders.length} sockets` : `HTTP, a pool of ${CONCURRENCY} connections`}`);
-  const pids = { server: stack.pids ?? [], generator: [process.pid] };
+  const pids = { ...(stack.pidGroups ?? { server: stack.pids ?? [] }), generator: [process.pid] };
 
   // The measured window starts after the warm-up: its CPU and rows are counted from there.
   let cpuBefore;

@@ -4,6 +4,11 @@
 //
 // The clients are spread over BENCH_WS_THREADS worker threads (default 2, one per core): one
 // event loop parsing every client's messages would add its own queueing to the latency measured.
+//
+// BENCH_API_PROCESSES=N runs the split roles instead of one process (an engine and N api processes
+// joined by the Socket.IO Redis adapter, lib/stack.mjs startSplitStack) and spreads the clients
+// over the api processes. Both modes print the messages delivered per CPU-second of the server
+// processes (Redis included when split), so the adapter's cost is visible.
 import { createRequire } from 'node:module';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,23 +31,31 @@ async function main() {
     log(`connecting ${CLIENTS} clients from ${THREADS} threads…`);
     for (let t = 0; t < THREADS; t++) {
       const count = Math.floor(CLIENTS / THREADS) + (t < CLIENTS % THREADS ? 1 : 0);
-      workers.push(new Worker(fileURLToPath(import.meta.url), { workerData: { apiUrl: stack.apiUrl, count } }));
+      workers.push(new Worker(fileURLToPath(import.meta.url), { workerData: { apiUrls: stack.apiUrls ?? [stack.apiUrl], offset: t, count } }));
     }
     const next = (w) => new Promise((ok, fail) => (w.once('message', ok), w.once('error', fail)));
     await Promise.all(workers.map(next)); // every client connected and subscribed
     log(`all connected and subscribed; measuring for ${SECONDS} s`);
-    const pids = { server: stack.pids ?? [], generator: [process.pid] };
+    const pids = { ...(stack.pidGroups ?? { server: stack.pids ?? [] }), generator: [process.pid] };
     const cpuBefore = cpuTimes(pids);
     const results = workers.map(next);
     for (const w of workers) w.postMessage({ seconds: SECONDS });
     const done = await Promise.all(results);
-    const cpu = cpuReport(cpuBefore, cpuTimes(pids), SECONDS);
+    const cpuAfter = cpuTimes(pids);
+    const cpu = cpuReport(cpuBefore, cpuAfter, SECONDS);
+    // CPU-seconds of the server side: the server processes, plus Redis when the adapter carries the messages.
+    const serverGroups = stack.apiUrls ? ['engine', 'api', 'redis'] : ['server'];
+    let serverTicks = 0;
+    for (const [pid, { group, used }] of cpuAfter) if (serverGroups.includes(group)) serverTicks += used - (cpuBefore.get(pid)?.used ?? 0);
     const messages = done.reduce((n, r) => n + r.messages, 0);
     const latencies = done.flatMap((r) => r.latencies).sort((a, b) => a - b);
     const rate = messages / SECONDS / CLIENTS;
     const p99 = percentile(latencies, 99);
     console.log(`messages: ${messages} to ${CLIENTS} clients in ${SECONDS} s; latency ms p50 ${percentile(latencies, 50)} p90 ${percentile(latencies, 90)} p99 ${p99} max ${latencies[latencies.length - 1] ?? 0}`);
     console.log(`cores used (of 2): ${cpu}`);
+    console.log(
+      `mode: ${stack.apiUrls ? `engine + ${stack.apiUrls.length} api processes (Redis adapter)` : 'one process'}; ${(messages / Math.max(serverTicks / 100, 0.01)).toFixed(0)} messages per server CPU-second (${serverGroups.join(' + ')})`,
+    );
     console.log(`clients: ${CLIENTS} rate: ${rate.toFixed(2)} Hz p99 ${p99} ms`);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
@@ -51,14 +64,14 @@ async function main() {
 }
 
 /** One thread's share of the clients: connect in waves, then count messages for the asked time. */
-async function clients({ apiUrl, count }) {
+async function clients({ apiUrls, offset, count }) {
   const require = createRequire(join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'package.json'));
   const { io } = require('socket.io-client');
   const sockets = [];
   for (let i = 0; i < count; i += WAVE) {
     const wave = [];
     for (let j = i; j < Math.min(count, i + WAVE); j++) {
-      const s = io(apiUrl, { path: '/socket.io', transports: ['websocket'], reconnection: false, forceNew: true });
+      const s = io(apiUrls[(offset + j) % apiUrls.length], { path: '/socket.io', transports: ['websocket'], reconnection: false, forceNew: true });
       sockets.push(s);
       wave.push(
         new Promise((ok, fail) => {

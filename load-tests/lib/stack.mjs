@@ -66,6 +66,7 @@ export async function freshStackEnv({ simulator = false, env = {} } = {}) {
 
 /** Starts `node backend/dist/main.js` on a fresh database; returns {apiUrl, databaseUrl, stop}. */
 export async function startStack({ simulator = false, env = {} } = {}) {
+  if (Number(process.env.BENCH_API_PROCESSES ?? 0) > 0 && !process.env.API_URL) return startSplitStack({ apiProcesses: Number(process.env.BENCH_API_PROCESSES), simulator, env });
   if (process.env.API_URL) {
     if (!process.env.DATABASE_URL) throw new Error('with API_URL, also set DATABASE_URL (the bench reads verification codes from the outbox)');
     return { apiUrl: process.env.API_URL.replace(/\/$/, ''), databaseUrl: process.env.DATABASE_URL, stop: async () => undefined };
@@ -103,11 +104,66 @@ export async function startStack({ simulator = false, env = {} } = {}) {
 }
 
 /**
+ * The split roles on one fresh database and Redis (BENCH_API_PROCESSES=N): one `ROLE=engine`
+ * process (the sequencer, the market feed) and N `ROLE=api` processes joined by Redis Streams and
+ * the Socket.IO Redis adapter, as docker-compose runs them. `apiUrls` lists the api processes (the
+ * benches spread their clients over them); `pids` covers every server process.
+ */
+export async function startSplitStack({ apiProcesses, simulator = false, env = {} }) {
+  const { db, databaseUrl, port, env: baseEnv, dropDatabase } = await freshStackEnv({ simulator, env: { ENGINE_TRANSPORT: 'redis', ...env } });
+  const nodeArgs = ['--max-semi-space-size=64', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const children = [];
+  const start = (role, p) => {
+    const child = spawn(process.execPath, [...nodeArgs, join(root, 'backend', 'dist', 'main.js')], {
+      cwd: root,
+      env: { ...baseEnv, ROLE: role, PORT: String(p) },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    children.push(child);
+    return `http://127.0.0.1:${p}`;
+  };
+  const up = async (url, path) => {
+    for (let i = 0; i < 480; i++) {
+      if (await fetch(`${url}${path}`).then((r) => r.ok, () => false)) return;
+      if (children.some((c) => c.exitCode !== null)) throw new Error('a server process exited during start-up');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`${url} did not start`);
+  };
+  const stop = async () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once('exit', r)))));
+    await dropDatabase();
+  };
+  try {
+    // The engine migrates and seeds first; the api processes start once it is up.
+    await up(start('engine', port), '/api/health');
+    const apiUrls = [];
+    for (let i = 1; i <= apiProcesses; i++) apiUrls.push(start('api', port + i));
+    await Promise.all(apiUrls.map((u) => up(u, '/api/health')));
+    log(`split stack up: engine + ${apiProcesses} api at ${apiUrls.join(' ')} (database ${db})`);
+    return { apiUrl: apiUrls[0], apiUrls, databaseUrl, env: baseEnv, pid: children[0].pid, pids: children.map((c) => c.pid), pidGroups: { engine: [children[0].pid], api: children.slice(1).map((c) => c.pid) }, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/**
  * A keep-alive connection pool for load loops. The load generator shares the machine's two cores
  * with the server, so it must be cheap: undici's `Pool.request` costs a fraction of `fetch`
  * (measured here: ~28,000 vs ~2,400 requests/s against the same trivial server).
  */
 export function loadClient(apiUrl, connections) {
+  if (Array.isArray(apiUrl)) {
+    // Several api processes (the split roles): the connections spread evenly, requests in turn.
+    const clients = apiUrl.map((u) => loadClient(u, Math.max(1, Math.ceil(connections / apiUrl.length))));
+    let turn = 0;
+    return {
+      call: (...args) => clients[turn++ % clients.length].call(...args),
+      close: () => Promise.all(clients.map((c) => c.close())),
+    };
+  }
   const { Pool } = require('undici');
   const pool = new Pool(apiUrl, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
   return {

@@ -40,7 +40,11 @@ async function main() {
     const cpuBefore = cpuTimes(pids);
     const results = workers.map(next);
     for (const w of workers) w.postMessage({ seconds: SECONDS });
+    // One more client in a process of its own (the last api process): the server's delivery latency
+    // without the load generator's own queueing, which shares the machine's cores.
+    const probe = probeLatency((stack.apiUrls ?? [stack.apiUrl]).at(-1), SECONDS);
     const done = await Promise.all(results);
+    const probed = await probe;
     const cpuAfter = cpuTimes(pids);
     const cpu = cpuReport(cpuBefore, cpuAfter, SECONDS);
     // CPU-seconds of the server side: the server processes, plus Redis when the adapter carries the messages.
@@ -52,6 +56,7 @@ async function main() {
     const rate = messages / SECONDS / CLIENTS;
     const p99 = percentile(latencies, 99);
     console.log(`messages: ${messages} to ${CLIENTS} clients in ${SECONDS} s; latency ms p50 ${percentile(latencies, 50)} p90 ${percentile(latencies, 90)} p99 ${p99} max ${latencies[latencies.length - 1] ?? 0}`);
+    console.log(`probe (one client in its own process): ${probed}`);
     console.log(`cores used (of 2): ${cpu}`);
     console.log(
       `mode: ${stack.apiUrls ? `engine + ${stack.apiUrls.length} api processes (Redis adapter)` : 'one process'}; ${(messages / Math.max(serverTicks / 100, 0.01)).toFixed(0)} messages per server CPU-second (${serverGroups.join(' + ')})`,
@@ -61,6 +66,29 @@ async function main() {
     await Promise.all(workers.map((w) => w.terminate()));
     await stack.stop();
   }
+}
+
+/** Runs one subscribed client in a child process for `seconds`; its latency line. */
+async function probeLatency(url, seconds) {
+  const { spawn } = await import('node:child_process');
+  const script = `
+    const { io } = require('socket.io-client');
+    const s = io(${JSON.stringify(url)}, { path: '/socket.io', transports: ['websocket'], reconnection: false });
+    const lat = [];
+    s.once('connect', () => s.emit('subscribe', ${JSON.stringify(TOPICS)}, () => {
+      for (const e of ['tickers', 'depth', 'trades']) s.on(e, (m) => lat.push(Date.now() - m.ts));
+      setTimeout(() => {
+        lat.sort((a, b) => a - b);
+        const at = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? 0;
+        process.stdout.write(lat.length + ' messages, latency ms p50 ' + at(0.5) + ' p99 ' + at(0.99) + ' max ' + (lat.at(-1) ?? 0));
+        process.exit(0);
+      }, ${seconds * 1000});
+    }));`;
+  const child = spawn(process.execPath, ['-e', script], { cwd: resolve(dirname(fileURLToPath(import.meta.url)), '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await new Promise((r) => child.once('exit', r));
+  return out || 'no answer';
 }
 
 /** One thread's share of the clients: connect in waves, then count messages for the asked time. */

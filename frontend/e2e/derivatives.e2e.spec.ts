@@ -1,5 +1,5 @@
 import { type Browser, type Page } from 'playwright-core';
-import { go as goTo, launchBrowser, shootThemes } from './screens';
+import { go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
 import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
 
 /**
@@ -90,19 +90,7 @@ beforeAll(async () => {
     adminToken,
   );
   user = await verifiedFundedUser();
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
-  page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  await page.goto(`${stack.url}/`);
-  await page.evaluate(
-    ([t, u]) => {
-      localStorage.setItem('token', t as string);
-      localStorage.setItem('user', JSON.stringify(u));
-      localStorage.setItem('theme', 'light');
-      localStorage.setItem('symbol', 'BTC/USDT');
-    },
-    [user.token, user.user],
-  );
+  page = await phonePage(browser, stack.url, user, { symbol: 'BTC/USDT' });
 }, 240_000);
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { type Browser, type Page } from 'playwright-core';
 import { join } from 'node:path';
-import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
+import { ARTIFACTS, go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
 import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
 
 /**
@@ -70,19 +70,7 @@ beforeAll(async () => {
   adminToken = (await api<{ token: string }>('POST', 'admin/login', ADMIN)).token;
   await api('POST', 'admin/chains/1', { deposit_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', reason: 'e2e' }, adminToken); // USDT TRC20
   user = await fundedUser();
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light', acceptDownloads: true });
-  page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  await page.goto(`${stack.url}/`);
-  await page.evaluate(
-    ([t, u]) => {
-      localStorage.setItem('token', t as string);
-      localStorage.setItem('user', JSON.stringify(u));
-      localStorage.setItem('theme', 'light');
-      localStorage.setItem('lang', 'en');
-    },
-    [user.token, user.user],
-  );
+  page = await phonePage(browser, stack.url, user, { lang: 'en' }, { acceptDownloads: true });
 }, 240_000);
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
-import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
+import { ARTIFACTS, go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
 import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
 
 /**
@@ -88,19 +88,7 @@ describe('IEO screens on the real stack', () => {
     );
     await api('POST', 'lh/newcoin/order/submit', { project_id: project.id, quantity: '100', client_id: `o-${tag}` }, other.token);
 
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
-    page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    await page.goto(`${stack.url}/`);
-    await page.evaluate(
-      ([t, u]) => {
-        localStorage.setItem('token', t as string);
-        localStorage.setItem('user', JSON.stringify(u));
-        localStorage.setItem('theme', 'light');
-        localStorage.setItem('lang', 'en');
-      },
-      [user.token, user.user],
-    );
+    page = await phonePage(browser, stack.url, user, { lang: 'en' });
     const findings: string[] = [];
     findings.push(...(await shoot(page, 'ieo-list', '/pages/template/ieo', `[data-symbol="${symbol}"]`)));
     findings.push(...(await shoot(page, 'ieo-buy', `/pages/template/ieoBuy/ieoBuy?id=${project.id}`, '[data-testid="ieo-submit"]')));

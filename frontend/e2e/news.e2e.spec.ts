@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
-import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
+import { ARTIFACTS, go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
 import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
 
 /**
@@ -65,20 +65,8 @@ async function readyUser(name: string, usdt: string) {
 }
 
 async function signedIn(token: string, user: unknown, lang = 'en') {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  await page.goto(`${stack.url}/`);
-  await page.evaluate(
-    ([t, u, l]) => {
-      localStorage.setItem('token', t as string);
-      localStorage.setItem('user', JSON.stringify(u));
-      localStorage.setItem('theme', 'light');
-      localStorage.setItem('lang', l as string);
-    },
-    [token, user, lang],
-  );
-  return { context, page };
+  const page = await phonePage(browser, stack.url, { token, user }, { lang });
+  return { context: page.context(), page };
 }
 
 const go = (p: Page, path: string) => goTo(p, stack.url, path);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
-import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
+import { ARTIFACTS, go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
 import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
 
 /**
@@ -81,19 +81,7 @@ describe('NFT market screens on the real stack', () => {
     const img = await fetch(`${stack.url}${dawn.image}`);
     expect(img.headers.get('content-type')).toBe('image/png');
 
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    await page.goto(`${stack.url}/`);
-    await page.evaluate(
-      ([t, u]) => {
-        localStorage.setItem('token', t as string);
-        localStorage.setItem('user', JSON.stringify(u));
-        localStorage.setItem('theme', 'light');
-        localStorage.setItem('lang', 'en');
-      },
-      [user.token, user.user],
-    );
+    const page = await phonePage(browser, stack.url, user, { lang: 'en' });
     const findings: string[] = [];
     findings.push(...(await shoot(page, 'nft-index', '/pages/nft/index', '[data-testid="nft-item"]')));
 
@@ -168,7 +156,7 @@ describe('NFT market screens on the real stack', () => {
     expect(await page.locator('main').textContent()).toContain('全部合集');
     await page.screenshot({ path: join(ARTIFACTS, 'nft-index-zh-light.png') });
     await page.evaluate(() => localStorage.setItem('lang', 'en'));
-    await context.close();
+    await page.context().close();
     expect(findings).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 
 /** Where the browser tests leave their screenshots (frontend/test-artifacts). */
 export const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
@@ -12,6 +12,32 @@ const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking'
 export function launchBrowser(): Promise<Browser> {
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+}
+
+/**
+ * A phone-sized page (390×844, light scheme) on the app at `base`, signed in as `session` (the
+ * token and user the app keeps in localStorage) with `settings` stored beside them (theme light
+ * unless given). The page has the tests' 20 s default timeout.
+ */
+export async function phonePage(
+  browser: Browser,
+  base: string,
+  session: { token: string; user: unknown },
+  settings: Record<string, string> = {},
+  context: BrowserContextOptions = {},
+): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light', ...context })).newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(`${base}/`);
+  await page.evaluate(
+    ([t, u, s]) => {
+      localStorage.setItem('token', t as string);
+      localStorage.setItem('user', JSON.stringify(u));
+      for (const [k, v] of Object.entries({ theme: 'light', ...(s as Record<string, string>) })) localStorage.setItem(k, v);
+    },
+    [session.token, session.user, settings] as const,
+  );
+  return page;
 }
 
 /** Full navigation (a new document), so the stored session, language and theme are read at launch. */

@@ -1,5 +1,5 @@
 import { type Browser, type Page } from 'playwright-core';
-import { go as goTo, launchBrowser, shootThemes } from './screens';
+import { go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
 import { ADMIN, apiOf, latestCode, png, startStack, uploadImage, type Stack } from './stack';
 
 /**
@@ -56,18 +56,7 @@ async function approveAll(kind: 'real_name' | 'deposits' | 'withdrawals') {
 }
 
 async function openAs(u: User): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  await page.goto(`${stack.url}/`);
-  await page.evaluate(
-    ([t, user]) => {
-      localStorage.setItem('token', t as string);
-      localStorage.setItem('user', JSON.stringify(user));
-      localStorage.setItem('theme', 'light');
-    },
-    [u.token, u.user],
-  );
+  const page = await phonePage(browser, stack.url, u);
   return page;
 }
 

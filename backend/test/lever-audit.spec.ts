@@ -3,6 +3,7 @@ import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service
 import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
 import { registerByEmail } from './support/accounts';
 import { deposit } from './support/funding';
+import { tickRecorder } from './support/mark-prices';
 import { startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
@@ -38,12 +39,7 @@ describe('lever/audit: public settlement audit of contract closes (real PostgreS
   afterAll(() => t.close());
   afterEach(async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true));
 
-  let clock = Date.now() - 3000;
-  const tick = async (price: string) => {
-    clock = Math.max(clock + 1, Date.now());
-    return (await t.ds.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, $3) RETURNING id::text', [BTC_MARKET, price, new Date(clock)]))[0]
-      .id as string;
-  };
+  const tick = tickRecorder(() => t, BTC_MARKET);
   const watch = () => t.app.get(LeverWatchService).watch();
   const post = (token: string, path: string, body: Record<string, unknown>) =>
     t.http().post(`/api/lever/${path}`).set('Authorization', token).type('form').send(body);

@@ -4,6 +4,7 @@ import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
 import { LeverService } from '../src/modules/lever/lever.service';
 import { registerByEmail } from './support/accounts';
 import { deposit } from './support/funding';
+import { tickRecorder } from './support/mark-prices';
 import { startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
@@ -19,13 +20,7 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
   afterAll(() => t.close());
   afterEach(async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true));
 
-  let clock = Date.now() - 3000;
-  /** Ticks in strictly increasing time (the latest one is "now" for the freshness check). */
-  const tick = async (price: string) => {
-    clock = Math.max(clock + 1, Date.now());
-    return (await t.ds.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, $3) RETURNING id::text', [BTC_MARKET, price, new Date(clock)]))[0]
-      .id as string;
-  };
+  const tick = tickRecorder(() => t, BTC_MARKET);
   const watch = () => t.app.get(LeverWatchService).watch();
   const lever = async (userId: number) => {
     const [b] = await t.ds.query(

@@ -1,4 +1,4 @@
-// npm run sim -- --seed S --ops N [--users U] [--check-every K] [--concurrency C]
+// npm run sim -- --seed S --ops N [--users U] [--check-every K] [--concurrency C] [--snapshot-every M]
 // Whole-venue simulation (issue "Reliability and security suite", item 1): simulated users
 // registered and funded through the real API do everything the product offers (spot orders and
 // cancels, identity verification, deposits, withdrawals, transfers between accounts, flash
@@ -14,8 +14,14 @@
 // account of any owner, every balance equal to the sum of its ledger entries) and, read directly,
 // every user account whose balance differs from the sum of its ledger entries or is negative
 // (named in the log). A check is retried for a few seconds (the projection of the last
-// acknowledged commands may still be under way). An answer that is not a clear business code
-// (no envelope, 401 on a valid token, 5xx) also counts as a discrepancy.
+// acknowledged commands may still be under way). Then the replay check: the sequencer journal
+// replayed here, independently (the built Sequencer from the genesis snapshot with the reference
+// balance store, as backend/test/crash.spec.ts), must give the state hash the engine stored with
+// each snapshot it passes (ENGINE_SNAPSHOT_EVERY=M, 500 commands by default), and at the projector's watermark
+// the projected sequencer accounts and live orders must equal the replayed state. An answer
+// that is not a clear business code (no envelope, 401 on a valid token, 5xx) also counts as a
+// discrepancy. SIM_DEBUG=1 logs the replay's refused postings and, at a hash mismatch, the
+// differing accounts and the last journal batches.
 // Prints the per-kind table (kind, sent, ok, refused by code) on stderr, then the last line
 // `sim: <ops> ops, <D> discrepancies, seed <S>`.
 import { createRequire } from 'node:module';
@@ -23,7 +29,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { call, loadClient, log, makeTraders, sql, startStack } from './lib/stack.mjs';
 
-const require = createRequire(join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'package.json'));
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+// The independent replay: the built sequencer restored from the genesis snapshot with the obviously-right
+// reference balance store (as backend/test/crash.spec.ts does), fed the journal here, in this process.
+const { Sequencer } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'sequencer.js'));
+const { ReferenceBalances, accountKey, SEQUENCER_ACCOUNT_TYPES } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'balances.js'));
+const { units } = require(join(root, 'backend', 'dist', 'infra', 'money.js'));
 const args = process.argv.slice(2);
 const arg = (name, dflt) => {
   const i = args.indexOf(`--${name}`);
@@ -34,6 +46,7 @@ const OPS = Number(arg('ops', '2000'));
 const USERS = Number(arg('users', '20'));
 const CHECK_EVERY = Number(arg('check-every', String(Math.max(500, Math.floor(OPS / 10)))));
 const CONCURRENCY = Number(arg('concurrency', '16'));
+const SNAPSHOT_EVERY = arg('snapshot-every', '500'); // engine snapshots (commands), each one hash compared
 
 const USDT = 3;
 const BTC = 1;
@@ -78,7 +91,8 @@ const lastCode = async (db, email, purpose) =>
 async function main() {
   log(`sim: seed ${SEED}, ${OPS} ops, ${USERS} users`);
   const stack = await startStack({
-    env: { RATE_LIMIT_WITHDRAW_USER: '1000000/60', RATE_LIMIT_CODE_TARGET: '100000/60', RATE_LIMIT_FUND_PASSWORD: '100000/60' },
+    // Engine snapshots every M commands, so each check has recent engine hashes to compare with the independent replay.
+    env: { RATE_LIMIT_WITHDRAW_USER: '1000000/60', RATE_LIMIT_CODE_TARGET: '100000/60', RATE_LIMIT_FUND_PASSWORD: '100000/60', ENGINE_SNAPSHOT_EVERY: SNAPSHOT_EVERY },
   });
   const api = stack.apiUrl;
   let discrepancies = 0;
@@ -128,8 +142,93 @@ async function main() {
       return u;
     };
     const traders = await makeTraders(stack, USERS, { 3: '1000000', 1: '100' });
-    for (const u of traders) await setupUser(u);
+    for (const u of traders) {
+      await setupUser(u);
+      // Part of the float in each of the other accounts, so contracts, options and wealth start at once (transfers move more later).
+      for (const to of ['lever', 'option', 'trust']) must(await req('POST', 'wallet/change', { from: 'coin', to, currency_id: USDT, amount: '20000' }, u.token), 'transfer');
+    }
     log(`setup: ${traders.length} users, ${nftItems.length} NFT items, ${wealth.length} wealth products, ${periods.length} option periods (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+
+    // Replay check: the journal replayed here, batch by batch, from the genesis snapshot. At every
+    // engine snapshot passed on the way, the state hash must equal the one the engine stored; at the
+    // projector's watermark (read in one repeatable-read transaction with the projection), the
+    // sequencer's accounts and the live orders must equal the replayed state.
+    const { Client } = require('pg');
+    let replay;
+    let snapshotsCompared = 0;
+    const replayTo = async (pg, target, snapshots) => {
+      while (replay.seq < target) {
+        const rows = (
+          await pg.query('SELECT seq::text AS seq, ts::text AS ts, commands FROM sequencer_journal j WHERE j.seq > $1 AND j.seq <= $2 ORDER BY j.seq LIMIT 2000', [replay.seq, target])
+        ).rows;
+        if (!rows.length || Number(rows[0].seq) !== replay.seq + 1) return [`journal gap after batch ${replay.seq}`];
+        const bad = [];
+        for (const b of rows) {
+          replay.beginBatch(Number(b.seq), Number(b.ts));
+          for (const c of b.commands) {
+            const out = replay.apply(c);
+            if (process.env.SIM_DEBUG && c.t === 'post' && out?.code !== 'OK') log(`debug replay refused ${c.commandId} at ${b.seq}: ${JSON.stringify(out)} ${JSON.stringify(c.legs).slice(0, 400)}`);
+          }
+          const snap = snapshots.get(replay.seq);
+          if (snap) {
+            snapshotsCompared++;
+            const mine = replay.hash();
+            if (mine !== snap) {
+              bad.push(`replay hash at batch ${replay.seq}: engine ${snap.slice(0, 16)}…, independent ${mine.slice(0, 16)}…`);
+              if (process.env.SIM_DEBUG) {
+                const [{ state }] = (await pg.query('SELECT state FROM sequencer_snapshots WHERE seq = $1', [replay.seq])).rows;
+                const m = replay.snapshot();
+                const eb = new Map(state.balances.map(([k, a, f]) => [k, `${a} ${f}`]));
+                for (const [k, a, f] of m.balances) if (eb.get(k) !== `${a} ${f}`) log(`debug ${k}: engine ${eb.get(k)}, replay ${a} ${f}`);
+                for (const key of Object.keys(state)) if (JSON.stringify(state[key]) !== JSON.stringify(m[key])) log(`debug field ${key} differs`);
+                const prev = (await pg.query('SELECT seq, commands FROM sequencer_journal WHERE seq > $1 AND seq <= $2 ORDER BY seq', [replay.seq - 60, replay.seq])).rows;
+                log(`debug journal: ${JSON.stringify(prev).slice(0, 6000)}`);
+                return bad;
+              }
+            }
+          }
+        }
+        if (bad.length) return bad;
+      }
+      return [];
+    };
+    const replayCheck = async () => {
+      const pg = new Client({ connectionString: stack.databaseUrl });
+      await pg.connect();
+      try {
+        if (!replay) {
+          const [genesis] = (await pg.query('SELECT state FROM sequencer_snapshots WHERE seq = 0')).rows;
+          replay = Sequencer.restore(genesis.state, (init) => new ReferenceBalances(init));
+        }
+        await pg.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+        const [{ p }] = (await pg.query('SELECT seq::text AS p FROM sequencer_projection WHERE id = 1')).rows;
+        const balances = (
+          await pg.query('SELECT owner_type, owner_id, account_type, currency_id, available::text, frozen::text FROM balances WHERE account_type = ANY($1)', [[...SEQUENCER_ACCOUNT_TYPES]])
+        ).rows;
+        const waiting = (await pg.query(`SELECT id::text, frozen_left::text FROM orders WHERE status = 'waiting' ORDER BY id`)).rows;
+        const snapshots = new Map((await pg.query('SELECT seq::int AS seq, hash FROM sequencer_snapshots WHERE seq > 0')).rows.map((r) => [r.seq, r.hash]));
+        await pg.query('COMMIT');
+        const bad = await replayTo(pg, Number(p), snapshots);
+        if (bad.length || replay.seq !== Number(p)) return bad.length ? bad : [`replay stopped at ${replay.seq}, watermark ${p}`];
+        const state = replay.snapshot();
+        const nonZero = (rows) => rows.filter(([, a, f]) => a !== 0n || f !== 0n).map(([k, a, f]) => `${k} ${a} ${f}`).sort();
+        const db = nonZero(balances.map((r) => [accountKey({ ownerType: r.owner_type, ownerId: r.owner_id, accountType: r.account_type, currencyId: r.currency_id }), units(r.available), units(r.frozen)]));
+        const mine = nonZero(state.balances.map(([k, a, f]) => [k, BigInt(a), BigInt(f)]));
+        const dbSet = new Set(db);
+        const mineSet = new Set(mine);
+        const onlyDb = db.filter((x) => !mineSet.has(x)).map((x) => `projection ${x}`);
+        const onlyReplay = mine.filter((x) => !dbSet.has(x)).map((x) => `replay ${x}`);
+        const diff = [`${onlyDb.length} projection-only, ${onlyReplay.length} replay-only`, ...onlyDb.slice(0, 3), ...onlyReplay.slice(0, 3)].slice(onlyDb.length + onlyReplay.length ? 0 : 1);
+        const dbOrders = waiting.map((o) => `${o.id} ${units(o.frozen_left)}`);
+        const replayOrders = new Set(state.orders.map((o) => `${o.id} ${o.frozenLeft}`));
+        const dbOrderSet = new Set(dbOrders);
+        const orderDiff = [...dbOrders.filter((x) => !replayOrders.has(x)).map((x) => `projection order ${x}`), ...[...replayOrders].filter((x) => !dbOrderSet.has(x)).map((x) => `replay order ${x}`)];
+        if (orderDiff.length) diff.push(`live orders differ: ${orderDiff.slice(0, 6).join(', ')}`);
+        return diff.length ? [`projection at batch ${p} differs from the replay: ${diff.join('; ')}`] : [];
+      } finally {
+        await pg.end();
+      }
+    };
 
     const check = async (label) => {
       let last;
@@ -152,6 +251,12 @@ async function main() {
       const n = Math.max(bad.length + users.length, 1);
       discrepancies += n;
       log(`check ${label}: NOT exact (${n}) trial balance ${JSON.stringify(bad.length ? bad : last.code === 1 ? 'ok' : last)}; user accounts ${JSON.stringify(users.slice(0, 10))}`);
+    };
+    const checkAll = async (label) => {
+      await check(label);
+      const bad = await replayCheck().catch((e) => [`replay check failed: ${e.message}`]);
+      discrepancies += bad.length;
+      for (const b of bad) log(`check ${label}: ${b}`);
     };
 
     // Operator decisions: the review queue of a record kind, one record picked by the draw, approved or rejected by it.
@@ -183,7 +288,8 @@ async function main() {
         if (r.code === 1 && r.data.status === 'waiting') u.open.push(r.data.order_id);
         return r;
       }],
-      ['spot_market', 3, (u, [a, b]) => req('POST', 'coin/trade', { symbol: 'BTC/USDT', side: a < 0.5 ? 'buy' : 'sell', type: 'market', quantity: (0.001 + Math.floor(b * 20) * 0.0001).toFixed(4) }, u.token)],
+      // A market buy by quantity names the worst price it accepts (2102 otherwise); a market sell may.
+      ['spot_market', 3, (u, [a, b]) => req('POST', 'coin/trade', { symbol: 'BTC/USDT', side: a < 0.5 ? 'buy' : 'sell', type: 'market', quantity: (0.001 + Math.floor(b * 20) * 0.0001).toFixed(4), ...(a < 0.5 ? { price: '60600' } : {}) }, u.token)],
       ['spot_cancel', 10, async (u, [a]) => (u.open.length ? req('PUT', 'coin/trade', { order_id: u.open.splice(Math.floor(a * u.open.length), 1)[0] }, u.token) : { code: 'idle' })],
       ['kyc_submit', 2, (u, [a]) =>
         req('POST', 'user/real_name', { country: 'PT', name: 'Sim Trader', id_number: `SIM-${u.id}-${Math.floor(a * 1000)}`, address: 'Loopback 1', front_image: u.images[0], back_image: u.images[1], hand_image: u.images[2] }, u.token)],
@@ -214,13 +320,17 @@ async function main() {
         const body = { symbol: 'BTC/USDT', side: long ? 'long' : 'short', type: limit ? 'limit' : 'market', lots: String(1 + Math.floor(c * 5)), multiple: pick([5, 10, 20, 50], d), take_profit: tp, stop_loss: sl };
         if (price) body.price = price;
         const r = await req('POST', 'lever/submit', body, u.token);
-        if (r.code === 1) u.positions.push(r.data.id);
+        if (r.code === 1) u.positions.push({ id: r.data.id, long });
         return r;
       }],
-      ['lever_close', 2, (u, [a]) => (u.positions.length ? req('POST', 'lever/close', { id: pick(u.positions, a) }, u.token) : { code: 'idle' })],
-      ['lever_cancel', 1, (u, [a]) => (u.positions.length ? req('POST', 'lever/cancel', { id: pick(u.positions, a) }, u.token) : { code: 'idle' })],
-      ['lever_tpsl', 1, (u, [a, b, c]) =>
-        u.positions.length ? req('POST', 'lever/tpsl', { id: pick(u.positions, a), take_profit: (mark() * (1 + 0.01 + b * 0.03)).toFixed(2), stop_loss: (mark() * (1 - 0.01 - c * 0.03)).toFixed(2) }, u.token) : { code: 'idle' }],
+      ['lever_close', 2, (u, [a]) => (u.positions.length ? req('POST', 'lever/close', { id: pick(u.positions, a).id }, u.token) : { code: 'idle' })],
+      ['lever_cancel', 1, (u, [a]) => (u.positions.length ? req('POST', 'lever/cancel', { id: pick(u.positions, a).id }, u.token) : { code: 'idle' })],
+      ['lever_tpsl', 1, (u, [a, b, c]) => {
+        if (!u.positions.length) return { code: 'idle' };
+        const pos = pick(u.positions, a);
+        const sign = pos.long ? 1 : -1;
+        return req('POST', 'lever/tpsl', { id: pos.id, take_profit: (mark() * (1 + sign * (0.01 + b * 0.03))).toFixed(2), stop_loss: (mark() * (1 - sign * (0.01 + c * 0.03))).toFixed(2) }, u.token);
+      }],
       ['option', 4, (u, [a, b, c]) => {
         const p = pick(periods, a);
         return req('POST', 'microtrade/submit', { period_id: p.id, symbol: 'BTC/USDT', direction: b < 0.5 ? 'up' : 'down', quantity: amount(c, Number(p.min_qty), Math.min(Number(p.max_qty), Number(p.min_qty) * 20), 0) }, u.token);
@@ -319,8 +429,8 @@ async function main() {
           }
         }),
       );
-      await check(`after ${done} ops`);
-      log(`${done} ops, ${discrepancies} discrepancies, ${((done / (performance.now() - loopStarted)) * 1000).toFixed(0)} ops/s, ${traders.length} users`);
+      await checkAll(`after ${done} ops`);
+      log(`${done} ops, ${discrepancies} discrepancies, ${((performance.now() - started) / 1000).toFixed(0)} s, batch ${replay?.seq} replayed (${snapshotsCompared} engine hashes compared), ${((done / (performance.now() - loopStarted)) * 1000).toFixed(0)} ops/s, ${traders.length} users`);
     }
     await client.close();
     const rows = KINDS.map(([k]) => stats.get(k) ?? { sent: 0, ok: 0, idle: 0, refused: new Map() }).map((s, i) => [

@@ -1,6 +1,6 @@
 import { type Browser, type Page } from 'playwright-core';
 import { go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
+import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail } from './stack';
 
 /**
  * Issue 8 on the real stack (market simulator ON: options need a tick recorded in the last 5 s,
@@ -26,15 +26,7 @@ const tag = `${process.pid}${Date.now().toString(36)}`;
 /** Registered, basic verification approved, 1000 USDT deposited and split into the option and contract accounts. */
 async function verifiedFundedUser() {
   const email = `deriv.${tag}@kestrel.test`;
-  await api('POST', 'sms_mail', { email, purpose: 'register' });
-  const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
-    type: 'email',
-    email,
-    code: await latestCode(stack.url, email, 'register'),
-    password: 'pass-1234',
-    re_password: 'pass-1234',
-    agreement: 1,
-  });
+  const s = await registerByEmail(stack.url, email);
   const [f, b, h] = [await uploadImage(stack.url, s.token, 30), await uploadImage(stack.url, s.token, 60), await uploadImage(stack.url, s.token, 120)];
   await api(
     'POST',

@@ -1,6 +1,6 @@
 import { type Browser, type Page } from 'playwright-core';
 import { go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
+import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail } from './stack';
 
 /**
  * Wealth products on the real stack: a user with USDT in the trust account buys the 15-day hosting
@@ -24,15 +24,7 @@ const tag = `${process.pid}${Date.now().toString(36)}`;
 /** Registered, 1,000 USDT deposited (approved by the operator) and moved into the trust account. */
 async function investor() {
   const email = `wealth.${tag}@kestrel.test`;
-  await api('POST', 'sms_mail', { email, purpose: 'register' });
-  const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
-    type: 'email',
-    email,
-    code: await latestCode(stack.url, email, 'register'),
-    password: 'pass-1234',
-    re_password: 'pass-1234',
-    agreement: 1,
-  });
+  const s = await registerByEmail(stack.url, email);
   const proof = await uploadImage(stack.url, s.token, 200);
   await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '1000', image_id: proof, client_id: `dep-${tag}` }, s.token);
   for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/deposits', { status: 'review', limit: 100 }, adminToken)).items)

@@ -1,7 +1,7 @@
 import { type Browser, type Page } from 'playwright-core';
 import { join } from 'node:path';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
+import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail } from './stack';
 
 /**
  * Issue "Verifiable honesty" on the real stack (market simulator ON: contracts open and close on
@@ -27,15 +27,7 @@ const tag = `${process.pid}${Date.now().toString(36)}`;
 
 async function fundedUser() {
   const email = `honest.${tag}@kestrel.test`;
-  await api('POST', 'sms_mail', { email, purpose: 'register' });
-  const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
-    type: 'email',
-    email,
-    code: await latestCode(stack.url, email, 'register'),
-    password: 'pass-1234',
-    re_password: 'pass-1234',
-    agreement: 1,
-  });
+  const s = await registerByEmail(stack.url, email);
   const image = await uploadImage(stack.url, s.token, 200);
   await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '500', image_id: image, client_id: `dep-${tag}` }, s.token);
   for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/deposits', { status: 'review', limit: 100 }, adminToken)).items)

@@ -1,6 +1,6 @@
 import { type Browser, type Page } from 'playwright-core';
 import { go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, latestCode, png, startStack, uploadImage, type Stack } from './stack';
+import { ADMIN, apiOf, png, startStack, uploadImage, type Stack, registerByEmail } from './stack';
 
 /**
  * Loans on the real stack: a verified user applies on the loan screen (1,000 USDT for 7 days at
@@ -24,15 +24,7 @@ const tag = `${process.pid}${Date.now().toString(36)}`;
 /** Registered, basic verification approved by the operator (through the API). */
 async function borrower() {
   const email = `loan.${tag}@kestrel.test`;
-  await api('POST', 'sms_mail', { email, purpose: 'register' });
-  const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
-    type: 'email',
-    email,
-    code: await latestCode(stack.url, email, 'register'),
-    password: 'pass-1234',
-    re_password: 'pass-1234',
-    agreement: 1,
-  });
+  const s = await registerByEmail(stack.url, email);
   const [f, b, h] = [await uploadImage(stack.url, s.token, 30), await uploadImage(stack.url, s.token, 60), await uploadImage(stack.url, s.token, 120)];
   await api(
     'POST',

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
+import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack, registerByEmail } from './stack';
 
 /**
  * News, notices and the map picker on the real stack as `npm start` runs it (simulator on, so the
@@ -25,15 +25,7 @@ const tag = `${process.pid}${Date.now().toString(36)}`;
 /** Verified, with a fund password, `usdt` in the trade account and a TRC20 withdrawal address. */
 async function readyUser(name: string, usdt: string) {
   const email = `${name}.${tag}@kestrel.test`;
-  await api('POST', 'sms_mail', { email, purpose: 'register' });
-  const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
-    type: 'email',
-    email,
-    code: await latestCode(stack.url, email, 'register'),
-    password: 'pass-1234',
-    re_password: 'pass-1234',
-    agreement: 1,
-  });
+  const s = await registerByEmail(stack.url, email);
   await api('POST', 'sms_mail', { purpose: 'fund_password' }, s.token);
   await api(
     'POST',
@@ -173,15 +165,7 @@ describe('news, notices and the map picker on the real stack', () => {
 
   it('the map picker’s offline form fills the verification form’s contact address, and the stored place opens', async () => {
     const email = `map.${tag}@kestrel.test`;
-    await api('POST', 'sms_mail', { email, purpose: 'register' });
-    const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
-      type: 'email',
-      email,
-      code: await latestCode(stack.url, email, 'register'),
-      password: 'pass-1234',
-      re_password: 'pass-1234',
-      agreement: 1,
-    });
+    const s = await registerByEmail(stack.url, email);
     const { context, page } = await signedIn(s.token, s.user);
     await go(page, '/pages/verification/basic');
     await page.locator('input[name="name"]').fill('Mara Map');

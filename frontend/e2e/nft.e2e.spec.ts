@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
+import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail } from './stack';
 
 /**
  * The NFT market on the real stack as `npm start` runs it (simulator on, so the demo collection
@@ -33,15 +33,7 @@ interface Item {
 /** Registered by e-mail, with `usdt` deposited into the trade account (an approved deposit). */
 async function fundedUser(name: string, usdt: string) {
   const email = `${name}.${tag}@kestrel.test`;
-  await api('POST', 'sms_mail', { email, purpose: 'register' });
-  const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
-    type: 'email',
-    email,
-    code: await latestCode(stack.url, email, 'register'),
-    password: 'pass-1234',
-    re_password: 'pass-1234',
-    agreement: 1,
-  });
+  const s = await registerByEmail(stack.url, email);
   const proof = await uploadImage(stack.url, s.token, 90);
   await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: usdt, image_id: proof, client_id: `dep-${name}-${tag}` }, s.token);
   for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/deposits', { status: 'review', limit: 100 }, adminToken)).items)

@@ -111,6 +111,14 @@ export async function latestCode(url: string, recipient: string, purpose: string
   throw new Error(`no ${purpose} code in the outbox for ${recipient}`);
 }
 
+/** Registers `email` through the API (code from the outbox, agreement given): the new session. */
+export async function registerByEmail(url: string, email: string, password = 'pass-1234'): Promise<{ token: string; user: unknown }> {
+  const api = apiOf(url);
+  await api('POST', 'sms_mail', { email, purpose: 'register' });
+  const code = await latestCode(url, email, 'register');
+  return api<{ token: string; user: unknown }>('POST', 'user/register', { type: 'email', email, code, password, re_password: password, agreement: 1 });
+}
+
 /** A typed call to the stack's API (form-encoded; throws unless code 1). */
 export function apiOf(url: string) {
   return async function api<T>(method: 'GET' | 'POST', path: string, params: Record<string, string | number> = {}, token?: string): Promise<T> {

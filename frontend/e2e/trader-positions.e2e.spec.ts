@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
-import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack } from './stack';
+import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail } from './stack';
 
 /**
  * Issue 27, live contract positions on the real stack (market simulator ON): a verified user with
@@ -27,15 +27,7 @@ const dealRequests: string[] = [];
 
 async function verifiedFundedUser() {
   const email = `positions.${tag}@kestrel.test`;
-  await api('POST', 'sms_mail', { email, purpose: 'register' });
-  const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
-    type: 'email',
-    email,
-    code: await latestCode(stack.url, email, 'register'),
-    password: 'pass-1234',
-    re_password: 'pass-1234',
-    agreement: 1,
-  });
+  const s = await registerByEmail(stack.url, email);
   const [f, b, h] = [await uploadImage(stack.url, s.token, 30), await uploadImage(stack.url, s.token, 60), await uploadImage(stack.url, s.token, 120)];
   await api(
     'POST',

@@ -2,7 +2,7 @@ import type { DepthData } from '@kestrel/contracts';
 import { join } from 'node:path';
 import { type Browser, type Page, type WebSocketRoute } from 'playwright-core';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
-import { apiOf, latestCode, startStack, type Stack } from './stack';
+import { apiOf, startStack, type Stack, registerByEmail } from './stack';
 
 /**
  * Issue 27 on the spot trade screen, real stack with the market simulator ON: the order book's
@@ -38,15 +38,7 @@ beforeAll(async () => {
   api = apiOf(stack.url);
   browser = await launchBrowser();
   const email = `trader.${tag}@kestrel.test`;
-  await api('POST', 'sms_mail', { email, purpose: 'register' });
-  const user = await api<{ token: string; user: unknown }>('POST', 'user/register', {
-    type: 'email',
-    email,
-    code: await latestCode(stack.url, email, 'register'),
-    password: 'pass-1234',
-    re_password: 'pass-1234',
-    agreement: 1,
-  });
+  const user = await registerByEmail(stack.url, email);
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
   page = await context.newPage();
   page.setDefaultTimeout(20_000);

@@ -1,6 +1,6 @@
 import { type Browser, type Page } from 'playwright-core';
 import { go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, latestCode, png, startStack, uploadImage, type Stack } from './stack';
+import { ADMIN, apiOf, latestCode, png, startStack, uploadImage, type Stack, registerByEmail } from './stack';
 
 /**
  * Issue 7 on the real stack (simulator off, so the only trades are the users' and every balance is
@@ -30,15 +30,7 @@ interface User {
 }
 async function register(name: string): Promise<User> {
   const email = `${name}.${tag}@kestrel.test`;
-  await api('POST', 'sms_mail', { email, purpose: 'register' });
-  const s = await api<{ token: string; user: unknown }>('POST', 'user/register', {
-    type: 'email',
-    email,
-    code: await latestCode(stack.url, email, 'register'),
-    password: 'pass-1234',
-    re_password: 'pass-1234',
-    agreement: 1,
-  });
+  const s = await registerByEmail(stack.url, email);
   await api('POST', 'sms_mail', { purpose: 'fund_password' }, s.token);
   await api(
     'POST',

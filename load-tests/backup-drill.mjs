@@ -2,9 +2,12 @@
 // stack on a fresh database under order load; `pg_dump` taken while the load runs; the dump
 // restored into a new database; a stack started on it. The restored stack must replay its journal
 // to the dump's head (it logs that batch and its replay hash), its trial balance must be exact, and
-// the held totals it reports must equal those in the dump. Loopback only; stops by itself.
-// Last line: `backup drill: journal <J> restored to batch <B>, trial balance <ok|NOT ok>, replay hash <H>`.
+// the held totals it reports must equal those in the dump, and its replay hash must equal the one
+// an independent replay gives: the dumped journal applied here, from the genesis snapshot, by the
+// sequencer with the reference balance store. Loopback only; stops by itself.
+// Last line: `backup drill: journal <J> restored to batch <B>, trial balance <ok|NOT ok>, replay hash <H>, independent replay <same|DIFFERENT>`.
 import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -13,12 +16,32 @@ import { call, loadClient, log, makeTraders, orderMix, sql, startStack } from '.
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const require = createRequire(import.meta.url);
 const REPLAY_LINE = /sequencer at batch (\d+) \(snapshot (\d+), (\d+) batches replayed\); replay hash ([0-9a-f]{64})/;
 
 function withDb(url, db) {
   const u = new URL(url);
   u.pathname = `/${db}`;
   return u.toString();
+}
+
+/** The dumped journal replayed here from the genesis snapshot (the built sequencer, the reference balance store): its batch and hash. */
+async function replayIndependently(url) {
+  const { Sequencer } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'sequencer.js'));
+  const { ReferenceBalances } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'balances.js'));
+  const [genesis] = await sql(url, 'SELECT state FROM sequencer_snapshots WHERE seq = 0');
+  if (!genesis) throw new Error('no genesis snapshot in the dump');
+  const seqr = Sequencer.restore(genesis.state, (init) => new ReferenceBalances(init));
+  for (let after = 0; ; ) {
+    const rows = await sql(url, 'SELECT j.seq::text AS seq, j.ts::text AS ts, j.commands FROM sequencer_journal j WHERE j.seq > $1 ORDER BY j.seq LIMIT 500', [after]);
+    if (!rows.length) break;
+    for (const b of rows) {
+      seqr.beginBatch(Number(b.seq), Number(b.ts));
+      for (const c of b.commands) seqr.apply(c);
+      after = Number(b.seq);
+    }
+  }
+  return { seq: seqr.seq, hash: seqr.hash() };
 }
 
 async function main() {
@@ -64,6 +87,8 @@ async function main() {
     const [{ j }] = await sql(restoredUrl, 'SELECT COALESCE(MAX(seq), 0)::text AS j FROM sequencer_journal');
     const held = await sql(restoredUrl, `SELECT currency_id, SUM(available + frozen)::text AS total FROM balances WHERE account_type <> 'external' GROUP BY currency_id ORDER BY currency_id`);
 
+    const independent = await replayIndependently(restoredUrl);
+
     const port = 3900 + Math.floor(Math.random() * 90);
     const env = { ...stack.env, PORT: String(port), DATABASE_URL: restoredUrl, REDIS_PREFIX: `drill:${restoredDb}:`, LOG_LEVEL: 'info' };
     let out = '';
@@ -97,7 +122,14 @@ async function main() {
       failures++;
       log(`replay line ${m ? m[0] : '(none)'}; journal head in the dump ${j}`);
     }
-    process.stdout.write(`backup drill: journal ${j} restored to batch ${m?.[1] ?? '?'}, trial balance ${ok ? 'ok' : 'NOT ok'}, replay hash ${m?.[4] ?? '?'}\n`);
+    const same = m?.[4] === independent.hash && independent.seq === Number(j);
+    if (!same) {
+      failures++;
+      log(`independent replay: batch ${independent.seq}, hash ${independent.hash}; the restored stack logged: ${m?.[0] ?? '(nothing)'}`);
+    }
+    process.stdout.write(
+      `backup drill: journal ${j} restored to batch ${m?.[1] ?? '?'}, trial balance ${ok ? 'ok' : 'NOT ok'}, replay hash ${m?.[4] ?? '?'}, independent replay ${same ? 'same' : 'DIFFERENT'}\n`,
+    );
   } finally {
     if (restored && restored.exitCode === null) {
       restored.kill('SIGTERM');

@@ -1,11 +1,14 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { moneyString } from '../src/infra/money';
+import { QueuesService } from '../src/infra/queue/queues.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
 import { LeverService } from '../src/modules/lever/lever.service';
 import { registerByEmail } from './support/accounts';
 import { deposit } from './support/funding';
 import { tickRecorder } from './support/mark-prices';
-import { startTestApp, TestApp } from './support/test-app';
+import { REDIS_URL, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
 const BTC_MARKET = 1;
@@ -215,5 +218,51 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect(tb.ok).toBe(true);
     const [{ closed }] = await t.ds.query(`SELECT COUNT(*)::int AS closed FROM lever_positions WHERE status = 'closed'`);
     expect(closed).toBeGreaterThan(50);
+  });
+});
+
+describe('the contract watcher after Redis lost its data (real PostgreSQL + Redis + BullMQ)', () => {
+  let t: TestApp;
+  const check = QueuesService.schedulerCheckMs;
+  beforeAll(async () => {
+    QueuesService.schedulerCheckMs = 500;
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    QueuesService.schedulerCheckMs = check;
+    await t.close();
+  });
+  const tick = tickRecorder(() => t, BTC_MARKET);
+
+  // Found by `npm run test:chaos` (Redis down 10 s, no persistence): the job scheduler that drives
+  // the watcher lives only in Redis, so after the restart nothing ran it again, and no position was
+  // liquidated until the process restarted.
+  it('comes back by itself: the job scheduler is re-created and ticks are watched again', async () => {
+    const redis = new Redis(REDIS_URL);
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue('lever-watch', { connection, prefix: `${t.config.redisPrefix}bull` });
+    const cursor = async () => (await t.ds.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [BTC_MARKET]))[0]?.tick_id as string | undefined;
+    const until = async (what: string, test: () => Promise<boolean>) => {
+      for (let i = 0; i < 100; i++) {
+        if (await test()) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`timed out waiting for ${what}`);
+    };
+    try {
+      const first = await tick('60000');
+      await until('the watcher to run', async () => (await cursor()) === first);
+      // Redis loses everything of this app's queues (as a restart without persistence does).
+      const keys = await redis.keys(`${t.config.redisPrefix}bull:*`);
+      await redis.del(...keys);
+      expect(await queue.getJobScheduler('lever-watch-every-second')).toBeUndefined();
+      await until('the scheduler to be re-created', async () => !!(await queue.getJobScheduler('lever-watch-every-second')));
+      const latest = await tick('60001');
+      await until('the watcher to watch the new tick', async () => (await cursor()) === latest);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+      redis.disconnect();
+    }
   });
 });

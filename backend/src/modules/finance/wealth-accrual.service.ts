@@ -59,7 +59,7 @@ export class WealthAccrualService implements OnApplicationBootstrap {
     this.queue = this.queues.queue(QUEUE);
     const worker = this.queues.worker(QUEUE, async () => this.accrue(new Date()));
     worker.on('failed', (job, err) => this.logger.warn(`accrual job ${job?.id} failed: ${err.message}`));
-    await this.queue.upsertJobScheduler('daily', { pattern: '0 0 * * *', tz: 'UTC' }, { name: 'accrue', opts: { attempts: 10, backoff: { type: 'exponential', delay: 5000 } } });
+    await this.queues.keepScheduler(this.queue, 'daily', { pattern: '0 0 * * *', tz: 'UTC' }, { name: 'accrue', opts: { attempts: 10, backoff: { type: 'exponential', delay: 5000 } } });
     // Catch up whatever a stop left unpaid.
     await this.queue.add('accrue', {}, { jobId: `catch-up-${Date.now()}`, removeOnComplete: true, removeOnFail: { age: 86_400 } });
   }

@@ -29,7 +29,7 @@ export class LeverWatchService implements OnApplicationBootstrap {
     const queue = this.queues.queue(QUEUE);
     const worker = this.queues.worker(QUEUE, async () => this.watch());
     worker.on('failed', (job, err) => this.logger.warn({ err }, `watch job ${job?.id} failed`));
-    await queue.upsertJobScheduler('lever-watch-every-second', { every: 1000 }, { name: 'watch', opts: { removeOnComplete: true, removeOnFail: 100 } });
+    await this.queues.keepScheduler(queue, 'lever-watch-every-second', { every: 1000 }, { name: 'watch', opts: { removeOnComplete: true, removeOnFail: 100 } });
   }
 
   /** Evaluates the ticks recorded since the cursor of each market; returns what fired. */

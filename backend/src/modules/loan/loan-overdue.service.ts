@@ -40,7 +40,8 @@ export class LoanOverdueService implements OnApplicationBootstrap {
     this.queue = this.queues.queue(QUEUE);
     const worker = this.queues.worker(QUEUE, async () => this.run(this.now()));
     worker.on('failed', (job, err) => this.logger.warn(`loan job ${job?.id} failed: ${err.message}`));
-    await this.queue.upsertJobScheduler(
+    await this.queues.keepScheduler(
+      this.queue,
       'sweep',
       { every: EVERY_MS },
       { name: 'sweep', opts: { attempts: 3, removeOnComplete: true, removeOnFail: { age: 86_400 } } },

@@ -60,8 +60,8 @@ export class RebateService implements OnApplicationBootstrap {
     const worker = this.queues.worker(QUEUE, async (job) => (job.name === 'settle' ? this.settle(new Date()) : this.accrue()));
     worker.on('failed', (job, err) => this.logger.warn(`rebate job ${job?.name} ${job?.id} failed: ${err.message}`));
     const opts = { attempts: 5, backoff: { type: 'exponential', delay: 5000 } };
-    await this.queue.upsertJobScheduler('accrue', { pattern: '* * * * *', tz: 'UTC' }, { name: 'accrue', opts });
-    await this.queue.upsertJobScheduler('settle', { pattern: '0 * * * *', tz: 'UTC' }, { name: 'settle', opts });
+    await this.queues.keepScheduler(this.queue, 'accrue', { pattern: '* * * * *', tz: 'UTC' }, { name: 'accrue', opts });
+    await this.queues.keepScheduler(this.queue, 'settle', { pattern: '0 * * * *', tz: 'UTC' }, { name: 'settle', opts });
   }
 
   /** Records a pending rebate for every new fee of an invitee. Returns how many were recorded. */

@@ -29,7 +29,7 @@ export class ProofJobsService implements OnApplicationBootstrap {
     const worker = this.queues.worker(QUEUE, async (job) => (job.name === 'daily' ? this.proofs.build('daily', 'system:proof') : this.proofs.buildIfStale('startup')));
     worker.on('failed', (job, err) => this.logger.warn(`proof ${job?.name} job ${job?.id} failed: ${err.message}`));
     const opts = { attempts: 5, backoff: { type: 'exponential', delay: 10_000 }, removeOnComplete: 100, removeOnFail: 100 };
-    await this.queue.upsertJobScheduler('daily', { pattern: '0 0 * * *', tz: 'UTC' }, { name: 'daily', opts });
+    await this.queues.keepScheduler(this.queue, 'daily', { pattern: '0 0 * * *', tz: 'UTC' }, { name: 'daily', opts });
     await this.queue.add('startup', {}, { ...opts, jobId: `startup-${Date.now()}` });
   }
 }

@@ -241,7 +241,8 @@ describe('the contract watcher after Redis lost its data (real PostgreSQL + Redi
     const redis = new Redis(REDIS_URL);
     const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     const queue = new Queue('lever-watch', { connection, prefix: `${t.config.redisPrefix}bull` });
-    const cursor = async () => (await t.ds.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [BTC_MARKET]))[0]?.tick_id as string | undefined;
+    const cursor = async () =>
+      (await t.ds.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [BTC_MARKET]))[0]?.tick_id as string | undefined;
     const until = async (what: string, test: () => Promise<boolean>) => {
       for (let i = 0; i < 100; i++) {
         if (await test()) return;

@@ -2,7 +2,7 @@ import { EngineBus } from '../src/modules/engine/engine-bus';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { moneyString } from '../src/infra/money';
 import { MicrotradeService } from '../src/modules/microtrade/microtrade.service';
-import { OptionDeliveryService } from '../src/modules/microtrade/option-delivery.service';
+import { OptionDeliveryService, tickDueBy } from '../src/modules/microtrade/option-delivery.service';
 import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
@@ -155,6 +155,37 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     expect(n).toBe(1);
     const [row] = await t.ds.query('SELECT pushed_at FROM option_orders WHERE id = $1', [o.order_id]);
     expect(row.pushed_at).not.toBeNull();
+  });
+
+  // Found by `npm run test:chaos` (5,000 jobs into the delivery queue under a steady option flow):
+  // every job waited for the option due that very moment, whose tick was not recorded yet, failed
+  // and was retried.
+  it("a delivery job waits only for its own second's ticks, not for an option due after it", async () => {
+    await tick('62000');
+    const [p30] = await periods();
+    const u = await trader('100');
+    const a = (await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '10' })).body.data;
+    const b = (await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '10' })).body.data;
+    const dA = new Date(a.deliver_at).getTime();
+    // b falls due 3 s after a; its tick is not recorded yet.
+    await t.ds.query('UPDATE option_orders SET deliver_at = $2 WHERE id = $1', [b.order_id, new Date(dA + 3000)]);
+    await tick('62001', new Date(dA + 100));
+    const delivery = t.app.get(OptionDeliveryService);
+    const status = async () =>
+      (await t.ds.query('SELECT status FROM option_orders WHERE id = ANY($1::bigint[]) ORDER BY id', [[a.order_id, b.order_id]])).map(
+        (r: { status: string }) => r.status,
+      );
+    // The job of a's second completes; b is left to its own job.
+    await expect(delivery.deliverDue(new Date(dA + 3500), tickDueBy({ name: 'deliver', data: { second: Math.floor(dA / 1000) } }))).resolves.toBeDefined();
+    expect(await status()).toEqual(['delivered', 'pending']);
+    // The job of b's second waits for b's tick (BullMQ retries it), then settles b.
+    const jobB = { name: 'deliver', data: { second: Math.floor((dA + 3000) / 1000) } };
+    await expect(delivery.deliverDue(new Date(dA + 3500), tickDueBy(jobB))).rejects.toThrow('wait for their delivery tick');
+    await tick('62002', new Date(dA + 3100));
+    await delivery.deliverDue(new Date(dA + 4500), tickDueBy(jobB));
+    expect(await status()).toEqual(['delivered', 'delivered']);
+    // A sweep waits only for options due more than its grace ago.
+    expect(tickDueBy({ name: 'sweep', data: {} }, dA).getTime()).toBe(dA - 2200);
   });
 
   it('the BullMQ job delivers by itself at the delivery time', async () => {

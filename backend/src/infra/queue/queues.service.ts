@@ -40,7 +40,12 @@ export class QueuesService implements BeforeApplicationShutdown {
    * the process restarted. It is upserted now and checked every `schedulerCheckMs`; when missing,
    * upserted again (idempotent: same id, same schedule).
    */
-  async keepScheduler(queue: Queue, id: string, repeat: Parameters<Queue['upsertJobScheduler']>[1], template: Parameters<Queue['upsertJobScheduler']>[2]): Promise<void> {
+  async keepScheduler(
+    queue: Queue,
+    id: string,
+    repeat: Parameters<Queue['upsertJobScheduler']>[1],
+    template: Parameters<Queue['upsertJobScheduler']>[2],
+  ): Promise<void> {
     await queue.upsertJobScheduler(id, repeat, template);
     let busy = false;
     const timer = setInterval(() => {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { DataSource, IsNull } from 'typeorm';
 import { QueuesService } from '../../infra/queue/queues.service';
 import { updateReturning } from '../../infra/database/sql';
@@ -29,6 +29,18 @@ interface Due {
   tick_price: string;
   tick_ts: Date;
   market_id: number;
+}
+
+/**
+ * The options a job must see settled before it completes: a delivery job, those of its second
+ * (it runs GRACE_MS after the second's end, when their tick is recorded); a sweep, those due more
+ * than a second plus GRACE_MS ago. Found by the chaos run's queue flood: with options bought every
+ * moment, some option is always due with its tick a fraction of a second away, so every job
+ * waited for it, failed and was retried (5,000 jobs took minutes to drain; sweeps ended failed).
+ */
+export function tickDueBy(job: Pick<Job, 'name' | 'data'>, now = Date.now()): Date {
+  const second = Number((job.data as { second?: unknown } | undefined)?.second);
+  return job.name === 'deliver' && Number.isFinite(second) ? new Date(second * 1000 + 999) : new Date(now - 1000 - GRACE_MS);
 }
 
 /** The result is a pure function of the two recorded prices and the direction (DESIGN §1). */
@@ -62,7 +74,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
   async onApplicationBootstrap(): Promise<void> {
     this.queue = this.queues.queue(QUEUE);
     if (!this.queues.workers) return;
-    const worker = this.queues.worker(QUEUE, async () => this.deliverDue());
+    const worker = this.queues.worker(QUEUE, async (job) => this.deliverDue(new Date(), tickDueBy(job)));
     worker.on('failed', (job, err) => this.logger.debug(`job ${job?.id} will retry: ${err.message}`));
     // A safety net for anything a lost job left behind (e.g. Redis restarted without persistence).
     this.sweeper = setInterval(() => void this.sweep().catch((err) => this.logger.warn({ err }, 'sweep failed')), SWEEP_MS);
@@ -102,9 +114,11 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
 
   /**
    * Settles every due option whose delivery tick is recorded. Throws (so BullMQ retries) while
-   * some due option still waits for its tick.
+   * some option due at or before `tickDueBy` still waits for its tick; options due after it (a
+   * later second's, whose tick the sampler may not have recorded yet) are settled if their tick is
+   * there, else left to their own job.
    */
-  async deliverDue(now = new Date()): Promise<{ settled: number; waiting: number }> {
+  async deliverDue(now = new Date(), tickDueBy = now): Promise<{ settled: number; waiting: number }> {
     await this.pushUnpushed();
     let settled = 0;
     for (;;) {
@@ -121,7 +135,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
       if (due.length < CHUNK) break;
     }
     const [{ waiting }] = await this.dataSource.query(`SELECT COUNT(*)::int AS waiting FROM option_orders WHERE status = 'pending' AND deliver_at <= $1`, [
-      now,
+      tickDueBy < now ? tickDueBy : now,
     ]);
     if (waiting > 0) throw new Error(`${waiting} due option(s) wait for their delivery tick`);
     return { settled, waiting };

@@ -1,149 +1,584 @@
-// npm run test:chaos — faults during order load, on PRIVATE instances this command starts itself:
-// a PostgreSQL cluster (initdb + pg_ctl, its own port and data folder under /tmp) and a
-// redis-server on its own port; never the shared services. Faults: kill -9 of the server and a
-// restart, a PostgreSQL restart, Redis down for 10 s, SIGSTOP of the server for 5 s. Afterwards
-// every acknowledged order must be in the books (lost), no order id acknowledged twice
-// (duplicated), and the trial balance exact. Loopback only; stops by itself.
-// Prints a table, then `chaos: <F> faults, <L> lost, <D> duplicated`.
+// npm run test:chaos [-- --fast] — faults during load, on PRIVATE instances this command starts
+// itself: a PostgreSQL cluster (initdb + pg_ctl, its own port and data folder under /tmp, run as
+// the `postgres` user when started as root) and a redis-server on its own port; never the shared
+// services. Both are stopped at the end, also when the run fails or is interrupted.
+//
+// Load throughout: spot orders with client ids (an unknown answer or a network error is retried
+// with the same client id, as a client should) and options with a 5 s delivery time, so options
+// fall due during every fault.
+// Phase 1, one ROLE=all process: kill -9 + restart; PostgreSQL restart (the postmaster pid must
+// change and a connection must fail during the outage); Redis down 10 s (Redis has no
+// persistence: every queued job is lost, the sweep must catch up); SIGSTOP 5 s; a flood of
+// 5,000 jobs into the option-delivery queue.
+// Phase 2 (not with --fast), split roles as docker-compose runs them (ENGINE_TRANSPORT=redis,
+// 2 engines, 1 worker, 2 api): kill -9 of an api process, of the active engine (the standby takes
+// over), of the worker (restarted).
+// Afterwards: every acknowledged order is in `orders` (lost), no client id placed twice and no
+// order id acknowledged for two client ids (duplicated); every acknowledged option is delivered
+// once, on the first recorded tick at or after its delivery time, with exactly two ledger postings
+// (purchase, delivery) and one settlement message; every flood job completed; trial balance exact.
+// Recovery: from the end of the outage (process restarted, service back, SIGCONT) or from the
+// kill when a standby takes over, until the first order sent after it is acknowledged.
+// Prints a table, then `chaos: <F> faults, <L> lost, <D> duplicated`. Bounded; loopback only.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+const FAST = process.argv.includes('--fast');
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const dir = mkdtempSync(join(tmpdir(), 'kestrel-chaos-'));
 const pgPort = 55000 + Math.floor(Math.random() * 900);
 const redisPort = 56000 + Math.floor(Math.random() * 900);
 const pgData = join(dir, 'pg');
+const asRoot = process.getuid?.() === 0;
 // PostgreSQL refuses to run as root: then the cluster runs as the `postgres` user.
-const asPg = (cmd, args) =>
-  process.getuid?.() === 0 ? spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { encoding: 'utf8' }) : spawnSync(cmd, args, { encoding: 'utf8' });
-if (process.getuid?.() === 0) spawnSync('chown', ['postgres', dir]);
+const asPg = (cmd, args) => spawnSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', 'postgres', '--', cmd, ...args] : args, { encoding: 'utf8', timeout: 60_000 });
+if (asRoot) spawnSync('chown', ['postgres', dir]);
 const pgCtl = (...a) => asPg(`${PG_BIN}/pg_ctl`, ['-D', pgData, '-l', join(dir, 'pg.log'), ...a]);
-const pgOpts = `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on`;
+const pgOpts = `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=300`;
+const postmasterPid = () => {
+  try {
+    return Number(readFileSync(join(pgData, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return undefined;
+  }
+};
+/** A running process (a zombie, stopped but not yet reaped by PID 1, counts as gone). */
+const alive = (pid) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+};
+const log = (msg) => process.stderr.write(`[chaos] ${msg}\n`);
 
 let redis;
 const startRedis = () => {
   redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
 };
+const procs = [];
 
-async function main() {
-  const init = asPg(`${PG_BIN}/initdb`, ['-D', pgData, '-U', 'postgres', '--auth=trust']);
-  if (init.status !== 0) throw new Error(`initdb: ${init.stderr}`);
-  if (pgCtl('-o', pgOpts, '-w', 'start').status !== 0) throw new Error('pg_ctl start');
-  startRedis();
-  process.env.BENCH_PG_SERVER = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
-  const { call, loadClient, log, makeTraders, orderMix, startStack } = await import('./lib/stack.mjs');
-  const stack = await startStack({ env: { REDIS_URL: `redis://127.0.0.1:${redisPort}` } });
-  let server = { pid: stack.pid, child: undefined };
-  const rows = [];
-  const acked = new Map();
-  let running = true;
-  try {
-    const traders = await makeTraders(stack, 6, { 3: '10000000', 1: '1000' });
-    const client = loadClient(stack.apiUrl, 6);
-    const mix = orderMix(0);
-    const load = Promise.all(
-      traders.map(async (t) => {
-        while (running) {
-          try {
-            const r = await client.call('POST', 'coin/trade', mix.order(), t.token);
-            if (r.code === 1) acked.set(r.data.order_id, (acked.get(r.data.order_id) ?? 0) + 1);
-            else await sleep(20);
-          } catch {
-            await sleep(100);
-          }
-        }
-      }),
-    );
-    const up = async () => {
-      const t0 = performance.now();
-      for (let i = 0; i < 600; i++) {
-        const r = await call(stack.apiUrl, 'GET', 'health').catch(() => undefined);
-        if (r?.code === 1) return performance.now() - t0;
-        await sleep(100);
-      }
-      return NaN;
-    };
-    const fault = async (name, act) => {
-      await sleep(1500);
-      const before = acked.size;
-      await act();
-      const ms = await up();
-      rows.push({ name, recovery: ms, ackedBefore: before });
-      log(`${name}: recovered in ${ms.toFixed(0)} ms`);
-    };
-    await fault('kill -9 server + restart', async () => {
-      process.kill(server.pid, 'SIGKILL');
-      await sleep(300);
-      const child = spawn(process.execPath, [join(root, 'backend', 'dist', 'main.js')], { cwd: root, env: stack.env, stdio: 'ignore' });
-      server = { pid: child.pid, child };
-    });
-    await fault('restart PostgreSQL', async () => {
-      pgCtl('-m', 'fast', '-w', 'stop');
-      pgCtl('-o', pgOpts, '-w', 'start');
-    });
-    await fault('Redis down 10 s', async () => {
-      redis.kill('SIGKILL');
-      await sleep(10_000);
-      startRedis();
-    });
-    await fault('SIGSTOP server 5 s', async () => {
-      process.kill(server.pid, 'SIGSTOP');
-      await sleep(5000);
-      process.kill(server.pid, 'SIGCONT');
-    });
-    await sleep(1500);
-    running = false;
-    await load;
-    await client.close();
-    await sleep(1000);
-    const { sql } = await import('./lib/stack.mjs');
-    const ids = [...acked.keys()];
-    const found = new Set((await sql(stack.databaseUrl, 'SELECT id::text FROM orders WHERE id = ANY($1::bigint[])', [ids])).map((r) => r.id));
-    const lost = ids.filter((id) => !found.has(String(id))).length;
-    const duplicated = [...acked.values()].filter((n) => n > 1).length;
-    const admin = (await call(stack.apiUrl, 'POST', 'admin/login', { email: stack.env.ADMIN_EMAIL, password: stack.env.ADMIN_PASSWORD })).data.token;
-    let tb;
-    for (let i = 0; i < 20; i++) {
-      tb = await call(stack.apiUrl, 'GET', 'admin/ledger/trial-balance', undefined, admin);
-      if (tb.data?.ok) break;
-      await sleep(250);
+/** Stops everything this run started (server processes, Redis, the cluster); safe to call twice. */
+let cleaned = false;
+function cleanup() {
+  if (cleaned) return;
+  cleaned = true;
+  for (const p of procs) {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGCONT');
+      p.child.kill('SIGKILL');
     }
-    process.stdout.write(`fault | count | acknowledged lost | duplicates | recovery\n`);
-    for (const r of rows) process.stdout.write(`${r.name} | 1 | - | - | ${(r.recovery / 1000).toFixed(1)} s\n`);
-    process.stdout.write(`acknowledged orders: ${ids.length}; trial balance ${tb.data?.ok ? 'ok' : 'NOT ok'}\n`);
-    process.stdout.write(`chaos: ${rows.length} faults, ${lost} lost, ${duplicated} duplicated\n`);
-    process.exitCode = lost || duplicated || !tb.data?.ok ? 1 : 0;
-  } finally {
-    running = false;
-    if (server.child && server.child.exitCode === null) {
-      server.child.kill('SIGKILL');
-    }
-    await stack.stop().catch(() => undefined);
-    redis.kill('SIGKILL');
-    const stopped = pgCtl('-m', 'immediate', '-w', 'stop');
-    if (stopped.status !== 0) log(`pg_ctl stop: ${stopped.stderr}`);
-    try {
-      // Whatever pg_ctl said, the private postmaster must not outlive the run.
-      process.kill(Number(readFileSync(join(pgData, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-    rmSync(dir, { recursive: true, force: true });
   }
+  if (redis && redis.exitCode === null && redis.signalCode === null) redis.kill('SIGKILL');
+  const pid = postmasterPid();
+  const stopped = pgCtl('-m', 'immediate', '-w', 'stop');
+  if (stopped.status !== 0 && pid) log(`pg_ctl stop: ${stopped.stderr?.trim()}`);
+  // Whatever pg_ctl said, the private postmaster must not outlive the run.
+  if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+}
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    log(`${sig}: stopping the private instances`);
+    cleanup();
+    process.exit(130);
+  });
+}
+process.on('exit', cleanup);
+
+/** One backend process of a role, output kept (printed on failure). */
+function startProcess(name, env, role, port) {
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', join(root, 'backend', 'dist', 'main.js')], {
+    cwd: root,
+    env: { ...env, ROLE: role, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const p = { name, role, port, child, out: '', url: `http://127.0.0.1:${port}` };
+  const keep = (d) => (p.out = (p.out + d.toString()).slice(-200_000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  procs.push(p);
+  return p;
+}
+const healthy = (p) =>
+  fetch(`${p.url}/api/health`, { signal: globalThis.AbortSignal.timeout(2000) }).then(
+    (r) => r.ok,
+    () => false,
+  );
+async function until(what, test, ms) {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    if (await test()) return Date.now() - t0;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+const holds = (p) => /sequencer lease taken/.test(p.out) && !/stepping down/.test(p.out.split(/sequencer lease taken/).pop());
+
+async function post(url, path, body, token, ms = 8000) {
+  const r = await fetch(`${url}/api/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(token ? { authorization: token } : {}) },
+    body: new URLSearchParams(body).toString(),
+    signal: globalThis.AbortSignal.timeout(ms),
+  });
+  return r.json();
 }
 
-main().catch((e) => {
-  process.stderr.write(`${e.stack ?? e}\n`);
-  try {
-    redis?.kill('SIGKILL');
-    pgCtl('-m', 'immediate', '-w', 'stop');
-  } catch {
-    /* already down */
+const rows = [];
+const totals = { lost: 0, duplicated: 0, checks: [] };
+const check = (name, ok, detail = '') => {
+  totals.checks.push({ name, ok, detail });
+  log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
+};
+
+/**
+ * One phase: a stack (described by `apis()`), spot and option load on it, faults one after another,
+ * then the checks on its database. `faults` are {name, act(ctx) → {outage, recoveredFrom}}.
+ */
+async function phase(label, base, apis, faults, stack) {
+  const { call, makeTraders, verifyTraders, sql } = stack.lib;
+  const first = apis()[0];
+  const ctx = { fault: 'start-up', killedAt: 0 };
+  const traders = await makeTraders({ apiUrl: first.url, databaseUrl: base.databaseUrl }, 8, { 3: '10000000', 1: '1000' });
+  const optionTraders = traders.slice(6);
+  await verifyTraders({ apiUrl: first.url }, optionTraders);
+  for (const u of optionTraders) {
+    const r = await call(first.url, 'POST', 'wallet/change', { from: 'coin', to: 'option', currency_id: '3', amount: '1000000' }, u.token);
+    if (r.code !== 1) throw new Error(`transfer: ${JSON.stringify(r)}`);
   }
-  process.exit(1);
-});
+  const admin = (await call(first.url, 'POST', 'admin/login', { email: base.env.ADMIN_EMAIL, password: base.env.ADMIN_PASSWORD })).data.token;
+  const set = await call(
+    first.url,
+    'POST',
+    'admin/option-periods',
+    { seconds: '5', profit_ratio: '0.8', min_qty: '1', max_qty: '100000', fee_rate: '0', enabled: 'true', reason: 'chaos: options due during every fault' },
+    admin,
+  );
+  if (set.code !== 1) throw new Error(`option period: ${JSON.stringify(set)}`);
+  const periodId = String(set.data.id);
+  await until(
+    'a recorded mark price',
+    async () => (await sql(base.databaseUrl, 'SELECT COUNT(DISTINCT market_id)::int AS n FROM mark_prices'))[0].n >= 2,
+    60_000,
+  );
+
+  const acked = new Map(); // client id → {orderId, fault}
+  const options = new Map(); // client id → {orderId, fault}
+  let ackDuplicates = 0;
+  let running = true;
+  let n = 0;
+  const errors = {};
+  /** Sends one command with retries under the same client id; resolves with the answer or undefined (never acknowledged). */
+  async function send(path, body, token, i) {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const list = apis().filter((p) => !p.down);
+      const api = list[(i + attempt) % Math.max(1, list.length)];
+      const sentAt = Date.now();
+      let r;
+      try {
+        if (!api) throw new Error('no api');
+        r = await post(api.url, path, body, token);
+      } catch {
+        r = { code: 'network' };
+      }
+      if (r.code === 1) return { r, sentAt };
+      const key = `${ctx.fault}: ${r.code}`;
+      errors[key] = (errors[key] ?? 0) + 1;
+      if (![2105, 2106, 2107, 'network', 500].includes(r.code) && !(r.code >= 5000)) return undefined;
+      if (!running && attempt > 20) return undefined;
+      await sleep(150);
+    }
+    return undefined;
+  }
+  const spot = traders.slice(0, 6).map(async (t, i) => {
+    while (running) {
+      const k = n++;
+      const clientId = `chaos-${label}-${t.id}-${k}`;
+      const side = k % 2 ? 'buy' : 'sell';
+      const body = { symbol: 'BTC/USDT', side, type: 'limit', price: String(59_950 + ((k * 7 + i * 13) % 100)), quantity: '0.001', client_order_id: clientId };
+      const fault = ctx.fault;
+      const got = await send('coin/trade', body, t.token, i + k);
+      if (!got) continue;
+      const prior = acked.get(clientId);
+      if (prior && prior.orderId !== got.r.data.order_id) ackDuplicates++;
+      acked.set(clientId, { orderId: got.r.data.order_id, fault });
+      if (ctx.backAt && got.sentAt >= ctx.backAt && !ctx.firstAck) ctx.firstAck = Date.now();
+    }
+  });
+  const optionLoad = optionTraders.map(async (t, i) => {
+    let k = 0;
+    while (running) {
+      const clientId = `chaos-${label}-opt-${t.id}-${k++}`;
+      const fault = ctx.fault;
+      const got = await send(
+        'microtrade/submit',
+        {
+          symbol: k % 2 ? 'BTC/USDT' : 'ETH/USDT',
+          direction: k % 3 ? 'up' : 'down',
+          period_id: periodId,
+          quantity: String(10 + (k % 50)),
+          client_id: clientId,
+        },
+        t.token,
+        i + k,
+      );
+      if (got) options.set(clientId, { orderId: got.r.data.order_id, fault });
+      await sleep(300);
+    }
+  });
+
+  for (const [i, f] of faults.entries()) {
+    ctx.fault = f.name;
+    // Options bought in the gap (5 s delivery) fall due during the fault.
+    await sleep(i === 0 ? 5000 : 3000);
+    const startedAt = Date.now();
+    ctx.backAt = 0;
+    ctx.firstAck = 0;
+    const res = (await f.act()) ?? {};
+    ctx.backAt = res.recoveredFrom ?? Date.now();
+    await until(`an order acknowledged after "${f.name}"`, () => ctx.firstAck > 0, 90_000);
+    const row = {
+      name: f.name,
+      outage: (ctx.backAt - startedAt) / 1000,
+      recovery: (ctx.firstAck - ctx.backAt) / 1000,
+      note: res.note ?? '',
+      startedAt,
+      endedAt: Date.now(),
+      lost: 0,
+      duplicated: 0,
+    };
+    rows.push(row);
+    log(`${f.name}: outage ${row.outage.toFixed(1)} s, recovered ${row.recovery.toFixed(1)} s after${row.note ? ` (${row.note})` : ''}`);
+    if (f.after) await f.after(row, res);
+  }
+  ctx.fault = 'after the faults';
+  await sleep(1500);
+  running = false;
+  await Promise.all([...spot, ...optionLoad]);
+  log(`${label}: ${acked.size} orders and ${options.size} options acknowledged; errors seen (retried): ${JSON.stringify(errors)}`);
+
+  // Spot orders.
+  const byFault = (fault) => rows.find((r) => r.name === fault);
+  const list = [...acked.entries()];
+  const found = new Set(
+    (await sql(base.databaseUrl, 'SELECT id::text FROM orders WHERE id = ANY($1::bigint[])', [list.map(([, a]) => a.orderId)])).map((r) => r.id),
+  );
+  for (const [, a] of list) {
+    if (found.has(String(a.orderId))) continue;
+    totals.lost++;
+    const r = byFault(a.fault);
+    if (r) r.lost++;
+  }
+  const dupClients = await sql(
+    base.databaseUrl,
+    `SELECT client_order_id FROM orders WHERE client_order_id LIKE $1 GROUP BY user_id, client_order_id HAVING COUNT(*) > 1`,
+    [`chaos-${label}-%`],
+  );
+  for (const d of dupClients) {
+    totals.duplicated++;
+    const r = byFault(acked.get(d.client_order_id)?.fault);
+    if (r) r.duplicated++;
+  }
+  totals.duplicated += ackDuplicates;
+  check(
+    `${label}: every acknowledged order is in the books`,
+    list.every(([, a]) => found.has(String(a.orderId))),
+    `${list.length} acknowledged`,
+  );
+  check(
+    `${label}: no client order id placed twice`,
+    dupClients.length === 0 && ackDuplicates === 0,
+    `${dupClients.length} in the table, ${ackDuplicates} acknowledged twice`,
+  );
+
+  // Options: all due; wait for delivery (the sweep runs every 5 s).
+  const optIds = [...options.values()].map((o) => o.orderId);
+  let pending;
+  await until(
+    'every acknowledged option delivered',
+    async () => {
+      [{ pending }] = await sql(base.databaseUrl, `SELECT COUNT(*)::int AS pending FROM option_orders WHERE id = ANY($1::bigint[]) AND status = 'pending'`, [
+        optIds,
+      ]);
+      return pending === 0;
+    },
+    60_000,
+  ).catch(() => undefined);
+  const opt = await sql(
+    base.databaseUrl,
+    `SELECT o.id::text, o.status, o.deliver_at, o.delivery_tick_id::text AS tick,
+            (SELECT id::text FROM mark_prices WHERE market_id = o.market_id AND ts >= o.deliver_at ORDER BY ts, id LIMIT 1) AS rule_tick,
+            (SELECT COUNT(DISTINCT event_seq)::int FROM ledger_entries WHERE ref_type = 'option' AND ref_id = o.id::text) AS postings,
+            (SELECT COUNT(*)::int FROM user_messages WHERE ref = 'option:' || o.id) AS messages
+     FROM option_orders o WHERE o.id = ANY($1::bigint[])`,
+    [optIds],
+  );
+  const byId = new Map(opt.map((o) => [o.id, o]));
+  const faultAt = (t) => rows.find((r) => t >= r.startedAt && t <= r.endedAt);
+  let optLost = 0;
+  let optDup = 0;
+  let wrongTick = 0;
+  for (const o of opt) {
+    const r = faultAt(new Date(o.deliver_at).getTime());
+    if (r) r.due = (r.due ?? 0) + 1;
+    if (o.status !== 'delivered') {
+      optLost++;
+      if (r) r.lost++;
+    } else if (o.postings !== 2 || o.messages !== 1) {
+      optDup++;
+      if (r) r.duplicated++;
+    } else if (o.tick !== o.rule_tick) wrongTick++;
+  }
+  optLost += optIds.filter((id) => !byId.has(String(id))).length;
+  totals.lost += optLost;
+  totals.duplicated += optDup;
+  check(`${label}: every acknowledged option delivered`, optLost === 0, `${optIds.length} acknowledged, ${optLost} not delivered`);
+  check(`${label}: each option settled once (2 ledger postings, 1 message)`, optDup === 0, `${optDup} settled more than once`);
+  check(`${label}: each option on its recorded delivery tick (first at or after its delivery time)`, wrongTick === 0, `${wrongTick} on another tick`);
+
+  let tb;
+  await until('the trial balance', async () => (tb = await call(first.url, 'GET', 'admin/ledger/trial-balance', undefined, admin)).data?.ok, 30_000).catch(
+    () => undefined,
+  );
+  check(`${label}: trial balance exact`, !!tb?.data?.ok, tb?.data?.ok ? '' : JSON.stringify(tb).slice(0, 300));
+  return { orders: list.length, options: optIds.length };
+}
+
+/** `queue/scheduler` of every job scheduler of a stack (its Redis key prefix). */
+async function jobSchedulers(prefix) {
+  const { Queue } = require('bullmq');
+  const out = [];
+  for (const name of ['lever-watch', 'wealth-accrual', 'proof-of-liabilities', 'promotion-rebates', 'loan-overdue']) {
+    const q = new Queue(name, { connection: { port: redisPort, host: '127.0.0.1' }, prefix: `${prefix}bull` });
+    try {
+      for (const j of await q.getJobSchedulers()) out.push(`${name}/${j.key}`);
+    } finally {
+      await q.close();
+    }
+  }
+  return out.sort();
+}
+
+async function main() {
+  const t0 = Date.now();
+  const init = asPg(`${PG_BIN}/initdb`, ['-D', pgData, '-U', 'postgres', '--auth=trust']);
+  if (init.status !== 0) throw new Error(`initdb: ${init.stderr}`);
+  const started = pgCtl('-o', pgOpts, '-w', 'start');
+  if (started.status !== 0) throw new Error(`pg_ctl start: ${started.stdout} ${started.stderr} ${readFileSync(join(dir, 'pg.log'), 'utf8').slice(-1000)}`);
+  startRedis();
+  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  process.env.BENCH_PG_SERVER = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
+  process.env.REDIS_URL = redisUrl;
+  const lib = await import('./lib/stack.mjs');
+  const { Client } = require('pg');
+  const { Queue } = require('bullmq');
+  const counts = {};
+
+  // Phase 1: one ROLE=all process.
+  {
+    const base = await lib.freshStackEnv({ simulator: true, env: { REDIS_URL: redisUrl, FLASH_FLOAT: 'USDT:100000000' } });
+    let server = startProcess('server', base.env, 'all', base.port);
+    await until('the server', () => healthy(server), 120_000);
+    const faults = [
+      {
+        name: 'kill -9 server + restart',
+        act: async () => {
+          server.child.kill('SIGKILL');
+          server.down = true;
+          await sleep(1000);
+          server = startProcess('server', base.env, 'all', base.port);
+          await until('the restarted server', () => healthy(server), 120_000);
+        },
+      },
+      {
+        name: 'restart PostgreSQL (3 s down)',
+        act: async () => {
+          const before = postmasterPid();
+          const stop = pgCtl('-m', 'fast', '-w', 'stop');
+          if (stop.status !== 0) throw new Error(`pg_ctl stop: ${stop.stderr}`);
+          const probe = new Client({ connectionString: process.env.BENCH_PG_SERVER, connectionTimeoutMillis: 2000 });
+          const refused = await probe.connect().then(
+            () => probe.end().then(() => false),
+            () => true,
+          );
+          check(
+            'PostgreSQL is really down during its restart (postmaster gone, a connection refused)',
+            refused && !alive(before),
+            `pid ${before} alive: ${alive(before)}, connection refused: ${refused}`,
+          );
+          await sleep(3000);
+          const start = pgCtl('-o', pgOpts, '-w', 'start');
+          if (start.status !== 0) throw new Error(`pg_ctl start: ${start.stderr}`);
+          const after = postmasterPid();
+          check('PostgreSQL restarted (a new postmaster pid)', !!after && after !== before && alive(after), `${before} → ${after}`);
+          return { note: `postmaster ${before} → ${after}` };
+        },
+      },
+      {
+        name: 'Redis down 10 s',
+        act: async () => {
+          const schedulers = await jobSchedulers(base.env.REDIS_PREFIX);
+          redis.kill('SIGKILL');
+          await sleep(10_000);
+          startRedis();
+          return { schedulers };
+        },
+        // Redis comes back empty (no persistence): the job schedulers must be re-created and the
+        // contract watcher must watch the ticks recorded since.
+        after: async (row, res) => {
+          const want = res.schedulers;
+          let have = [];
+          await until(
+            'the job schedulers to be re-created',
+            async () => (have = await jobSchedulers(base.env.REDIS_PREFIX)).length >= want.length,
+            30_000,
+          ).catch(() => undefined);
+          check(
+            'every job scheduler is back after Redis lost its data',
+            want.every((w) => have.includes(w)),
+            `before ${want.join(', ')}; after ${have.join(', ')}`,
+          );
+          const [{ id }] = await lib.sql(base.databaseUrl, 'SELECT MAX(id)::text AS id FROM mark_prices WHERE market_id = 1');
+          const watched = await until(
+            'the contract watcher to watch a tick recorded after Redis came back',
+            async () => {
+              const [c] = await lib.sql(base.databaseUrl, 'SELECT tick_id::text FROM lever_cursors WHERE market_id = 1');
+              return !!c && BigInt(c.tick_id) >= BigInt(id);
+            },
+            30_000,
+          ).then(
+            () => true,
+            () => false,
+          );
+          check('the contract watcher runs again after Redis lost its data', watched, `tick ${id}`);
+        },
+      },
+      {
+        name: 'SIGSTOP server 5 s',
+        act: async () => {
+          server.child.kill('SIGSTOP');
+          await sleep(5000);
+          server.child.kill('SIGCONT');
+        },
+      },
+      {
+        name: 'fill the option-delivery queue (5,000 jobs)',
+        act: async () => {
+          const queue = new Queue('option-delivery', { connection: { url: redisUrl }, prefix: `${base.env.REDIS_PREFIX}bull` });
+          const second = Math.floor(Date.now() / 1000);
+          const jobs = Array.from({ length: 5000 }, (_, i) => ({
+            name: 'deliver',
+            data: { second: second - 3 - (i % 20) },
+            opts: { jobId: `flood-${i}`, attempts: 30, backoff: { type: 'fixed', delay: 1000 } },
+          }));
+          const t = Date.now();
+          for (let i = 0; i < jobs.length; i += 500) await queue.addBulk(jobs.slice(i, i + 500));
+          // Drained: no flood job left waiting, active or delayed (for a retry); the delivery jobs
+          // of options bought meanwhile come and go.
+          const flood = (jobs) => jobs.filter((j) => j?.id?.startsWith('flood-'));
+          await until('the flood to drain', async () => flood(await queue.getJobs(['wait', 'active', 'delayed', 'prioritized'], 0, -1)).length === 0, 240_000);
+          const drained = (Date.now() - t) / 1000;
+          const done = new Set(flood(await queue.getJobs(['completed'], 0, -1)).map((j) => j.id)).size;
+          const failed = flood(await queue.getJobs(['failed'], 0, -1)).length;
+          check(
+            'every flood job completed (none failed)',
+            done === 5000 && failed === 0,
+            `${done} of 5000 completed, ${failed} failed, drained in ${drained.toFixed(1)} s`,
+          );
+          await queue.close();
+          return { recoveredFrom: t, note: `5,000 jobs drained in ${drained.toFixed(1)} s` };
+        },
+      },
+    ];
+    const stack = { lib };
+    counts.all = await phase('all', base, () => [server], FAST ? faults.slice(0, 2) : faults, stack);
+    server.child.kill('SIGTERM');
+    await new Promise((r) => (server.child.exitCode !== null || server.child.signalCode !== null ? r() : server.child.once('exit', r)));
+    await base.dropDatabase();
+  }
+
+  // Phase 2: the split roles.
+  if (!FAST) {
+    const base = await lib.freshStackEnv({
+      simulator: true,
+      env: { REDIS_URL: redisUrl, ENGINE_TRANSPORT: 'redis', ENGINE_LEASE_MS: '2000', LOG_LEVEL: 'info', FLASH_FLOAT: 'USDT:100000000' },
+    });
+    const engineA = startProcess('engine A', base.env, 'engine', base.port);
+    await until('engine A', async () => (await healthy(engineA)) && holds(engineA), 120_000);
+    const engineB = startProcess('engine B', base.env, 'engine', base.port + 1);
+    let worker = startProcess('worker', base.env, 'worker', base.port + 2);
+    const apis = [startProcess('api #1', base.env, 'api', base.port + 3), startProcess('api #2', base.env, 'api', base.port + 4)];
+    await until('the split roles', async () => (await Promise.all([engineB, ...apis].map(healthy))).every(Boolean) && /worker is up/.test(worker.out), 120_000);
+    const faults = [
+      {
+        name: 'kill -9 api process + restart',
+        act: async () => {
+          apis[0].child.kill('SIGKILL');
+          apis[0].down = true;
+          await sleep(1000);
+          apis[0] = startProcess('api #1', base.env, 'api', base.port + 3);
+          apis[0].down = true;
+          await until('api #1 back', () => healthy(apis[0]), 120_000);
+          apis[0].down = false;
+        },
+      },
+      {
+        name: 'kill -9 active engine (standby takes over)',
+        act: async () => {
+          const killedAt = Date.now();
+          engineA.child.kill('SIGKILL');
+          await until('engine B to take over', () => holds(engineB), 30_000);
+          return { recoveredFrom: killedAt, note: `lease taken ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill` };
+        },
+      },
+      {
+        name: 'kill -9 worker + restart',
+        act: async () => {
+          worker.child.kill('SIGKILL');
+          await sleep(6000);
+          worker = startProcess('worker', base.env, 'worker', base.port + 2);
+          await until('the worker back', () => /worker is up/.test(worker.out), 120_000);
+          return { note: 'down 6 s: options fell due meanwhile' };
+        },
+      },
+    ];
+    counts.split = await phase('split', base, () => apis, faults, { lib });
+    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
+    await Promise.all(procs.map((p) => (p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once('exit', r)))));
+    await base.dropDatabase();
+  }
+
+  process.stdout.write(`fault | count | acknowledged lost | duplicates | outage | recovery | options due during | note\n`);
+  for (const r of rows) {
+    process.stdout.write(`${r.name} | 1 | ${r.lost} | ${r.duplicated} | ${r.outage.toFixed(1)} s | ${r.recovery.toFixed(1)} s | ${r.due ?? 0} | ${r.note}\n`);
+  }
+  const bad = totals.checks.filter((c) => !c.ok);
+  for (const c of bad) process.stdout.write(`FAIL ${c.name}${c.detail ? ` (${c.detail})` : ''}\n`);
+  const c = (k) => counts[k] ?? { orders: 0, options: 0 };
+  process.stdout.write(
+    `acknowledged: ${c('all').orders + c('split').orders} orders, ${c('all').options + c('split').options} options; ${totals.checks.length - bad.length}/${totals.checks.length} checks ok; ${((Date.now() - t0) / 1000).toFixed(0)} s\n`,
+  );
+  process.stdout.write(`chaos: ${rows.length} faults, ${totals.lost} lost, ${totals.duplicated} duplicated\n`);
+  return bad.length || totals.lost || totals.duplicated ? 1 : 0;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (e) {
+  process.stderr.write(`${e.stack ?? e}\n`);
+  for (const p of procs) process.stderr.write(`--- ${p.name} (last output) ---\n${p.out.slice(-2500)}\n`);
+  process.stdout.write(`chaos: ${rows.length} faults, ${totals.lost} lost, ${totals.duplicated} duplicated (run failed)\n`);
+} finally {
+  cleanup();
+}
+process.exit(code);

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,12 +38,36 @@ export async function sql(url, text, params = []) {
   }
 }
 
+/** Whether nothing listens on 127.0.0.1:port now. */
+function portFree(port) {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A random port in 3700–3899 with the `count` ports from it free: other stacks (another bench,
+ * a split stack's api processes on port + i) may be up on this machine at the same time, and a
+ * health check answered by one of them would pass for ours.
+ */
+async function freeRange(count) {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 3700 + Math.floor(Math.random() * (200 - count));
+    let ok = true;
+    for (let i = 0; i < count && ok; i++) ok = await portFree(port + i);
+    if (ok) return port;
+  }
+  throw new Error('no free port range in 3700–3899');
+}
+
 /** A fresh database on the local server, and the environment a stack on it runs with (loopback only). */
 export async function freshStackEnv({ simulator = false, env = {} } = {}) {
   const db = `kestrel_bench_${Date.now()}`;
   await sql(SERVER, `CREATE DATABASE "${db}"`);
   const databaseUrl = withDb(SERVER, db);
-  const port = 3700 + Math.floor(Math.random() * 200);
+  const port = await freeRange(Number(process.env.BENCH_API_PROCESSES ?? 0) + 1);
   const childEnv = {
     ...process.env,
     PORT: String(port),

@@ -15,8 +15,8 @@
 // every user account whose balance differs from the sum of its ledger entries or is negative
 // (named in the log). A check is retried for a few seconds (the projection of the last
 // acknowledged commands may still be under way). Then the replay check: the sequencer journal
-// replayed here, independently (the built Sequencer from the genesis snapshot with the reference
-// balance store, as backend/test/crash.spec.ts), must give the state hash the engine stored with
+// replayed here, independently (the built Sequencer from the genesis snapshot with a balance store
+// of the sim's own, as backend/test/crash.spec.ts), must give the state hash the engine stored with
 // each snapshot it passes (ENGINE_SNAPSHOT_EVERY=M, 500 commands by default), and at the projector's watermark
 // the projected sequencer accounts and live orders must equal the replayed state. An answer
 // that is not a clear business code (no envelope, 401 on a valid token, 5xx) also counts as a
@@ -34,10 +34,40 @@ import { call, loadClient, log, makeTraders, sql, startStack } from './lib/stack
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
-// The independent replay: the built sequencer restored from the genesis snapshot with the obviously-right
-// reference balance store (as backend/test/crash.spec.ts does), fed the journal here, in this process.
+// The independent replay: the built sequencer restored from the genesis snapshot with a balance store
+// of our own (SimBalances, below), fed the journal here, in this process (as backend/test/crash.spec.ts).
 const { Sequencer } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'sequencer.js'));
-const { ReferenceBalances, accountKey, SEQUENCER_ACCOUNT_TYPES } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'balances.js'));
+const { accountKey, SEQUENCER_ACCOUNT_TYPES } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'balances.js'));
+
+/**
+ * The replay's balance store, written here rather than taken from the engine: a map of account →
+ * {available, frozen}, all or nothing, refusing what would go negative. (The engine's own
+ * ReferenceBalances sums its whole history on every read, so a 100,000-operation replay would be
+ * quadratic.)
+ */
+class SimBalances {
+  constructor(initial = []) {
+    this.map = new Map();
+    for (const [key, b] of initial) this.map.set(key, { available: b.available, frozen: b.frozen });
+  }
+  get(key) {
+    const b = this.map.get(key);
+    return b ? { available: b.available, frozen: b.frozen } : { available: 0n, frozen: 0n };
+  }
+  apply(deltas) {
+    const next = new Map();
+    for (const d of deltas) {
+      const b = next.get(d.key) ?? this.get(d.key);
+      next.set(d.key, { available: b.available + d.available, frozen: b.frozen + d.frozen });
+    }
+    for (const b of next.values()) if (b.available < 0n || b.frozen < 0n) return false;
+    for (const [k, b] of next) this.map.set(k, b);
+    return true;
+  }
+  entries() {
+    return [...this.map.keys()].sort().map((k) => [k, this.get(k)]);
+  }
+}
 const { units } = require(join(root, 'backend', 'dist', 'infra', 'money.js'));
 const args = process.argv.slice(2);
 const arg = (name, dflt) => {
@@ -138,6 +168,19 @@ async function main() {
     const loanProduct = must(await get('borrow/list'), 'loans').items[0];
     const ieo = []; // projects the operators created: {id, ends}
     let ieoCount = 0;
+    const newProject = async (x, windowMs) => {
+      const now = Date.now();
+      const n = ++ieoCount;
+      const r = await req(
+        'POST',
+        'admin/ieo',
+        { symbol: `SIM${SEED % 1000}X${n}`.slice(0, 12), name: `Sim coin ${n}`, decimals: 2, price: '0.5', supply: String(2000 + Math.floor(x * 20000)), start_at: new Date(now - 1000).toISOString(), end_at: new Date(now + windowMs).toISOString(), min_qty: '10', max_qty: '2000', website: 'https://example.org', white_paper: 'https://example.org/paper.pdf', reason: 'sim listing' },
+        admin,
+      );
+      if (r.code === 1) ieo.push({ id: r.data.id, ends: Date.parse(r.data.end_at) });
+      return r;
+    };
+    must(await newProject(0.5, 30_000), 'first IEO project');
 
     // Users: registered, fund-passworded and funded (makeTraders), then three photos each and a withdrawal address.
     const setupUser = async (u) => {
@@ -207,7 +250,7 @@ async function main() {
       try {
         if (!replay) {
           const [genesis] = (await pg.query('SELECT state FROM sequencer_snapshots WHERE seq = 0')).rows;
-          replay = Sequencer.restore(genesis.state, (init) => new ReferenceBalances(init));
+          replay = Sequencer.restore(genesis.state, (init) => new SimBalances(init));
         }
         await pg.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
         const [{ p }] = (await pg.query('SELECT seq::text AS p FROM sequencer_projection WHERE id = 1')).rows;
@@ -253,7 +296,7 @@ async function main() {
              ON b.owner_id = e.owner_id AND b.account_type = e.account_type AND b.currency_id = e.currency_id
            WHERE b.owner_type = 'user' AND (b.available < 0 OR b.frozen < 0 OR b.available <> COALESCE(e.a, 0) OR b.frozen <> COALESCE(e.f, 0))`,
         );
-        if (last.code === 1 && last.data.ok && users.length === 0) return;
+        if (last.code === 1 && last.data.ok && users.length === 0) return attempt + 1;
         await sleep(250);
       }
       const bad = (last.data?.currencies ?? []).filter((c) => !c.balanced || c.negative_accounts || c.projection_mismatches);
@@ -276,7 +319,9 @@ async function main() {
       return Object.entries(r).filter(([, n]) => n > 0);
     };
     const checkAll = async (label) => {
-      await check(label);
+      const t0 = performance.now();
+      const attempts = await check(label);
+      const t1 = performance.now();
       let left = [];
       for (let attempt = 0; attempt < 20; attempt++) {
         left = await stuck();
@@ -285,9 +330,11 @@ async function main() {
       }
       discrepancies += left.length;
       if (left.length) log(`check ${label}: left half done ${JSON.stringify(Object.fromEntries(left))}`);
+      const t2 = performance.now();
       const bad = await replayCheck().catch((e) => [`replay check failed: ${e.message}`]);
       discrepancies += bad.length;
       for (const b of bad) log(`check ${label}: ${b}`);
+      return `balances ${((t1 - t0) / 1000).toFixed(1)} s (${attempts ?? 'all'} attempts), half-done ${((t2 - t1) / 1000).toFixed(1)} s, replay ${((performance.now() - t2) / 1000).toFixed(1)} s`;
     };
 
     // Operator decisions: the review queue of a record kind, one record picked by the draw, approved or rejected by it.
@@ -373,18 +420,7 @@ async function main() {
         return r;
       }],
       ['wealth_redeem', 1, (u, [a]) => (u.wealth.length ? req('POST', 'lh/deposit/cancel', { order_id: u.wealth.splice(Math.floor(a * u.wealth.length), 1)[0] }, u.token) : { code: 'idle' })],
-      ['ieo_project', 0.1, async (u, [a]) => {
-        const now = Date.now();
-        const n = ++ieoCount;
-        const r = await req(
-          'POST',
-          'admin/ieo',
-          { symbol: `SIM${SEED % 1000}X${n}`.slice(0, 12), name: `Sim coin ${n}`, decimals: 2, price: '0.5', supply: String(2000 + Math.floor(a * 20000)), start_at: new Date(now - 1000).toISOString(), end_at: new Date(now + 20_000 + a * 60_000).toISOString(), min_qty: '10', max_qty: '2000', website: 'https://example.org', white_paper: 'https://example.org/paper.pdf', reason: 'sim listing' },
-          admin,
-        );
-        if (r.code === 1) ieo.push({ id: r.data.id, ends: Date.parse(r.data.end_at) });
-        return r;
-      }],
+      ['ieo_project', 0.1, (u, [a]) => newProject(a, 20_000 + a * 60_000)],
       ['ieo_subscribe', 2, (u, [a, b]) => {
         const open = ieo.filter((p) => p.ends > Date.now() + 1000);
         const p = open.length ? pick(open, a) : ieo.length ? pick(ieo, a) : undefined;
@@ -426,18 +462,23 @@ async function main() {
       const [name, , fn] = op.kind;
       const u = traders[Math.floor(op.user * traders.length)];
       let r;
+      const t0 = performance.now();
       try {
         r = await fn(u, op.draws);
       } catch (e) {
         r = { code: 'exception', message: String(e?.message ?? e) };
       }
-      const s = stats.get(name) ?? { sent: 0, ok: 0, idle: 0, refused: new Map() };
+      const s = stats.get(name) ?? { sent: 0, ok: 0, idle: 0, refused: new Map(), ms: 0, batchMs: 0, batchSent: 0 };
       stats.set(name, s);
       if (r.code === 'idle') {
         s.idle++;
         return;
       }
       s.sent++;
+      const ms = performance.now() - t0;
+      s.ms += ms;
+      s.batchMs += ms;
+      s.batchSent++;
       if (r.code === 1) s.ok++;
       else s.refused.set(r.code, (s.refused.get(r.code) ?? 0) + 1);
       // A clear business code is a number from 1000 up; anything else (no envelope, 401 on a valid token, 5xx, a thrown error) is a defect.
@@ -460,18 +501,27 @@ async function main() {
           }
         }),
       );
-      await checkAll(`after ${done} ops`);
+      const slowest = [...stats.entries()]
+        .filter(([, v]) => v.batchSent)
+        .map(([k, v]) => [k, v.batchMs / v.batchSent])
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 4);
+      for (const v of stats.values()) v.batchMs = v.batchSent = 0;
+      const checkStarted = performance.now();
+      const phases = await checkAll(`after ${done} ops`);
+      log(`check took ${((performance.now() - checkStarted) / 1000).toFixed(1)} s (${phases}); slowest kinds in this batch (mean ms): ${slowest.map(([k, m]) => `${k} ${m.toFixed(0)}`).join(', ')}`);
       log(`${done} ops, ${discrepancies} discrepancies, ${((performance.now() - started) / 1000).toFixed(0)} s, batch ${replay?.seq} replayed (${snapshotsCompared} engine hashes compared), ${((done / (performance.now() - loopStarted)) * 1000).toFixed(0)} ops/s, ${traders.length} users`);
     }
     await client.close();
-    const rows = KINDS.map(([k]) => stats.get(k) ?? { sent: 0, ok: 0, idle: 0, refused: new Map() }).map((s, i) => [
+    const rows = KINDS.map(([k]) => stats.get(k) ?? { sent: 0, ok: 0, idle: 0, refused: new Map(), ms: 0 }).map((s, i) => [
       KINDS[i][0],
       s.sent,
       s.ok,
       [...s.refused.entries()].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c}×${n}`).join(' ') || '-',
       s.idle,
+      s.sent ? (s.ms / s.sent).toFixed(0) : '-',
     ]);
-    const table = ['| kind | sent | ok | refused by code | idle (nothing to act on) |', '| --- | --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+    const table = ['| kind | sent | ok | refused by code | idle (nothing to act on) | mean ms |', '| --- | --- | --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
     process.stderr.write(`${table}\n`);
     log(`duration ${((performance.now() - started) / 1000).toFixed(0)} s`);
   } finally {

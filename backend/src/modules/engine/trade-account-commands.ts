@@ -91,6 +91,15 @@ export class TradeAccountCommands {
     return this.host.balance(userCoin(userId, currencyId)) ?? { available: 0n, frozen: 0n };
   }
 
+  /**
+   * A quick refusal before anything is written: true when this process runs the sequencer and sees
+   * the balance below `amount`. A process without the sequencer (ROLE=api) holds no balances in
+   * memory, so it answers false and the sequencer's own check, when the command arrives, decides.
+   */
+  clearlyShort(userId: number, currencyId: number, amount: bigint): boolean {
+    return this.host.owner && this.coinBalance(userId, currencyId).available < amount;
+  }
+
   /** The owner of an order this process saw leave its book, if it remembers it. */
   ownerOfClosed(orderId: number): number | undefined {
     return this.host.ownerOfClosed(orderId);

@@ -84,7 +84,7 @@ export class NewcoinService {
       throw new BusinessError(ErrorCode.IEO_QUANTITY_RANGE, undefined, { min: moneyString(p.minQty), max: moneyString(p.maxQty) });
     const payment = unitsString((units(moneyString(quantity)) * units(moneyString(p.price))) / UNIT);
     // Checked before anything is written; the sequencer checks again when it freezes.
-    if (!dto.client_id && this.trading.coinBalance(userId, p.currencyId).available < units(payment)) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+    if (!dto.client_id && this.trading.clearlyShort(userId, p.currencyId, units(payment))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
 
     const sub = await this.dataSource.transaction(async (m) => {
       // One user's subscriptions to a project are taken one at a time: the maximum and a retried client id are checked against every earlier one.
@@ -92,7 +92,7 @@ export class NewcoinService {
       if (dto.client_id) {
         const prior = await m.getRepository(IeoSubscription).findOne({ where: { userId, clientId: dto.client_id } });
         if (prior) return prior;
-        if (this.trading.coinBalance(userId, p.currencyId).available < units(payment)) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+        if (this.trading.clearlyShort(userId, p.currencyId, units(payment))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
       }
       // The allocation job closes the project under FOR UPDATE: a subscription is in before it, or refused.
       const [locked] = await m.query('SELECT status FROM ieo_projects WHERE id = $1 FOR SHARE', [p.id]);

@@ -248,6 +248,22 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(ev[0].actor).toMatch(/^admin:\d+$/);
   });
 
+  it('purchases and early redemptions of one user at the same time never deadlock (found by the whole-venue simulation)', async () => {
+    // A purchase posted the user's lock (trust) and then the treasury reserve, in two postings of
+    // one transaction; a redemption (and the accrual job) locks the treasury, then the user's trust
+    // (one posting, accounts in the global order): at once they deadlocked and the purchase
+    // answered 500. Every answer must be the envelope with code 1.
+    const u = await investor('100000');
+    const d7 = await product('hosting-7d');
+    const held: string[] = [];
+    for (let i = 0; i < 12; i++) held.push((await buy(u.token, d7.id, '1000')).body.data.order_id);
+    const answers = await Promise.all([
+      ...held.map((id) => post(u.token, 'lh/deposit/cancel', { order_id: id })),
+      ...held.map(() => buy(u.token, d7.id, '1000')),
+    ]);
+    expect(answers.map((r) => r.body.code)).toEqual(answers.map(() => 1));
+  });
+
   it('30 concurrent purchases of the last capacity never oversell', async () => {
     const created = await post(admin, 'admin/wealth/products', {
       kind: 'mining',

@@ -116,6 +116,11 @@ export class FinanceService {
             clientId: dto.client_id ?? null,
           }),
         );
+        // Two postings (the user's lock, then the treasury's reserve): the two accounts are locked
+        // first in the global order (treasury, then the user's trust), as a redemption or the
+        // accrual job locks them, else a purchase and a redemption at once deadlock.
+        const lock = trust(userId, p.currencyId, LedgerCode.LockDeduction, '0');
+        await this.ledger.lockInOrder(m, money(reserve).gt(0) ? [lock, treasury(p.currencyId, LedgerCode.Freeze, '0')] : [lock]);
         await this.ledger.post(
           {
             commandId: `wealth-buy:${saved.id}`,

@@ -99,6 +99,22 @@ export class LedgerService {
     }
   }
 
+  /**
+   * For a transaction that posts more than once: locks these accounts' balance rows now, in the
+   * global order every single posting uses, so its later postings cannot deadlock with a posting
+   * (or another such transaction) that touches the same accounts.
+   */
+  async lockInOrder(manager: EntityManager, accounts: AccountKey[]): Promise<void> {
+    const keys = [...new Map(accounts.map((k) => [keyOf(k), k])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [, k] of keys)
+      await manager.query('SELECT 1 FROM balances WHERE owner_type = $1 AND owner_id = $2 AND account_type = $3 AND currency_id = $4 FOR UPDATE', [
+        k.ownerType,
+        k.ownerId,
+        k.accountType,
+        k.currencyId,
+      ]);
+  }
+
   private async apply(manager: EntityManager, posting: Posting): Promise<PostingResult> {
     const prior = await this.events.findByCommandId(manager, posting.commandId);
     if (prior) return { eventSeq: prior.seq, duplicate: true };

@@ -16,7 +16,12 @@
 // Afterwards: every acknowledged order is in `orders` (lost), no client id placed twice and no
 // order id acknowledged for two client ids (duplicated); every acknowledged option is delivered
 // once, on the first recorded tick at or after its delivery time, with exactly two ledger postings
-// (purchase, delivery) and one settlement message; every flood job completed; trial balance exact.
+// (purchase, delivery) and one settlement message; wealth orders with 3 missed days (moved back
+// before kill -9 of the server and of the worker) paid each day once by the restarted process;
+// after Redis lost its data, every job scheduler back and the contract watcher watching again;
+// an IEO subscription window ending during kill -9 of the server, Redis down and kill -9 of the
+// worker allocated and each subscription settled by one posting; every flood job completed; trial
+// balance exact.
 // Recovery: from the end of the outage (process restarted, service back, SIGCONT) or from the
 // kill when a standby takes over, until the first order sent after it is acknowledged.
 // Prints a table, then `chaos: <F> faults, <L> lost, <D> duplicated`. Bounded; loopback only.
@@ -155,7 +160,66 @@ async function phase(label, base, apis, faults, stack) {
     const r = await call(first.url, 'POST', 'wallet/change', { from: 'coin', to: 'option', currency_id: '3', amount: '1000000' }, u.token);
     if (r.code !== 1) throw new Error(`transfer: ${JSON.stringify(r)}`);
   }
+  for (const u of optionTraders) {
+    const r = await call(first.url, 'POST', 'wallet/change', { from: 'coin', to: 'trust', currency_id: '3', amount: '10000' }, u.token);
+    if (r.code !== 1) throw new Error(`transfer: ${JSON.stringify(r)}`);
+  }
+  const hosting = (await call(first.url, 'GET', 'lh/deposit/config?type=1')).data.find((p) => p.code === 'hosting-15d');
+  /**
+   * Wealth orders with 3 unpaid days: bought now, then moved 3 days back (as if the process had been
+   * down for 3 days; accrual runs at 00:00 UTC and once when a worker starts, so these are paid by
+   * the catch-up run of the restarted process).
+   */
+  async function wealthDue() {
+    const ids = [];
+    for (const u of optionTraders) {
+      const r = await call(first.url, 'POST', 'lh/deposit', { product_id: String(hosting.id), amount: '1000', agree: '1' }, u.token);
+      if (r.code !== 1) throw new Error(`wealth: ${JSON.stringify(r)}`);
+      ids.push(r.data.order_id);
+    }
+    const start = Math.floor(Date.now() / 86_400_000) - 3;
+    await sql(base.databaseUrl, `UPDATE wealth_orders SET start_day = $2, end_at = to_timestamp(($2 + days) * 86400) WHERE id = ANY($1::bigint[])`, [
+      ids,
+      start,
+    ]);
+    return ids;
+  }
   const admin = (await call(first.url, 'POST', 'admin/login', { email: base.env.ADMIN_EMAIL, password: base.env.ADMIN_PASSWORD })).data.token;
+  let ieoCount = 0;
+  /** An IEO project whose subscription window ends `ms` from now, with 4 subscribers (the whole supply). */
+  async function ieoEnding(ms) {
+    const symbol = `CH${label === 'all' ? 'A' : 'S'}${++ieoCount}X`;
+    const at = (d) => new Date(Date.now() + d).toISOString();
+    const p = await call(
+      first.url,
+      'POST',
+      'admin/ieo',
+      {
+        symbol,
+        name: `Chaos ${symbol}`,
+        decimals: '2',
+        price: '0.5',
+        supply: '1000',
+        start_at: at(-1000),
+        end_at: at(60_000),
+        min_qty: '10',
+        max_qty: '1000',
+        website: 'https://example.org',
+        white_paper: 'https://example.org/paper.pdf',
+        reason: 'chaos: a window ending during a fault',
+      },
+      admin,
+    );
+    if (p.code !== 1) throw new Error(`ieo: ${JSON.stringify(p)}`);
+    for (const [i, u] of traders.slice(0, 4).entries()) {
+      const r = await call(first.url, 'POST', 'lh/newcoin/order/submit', { project_id: String(p.data.id), quantity: String(100 * (i + 1)) }, u.token);
+      if (r.code !== 1) throw new Error(`ieo subscription: ${JSON.stringify(r)}`);
+    }
+    // Then the operator moves the end to `ms` from now (the allocation job is rescheduled).
+    const moved = await call(first.url, 'POST', `admin/ieo/${p.data.id}`, { end_at: at(ms), reason: 'chaos: end during the fault' }, admin);
+    if (moved.code !== 1) throw new Error(`ieo end: ${JSON.stringify(moved)}`);
+    return p.data.id;
+  }
   const set = await call(
     first.url,
     'POST',
@@ -243,6 +307,8 @@ async function phase(label, base, apis, faults, stack) {
     const startedAt = Date.now();
     ctx.backAt = 0;
     ctx.firstAck = 0;
+    const wealth = f.wealth ? await wealthDue() : [];
+    const ieo = f.ieo ? await ieoEnding(1500) : undefined;
     const res = (await f.act()) ?? {};
     ctx.backAt = res.recoveredFrom ?? Date.now();
     await until(`an order acknowledged after "${f.name}"`, () => ctx.firstAck > 0, 90_000);
@@ -259,6 +325,58 @@ async function phase(label, base, apis, faults, stack) {
     rows.push(row);
     log(`${f.name}: outage ${row.outage.toFixed(1)} s, recovered ${row.recovery.toFixed(1)} s after${row.note ? ` (${row.note})` : ''}`);
     if (f.after) await f.after(row, res);
+    if (ieo) {
+      // The window ended during the fault: allocated and each subscription settled once.
+      // The settlements are sequencer postings: their ledger rows come with the projection, a moment after `settled_at`.
+      let p;
+      let subs = [];
+      const subsQuery = `SELECT s.id::text, s.settled_at IS NOT NULL AS settled,
+                (SELECT COUNT(DISTINCT event_seq)::int FROM ledger_entries WHERE ref_type = 'ieo-settlement' AND ref_id = s.id::text) AS postings
+         FROM ieo_subscriptions s WHERE s.project_id = $1`;
+      await until(
+        'the IEO allocation',
+        async () => {
+          [p] = await sql(base.databaseUrl, 'SELECT status FROM ieo_projects WHERE id = $1', [ieo]);
+          subs = await sql(base.databaseUrl, subsQuery, [ieo]);
+          return p.status === 'distributed' && subs.every((x) => x.settled && x.postings > 0);
+        },
+        30_000,
+      ).catch(() => undefined);
+      await sleep(500); // a second posting, if any, would be projected by now
+      subs = await sql(base.databaseUrl, subsQuery, [ieo]);
+      const late = subs.filter((x) => !x.settled || x.postings === 0).length + Math.max(0, 4 - subs.length);
+      const twice = subs.filter((x) => x.postings > 1).length;
+      row.lost += late;
+      row.duplicated += twice;
+      totals.lost += late;
+      totals.duplicated += twice;
+      check(
+        `${f.name}: an IEO window ending meanwhile allocated, each subscription settled once`,
+        p?.status === 'distributed' && !late && !twice,
+        `${p?.status} ${JSON.stringify(subs)}`,
+      );
+      row.note = [row.note, `IEO ended meanwhile: ${p?.status}, ${subs.filter((x) => x.settled && x.postings === 1).length}/4 settled once`]
+        .filter(Boolean)
+        .join('; ');
+    }
+    if (wealth.length) {
+      // Each of the 3 missed days paid once by the restarted process's catch-up: 3 interest postings per order.
+      let paid = [];
+      const q = `SELECT o.id::text, o.paid_days, (SELECT COUNT(*)::int FROM events WHERE command_id LIKE 'wealth-interest:' || o.id || ':%') AS postings FROM wealth_orders o WHERE o.id = ANY($1::bigint[])`;
+      await until('the wealth catch-up', async () => (paid = await sql(base.databaseUrl, q, [wealth])).every((o) => o.paid_days >= 3), 30_000).catch(
+        () => undefined,
+      );
+      const late = paid.filter((o) => o.paid_days < 3).length;
+      const twice = paid.filter((o) => o.paid_days > 3 || o.postings !== o.paid_days).length;
+      row.lost += late;
+      row.duplicated += twice;
+      totals.lost += late;
+      totals.duplicated += twice;
+      check(`${f.name}: wealth accrual caught up once (3 missed days, ${wealth.length} orders)`, !late && !twice, JSON.stringify(paid));
+      row.note = [row.note, `wealth: ${paid.filter((o) => o.paid_days === 3 && o.postings === 3).length}/${wealth.length} orders paid 3 missed days once`]
+        .filter(Boolean)
+        .join('; ');
+    }
   }
   ctx.fault = 'after the faults';
   await sleep(1500);
@@ -391,6 +509,8 @@ async function main() {
     const faults = [
       {
         name: 'kill -9 server + restart',
+        ieo: !FAST, // --fast stays well under a minute
+        wealth: true,
         act: async () => {
           server.child.kill('SIGKILL');
           server.down = true;
@@ -425,6 +545,7 @@ async function main() {
       },
       {
         name: 'Redis down 10 s',
+        ieo: true,
         act: async () => {
           const schedulers = await jobSchedulers(base.env.REDIS_PREFIX);
           redis.kill('SIGKILL');
@@ -542,6 +663,8 @@ async function main() {
       },
       {
         name: 'kill -9 worker + restart',
+        ieo: true,
+        wealth: true,
         act: async () => {
           worker.child.kill('SIGKILL');
           await sleep(6000);

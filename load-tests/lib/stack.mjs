@@ -122,7 +122,8 @@ export async function startStack({ simulator = false, env = {} } = {}) {
     pids: [child.pid],
     stop: async () => {
       child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      // A process ended by a signal (a fault test's kill -9) has exitCode null and signalCode set.
+      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
       await dropDatabase();
     },
   };
@@ -157,7 +158,7 @@ export async function startSplitStack({ apiProcesses, simulator = false, env = {
   };
   const stop = async () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once('exit', r)))));
+    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', r)))));
     await dropDatabase();
   };
   try {

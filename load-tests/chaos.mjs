@@ -384,7 +384,15 @@ async function phase(label, base, apis, faults, stack) {
   await Promise.all([...spot, ...optionLoad]);
   log(`${label}: ${acked.size} orders and ${options.size} options acknowledged; errors seen (retried): ${JSON.stringify(errors)}`);
 
-  // Spot orders.
+  // Spot orders. The orders table is a projection: read it once the projector has reached the
+  // journal's head (a projector that never gets there is reported as such, not as lost orders).
+  const lag = async () =>
+    Number((await sql(base.databaseUrl, `SELECT COALESCE((SELECT MAX(seq) FROM sequencer_journal), 0) - COALESCE((SELECT seq FROM sequencer_projection WHERE id = 1), 0) AS lag`))[0].lag);
+  const caughtUp = await until('the projection to reach the journal head', async () => (await lag()) <= 0, 60_000).then(
+    () => true,
+    () => false,
+  );
+  check(`${label}: the projection reaches the journal's head`, caughtUp, caughtUp ? '' : `${await lag()} batches behind after 60 s`);
   const byFault = (fault) => rows.find((r) => r.name === fault);
   const list = [...acked.entries()];
   const found = new Set(

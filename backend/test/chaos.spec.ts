@@ -22,5 +22,5 @@ describe('chaos --fast: kill -9 and a PostgreSQL restart (private instances)', (
     expect(out).not.toMatch(/^FAIL /m);
     expect(out).toMatch(/ok {3}PostgreSQL restarted \(a new postmaster pid\)/);
     expect(code).toBe(0);
-  }, 120_000);
+  }, 240_000);
 });

@@ -31,6 +31,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { holdsLease, startRoleProcess, until } from './lib/stack.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -100,33 +101,13 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 process.on('exit', cleanup);
 
 /** One backend process of a role, output kept (printed on failure). */
-function startProcess(name, env, role, port) {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', join(root, 'backend', 'dist', 'main.js')], {
-    cwd: root,
-    env: { ...env, ROLE: role, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const p = { name, role, port, child, out: '', url: `http://127.0.0.1:${port}` };
-  const keep = (d) => (p.out = (p.out + d.toString()).slice(-200_000));
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  procs.push(p);
-  return p;
-}
+const startProcess = (name, env, role, port) => startRoleProcess(procs, name, env, role, port, 200_000);
 const healthy = (p) =>
   fetch(`${p.url}/api/health`, { signal: globalThis.AbortSignal.timeout(2000) }).then(
     (r) => r.ok,
     () => false,
   );
-async function until(what, test, ms) {
-  const t0 = Date.now();
-  while (Date.now() - t0 < ms) {
-    if (await test()) return Date.now() - t0;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-const holds = (p) => /sequencer lease taken/.test(p.out) && !/stepping down/.test(p.out.split(/sequencer lease taken/).pop());
+const holds = holdsLease;
 
 async function post(url, path, body, token, ms = 8000) {
   const r = await fetch(`${url}/api/${path}`, {

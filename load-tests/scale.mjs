@@ -7,11 +7,10 @@
 //  3. SIGSTOP the active engine past its lease: the other takes over; after SIGCONT the old one
 //     steps down and writes nothing (fencing token).
 // Last line: `scale: take-over <T> s, <L> lost, <D> duplicated`. Bounded: stops by itself.
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, freshStackEnv, log, makeTraders, sql } from './lib/stack.mjs';
+import { call, freshStackEnv, holdsLease, log, makeTraders, sql, startRoleProcess, until } from './lib/stack.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -25,31 +24,10 @@ const base = await freshStackEnv({ env: { ENGINE_LEASE_MS: String(LEASE_MS), ENG
 const procs = [];
 
 /** One process of the given role on its own port; its output kept for the checks (and printed on failure). */
-function start(name, role, port) {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', join(root, 'backend', 'dist', 'main.js')], {
-    cwd: root,
-    env: { ...base.env, ROLE: role, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const p = { name, role, port, child, out: '', url: `http://127.0.0.1:${port}` };
-  const keep = (d) => (p.out = (p.out + d.toString()).slice(-400_000));
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  procs.push(p);
-  return p;
-}
-
-async function until(what, test, ms) {
-  const t0 = Date.now();
-  while (Date.now() - t0 < ms) {
-    if (await test()) return Date.now() - t0;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const start = (name, role, port) => startRoleProcess(procs, name, base.env, role, port);
 
 const healthy = (p) => fetch(`${p.url}/api/health`).then((r) => r.ok, () => false);
-const holds = (p) => /sequencer lease taken/.test(p.out) && !/stepping down/.test(p.out.split(/sequencer lease taken/).pop());
+const holds = holdsLease;
 
 function order(api, token, body) {
   return fetch(`${api.url}/api/coin/trade`, {

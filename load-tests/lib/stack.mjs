@@ -130,6 +130,37 @@ export async function startStack({ simulator = false, env = {} } = {}) {
 }
 
 /**
+ * One backend process of `role` from the built code on `port`, its output kept (the last
+ * `keepChars`) for checks and for printing on failure; added to `procs`.
+ */
+export function startRoleProcess(procs, name, env, role, port, keepChars = 400_000) {
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', join(root, 'backend', 'dist', 'main.js')], {
+    cwd: root,
+    env: { ...env, ROLE: role, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const p = { name, role, port, child, out: '', url: `http://127.0.0.1:${port}` };
+  const keep = (d) => (p.out = (p.out + d.toString()).slice(-keepChars));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  procs.push(p);
+  return p;
+}
+
+/** Polls `test` every 100 ms until it is true (answers the time it took) or `ms` have passed (throws). */
+export async function until(what, test, ms) {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    if (await test()) return Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The process (from startRoleProcess) holds the sequencer's lease now, by its log. */
+export const holdsLease = (p) => /sequencer lease taken/.test(p.out) && !/stepping down/.test(p.out.split(/sequencer lease taken/).pop());
+
+/**
  * The split roles on one fresh database and Redis (BENCH_API_PROCESSES=N): one `ROLE=engine`
  * process (the sequencer, the market feed) and N `ROLE=api` processes joined by Redis Streams and
  * the Socket.IO Redis adapter, as docker-compose runs them. `apiUrls` lists the api processes (the

@@ -17,13 +17,13 @@ export class RateLimitService {
 
   /** Count one attempt in `bucket`; refuses (and changes nothing else) once over the rule. */
   async hit(bucket: string, rule: RateLimitRule): Promise<void> {
-    const [count, ttl] = (await this.redis.eval(HIT, 1, `rl:${bucket}`, rule.windowSeconds)) as [number, number];
-    if (count > rule.limit) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: Math.max(ttl, 1) });
+    const { count, seconds } = await this.fail(bucket, rule);
+    if (count > rule.limit) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds });
   }
 
   /**
    * Counts one failure in `bucket` without refusing; returns how many the window holds now and the
-   * seconds until it ends (lock-outs: `check`/`remaining` first, `fail` on a wrong guess).
+   * seconds until it ends (lock-outs: `state` first, `fail` on a wrong guess).
    */
   async fail(bucket: string, rule: RateLimitRule): Promise<{ count: number; seconds: number }> {
     const [count, ttl] = (await this.redis.eval(HIT, 1, `rl:${bucket}`, rule.windowSeconds)) as [number, number];
@@ -38,7 +38,7 @@ export class RateLimitService {
 
   /** Refuses once `bucket` already holds `rule.limit` attempts (for counting failures only: check first, `hit` on failure). */
   async check(bucket: string, rule: RateLimitRule): Promise<void> {
-    const [count, ttl] = await Promise.all([this.redis.get(`rl:${bucket}`), this.redis.ttl(`rl:${bucket}`)]);
-    if (Number(count ?? 0) >= rule.limit) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: Math.max(ttl, 1) });
+    const { count, seconds } = await this.state(bucket);
+    if (count >= rule.limit) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: Math.max(seconds, 1) });
   }
 }

@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { io, Socket } from 'socket.io-client';
 import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
 import { balances, buildWorld, CROSS_USER_CASES, idFields, isRefusal, NO_RESOURCE, REFUSAL_CODE, World } from './support/cross-user';
 import { deposit } from './support/funding';
 import { nestRoutes, Route, socketEvents } from './support/routes';
+import { socketClients } from './support/sockets';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -201,22 +200,12 @@ describe('authorization matrix', () => {
 
   it("user B's socket is refused on user A's order, user room, conversation and upload, and hears none of A's pushes", async () => {
     const w = world ?? (world = await buildWorld(t));
-    if (!t.app.getHttpServer().listening) await t.app.listen(0, '127.0.0.1');
-    const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    const sockets: Socket[] = [];
-    const connect = (token: string) =>
-      new Promise<Socket>((resolve, reject) => {
-        const c = io(url, { path: '/socket.io', transports: ['websocket'], auth: { token }, reconnection: false, forceNew: true });
-        sockets.push(c);
-        c.once('connect', () => resolve(c));
-        c.once('connect_error', reject);
-      });
+    const { connect, emit, closeAll } = await socketClients(t);
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     try {
       const [sa, sb] = [await connect(w.a.token), await connect(w.b.token)];
       const heardByB: string[] = [];
       for (const ev of ['order', 'balance', 'position', 'option', 'chat:message', 'chat:read', 'notice']) sb.on(ev, (m: unknown) => heardByB.push(`${ev} ${JSON.stringify(m)}`));
-      const emit = (c: Socket, event: string, body?: unknown) => c.timeout(5000).emitWithAck(event, body) as Promise<Record<string, unknown>>;
       const check = async (name: string, act: () => Promise<Record<string, unknown> | unknown[]>, refused: (a: Record<string, unknown>) => boolean, row: () => Promise<unknown>) => {
         const before = { balances: await balances(w), row: await row() };
         const answer = (await act()) as Record<string, unknown>;
@@ -267,23 +256,13 @@ describe('authorization matrix', () => {
       const ofA = heardByB.filter((m) => mentionsA.some((x) => x.test(m)));
       if (ofA.length) leaks.push(`socket pushes of A heard by B: ${ofA.join('; ')}`);
     } finally {
-      for (const c of sockets) c.disconnect();
+      closeAll();
     }
     expect(leaks).toEqual([]);
   });
 
   it('Socket.IO: a token revoked by logout or by a password change stops order entry, chat and the private pushes', async () => {
-    if (!t.app.getHttpServer().listening) await t.app.listen(0, '127.0.0.1');
-    const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    const sockets: Socket[] = [];
-    const connect = (token: string) =>
-      new Promise<Socket>((resolve, reject) => {
-        const c = io(url, { path: '/socket.io', transports: ['websocket'], auth: { token }, reconnection: false, forceNew: true });
-        sockets.push(c);
-        c.once('connect', () => resolve(c));
-        c.once('connect_error', reject);
-      });
-    const emit = (c: Socket, event: string, body?: unknown) => c.timeout(5000).emitWithAck(event, body) as Promise<Record<string, unknown>>;
+    const { connect, emit, closeAll } = await socketClients(t);
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     try {
       for (const how of ['logout', 'password change'] as const) {
@@ -334,7 +313,7 @@ describe('authorization matrix', () => {
         if (heard.length) leaks.push(`socket after ${how}: heard ${heard.join('; ').slice(0, 300)}`);
       }
     } finally {
-      for (const c of sockets) c.disconnect();
+      closeAll();
     }
     expect(leaks).toEqual([]);
   });

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { updateReturning } from '../database/sql';
 
 export type SubjectType = 'user' | 'admin';
 
@@ -109,12 +110,11 @@ export class TokenService {
   }
 
   async revoke(token: string): Promise<void> {
-    const result: unknown = await this.dataSource.query(
+    const rows = await updateReturning<{ subject_type: SubjectType; subject_id: number }>(
+      this.dataSource,
       'UPDATE auth_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL RETURNING subject_type, subject_id',
       [hashToken(token)],
     );
-    // The driver answers an UPDATE … RETURNING with [rows, count].
-    const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : []) as Array<{ subject_type: SubjectType; subject_id: number }>;
     this.generation++;
     this.cache.delete(token);
     for (const r of rows) await this.tell(r.subject_type, r.subject_id);

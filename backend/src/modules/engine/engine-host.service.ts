@@ -89,8 +89,10 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   async onApplicationBootstrap(): Promise<void> {
     await this.registry.load();
     const { leaseMs, transport } = this.config.engine;
+    // The lease's holder name is also this process's name on the command transport.
+    const lease = new EngineLease(this.dataSource, leaseMs);
     if (transport === 'redis') {
-      this.link = new EngineLink(this.config.redisUrl, this.config.redisPrefix, processId(new EngineLease(this.dataSource, leaseMs).holder));
+      this.link = new EngineLink(this.config.redisUrl, this.config.redisPrefix, processId(lease.holder));
       await this.link.listen((e) => this.onLinkEvent(e));
     }
     if (this.role !== 'all' && this.role !== 'engine') {
@@ -99,7 +101,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       this.journaled = this.projected;
       return;
     }
-    this.lease = new EngineLease(this.dataSource, leaseMs);
+    this.lease = lease;
     let token = await this.lease.tryAcquire();
     // ROLE=all is meant to run the sequencer: the lease of its own previous run (a kill -9) expires within leaseMs.
     for (let waited = 0; token === undefined && this.role === 'all' && waited <= leaseMs + 500; waited += 250) {

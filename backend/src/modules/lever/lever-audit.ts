@@ -6,7 +6,7 @@ import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { money, moneyString } from '../../infra/money';
 import { MarketRegistry } from '../engine/market-registry.service';
-import { isLiquidated, liquidationPrice, maintenanceOf, marginOf, notional, pnlAt, slHit, tpHit, type PositionTerms } from './lever-math';
+import { isLiquidated, liquidationPrice, maintenanceOf, marginOf, notional, settledPnl, slHit, tpHit, type PositionTerms } from './lever-math';
 import { LeverPosition } from './lever-position.entity';
 
 /** At most this many recorded ticks between the open and the close tick are listed. */
@@ -80,8 +80,7 @@ export class LeverAuditService {
       maintenanceRate: p.maintenanceRate,
     };
     const margin = marginOf(p.lots, p.lotValue, p.multiple);
-    const raw = pnlAt(t, close.price);
-    const pnl = raw.lt(margin.negated()) ? margin.negated() : raw;
+    const pnl = settledPnl(t, close.price, margin);
     const recordedPnl = money(p.pnl);
     const trigger =
       p.closeReason === 'liquidation'

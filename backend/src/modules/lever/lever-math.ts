@@ -27,6 +27,11 @@ export function pnlAt(p: PositionTerms, price: string): Money {
   return d8(p.side === 'long' ? move : move.negated());
 }
 
+/** The P/L settled when the position closes at `price`: a loss never exceeds the margin (a gap beyond it is the house's). */
+export function settledPnl(p: PositionTerms, price: string, margin: Money): Money {
+  return Money.max(pnlAt(p, price), margin.negated());
+}
+
 /** Equity = margin + P/L; the risk rate shown is equity / margin. */
 export function equityAt(p: PositionTerms, price: string): Money {
   return marginOf(p.lots, p.lotValue, p.multiple).plus(pnlAt(p, price));

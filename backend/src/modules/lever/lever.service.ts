@@ -13,7 +13,7 @@ import { LedgerService, Movement } from '../ledger/ledger.service';
 import { MarkPriceService, Tick } from '../market/mark-price.service';
 import { UserMessageService } from '../notice/user-message.service';
 import { LeverConfig } from './lever-config.entity';
-import { equityAt, feeOf, isLiquidated, liquidationPrice, maintenanceOf, marginOf, pnlAt, slHit, tpHit, type PositionTerms } from './lever-math';
+import { equityAt, feeOf, isLiquidated, liquidationPrice, maintenanceOf, marginOf, pnlAt, settledPnl, slHit, tpHit, type PositionTerms } from './lever-math';
 import { CloseReason, LeverPosition } from './lever-position.entity';
 import type { LeverListDto, LeverSubmitDto, LeverTpSlDto } from './lever.dto';
 
@@ -288,8 +288,7 @@ export class LeverService {
   async closeAt(p: LeverPosition, tick: Tick, reason: CloseReason): Promise<LeverPosition | undefined> {
     const t = terms(p);
     const margin = money(p.margin);
-    const raw = pnlAt(t, tick.price);
-    const pnl = Money.max(raw, margin.negated());
+    const pnl = settledPnl(t, tick.price, margin);
     const closed = await this.dataSource.transaction(async (m) => {
       const rows = await updateReturning(
         m,

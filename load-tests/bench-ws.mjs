@@ -19,6 +19,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const THREADS = Math.max(1, Number(process.env.BENCH_WS_THREADS ?? 2));
 const WAVE = 250;
 const TOPICS = ['tickers', 'depth:BTC/USDT', 'trades:BTC/USDT'];
+// The clients take their market data as the web app does (`auth.feed = 'batch'`: one `feed` event per
+// conflation cycle); BENCH_WS_FEED=topics takes one event per topic instead (clients that do not ask).
+const FEED = process.env.BENCH_WS_FEED === 'topics' ? 'topics' : 'batch';
+const AUTH = FEED === 'batch' ? { feed: 'batch' } : {};
 
 if (isMainThread) await main();
 else await clients(workerData);
@@ -28,7 +32,7 @@ async function main() {
   const stack = await startStack({ simulator: true });
   const workers = [];
   try {
-    log(`connecting ${CLIENTS} clients from ${THREADS} threads…`);
+    log(`connecting ${CLIENTS} clients from ${THREADS} threads (market data: ${FEED === 'batch' ? 'one feed event per cycle' : 'one event per topic'})…`);
     for (let t = 0; t < THREADS; t++) {
       const count = Math.floor(CLIENTS / THREADS) + (t < CLIENTS % THREADS ? 1 : 0);
       workers.push(new Worker(fileURLToPath(import.meta.url), { workerData: { apiUrls: stack.apiUrls ?? [stack.apiUrl], offset: t, count } }));
@@ -52,10 +56,11 @@ async function main() {
     let serverTicks = 0;
     for (const [pid, { group, used }] of cpuAfter) if (serverGroups.includes(group)) serverTicks += used - (cpuBefore.get(pid)?.used ?? 0);
     const messages = done.reduce((n, r) => n + r.messages, 0);
+    const frames = done.reduce((n, r) => n + r.frames, 0);
     const latencies = done.flatMap((r) => r.latencies).sort((a, b) => a - b);
     const rate = messages / SECONDS / CLIENTS;
     const p99 = percentile(latencies, 99);
-    console.log(`messages: ${messages} to ${CLIENTS} clients in ${SECONDS} s; latency ms p50 ${percentile(latencies, 50)} p90 ${percentile(latencies, 90)} p99 ${p99} max ${latencies[latencies.length - 1] ?? 0}`);
+    console.log(`messages: ${messages} in ${frames} Socket.IO events (${FEED}) to ${CLIENTS} clients in ${SECONDS} s; latency ms p50 ${percentile(latencies, 50)} p90 ${percentile(latencies, 90)} p99 ${p99} max ${latencies[latencies.length - 1] ?? 0}`);
     console.log(`probe (one client in its own process): ${probed}`);
     console.log(`cores used (of 2): ${cpu}`);
     console.log(
@@ -73,10 +78,11 @@ async function probeLatency(url, seconds) {
   const { spawn } = await import('node:child_process');
   const script = `
     const { io } = require('socket.io-client');
-    const s = io(${JSON.stringify(url)}, { path: '/socket.io', transports: ['websocket'], reconnection: false });
+    const s = io(${JSON.stringify(url)}, { path: '/socket.io', transports: ['websocket'], reconnection: false, auth: ${JSON.stringify(AUTH)} });
     const lat = [];
     s.once('connect', () => s.emit('subscribe', ${JSON.stringify(TOPICS)}, () => {
       for (const e of ['tickers', 'depth', 'trades']) s.on(e, (m) => lat.push(Date.now() - m.ts));
+      s.on('feed', (items) => { for (const [, m] of items) lat.push(Date.now() - m.ts); });
       setTimeout(() => {
         lat.sort((a, b) => a - b);
         const at = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? 0;
@@ -99,7 +105,7 @@ async function clients({ apiUrls, offset, count }) {
   for (let i = 0; i < count; i += WAVE) {
     const wave = [];
     for (let j = i; j < Math.min(count, i + WAVE); j++) {
-      const s = io(apiUrls[(offset + j) % apiUrls.length], { path: '/socket.io', transports: ['websocket'], reconnection: false, forceNew: true });
+      const s = io(apiUrls[(offset + j) % apiUrls.length], { path: '/socket.io', transports: ['websocket'], reconnection: false, forceNew: true, auth: AUTH });
       sockets.push(s);
       wave.push(
         new Promise((ok, fail) => {
@@ -111,6 +117,7 @@ async function clients({ apiUrls, offset, count }) {
     await Promise.all(wave);
   }
   let messages = 0;
+  let frames = 0;
   const latencies = [];
   let measuring = false;
   const onMessage = (m) => {
@@ -119,12 +126,21 @@ async function clients({ apiUrls, offset, count }) {
     // Sample latency on every 10th message to keep the collector light.
     if (messages % 10 === 0) latencies.push(Date.now() - m.ts);
   };
-  for (const s of sockets) for (const e of ['tickers', 'depth', 'trades']) s.on(e, onMessage);
+  // A message is a topic's message, whether it came alone or in a feed batch.
+  const onFeed = (items) => {
+    if (!measuring) return;
+    frames++;
+    for (const [, m] of items) onMessage(m);
+  };
+  for (const s of sockets) {
+    for (const e of ['tickers', 'depth', 'trades']) s.on(e, (m) => (measuring && frames++, onMessage(m)));
+    s.on('feed', onFeed);
+  }
   parentPort.postMessage('ready');
   const { seconds } = await new Promise((ok) => parentPort.once('message', ok));
   measuring = true;
   await new Promise((r) => setTimeout(r, seconds * 1000));
   measuring = false;
   for (const s of sockets) s.disconnect();
-  parentPort.postMessage({ messages, latencies });
+  parentPort.postMessage({ messages, frames, latencies });
 }

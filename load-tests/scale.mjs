@@ -1,7 +1,8 @@
 // `npm run test:scale` ("Scale beyond one process"): 3 api + 2 engine + 1 worker processes from the
 // built code on one fresh database and one Redis (own key prefix), all on loopback.
 //  1. Orders placed through different api processes match each other; a socket on api #1 gets the
-//     fill caused through api #3; the depth read on api #2 shows a book held by the engine.
+//     fill caused through api #3; a batched socket on api #2 gets the trade in its `feed`; the depth
+//     read on api #2 shows a book held by the engine.
 //  2. kill -9 the active engine under a steady load: the standby takes over; every acknowledged
 //     order is there once, nothing is placed twice, the trial balance is exact.
 //  3. SIGSTOP the active engine past its lease: the other takes over; after SIGCONT the old one
@@ -63,6 +64,12 @@ async function main() {
   const pushes = [];
   socket.on('order', (m) => pushes.push(m));
   await until('the socket on api #1', () => socket.connected, 10_000);
+  // A visitor on api #2 taking its market data batched, as the web app does: one `feed` per cycle.
+  const watcher = io(apis[1].url, { path: '/socket.io', transports: ['websocket'], auth: { feed: 'batch' } });
+  const fed = [];
+  watcher.on('feed', (items) => fed.push(...items));
+  await until('the watcher on api #2', () => watcher.connected, 10_000);
+  await watcher.emitWithAck('subscribe', ['trades:BTC/USDT', 'depth:BTC/USDT']);
   const sell = await order(apis[0], maker.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '60000', quantity: '0.01' });
   const rest = await order(apis[0], maker.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '61000', quantity: '0.02' });
   const buy = await order(apis[2], taker.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '60000', quantity: '0.01' });
@@ -71,6 +78,11 @@ async function main() {
     (ms) => check('a socket on api #1 receives the fill caused through api #3', true, `${ms} ms`),
     () => check('a socket on api #1 receives the fill caused through api #3', false, JSON.stringify(pushes)),
   );
+  await until('the trade in a feed on api #2', () => fed.some(([e, m]) => e === 'trades' && m.data.some((t) => t.price === '60000' && t.quantity === '0.01')), 10_000).then(
+    (ms) => check('a batched socket on api #2 gets the trade and the book in its feed', fed.some(([e]) => e === 'depth'), `${ms} ms`),
+    () => check('a batched socket on api #2 gets the trade and the book in its feed', false, JSON.stringify(fed).slice(0, 200)),
+  );
+  watcher.close();
   const seqs = pushes.map((m) => m.seq);
   check('the private channel sequence numbers rise one by one', seqs.every((s, i) => i === 0 || s === seqs[i - 1] + 1), seqs.join(','));
   // The engine shares the book with each market-data publication (conflated, every 200 ms).

@@ -1,4 +1,4 @@
-import type { ClientToServerEvents, Envelope, ServerToClientEvents, SnapshotData } from '@kestrel/contracts';
+import type { ClientToServerEvents, Envelope, FeedItem, ServerToClientEvents, SnapshotData } from '@kestrel/contracts';
 import { AddressInfo } from 'node:net';
 import { io, Socket } from 'socket.io-client';
 import { registerByEmail, setFundPassword } from './support/accounts';
@@ -21,9 +21,9 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     await t.close();
   });
 
-  const connect = (token?: string) =>
+  const connect = (token?: string, feed?: 'batch') =>
     new Promise<Client>((resolve, reject) => {
-      const c: Client = io(url, { path: '/socket.io', transports: ['websocket'], auth: token ? { token } : {}, reconnection: false });
+      const c: Client = io(url, { path: '/socket.io', transports: ['websocket'], auth: { ...(token ? { token } : {}), ...(feed ? { feed } : {}) }, reconnection: false });
       clients.push(c);
       c.once('connect', () => resolve(c));
       c.once('connect_error', reject);
@@ -108,5 +108,59 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     expect(r.body.code).toBe(1);
     const balances = await pushed;
     expect(balances.find((b) => b.account_type === 'lever')).toMatchObject({ available: '40' });
+  });
+
+  it('a batched socket (auth.feed = batch) gets each cycle in one feed event: the same messages, seqs and data as the per-topic events', async () => {
+    const seller = await registerByEmail(t);
+    const buyer = await registerByEmail(t);
+    await setFundPassword(t, seller);
+    await setFundPassword(t, buyer);
+    await deposit(t, seller.user.id, 2, '1');
+    await deposit(t, buyer.user.id, 3, '100000');
+    const topics = ['depth:ETH/USDT', 'trades:ETH/USDT', 'tickers'] as const;
+    const plain = await connect();
+    const batched = await connect(undefined, 'batch');
+    const single: Array<[string, Envelope<unknown>]> = [];
+    const feeds: FeedItem[][] = [];
+    const stray: string[] = [];
+    for (const e of ['depth', 'trades', 'tickers'] as const) {
+      plain.on(e, (m: Envelope<unknown>) => single.push([e, m]));
+      batched.on(e, () => stray.push(e));
+    }
+    batched.on('feed', (items) => feeds.push(items));
+    const plainSnaps = (await plain.emitWithAck('subscribe', [...topics])) as SnapshotData[];
+    const batchSnaps = (await batched.emitWithAck('subscribe', [...topics])) as SnapshotData[];
+    expect(batchSnaps.map((s) => s.topic)).toEqual([...topics]);
+    expect(batchSnaps.map((s) => s.seq)).toEqual(plainSnaps.map((s) => s.seq));
+    // A second subscribe of a topic it follows changes nothing; an unknown market is refused and leaves the set as it was.
+    expect(((await batched.emitWithAck('subscribe', ['tickers'])) as SnapshotData[]).map((s) => s.topic)).toEqual(['tickers']);
+    expect(await batched.emitWithAck('subscribe', ['depth:NOPE/USDT'])).toEqual({ error: 'unknown market in topic: depth:NOPE/USDT' });
+
+    const order = (token: string, body: Record<string, string>) =>
+      t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'ETH/USDT', ...body });
+    expect((await order(seller.token, { side: 'sell', type: 'limit', price: '3000', quantity: '0.5' })).body.code).toBe(1);
+    expect((await order(buyer.token, { side: 'buy', type: 'limit', price: '3000', quantity: '0.2' })).body.code).toBe(1);
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(cond()).toBe(true);
+    };
+    const fed = () => feeds.flat();
+    await until(() => fed().some(([e]) => e === 'trades') && fed().some(([e, m]) => e === 'depth' && (m.data as { asks: unknown[] }).asks.length > 0));
+    await new Promise((r) => setTimeout(r, 500)); // both clients have had the same cycles
+    // Every cycle is one event, every message of the plain socket is in it, in the same order.
+    expect(stray).toEqual([]);
+    expect(fed().map(([e, m]) => [e, m.topic, m.seq, m.data])).toEqual(single.map(([e, m]) => [e, m.topic, m.seq, m.data]));
+    for (const items of feeds) expect(new Set(items.map(([, m]) => m.topic)).size).toBe(items.length);
+    expect(fed().flatMap(([e, m]) => (e === 'trades' ? (m.data as Array<{ price: string; quantity: string }>) : [])).map((x) => [x.price, x.quantity])).toEqual([['3000', '0.2']]);
+
+    // Unsubscribed topics stop; the others go on.
+    await batched.emitWithAck('unsubscribe', ['depth:ETH/USDT', 'tickers']);
+    feeds.length = 0;
+    single.length = 0;
+    expect((await order(buyer.token, { side: 'buy', type: 'limit', price: '3000', quantity: '0.1' })).body.code).toBe(1);
+    await until(() => single.some(([e]) => e === 'trades'));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(fed().map(([, m]) => m.topic)).toEqual(single.filter(([, m]) => m.topic === 'trades:ETH/USDT').map(([, m]) => m.topic));
+    expect(fed().length).toBeGreaterThan(0);
   });
 });

@@ -6,6 +6,9 @@
  * (symbol as "BTC/USDT"; period as in kline/historyV3). The private room of the handshake
  * token's user receives `order` and `balance` without subscribing.
  *
+ * A socket that connects with `auth.feed = 'batch'` gets its market messages batched: one `feed`
+ * event per conflation cycle carrying that cycle's messages for its topics (FeedItem).
+ *
  * Order entry: with a user token in the handshake, the client places and cancels spot orders by
  * emitting `order` with an ack; the ack gets the same envelope as POST / PUT /api/coin/trade.
  */
@@ -90,7 +93,23 @@ export interface OptionResultData {
   pnl: string | null;
 }
 
+/**
+ * A market message as one item of a `feed` batch: the event it would have been sent as, and its
+ * envelope (the same `{topic, seq, ts, data}`).
+ */
+export type FeedItem =
+  | ['tickers', Envelope<TickerData[]>]
+  | ['depth', Envelope<DepthData>]
+  | ['trades', Envelope<TradeData[]>]
+  | ['kline', Envelope<CandleData>];
+
 export interface ServerToClientEvents {
+  /**
+   * Sockets that connected with `auth.feed = 'batch'` get their market messages this way: one
+   * `feed` per conflation cycle with the cycle's messages for their topics, in order, instead of
+   * one event per topic.
+   */
+  feed: (items: FeedItem[]) => void;
   tickers: (m: Envelope<TickerData[]>) => void;
   depth: (m: Envelope<DepthData>) => void;
   /** New trades since the previous message, oldest first. */

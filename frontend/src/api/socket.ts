@@ -18,7 +18,17 @@ export function getSocket(): MarketSocket {
   if (socket && socketToken === token) return socket;
   socket?.disconnect();
   socketToken = token;
-  // `lang` lets the server word pushed messages (notices) in the app's language.
-  socket = io(window.location.origin, { path: '/socket.io', auth: token ? { token, lang: currentLang() } : {}, transports: ['websocket', 'polling'] });
-  return socket;
+  // `lang` lets the server word pushed messages (notices) in the app's language; `feed: 'batch'` takes
+  // the market topics as one `feed` event per conflation cycle, whose items reach the handlers of
+  // their own events (`depth`, `trades`, …), so the screens listen as if each came alone.
+  const s: MarketSocket = io(window.location.origin, {
+    path: '/socket.io',
+    auth: token ? { token, lang: currentLang(), feed: 'batch' } : { feed: 'batch' },
+    transports: ['websocket', 'polling'],
+  });
+  s.on('feed', (items) => {
+    for (const [event, message] of items) for (const handler of s.listeners(event)) (handler as (m: typeof message) => void)(message);
+  });
+  socket = s;
+  return s;
 }

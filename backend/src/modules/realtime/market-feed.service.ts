@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { BalanceData, CandleData, OptionResultData, PositionData, PositionsData, ServerToClientEvents, SnapshotData, Topic, TradeData } from '@kestrel/contracts';
+import type { BalanceData, CandleData, FeedItem, OptionResultData, PositionData, PositionsData, ServerToClientEvents, SnapshotData, Topic, TradeData } from '@kestrel/contracts';
 import type { Server } from 'socket.io';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -12,7 +12,7 @@ import { MarketRegistry } from '../engine/market-registry.service';
 import { LeverService } from '../lever/lever.service';
 import { MarketDataService } from '../market/market-data.service';
 import { REQUEST_PERIODS, storedPeriod } from '../market/periods';
-import { depthTopic, klineTopic, ParsedTopic, tradesTopic, userRoom } from './topics';
+import { depthTopic, feedRoomTopics, klineTopic, ParsedTopic, tradesTopic, userRoom } from './topics';
 
 /** At most one message per topic per this many ms (DESIGN §8: conflation). */
 export const CONFLATE_MS = Number(process.env.WS_CONFLATE_MS ?? 200);
@@ -28,7 +28,7 @@ export const RECOVERY_MS = 120_000;
 @Injectable()
 export class MarketFeedService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('MarketFeed');
-  private server?: Server<Record<string, never>, ServerToClientEvents>;
+  private server?: Server<Record<string, never>, ServerToClientEvents, { feed: (items: FeedItem[]) => void }>;
   private timer?: NodeJS.Timeout;
   private readonly seq = new Map<string, number>();
   private readonly dirtyBooks = new Set<number>();
@@ -69,7 +69,10 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private readonly shared: boolean;
 
   attach(server: Server): void {
-    this.server = server as unknown as Server<Record<string, never>, ServerToClientEvents>;
+    this.server = server as unknown as NonNullable<MarketFeedService['server']>;
+    // Split roles: the engine sends each cycle's market messages to every process once; each writes
+    // them to its own batched sockets.
+    if (this.shared) this.server.on('feed', (items) => this.writeFeed(items));
   }
 
   onApplicationBootstrap(): void {
@@ -182,44 +185,82 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
+  /**
+   * One conflation cycle: builds every dirty topic's message (concurrently: each topic's sequence
+   * number, then its data), then sends them together, stamped with the send time — one event per
+   * topic to the topic rooms, and one `feed` per set of topics to the batched sockets.
+   */
   private async publishMarkets(): Promise<void> {
-    const server = this.server!;
+    const parts: Array<Promise<FeedItem[]>> = [];
     for (const marketId of this.dirtyBooks) {
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
       const topic = depthTopic(m.symbol);
-      if (this.shared) await this.data.shareDepth(marketId);
-      server.to(topic).emit('depth', { topic, seq: await this.next(topic), ts: Date.now(), data: await this.depth(m.symbol) });
+      parts.push(
+        (async (): Promise<FeedItem[]> => {
+          if (this.shared) await this.data.shareDepth(marketId);
+          const seq = await this.next(topic);
+          return [['depth', { topic, seq, ts: 0, data: await this.depth(m.symbol) }]];
+        })(),
+      );
     }
     this.dirtyBooks.clear();
 
-    const batches = [...this.newTrades];
-    this.newTrades.clear();
-    for (const [marketId, trades] of batches) {
+    for (const [marketId, trades] of this.newTrades) {
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
       const topic = tradesTopic(m.symbol);
-      server.to(topic).emit('trades', { topic, seq: await this.next(topic), ts: Date.now(), data: trades.map(tradeData) });
+      parts.push(this.next(topic).then((seq): FeedItem[] => [['trades', { topic, seq, ts: 0, data: trades.map(tradeData) }]]));
     }
-    const ready = [...this.candlesReady];
-    this.candlesReady.clear();
-    for (const marketId of ready) {
+    this.newTrades.clear();
+
+    for (const marketId of this.candlesReady) {
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
-      for (const [period, candle] of await this.lastCandles(marketId)) {
-        const kt = klineTopic(m.symbol, period);
-        server.to(kt).emit('kline', { topic: kt, seq: await this.next(kt), ts: Date.now(), data: candle });
-      }
+      parts.push(
+        this.lastCandles(marketId).then((candles) =>
+          Promise.all(
+            candles.map(async ([period, candle]): Promise<FeedItem> => {
+              const topic = klineTopic(m.symbol, period);
+              return ['kline', { topic, seq: await this.next(topic), ts: 0, data: candle }];
+            }),
+          ),
+        ),
+      );
     }
+    this.candlesReady.clear();
 
     if (this.tickersDirty) {
       this.tickersDirty = false;
-      const tickers = await this.data.tickers(true);
-      const json = JSON.stringify(tickers);
-      if (json !== this.lastTickers) {
-        this.lastTickers = json;
-        server.to('tickers').emit('tickers', { topic: 'tickers', seq: await this.next('tickers'), ts: Date.now(), data: tickers });
-      }
+      parts.push(
+        (async (): Promise<FeedItem[]> => {
+          const tickers = await this.data.tickers(true);
+          const json = JSON.stringify(tickers);
+          if (json === this.lastTickers) return [];
+          this.lastTickers = json;
+          return [['tickers', { topic: 'tickers', seq: await this.next('tickers'), ts: 0, data: tickers }]];
+        })(),
+      );
+    }
+    const items = (await Promise.all(parts)).flat();
+    if (!items.length) return;
+    const server = this.server!;
+    const ts = Date.now();
+    for (const [, message] of items) message.ts = ts;
+    for (const [event, message] of items) server.to(message.topic).emit(event, message as never);
+    this.writeFeed(items);
+    if (this.shared) server.serverSideEmit('feed', items);
+  }
+
+  /** This process's batched sockets: one `feed` per set of topics with any of the cycle's messages, encoded once for the set. */
+  private writeFeed(items: FeedItem[]): void {
+    const server = this.server;
+    if (!server) return;
+    for (const room of server.of('/').adapter.rooms.keys()) {
+      const topics = feedRoomTopics(room);
+      if (!topics) continue;
+      const mine = items.filter(([, m]) => topics.includes(m.topic));
+      if (mine.length) server.local.to(room).emit('feed', mine);
     }
   }
 

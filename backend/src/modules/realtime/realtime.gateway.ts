@@ -5,15 +5,19 @@ import type { Server, Socket } from 'socket.io';
 import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
 import { OrderChannel } from '../coin-trade/order-channel';
 import { MarketFeedService, RECOVERY_MS } from './market-feed.service';
-import { parseTopic, userRoom } from './topics';
+import { feedRoom, feedRoomTopics, parseTopic, userRoom } from './topics';
 
 const MAX_TOPICS = 40;
+/** A room that carries market data (a topic, or a batched socket's set of topics): not private. */
+const marketRoom = (room: string) => parseTopic(room) !== undefined || feedRoomTopics(room) !== undefined;
 
 /**
  * The push channel at /socket.io (DESIGN §8). Market topics are rooms a client subscribes to
  * (the answer carries each topic's snapshot); a valid handshake token also joins the user's
  * private room. Visitors get market data only. With a user token the socket may also place and
  * cancel spot orders (`order`, answered by coin-trade's OrderChannel with the /api envelope).
+ * A socket that connects with `auth.feed = 'batch'` gets its market topics batched (`feed`): it
+ * joins one room for its whole set of topics instead of one per topic (topics.ts `feedRoom`).
  */
 @WebSocketGateway({ path: '/socket.io', cors: { origin: true }, connectionStateRecovery: { maxDisconnectionDuration: RECOVERY_MS }, perMessageDeflate: false })
 export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
@@ -41,7 +45,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     try {
       for (const s of await server.in(userRoom(userId)).fetchSockets()) {
         if ((await this.handshakeUser(s.handshake)) === userId) continue;
-        for (const room of s.rooms) if (room !== s.id && !parseTopic(room)) s.leave(room);
+        for (const room of s.rooms) if (room !== s.id && !marketRoom(room)) s.leave(room);
       }
     } catch (err) {
       this.logger.warn(`dropping revoked sockets of user ${userId} failed: ${(err as Error).message}`);
@@ -54,6 +58,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   }
 
   async handleConnection(socket: Socket): Promise<void> {
+    if (!socket.recovered) socket.data.batch = socket.handshake.auth?.feed === 'batch';
     const userId = await this.handshakeUser(socket.handshake);
     if (socket.recovered) {
       // Rooms, data and missed messages restored by Socket.IO. The token is checked again: revoked
@@ -64,7 +69,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
         this.feed.online(userId);
         return;
       }
-      for (const room of [...socket.rooms]) if (room !== socket.id && !parseTopic(room)) await socket.leave(room);
+      for (const room of [...socket.rooms]) if (room !== socket.id && !marketRoom(room)) await socket.leave(room);
       socket.data.userId = undefined;
     }
     if (userId !== undefined) {
@@ -93,10 +98,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
       if (!parsed) return { error: `unknown topic: ${String(topic).slice(0, 64)}` };
       try {
         // Join first, then read: a message published in between has a higher seq than the snapshot.
-        await socket.join(topic);
+        await this.follow(socket, topic, true);
         snapshots.push(await this.feed.snapshot(topic as Topic, parsed));
       } catch {
-        await socket.leave(topic);
+        await this.follow(socket, topic, false);
         return { error: `unknown market in topic: ${String(topic).slice(0, 64)}` };
       }
     }
@@ -105,8 +110,20 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   @SubscribeMessage('unsubscribe')
   async unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() topics: unknown): Promise<{ ok: true }> {
-    if (Array.isArray(topics)) for (const t of topics.slice(0, MAX_TOPICS)) if (typeof t === 'string' && !t.startsWith('user:')) await socket.leave(t);
+    if (Array.isArray(topics)) for (const t of topics.slice(0, MAX_TOPICS)) if (typeof t === 'string' && !t.startsWith('user:')) await this.follow(socket, t, false);
     return { ok: true };
+  }
+
+  /** Joins or leaves a topic: its room, or for a batched socket the room of its new set of topics. */
+  private async follow(socket: Socket, topic: string, on: boolean): Promise<void> {
+    if (!socket.data.batch) return on ? socket.join(topic) : socket.leave(topic);
+    const before: string[] = socket.data.topics ?? [];
+    if (before.includes(topic) === on) return;
+    const after = on ? [...before, topic] : before.filter((t) => t !== topic);
+    socket.data.topics = after;
+    // Joined before the old set is left, in one turn: no cycle's feed falls between the two rooms.
+    if (after.length) await socket.join(feedRoom(after));
+    if (before.length) await socket.leave(feedRoom(before));
   }
 
   /** `{id, method: 'place' | 'cancel', params}` → the ack `{id, type, code, message, data}` (never throws). */

@@ -18,3 +18,13 @@ export const depthTopic = (symbol: string): Topic => `depth:${symbol}`;
 export const tradesTopic = (symbol: string): Topic => `trades:${symbol}`;
 export const klineTopic = (symbol: string, period: Period): Topic => `kline:${symbol}:${period}`;
 export const userRoom = (userId: number) => `user:${userId}`;
+
+/**
+ * Sockets that take their market data batched (`auth.feed = 'batch'`) share one room per distinct
+ * set of topics instead of a room per topic: a conflation cycle is then encoded once per set and
+ * written once per socket (one frame, not one per topic).
+ */
+const FEED_ROOM = 'feed:';
+export const feedRoom = (topics: readonly string[]): string => FEED_ROOM + [...topics].sort().join('|');
+/** The topics of a feed room; undefined for any other room. */
+export const feedRoomTopics = (room: string): string[] | undefined => (room.startsWith(FEED_ROOM) ? room.slice(FEED_ROOM.length).split('|') : undefined);

@@ -2,8 +2,11 @@
 // while the market simulator trades. Per-client message rate, and delivery latency measured from
 // the server's send timestamp (same machine, same clock). Last line: `clients: <C> rate: <R> Hz p99 <L> ms`.
 //
-// The clients are spread over BENCH_WS_THREADS worker threads (default 2, one per core): one
-// event loop parsing every client's messages would add its own queueing to the latency measured.
+// The clients are spread over BENCH_WS_THREADS worker threads (default 4): a real client parses on
+// its own machine, so the load generator's own queueing (every client of a thread waits for that
+// thread's event loop) is measurement error. Measured on 2 cores: 2 threads of 2,500 clients each
+// gave split-stack p99s of 170–239 ms, 4 threads of 1,250 152–168 ms, for the same server CPU per
+// message (docs/performance.md).
 //
 // BENCH_API_PROCESSES=N runs the split roles instead of one process (an engine and N api processes
 // joined by the Socket.IO Redis adapter, lib/stack.mjs startSplitStack) and spreads the clients
@@ -16,7 +19,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 
 const CLIENTS = Number(process.env.BENCH_WS_CLIENTS ?? 5000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const THREADS = Math.max(1, Number(process.env.BENCH_WS_THREADS ?? 2));
+const THREADS = Math.max(1, Number(process.env.BENCH_WS_THREADS ?? 4));
 const WAVE = 250;
 const TOPICS = ['tickers', 'depth:BTC/USDT', 'trades:BTC/USDT'];
 // The clients take their market data as the web app does (`auth.feed = 'batch'`: one `feed` event per

@@ -23,19 +23,35 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
 
   const connect = (token?: string, feed?: 'batch') =>
     new Promise<Client>((resolve, reject) => {
-      const c: Client = io(url, { path: '/socket.io', transports: ['websocket'], auth: { ...(token ? { token } : {}), ...(feed ? { feed } : {}) }, reconnection: false });
+      const c: Client = io(url, {
+        path: '/socket.io',
+        transports: ['websocket'],
+        auth: { ...(token ? { token } : {}), ...(feed ? { feed } : {}) },
+        reconnection: false,
+      });
       clients.push(c);
       c.once('connect', () => resolve(c));
       c.once('connect_error', reject);
     });
 
-  it('snapshot on subscribe, then trades, depth, candles and the owner’s order updates, in sequence', async () => {
+  /** A seller funded with 1 of `base` and a buyer with 100,000 USDT, both with fund passwords. */
+  const pair = async (base: number) => {
     const seller = await registerByEmail(t);
     const buyer = await registerByEmail(t);
     await setFundPassword(t, seller);
     await setFundPassword(t, buyer);
-    await deposit(t, seller.user.id, 1, '1');
+    await deposit(t, seller.user.id, base, '1');
     await deposit(t, buyer.user.id, 3, '100000');
+    return { seller, buyer };
+  };
+  const order = (token: string, body: Record<string, string>) => t.http().post('/api/coin/trade').set('Authorization', token).type('form').send(body);
+  const until = async (cond: () => boolean) => {
+    for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(cond()).toBe(true);
+  };
+
+  it('snapshot on subscribe, then trades, depth, candles and the owner’s order updates, in sequence', async () => {
+    const { seller, buyer } = await pair(1);
 
     const client = await connect(buyer.token);
     const received: Array<{ event: string; seq: number }> = [];
@@ -55,21 +71,11 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     expect(await client.emitWithAck('subscribe', ['depth:NOPE/USDT'])).toEqual({ error: 'unknown market in topic: depth:NOPE/USDT' });
     expect(await client.emitWithAck('subscribe', ['user:1' as never])).toEqual({ error: 'unknown topic: user:1' });
 
-    const order = (token: string, body: Record<string, string>) =>
-      t
-        .http()
-        .post('/api/coin/trade')
-        .set('Authorization', token)
-        .type('form')
-        .send({ symbol: 'BTC/USDT', ...body });
-    await order(seller.token, { side: 'sell', type: 'limit', price: '60000', quantity: '0.3' });
-    await order(buyer.token, { side: 'buy', type: 'limit', price: '60000', quantity: '0.1' });
-    await order(buyer.token, { side: 'buy', type: 'limit', price: '59000', quantity: '0.2' });
+    const btc = { symbol: 'BTC/USDT' };
+    await order(seller.token, { ...btc, side: 'sell', type: 'limit', price: '60000', quantity: '0.3' });
+    await order(buyer.token, { ...btc, side: 'buy', type: 'limit', price: '60000', quantity: '0.1' });
+    await order(buyer.token, { ...btc, side: 'buy', type: 'limit', price: '59000', quantity: '0.2' });
 
-    const until = async (cond: () => boolean) => {
-      for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(cond()).toBe(true);
-    };
     await until(() => tradeMsgs.length > 0 && depthMsgs.some((d) => d.data.bids.length > 0) && orders.length >= 2 && balances.length > 0);
 
     expect(tradeMsgs.flatMap((m) => m.data).map((x) => [x.price, x.quantity])).toEqual([['60000', '0.1']]);
@@ -90,7 +96,7 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     const visitor = await connect();
     const seen: string[] = [];
     visitor.on('order', () => seen.push('order'));
-    await order(buyer.token, { side: 'buy', type: 'limit', price: '58000', quantity: '0.1' });
+    await order(buyer.token, { ...btc, side: 'buy', type: 'limit', price: '58000', quantity: '0.1' });
     await new Promise((r) => setTimeout(r, 400));
     expect(seen).toEqual([]);
   });
@@ -111,12 +117,7 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
   });
 
   it('a batched socket (auth.feed = batch) gets each cycle in one feed event: the same messages, seqs and data as the per-topic events', async () => {
-    const seller = await registerByEmail(t);
-    const buyer = await registerByEmail(t);
-    await setFundPassword(t, seller);
-    await setFundPassword(t, buyer);
-    await deposit(t, seller.user.id, 2, '1');
-    await deposit(t, buyer.user.id, 3, '100000');
+    const { seller, buyer } = await pair(2);
     const topics = ['depth:ETH/USDT', 'trades:ETH/USDT', 'tickers'] as const;
     const plain = await connect();
     const batched = await connect(undefined, 'batch');
@@ -136,14 +137,9 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     expect(((await batched.emitWithAck('subscribe', ['tickers'])) as SnapshotData[]).map((s) => s.topic)).toEqual(['tickers']);
     expect(await batched.emitWithAck('subscribe', ['depth:NOPE/USDT'])).toEqual({ error: 'unknown market in topic: depth:NOPE/USDT' });
 
-    const order = (token: string, body: Record<string, string>) =>
-      t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'ETH/USDT', ...body });
-    expect((await order(seller.token, { side: 'sell', type: 'limit', price: '3000', quantity: '0.5' })).body.code).toBe(1);
-    expect((await order(buyer.token, { side: 'buy', type: 'limit', price: '3000', quantity: '0.2' })).body.code).toBe(1);
-    const until = async (cond: () => boolean) => {
-      for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(cond()).toBe(true);
-    };
+    const eth = { symbol: 'ETH/USDT' };
+    expect((await order(seller.token, { ...eth, side: 'sell', type: 'limit', price: '3000', quantity: '0.5' })).body.code).toBe(1);
+    expect((await order(buyer.token, { ...eth, side: 'buy', type: 'limit', price: '3000', quantity: '0.2' })).body.code).toBe(1);
     const fed = () => feeds.flat();
     await until(() => fed().some(([e]) => e === 'trades') && fed().some(([e, m]) => e === 'depth' && (m.data as { asks: unknown[] }).asks.length > 0));
     await new Promise((r) => setTimeout(r, 500)); // both clients have had the same cycles
@@ -151,13 +147,17 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     expect(stray).toEqual([]);
     expect(fed().map(([e, m]) => [e, m.topic, m.seq, m.data])).toEqual(single.map(([e, m]) => [e, m.topic, m.seq, m.data]));
     for (const items of feeds) expect(new Set(items.map(([, m]) => m.topic)).size).toBe(items.length);
-    expect(fed().flatMap(([e, m]) => (e === 'trades' ? (m.data as Array<{ price: string; quantity: string }>) : [])).map((x) => [x.price, x.quantity])).toEqual([['3000', '0.2']]);
+    expect(
+      fed()
+        .flatMap(([e, m]) => (e === 'trades' ? (m.data as Array<{ price: string; quantity: string }>) : []))
+        .map((x) => [x.price, x.quantity]),
+    ).toEqual([['3000', '0.2']]);
 
     // Unsubscribed topics stop; the others go on.
     await batched.emitWithAck('unsubscribe', ['depth:ETH/USDT', 'tickers']);
     feeds.length = 0;
     single.length = 0;
-    expect((await order(buyer.token, { side: 'buy', type: 'limit', price: '3000', quantity: '0.1' })).body.code).toBe(1);
+    expect((await order(buyer.token, { ...eth, side: 'buy', type: 'limit', price: '3000', quantity: '0.1' })).body.code).toBe(1);
     await until(() => single.some(([e]) => e === 'trades'));
     await new Promise((r) => setTimeout(r, 400));
     expect(fed().map(([, m]) => m.topic)).toEqual(single.filter(([, m]) => m.topic === 'trades:ETH/USDT').map(([, m]) => m.topic));

@@ -110,7 +110,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   @SubscribeMessage('unsubscribe')
   async unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() topics: unknown): Promise<{ ok: true }> {
-    if (Array.isArray(topics)) for (const t of topics.slice(0, MAX_TOPICS)) if (typeof t === 'string' && !t.startsWith('user:')) await this.follow(socket, t, false);
+    if (Array.isArray(topics))
+      for (const t of topics.slice(0, MAX_TOPICS)) if (typeof t === 'string' && !t.startsWith('user:')) await this.follow(socket, t, false);
     return { ok: true };
   }
 

@@ -1,6 +1,6 @@
 import { type Browser, type Page } from 'playwright-core';
 import { go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail } from './stack';
+import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail, approvedDeposit, approveReviews } from './stack';
 
 /**
  * Issue 8 on the real stack (market simulator ON: options need a tick recorded in the last 5 s,
@@ -34,12 +34,8 @@ async function verifiedFundedUser() {
     { country: 'Brazil', name: 'Dee Rivative', id_number: 'CD987654', address: 'Av. Paulista 1000', front_image: f, back_image: b, hand_image: h },
     s.token,
   );
-  for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/real_name', { status: 'review', limit: 100 }, adminToken)).items)
-    await api('POST', `admin/real_name/${r.id}/approve`, { reason: 'checked' }, adminToken);
-  const proof = await uploadImage(stack.url, s.token, 220);
-  await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '1000', image_id: proof, client_id: `dep-${tag}` }, s.token);
-  for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/deposits', { status: 'review', limit: 100 }, adminToken)).items)
-    await api('POST', `admin/deposits/${r.id}/approve`, { reason: 'checked' }, adminToken);
+  await approveReviews(stack.url, adminToken, 'real_name');
+  await approvedDeposit(stack.url, adminToken, s.token, '1000', `dep-${tag}`, 220);
   await api('POST', 'wallet/change', { from: 'coin', to: 'option', currency_id: USDT, amount: '200', client_id: `t1-${tag}` }, s.token);
   await api('POST', 'wallet/change', { from: 'coin', to: 'lever', currency_id: USDT, amount: '500', client_id: `t2-${tag}` }, s.token);
   // The user's session has a verification level now.

@@ -1,6 +1,6 @@
 import { type Browser, type Page } from 'playwright-core';
 import { go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail } from './stack';
+import { ADMIN, apiOf, startStack, type Stack, registerByEmail, approvedDeposit } from './stack';
 
 /**
  * Wealth products on the real stack: a user with USDT in the trust account buys the 15-day hosting
@@ -25,10 +25,7 @@ const tag = `${process.pid}${Date.now().toString(36)}`;
 async function investor() {
   const email = `wealth.${tag}@kestrel.test`;
   const s = await registerByEmail(stack.url, email);
-  const proof = await uploadImage(stack.url, s.token, 200);
-  await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '1000', image_id: proof, client_id: `dep-${tag}` }, s.token);
-  for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/deposits', { status: 'review', limit: 100 }, adminToken)).items)
-    await api('POST', `admin/deposits/${r.id}/approve`, { reason: 'checked' }, adminToken);
+  await approvedDeposit(stack.url, adminToken, s.token, '1000', `dep-${tag}`);
   await api('POST', 'wallet/change', { from: 'coin', to: 'trust', currency_id: USDT, amount: '1000', client_id: `t-${tag}` }, s.token);
   return { token: s.token, user: await api<unknown>('GET', 'user/center', {}, s.token) };
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail } from './stack';
+import { ADMIN, apiOf, startStack, type Stack, registerByEmail, approvedDeposit } from './stack';
 
 /**
  * New-coin subscriptions (IEO) on the real stack: an operator opens a project whose window ends
@@ -11,7 +11,6 @@ import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail } fr
  * coin has 2 decimals) and refund (33.34) appear on the screen.
  * Screens at 390×844 in both themes with axe; the details in Chinese too.
  */
-const USDT = 3;
 
 jest.setTimeout(240_000);
 
@@ -26,10 +25,7 @@ const tag = `${process.pid}${Date.now().toString(36)}`;
 async function fundedUser(name: string, usdt: string) {
   const email = `${name}.${tag}@kestrel.test`;
   const s = await registerByEmail(stack.url, email);
-  const proof = await uploadImage(stack.url, s.token, 90);
-  await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: usdt, image_id: proof, client_id: `dep-${name}-${tag}` }, s.token);
-  for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/deposits', { status: 'review', limit: 100 }, adminToken)).items)
-    await api('POST', `admin/deposits/${r.id}/approve`, { reason: 'checked' }, adminToken);
+  await approvedDeposit(stack.url, adminToken, s.token, usdt, `dep-${name}-${tag}`, 90);
   return s;
 }
 

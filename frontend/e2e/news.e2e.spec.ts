@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack, registerByEmail } from './stack';
+import { ADMIN, apiOf, latestCode, startStack, uploadImage, type Stack, registerByEmail, approvedDeposit, approveReviews } from './stack';
 
 /**
  * News, notices and the map picker on the real stack as `npm start` runs it (simulator on, so the
@@ -40,12 +40,8 @@ async function readyUser(name: string, usdt: string) {
     { country: 'Portugal', name: 'Nora Notice', id_number: 'NN123456', address: 'Rua Augusta 10, Lisboa', front_image: f, back_image: b, hand_image: h },
     s.token,
   );
-  for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/real_name', { status: 'review', limit: 100 }, adminToken)).items)
-    await api('POST', `admin/real_name/${r.id}/approve`, { reason: 'checked' }, adminToken);
-  const proof = await uploadImage(stack.url, s.token, 200);
-  await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: usdt, image_id: proof, client_id: `dep-${name}-${tag}` }, s.token);
-  for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/deposits', { status: 'review', limit: 100 }, adminToken)).items)
-    await api('POST', `admin/deposits/${r.id}/approve`, { reason: 'checked' }, adminToken);
+  await approveReviews(stack.url, adminToken, 'real_name');
+  await approvedDeposit(stack.url, adminToken, s.token, usdt, `dep-${name}-${tag}`);
   await api('POST', 'sms_mail', { purpose: 'address' }, s.token);
   const address = await api<{ id: number }>(
     'POST',

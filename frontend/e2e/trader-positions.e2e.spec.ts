@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
-import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail } from './stack';
+import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail, approvedDeposit, approveReviews } from './stack';
 
 /**
  * Issue 27, live contract positions on the real stack (market simulator ON): a verified user with
@@ -35,12 +35,8 @@ async function verifiedFundedUser() {
     { country: 'Brazil', name: 'Poe Sition', id_number: 'PS123456', address: 'Av. Paulista 1000', front_image: f, back_image: b, hand_image: h },
     s.token,
   );
-  for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/real_name', { status: 'review', limit: 100 }, adminToken)).items)
-    await api('POST', `admin/real_name/${r.id}/approve`, { reason: 'checked' }, adminToken);
-  const proof = await uploadImage(stack.url, s.token, 220);
-  await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '1000', image_id: proof, client_id: `dep-${tag}` }, s.token);
-  for (const r of (await api<{ items: Array<{ id: string }> }>('GET', 'admin/deposits', { status: 'review', limit: 100 }, adminToken)).items)
-    await api('POST', `admin/deposits/${r.id}/approve`, { reason: 'checked' }, adminToken);
+  await approveReviews(stack.url, adminToken, 'real_name');
+  await approvedDeposit(stack.url, adminToken, s.token, '1000', `dep-${tag}`, 220);
   await api('POST', 'wallet/change', { from: 'coin', to: 'lever', currency_id: USDT, amount: '500', client_id: `t-${tag}` }, s.token);
   return { token: s.token, user: await api<unknown>('GET', 'user/center', {}, s.token) };
 }

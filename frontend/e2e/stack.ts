@@ -76,17 +76,19 @@ export async function startStack(opts: { simulator?: boolean } = {}): Promise<St
     await sql(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`).catch(() => undefined);
   };
   const started = Date.now();
+  // The last answer (or connection error) of the readiness check, for the failure message.
+  let last = 'no answer yet';
   while (Date.now() - started < 60_000) {
     const up = await fetch(`${url}/api/settings/get`, { method: 'POST' }).then(
-      (r) => r.ok,
-      () => false,
+      (r) => ((last = `HTTP ${r.status}`), r.ok),
+      (err: Error) => ((last = `${err.message}${err.cause ? ` (${String((err.cause as Error).message ?? err.cause)})` : ''}`), false),
     );
     if (up) return { url, stop };
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
-  throw new Error(`the stack did not start within 60 s:\n${output.slice(-4000)}`);
+  throw new Error(`the stack did not start within 60 s (POST ${url}/api/settings/get: ${last}):\n${output.slice(-4000)}`);
 }
 
 /** The newest verification code sent to `recipient`, read from the operator outbox API. */

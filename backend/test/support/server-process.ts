@@ -23,15 +23,24 @@ export interface ServerProcess {
 }
 
 /** A TCP port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port free right now, below the kernel's ephemeral range (32768–60999): a port taken from that
+ * range (`listen(0)`) can be given to any outgoing loopback connection before the server binds it,
+ * which CI met as EADDRINUSE on a restarted server in crash.spec.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer();
     s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
 

@@ -191,8 +191,8 @@ describe('authorization matrix', () => {
   };
   const SOCKET_CASES = ['order', 'subscribe', 'chat:join', 'chat:send', 'chat:ops'];
 
-  it('every Socket.IO event has a cross-user decision', () => {
-    const events = socketEvents(t);
+  it('every Socket.IO event has a cross-user decision', async () => {
+    const events = await socketEvents(t);
     expect(events.length).toBeGreaterThanOrEqual(7);
     expect(events.filter((e) => !SOCKET_CASES.includes(e) && !SOCKET_NO_RESOURCE[e])).toEqual([]);
     expect([...SOCKET_CASES, ...Object.keys(SOCKET_NO_RESOURCE)].filter((e) => !events.includes(e))).toEqual([]);

@@ -3,6 +3,9 @@ import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } 
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
 import { getMetadataStorage } from 'class-validator';
+import type { Server } from 'socket.io';
+import { MarketFeedService } from '../../src/modules/realtime/market-feed.service';
+import { socketClients } from './sockets';
 import { TestApp } from './test-app';
 
 /** The routes Nest's controllers register, classified by their guards (authorization matrix and fuzzing). */
@@ -50,8 +53,12 @@ function joinPath(...parts: string[]): string {
   return ('/' + parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')).replace(/\/+/g, '/');
 }
 
-/** The Socket.IO events the app's gateways answer (@SubscribeMessage handlers), by event name. */
-export function socketEvents(t: TestApp): string[] {
+/**
+ * The Socket.IO events the app answers: its gateways' @SubscribeMessage handlers, and every event a
+ * connected socket listens to on the server side — what a gateway binds on the socket itself (the
+ * order channel, outside Nest's message pipeline) included, so no event escapes the matrix.
+ */
+export async function socketEvents(t: TestApp): Promise<string[]> {
   const events: string[] = [];
   for (const mod of t.app.get(ModulesContainer, { strict: false }).values()) {
     for (const wrapper of mod.providers.values()) {
@@ -63,6 +70,17 @@ export function socketEvents(t: TestApp): string[] {
         if (typeof handler === 'function' && Reflect.getMetadata('websockets:message_mapping', handler)) events.push(String(Reflect.getMetadata('message', handler)));
       }
     }
+  }
+  const { connect, closeAll } = await socketClients(t);
+  try {
+    const client = await connect('');
+    // The Socket.IO server, as the market feed holds it (every gateway shares it).
+    const io = (t.app.get(MarketFeedService) as unknown as { server: Server }).server;
+    const serverSide = io.of('/').sockets.get(client.id!);
+    if (!serverSide) throw new Error('the connected socket is not on the server');
+    for (const e of serverSide.eventNames()) if (typeof e === 'string' && !['disconnect', 'disconnecting', 'error'].includes(e)) events.push(e);
+  } finally {
+    closeAll();
   }
   return [...new Set(events)];
 }

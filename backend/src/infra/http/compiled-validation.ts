@@ -23,6 +23,8 @@ interface PropertyPlan {
 interface Plan {
   properties: PropertyPlan[];
   allowed: Set<string>;
+  /** Properties with an `@IsObject` rule: a plain object is a value the compiled path passes on (the order channel's `params`). */
+  objects: Set<string>;
 }
 
 /**
@@ -32,8 +34,8 @@ interface Plan {
  * error objects for every property, the transformer's generic copy) is done once, here.
  *
  * It only ever answers "valid, here is the instance" or "not sure": a body it cannot vouch for
- * (a rule fails, an unknown or non-primitive field, a DTO using transforms, nested or async
- * rules) goes to the full class-validator run, which builds the exact error. So the answers are
+ * (a rule fails, an unknown field, a non-primitive one other than a plain object under
+ * `@IsObject`, a DTO using transforms, nested or async rules) goes to the full class-validator run, which builds the exact error. So the answers are
  * class-validator's by construction; `compiled-validation.spec.ts` checks it on random bodies.
  */
 const plans = new Map<ClassConstructor<object>, Plan | null>();
@@ -60,7 +62,7 @@ export function compiledValidate<T extends object>(dto: ClassConstructor<T>, bod
     if (!plan.allowed.has(key)) return undefined;
     const value = (body as Record<string, unknown>)[key];
     const kind = typeof value;
-    if (kind !== 'string' && kind !== 'number' && kind !== 'boolean') return undefined;
+    if (kind !== 'string' && kind !== 'number' && kind !== 'boolean' && !(plan.objects.has(key) && isPlainObject(value))) return undefined;
     instance[key] = value;
   }
   for (const p of plan.properties) {
@@ -87,7 +89,9 @@ function compile(dto: ClassConstructor<object>): Plan | null {
   if (transformer.getStrategy(dto) !== 'none' || transformer.getExposedMetadatas(dto).length || transformer.getExcludedMetadatas(dto).length) return null;
   const grouped = storage.groupByPropertyName(metadatas);
   const properties: PropertyPlan[] = [];
+  const objects = new Set<string>();
   for (const [name, list] of Object.entries(grouped)) {
+    if (list.some((m) => m.name === 'isObject')) objects.add(name);
     if (transformer.findTypeMetadata(dto, name) || transformer.findTransformMetadatas(dto, name, 0 /* plain to class */).length) return null;
     const plan: PropertyPlan = { name, conditions: [], checks: [] };
     // class-validator runs IsDefined first, then the other rules, in declaration order.
@@ -110,5 +114,12 @@ function compile(dto: ClassConstructor<object>): Plan | null {
     }
     properties.push(plan);
   }
-  return { properties, allowed: new Set(properties.map((p) => p.name)) };
+  return { properties, allowed: new Set(properties.map((p) => p.name)), objects };
+}
+
+/** A JSON object (not an array, a class instance or null): what class-transformer copies member by member into an equal plain object. */
+function isPlainObject(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }

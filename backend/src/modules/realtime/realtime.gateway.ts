@@ -58,6 +58,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   }
 
   async handleConnection(socket: Socket): Promise<void> {
+    socket.on('order', (request: unknown, ack?: unknown) => this.order(socket, request, ack));
     if (!socket.recovered) socket.data.batch = socket.handshake.auth?.feed === 'batch';
     const userId = await this.handshakeUser(socket.handshake);
     if (socket.recovered) {
@@ -127,9 +128,18 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     if (before.length) await socket.leave(feedRoom(before));
   }
 
-  /** `{id, method: 'place' | 'cancel', params}` → the ack `{id, type, code, message, data}` (never throws). */
-  @SubscribeMessage('order')
-  order(@ConnectedSocket() socket: Socket, @MessageBody() request: unknown): Promise<OrderAck> {
-    return this.orders.answer(socket.handshake, request);
+  /**
+   * `{id, method: 'place' | 'cancel', params}` → the ack `{id, type, code, message, data}`. Bound
+   * on the socket itself (in `handleConnection`, before its first await, where Nest binds the
+   * `@SubscribeMessage` handlers), not through Nest's message pipeline: none of the app's global
+   * pipe, interceptors or filter acts on Socket.IO messages (each passes them through), and that
+   * pipeline's per-message rxjs chain was ~10 % of the server's main thread under
+   * `BENCH_TRANSPORT=ws npm run bench:api`. OrderChannel does the token check, validation and
+   * error mapping, as for every other way in, and never throws.
+   */
+  private order(socket: Socket, request: unknown, ack: unknown): void {
+    void this.orders.answer(socket.handshake, request).then((answer: OrderAck) => {
+      if (typeof ack === 'function') ack(answer);
+    });
   }
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { CONTENT_SECURITY_POLICY, cameOverTls } from '../src/infra/http/security-headers';
+import { API_CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY, cameOverTls, isApiRequest } from '../src/infra/http/security-headers';
 import { loadConfig } from '../src/infra/config/config';
 import { adminToken, lastCode, registerByEmail, uniqueEmail } from './support/accounts';
 import { makePng } from './support/images';
@@ -17,13 +17,29 @@ const USDT = 3;
 const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const concrete = (path: string) => path.replace(/:[A-Za-z_]+/g, '1');
 
-function expectSecurityHeaders(h: Record<string, string | undefined>, where: string): void {
-  const missing = [
-    ['content-security-policy', CONTENT_SECURITY_POLICY],
+/**
+ * A page (the web app, its files, the Swagger UI) carries the app's policy and helmet's set; the
+ * API's answers (`/api/…`, Socket.IO polling) the data policy `default-src 'none'` and `no-store`.
+ */
+function expectSecurityHeaders(h: Record<string, string | undefined>, where: string, kind: 'api' | 'page' = 'api'): void {
+  const common = [
     ['x-content-type-options', 'nosniff'],
     ['x-frame-options', 'DENY'],
     ['referrer-policy', 'no-referrer'],
-  ].filter(([k, v]) => h[k] !== v);
+    ['cross-origin-resource-policy', 'same-origin'],
+  ];
+  const own =
+    kind === 'api'
+      ? [
+          ['content-security-policy', API_CONTENT_SECURITY_POLICY],
+          ['cache-control', 'no-store'],
+        ]
+      : [
+          ['content-security-policy', CONTENT_SECURITY_POLICY],
+          ['cross-origin-opener-policy', 'same-origin'],
+          ['x-permitted-cross-domain-policies', 'none'],
+        ];
+  const missing = [...common, ...own].filter(([k, v]) => h[k] !== v);
   if (missing.length > 0 || h['x-powered-by'] !== undefined) throw new Error(`${where}: headers ${JSON.stringify(h)}`);
   expect(h['content-security-policy']).toContain("frame-ancestors 'none'");
 }
@@ -55,7 +71,7 @@ describe('security headers and HTTP 200 on every route', () => {
         if (r.method !== 'GET') req = req.type('form').send({});
         const res = await req;
         calls += 1;
-        expectSecurityHeaders(res.headers, `${r.method} ${r.path}`);
+        expectSecurityHeaders(res.headers, `${r.method} ${r.path}`, r.path.startsWith('/api/docs') ? 'page' : 'api');
         if (r.path.startsWith('/api/docs')) continue;
         // 200 with the envelope; a plain 404 only for "no such thing" answers Nest gives as NotFound.
         if (res.status !== 200 || typeof res.body?.code !== 'number') throw new Error(`${r.method} ${r.path}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
@@ -86,9 +102,11 @@ describe('security headers and HTTP 200 on every route', () => {
     const visitor = await t.http().post('/api/coin/trade').type('json').send('{}');
     expect(visitor.body.code).toBe(401);
     expectSecurityHeaders(visitor.headers, 'fast lane visitor');
-    for (const path of ['/', '/index.html', '/assets/app.js', '/api/docs', '/api/docs/swagger-ui-init.js', '/api/no-such-route', '/socket.io/?EIO=4&transport=polling']) {
+    const paths = ['/', '/index.html', '/assets/app.js', '/api/docs', '/api/docs/swagger-ui-init.js', '/api/no-such-route', '/socket.io/?EIO=4&transport=polling'];
+    expect(paths.map(isApiRequest)).toEqual([false, false, false, false, false, true, true]);
+    for (const path of paths) {
       const res = await t.http().get(path);
-      expectSecurityHeaders(res.headers, path);
+      expectSecurityHeaders(res.headers, path, isApiRequest(path) ? 'api' : 'page');
     }
     expect((await t.http().get('/')).text).toContain('<div id="root">');
     expect((await t.http().get('/api/no-such-route')).status).toBe(404);

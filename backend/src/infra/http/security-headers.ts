@@ -24,20 +24,45 @@ export const CONTENT_SECURITY_POLICY = [
 /** One year, subdomains included: sent only on answers to requests that came over TLS. */
 export const HSTS = 'max-age=31536000; includeSubDomains';
 
-/** The headers every answer carries (helmet's set, with the policy above). */
-const ALWAYS: ReadonlyArray<[string, string]> = [
-  ['Content-Security-Policy', CONTENT_SECURITY_POLICY],
+/**
+ * The policy of the API's answers (JSON, images, files): data, never a page, so nothing in one
+ * may run, load anything or be framed (OWASP's REST Security Cheat Sheet). A stricter policy than
+ * the web app's, and ~300 bytes shorter on every order answer.
+ */
+export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
+/** What every answer carries, page or data. */
+const COMMON: ReadonlyArray<[string, string]> = [
   ['X-Content-Type-Options', 'nosniff'],
   ['X-Frame-Options', 'DENY'],
   ['Referrer-Policy', 'no-referrer'],
-  ['Cross-Origin-Opener-Policy', 'same-origin'],
   ['Cross-Origin-Resource-Policy', 'same-origin'],
+];
+
+/** Pages (the web app, its files, the Swagger UI, 404s): helmet's set, with the app's policy above. */
+const DOCUMENT: ReadonlyArray<[string, string]> = [
+  ['Content-Security-Policy', CONTENT_SECURITY_POLICY],
+  ...COMMON,
+  ['Cross-Origin-Opener-Policy', 'same-origin'],
   ['Origin-Agent-Cluster', '?1'],
   ['X-DNS-Prefetch-Control', 'off'],
   ['X-Download-Options', 'noopen'],
   ['X-Permitted-Cross-Domain-Policies', 'none'],
   ['X-XSS-Protection', '0'],
 ];
+
+/**
+ * The API's answers (`/api/…` except the Swagger UI, Socket.IO polling): the headers that act on a
+ * data answer. The rest of helmet's set governs documents (opener, origin cluster, DNS prefetch,
+ * IE's download and XSS filters, Flash policies) and is left off. Not stored by any cache unless a
+ * route says otherwise (the public NFT and news images do).
+ */
+const API: ReadonlyArray<[string, string]> = [['Content-Security-Policy', API_CONTENT_SECURITY_POLICY], ...COMMON, ['Cache-Control', 'no-store']];
+
+/** Whether the request is for the API's data (not a page): `/api/…` but the Swagger UI, and Socket.IO. */
+export function isApiRequest(url: string): boolean {
+  return url.startsWith('/api/') ? !url.startsWith('/api/docs') : url.startsWith('/socket.io/');
+}
 
 /** Whether a proxy at `address` (hop `i`) is trusted: Express's compiled `trust proxy` setting. */
 export type TrustProxy = (address: string, i: number) => boolean;
@@ -67,7 +92,7 @@ function trustedPeer(socket: IncomingMessage['socket'], trust: TrustProxy): bool
 }
 
 export function setSecurityHeaders(req: IncomingMessage, res: ServerResponse, trust: TrustProxy): void {
-  for (const [name, value] of ALWAYS) res.setHeader(name, value);
+  for (const [name, value] of isApiRequest(req.url ?? '') ? API : DOCUMENT) res.setHeader(name, value);
   if (cameOverTls(req, trust)) res.setHeader('Strict-Transport-Security', HSTS);
   keepFrameAncestors(res);
 }

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { EntityManager } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /** Rows of an `UPDATE … RETURNING` (TypeORM answers UPDATE/DELETE on Postgres as `[rows, affectedCount]`). */
 export async function updateReturning<T>(m: Pick<EntityManager, 'query'>, sql: string, params: unknown[]): Promise<T[]> {
@@ -15,14 +16,15 @@ export async function updateReturning<T>(m: Pick<EntityManager, 'query'>, sql: s
  * over unnest arrays) and the batches small at moderate load, where planning was ~45% of the
  * ledger statement's time (docs/performance.md). `name` must belong to this one SQL text. Rows
  * come back for every kind of statement (UPDATE … RETURNING too); errors are the driver's own
- * (the checks below read both shapes). Outside a transaction it is a plain `m.query`. A process
- * keeps its statements until it exits: after a migration that changes the columns they return,
- * restart the processes started before it (docs/operations.md).
+ * (the checks below read both shapes). Outside a transaction (`dataSource.manager`) it runs on a
+ * pooled connection, named too (the journal's append, one per group commit). A process keeps its
+ * statements until it exits: after a migration that changes the columns they return, restart the
+ * processes started before it (docs/operations.md).
  */
 export async function preparedQuery<T>(m: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
   const runner = m.queryRunner;
-  if (!runner || runner.isReleased) return updateReturning<T>(m, sql, params);
-  const client = (await runner.connect()) as PoolClient;
+  if (runner?.isReleased) return updateReturning<T>(m, sql, params);
+  const client = runner ? ((await runner.connect()) as PoolClient) : (m.connection.driver as PostgresDriver).master;
   return (await client.query({ name, text: sql, values: params })).rows as T[];
 }
 

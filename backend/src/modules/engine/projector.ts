@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { arrayLiteral, updateReturning } from '../../infra/database/sql';
+import { arrayLiteral, preparedQuery } from '../../infra/database/sql';
 import { units, unitsString } from '../../infra/money';
 import { writeCandles } from '../market/candle-writer';
 import type { TradeTick } from './engine-bus';
@@ -79,12 +79,12 @@ export class Projector {
       await m.query(`SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off`);
       // Exactly once even with two projectors (an engine that was paused past its lease and a new holder): the
       // watermark row is locked and must be just before this run, else someone else projected it.
-      const [w] = await m.query('SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE');
+      const [w] = await preparedQuery<{ seq: string }>(m, 'kestrel-projector-watermark', 'SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE', []);
       if (w && Number(w.seq) !== first - 1) throw new ProjectionConflict(first, Number(w.seq));
       await this.writeEntries(m, entries);
       if (orders.size) await this.writeOrders(m, [...orders.values()]);
       if (trades.length) await this.writeTrades(m, trades);
-      await m.query('INSERT INTO sequencer_projection (id, seq) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq', [last]);
+      await preparedQuery(m, 'kestrel-projector-advance', 'INSERT INTO sequencer_projection (id, seq) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq', [last]);
     });
     return { seq: last };
   }
@@ -118,7 +118,9 @@ export class Projector {
         rows.map((r) => r.frozen),
       ].map(arrayLiteral);
     if (owned.size) {
-      await m.query(
+      await preparedQuery(
+        m,
+        'kestrel-projector-balances',
         `INSERT INTO balances (owner_type, owner_id, account_type, currency_id, available, frozen)
          SELECT ot, oi, at, ci, a * ${U}, f * ${U} FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) v(ot, oi, at, ci, a, f)
          ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO UPDATE SET available = EXCLUDED.available, frozen = EXCLUDED.frozen, updated_at = now()`,
@@ -132,13 +134,16 @@ export class Projector {
       // zero: a CHECK is tested on an insert's candidate row, even one that becomes an update).
       // The balance's own CHECK refuses a negative non-external account (the sequencer only debits external and transit).
       const [ot, oi, at, ci, da, df] = cols(rows);
-      await m.query(
+      await preparedQuery(
+        m,
+        'kestrel-projector-accounts',
         `INSERT INTO balances (owner_type, owner_id, account_type, currency_id) SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[])
          ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO NOTHING`,
         [ot, oi, at, ci],
       );
-      const res = await updateReturning<{ owner_type: string; owner_id: number; account_type: string; currency_id: number; available: string; frozen: string }>(
+      const res = await preparedQuery<{ owner_type: string; owner_id: number; account_type: string; currency_id: number; available: string; frozen: string }>(
         m,
+        'kestrel-projector-outside',
         `UPDATE balances b SET available = b.available + v.da * ${U}, frozen = b.frozen + v.df * ${U}, updated_at = now()
          FROM (SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) x(ot, oi, at, ci, da, df) ORDER BY 1, 2, 3, 4) v
          WHERE b.owner_type = v.ot AND b.owner_id = v.oi AND b.account_type = v.at AND b.currency_id = v.ci
@@ -188,7 +193,9 @@ export class Projector {
         e.ts,
       ].forEach((v, j) => c[j].push(v));
     });
-    await m.query(
+    await preparedQuery(
+      m,
+      'kestrel-projector-entries',
       `INSERT INTO ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at)
        SELECT s, ot, oi, at, ci, cd, da * ${U}, df * ${U}, aa * ${U}, fa * ${U}, rt, ri, me, to_timestamp(ts / 1000.0)
        FROM unnest($1::bigint[], $2::varchar[], $3::int[], $4::varchar[], $5::int[], $6::int[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::varchar[], $12::varchar[], $13::varchar[], $14::bigint[])
@@ -222,7 +229,9 @@ export class Projector {
       ].forEach((v, j) => c[j].push(v));
     }
     c.push(orders.map((o) => o.updatedTs));
-    await m.query(
+    await preparedQuery(
+      m,
+      'kestrel-projector-orders',
       `INSERT INTO orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at)
        SELECT id, u, mk, sd, tp, pr, q, qa, fq * ${U}, fqt * ${U}, fe * ${U}, fc, fl * ${U}, st, co, to_timestamp(ct / 1000.0), to_timestamp(ut / 1000.0)
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::varchar[], $5::varchar[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[], $12::int[], $13::numeric[], $14::varchar[], $15::varchar[], $16::bigint[], $17::bigint[])
@@ -257,7 +266,9 @@ export class Projector {
         t.ts,
       ].forEach((v, j) => c[j].push(v));
     }
-    await m.query(
+    await preparedQuery(
+      m,
+      'kestrel-projector-trades',
       `INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
        SELECT mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf * ${U}, tf * ${U}, to_timestamp(ts / 1000.0)
        FROM unnest($1::int[], $2::bigint[], $3::numeric[], $4::numeric[], $5::numeric[], $6::varchar[], $7::bigint[], $8::bigint[], $9::int[], $10::int[], $11::numeric[], $12::numeric[], $13::bigint[])

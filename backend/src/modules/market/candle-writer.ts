@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+import { arrayLiteral, preparedQuery } from '../../infra/database/sql';
 import { units, unitsString } from '../../infra/money';
 import { TradeTick } from '../engine/engine-bus';
 import { bucketStart, Period, PERIODS } from './periods';
@@ -51,28 +52,29 @@ export async function writeCandles(m: EntityManager, marketId: number, trades: r
       c.trades += 1;
     }
   }
-  const values: unknown[] = [];
-  const rows = [...candles.values()].map((c, i) => {
-    values.push(
-      marketId,
-      c.period,
-      c.openTime,
-      c.open,
-      unitsString(c.high),
-      unitsString(c.low),
-      c.close,
-      unitsString(c.volume),
-      unitsString(c.quoteVolume),
-      c.trades,
-    );
-    const b = i * 10;
-    return `($${b + 1}, $${b + 2}, to_timestamp($${b + 3} / 1000.0), $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9}, $${b + 10})`;
-  });
-  await m.query(
-    `INSERT INTO klines (market_id, period, open_time, open, high, low, close, volume, quote_volume, trades) VALUES ${rows.join(', ')}
+  const rows = [...candles.values()];
+  const column = (f: (c: Candle) => string | number) => arrayLiteral(rows.map(f));
+  // One text whatever the number of candles (arrays, as the projector's other statements), so one named statement.
+  await preparedQuery(
+    m,
+    'kestrel-klines',
+    `INSERT INTO klines (market_id, period, open_time, open, high, low, close, volume, quote_volume, trades)
+     SELECT $1, p, to_timestamp(t / 1000.0), o, h, l, c, v, qv, n
+     FROM unnest($2::varchar[], $3::bigint[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[], $10::int[]) x(p, t, o, h, l, c, v, qv, n)
      ON CONFLICT (market_id, period, open_time) DO UPDATE SET
        high = GREATEST(klines.high, EXCLUDED.high), low = LEAST(klines.low, EXCLUDED.low), close = EXCLUDED.close,
        volume = klines.volume + EXCLUDED.volume, quote_volume = klines.quote_volume + EXCLUDED.quote_volume, trades = klines.trades + EXCLUDED.trades`,
-    values,
+    [
+      marketId,
+      column((c) => c.period),
+      column((c) => c.openTime),
+      column((c) => c.open),
+      column((c) => unitsString(c.high)),
+      column((c) => unitsString(c.low)),
+      column((c) => c.close),
+      column((c) => unitsString(c.volume)),
+      column((c) => unitsString(c.quoteVolume)),
+      column((c) => c.trades),
+    ],
   );
 }

@@ -28,7 +28,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLoop } from './lib/open-loop.mjs';
-import { call, cpuReport, cpuTimes, loadClient, log, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
+import { call, cpuReport, cpuTimes, loadClient, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -158,14 +158,7 @@ try {
     await win.ready;
   }
   const elapsed = win.elapsed();
-  if (trace.length) {
-    const bySecond = new Map();
-    for (const [s, ms] of trace) (bySecond.get(s) ?? bySecond.set(s, []).get(s)).push(ms);
-    for (const [s, l] of [...bySecond].sort((a, b) => a[0] - b[0])) {
-      l.sort((a, b) => a - b);
-      log(`second ${s}: ${l.length} orders, p50 ${percentile(l, 50).toFixed(1)} p99 ${percentile(l, 99).toFixed(1)} max ${l[l.length - 1].toFixed(1)}`);
-    }
-  }
+  logTrace(trace);
   const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
   await client.close();
   latencies.sort((a, b) => a - b);

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLoop } from './lib/open-loop.mjs';
-import { cpuReport, cpuTimes, freshStackEnv, log, makeTraders, measuredWindow, orderMix, percentile, sql } from './lib/stack.mjs';
+import { cpuReport, cpuTimes, freshStackEnv, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, sql } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -43,6 +43,7 @@ try {
   const orders = app.get(CoinTradeService);
   const mix = orderMix(CANCEL_SHARE);
   const latencies = [];
+  const trace = [];
   const errors = new Map();
   const pids = { core: [process.pid] };
   const host = app.get(EngineHost);
@@ -69,7 +70,11 @@ try {
       const t0 = scheduled ?? performance.now();
       const view = await orders.place(trader.id, mix.order());
       if (view.status === 'waiting') trader.open.push(view.order_id);
-      if (counted) latencies.push(performance.now() - t0);
+      if (counted) {
+        const ms = performance.now() - t0;
+        latencies.push(ms);
+        if (process.env.BENCH_TRACE) trace.push([Math.floor((t0 - win.started) / 1000), ms]);
+      }
     } catch (err) {
       const code = err?.code ?? err?.message;
       if (win.recording) errors.set(code, (errors.get(code) ?? 0) + 1);
@@ -95,6 +100,7 @@ try {
   }
   await win.ready;
   const elapsed = win.elapsed();
+  logTrace(trace);
   const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
   await host.idle();
   const engine = await host.stats();

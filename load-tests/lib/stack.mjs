@@ -335,6 +335,16 @@ export function measuredWindow(warmup, seconds, onStart) {
   return w;
 }
 
+/** BENCH_TRACE=1: each second of the measured window (`[second, latency ms]` pairs) as one line, to see whether a p99 is a stall or the whole run. */
+export function logTrace(trace) {
+  const bySecond = new Map();
+  for (const [s, ms] of trace) (bySecond.get(s) ?? bySecond.set(s, []).get(s)).push(ms);
+  for (const [s, l] of [...bySecond].sort((a, b) => a[0] - b[0])) {
+    l.sort((a, b) => a - b);
+    log(`second ${s}: ${l.length} orders, p50 ${percentile(l, 50).toFixed(1)} p99 ${percentile(l, 99).toFixed(1)} max ${l[l.length - 1].toFixed(1)}`);
+  }
+}
+
 export function percentile(sorted, p) {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -398,7 +408,8 @@ export function cpuTimes(pids) {
     const group =
       Object.entries(pids).find(([, list]) => list.includes(pid))?.[0] ??
       (comm.startsWith('postgres') ? 'postgres' : comm.startsWith('redis') ? 'redis' : undefined);
-    if (group) ticks.set(pid, { group, used: Number(fields[11]) + Number(fields[12]) });
+    // utime and stime, in clock ticks (10 ms).
+    if (group) ticks.set(pid, { group, user: Number(fields[11]), system: Number(fields[12]), used: Number(fields[11]) + Number(fields[12]) });
   }
   return ticks;
 }

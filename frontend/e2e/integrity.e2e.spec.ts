@@ -37,6 +37,26 @@ const go = (p: Page, path: string) => goTo(p, stack.url, path);
 const shoot = (p: Page, name: string, path: string, ready?: string, then?: (p: Page) => Promise<void>) => shootThemes(p, stack.url, name, path, { ready, then, settleMs: 400 });
 
 /** Exact decimal arithmetic for the recomputation (BigInt at 10^-30, truncation toward zero). */
+/**
+ * Runs `body` with every answer of `proof/mine` changed by `tamper` on its way to the page (one
+ * balance edited in transit), and removes the route afterwards, also on failure. The real answer is
+ * fetched again once on a reset connection: the driver reuses a kept-alive socket that the
+ * server may close as idle in the same instant (a transport race, not an answer).
+ */
+async function tampered(p: Page, tamper: (balances: string[]) => string[], body: () => Promise<void>): Promise<void> {
+  await p.route('**/api/proof/mine', async (route) => {
+    const res = await route.fetch().catch((err: Error) => (/ECONNRESET|socket hang up/.test(err.message) ? route.fetch() : Promise.reject(err)));
+    const json = await res.json();
+    json.data.balances = tamper(json.data.balances as string[]);
+    await route.fulfill({ response: res, json });
+  });
+  try {
+    await body();
+  } finally {
+    await p.unroute('**/api/proof/mine');
+  }
+}
+
 const SCALE = 30;
 const big = (v: string) => {
   const [i, f = ''] = v.replace('-', '').split('.');
@@ -138,24 +158,21 @@ describe('verifiable honesty on the real stack', () => {
   });
 
   it('a tampered proof (one balance changed in transit) says "Failed at step N" and marks the step', async () => {
-    await page.route('**/api/proof/mine', async (route) => {
-      const res = await route.fetch();
-      const body = await res.json();
-      const balances = body.data.balances as string[];
+    const firstChanged = (balances: string[]) => {
       const i = balances.findIndex((b) => b !== '0');
-      balances[i] = (BigInt(balances[i]) + 1n).toString();
-      await route.fulfill({ response: res, json: body });
+      return balances.map((b, j) => (j === i ? (BigInt(b) + 1n).toString() : b));
+    };
+    await tampered(page, firstChanged, async () => {
+      await go(page, '/proof');
+      const verdict = page.getByTestId('proof-verdict');
+      await verdict.waitFor();
+      expect(await verdict.getAttribute('data-ok')).toBe('0');
+      const step = await verdict.getAttribute('data-failed-step');
+      expect(await verdict.locator('h2').textContent()).toContain(`Failed at step ${step}`);
+      const steps = await page.getByTestId('proof-step').count();
+      expect(Number(step)).toBe(steps);
+      if (steps > 0) expect(await page.locator(`[data-testid="proof-step"][data-level="${step}"] [data-testid="step-bad"]`).count()).toBe(1);
     });
-    await go(page, '/proof');
-    const verdict = page.getByTestId('proof-verdict');
-    await verdict.waitFor();
-    expect(await verdict.getAttribute('data-ok')).toBe('0');
-    const step = await verdict.getAttribute('data-failed-step');
-    expect(await verdict.locator('h2').textContent()).toContain(`Failed at step ${step}`);
-    const steps = await page.getByTestId('proof-step').count();
-    expect(Number(step)).toBe(steps);
-    if (steps > 0) expect(await page.locator(`[data-testid="proof-step"][data-level="${step}"] [data-testid="step-bad"]`).count()).toBe(1);
-    await page.unroute('**/api/proof/mine');
   });
 
   it('the integrity page is reachable from settings → about and lists the operator actions', async () => {
@@ -173,17 +190,16 @@ describe('verifiable honesty on the real stack', () => {
       await page.evaluate((l) => localStorage.setItem('lang', l), lang);
       findings.push(...(await shoot(page, `proof-${lang}`, '/proof', '[data-testid="proof-verdict"]')));
       findings.push(
-        ...(await shoot(page, `proof-failed-${lang}`, '/proof', undefined, async (p) => {
-          await p.route('**/api/proof/mine', async (route) => {
-            const res = await route.fetch();
-            const body = await res.json();
-            body.data.balances = (body.data.balances as string[]).map((b) => (b === '0' ? b : (BigInt(b) + 1n).toString()));
-            await route.fulfill({ response: res, json: body });
-          });
-          await p.reload();
-          await p.getByTestId('proof-verdict').waitFor();
-          await p.unroute('**/api/proof/mine');
-        })),
+        ...(await shoot(page, `proof-failed-${lang}`, '/proof', undefined, (p) =>
+          tampered(
+            p,
+            (balances) => balances.map((b) => (b === '0' ? b : (BigInt(b) + 1n).toString())),
+            async () => {
+              await p.reload();
+              await p.getByTestId('proof-verdict').waitFor();
+            },
+          ),
+        )),
       );
       findings.push(
         ...(await shoot(page, `lever-audit-${lang}`, '/pages/lever/index3', '[data-testid="lever-history-row"]', async (p) => {

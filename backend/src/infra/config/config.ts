@@ -40,6 +40,8 @@ export interface AppConfig {
     maxUnprojected: number;
     projectAhead: number;
     projectBatch: number;
+    /** ms the projector lets batches gather before a transaction (a waiting read cuts it short). */
+    projectLingerMs: number;
     snapshotEvery: number;
     projectorThread: boolean;
     leaseMs: number;
@@ -158,6 +160,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       maxUnprojected: int('ENGINE_MAX_UNPROJECTED', 50_000),
       projectAhead: int('ENGINE_PROJECT_AHEAD', 4000),
       projectBatch: int('ENGINE_PROJECT_BATCH', 1000),
+      projectLingerMs: int('ENGINE_PROJECT_LINGER_MS', 10),
       snapshotEvery: int('ENGINE_SNAPSHOT_EVERY', 50_000),
       projectorThread: (process.env.ENGINE_PROJECTOR_THREAD ?? 'on') !== 'off',
       leaseMs: Math.max(500, int('ENGINE_LEASE_MS', 3000)),

@@ -344,6 +344,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
 
   private projectedTo(seq: number): Promise<void> {
     if (seq <= this.projected || this.stopped) return Promise.resolve();
+    // Someone waits for it: the projector does not linger up to it.
+    this.replica?.flush(seq);
     return new Promise((resolve) => this.waiters.push({ seq, resolve }));
   }
 
@@ -391,7 +393,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async startReplica(): Promise<void> {
-    const { projectBatch, snapshotEvery } = this.config.engine;
+    const { projectBatch, projectLingerMs, snapshotEvery } = this.config.engine;
     const onEvent = (e: ReplicaEvent) => this.onReplica(e);
     this.replica =
       this.config.engine.projectorThread && ProjectorThread.available()
@@ -400,12 +402,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
               databaseUrl: this.config.databaseUrl,
               markets: this.registry.all().map(({ id, symbol, tickSize, lotSize, minQty }) => ({ id, symbol, tickSize, lotSize, minQty })),
               projectBatch,
+              projectLingerMs,
               snapshotEvery,
               idleTransactionMs: this.config.engine.leaseMs,
             },
             onEvent,
           )
-        : new ProjectionReplica(this.dataSource, this.projector, { projectBatch, snapshotEvery }, onEvent);
+        : new ProjectionReplica(this.dataSource, this.projector, { projectBatch, projectLingerMs, snapshotEvery }, onEvent);
     await this.replica.start();
   }
 

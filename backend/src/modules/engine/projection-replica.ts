@@ -14,6 +14,13 @@ export interface ReplicaOptions {
   projectBatch: number;
   /** Commands between snapshots. */
   snapshotEvery: number;
+  /**
+   * How long the projector waits once work arrives before it reads the journal (ms, 0: at once), so
+   * that one transaction carries the batches of that whole time instead of one each: under light
+   * load group commit journals many small batches, and each projection transaction pays its round
+   * trips and commit. A read waiting for the watermark cuts the wait short (`flush`).
+   */
+  projectLingerMs: number;
 }
 
 /** What the replica tells its host: the watermark moved, or projection keeps failing. */
@@ -56,6 +63,10 @@ export class ProjectionReplica {
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
+  /** Ends the linger early: a read waits for the watermark, or the replica stops. */
+  private cut?: () => void;
+  /** Reads wait for the watermark to reach this: up to it, no lingering. */
+  private urgentTo = 0;
   private head = 0;
   private sinceSnapshot = 0;
 
@@ -98,10 +109,30 @@ export class ProjectionReplica {
     this.wake?.();
   }
 
+  /** A read waits for the watermark to reach `seq`: project up to it without lingering. */
+  flush(seq: number): void {
+    if (seq > this.urgentTo) this.urgentTo = seq;
+    this.cut?.();
+  }
+
   async stop(): Promise<void> {
     this.running = false;
+    this.cut?.();
     this.wake?.();
     await this.loop;
+  }
+
+  /** Waits `projectLingerMs`, unless a read is waiting (then not at all) or until one starts to, or a whole read is already there. */
+  private async linger(seq: number): Promise<void> {
+    if (this.options.projectLingerMs <= 0 || this.urgentTo > seq || this.head - seq >= READ_ROWS || !this.running) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.options.projectLingerMs);
+      this.cut = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.cut = undefined;
   }
 
   private applyBatch(seqr: Sequencer, seq: number, ts: number, commands: SeqCommand[]): AppliedBatch {
@@ -123,6 +154,7 @@ export class ProjectionReplica {
         if (this.head <= seqr.seq) this.head = Math.max(this.head, await this.journal.head());
         continue;
       }
+      await this.linger(seqr.seq);
       const rows = await this.journal.after(seqr.seq, READ_ROWS);
       if (!rows.length) {
         this.head = seqr.seq;

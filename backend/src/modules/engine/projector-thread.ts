@@ -15,7 +15,7 @@ interface ThreadData extends ReplicaOptions {
   idleTransactionMs: number;
 }
 
-type ToThread = { kind: 'journaled'; seq: number } | { kind: 'stop' };
+type ToThread = { kind: 'journaled'; seq: number } | { kind: 'flush'; seq: number } | { kind: 'stop' };
 type FromThread = ReplicaEvent | { kind: 'started' } | { kind: 'stopped' };
 
 /**
@@ -57,6 +57,11 @@ export class ProjectorThread {
     this.worker.postMessage({ kind: 'journaled', seq } satisfies ToThread);
   }
 
+  /** A read waits for the watermark to reach `seq` (ProjectionReplica.flush). */
+  flush(seq: number): void {
+    this.worker.postMessage({ kind: 'flush', seq } satisfies ToThread);
+  }
+
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => {
       this.stopped = resolve;
@@ -77,6 +82,7 @@ async function serve(data: ThreadData): Promise<void> {
   ref.replica = replica;
   parentPort!.on('message', (m: ToThread) => {
     if (m.kind === 'journaled') replica.journaled(m.seq);
+    else if (m.kind === 'flush') replica.flush(m.seq);
     else
       void replica
         .stop()

@@ -23,6 +23,8 @@ let page: Page;
 const tag = `${process.pid}${Date.now().toString(36)}`;
 let offline = false;
 const open: WebSocketRoute[] = [];
+/** Sockets whose Socket.IO connection the server has accepted (its `40` connect packet went through). */
+const connected = new Set<WebSocketRoute>();
 
 const go = (path: string) => goTo(page, stack.url, path);
 /** The book on screen and on the server, as its best bid and best ask (raw price strings). */
@@ -51,7 +53,12 @@ beforeAll(async () => {
       setTimeout(() => void ws.close({ code: 4000, reason: 'offline' }), 50);
       return;
     }
-    ws.connectToServer();
+    const server = ws.connectToServer();
+    // Forwarded by hand (a handler on the server side stops the automatic forwarding), to see the connect packet.
+    server.onMessage((m) => {
+      if (typeof m === 'string' && m.startsWith('40')) connected.add(ws);
+      ws.send(m);
+    });
     open.push(ws);
   });
   await page.route(/\/socket\.io\//, (route) => (offline ? route.abort() : route.continue()));
@@ -97,8 +104,13 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
   });
 
   it('drops the socket: stale badge, the book freezes while the market moves; back online the screen shows the new state', async () => {
+    const before = open.length;
     await go('/pages/trade/index');
     await page.locator('.book__row--ask').first().waitFor();
+    // The book can be drawn from its HTTP snapshot before the socket is up; a socket dropped while
+    // still opening would be noticed only at its 20 s connect timeout, so drop a connected one.
+    for (let i = 0; i < 200 && !open.slice(before).some((ws) => connected.has(ws)); i++) await page.waitForTimeout(100);
+    expect(open.slice(before).some((ws) => connected.has(ws))).toBe(true);
     await expect(page.locator('[data-testid="stale-badge"]').count()).resolves.toBe(0);
 
     offline = true;

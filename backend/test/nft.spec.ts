@@ -504,6 +504,7 @@ describe('NFT purchase: kill -9 between reserving the item and the payment, then
    * its payment is journaled, so it may be read before its payment is projected).
    */
   async function consistent(live = true): Promise<Array<{ id: string; status: string }>> {
+    const payments = `(SELECT COUNT(*)::int FROM ledger_entries e WHERE e.ref_type = 'nft-sale' AND e.ref_id = s.id::text AND e.code = 700) AS payments`;
     const rows = await q<{
       id: string;
       status: string;
@@ -515,18 +516,12 @@ describe('NFT purchase: kill -9 between reserving the item and the payment, then
       payments: number;
     }>(
       `SELECT s.id::text, s.status, i.owner_id AS item_owner, s.buyer_id, s.seller_id, i.state, i.sale_id::text,
-              (SELECT COUNT(*)::int FROM ledger_entries e WHERE e.ref_type = 'nft-sale' AND e.ref_id = s.id::text AND e.code = 700) AS payments
+              ${payments}
          FROM nft_sales s JOIN nft_items i ON i.id = s.item_id ORDER BY s.id`,
     );
     if (live) {
       await caughtUp();
-      const paid = new Map(
-        (
-          await q<{ id: string; payments: number }>(
-            `SELECT s.id::text, (SELECT COUNT(*)::int FROM ledger_entries e WHERE e.ref_type = 'nft-sale' AND e.ref_id = s.id::text AND e.code = 700) AS payments FROM nft_sales s`,
-          )
-        ).map((r) => [r.id, r.payments]),
-      );
+      const paid = new Map((await q<{ id: string; payments: number }>(`SELECT s.id::text, ${payments} FROM nft_sales s`)).map((r) => [r.id, r.payments]));
       for (const r of rows) r.payments = paid.get(r.id)!;
     }
     for (const r of rows) {

@@ -36,7 +36,6 @@ async function fundedUser() {
 const go = (p: Page, path: string) => goTo(p, stack.url, path);
 const shoot = (p: Page, name: string, path: string, ready?: string, then?: (p: Page) => Promise<void>) => shootThemes(p, stack.url, name, path, { ready, then, settleMs: 400 });
 
-/** Exact decimal arithmetic for the recomputation (BigInt at 10^-30, truncation toward zero). */
 /**
  * Runs `body` with every answer of `proof/mine` changed by `tamper` on its way to the page (one
  * balance edited in transit), and removes the route afterwards, also on failure. The real answer is
@@ -57,6 +56,7 @@ async function tampered(p: Page, tamper: (balances: string[]) => string[], body:
   }
 }
 
+/** Exact decimal arithmetic for the recomputation (BigInt at 10^-30, truncation toward zero). */
 const SCALE = 30;
 const big = (v: string) => {
   const [i, f = ''] = v.replace('-', '').split('.');

@@ -109,8 +109,9 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
     await page.locator('.book__row--ask').first().waitFor();
     // The book can be drawn from its HTTP snapshot before the socket is up; a socket dropped while
     // still opening would be noticed only at its 20 s connect timeout, so drop a connected one.
-    for (let i = 0; i < 200 && !open.slice(before).some((ws) => connected.has(ws)); i++) await page.waitForTimeout(100);
-    expect(open.slice(before).some((ws) => connected.has(ws))).toBe(true);
+    const accepted = () => open.slice(before).some((ws) => connected.has(ws));
+    for (let i = 0; i < 200 && !accepted(); i++) await page.waitForTimeout(100);
+    expect(accepted()).toBe(true);
     await expect(page.locator('[data-testid="stale-badge"]').count()).resolves.toBe(0);
 
     offline = true;

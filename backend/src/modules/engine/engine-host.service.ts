@@ -367,6 +367,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     const watermark = await this.projector.watermark();
     const snap = await this.snapshots.latest(watermark);
     const seqr = snap ? Sequencer.restore(snap) : await this.snapshots.genesis();
+    // This copy answers and pushes; the projection replica's copy writes the ledger.
+    seqr.postings = false;
     let replayed = 0;
     for (;;) {
       const batches = await this.journal.after(seqr.seq, REPLAY_CHUNK);

@@ -25,7 +25,13 @@ export const FEE_DECIMALS = 8;
 const DEBITABLE_OUTSIDE = new Set(['external', 'transit']);
 const DECIMAL = /^-?\d{1,18}(\.\d{1,18})?$/;
 
-export const SPOT_FEE_ACCOUNT = (currencyId: number) => accountKey({ ownerType: 'system', ownerId: 0, accountType: 'spot-fee', currencyId });
+const spotFeeKeys = new Map<number, string>();
+/** The house's spot-fee account of a currency (its key built once: it is met on every trade). */
+export const SPOT_FEE_ACCOUNT = (currencyId: number): string => {
+  let key = spotFeeKeys.get(currencyId);
+  if (key === undefined) spotFeeKeys.set(currencyId, (key = accountKey({ ownerType: 'system', ownerId: 0, accountType: 'spot-fee', currencyId })));
+  return key;
+};
 
 /** Idempotency window (DESIGN §1.4): a client order id or command id is remembered this long, or until this many newer ones. */
 export interface DedupOptions {
@@ -82,6 +88,12 @@ export class Sequencer {
   private readonly markets = new Map<number, MarketRuntime>();
   private readonly live = new Map<number, OrderState>();
   private readonly dedup = new Map<string, Remembered>();
+  /**
+   * Whether outcomes carry the ledger postings. Only the projection replica's copy writes the
+   * ledger; the host's copy answers and pushes, so it turns them off and skips building ~8 legs
+   * per trade. The state (books, balances, counters, the replay hash) is the same either way.
+   */
+  postings = true;
 
   constructor(
     private readonly balances: BalanceStore = new FastBalances(),
@@ -216,7 +228,7 @@ export class Sequencer {
     this.live.set(id, order);
     if (dedupKey) this.dedup.set(dedupKey, { ts: this.ts, code: 'OK', orderId: id });
     const out = new Out();
-    out.posting({ refType: 'order', refId: String(id), actor: `user:${cmd.userId}`, memo: '', legs: [this.coinLeg(cmd.userId, currency, CODE.freeze, -amount, amount)] });
+    if (this.postings) out.posting({ refType: 'order', refId: String(id), actor: `user:${cmd.userId}`, memo: '', legs: [this.coinLeg(cmd.userId, currency, CODE.freeze, -amount, amount)] });
     out.touch(order);
     m.book.process(this.engineCommand(cmd, id));
     this.settle(m, m.sink.drain(), out);
@@ -243,14 +255,15 @@ export class Sequencer {
     for (const l of cmd.legs) if (ownedBySequencer(l)) owned.push({ key: accountKey(l), available: amountOf(l.available), frozen: amountOf(l.frozen) });
     if (!this.balances.apply(owned)) return this.remember(dedupKey, 'INSUFFICIENT_BALANCE');
     this.dedup.set(dedupKey, { ts: this.ts, code: 'OK' });
+    const out = new Out();
+    for (const l of cmd.legs) if (l.ownerType === 'user') out.users.add(l.ownerId);
+    if (!this.postings) return out.result('OK');
     const after = new Map(owned.map((d) => [d.key, this.balances.get(d.key)]));
     const legs = withRunning(
       cmd.legs.map((l) => ({ ...keyOf(l), code: l.code, available: amountOf(l.available), frozen: amountOf(l.frozen) })),
       after,
     );
-    const out = new Out();
     out.posting({ refType: cmd.refType, refId: cmd.refId, actor: cmd.actor, memo: cmd.memo ?? '', reason: cmd.reason, commandId: cmd.commandId, legs });
-    for (const l of cmd.legs) if (l.ownerType === 'user') out.users.add(l.ownerId);
     return out.result('OK');
   }
 
@@ -342,45 +355,9 @@ export class Sequencer {
     if (!this.balances.apply(deltas)) throw new Error(`sequencer invariant: trade ${m.params.id}:${t.tradeId} not covered by frozen funds`);
     buyerOrder.frozenLeft -= quote;
     sellerOrder.frozenLeft -= qty;
-    for (const [o, fee] of [
-      [buyerOrder, buyerFee],
-      [sellerOrder, sellerFee],
-    ] as const) {
-      o.filledQty += qty;
-      o.filledQuote += quote;
-      o.fee += fee;
-      o.updatedTs = this.ts;
-      out.touch(o);
-    }
-    // Each leg with its account's balance after it. The four accounts are distinct (self-trade
-    // prevention: a buyer never meets their own sell); a fee leg comes after its account's 602 leg.
-    const [bqA, bbA, sbA, sqA] = [bq, bb, sb, sq].map((k) => this.balances.get(k));
-    const userLeg = (userId: number, currencyId: number, code: number, available: bigint, frozen: bigint, after: Balance, laterAvailable = 0n): AppliedLeg => ({
-      ownerType: 'user',
-      ownerId: userId,
-      accountType: 'coin',
-      currencyId,
-      code,
-      available,
-      frozen,
-      availableAfter: after.available + laterAvailable,
-      frozenAfter: after.frozen,
-    });
-    const buyer = buyerOrder.userId;
-    const seller = sellerOrder.userId;
-    const legs: AppliedLeg[] = [
-      userLeg(buyer, Q, CODE.tradeDeduction, 0n, -quote, bqA),
-      userLeg(buyer, B, CODE.tradeIncrease, qty, 0n, bbA, buyerFee),
-      userLeg(seller, B, CODE.tradeDeduction, 0n, -qty, sbA),
-      userLeg(seller, Q, CODE.tradeIncrease, quote, 0n, sqA, sellerFee),
-    ];
-    const house = (currencyId: number, fee: bigint): AppliedLeg => {
-      const after = this.balances.get(SPOT_FEE_ACCOUNT(currencyId));
-      return { ownerType: 'system', ownerId: 0, accountType: 'spot-fee', currencyId, code: CODE.tradeFee, available: fee, frozen: 0n, availableAfter: after.available, frozenAfter: after.frozen };
-    };
-    if (buyerFee) legs.push(userLeg(buyer, B, CODE.tradeFee, -buyerFee, 0n, bbA), house(B, buyerFee));
-    if (sellerFee) legs.push(userLeg(seller, Q, CODE.tradeFee, -sellerFee, 0n, sqA), house(Q, sellerFee));
-    out.posting({ refType: 'trade', refId: `${m.params.id}:${t.tradeId}`, actor: 'engine', memo: '', legs });
+    this.filled(buyerOrder, qty, quote, buyerFee, out);
+    this.filled(sellerOrder, qty, quote, sellerFee, out);
+    if (this.postings) this.tradePosting(m, t, out, { keys: [bq, bb, sb, sq], buyer: buyerOrder.userId, seller: sellerOrder.userId, qty, quote, buyerFee, sellerFee });
     const makerFee = t.takerSide === 'buy' ? sellerFee : buyerFee;
     const takerFee = t.takerSide === 'buy' ? buyerFee : sellerFee;
     out.trades.push({
@@ -401,6 +378,48 @@ export class Sequencer {
     });
   }
 
+  private filled(o: OrderState, qty: bigint, quote: bigint, fee: bigint, out: Out): void {
+    o.filledQty += qty;
+    o.filledQuote += quote;
+    o.fee += fee;
+    o.updatedTs = this.ts;
+    out.touch(o);
+  }
+
+  /** The trade's ledger posting (600, 602, and 601 to the house), each leg with its account's balance after it. */
+  private tradePosting(m: MarketRuntime, t: TradeEvent, out: Out, f: { keys: string[]; buyer: number; seller: number; qty: bigint; quote: bigint; buyerFee: bigint; sellerFee: bigint }): void {
+    const { keys, buyer, seller, qty, quote, buyerFee, sellerFee } = f;
+    const B = m.params.baseId;
+    const Q = m.params.quoteId;
+    // Each leg with its account's balance after it. The four accounts are distinct (self-trade
+    // prevention: a buyer never meets their own sell); a fee leg comes after its account's 602 leg.
+    const [bqA, bbA, sbA, sqA] = keys.map((k) => this.balances.get(k));
+    const userLeg = (userId: number, currencyId: number, code: number, available: bigint, frozen: bigint, after: Balance, laterAvailable = 0n): AppliedLeg => ({
+      ownerType: 'user',
+      ownerId: userId,
+      accountType: 'coin',
+      currencyId,
+      code,
+      available,
+      frozen,
+      availableAfter: after.available + laterAvailable,
+      frozenAfter: after.frozen,
+    });
+    const legs: AppliedLeg[] = [
+      userLeg(buyer, Q, CODE.tradeDeduction, 0n, -quote, bqA),
+      userLeg(buyer, B, CODE.tradeIncrease, qty, 0n, bbA, buyerFee),
+      userLeg(seller, B, CODE.tradeDeduction, 0n, -qty, sbA),
+      userLeg(seller, Q, CODE.tradeIncrease, quote, 0n, sqA, sellerFee),
+    ];
+    const house = (currencyId: number, fee: bigint): AppliedLeg => {
+      const after = this.balances.get(SPOT_FEE_ACCOUNT(currencyId));
+      return { ownerType: 'system', ownerId: 0, accountType: 'spot-fee', currencyId, code: CODE.tradeFee, available: fee, frozen: 0n, availableAfter: after.available, frozenAfter: after.frozen };
+    };
+    if (buyerFee) legs.push(userLeg(buyer, B, CODE.tradeFee, -buyerFee, 0n, bbA), house(B, buyerFee));
+    if (sellerFee) legs.push(userLeg(seller, Q, CODE.tradeFee, -sellerFee, 0n, sqA), house(Q, sellerFee));
+    out.posting({ refType: 'trade', refId: `${m.params.id}:${t.tradeId}`, actor: 'engine', memo: '', legs });
+  }
+
   /** An order left the book: what is still frozen for it goes back to available (902). */
   private close(m: MarketRuntime, id: number, status: 'completed' | 'cancelled', out: Out): void {
     const o = this.live.get(id);
@@ -415,7 +434,7 @@ export class Sequencer {
     const left = o.frozenLeft;
     if (!this.balances.apply([{ key, available: left, frozen: -left }])) throw new Error(`sequencer invariant: order ${id} release not covered`);
     o.frozenLeft = 0n;
-    out.posting({ refType: 'order', refId: String(id), actor: 'engine', memo: '', legs: [this.coinLeg(o.userId, o.frozenCurrency, CODE.unfreeze, left, -left)] });
+    if (this.postings) out.posting({ refType: 'order', refId: String(id), actor: 'engine', memo: '', legs: [this.coinLeg(o.userId, o.frozenCurrency, CODE.unfreeze, left, -left)] });
   }
 
   /** A trade-account leg, already applied. */

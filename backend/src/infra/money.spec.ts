@@ -1,4 +1,4 @@
-import { isDecimalString, money, moneyString, truncate, units, unitsDiv, unitsString, unitsTimes } from './money';
+import { isDecimalString, money, Money, moneyString, trimDecimal, truncate, UNIT, units, unitsDiv, unitsString, unitsTimes } from './money';
 
 describe('money', () => {
   it('truncates instead of rounding', () => {
@@ -26,6 +26,20 @@ describe('money', () => {
       expect(unitsString(units('100.000000000000000000'))).toBe('100');
       expect(unitsString(units('-0'))).toBe('0');
       expect(units('5.')).toBe(5n * 10n ** 18n);
+    });
+
+    it('trims an exact decimal as moneyString does', () => {
+      for (const v of ['0', '0.0000', '30000.12', '30000.10', '10.5000', '100', '0.000000000000000001', '120.000000000000000000', '7.'])
+        expect(trimDecimal(v)).toBe(moneyString(v));
+    });
+
+    it('formats every magnitude and every trailing-zero count as Money does', () => {
+      for (let exp = 0; exp <= 36; exp++)
+        for (const lead of [1n, 7n, 10n, 120n, 1001n, 999999999n]) {
+          for (const v of [lead * 10n ** BigInt(exp), -(lead * 10n ** BigInt(exp)), lead * 10n ** BigInt(exp) + 1n]) {
+            expect(unitsString(v)).toBe(new Money(v.toString()).div(UNIT.toString()).toString());
+          }
+        }
     });
 
     it('refuses what is not a plain decimal of at most 18 places', () => {

@@ -45,12 +45,29 @@ export function units(value: string): bigint {
 
 /** Units as the canonical money string (what `moneyString` gives for the same amount). */
 export function unitsString(value: bigint): string {
+  if (value === 0n) return '0';
   const negative = value < 0n;
-  const abs = negative ? -value : value;
-  const int = (abs / UNIT).toString();
-  const rest = abs % UNIT;
-  const text = rest ? `${int}.${rest.toString().padStart(MONEY_SCALE, '0').replace(/0+$/, '')}` : int;
+  // One conversion to digits, then the point placed by position (no bigint division, no regex).
+  const digits = (negative ? -value : value).toString();
+  const cut = digits.length - MONEY_SCALE;
+  let end = digits.length;
+  while (end > 0 && end > cut && digits.charCodeAt(end - 1) === 48) end--; // trailing zeros of the fraction
+  const int = cut > 0 ? digits.slice(0, cut) : '0';
+  const frac = cut >= 0 ? digits.slice(cut, end) : end > 0 ? ZEROS.slice(0, -cut) + digits.slice(0, end) : '';
+  const text = frac ? `${int}.${frac}` : int;
   return negative ? `-${text}` : text;
+}
+
+/**
+ * A plain decimal that is exact already (a market's ticks or lots formatted at their scale, at
+ * most 18 places) in the canonical form `moneyString` gives: the fraction's trailing zeros dropped.
+ */
+export function trimDecimal(text: string): string {
+  if (!text.includes('.')) return text;
+  let end = text.length;
+  while (text.charCodeAt(end - 1) === 48) end--;
+  if (text.charCodeAt(end - 1) === 46) end--;
+  return text.slice(0, end);
 }
 
 /** Canonical string for storage and answers: at most 18 decimals, truncated, no trailing zeros. */

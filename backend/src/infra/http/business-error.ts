@@ -16,7 +16,11 @@ export class BusinessError extends Error {
     readonly data: unknown = null,
   ) {
     const key = messageKey ?? defaultMessage[code] ?? 'error.validation';
+    // An expected answer, not a fault: no stack trace is captured (it was ~3 % of the order path's CPU, late cancels).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(key);
+    Error.stackTraceLimit = limit;
     this.messageKey = key;
   }
 }

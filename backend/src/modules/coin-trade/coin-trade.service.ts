@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { Page } from '../../infra/http/page.dto';
-import { moneyString, units, unitsDiv, unitsString } from '../../infra/money';
+import { moneyString, trimDecimal, units, unitsDiv, unitsString } from '../../infra/money';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
 import type { OrderState, PlaceCmd } from '../engine/sequencer/commands';
 import { refusal, TradeAccountCommands } from '../engine/trade-account-commands';
@@ -48,9 +48,9 @@ export class CoinTradeService {
       symbol: market.symbol,
       side: o.side,
       type: o.type,
-      price: o.price ? moneyString(e.ticksToPrice(o.price)) : null,
-      quantity: o.qty ? moneyString(e.lotsToQty(o.qty)) : null,
-      amount: o.quoteBudget ? moneyString(e.unitsToQuote(o.quoteBudget)) : null,
+      price: o.price ? trimDecimal(e.ticksToPrice(o.price)) : null,
+      quantity: o.qty ? trimDecimal(e.lotsToQty(o.qty)) : null,
+      amount: o.quoteBudget ? trimDecimal(e.unitsToQuote(o.quoteBudget)) : null,
       filled_qty: unitsString(o.filledQty),
       filled_amount: unitsString(o.filledQuote),
       avg_price: o.filledQty === 0n ? null : unitsString(unitsDiv(o.filledQuote, o.filledQty)),
@@ -58,8 +58,8 @@ export class CoinTradeService {
       fee_currency: o.side === 'buy' ? market.base.symbol : market.quote.symbol,
       status: o.status,
       client_order_id: o.clientOrderId,
-      created_at: new Date(o.createdTs).toISOString(),
-      updated_at: new Date(o.updatedTs).toISOString(),
+      created_at: isoTime(o.createdTs),
+      updated_at: isoTime(o.updatedTs),
     };
   }
 
@@ -143,4 +143,11 @@ export class CoinTradeService {
       updated_at: new Date(o.updatedAt).toISOString(),
     };
   }
+}
+
+/** A batch's orders share its time: the last one's text is kept (answers give two per order). */
+let lastIso: [number, string] = [Number.NaN, ''];
+function isoTime(ts: number): string {
+  if (lastIso[0] !== ts) lastIso = [ts, new Date(ts).toISOString()];
+  return lastIso[1];
 }

@@ -79,7 +79,9 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     this.bus.on('book', (marketId) => this.dirtyBooks.add(marketId));
     this.bus.on('trades', (trades, seq) => {
       const id = trades[0].marketId;
-      this.newTrades.set(id, [...(this.newTrades.get(id) ?? []), ...trades]);
+      const list = this.newTrades.get(id);
+      if (list) for (const t of trades) list.push(t);
+      else this.newTrades.set(id, [...trades]);
       this.candlesDue.set(id, seq);
     });
     // Candles and tickers are read from the tables the projector writes: pushed once it has the trades.

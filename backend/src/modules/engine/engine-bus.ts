@@ -2,14 +2,15 @@ import { EventEmitter } from 'node:events';
 import { Injectable } from '@nestjs/common';
 import type { OptionResultData } from '@kestrel/contracts';
 
+/** An order's state once projected, in units: the feed formats it only for a user someone listens for. */
 export interface OrderUpdate {
-  userId: number;
-  orderId: string;
-  marketId: number;
-  status: 'waiting' | 'completed' | 'cancelled';
-  filledQty: string;
-  filledQuote: string;
-  fee: string;
+  readonly userId: number;
+  readonly id: number;
+  readonly marketId: number;
+  readonly status: 'waiting' | 'completed' | 'cancelled';
+  readonly filledQty: bigint;
+  readonly filledQuote: bigint;
+  readonly fee: bigint;
 }
 
 export interface TradeTick {

@@ -4,8 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, role } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode, ErrorCodeValue } from '../../infra/http/error-codes';
-import { unitsString } from '../../infra/money';
-import { EngineBus, OrderUpdate } from './engine-bus';
+import { EngineBus } from './engine-bus';
 import { EngineLease, FencedError } from './engine-lease';
 import { EngineLink, EngineReply, EngineRequest, LinkEvent, processId } from './engine-link';
 import { JournalWriter } from './journal-writer';
@@ -14,7 +13,7 @@ import { ProjectionReplica, ReplicaEvent } from './projection-replica';
 import { AppliedBatch, Projector, tradeTick } from './projector';
 import { ProjectorThread } from './projector-thread';
 import type { Balance } from './sequencer/balances';
-import type { MarketParams, OrderState, SeqCode, SeqCommand, SeqOutcome } from './sequencer/commands';
+import type { MarketParams, SeqCode, SeqCommand, SeqOutcome } from './sequencer/commands';
 import { Sequencer } from './sequencer/sequencer';
 import { Snapshotter } from './snapshotter';
 
@@ -432,7 +431,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       this.unprojected -= b.outcomes.length;
       if (this.lags.length < 200_000) this.lags.push(now - b.at);
       for (const o of b.outcomes) {
-        for (const ord of o.orders) this.bus.emit('order', orderUpdate(ord));
+        for (const ord of o.orders) this.bus.emit('order', ord);
         for (const u of o.users) users.add(u);
       }
     }
@@ -560,18 +559,6 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     // A split engine hands over instead: the lease is released, and whichever engine takes it (this one too) rebuilds from the journal.
     if (this.role === 'engine') void this.lease?.release().finally(() => this.stepDown(what));
   }
-}
-
-function orderUpdate(o: OrderState): OrderUpdate {
-  return {
-    userId: o.userId,
-    orderId: String(o.id),
-    marketId: o.marketId,
-    status: o.status,
-    filledQty: unitsString(o.filledQty),
-    filledQuote: unitsString(o.filledQuote),
-    fee: unitsString(o.fee),
-  };
 }
 
 function paramsOf(m: MarketInfo): MarketParams {

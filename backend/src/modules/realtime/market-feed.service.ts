@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { REDIS } from '../../infra/redis/redis.module';
-import { moneyString } from '../../infra/money';
+import { moneyString, unitsString } from '../../infra/money';
 import { EngineBus, OrderUpdate, TradeTick } from '../engine/engine-bus';
 import { EngineHost } from '../engine/engine-host.service';
 import { MarketRegistry } from '../engine/market-registry.service';
@@ -164,7 +164,14 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     this.server.to(userRoom(o.userId)).emit('order', {
       seq: await this.next(`order:${o.userId}`),
       ts: Date.now(),
-      data: { order_id: o.orderId, symbol: market?.symbol ?? String(o.marketId), status: o.status, filled_qty: o.filledQty, filled_amount: o.filledQuote, fee: o.fee },
+      data: {
+        order_id: String(o.id),
+        symbol: market?.symbol ?? String(o.marketId),
+        status: o.status,
+        filled_qty: unitsString(o.filledQty),
+        filled_amount: unitsString(o.filledQuote),
+        fee: unitsString(o.fee),
+      },
     });
   }
 

@@ -24,11 +24,19 @@ interface Candle {
 export async function writeCandles(m: EntityManager, marketId: number, trades: readonly TradeTick[]): Promise<void> {
   if (!trades.length) return;
   const candles = new Map<string, Candle>();
+  // A batch's trades share its time: each period's bucket (and its key) is worked out once per time.
+  let bucketsTs = Number.NaN;
+  let buckets: Array<{ period: Period; openTime: number; key: string }> = [];
   for (const t of trades) {
     const [price, qty, quote] = [units(t.price), units(t.quantity), units(t.quoteQuantity)];
-    for (const period of PERIODS) {
-      const openTime = bucketStart(period, t.ts);
-      const key = `${period}:${openTime}`;
+    if (t.ts !== bucketsTs) {
+      bucketsTs = t.ts;
+      buckets = PERIODS.map((period) => {
+        const openTime = bucketStart(period, t.ts);
+        return { period, openTime, key: `${period}:${openTime}` };
+      });
+    }
+    for (const { period, openTime, key } of buckets) {
       const c = candles.get(key);
       if (!c) {
         candles.set(key, {

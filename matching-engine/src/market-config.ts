@@ -25,6 +25,9 @@ interface Scaled {
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Powers of ten up to 10^40, built once: every order's price and quantity meets two of them. */
+const POW10: readonly bigint[] = Array.from({ length: 41 }, (_, i) => 10n ** BigInt(i));
+const pow10 = (n: number): bigint => POW10[n] ?? 10n ** BigInt(n);
 
 /** Parses a plain non-negative decimal ("12", "0.50"); anything else (sign, exponent, spaces) is undefined. */
 export function parseDecimal(text: string): Scaled | undefined {
@@ -47,7 +50,7 @@ function toSteps(value: string, step: Scaled): number | undefined {
   const v = parseDecimal(value);
   if (v === undefined) return undefined;
   // value / step = (mv / 10^sv) / (ms / 10^ss) = mv * 10^ss / (ms * 10^sv); BigInt division truncates.
-  const q = (v.mantissa * 10n ** BigInt(step.scale)) / (step.mantissa * 10n ** BigInt(v.scale));
+  const q = (v.mantissa * pow10(step.scale)) / (step.mantissa * pow10(v.scale));
   return q <= MAX_SAFE ? Number(q) : undefined;
 }
 

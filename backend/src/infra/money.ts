@@ -77,10 +77,13 @@ export function moneyString(value: string | Money): string {
   return new Money(value).toDecimalPlaces(MONEY_SCALE, Decimal.ROUND_DOWN).toString();
 }
 
+/** 10^0 … 10^36, built once (two of them on every fee). */
+const POW10: readonly bigint[] = Array.from({ length: 2 * MONEY_SCALE + 1 }, (_, i) => 10n ** BigInt(i));
+const pow10 = (n: number): bigint => POW10[n] ?? 10n ** BigInt(n);
+
 /** a × b, truncated toward zero to `decimals` places (≤ 18). */
 export function unitsTimes(a: bigint, b: bigint, decimals = MONEY_SCALE): bigint {
-  const drop = 10n ** BigInt(2 * MONEY_SCALE - decimals);
-  return ((a * b) / drop) * 10n ** BigInt(MONEY_SCALE - decimals);
+  return ((a * b) / pow10(2 * MONEY_SCALE - decimals)) * pow10(MONEY_SCALE - decimals);
 }
 
 /** a ÷ b at 18 places, truncated toward zero (b ≠ 0). */

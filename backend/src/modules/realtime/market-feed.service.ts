@@ -102,7 +102,10 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     this.bus.on('mark', (marketIds) => marketIds.forEach((id) => this.markedMarkets.add(id)));
     // A push that fails (Redis gone, the process stopping) is logged, never an unhandled rejection.
     const pushed = (p: Promise<void>) => void p.catch((err: unknown) => this.logger.warn({ err }, 'push failed'));
-    this.bus.on('order', (o) => pushed(this.pushOrder(o)));
+    // Checked before the async push: no promise per changed order for users nobody listens for.
+    this.bus.on('order', (o) => {
+      if (this.listening(o.userId)) pushed(this.pushOrder(o));
+    });
     this.bus.on('option', (o) => pushed(this.pushOption(o.userId, o.data)));
     // Split roles: the engine shares every book once when it takes over (then each changed one).
     if (this.shared) void this.host.whenOwner(async () => void (await Promise.all(this.registry.all().map((m) => this.data.shareDepth(m.id)))));

@@ -97,8 +97,10 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
       orders[name] = r.body.data.order_id;
     }
     expect(await optionBalance(u.user.id)).toBe('800');
-    const [o] = await t.ds.query('SELECT deliver_at FROM option_orders WHERE id = $1', [orders.upWins]);
-    const deliverAt = new Date(o.deliver_at).getTime();
+    // Each order is due 30 s after its own purchase (milliseconds apart, more on a busy machine): the
+    // ticks go after the later one, so both orders' first tick at or after delivery is the same.
+    const due = await t.ds.query('SELECT deliver_at FROM option_orders WHERE id = ANY($1)', [[orders.upWins, orders.downLoses]]);
+    const deliverAt = Math.max(...due.map((o: { deliver_at: Date }) => new Date(o.deliver_at).getTime()));
     const first = await tick('60000.01', new Date(deliverAt + 100));
     await tick('1', new Date(deliverAt + 900)); // later ticks do not matter
     await t.app.get(OptionDeliveryService).deliverDue(new Date(deliverAt + 2000));

@@ -107,7 +107,10 @@ describe('contract and option screens on the real stack', () => {
       (text) => expect(text).toMatch(/between 10 and 1000/),
     );
     await popup.getByLabel('Quantity (USDT)').fill('10');
+    // The server's answer is checked first: a refusal fails here with its code and message.
+    const answered = page.waitForResponse((r) => r.url().includes('/api/microtrade/submit'));
     await page.getByTestId('buy-confirm').click();
+    expect(await (await answered).json()).toMatchObject({ code: 1 });
     await page.waitForURL(/option\/details$/);
     await page.getByTestId('option-order').waitFor();
     expect(await page.getByTestId('countdown').textContent()).toMatch(/s left|Delivering/);

@@ -78,6 +78,13 @@ beforeAll(async () => {
     adminToken,
   );
   user = await verifiedFundedUser();
+  // Options and market contracts need a recorded tick: the stack's simulator records its first a second
+  // after its first trade, which on a busy machine can come after this setup (CI met code 2211 here).
+  await eventually(
+    () => api<{ mark_tick_id: string | null }>('POST', 'lever/deal', { symbol: SYMBOL }, user.token),
+    (deal) => expect(deal.mark_tick_id).not.toBeNull(),
+    60_000,
+  );
   page = await phonePage(browser, stack.url, user, { symbol: 'BTC/USDT' });
 }, 240_000);
 

@@ -141,6 +141,17 @@ export class Projector {
          ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO NOTHING`,
         [ot, oi, at, ci],
       );
+      // Locked first, one by one in the order every ledger posting locks accounts (the account key's
+      // text, as LedgerService.post sorts them): the UPDATE below locks in its join's order, which
+      // deadlocked with a transfer's posting locking the same accounts (PostgreSQL chose either as the victim).
+      await preparedQuery(
+        m,
+        'kestrel-projector-lock-outside',
+        `SELECT 1 FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[]) WITH ORDINALITY x(ot, oi, at, ci, n)
+         JOIN balances b ON b.owner_type = x.ot AND b.owner_id = x.oi AND b.account_type = x.at AND b.currency_id = x.ci
+         ORDER BY x.n FOR UPDATE OF b`,
+        [ot, oi, at, ci],
+      );
       const res = await preparedQuery<{ owner_type: string; owner_id: number; account_type: string; currency_id: number; available: string; frozen: string }>(
         m,
         'kestrel-projector-outside',

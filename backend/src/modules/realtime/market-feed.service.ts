@@ -160,9 +160,9 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     return false;
   }
 
-  /** Order changes are rare per user and matter: sent at once, not conflated (and not built for nobody). */
+  /** Order changes are rare per user and matter: sent at once, not conflated (the bus handler skips users nobody listens for). */
   private async pushOrder(o: OrderUpdate): Promise<void> {
-    if (!this.listening(o.userId) || !this.server) return;
+    if (!this.server) return;
     const market = this.registry.byIdOrUndefined(o.marketId);
     this.server.to(userRoom(o.userId)).emit('order', {
       seq: await this.next(`order:${o.userId}`),

@@ -74,20 +74,8 @@ export class FastBalances implements BalanceStore {
   }
 
   apply(deltas: readonly Delta[]): boolean {
-    if (deltas.length === 1) {
-      const d = deltas[0];
-      const cur = this.map.get(d.key);
-      const a = (cur?.available ?? 0n) + d.available;
-      const f = (cur?.frozen ?? 0n) + d.frozen;
-      if (a < 0n || f < 0n) return false;
-      if (cur) {
-        cur.available = a;
-        cur.frozen = f;
-      } else this.map.set(d.key, { available: a, frozen: f });
-      return true;
-    }
     if (deltas.length <= 8 && distinct(deltas)) {
-      // A trade's change (four accounts, six with fees; all distinct): each sum worked out once, then stored.
+      // A freeze or release (one account) or a trade (four accounts, six with fees; all distinct): each sum worked out once, then stored.
       const after: Array<{ available: bigint; frozen: bigint }> = new Array(deltas.length);
       for (let i = 0; i < deltas.length; i++) {
         const d = deltas[i];

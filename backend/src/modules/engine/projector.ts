@@ -192,7 +192,10 @@ export class Projector {
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
       const l = e.leg;
-      if (e.ts !== isoTs) (isoTs = e.ts), (iso = new Date(e.ts).toISOString());
+      if (e.ts !== isoTs) {
+        isoTs = e.ts;
+        iso = new Date(e.ts).toISOString();
+      }
       text += `${e.seq}\t${l.ownerType}\t${l.ownerId}\t${l.accountType}\t${l.currencyId}\t${l.code}\t${unitsString(l.available)}\t${unitsString(l.frozen)}\t${unitsString(runs[i][0])}\t${unitsString(runs[i][1])}\t${copyField(e.refType)}\t${copyField(e.refId)}\t${copyField(e.memo.slice(0, 200))}\t${iso}\n`;
     }
     await copyRows(

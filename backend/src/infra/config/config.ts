@@ -160,7 +160,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       maxUnprojected: int('ENGINE_MAX_UNPROJECTED', 50_000),
       projectAhead: int('ENGINE_PROJECT_AHEAD', 4000),
       projectBatch: int('ENGINE_PROJECT_BATCH', 1000),
-      projectLingerMs: int('ENGINE_PROJECT_LINGER_MS', 0),
+      projectLingerMs: int('ENGINE_PROJECT_LINGER_MS', 5),
       snapshotEvery: int('ENGINE_SNAPSHOT_EVERY', 50_000),
       projectorThread: (process.env.ENGINE_PROJECTOR_THREAD ?? 'on') !== 'off',
       leaseMs: Math.max(500, int('ENGINE_LEASE_MS', 3000)),

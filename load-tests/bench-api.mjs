@@ -28,7 +28,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLoop } from './lib/open-loop.mjs';
-import { call, cpuReport, cpuTimes, loadClient, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
+import { call, cpuReport, cpuTimes, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -96,6 +96,9 @@ try {
   // The measured window starts after the warm-up: its CPU and rows are counted from there.
   let cpuBefore;
   let rowsBefore;
+  // One server process (not the split roles): its CPU by thread too.
+  const serverPid = pids.server?.length === 1 ? pids.server[0] : undefined;
+  let threadsBefore;
   log(`warm-up ${WARMUP} s`);
   // The operator's view of the sequencer (projector lag, journal writes) and the trial balance.
   const admin = process.env.API_URL
@@ -104,6 +107,7 @@ try {
   const win = measuredWindow(WARMUP, SECONDS, async () => {
     rowsBefore = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
     cpuBefore = cpuTimes(pids);
+    if (serverPid) threadsBefore = threadTimes(serverPid);
     if (admin) await call(stack.apiUrl, 'GET', 'admin/engine', undefined, admin); // the lag is counted from here
   });
   const deadline = win.deadline;
@@ -160,6 +164,7 @@ try {
   const elapsed = win.elapsed();
   logTrace(trace);
   const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
+  const threads = serverPid && latencies.length ? threadReport(serverPid, threadsBefore, threadTimes(serverPid), elapsed, latencies.length) : undefined;
   await client.close();
   latencies.sort((a, b) => a - b);
   const rate = Math.round(latencies.length / elapsed);
@@ -170,6 +175,7 @@ try {
       (RATE > 0 ? `; not sent (no free slot): ${notSent}` : ''),
   );
   console.log(`cores used (of 2): ${cpu}`);
+  if (threads) console.log(`server threads: ${threads}`);
   if (!process.env.API_URL && latencies.length) {
     // What the load wrote, once the projector has caught up (the counts stop moving).
     let after = (await sql(stack.databaseUrl, ROW_COUNTS))[0];

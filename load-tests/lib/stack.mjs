@@ -427,6 +427,43 @@ export function cpuReport(before, after, seconds, units) {
     .join(', ');
 }
 
+/** CPU clock ticks of each thread of one process (from `/proc/<pid>/task/<tid>/stat`), by thread id. */
+export function threadTimes(pid) {
+  const ticks = new Map();
+  let tasks;
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return ticks;
+  }
+  for (const tid of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks.set(Number(tid), Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // the thread ended
+    }
+  }
+  return ticks;
+}
+
+/**
+ * One process's CPU by thread between two `threadTimes` readings: its main thread, its busiest
+ * other thread (in the server, the projection replica's) and the rest (V8's and libuv's helpers),
+ * as cores and CPU milliseconds per unit.
+ */
+export function threadReport(pid, before, after, seconds, units) {
+  const hz = 100;
+  const used = [...after].map(([tid, t]) => [tid, t - (before.get(tid) ?? 0)]);
+  const main = used.find(([tid]) => tid === pid)?.[1] ?? 0;
+  const others = used.filter(([tid]) => tid !== pid).sort((a, b) => b[1] - a[1]);
+  const busiest = others[0]?.[1] ?? 0;
+  const rest = others.slice(1).reduce((a, [, t]) => a + t, 0);
+  const part = (name, t) => `${name} ${(t / hz / seconds).toFixed(2)} (${(((t / hz) * 1000) / units).toFixed(3)} ms/order)`;
+  return [part('main', main), part('busiest other', busiest), part('rest', rest)].join(', ');
+}
+
 /** spawnSync's answer ({status, stdout, stderr}) without blocking the event loop. */
 function spawnAsync(cmd, args, opts) {
   return new Promise((resolve, reject) => {

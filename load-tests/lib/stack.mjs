@@ -386,6 +386,14 @@ export async function verifyTraders(stack, users) {
   }
 }
 
+/** utime and stime of a `/proc/…/stat` line, in clock ticks (10 ms). */
+function statTicks(stat) {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const user = Number(fields[11]);
+  const system = Number(fields[12]);
+  return { user, system, used: user + system };
+}
+
 /**
  * CPU time per process group from /proc (Linux), to show where the machine's two cores went
  * during a load window: `const t = cpuTimes(pids); …; cpuReport(t, cpuTimes(pids), seconds)`.
@@ -403,13 +411,11 @@ export function cpuTimes(pids) {
       continue;
     }
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const pid = Number(entry);
     const group =
       Object.entries(pids).find(([, list]) => list.includes(pid))?.[0] ??
       (comm.startsWith('postgres') ? 'postgres' : comm.startsWith('redis') ? 'redis' : undefined);
-    // utime and stime, in clock ticks (10 ms).
-    if (group) ticks.set(pid, { group, user: Number(fields[11]), system: Number(fields[12]), used: Number(fields[11]) + Number(fields[12]) });
+    if (group) ticks.set(pid, { group, ...statTicks(stat) });
   }
   return ticks;
 }
@@ -438,9 +444,7 @@ export function threadTimes(pid) {
   }
   for (const tid of tasks) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(Number(tid), Number(fields[11]) + Number(fields[12]));
+      ticks.set(Number(tid), statTicks(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')).used);
     } catch {
       // the thread ended
     }

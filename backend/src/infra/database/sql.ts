@@ -87,7 +87,7 @@ export function arrayLiteral(values: ReadonlyArray<string | number | bigint | nu
     if (i) out += ',';
     if (v === null || v === undefined) out += 'NULL';
     else if (typeof v === 'string') {
-      // The ledger's empty memo on most rows, then plain words, then anything else quoted.
+      // Empty strings, then plain words, then anything else quoted.
       if (v.length === 0) out += '""';
       else if (BARE.test(v) && (v.length !== 4 || v.toUpperCase() !== 'NULL')) out += v;
       else out += `"${v.replace(/["\\]/g, '\\$&')}"`;

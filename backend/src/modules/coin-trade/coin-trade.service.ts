@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { Page } from '../../infra/http/page.dto';
+import { isoTime } from '../../infra/iso-time';
 import { moneyString, trimDecimal, units, unitsDiv, unitsString } from '../../infra/money';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
 import type { OrderState, PlaceCmd } from '../engine/sequencer/commands';
@@ -143,11 +144,4 @@ export class CoinTradeService {
       updated_at: new Date(o.updatedAt).toISOString(),
     };
   }
-}
-
-/** A batch's orders share its time: the last one's text is kept (answers give two per order). */
-let lastIso: [number, string] = [Number.NaN, ''];
-function isoTime(ts: number): string {
-  if (lastIso[0] !== ts) lastIso = [ts, new Date(ts).toISOString()];
-  return lastIso[1];
 }

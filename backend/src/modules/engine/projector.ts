@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { arrayLiteral, copyField, copyRows, preparedQuery } from '../../infra/database/sql';
+import { isoTime } from '../../infra/iso-time';
 import { units, unitsString } from '../../infra/money';
 import { writeCandles } from '../market/candle-writer';
 import type { TradeTick } from './engine-bus';
@@ -8,8 +9,9 @@ import { accountKey } from './sequencer/balances';
 import type { AccountKey, AppliedLeg, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
 
 /**
- * Amounts travel to PostgreSQL as integer ledger units and are scaled there: a numeric product is
- * exact (its scale is the sum of the scales), and the integers cost no formatting here.
+ * Amounts in the array parameters travel to PostgreSQL as integer ledger units and are scaled
+ * there: a numeric product is exact (its scale is the sum of the scales), and the integers cost no
+ * formatting here. The ledger rows go by `COPY` (text), their amounts formatted by `unitsString`.
  */
 const U = '0.000000000000000001';
 
@@ -187,16 +189,10 @@ export class Projector {
     // COPY, not INSERT … SELECT unnest(…): PostgreSQL inserts the heap a page at a time, and the
     // rows get their ids in the order given (each account's entries in the order of its balances after).
     let text = '';
-    let isoTs = -1;
-    let iso = '';
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
       const l = e.leg;
-      if (e.ts !== isoTs) {
-        isoTs = e.ts;
-        iso = new Date(e.ts).toISOString();
-      }
-      text += `${e.seq}\t${l.ownerType}\t${l.ownerId}\t${l.accountType}\t${l.currencyId}\t${l.code}\t${unitsString(l.available)}\t${unitsString(l.frozen)}\t${unitsString(runs[i][0])}\t${unitsString(runs[i][1])}\t${copyField(e.refType)}\t${copyField(e.refId)}\t${copyField(e.memo.slice(0, 200))}\t${iso}\n`;
+      text += `${e.seq}\t${l.ownerType}\t${l.ownerId}\t${l.accountType}\t${l.currencyId}\t${l.code}\t${unitsString(l.available)}\t${unitsString(l.frozen)}\t${unitsString(runs[i][0])}\t${unitsString(runs[i][1])}\t${copyField(e.refType)}\t${copyField(e.refId)}\t${copyField(e.memo.slice(0, 200))}\t${isoTime(e.ts)}\n`;
     }
     await copyRows(
       m,

@@ -1,7 +1,6 @@
 /**
- * A millisecond time as ISO text, the last one's text kept: a batch's orders and ledger rows share
- * its time, so most calls are a comparison (order answers give two per order; the projector one per
- * ledger row).
+ * A millisecond time as ISO text, the last one's text kept: a batch's orders share its time, so
+ * most calls are a comparison (order answers give two per order).
  */
 let lastIso: [number, string] = [Number.NaN, ''];
 export function isoTime(ts: number): string {

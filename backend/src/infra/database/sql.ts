@@ -1,5 +1,4 @@
 import type { PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
@@ -27,33 +26,6 @@ export async function preparedQuery<T>(m: EntityManager, name: string, sql: stri
   if (runner?.isReleased) return updateReturning<T>(m, sql, params);
   const client = runner ? ((await runner.connect()) as PoolClient) : (m.connection.driver as PostgresDriver).master;
   return (await client.query({ name, text: sql, values: params })).rows as T[];
-}
-
-/**
- * Rows into a table with `COPY … FROM STDIN` (text format) on the transaction's connection: rows
- * become table rows in the order given, and PostgreSQL inserts them in heap pages at a time instead
- * of a row at a time (the projector's ledger rows: docs/performance.md, "Seventh sitting"). `text`
- * is whole lines, fields separated by tabs, each field made with `copyField`. Resolves once the
- * server has taken the rows; a refusal (a constraint, a trigger) rejects with the server's error.
- */
-export async function copyRows(m: EntityManager, sql: string, text: string): Promise<void> {
-  const runner = m.queryRunner;
-  if (!runner || runner.isReleased) throw new Error('copyRows needs a transaction');
-  const client = (await runner.connect()) as PoolClient;
-  await new Promise<void>((resolve, reject) => {
-    const stream = client.query(copyFrom(sql));
-    stream.on('finish', resolve);
-    stream.on('error', reject);
-    stream.end(text);
-  });
-}
-
-const COPY_SPECIAL = /[\\\t\n\r]/;
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-
-/** A text field of `COPY`'s text format: backslash, tab, newline and carriage return escaped. */
-export function copyField(value: string): string {
-  return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : value;
 }
 
 const sqlState = (err: unknown) => {
@@ -87,7 +59,7 @@ export function arrayLiteral(values: ReadonlyArray<string | number | bigint | nu
     if (i) out += ',';
     if (v === null || v === undefined) out += 'NULL';
     else if (typeof v === 'string') {
-      // Empty strings, then plain words, then anything else quoted.
+      // The ledger's empty memo on most rows, then plain words, then anything else quoted.
       if (v.length === 0) out += '""';
       else if (BARE.test(v) && (v.length !== 4 || v.toUpperCase() !== 'NULL')) out += v;
       else out += `"${v.replace(/["\\]/g, '\\$&')}"`;

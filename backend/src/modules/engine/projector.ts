@@ -1,6 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { arrayLiteral, copyField, copyRows, preparedQuery } from '../../infra/database/sql';
-import { isoTime } from '../../infra/iso-time';
+import { arrayLiteral, preparedQuery } from '../../infra/database/sql';
 import { units, unitsString } from '../../infra/money';
 import { writeCandles } from '../market/candle-writer';
 import type { TradeTick } from './engine-bus';
@@ -9,9 +8,8 @@ import { accountKey } from './sequencer/balances';
 import type { AccountKey, AppliedLeg, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
 
 /**
- * Amounts in the array parameters travel to PostgreSQL as integer ledger units and are scaled
- * there: a numeric product is exact (its scale is the sum of the scales), and the integers cost no
- * formatting here. The ledger rows go by `COPY` (text), their amounts formatted by `unitsString`.
+ * Amounts travel to PostgreSQL as integer ledger units and are scaled there: a numeric product is
+ * exact (its scale is the sum of the scales), and the integers cost no formatting here.
  */
 const U = '0.000000000000000001';
 
@@ -186,18 +184,34 @@ export class Projector {
       b.available -= l.available;
       b.frozen -= l.frozen;
     }
-    // COPY, not INSERT … SELECT unnest(…): PostgreSQL inserts the heap a page at a time, and the
-    // rows get their ids in the order given (each account's entries in the order of its balances after).
-    let text = '';
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i];
+    const c: unknown[][] = Array.from({ length: 14 }, () => []);
+    entries.forEach((e, i) => {
       const l = e.leg;
-      text += `${e.seq}\t${l.ownerType}\t${l.ownerId}\t${l.accountType}\t${l.currencyId}\t${l.code}\t${unitsString(l.available)}\t${unitsString(l.frozen)}\t${unitsString(runs[i][0])}\t${unitsString(runs[i][1])}\t${copyField(e.refType)}\t${copyField(e.refId)}\t${copyField(e.memo.slice(0, 200))}\t${isoTime(e.ts)}\n`;
-    }
-    await copyRows(
+      [
+        e.seq,
+        l.ownerType,
+        l.ownerId,
+        l.accountType,
+        l.currencyId,
+        l.code,
+        l.available,
+        l.frozen,
+        runs[i][0],
+        runs[i][1],
+        e.refType,
+        e.refId,
+        e.memo.slice(0, 200),
+        e.ts,
+      ].forEach((v, j) => c[j].push(v));
+    });
+    await preparedQuery(
       m,
-      'COPY ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at) FROM STDIN',
-      text,
+      'kestrel-projector-entries',
+      `INSERT INTO ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at)
+       SELECT s, ot, oi, at, ci, cd, da * ${U}, df * ${U}, aa * ${U}, fa * ${U}, rt, ri, me, to_timestamp(ts / 1000.0)
+       FROM unnest($1::bigint[], $2::varchar[], $3::int[], $4::varchar[], $5::int[], $6::int[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::varchar[], $12::varchar[], $13::varchar[], $14::bigint[])
+         WITH ORDINALITY x(s, ot, oi, at, ci, cd, da, df, aa, fa, rt, ri, me, ts, n) ORDER BY n`,
+      c.map((col) => arrayLiteral(col as Array<string | number | null>)),
     );
   }
 

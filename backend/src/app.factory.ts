@@ -14,6 +14,7 @@ import { bodyParsers } from './infra/http/body-parsers';
 import { EnvelopeInterceptor } from './infra/http/envelope.interceptor';
 import { createValidationPipe } from './infra/http/validation';
 import { FastLane } from './infra/http/fast-lane';
+import { coalesceUpgradedWrites } from './infra/http/coalesce-writes';
 import { secureEveryResponse } from './infra/http/security-headers';
 import { TokenService } from './infra/auth/token.service';
 import { CoinTradeController, coinTradeLaneRoutes } from './modules/coin-trade/coin-trade.controller';
@@ -33,6 +34,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.disable('x-powered-by');
   // Security headers on every answer (Nest routes, the fast lane, static files, Socket.IO polling); HSTS over TLS only.
   secureEveryResponse(app.getHttpServer(), app.getHttpAdapter().getInstance().get('trust proxy fn'));
+  if (process.env.WS_COALESCE !== 'off') coalesceUpgradedWrites(app.getHttpServer());
 
   await migrate(app.get(DataSource));
   await app.get(SeedService).seed();

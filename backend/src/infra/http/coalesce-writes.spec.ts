@@ -1,0 +1,75 @@
+import { once } from 'node:events';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { coalesceWrites } from './coalesce-writes';
+
+/** A loopback pair: `a` is the server's end (coalesced), `b` the client's, collecting what arrives. */
+async function pair(): Promise<{ server: Server; a: Socket; b: Socket; received: Buffer[] }> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as { port: number }).port;
+  const accepted = once(server, 'connection');
+  const b = connect(port, '127.0.0.1');
+  const [a] = (await accepted) as [Socket];
+  await once(b, 'connect');
+  const received: Buffer[] = [];
+  b.on('data', (d: Buffer) => received.push(d));
+  return { server, a, b, received };
+}
+
+const turn = () => new Promise((ok) => setImmediate(ok));
+
+describe('coalesceWrites', () => {
+  let p: Awaited<ReturnType<typeof pair>>;
+  beforeEach(async () => {
+    p = await pair();
+    coalesceWrites(p.a);
+  });
+  afterEach(async () => {
+    p.a.destroy();
+    p.b.destroy();
+    await new Promise((ok) => p.server.close(ok));
+  });
+
+  it('holds every write of one turn and sends them together, in order, in one system call', async () => {
+    const writev = jest.spyOn(p.a as unknown as { _writev: (...a: unknown[]) => void }, '_writev');
+    const write = jest.spyOn(p.a as unknown as { _write: (...a: unknown[]) => void }, '_write');
+    for (let i = 0; i < 50; i++) p.a.write(`frame ${i};`);
+    expect(p.a.writableCorked).toBe(1);
+    expect(writev).not.toHaveBeenCalled();
+    expect(write).not.toHaveBeenCalled();
+    await turn();
+    expect(p.a.writableCorked).toBe(0);
+    expect(writev).toHaveBeenCalledTimes(1);
+    expect(write).not.toHaveBeenCalled();
+    const expected = Array.from({ length: 50 }, (_, i) => `frame ${i};`).join('');
+    while (Buffer.concat(p.received).length < expected.length) await once(p.b, 'data');
+    expect(Buffer.concat(p.received).toString()).toBe(expected);
+  });
+
+  it('keeps nested corks (a frame corked by its writer) held until the turn ends', async () => {
+    p.a.cork();
+    p.a.write('header');
+    p.a.write('body');
+    p.a.uncork();
+    expect(p.a.writableCorked).toBe(1);
+    await turn();
+    expect(p.a.writableCorked).toBe(0);
+    while (Buffer.concat(p.received).length < 10) await once(p.b, 'data');
+    expect(Buffer.concat(p.received).toString()).toBe('headerbody');
+  });
+
+  it('starts again on the next turn, and a socket destroyed while held is released without error', async () => {
+    p.a.write('one');
+    await turn();
+    p.a.write('two');
+    expect(p.a.writableCorked).toBe(1);
+    await turn();
+    while (Buffer.concat(p.received).length < 6) await once(p.b, 'data');
+    expect(Buffer.concat(p.received).toString()).toBe('onetwo');
+    p.a.write('three');
+    p.a.destroy();
+    await turn();
+    expect(p.a.destroyed).toBe(true);
+  });
+});

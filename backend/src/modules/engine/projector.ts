@@ -1,3 +1,4 @@
+import type { PoolClient, QueryResult } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { arrayLiteral, preparedQuery } from '../../infra/database/sql';
 import { units, unitsString } from '../../infra/money';
@@ -12,6 +13,40 @@ import type { AccountKey, AppliedLeg, OrderState, SeqOutcome, TradeRecord } from
  * exact (its scale is the sum of the scales), and the integers cost no formatting here.
  */
 const U = '0.000000000000000001';
+
+/** Opens a projection transaction: one simple query (no parameters), one round trip. */
+const OPEN = `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off; SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE`;
+
+/**
+ * A projection's rows in one statement, one round trip: the sequencer's accounts' balances
+ * ($1–$6), the ledger entries ($7–$20, in order: their ids follow it), the orders ($21–$37, an
+ * order seen before is updated) and the trades ($38–$50). Each part is a data-modifying CTE on a
+ * table of its own; PostgreSQL runs every one to completion, and the statement-level guards and
+ * checks fire once, after all of them. An empty array inserts nothing.
+ */
+const ROWS = `WITH
+  balances_part AS (
+    INSERT INTO balances (owner_type, owner_id, account_type, currency_id, available, frozen)
+    SELECT ot, oi, at, ci, a * ${U}, f * ${U} FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) v(ot, oi, at, ci, a, f)
+    ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO UPDATE SET available = EXCLUDED.available, frozen = EXCLUDED.frozen, updated_at = now()),
+  entries_part AS (
+    INSERT INTO ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at)
+    SELECT s, ot, oi, at, ci, cd, da * ${U}, df * ${U}, aa * ${U}, fa * ${U}, rt, ri, me, to_timestamp(ts / 1000.0)
+    FROM unnest($7::bigint[], $8::varchar[], $9::int[], $10::varchar[], $11::int[], $12::int[], $13::numeric[], $14::numeric[], $15::numeric[], $16::numeric[], $17::varchar[], $18::varchar[], $19::varchar[], $20::bigint[])
+      WITH ORDINALITY x(s, ot, oi, at, ci, cd, da, df, aa, fa, rt, ri, me, ts, n) ORDER BY n),
+  orders_part AS (
+    INSERT INTO orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at)
+    SELECT id, u, mk, sd, tp, pr, q, qa, fq * ${U}, fqt * ${U}, fe * ${U}, fc, fl * ${U}, st, co, to_timestamp(ct / 1000.0), to_timestamp(ut / 1000.0)
+    FROM unnest($21::bigint[], $22::int[], $23::int[], $24::varchar[], $25::varchar[], $26::numeric[], $27::numeric[], $28::numeric[], $29::numeric[], $30::numeric[], $31::numeric[], $32::int[], $33::numeric[], $34::varchar[], $35::varchar[], $36::bigint[], $37::bigint[])
+      v(id, u, mk, sd, tp, pr, q, qa, fq, fqt, fe, fc, fl, st, co, ct, ut)
+    ON CONFLICT (id) DO UPDATE SET filled_qty = EXCLUDED.filled_qty, filled_quote = EXCLUDED.filled_quote, fee = EXCLUDED.fee,
+      frozen_left = EXCLUDED.frozen_left, status = EXCLUDED.status, updated_at = EXCLUDED.updated_at),
+  trades_part AS (
+    INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
+    SELECT mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf * ${U}, tf * ${U}, to_timestamp(ts / 1000.0)
+    FROM unnest($38::int[], $39::bigint[], $40::numeric[], $41::numeric[], $42::numeric[], $43::varchar[], $44::bigint[], $45::bigint[], $46::int[], $47::int[], $48::numeric[], $49::numeric[], $50::bigint[])
+      v(mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, ts))
+SELECT 1`;
 
 /** One journaled batch as applied: what the projector writes for it. */
 export interface AppliedBatch {
@@ -73,29 +108,44 @@ export class Projector {
     const first = batches[0].seq;
     for (const f of fees.values())
       entries.push({ seq: f.seq, ts: f.ts, refType: 'spot-fees', refId: first === last ? String(last) : `${first}-${last}`, memo: 'spot trading fees', leg: f.leg });
-    await this.dataSource.transaction(async (m) => {
+    const runner = this.dataSource.createQueryRunner();
+    const client = (await runner.connect()) as PoolClient;
+    const m = runner.manager;
+    try {
+      // One round trip opens the transaction, marks it as the projector's and takes the watermark.
       // The journal is the durable record: a projection lost in a crash (with its watermark, atomically) is projected again on
       // restart, so its commit need not wait for the disk (and the journal's commits wait less behind it).
-      await m.query(`SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off`);
       // Exactly once even with two projectors (an engine that was paused past its lease and a new holder): the
       // watermark row is locked and must be just before this run, else someone else projected it.
-      const [w] = await preparedQuery<{ seq: string }>(m, 'kestrel-projector-watermark', 'SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE', []);
+      const opened = (await client.query(OPEN)) as unknown as QueryResult<{ seq: string }>[];
+      const [w] = opened[opened.length - 1].rows;
       if (w && Number(w.seq) !== first - 1) throw new ProjectionConflict(first, Number(w.seq));
-      await this.writeEntries(m, entries);
-      if (orders.size) await this.writeOrders(m, [...orders.values()]);
-      if (trades.length) await this.writeTrades(m, trades);
-      await preparedQuery(m, 'kestrel-projector-advance', 'INSERT INTO sequencer_projection (id, seq) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq', [last]);
-    });
+      // The rows in one statement (its parts are independent: each inserts into its own table).
+      const [owned, ledger] = await this.entryColumns(m, entries);
+      const [trade, candles] = this.tradeColumns(trades);
+      await preparedQuery(m, 'kestrel-projector-rows', ROWS, [...owned, ...ledger, ...this.orderColumns([...orders.values()]), ...trade]);
+      for (const [marketId, ticks] of candles) await writeCandles(m, marketId, ticks);
+      // The watermark and the commit in one round trip (`last` is an integer of ours, not input).
+      if (!Number.isSafeInteger(last)) throw new Error(`projector: batch seq ${last} is not an integer`);
+      await client.query(`INSERT INTO sequencer_projection (id, seq) VALUES (1, ${last}) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq; COMMIT`);
+    } catch (err) {
+      // A connection that broke is dropped from the pool by its error event (TypeORM's runner).
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await runner.release();
+    }
     return { seq: last };
   }
 
   /**
-   * Ledger entries and balances. The sequencer's accounts carry their balances after each leg;
-   * a database account's (external, transit, option…) are worked out here: its change is added
-   * under the row lock, and each entry's balance after is walked back from the new total.
+   * Ledger entries and balances: the columns of the sequencer's accounts' balances and of the
+   * entries, for ROWS. The sequencer's accounts carry their balances after each leg; a database
+   * account's (external, transit, option…) are worked out here: its change is added under the row
+   * lock (statements of their own, before ROWS: deposits, withdrawals and transfers, not trades),
+   * and each entry's balance after is walked back from the new total.
    */
-  private async writeEntries(m: EntityManager, entries: Array<{ seq: number; ts: number; refType: string; refId: string; memo: string; leg: AppliedLeg }>) {
-    if (!entries.length) return;
+  private async entryColumns(m: EntityManager, entries: Array<{ seq: number; ts: number; refType: string; refId: string; memo: string; leg: AppliedLeg }>): Promise<[string[], string[]]> {
     const owned = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
     const outside = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
     for (const { leg } of entries) {
@@ -117,16 +167,6 @@ export class Projector {
         rows.map((r) => r.available),
         rows.map((r) => r.frozen),
       ].map(arrayLiteral);
-    if (owned.size) {
-      await preparedQuery(
-        m,
-        'kestrel-projector-balances',
-        `INSERT INTO balances (owner_type, owner_id, account_type, currency_id, available, frozen)
-         SELECT ot, oi, at, ci, a * ${U}, f * ${U} FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) v(ot, oi, at, ci, a, f)
-         ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO UPDATE SET available = EXCLUDED.available, frozen = EXCLUDED.frozen, updated_at = now()`,
-        cols([...owned.values()]),
-      );
-    }
     const after = new Map<string, { available: bigint; frozen: bigint }>();
     if (outside.size) {
       const rows = [...outside.values()].sort((a, b) => (accountKey(a.key) < accountKey(b.key) ? -1 : 1));
@@ -204,18 +244,11 @@ export class Projector {
         e.ts,
       ].forEach((v, j) => c[j].push(v));
     });
-    await preparedQuery(
-      m,
-      'kestrel-projector-entries',
-      `INSERT INTO ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at)
-       SELECT s, ot, oi, at, ci, cd, da * ${U}, df * ${U}, aa * ${U}, fa * ${U}, rt, ri, me, to_timestamp(ts / 1000.0)
-       FROM unnest($1::bigint[], $2::varchar[], $3::int[], $4::varchar[], $5::int[], $6::int[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::varchar[], $12::varchar[], $13::varchar[], $14::bigint[])
-         WITH ORDINALITY x(s, ot, oi, at, ci, cd, da, df, aa, fa, rt, ri, me, ts, n) ORDER BY n`,
-      c.map((col) => arrayLiteral(col as Array<string | number | null>)),
-    );
+    return [cols([...owned.values()]), c.map((col) => arrayLiteral(col as Array<string | number | null>))];
   }
 
-  private async writeOrders(m: EntityManager, orders: OrderState[]): Promise<void> {
+  /** The orders' columns for ROWS (each order as it is after these batches). */
+  private orderColumns(orders: OrderState[]): string[] {
     const c: unknown[][] = Array.from({ length: 16 }, () => []);
     for (const o of orders) {
       const e = this.markets.byIdOrUndefined(o.marketId)?.engine;
@@ -240,20 +273,11 @@ export class Projector {
       ].forEach((v, j) => c[j].push(v));
     }
     c.push(orders.map((o) => o.updatedTs));
-    await preparedQuery(
-      m,
-      'kestrel-projector-orders',
-      `INSERT INTO orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at)
-       SELECT id, u, mk, sd, tp, pr, q, qa, fq * ${U}, fqt * ${U}, fe * ${U}, fc, fl * ${U}, st, co, to_timestamp(ct / 1000.0), to_timestamp(ut / 1000.0)
-       FROM unnest($1::bigint[], $2::int[], $3::int[], $4::varchar[], $5::varchar[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[], $12::int[], $13::numeric[], $14::varchar[], $15::varchar[], $16::bigint[], $17::bigint[])
-         v(id, u, mk, sd, tp, pr, q, qa, fq, fqt, fe, fc, fl, st, co, ct, ut)
-       ON CONFLICT (id) DO UPDATE SET filled_qty = EXCLUDED.filled_qty, filled_quote = EXCLUDED.filled_quote, fee = EXCLUDED.fee,
-         frozen_left = EXCLUDED.frozen_left, status = EXCLUDED.status, updated_at = EXCLUDED.updated_at`,
-      c.map((col) => arrayLiteral(col as Array<string | number | null>)),
-    );
+    return c.map((col) => arrayLiteral(col as Array<string | number | null>));
   }
 
-  private async writeTrades(m: EntityManager, trades: TradeRecord[]): Promise<void> {
+  /** The trades' columns for ROWS, and each market's trades for its K-lines. */
+  private tradeColumns(trades: TradeRecord[]): [string[], Map<number, TradeTick[]>] {
     const byMarket = new Map<number, TradeTick[]>();
     const c: unknown[][] = Array.from({ length: 13 }, () => []);
     for (const t of trades) {
@@ -277,16 +301,7 @@ export class Projector {
         t.ts,
       ].forEach((v, j) => c[j].push(v));
     }
-    await preparedQuery(
-      m,
-      'kestrel-projector-trades',
-      `INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
-       SELECT mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf * ${U}, tf * ${U}, to_timestamp(ts / 1000.0)
-       FROM unnest($1::int[], $2::bigint[], $3::numeric[], $4::numeric[], $5::numeric[], $6::varchar[], $7::bigint[], $8::bigint[], $9::int[], $10::int[], $11::numeric[], $12::numeric[], $13::bigint[])
-         v(mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, ts)`,
-      c.map((col) => arrayLiteral(col as Array<string | number | null>)),
-    );
-    for (const [marketId, ticks] of byMarket) await writeCandles(m, marketId, ticks);
+    return [c.map((col) => arrayLiteral(col as Array<string | number | null>)), byMarket];
   }
 }
 

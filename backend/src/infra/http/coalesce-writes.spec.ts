@@ -31,7 +31,7 @@ describe('coalesceWrites', () => {
     await new Promise((ok) => p.server.close(ok));
   });
 
-  it('holds every write of one turn and sends them together, in order, in one system call', async () => {
+  it('holds every write of one run of JavaScript and sends them together, in order, in one system call', async () => {
     const writev = jest.spyOn(p.a as unknown as { _writev: (...a: unknown[]) => void }, '_writev');
     const write = jest.spyOn(p.a as unknown as { _write: (...a: unknown[]) => void }, '_write');
     for (let i = 0; i < 50; i++) p.a.write(`frame ${i};`);
@@ -47,7 +47,7 @@ describe('coalesceWrites', () => {
     expect(Buffer.concat(p.received).toString()).toBe(expected);
   });
 
-  it('keeps nested corks (a frame corked by its writer) held until the turn ends', async () => {
+  it('keeps nested corks (a frame corked by its writer) held until the run ends', async () => {
     p.a.cork();
     p.a.write('header');
     p.a.write('body');
@@ -57,6 +57,29 @@ describe('coalesceWrites', () => {
     expect(p.a.writableCorked).toBe(0);
     while (Buffer.concat(p.received).length < 10) await once(p.b, 'data');
     expect(Buffer.concat(p.received).toString()).toBe('headerbody');
+  });
+
+  it('sends a write made in the callback of a released one in the same turn (engine.io waits for that callback)', async () => {
+    const writev = jest.spyOn(p.a as unknown as { _writev: (...a: unknown[]) => void }, '_writev');
+    p.a.write('first;', () => {
+      p.a.write('second;');
+      p.a.write('third;');
+    });
+    p.a.write('with-first;');
+    await turn();
+    expect(p.a.writableCorked).toBe(0);
+    expect(writev).toHaveBeenCalledTimes(2);
+    const expected = 'first;with-first;second;third;';
+    while (Buffer.concat(p.received).length < expected.length) await once(p.b, 'data');
+    expect(Buffer.concat(p.received).toString()).toBe(expected);
+  });
+
+  it('sends what was written before a destroy in the same run (the 400 of a refused upgrade)', async () => {
+    const closed = once(p.b, 'close');
+    p.a.write('HTTP/1.1 400 Bad Request\r\n\r\n');
+    p.a.destroy();
+    await closed;
+    expect(Buffer.concat(p.received).toString()).toBe('HTTP/1.1 400 Bad Request\r\n\r\n');
   });
 
   it('starts again on the next turn, and a socket destroyed while held is released without error', async () => {

@@ -1,24 +1,29 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-/** Sockets with writes held this turn of the event loop; all released by one setImmediate. */
+/** Sockets with writes held since the current JavaScript run began; all released by one process.nextTick. */
 const held = new Set<Duplex>();
 let releaseScheduled = false;
 
 function release(): void {
   releaseScheduled = false;
-  for (const socket of held) socket.uncork();
+  // Cleared first: a socket written again while it is released is held (and released) anew.
+  const sockets = [...held];
   held.clear();
+  for (const socket of sockets) socket.uncork();
 }
 
 /**
- * Everything written to this socket in one turn of the event loop leaves in one system call: the
- * first write of a turn corks the socket, and one setImmediate (after the turn's I/O callbacks)
- * uncorks every socket held. A WebSocket message is a frame of its own, written at once; a batch
- * of results answered together (acks and the order pushes they cause) would otherwise cost one
+ * Everything written to this socket in one run of JavaScript leaves in one system call: the first
+ * write corks the socket, and one process.nextTick (when the run that wrote ends, before any I/O)
+ * uncorks every socket held. A WebSocket message is a frame of its own, written at once; a batch of
+ * results answered together (the acks and the order pushes they cause) would otherwise cost one
  * write(2) per frame, here and one wakeup per frame at the peer. The bytes and their order are
- * unchanged; they leave at most one turn later. Nested cork/uncork (ws corks each frame's header
- * and body) counts, so the socket stays corked until the release.
+ * unchanged and nothing waits for a later turn of the event loop: engine.io, which holds a socket's
+ * next packets until its last write's callback, gets that callback and sends them in the same turn.
+ * Nested cork/uncork (ws corks each frame's header and body) counts, so the socket stays corked
+ * until the release. What was written before a destroy in the same run still goes (engine.io
+ * answers a refused upgrade with a 400 and destroys the socket at once).
  */
 export function coalesceWrites(socket: Duplex): void {
   const write = socket.write;
@@ -28,11 +33,16 @@ export function coalesceWrites(socket: Duplex): void {
       held.add(socket);
       if (!releaseScheduled) {
         releaseScheduled = true;
-        setImmediate(release);
+        process.nextTick(release);
       }
     }
     return write.apply(this, args);
   } as Duplex['write'];
+  const destroy = socket.destroy;
+  socket.destroy = function (this: Duplex, ...args: Parameters<Duplex['destroy']>): Duplex {
+    if (held.delete(socket)) socket.uncork();
+    return destroy.apply(this, args);
+  } as Duplex['destroy'];
 }
 
 /** Every connection upgraded on this server (Socket.IO's WebSocket transport) coalesces its writes. */

@@ -21,8 +21,10 @@ const OPEN = `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchrono
  * A projection's rows in one statement, one round trip: the sequencer's accounts' balances
  * ($1–$6), the ledger entries ($7–$20, in order: their ids follow it), the orders ($21–$37, an
  * order seen before is updated) and the trades ($38–$50). Each part is a data-modifying CTE on a
- * table of its own; PostgreSQL runs every one to completion, and the statement-level guards and
- * checks fire once, after all of them. An empty array inserts nothing.
+ * table of its own; PostgreSQL runs every one to completion, checks each row's constraints as it
+ * writes it, and fires the writer guard's statement triggers after all of them. An empty array
+ * inserts nothing. The owned balances are locked here, after the database accounts' statements:
+ * nothing but the projector locks those rows (the guard refuses any other writer of them).
  */
 const ROWS = `WITH
   balances_part AS (

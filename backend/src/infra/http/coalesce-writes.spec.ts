@@ -1,6 +1,7 @@
 import { once } from 'node:events';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { coalesceWrites } from './coalesce-writes';
+import { coalesceUpgradedWrites, coalesceWrites } from './coalesce-writes';
 
 /** A loopback pair: `a` is the server's end (coalesced), `b` the client's, collecting what arrives. */
 async function pair(): Promise<{ server: Server; a: Socket; b: Socket; received: Buffer[] }> {
@@ -94,5 +95,18 @@ describe('coalesceWrites', () => {
     p.a.destroy();
     await turn();
     expect(p.a.destroyed).toBe(true);
+  });
+});
+
+describe('coalesceUpgradedWrites', () => {
+  it('closes an upgrade that nothing else on the server handles', async () => {
+    const server = createHttpServer();
+    coalesceUpgradedWrites(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const client = connect((server.address() as { port: number }).port, '127.0.0.1');
+    client.write('GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+    await once(client, 'close');
+    await new Promise((ok) => server.close(ok));
   });
 });

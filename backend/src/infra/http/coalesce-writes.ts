@@ -45,7 +45,14 @@ export function coalesceWrites(socket: Duplex): void {
   } as Duplex['destroy'];
 }
 
-/** Every connection upgraded on this server (Socket.IO's WebSocket transport) coalesces its writes. */
+/**
+ * Every connection upgraded on this server (Socket.IO's WebSocket transport) coalesces its writes.
+ * A listener tells Node the upgrade is handled: where nothing else listens (a process without the
+ * push gateway), the socket is closed, as Node closes an upgrade nobody listens for.
+ */
 export function coalesceUpgradedWrites(server: Server): void {
-  server.on('upgrade', (_req, socket: Duplex) => coalesceWrites(socket));
+  server.on('upgrade', (_req, socket: Duplex) => {
+    if (server.listenerCount('upgrade') === 1) return void socket.destroy();
+    coalesceWrites(socket);
+  });
 }

@@ -14,6 +14,9 @@ import type { AccountKey, AppliedLeg, OrderState, SeqOutcome, TradeRecord } from
  */
 const U = '0.000000000000000001';
 
+/** One array literal per column (a `$n::type[]` parameter of ROWS). */
+const literals = (columns: unknown[][]): string[] => columns.map((col) => arrayLiteral(col as Array<string | number | null>));
+
 /** Opens a projection transaction: one simple query (no parameters), one round trip. */
 const OPEN = `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off; SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE`;
 
@@ -110,6 +113,8 @@ export class Projector {
     const first = batches[0].seq;
     for (const f of fees.values())
       entries.push({ seq: f.seq, ts: f.ts, refType: 'spot-fees', refId: first === last ? String(last) : `${first}-${last}`, memo: 'spot trading fees', leg: f.leg });
+    // The watermark goes into the commit's text (`last` is an integer of ours, not input).
+    if (!Number.isSafeInteger(last)) throw new Error(`projector: batch seq ${last} is not an integer`);
     const runner = this.dataSource.createQueryRunner();
     const client = (await runner.connect()) as PoolClient;
     const m = runner.manager;
@@ -127,8 +132,7 @@ export class Projector {
       const [trade, candles] = this.tradeColumns(trades);
       await preparedQuery(m, 'kestrel-projector-rows', ROWS, [...owned, ...ledger, ...this.orderColumns([...orders.values()]), ...trade]);
       for (const [marketId, ticks] of candles) await writeCandles(m, marketId, ticks);
-      // The watermark and the commit in one round trip (`last` is an integer of ours, not input).
-      if (!Number.isSafeInteger(last)) throw new Error(`projector: batch seq ${last} is not an integer`);
+      // The watermark and the commit in one round trip.
       await client.query(`INSERT INTO sequencer_projection (id, seq) VALUES (1, ${last}) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq; COMMIT`);
     } catch (err) {
       // A connection that broke is dropped from the pool by its error event (TypeORM's runner).
@@ -246,7 +250,7 @@ export class Projector {
         e.ts,
       ].forEach((v, j) => c[j].push(v));
     });
-    return [cols([...owned.values()]), c.map((col) => arrayLiteral(col as Array<string | number | null>))];
+    return [cols([...owned.values()]), literals(c)];
   }
 
   /** The orders' columns for ROWS (each order as it is after these batches). */
@@ -275,7 +279,7 @@ export class Projector {
       ].forEach((v, j) => c[j].push(v));
     }
     c.push(orders.map((o) => o.updatedTs));
-    return c.map((col) => arrayLiteral(col as Array<string | number | null>));
+    return literals(c);
   }
 
   /** The trades' columns for ROWS, and each market's trades for its K-lines. */
@@ -303,7 +307,7 @@ export class Projector {
         t.ts,
       ].forEach((v, j) => c[j].push(v));
     }
-    return [c.map((col) => arrayLiteral(col as Array<string | number | null>)), byMarket];
+    return [literals(c), byMarket];
   }
 }
 

@@ -2,7 +2,6 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express from 'express';
-import { Logger } from 'nestjs-pino';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -17,6 +16,7 @@ import { FastLane } from './infra/http/fast-lane';
 import { coalesceUpgradedWrites } from './infra/http/coalesce-writes';
 import { secureEveryResponse } from './infra/http/security-headers';
 import { TokenService } from './infra/auth/token.service';
+import { createLogging, NestPinoLogger } from './infra/logging/logging';
 import { CoinTradeController, coinTradeLaneRoutes } from './modules/coin-trade/coin-trade.controller';
 import { SeedService } from './modules/reference/seed.service';
 import { EngineHost } from './modules/engine/engine-host.service';
@@ -25,8 +25,8 @@ import { RedisIoAdapter } from './modules/realtime/redis-io.adapter';
 
 /** Builds the whole exchange app: migrations, seed data, the /api plumbing, docs and the web app. */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bodyParser: false, bufferLogs: true });
-  app.useLogger(app.get(Logger));
+  const logging = createLogging(config);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bodyParser: false, logger: new NestPinoLogger(logging.root) });
   app.enableShutdownHooks();
   // Split roles: sockets on every api process share rooms through Redis (pushes from the engine and workers reach them).
   if (config.engine.transport === 'redis') app.useWebSocketAdapter(new RedisIoAdapter(app, config.redisUrl, config.redisPrefix));
@@ -41,8 +41,10 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
 
   if (process.env.FAST_LANE !== 'off') {
     const [place, cancel] = coinTradeLaneRoutes(app.get(CoinTradeController));
-    new FastLane(app.get(TokenService), config.bodyLimitBytes).route(place).route(cancel).attach(app.getHttpServer());
+    new FastLane(app.get(TokenService), logging.http, config.bodyLimitBytes).route(place).route(cancel).attach(app.getHttpServer());
   }
+  // Request ids and access lines for the API's requests (the lane's are its own, with the same logger).
+  app.use((req: express.Request, res: express.Response, next: express.NextFunction) => (req.url.startsWith('/api/') ? logging.http(req, res, next) : next()));
   for (const parser of bodyParsers(config.bodyLimitBytes)) app.use(parser);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());

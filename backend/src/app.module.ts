@@ -1,7 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
-import { LoggerModule, Params } from 'nestjs-pino';
 import { AuthModule } from './infra/auth/auth.module';
 import { APP_CONFIG, AppConfig } from './infra/config/config';
 import { dataSourceOptions } from './infra/database/data-source';
@@ -45,13 +43,6 @@ class ConfigModule {
   }
 }
 
-type PinoHttpOptions = Exclude<NonNullable<Params['pinoHttp']>, unknown[] | { write: unknown }>;
-
-/** pino-http's options, with the destination when the configuration names one (else stdout). */
-function withStream(stream: AppConfig['logStream'], options: PinoHttpOptions): PinoHttpOptions | [PinoHttpOptions, { write(line: string): void }] {
-  return stream ? [options, stream] : options;
-}
-
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -59,21 +50,6 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot({
-          pinoHttp: withStream(config.logStream, {
-            level: config.logLevel,
-            // One id per request, taken from the caller when it sends one, echoed back in x-request-id.
-            genReqId: (req, res) => {
-              const given = req.headers['x-request-id'];
-              const id = typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
-              res.setHeader('x-request-id', id);
-              return id;
-            },
-            // Tokens never reach the logs (request bodies, with passwords and codes, are not logged at all).
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'], censor: '[Redacted]' },
-            autoLogging: { ignore: (req) => req.url === '/api/health' },
-          }),
-        }),
         TypeOrmModule.forRoot({ ...dataSourceOptions(config.databaseUrl), logging: false }),
         RedisModule,
         QueuesModule,

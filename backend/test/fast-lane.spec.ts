@@ -82,6 +82,10 @@ describe('order lane: same answers as the Nest route (real PostgreSQL + Redis)',
     // Express adds an ETag to what it sends; the lane's answers do not pass through Express.
     expect(y.headers['etag']).toBeDefined();
     expect(x.headers['etag']).toBeUndefined();
+    // Both give every answer a request id: the caller's when usable, else a new one.
+    expect(x.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(y.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    for (const t of [lane, nest]) expect((await t.http().put('/api/coin/trade').set('x-request-id', 'req-42').send({})).headers['x-request-id']).toBe('req-42');
     // Neither says what serves it (X-Powered-By is off).
     expect(y.headers['x-powered-by']).toBeUndefined();
     expect(x.headers['x-powered-by']).toBeUndefined();
@@ -109,5 +113,28 @@ describe('order lane: same answers as the Nest route (real PostgreSQL + Redis)',
     expect(await coinBalance(lane, owner.user.id, USDT)).toEqual({ available: '990', frozen: '10' });
     expect((await send(lane, owner.token, { method: 'put', token: 'valid', body: { order_id: id } })).body.data.status).toBe('cancelled');
     expect((await send(lane, owner.token, { method: 'put', token: 'valid', body: { order_id: id } })).body).toMatchObject({ code: 2104 });
+  });
+});
+
+describe('order lane: the same request log as the Nest route', () => {
+  it('at debug both write the access line, with the request id, and no token', async () => {
+    const lines: Record<'lane' | 'nest', Array<{ msg?: string; req?: { url?: string } }>> = { lane: [], nest: [] };
+    const start = (name: 'lane' | 'nest') => startTestApp({ logLevel: 'debug', logStream: { write: (line: string) => void lines[name].push(JSON.parse(line)) } });
+    const lane = await start('lane');
+    process.env.FAST_LANE = 'off';
+    const nest = await start('nest').finally(() => delete process.env.FAST_LANE);
+    try {
+      for (const [name, t] of [['lane', lane], ['nest', nest]] as const) {
+        const u = await registerByEmail(t);
+        const res = await t.http().post('/api/coin/trade').set('Authorization', u.token).set('x-request-id', `${name}-1`).type('form').send({ symbol: 'BTC/USDT' });
+        expect(res.body.code).not.toBe(1);
+        const access = lines[name].filter((l) => l.msg === 'request completed' && l.req?.url === '/api/coin/trade');
+        expect(access).toEqual([expect.objectContaining({ level: 20, req: expect.objectContaining({ id: `${name}-1`, method: 'POST' }), res: expect.objectContaining({ statusCode: 200 }) })]);
+        expect(JSON.stringify(lines[name])).not.toContain(u.token);
+      }
+    } finally {
+      await lane.close();
+      await nest.close();
+    }
   });
 });

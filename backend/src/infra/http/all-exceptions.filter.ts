@@ -42,7 +42,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       res.status(200).json(errorEnvelope(lang, ErrorCode.VALIDATION, 'error.validation'));
       return;
     }
-    this.logger.error({ err: exception, path: req.url }, 'unhandled error');
+    this.logger.error({ err: exception, path: req.url, reqId: req.id }, 'unhandled error');
     res.status(200).json(errorEnvelope(lang, ErrorCode.INTERNAL, 'error.internal'));
   }
 }

@@ -44,7 +44,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     new FastLane(app.get(TokenService), logging.http, config.bodyLimitBytes).route(place).route(cancel).attach(app.getHttpServer());
   }
   // Request ids and access lines for the API's requests (the lane's are its own, with the same logger).
-  app.use((req: express.Request, res: express.Response, next: express.NextFunction) => (req.url.startsWith('/api/') ? logging.http(req, res, next) : next()));
+  app.use((req: express.Request, res: express.Response, next: express.NextFunction) => (/^\/api(\/|$)/i.test(req.path) ? logging.http(req, res, next) : next()));
   for (const parser of bodyParsers(config.bodyLimitBytes)) app.use(parser);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());

@@ -1,6 +1,7 @@
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
+import { CoinTradeService } from '../src/modules/coin-trade/coin-trade.service';
 
 const USDT = 3;
 
@@ -117,24 +118,37 @@ describe('order lane: same answers as the Nest route (real PostgreSQL + Redis)',
 });
 
 describe('order lane: the same request log as the Nest route', () => {
-  it('at debug both write the access line, with the request id, and no token', async () => {
-    const lines: Record<'lane' | 'nest', Array<{ msg?: string; req?: { url?: string } }>> = { lane: [], nest: [] };
-    const start = (name: 'lane' | 'nest') => startTestApp({ logLevel: 'debug', logStream: { write: (line: string) => void lines[name].push(JSON.parse(line)) } });
-    const lane = await start('lane');
-    process.env.FAST_LANE = 'off';
-    const nest = await start('nest').finally(() => delete process.env.FAST_LANE);
+  type Line = { level?: number; msg?: string; reqId?: string; index?: number; err?: { message?: string }; req?: { id?: string; url?: string; method?: string }; res?: { statusCode?: number } };
+  // One app at a time: Nest's static logger is the last app's, so two apps at once would mix their lines.
+  it.each(['lane', 'nest'] as const)('%s: at debug the access line with the request id, an unexpected failure logged with it, no token', async (name) => {
+    const lines: Line[] = [];
+    if (name === 'nest') process.env.FAST_LANE = 'off';
+    const t = await startTestApp({ logLevel: 'debug', logStream: { write: (line: string) => void lines.push(JSON.parse(line)) } }).finally(() => delete process.env.FAST_LANE);
     try {
-      for (const [name, t] of [['lane', lane], ['nest', nest]] as const) {
-        const u = await registerByEmail(t);
-        const res = await t.http().post('/api/coin/trade').set('Authorization', u.token).set('x-request-id', `${name}-1`).type('form').send({ symbol: 'BTC/USDT' });
-        expect(res.body.code).not.toBe(1);
-        const access = lines[name].filter((l) => l.msg === 'request completed' && l.req?.url === '/api/coin/trade');
-        expect(access).toEqual([expect.objectContaining({ level: 20, req: expect.objectContaining({ id: `${name}-1`, method: 'POST' }), res: expect.objectContaining({ statusCode: 200 }) })]);
-        expect(JSON.stringify(lines[name])).not.toContain(u.token);
-      }
+      const u = await registerByEmail(t);
+      const post = (path: string, id: string, body: object) => t.http().post(`/api/coin/${path}`).set('Authorization', u.token).set('x-request-id', id).type('json').send(body);
+      const refused = await post('trade', `${name}-1`, { symbol: 'BTC/USDT' });
+      expect(refused.body.code).toBe(1000);
+      // The lane answered it (Express would add an ETag).
+      expect(refused.headers['etag'] === undefined).toBe(name === 'lane');
+      const access = (id: string) => lines.filter((l) => l.msg === 'request completed' && l.req?.id === id);
+      expect(access(`${name}-1`)).toEqual([expect.objectContaining({ level: 20, req: expect.objectContaining({ url: '/api/coin/trade', method: 'POST' }), res: expect.objectContaining({ statusCode: 200 }) })]);
+
+      // A failure of ours (code 9000) is logged at error with the request id, on the single route and in a batch.
+      t.app.get(CoinTradeService).place = async () => {
+        throw new Error('placing broke');
+      };
+      const order = { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '10', quantity: '1' };
+      const broken = await post('trade', `${name}-2`, order);
+      expect(broken.body.code).toBe(9000);
+      expect(broken.headers['x-request-id']).toBe(`${name}-2`);
+      const batch = await post('batch_trade', `${name}-3`, { orders: [order] });
+      expect(batch.body.data.results[0].code).toBe(9000);
+      const errors = lines.filter((l) => l.level === 50 && l.err?.message === 'placing broke');
+      expect(errors).toEqual([expect.objectContaining({ reqId: `${name}-2` }), expect.objectContaining({ reqId: `${name}-3`, index: 0 })]);
+      expect(JSON.stringify(lines)).not.toContain(u.token);
     } finally {
-      await lane.close();
-      await nest.close();
+      await t.close();
     }
   });
 });

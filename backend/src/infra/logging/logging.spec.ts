@@ -32,10 +32,11 @@ describe('logging', () => {
   const servers: Server[] = [];
   afterAll(() => servers.forEach((s) => s.close()));
 
-  it('order entry is POST/PUT coin/trade and POST coin/batch_trade, whatever the query string', () => {
+  it('order entry is POST/PUT coin/trade and POST coin/batch_trade, whatever the query string, case or trailing slash', () => {
     expect(isOrderEntry({ method: 'POST', url: '/api/coin/trade' })).toBe(true);
     expect(isOrderEntry({ method: 'PUT', url: '/api/coin/trade?x=1' })).toBe(true);
     expect(isOrderEntry({ method: 'POST', url: '/api/coin/batch_trade' })).toBe(true);
+    expect(isOrderEntry({ method: 'POST', url: '/API/Coin/Trade/' })).toBe(true);
     expect(isOrderEntry({ method: 'GET', url: '/api/coin/trade' })).toBe(false);
     expect(isOrderEntry({ method: 'POST', url: '/api/coin/trades' })).toBe(false);
   });
@@ -45,12 +46,12 @@ describe('logging', () => {
     servers.push(s.server);
     const given = await s.call('POST', '/api/coin/trade', { 'x-request-id': 'given-id-1', authorization: 'secret-token' });
     expect(given['x-request-id']).toBe('given-id-1');
-    const made = await s.call('GET', '/api/user/info', { 'x-request-id': 'not a usable id!', authorization: 'secret-token' });
+    const made = await s.call('GET', '/api/user/info', { 'x-request-id': 'not a usable id!', authorization: 'secret-token', cookie: 'sid=secret-cookie', 'x-api-key': 'secret-key' });
     expect(made['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     await new Promise((r) => setImmediate(r));
     expect(s.lines).toHaveLength(1);
     expect(s.lines[0]).toMatchObject({ level: 30, msg: 'request completed', req: { id: made['x-request-id'], method: 'GET', url: '/api/user/info' }, res: { statusCode: 200 } });
-    expect(JSON.stringify(s.lines)).not.toContain('secret-token');
+    for (const secret of ['secret-token', 'secret-cookie', 'secret-key']) expect(JSON.stringify(s.lines)).not.toContain(secret);
   });
 
   it('at debug: order entry’s access line too, at debug', async () => {

@@ -24,11 +24,12 @@ export interface Logging {
 /** Order entry: a line per order at thousands a second would drown the log; the journal is its record. */
 const ORDER_ENTRY = new Set(['POST /api/coin/trade', 'PUT /api/coin/trade', 'POST /api/coin/batch_trade']);
 
-/** Whether the request enters orders (its access line is at `debug`, not `info`). */
+/** Whether the request enters orders (its access line is at `debug`, not `info`); paths as Express routes them (any case, a trailing slash). */
 export function isOrderEntry(req: Pick<IncomingMessage, 'method' | 'url'>): boolean {
   const url = req.url ?? '';
   const q = url.indexOf('?');
-  return ORDER_ENTRY.has(`${req.method} ${q < 0 ? url : url.slice(0, q)}`);
+  const path = (q < 0 ? url : url.slice(0, q)).toLowerCase();
+  return ORDER_ENTRY.has(`${req.method} ${path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path}`);
 }
 
 /** One id per request, taken from the caller when it sends a usable one, echoed back in `x-request-id`. */
@@ -46,7 +47,7 @@ export function createLogging(config: Pick<AppConfig, 'logLevel' | 'logStream'>)
     // Tokens never reach the logs (request bodies, with passwords and codes, are not logged at all).
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'], censor: '[Redacted]' },
     autoLogging: { ignore: (req) => req.url === '/api/health' },
-    // pino-http's own rule (errors and 5xx at error), with order entry's access lines at debug.
+    // Errors and 5xx at error (pino-http alone writes every line at info), order entry's access lines at debug, the rest at info.
     customLogLevel: (req, res, err) => (err || res.statusCode >= 500 ? 'error' : isOrderEntry(req) ? 'debug' : 'info'),
   };
   const http = config.logStream ? pinoHttp(options, config.logStream as DestinationStream) : pinoHttp(options);

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Post, Put, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiTags } from '@nestjs/swagger';
 import { Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
 import { LaneRoute } from '../../infra/http/fast-lane';
@@ -33,8 +34,8 @@ export class CoinTradeController {
 
   /** Up to 10 orders in one request, each checked and placed on its own: `data.results[i]` is order i's envelope. */
   @Post('batch_trade')
-  batch(@Auth() auth: AuthContext, @RequestLang() lang: Lang, @Body() dto: BatchOrdersDto) {
-    return this.entry.batch(auth, lang, dto);
+  batch(@Auth() auth: AuthContext, @RequestLang() lang: Lang, @Body() dto: BatchOrdersDto, @Req() req: Request) {
+    return this.entry.batch(auth, lang, dto, { reqId: req.id });
   }
 
   @Get('list')

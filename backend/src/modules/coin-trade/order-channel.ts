@@ -43,10 +43,11 @@ export class OrderChannel {
       if (!auth) return ack(errorEnvelope(lang, ErrorCode.NOT_LOGGED_IN, 'error.not_logged_in'));
       req = validateBody(OrderRequestDto, plainObject(request));
     } catch (err) {
-      return ack(this.entry.failure(lang, err));
+      return ack(this.entry.failure(lang, err, { requestId: id }));
     }
     const { ops } = this.entry;
-    return ack(req.method === 'place' ? await this.entry.answer(lang, auth, ops.place, req.params) : await this.entry.answer(lang, auth, ops.cancel, req.params));
+    const where = { requestId: id };
+    return ack(req.method === 'place' ? await this.entry.answer(lang, auth, ops.place, req.params, where) : await this.entry.answer(lang, auth, ops.cancel, req.params, where));
   }
 
   private async authenticate(handshake: Handshake): Promise<AuthContext | undefined> {

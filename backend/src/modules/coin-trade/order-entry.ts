@@ -11,6 +11,9 @@ import { CoinTradeService, OrderView } from './coin-trade.service';
 import { BatchOrdersDto } from './dto/batch-orders.dto';
 import { CancelOrderDto, PlaceOrderDto } from './dto/place-order.dto';
 
+/** What names a request in a log line: `reqId` (HTTP), `requestId` (a socket message's id), `index` (in a batch). */
+export type LogWhere = Record<string, unknown>;
+
 /** One order-entry command: the DTO its input must pass and the handler that runs it. */
 export interface OrderOp<T extends object> {
   dto: ClassConstructor<T>;
@@ -41,12 +44,16 @@ export class OrderEntry {
 
   constructor(private readonly trade: CoinTradeService) {}
 
-  /** One command from an unchecked body to the envelope HTTP would answer for it; never throws. */
-  async answer<T extends object>(lang: string, auth: AuthContext, op: OrderOp<T>, body: unknown): Promise<Envelope> {
+  /**
+   * One command from an unchecked body to the envelope HTTP would answer for it; never throws.
+   * `where` names the request in the log line of an unexpected failure (its HTTP request id, or
+   * the socket message's id).
+   */
+  async answer<T extends object>(lang: string, auth: AuthContext, op: OrderOp<T>, body: unknown, where: LogWhere = {}): Promise<Envelope> {
     try {
       return okEnvelope(lang, await op.handle(auth, validateBody(op.dto, plainObject(body))));
     } catch (err) {
-      return this.failure(lang, err);
+      return this.failure(lang, err, where);
     }
   }
 
@@ -55,15 +62,15 @@ export class OrderEntry {
    * envelope, in request order. They are submitted together, so they usually share one group
    * commit; the order in which they reach the book is not guaranteed.
    */
-  async batch(auth: AuthContext, lang: string, dto: BatchOrdersDto): Promise<Reply<{ results: Envelope[] }>> {
-    const results = await Promise.all(dto.orders.map((order) => this.answer(lang, auth, this.ops.place, order)));
+  async batch(auth: AuthContext, lang: string, dto: BatchOrdersDto, where: LogWhere = {}): Promise<Reply<{ results: Envelope[] }>> {
+    const results = await Promise.all(dto.orders.map((order, index) => this.answer(lang, auth, this.ops.place, order, { ...where, index })));
     return new Reply({ results });
   }
 
   /** A refusal as the exception filter answers it; anything else is our fault (logged, code 9000). */
-  failure(lang: string, err: unknown): Envelope {
+  failure(lang: string, err: unknown, where: LogWhere = {}): Envelope {
     if (err instanceof BusinessError) return errorEnvelope(lang, err.code, err.messageKey, err.params, err.data);
-    this.logger.error({ err }, 'unhandled error');
+    this.logger.error({ err, ...where }, 'unhandled error');
     return errorEnvelope(lang, ErrorCode.INTERNAL, 'error.internal');
   }
 }

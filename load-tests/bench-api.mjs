@@ -4,13 +4,16 @@
 // rows written), the projector's lag and the trial balance after the run. Last line:
 // `orders: <N>/s p99 <L> ms cancels p99 <C> ms`.
 //
-// Two ways in (BENCH_TRANSPORT):
+// Three ways in (BENCH_TRANSPORT):
 // - `http` (default): POST / PUT /api/coin/trade, form-encoded, over one keep-alive pool;
 // - `ws`: the same mix as `order` messages on Socket.IO (`{id, method: 'place'|'cancel', params}`,
 //   answered through the ack with the same envelope), one socket.io-client connection per trader
 //   (BENCH_USERS of them), websocket transport, the token in the handshake. Like the web app's
 //   socket, each one is in its user's private room, so the server also pushes it its `order` and
-//   `balance` messages: that cost is part of what is measured.
+//   `balance` messages: that cost is part of what is measured;
+// - `plain`: the same requests as text messages on the plain WebSocket endpoint `/api/coin/ws`
+//   (the `ws` package), one connection per trader with its token in the upgrade's Authorization
+//   header, each answer matched to its request by `id`. No pushes come on it (as over HTTP).
 //
 // Two ways to load:
 // - closed loop (default): BENCH_CONCURRENCY clients each send their next request as soon as the
@@ -40,7 +43,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const TRANSPORT = process.env.BENCH_TRANSPORT ?? 'http';
 /** A socket order with no ack by then is counted as unanswered (as a broken HTTP connection is). */
 const ACK_TIMEOUT_MS = 30_000;
-if (TRANSPORT !== 'http' && TRANSPORT !== 'ws') throw new Error(`BENCH_TRANSPORT is http or ws, not ${TRANSPORT}`);
+if (!['http', 'ws', 'plain'].includes(TRANSPORT)) throw new Error(`BENCH_TRANSPORT is http, ws or plain, not ${TRANSPORT}`);
 
 /**
  * The `ws` transport with loadClient's interface: `call('POST' | 'PUT', 'coin/trade', body, token)`
@@ -74,6 +77,52 @@ async function socketClient(apiUrl, traders) {
   };
 }
 
+/**
+ * The `plain` transport with loadClient's interface: each request a text message on the trader's
+ * connection to `/api/coin/ws`, resolved by the answer with its `id`.
+ */
+async function plainClient(apiUrl, traders) {
+  const require = createRequire(join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'package.json'));
+  const WebSocket = require('ws');
+  const url = `${apiUrl.replace(/^http/, 'ws')}/api/coin/ws`;
+  const sockets = new Map();
+  const waiting = new Map();
+  await Promise.all(
+    traders.map(
+      (t) =>
+        new Promise((ok, fail) => {
+          const ws = new WebSocket(url, { headers: { authorization: t.token }, perMessageDeflate: false });
+          ws.on('message', (data) => {
+            const answer = JSON.parse(data.toString());
+            const w = waiting.get(answer.id);
+            if (!w) return;
+            waiting.delete(answer.id);
+            clearTimeout(w.timer);
+            w.ok(answer);
+          });
+          sockets.set(t.token, ws);
+          ws.once('open', ok);
+          ws.once('error', fail);
+        }),
+    ),
+  );
+  let next = 0;
+  return {
+    call(method, path, body, token) {
+      if (path !== 'coin/trade' || (method !== 'POST' && method !== 'PUT')) throw new Error(`no socket method for ${method} ${path}`);
+      const id = ++next;
+      return new Promise((ok, fail) => {
+        const timer = setTimeout(() => waiting.delete(id) && fail(new Error('no answer')), ACK_TIMEOUT_MS);
+        waiting.set(id, { ok, timer });
+        sockets.get(token).send(JSON.stringify({ id, method: method === 'POST' ? 'place' : 'cancel', params: body }));
+      });
+    },
+    close: async () => {
+      for (const ws of sockets.values()) ws.close();
+    },
+  };
+}
+
 /** Rows in the tables an order writes to (orders and trades by id, so updates are not rows). */
 const ROW_COUNTS = `SELECT (SELECT COUNT(*) FROM sequencer_journal)::int AS journal, (SELECT COUNT(*) FROM ledger_entries)::int AS ledger_entries,
   (SELECT COUNT(*) FROM orders)::int AS orders, (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM klines)::int AS klines`;
@@ -89,8 +138,11 @@ try {
   let cancels = 0;
   let notSent = 0;
   const trace = [];
-  const client = TRANSPORT === 'ws' ? await socketClient(stack.apiUrl, traders) : loadClient(stack.apiUrls ?? stack.apiUrl, CONCURRENCY);
-  log(`transport: ${TRANSPORT === 'ws' ? `Socket.IO \`order\` messages, ${traders.length} sockets` : `HTTP, a pool of ${CONCURRENCY} connections`}`);
+  const client =
+    TRANSPORT === 'ws' ? await socketClient(stack.apiUrl, traders) : TRANSPORT === 'plain' ? await plainClient(stack.apiUrl, traders) : loadClient(stack.apiUrls ?? stack.apiUrl, CONCURRENCY);
+  log(
+    `transport: ${TRANSPORT === 'http' ? `HTTP, a pool of ${CONCURRENCY} connections` : TRANSPORT === 'ws' ? `Socket.IO \`order\` messages, ${traders.length} sockets` : `plain WebSocket /api/coin/ws, ${traders.length} connections`}`,
+  );
   const pids = { ...(stack.pidGroups ?? { server: stack.pids ?? [] }), generator: [process.pid] };
 
   // The measured window starts after the warm-up: its CPU and rows are counted from there.

@@ -18,6 +18,7 @@ import { secureEveryResponse } from './infra/http/security-headers';
 import { TokenService } from './infra/auth/token.service';
 import { createLogging, NestPinoLogger } from './infra/logging/logging';
 import { CoinTradeController, coinTradeLaneRoutes } from './modules/coin-trade/coin-trade.controller';
+import { OrderSocket } from './modules/coin-trade/order-socket';
 import { SeedService } from './modules/reference/seed.service';
 import { EngineHost } from './modules/engine/engine-host.service';
 import { SettledReadsInterceptor } from './modules/engine/settled-reads.interceptor';
@@ -45,6 +46,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   }
   // Request ids and access lines for the API's requests (the lane's are its own, with the same logger).
   app.use((req: express.Request, res: express.Response, next: express.NextFunction) => (/^\/api(\/|$)/i.test(req.path) ? logging.http(req, res, next) : next()));
+  // Orders over a plain WebSocket (`/api/coin/ws`), beside the Socket.IO channel.
+  app.get(OrderSocket).attach(app.getHttpServer());
   for (const parser of bodyParsers(config.bodyLimitBytes)) app.use(parser);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());

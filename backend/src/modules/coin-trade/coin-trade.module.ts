@@ -4,11 +4,12 @@ import { CoinTradeController } from './coin-trade.controller';
 import { CoinTradeService } from './coin-trade.service';
 import { OrderChannel } from './order-channel';
 import { OrderEntry } from './order-entry';
+import { OrderSocket } from './order-socket';
 
 @Module({
   imports: [EngineModule],
   controllers: [CoinTradeController],
-  providers: [CoinTradeService, OrderEntry, OrderChannel],
+  providers: [CoinTradeService, OrderEntry, OrderChannel, OrderSocket],
   exports: [CoinTradeService, OrderEntry, OrderChannel],
 })
 export class CoinTradeModule {}

@@ -1,6 +1,6 @@
 import { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { ORDER_SOCKET_MAX_BYTES } from '../src/modules/coin-trade/order-socket';
+import { ORDER_SOCKET_MAX_BYTES, ORDER_SOCKET_MAX_OPEN } from '../src/modules/coin-trade/order-socket';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
@@ -80,6 +80,25 @@ describe('order entry: plain WebSocket /api/coin/ws (real PostgreSQL + Redis)', 
     });
     expect(binary).toMatchObject({ id: null, type: 'error' });
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '1000', frozen: '0' });
+  });
+
+  it(`a burst over ${ORDER_SOCKET_MAX_OPEN} open requests is slowed, not dropped: every one answered once, exact balances`, async () => {
+    const u = await trader('1000');
+    const { ws } = await connect({ authorization: u.token });
+    const n = ORDER_SOCKET_MAX_OPEN * 2 + 88;
+    const answers = new Map<unknown, Answer>();
+    const all = new Promise<void>((ok) =>
+      ws.on('message', (data) => {
+        const a = JSON.parse(data.toString()) as Answer;
+        expect(answers.has(a.id)).toBe(false);
+        answers.set(a.id, a);
+        if (answers.size === n) ok();
+      }),
+    );
+    for (let i = 0; i < n; i++) ws.send(JSON.stringify({ id: i, method: 'place', params: limitBuy('1', '1') }));
+    await all;
+    expect([...answers.values()].filter((a) => a.code === 1)).toHaveLength(n);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: String(1000 - n), frozen: String(n) });
   });
 
   it('no token, a bad one, or a token in the URL: 401 on every message, nothing placed', async () => {

@@ -11,6 +11,13 @@ export const ORDER_SOCKET_PATH = '/api/coin/ws';
 /** The largest message taken (an order request is ~200 bytes); a larger one closes the connection (1009). */
 export const ORDER_SOCKET_MAX_BYTES = 16 * 1024;
 
+/**
+ * Requests a connection may have open (taken, answer not yet handed to the kernel) before the
+ * server stops reading it; it reads again at half. A client that sends faster than it is answered,
+ * or does not read its answers, is slowed by TCP's own flow control instead of filling memory.
+ */
+export const ORDER_SOCKET_MAX_OPEN = 256;
+
 /** A connection that has not answered a ping within this long is closed. */
 export const ORDER_SOCKET_PING_MS = 30_000;
 
@@ -58,6 +65,15 @@ function attachOrderSocket(server: Server, channel: OrderChannel): () => void {
     const q = url.indexOf('?');
     const handshake = { auth: {}, headers: req.headers, query: q < 0 ? {} : { ...parseQuery(url.slice(q + 1)) } };
     let alive = true;
+    let open = 0;
+    let paused = false;
+    const done = () => {
+      open--;
+      if (paused && open <= ORDER_SOCKET_MAX_OPEN / 2) {
+        paused = false;
+        ws.resume();
+      }
+    };
     ws.on('pong', () => (alive = true));
     ws.on('message', (data, isBinary) => {
       let request: unknown;
@@ -66,9 +82,14 @@ function attachOrderSocket(server: Server, channel: OrderChannel): () => void {
       } catch {
         request = undefined;
       }
-      // Not an object (or not JSON): OrderChannel answers it with code 1001 and id null.
+      if (++open >= ORDER_SOCKET_MAX_OPEN && !paused) {
+        paused = true;
+        ws.pause();
+      }
+      // Not an object (or not JSON): OrderChannel answers it with code 1000 and id null.
       void channel.answer(handshake, request).then((ack) => {
-        if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(ack));
+        if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(ack), done);
+        else done();
       });
     });
     const ping = setInterval(() => {

@@ -92,11 +92,23 @@ async function plainClient(apiUrl, traders) {
       (t) =>
         new Promise((ok, fail) => {
           const ws = new WebSocket(url, { headers: { authorization: t.token }, perMessageDeflate: false });
+          ws.mine = new Set();
+          // A dropped connection fails what it still owes at once (as a broken HTTP connection does).
+          ws.on('close', () => {
+            for (const id of ws.mine) {
+              const w = waiting.get(id);
+              waiting.delete(id);
+              clearTimeout(w.timer);
+              w.fail(new Error('connection closed'));
+            }
+            ws.mine.clear();
+          });
           ws.on('message', (data) => {
             const answer = JSON.parse(data.toString());
             const w = waiting.get(answer.id);
             if (!w) return;
             waiting.delete(answer.id);
+            ws.mine.delete(answer.id);
             clearTimeout(w.timer);
             w.ok(answer);
           });
@@ -111,10 +123,18 @@ async function plainClient(apiUrl, traders) {
     call(method, path, body, token) {
       if (path !== 'coin/trade' || (method !== 'POST' && method !== 'PUT')) throw new Error(`no socket method for ${method} ${path}`);
       const id = ++next;
+      const ws = sockets.get(token);
+      if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('connection closed'));
       return new Promise((ok, fail) => {
-        const timer = setTimeout(() => waiting.delete(id) && fail(new Error('no answer')), ACK_TIMEOUT_MS);
-        waiting.set(id, { ok, timer });
-        sockets.get(token).send(JSON.stringify({ id, method: method === 'POST' ? 'place' : 'cancel', params: body }));
+        const timer = setTimeout(() => {
+          waiting.delete(id);
+          ws.mine.delete(id);
+          fail(new Error('no answer'));
+        }, ACK_TIMEOUT_MS);
+        timer.unref();
+        waiting.set(id, { ok, fail, timer });
+        ws.mine.add(id);
+        ws.send(JSON.stringify({ id, method: method === 'POST' ? 'place' : 'cancel', params: body }));
       });
     },
     close: async () => {

@@ -71,14 +71,14 @@ describe('order entry: plain WebSocket /api/coin/ws (real PostgreSQL + Redis)', 
       expect(a.code).not.toBe(1);
     }
     // Not JSON, not an object, binary, an unknown method: code 1000/1001 with id null (or the id when it is usable).
-    expect(await ask('{"id": 1, ', true)).toMatchObject({ id: null, type: 'error' });
-    expect(await ask('"text"', true)).toMatchObject({ id: null, type: 'error' });
-    expect(await ask({ id: 3, method: 'transfer', params: {} })).toMatchObject({ id: 3, type: 'error' });
+    expect(await ask('{"id": 1, ', true)).toMatchObject({ id: null, type: 'error', code: 1000 });
+    expect(await ask('"text"', true)).toMatchObject({ id: null, type: 'error', code: 1000 });
+    expect(await ask({ id: 3, method: 'transfer', params: {} })).toMatchObject({ id: 3, type: 'error', code: 1000 });
     const binary = await new Promise<Answer>((ok) => {
       ws.once('message', (data) => ok(JSON.parse(data.toString())));
       ws.send(Buffer.from(JSON.stringify({ id: 4, method: 'place', params: limitBuy('1', '1') })), { binary: true });
     });
-    expect(binary).toMatchObject({ id: null, type: 'error' });
+    expect(binary).toMatchObject({ id: null, type: 'error', code: 1000 });
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '1000', frozen: '0' });
   });
 
@@ -101,13 +101,26 @@ describe('order entry: plain WebSocket /api/coin/ws (real PostgreSQL + Redis)', 
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: String(1000 - n), frozen: String(n) });
   });
 
-  it('no token, a bad one, or a token in the URL: 401 on every message, nothing placed', async () => {
+  it('no token, a bad one, or a token in the URL: the upgrade is refused with HTTP 401', async () => {
     const u = await trader();
     for (const [headers, query] of [[{}, ''], [{ authorization: 'not-a-real-token-0123456789' }, ''], [{}, `?token=${encodeURIComponent(u.token)}`]] as const) {
-      const { ask } = await connect(headers, query);
-      expect(await ask({ id: 1, method: 'place', params: limitBuy('1', '1') })).toEqual({ id: 1, type: '999', code: 401, message: expect.any(String), data: null });
+      const ws = new WebSocket(`ws://${base}/api/coin/ws${query}`, { headers });
+      sockets.push(ws);
+      const status = await new Promise<number | undefined>((ok) => {
+        ws.once('unexpected-response', (_req, res) => ok(res.statusCode));
+        ws.once('open', () => ok(undefined));
+        ws.once('error', () => undefined);
+      });
+      expect({ query, status }).toEqual({ query, status: 401 });
     }
-    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '1000', frozen: '0' });
+  });
+
+  it('answers in the language of ?lang= (or the lang header)', async () => {
+    const u = await trader();
+    const { ask } = await connect({ authorization: u.token }, '?lang=zh');
+    const refused = await ask({ id: 1, method: 'place', params: { symbol: 'NOPE/USDT', side: 'buy', type: 'limit', price: '1', quantity: '1' } });
+    expect(refused).toEqual({ id: 1, ...(await http('post', u.token, { symbol: 'NOPE/USDT', side: 'buy', type: 'limit', price: '1', quantity: '1' }, 'zh')).body });
+    expect(refused.message).not.toEqual((await http('post', u.token, { symbol: 'NOPE/USDT', side: 'buy', type: 'limit', price: '1', quantity: '1' }, 'en')).body.message);
   });
 
   it('a logout stops order entry on an open connection at once', async () => {
@@ -119,7 +132,7 @@ describe('order entry: plain WebSocket /api/coin/ws (real PostgreSQL + Redis)', 
   });
 
   it('a message over the cap closes the connection (1009); other paths are not ours', async () => {
-    const { ws } = await connect();
+    const { ws } = await connect({ authorization: (await trader()).token });
     const closed = new Promise<number>((ok) => ws.once('close', (code) => ok(code)));
     ws.send('x'.repeat(ORDER_SOCKET_MAX_BYTES + 1));
     expect(await closed).toBe(1009);
@@ -127,5 +140,21 @@ describe('order entry: plain WebSocket /api/coin/ws (real PostgreSQL + Redis)', 
     const other = new WebSocket(`ws://${base}/api/coin/wss`);
     sockets.push(other);
     await expect(new Promise((ok, fail) => other.once('open', ok).once('error', fail))).rejects.toThrow();
+  });
+});
+
+describe('order entry: plain WebSocket at shutdown', () => {
+  it('closing the app sends open connections 1001 and does not wait for them to leave', async () => {
+    const t = await startTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    const base = `127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    const u = await registerByEmail(t);
+    const ws = new WebSocket(`ws://${base}/api/coin/ws`, { headers: { authorization: u.token } });
+    await new Promise((ok, fail) => ws.once('open', ok).once('error', fail));
+    const code = new Promise<number>((ok) => ws.once('close', (c) => ok(c)));
+    const started = Date.now();
+    await t.close();
+    expect(await code).toBe(1001);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

@@ -50,7 +50,8 @@ export class OrderChannel {
     return ack(req.method === 'place' ? await this.entry.answer(lang, auth, ops.place, req.params, where) : await this.entry.answer(lang, auth, ops.cancel, req.params, where));
   }
 
-  private async authenticate(handshake: Handshake): Promise<AuthContext | undefined> {
+  /** The handshake's user, when its token verifies (checked again on every message). */
+  async authenticate(handshake: Handshake): Promise<AuthContext | undefined> {
     const token = tokenFromHeader(handshake.auth?.token ?? handshake.headers.authorization);
     const subjectId = token ? await this.tokens.verify(token, 'user') : undefined;
     return token && subjectId !== undefined ? { subjectType: 'user', subjectId, token } : undefined;

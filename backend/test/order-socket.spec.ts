@@ -123,6 +123,15 @@ describe('order entry: plain WebSocket /api/coin/ws (real PostgreSQL + Redis)', 
     expect(refused.message).not.toEqual((await http('post', u.token, { symbol: 'NOPE/USDT', side: 'buy', type: 'limit', price: '1', quantity: '1' }, 'en')).body.message);
   });
 
+  it("another user's order cannot be cancelled over it (2103) and stays in the book", async () => {
+    const [a, b] = [await trader(), await trader()];
+    const [ca, cb] = [await connect({ authorization: a.token }), await connect({ authorization: b.token })];
+    const placed = await ca.ask({ id: 1, method: 'place', params: limitBuy('10', '1') });
+    expect(await cb.ask({ id: 2, method: 'cancel', params: { order_id: placed.data!.order_id } })).toMatchObject({ id: 2, code: 2103, data: null });
+    expect(await coinBalance(t, a.user.id, USDT)).toEqual({ available: '990', frozen: '10' });
+    expect(await ca.ask({ id: 3, method: 'cancel', params: { order_id: placed.data!.order_id } })).toMatchObject({ id: 3, code: 1, data: { status: 'cancelled' } });
+  });
+
   it('a logout stops order entry on an open connection at once', async () => {
     const u = await trader();
     const { ask } = await connect({ authorization: u.token });

@@ -10,6 +10,12 @@ export function requestLang(req: Request): Lang {
 
 export const RequestLang = createParamDecorator((_: unknown, ctx: ExecutionContext): Lang => requestLang(ctx.switchToHttp().getRequest()));
 
+/** The request's id (`x-request-id`, set by the request logger): what its log lines name it by. */
+export const RequestId = createParamDecorator((_: unknown, ctx: ExecutionContext): string | undefined => {
+  const id = ctx.switchToHttp().getRequest<Request>().id;
+  return id === undefined ? undefined : String(id);
+});
+
 /** The caller's IP as seen by Express (honours `trust proxy` when configured). */
 export const ClientIp = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
   const req = ctx.switchToHttp().getRequest<Request>();

@@ -1,9 +1,8 @@
-import { Body, Controller, Get, Post, Put, Query, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import { Body, Controller, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
 import { LaneRoute } from '../../infra/http/fast-lane';
-import { RequestLang } from '../../infra/http/request-context';
+import { RequestId, RequestLang } from '../../infra/http/request-context';
 import { Lang } from '../../infra/i18n/catalogue';
 import { CoinTradeService } from './coin-trade.service';
 import { BatchOrdersDto } from './dto/batch-orders.dto';
@@ -34,8 +33,8 @@ export class CoinTradeController {
 
   /** Up to 10 orders in one request, each checked and placed on its own: `data.results[i]` is order i's envelope. */
   @Post('batch_trade')
-  batch(@Auth() auth: AuthContext, @RequestLang() lang: Lang, @Body() dto: BatchOrdersDto, @Req() req: Request) {
-    return this.entry.batch(auth, lang, dto, { reqId: req.id });
+  batch(@Auth() auth: AuthContext, @RequestLang() lang: Lang, @Body() dto: BatchOrdersDto, @RequestId() reqId: string | undefined) {
+    return this.entry.batch(auth, lang, dto, { reqId });
   }
 
   @Get('list')

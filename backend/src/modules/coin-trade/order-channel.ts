@@ -35,6 +35,8 @@ export class OrderChannel {
   async answer(handshake: Handshake, request: unknown): Promise<OrderAck> {
     const lang = handshakeLang(handshake);
     const id = requestIdOf(request);
+    // What an unexpected failure's log line names the message by.
+    const where = { requestId: id };
     const ack = (e: Envelope) => ({ id, ...e }) as OrderAck;
     let auth: AuthContext | undefined;
     let req: OrderRequestDto;
@@ -43,10 +45,9 @@ export class OrderChannel {
       if (!auth) return ack(errorEnvelope(lang, ErrorCode.NOT_LOGGED_IN, 'error.not_logged_in'));
       req = validateBody(OrderRequestDto, plainObject(request));
     } catch (err) {
-      return ack(this.entry.failure(lang, err, { requestId: id }));
+      return ack(this.entry.failure(lang, err, where));
     }
     const { ops } = this.entry;
-    const where = { requestId: id };
     return ack(req.method === 'place' ? await this.entry.answer(lang, auth, ops.place, req.params, where) : await this.entry.answer(lang, auth, ops.cancel, req.params, where));
   }
 

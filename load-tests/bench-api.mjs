@@ -45,32 +45,41 @@ const TRANSPORT = process.env.BENCH_TRANSPORT ?? 'http';
 const ACK_TIMEOUT_MS = 30_000;
 if (!['http', 'ws', 'plain'].includes(TRANSPORT)) throw new Error(`BENCH_TRANSPORT is http, ws or plain, not ${TRANSPORT}`);
 
+/** The project's packages (socket.io-client, ws), from the repository root. */
+const require = createRequire(join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'package.json'));
+
+/** A socket request for loadClient's `call('POST' | 'PUT', 'coin/trade', body)`: place or cancel. */
+function socketRequest(method, path, body, id) {
+  if (path !== 'coin/trade' || (method !== 'POST' && method !== 'PUT')) throw new Error(`no socket method for ${method} ${path}`);
+  return { id, method: method === 'POST' ? 'place' : 'cancel', params: body };
+}
+
+/** One connection per trader (by token), each opened by `open(trader)` → [connection, ready promise]. */
+async function connectAll(traders, open) {
+  const sockets = new Map();
+  await Promise.all(
+    traders.map((t) => {
+      const [socket, ready] = open(t);
+      sockets.set(t.token, socket);
+      return ready;
+    }),
+  );
+  return sockets;
+}
+
 /**
  * The `ws` transport with loadClient's interface: `call('POST' | 'PUT', 'coin/trade', body, token)`
  * sends the order (or cancel) on that trader's socket and resolves with the ack's envelope.
  */
 async function socketClient(apiUrl, traders) {
-  const require = createRequire(join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'package.json'));
   const { io } = require('socket.io-client');
-  const sockets = new Map();
-  await Promise.all(
-    traders.map(
-      (t) =>
-        new Promise((ok, fail) => {
-          const s = io(apiUrl, { path: '/socket.io', transports: ['websocket'], auth: { token: t.token }, reconnection: false });
-          sockets.set(t.token, s);
-          s.once('connect', ok);
-          s.once('connect_error', fail);
-        }),
-    ),
-  );
+  const sockets = await connectAll(traders, (t) => {
+    const s = io(apiUrl, { path: '/socket.io', transports: ['websocket'], auth: { token: t.token }, reconnection: false });
+    return [s, new Promise((ok, fail) => s.once('connect', ok).once('connect_error', fail))];
+  });
   let next = 0;
   return {
-    call(method, path, body, token) {
-      if (path !== 'coin/trade' || (method !== 'POST' && method !== 'PUT')) throw new Error(`no socket method for ${method} ${path}`);
-      const request = { id: ++next, method: method === 'POST' ? 'place' : 'cancel', params: body };
-      return sockets.get(token).timeout(ACK_TIMEOUT_MS).emitWithAck('order', request);
-    },
+    call: (method, path, body, token) => sockets.get(token).timeout(ACK_TIMEOUT_MS).emitWithAck('order', socketRequest(method, path, body, ++next)),
     close: async () => {
       for (const s of sockets.values()) s.disconnect();
     },
@@ -82,59 +91,39 @@ async function socketClient(apiUrl, traders) {
  * connection to `/api/coin/ws`, resolved by the answer with its `id`.
  */
 async function plainClient(apiUrl, traders) {
-  const require = createRequire(join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'package.json'));
   const WebSocket = require('ws');
   const url = `${apiUrl.replace(/^http/, 'ws')}/api/coin/ws`;
-  const sockets = new Map();
-  const waiting = new Map();
-  await Promise.all(
-    traders.map(
-      (t) =>
-        new Promise((ok, fail) => {
-          const ws = new WebSocket(url, { headers: { authorization: t.token }, perMessageDeflate: false });
-          ws.mine = new Set();
-          // A dropped connection fails what it still owes at once (as a broken HTTP connection does).
-          ws.on('close', () => {
-            for (const id of ws.mine) {
-              const w = waiting.get(id);
-              waiting.delete(id);
-              clearTimeout(w.timer);
-              w.fail(new Error('connection closed'));
-            }
-            ws.mine.clear();
-          });
-          ws.on('message', (data) => {
-            const answer = JSON.parse(data.toString());
-            const w = waiting.get(answer.id);
-            if (!w) return;
-            waiting.delete(answer.id);
-            ws.mine.delete(answer.id);
-            clearTimeout(w.timer);
-            w.ok(answer);
-          });
-          sockets.set(t.token, ws);
-          ws.once('open', ok);
-          ws.once('error', fail);
-        }),
-    ),
-  );
+  const sockets = await connectAll(traders, (t) => {
+    const ws = new WebSocket(url, { headers: { authorization: t.token }, perMessageDeflate: false });
+    ws.waiting = new Map(); // request id → {ok, fail, timer}
+    const settle = (id) => {
+      const w = ws.waiting.get(id);
+      ws.waiting.delete(id);
+      if (w) clearTimeout(w.timer);
+      return w;
+    };
+    ws.on('message', (data) => {
+      const answer = JSON.parse(data.toString());
+      settle(answer.id)?.ok(answer);
+    });
+    // A dropped connection fails what it still owes at once (as a broken HTTP connection does).
+    ws.on('close', () => {
+      for (const id of [...ws.waiting.keys()]) settle(id).fail(new Error('connection closed'));
+    });
+    ws.settle = settle;
+    return [ws, new Promise((ok, fail) => ws.once('open', ok).once('error', fail))];
+  });
   let next = 0;
   return {
     call(method, path, body, token) {
-      if (path !== 'coin/trade' || (method !== 'POST' && method !== 'PUT')) throw new Error(`no socket method for ${method} ${path}`);
-      const id = ++next;
+      const request = socketRequest(method, path, body, ++next);
       const ws = sockets.get(token);
       if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('connection closed'));
       return new Promise((ok, fail) => {
-        const timer = setTimeout(() => {
-          waiting.delete(id);
-          ws.mine.delete(id);
-          fail(new Error('no answer'));
-        }, ACK_TIMEOUT_MS);
+        const timer = setTimeout(() => ws.settle(request.id)?.fail(new Error('no answer')), ACK_TIMEOUT_MS);
         timer.unref();
-        waiting.set(id, { ok, fail, timer });
-        ws.mine.add(id);
-        ws.send(JSON.stringify({ id, method: method === 'POST' ? 'place' : 'cancel', params: body }));
+        ws.waiting.set(request.id, { ok, fail, timer });
+        ws.send(JSON.stringify(request));
       });
     },
     close: async () => {

@@ -1,22 +1,29 @@
 // k6 run -e WS_URL=ws://127.0.0.1:3000 -e TOKENS=tok1,tok2,... load-tests/k6/order-socket.js
-// Spot order entry over the Socket.IO connection: each VU opens one socket with its token in the
-// handshake and sends `order` messages ({id, method: 'place'|'cancel', params}) at RATE a second
-// (default 10), cancelling some of the orders that rest; the latency is from send to ack.
+// k6 run -e PROTOCOL=plain -e WS_URL=ws://127.0.0.1:3000 -e TOKENS=tok1,tok2,... load-tests/k6/order-socket.js
+// Spot order entry over a socket: each VU opens one connection with its token and sends requests
+// {id, method: 'place'|'cancel', params} at RATE a second (default 10), cancelling some of the
+// orders that rest; the latency is from send to answer. Two protocols (PROTOCOL):
 //
-// k6 has no Socket.IO client: this speaks the wire format over k6/ws (Engine.IO v4 + Socket.IO v5
-// packets, text frames, no binary): `0{…}` open → `40{"token":…}` connect with auth → `40{…}`
-// accepted; `42<n>["order",{…}]` an event wanting ack n → `43<n>[{…}]` the ack; `2` ping → `3`
-// pong. Pushed `42[…]` messages (order, balance) are ignored. Not covered: the polling transport,
-// reconnection and connection-state recovery (the socket.io-client path is covered by
-// `BENCH_TRANSPORT=ws npm run bench:api` and backend/test/order-entry.spec.ts).
+// - `socketio` (default): `order` messages on the Socket.IO connection, the token in the
+//   handshake. k6 has no Socket.IO client: this speaks the wire format over k6/ws (Engine.IO v4 +
+//   Socket.IO v5 packets, text frames, no binary): `0{…}` open → `40{"token":…}` connect with auth
+//   → `40{…}` accepted; `42<n>["order",{…}]` an event wanting ack n → `43<n>[{…}]` the ack; `2`
+//   ping → `3` pong. Pushed `42[…]` messages (order, balance) are ignored. Not covered: the polling
+//   transport, reconnection and connection-state recovery (the socket.io-client path is covered by
+//   `BENCH_TRANSPORT=ws npm run bench:api` and backend/test/order-entry.spec.ts).
+// - `plain`: text messages on the plain WebSocket endpoint /api/coin/ws, the token in the
+//   upgrade's Authorization header, each answer matched to its request by id (the project's own
+//   harness for the same load: `BENCH_TRANSPORT=plain npm run bench:api`).
 import ws from 'k6/ws';
 import { check } from 'k6';
 import { Counter, Trend } from 'k6/metrics';
 
-const URL = `${__ENV.WS_URL || 'ws://127.0.0.1:3000'}/socket.io/?EIO=4&transport=websocket`;
+const PLAIN = (__ENV.PROTOCOL || 'socketio') === 'plain';
+const BASE = __ENV.WS_URL || 'ws://127.0.0.1:3000';
+const URL = PLAIN ? `${BASE}/api/coin/ws` : `${BASE}/socket.io/?EIO=4&transport=websocket`;
 const TOKENS = (__ENV.TOKENS || '').split(',').filter(Boolean);
 const RATE = Number(__ENV.RATE || 10);
-/** How long each socket sends (keep it under DURATION); then GRACE_MS for the last acks. */
+/** How long each socket sends (keep it under DURATION); then GRACE_MS for the last answers. */
 const SECONDS = Number(__ENV.SECONDS || 25);
 const GRACE_MS = 3000;
 
@@ -38,51 +45,60 @@ function limitOrder() {
 
 export default function () {
   const token = TOKENS[(__VU - 1) % TOKENS.length];
-  const pending = {}; // ack id → {method, sent}
-  let nextAck = 0;
+  const pending = {}; // request id → {method, sent}
+  let nextId = 0;
   let connected = false;
   let stopping = false;
 
-  const res = ws.connect(URL, {}, (socket) => {
+  const res = ws.connect(URL, PLAIN ? { headers: { Authorization: token } } : {}, (socket) => {
     function send(method, params) {
-      const n = nextAck++;
-      pending[n] = { method, sent: Date.now() };
-      socket.send(`42${n}${JSON.stringify(['order', { id: n, method, params }])}`);
+      const id = nextId++;
+      pending[id] = { method, sent: Date.now() };
+      const request = { id, method, params };
+      socket.send(PLAIN ? JSON.stringify(request) : `42${id}${JSON.stringify(['order', request])}`);
     }
 
-    socket.on('message', (raw) => {
-      if (raw === '2') return socket.send('3'); // Engine.IO ping → pong
-      if (raw.startsWith('0')) return socket.send(`40${JSON.stringify({ token })}`); // open → connect to "/" with the token
-      if (raw.startsWith('40')) {
-        connected = true;
-        socket.setInterval(() => stopping || send('place', limitOrder()), 1000 / RATE);
-        return undefined;
-      }
-      if (raw.startsWith('44')) return socket.close(); // connect refused
-      if (!raw.startsWith('43')) return undefined; // pushes (`42[…]`) are not ours to count
-      const bracket = raw.indexOf('[');
-      const n = Number(raw.slice(2, bracket));
-      const sent = pending[n];
+    function start() {
+      connected = true;
+      socket.setInterval(() => stopping || send('place', limitOrder()), 1000 / RATE);
+    }
+
+    function answered(id, answer) {
+      const sent = pending[id];
       if (!sent) return undefined;
-      delete pending[n];
-      const [answer] = JSON.parse(raw.slice(bracket));
+      delete pending[id];
       if (sent.method === 'cancel') return cancelMs.add(Date.now() - sent.sent);
       check(answer, { 'acknowledged (code 1)': (a) => a && a.code === 1 });
       if (!answer || answer.code !== 1) return refused.add(1);
       ackMs.add(Date.now() - sent.sent);
       if (!stopping && answer.data.status === 'waiting' && Math.random() < 0.3) send('cancel', { order_id: answer.data.order_id });
       return undefined;
+    }
+
+    if (PLAIN) socket.on('open', start);
+    socket.on('message', (raw) => {
+      if (PLAIN) {
+        const answer = JSON.parse(raw);
+        return answered(answer.id, answer);
+      }
+      if (raw === '2') return socket.send('3'); // Engine.IO ping → pong
+      if (raw.startsWith('0')) return socket.send(`40${JSON.stringify({ token })}`); // open → connect to "/" with the token
+      if (raw.startsWith('40')) return start();
+      if (raw.startsWith('44')) return socket.close(); // connect refused
+      if (!raw.startsWith('43')) return undefined; // pushes (`42[…]`) are not ours to count
+      const bracket = raw.indexOf('[');
+      return answered(Number(raw.slice(2, bracket)), JSON.parse(raw.slice(bracket))[0]);
     });
 
     socket.setTimeout(() => {
       stopping = true;
       socket.setTimeout(() => {
-        // An order still without its ack this long after the last one was sent counts as unanswered.
-        const open = Object.keys(pending).filter((n) => pending[n].method === 'place').length;
+        // An order still without its answer this long after the last one was sent counts as unanswered.
+        const open = Object.keys(pending).filter((id) => pending[id].method === 'place').length;
         if (open) unanswered.add(open);
         socket.close();
       }, GRACE_MS);
     }, SECONDS * 1000);
   });
-  check(res, { 'upgraded to websocket': (r) => r && r.status === 101, 'socket.io connected': () => connected });
+  check(res, { 'upgraded to websocket': (r) => r && r.status === 101, 'connected': () => connected });
 }

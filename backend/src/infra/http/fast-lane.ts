@@ -8,6 +8,7 @@ import { TokenService, tokenFromHeader } from '../auth/token.service';
 import { resolveLang } from '../i18n/i18n';
 import { requestId } from '../logging/logging';
 import { formatBytes } from './body-parsers';
+import { splitUrl } from './url';
 import { BusinessError } from './business-error';
 import { okEnvelope } from './envelope.interceptor';
 import { Envelope } from './envelope';
@@ -78,9 +79,7 @@ export class FastLane {
 
   private match(req: IncomingMessage, type: string): LaneRoute<object> | undefined {
     if (req.method !== 'POST' && req.method !== 'PUT') return undefined;
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    const route = this.routes.get(`${req.method} ${q < 0 ? url : url.slice(0, q)}`);
+    const route = this.routes.get(`${req.method} ${splitUrl(req.url).path}`);
     if (!route) return undefined;
     return type === FORM || type === JSON_TYPE || type === '' ? route : undefined;
   }

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { DestinationStream, Logger as Pino } from 'pino';
 import pinoHttp, { HttpLogger, Options } from 'pino-http';
 import type { AppConfig } from '../config/config';
+import { splitUrl } from '../http/url';
 
 /**
  * The process's logs: one pino logger, and one pino-http request logger on it that every HTTP way
@@ -26,9 +27,7 @@ const ORDER_ENTRY = new Set(['POST /api/coin/trade', 'PUT /api/coin/trade', 'POS
 
 /** Whether the request enters orders (its access line is at `debug`, not `info`); paths as Express routes them (any case, a trailing slash). */
 export function isOrderEntry(req: Pick<IncomingMessage, 'method' | 'url'>): boolean {
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  const path = (q < 0 ? url : url.slice(0, q)).toLowerCase();
+  const path = splitUrl(req.url).path.toLowerCase();
   return ORDER_ENTRY.has(`${req.method} ${path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path}`);
 }
 

@@ -12,7 +12,8 @@ import { validateBody } from '../../infra/http/validation';
 import { isRequestId, OrderRequestDto } from './dto/order-request.dto';
 import { OrderEntry, plainObject } from './order-entry';
 
-type Handshake = Pick<Socket['handshake'], 'auth' | 'headers' | 'query'>;
+/** What OrderChannel reads of a connection's opening: the token, the language. */
+export type Handshake = Pick<Socket['handshake'], 'auth' | 'headers' | 'query'>;
 
 /**
  * The `order` message of the Socket.IO connection: `{id, method: 'place' | 'cancel', params}`

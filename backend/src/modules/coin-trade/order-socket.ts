@@ -3,7 +3,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { parse as parseQuery } from 'node:querystring';
 import { WebSocket, WebSocketServer } from 'ws';
-import { OrderChannel } from './order-channel';
+import { splitUrl } from '../../infra/http/url';
+import { Handshake, OrderChannel } from './order-channel';
 
 /** Where the plain WebSocket order endpoint answers upgrades. */
 export const ORDER_SOCKET_PATH = '/api/coin/ws';
@@ -25,8 +26,6 @@ export const ORDER_SOCKET_PING_MS = 30_000;
 
 /** At shutdown, connections get a close frame (1001) and this long to answer it before they are cut. */
 const CLOSE_GRACE_MS = 1000;
-
-type Handshake = Parameters<OrderChannel['answer']>[0];
 
 /**
  * The order channel as a plain WebSocket (RFC 6455) endpoint, for programs that trade (bots,
@@ -65,11 +64,10 @@ function orderEndpoint(server: Server, channel: OrderChannel): { close(): Promis
   let closing = false;
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    if ((q < 0 ? url : url.slice(0, q)) !== ORDER_SOCKET_PATH) return;
+    const { path, query } = splitUrl(req.url);
+    if (path !== ORDER_SOCKET_PATH) return;
     if (closing) return refuse(socket, 503, 'Service Unavailable');
-    const handshake: Handshake = { auth: {}, headers: req.headers, query: q < 0 ? {} : { ...parseQuery(url.slice(q + 1)) } };
+    const handshake: Handshake = { auth: {}, headers: req.headers, query: { ...parseQuery(query) } };
     // The token first: a connection without one costs nothing more (and each of its messages no lookup).
     channel.authenticate(handshake).then(
       (auth) => {

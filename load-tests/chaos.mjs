@@ -27,6 +27,7 @@
 // Prints a table, then `chaos: <F> faults, <L> lost, <D> duplicated`. Bounded; loopback only.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -40,7 +41,6 @@ const PG_BIN = '/usr/lib/postgresql/15/bin';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const dir = mkdtempSync(join(tmpdir(), 'kestrel-chaos-'));
 const pgPort = 55000 + Math.floor(Math.random() * 900);
-const redisPort = 56000 + Math.floor(Math.random() * 900);
 const pgData = join(dir, 'pg');
 const asRoot = process.getuid?.() === 0;
 // PostgreSQL refuses to run as root: then the cluster runs as the `postgres` user.
@@ -66,9 +66,32 @@ const alive = (pid) => {
 };
 const log = (msg) => process.stderr.write(`[chaos] ${msg}\n`);
 
+/** A port nothing listens on now, picked by the OS (a random one could be an outgoing connection's: they use the same range here). */
+const freePort = () =>
+  new Promise((ok, fail) => {
+    const s = createServer().once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+const accepts = (port) =>
+  new Promise((ok) => {
+    const c = connect(port, '127.0.0.1', () => {
+      c.end();
+      ok(true);
+    }).once('error', () => ok(false));
+  });
+
 let redis;
-const startRedis = () => {
+let redisPort;
+/** Starts the private Redis on its port (the same one after a restart) and waits until it takes connections. */
+const startRedis = async () => {
   redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  await until('the private Redis', () => {
+    if (redis.exitCode !== null) throw new Error(`redis-server exited (${redis.exitCode}) on port ${redisPort}`);
+    return accepts(redisPort);
+  }, 10_000);
 };
 const procs = [];
 
@@ -481,7 +504,8 @@ async function main() {
   if (init.status !== 0) throw new Error(`initdb: ${init.stderr}`);
   const started = pgCtl('-o', pgOpts, '-w', 'start');
   if (started.status !== 0) throw new Error(`pg_ctl start: ${started.stdout} ${started.stderr} ${readFileSync(join(dir, 'pg.log'), 'utf8').slice(-1000)}`);
-  startRedis();
+  redisPort = await freePort();
+  await startRedis();
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
   process.env.BENCH_PG_SERVER = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
   process.env.REDIS_URL = redisUrl;
@@ -539,7 +563,7 @@ async function main() {
           const schedulers = await jobSchedulers(base.env.REDIS_PREFIX);
           redis.kill('SIGKILL');
           await sleep(10_000);
-          startRedis();
+          await startRedis();
           return { schedulers };
         },
         // Redis comes back empty (no persistence): the job schedulers must be re-created and the

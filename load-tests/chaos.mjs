@@ -40,14 +40,12 @@ const FAST = process.argv.includes('--fast');
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const dir = mkdtempSync(join(tmpdir(), 'kestrel-chaos-'));
-const pgPort = 55000 + Math.floor(Math.random() * 900);
 const pgData = join(dir, 'pg');
 const asRoot = process.getuid?.() === 0;
 // PostgreSQL refuses to run as root: then the cluster runs as the `postgres` user.
 const asPg = (cmd, args) => spawnSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', 'postgres', '--', cmd, ...args] : args, { encoding: 'utf8', timeout: 60_000 });
 if (asRoot) spawnSync('chown', ['postgres', dir]);
 const pgCtl = (...a) => asPg(`${PG_BIN}/pg_ctl`, ['-D', pgData, '-l', join(dir, 'pg.log'), ...a]);
-const pgOpts = `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=300`;
 const postmasterPid = () => {
   try {
     return Number(readFileSync(join(pgData, 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -66,7 +64,7 @@ const alive = (pid) => {
 };
 const log = (msg) => process.stderr.write(`[chaos] ${msg}\n`);
 
-/** A port nothing listens on now, picked by the OS (a random one could be an outgoing connection's: they use the same range here). */
+/** A port nothing listens on now, picked by the OS (a random one could be an outgoing connection's: they use the same range here, 32768-60999). */
 const freePort = () =>
   new Promise((ok, fail) => {
     const s = createServer().once('error', fail);
@@ -83,6 +81,9 @@ const accepts = (port) =>
     }).once('error', () => ok(false));
   });
 
+let pgPort;
+/** The private cluster's server options (its port is picked in main). */
+const pgOpts = () => `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=300`;
 let redis;
 let redisPort;
 /** Starts the private Redis on its port (the same one after a restart) and waits until it takes connections. */
@@ -502,7 +503,8 @@ async function main() {
   const t0 = Date.now();
   const init = asPg(`${PG_BIN}/initdb`, ['-D', pgData, '-U', 'postgres', '--auth=trust']);
   if (init.status !== 0) throw new Error(`initdb: ${init.stderr}`);
-  const started = pgCtl('-o', pgOpts, '-w', 'start');
+  pgPort = await freePort();
+  const started = pgCtl('-o', pgOpts(), '-w', 'start');
   if (started.status !== 0) throw new Error(`pg_ctl start: ${started.stdout} ${started.stderr} ${readFileSync(join(dir, 'pg.log'), 'utf8').slice(-1000)}`);
   redisPort = await freePort();
   await startRedis();
@@ -549,7 +551,7 @@ async function main() {
             `pid ${before} alive: ${alive(before)}, connection refused: ${refused}`,
           );
           await sleep(3000);
-          const start = pgCtl('-o', pgOpts, '-w', 'start');
+          const start = pgCtl('-o', pgOpts(), '-w', 'start');
           if (start.status !== 0) throw new Error(`pg_ctl start: ${start.stderr}`);
           const after = postmasterPid();
           check('PostgreSQL restarted (a new postmaster pid)', !!after && after !== before && alive(after), `${before} → ${after}`);

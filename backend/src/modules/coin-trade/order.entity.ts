@@ -11,7 +11,6 @@ export type OrderStatus = 'waiting' | 'completed' | 'cancelled';
 // Not unique: client order ids are deduplicated by the sequencer within its idempotency window (docs/architecture.md).
 @Index('ix_orders_client_id', ['userId', 'clientOrderId'], { where: 'client_order_id IS NOT NULL' })
 @Index('ix_orders_user_status', ['userId', 'status', 'id'])
-@Index('ix_orders_market_status', ['marketId', 'status'])
 export class Order {
   @PrimaryColumn({ type: 'bigint' })
   id: string;

@@ -5,36 +5,36 @@ import { APP_CONFIG, AppConfig, role } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode, ErrorCodeValue } from '../../infra/http/error-codes';
 import { EngineBus } from './engine-bus';
-import { EngineLease, FencedError } from './engine-lease';
+import { EngineLease } from './engine-lease';
 import { EngineLink, EngineReply, EngineRequest, LinkEvent, processId } from './engine-link';
+import { GroupCommit, Queued } from './group-commit';
 import { JournalWriter } from './journal-writer';
+import { LeaseKeeper } from './lease-keeper';
 import { MarketInfo, MarketRegistry } from './market-registry.service';
 import { ProjectionReplica, ReplicaEvent } from './projection-replica';
-import { AppliedBatch, Projector, tradeTick } from './projector';
+import { Projector, tradeTick } from './projector';
 import { ProjectorThread } from './projector-thread';
+import { rebuild } from './recovery';
 import type { Balance } from './sequencer/balances';
 import type { MarketParams, SeqCode, SeqCommand, SeqOutcome } from './sequencer/commands';
-import { Sequencer } from './sequencer/sequencer';
+import type { Sequencer } from './sequencer/sequencer';
 import { Snapshotter } from './snapshotter';
+import { Watermarks } from './watermarks';
 
-interface Pending {
-  cmd: SeqCommand;
-  resolve: (r: { outcome: SeqOutcome; seq: number }) => void;
-  reject: (e: unknown) => void;
-}
-
-const REPLAY_CHUNK = 500;
 /** How many closed orders' owners are remembered for late cancels (~50 bytes each). */
 const CLOSED_REMEMBERED = 200_000;
 
 /**
- * The sequencer's host (DESIGN §6): the thin wiring of the pipeline's stages, each its own class.
- * Commands queue here; each group commit journals the whole queue in one row (`JournalWriter`),
- * then the pure `Sequencer` applies it in memory and every caller gets its full result at once;
- * market data follows. The projection replica (`ProjectionReplica`, on its own thread in the built
- * app) replays the journal and writes the read tables and the snapshots behind; only sequence
- * numbers cross. Reads that must see a user's own writes wait for it (`settledFor`). On start: the
- * newest snapshot at or below the projector's watermark, then the journal replayed to its head.
+ * The sequencer's host (DESIGN §6): the wiring of the pipeline's stages, each its own class with
+ * its test beside it. Commands queue in the `GroupCommit`, which journals each batch in one row
+ * (`JournalWriter`); the pure `Sequencer` then applies it in memory (`apply`, here) and every
+ * caller gets its full result at once; market data follows. The projection replica
+ * (`ProjectionReplica`, on its own thread in the built app) replays the journal and writes the
+ * read tables and the snapshots behind; only sequence numbers cross, and `Watermarks` follows
+ * them (pushes, the lag bound, reads that must see a user's own writes: `settledFor`). On start
+ * (`recover`): the newest snapshot at or below the projector's watermark, then the journal
+ * replayed to its head. The host also holds the lease (one sequencer among the processes) and
+ * forwards commands to its holder when it is not this process (split roles).
  */
 @Injectable()
 export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -44,35 +44,20 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   readonly projector: Projector;
   readonly snapshots: Snapshotter;
   private seqr?: Sequencer;
-  private queue: Pending[] = [];
-  private flushing = false;
+  /** This term's group commit (while this process holds the sequencer). */
+  private commits?: GroupCommit;
+  private readonly marks: Watermarks;
   private closed = false;
-  /** The sequencer refuses commands until a restart (`recover`): a journal write whose fate is unknown, or a broken invariant. */
-  private stopped = false;
   /** The lease with its fencing token (ROLE=all and engine); the transport to the lease holder (split roles). */
   private lease?: EngineLease;
+  private keeper?: LeaseKeeper;
   private link?: EngineLink;
-  private leaseTimer?: NodeJS.Timeout;
-  private standbyTimer?: NodeJS.Timeout;
   private readonly ownerHooks: Array<() => Promise<void> | void> = [];
   private readonly role = role();
-  private journaled = 0;
-  private projected = 0;
-  private lastTs = 0;
-  /** Applied batches not yet projected, with when they were answered: their pushes go out (and their lag is counted) once the projector reports them. */
-  private applied: Array<AppliedBatch & { at: number }> = [];
-  private unprojected = 0;
   /** The projection replica: on its own thread in the built app, in-process on the sources (tests). */
   private replica?: ProjectorThread | ProjectionReplica;
-  private readonly userSeq = new Map<number, number>();
-  private waiters: Array<{ seq: number; resolve: () => void }> = [];
   /** Owners of orders this process saw leave their book, oldest first (bounded): a late cancel is answered "closed" without waiting for the projector. */
   private readonly closedOwners = new Map<number, number>();
-  /** Recent projector lags (answer → projection commit, ms), newest last, bounded. */
-  private lags: number[] = [];
-  /** Recent journal writes (ms) and their sizes (commands), bounded. */
-  private journalMs: number[] = [];
-  private journalSizes: number[] = [];
 
   constructor(
     private readonly dataSource: DataSource,
@@ -83,6 +68,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.journal = new JournalWriter(dataSource);
     this.projector = new Projector(dataSource, registry);
     this.snapshots = new Snapshotter(dataSource);
+    // A read waiting for the watermark: the projector does not linger up to it.
+    this.marks = new Watermarks((seq) => this.replica?.flush(seq));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -96,63 +83,28 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     }
     if (this.role !== 'all' && this.role !== 'engine') {
       // api / worker: commands go to the lease holder; the watermark comes by pub/sub (read-your-writes).
-      this.projected = await this.projector.watermark();
-      this.journaled = this.projected;
+      const watermark = await this.projector.watermark();
+      this.marks.reset(watermark, watermark);
       return;
     }
     this.lease = lease;
-    let token = await this.lease.tryAcquire();
+    this.keeper = new LeaseKeeper(lease, {
+      gained: () => this.becomeOwner(),
+      lost: (reason) => this.stepDown(reason),
+      log: (level, message) => this.logger[level](message),
+    });
     // ROLE=all is meant to run the sequencer: the lease of its own previous run (a kill -9) expires within leaseMs.
-    for (let waited = 0; token === undefined && this.role === 'all' && waited <= leaseMs + 500; waited += 250) {
-      await new Promise((r) => setTimeout(r, 250));
-      token = await this.lease.tryAcquire();
-    }
-    if (token !== undefined) await this.becomeOwner(token);
-    else {
-      const held = await this.lease.state();
-      this.logger.warn(`standby: ${held?.holder ?? 'another process'} holds the sequencer's lease; this process takes over if it stops renewing`);
-      this.standby();
-    }
+    await this.keeper.start(this.role === 'all');
   }
 
   /**
-   * The lease is ours (token N): rebuild from snapshot + journal, keep renewing, serve the command
-   * stream, and start what runs beside the sequencer only. Every journal write carries the token.
+   * The lease is ours: rebuild from snapshot + journal, serve the command stream, and start what
+   * runs beside the sequencer only. Every journal write carries the lease's fencing token.
    */
-  private async becomeOwner(token: number): Promise<void> {
-    clearInterval(this.standbyTimer);
-    this.standbyTimer = undefined;
-    this.logger.log(`sequencer lease taken (fencing token ${token})`);
-    this.leaseTimer = setInterval(() => void this.renewLease(), Math.max(100, Math.floor(this.config.engine.leaseMs / 3)));
-    this.leaseTimer.unref();
+  private async becomeOwner(): Promise<void> {
     await this.recover();
     this.link?.serve(this.link.processId, (req) => this.serveRequest(req));
     for (const hook of this.ownerHooks) await Promise.resolve(hook()).catch((err) => this.logger.warn({ err }, 'a task beside the sequencer failed to start'));
-  }
-
-  /** Waits for the lease: a standby takes it once the holder's expiry has passed (the database's clock). */
-  private standby(): void {
-    if (this.standbyTimer || this.closed) return;
-    const every = Math.max(100, Math.floor(this.config.engine.leaseMs / 6));
-    let trying = false;
-    this.standbyTimer = setInterval(() => {
-      if (trying) return;
-      trying = true;
-      void this.lease!.tryAcquire()
-        .then((token) => (token !== undefined ? this.becomeOwner(token) : undefined))
-        .catch((err) => this.logger.warn(`lease: ${(err as Error).message}`))
-        .finally(() => (trying = false));
-    }, every);
-    this.standbyTimer.unref();
-  }
-
-  private async renewLease(): Promise<void> {
-    const lease = this.lease!;
-    try {
-      if (!(await lease.renew())) this.stepDown('another process took the lease');
-    } catch (err) {
-      if (lease.current === undefined) this.stepDown(`the lease could not be renewed before it expired (${(err as Error).message})`);
-    }
   }
 
   /**
@@ -162,19 +114,15 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private stepDown(reason: string): void {
     if (!this.seqr) return;
     this.logger.warn(`stepping down: ${reason}`);
-    clearInterval(this.leaseTimer);
-    this.leaseTimer = undefined;
-    this.lease?.drop();
     void this.link?.stopServing();
-    for (const p of this.queue.splice(0)) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
-    for (const w of this.waiters.splice(0)) w.resolve();
+    this.commits?.rejectQueued();
+    this.marks.drop();
     const replica = this.replica;
     this.replica = undefined;
     this.seqr = undefined;
-    this.applied = [];
-    this.unprojected = 0;
+    this.commits = undefined;
     void replica?.stop();
-    this.standby();
+    this.keeper?.stepDown();
   }
 
   /** Runs `fn` in the process that holds the sequencer: now if this is it, else if and when it takes over. */
@@ -185,13 +133,12 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
 
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
-    clearInterval(this.standbyTimer);
+    this.keeper?.close();
     // Let batches in flight finish so every acknowledged command is projected (a restart would anyway).
-    for (let i = 0; i < 200 && (this.flushing || this.applied.length) && !this.stopped; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 200 && (this.commits?.busy || this.marks.unprojected) && !this.stopped; i++) await new Promise((r) => setTimeout(r, 20));
     await this.link?.stopServing();
     await this.replica?.stop();
-    clearInterval(this.leaseTimer);
-    await this.lease?.release().catch(() => undefined);
+    await this.keeper?.release().catch(() => undefined);
     await this.link?.close();
   }
 
@@ -206,10 +153,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   /** What the other processes tell each other (pub/sub): the projector's watermark, new markets, outbox work. */
   private onLinkEvent(e: LinkEvent): void {
     if (e.kind === 'projected') {
-      if (this.seqr || e.seq <= this.projected) return;
-      this.projected = e.seq;
-      this.releaseWaiters(e.seq);
-      this.bus.emit('projected', e.seq);
+      if (!this.seqr && this.marks.advance(e.seq, performance.now())) this.bus.emit('projected', e.seq);
     } else if (e.kind === 'markets') {
       if (!this.seqr) void this.registry.load();
     } else if (e.kind === 'outbox') {
@@ -258,7 +202,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** Journal sequence of the last batch applied, and the projector's watermark. */
   get positions(): { journaled: number; projected: number } {
-    return { journaled: this.journaled, projected: this.projected };
+    return { journaled: this.marks.journaled, projected: this.marks.projected };
   }
 
   /**
@@ -270,25 +214,17 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private localStats() {
-    const dist = (xs: number[]) => {
-      const s = xs.sort((a, b) => a - b);
-      const at = (p: number) => (s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : 0);
-      return { samples: s.length, p50: at(50), p99: at(99), max: at(100) };
-    };
-    const out = {
+    const none = { samples: 0, p50: 0, p99: 0, max: 0 };
+    return {
       role: this.role,
       fencing_token: this.lease?.current ?? null,
-      journaled: this.journaled,
-      projected: this.projected,
-      unprojected_commands: this.unprojected,
-      projector_lag_ms: dist(this.lags),
-      journal_write_ms: dist(this.journalMs),
-      commands_per_journal_row: dist(this.journalSizes),
+      journaled: this.marks.journaled,
+      projected: this.marks.projected,
+      unprojected_commands: this.marks.unprojected,
+      projector_lag_ms: this.marks.lags.take(),
+      journal_write_ms: this.commits?.writeMs.take() ?? none,
+      commands_per_journal_row: this.commits?.sizes.take() ?? none,
     };
-    this.lags = [];
-    this.journalMs = [];
-    this.journalSizes = [];
-    return out;
   }
 
   /**
@@ -300,9 +236,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     const reply = await this.link.ask({ cmd }, this.config.engine.forwardTimeoutMs);
     if (reply.error !== undefined) throw new BusinessError(reply.error as ErrorCodeValue);
     const outcome = reply.outcome!;
-    const seq = reply.seq!;
-    if (seq > this.journaled) this.journaled = seq;
-    if (seq > this.projected) for (const u of outcome.users) this.userSeq.set(u, Math.max(seq, this.userSeq.get(u) ?? 0));
+    this.marks.answered(outcome.users, reply.seq!);
     return outcome;
   }
 
@@ -315,37 +249,24 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private submitLocal(cmd: SeqCommand): Promise<{ outcome: SeqOutcome; seq: number }> {
-    return new Promise((resolve, reject) => {
-      if (!this.seqr || this.closed || this.stopped) return reject(new BusinessError(ErrorCode.MARKET_BUSY));
-      // Bounded lag: past it the sequencer takes nothing new (and says so) until the projector catches up.
-      if (this.unprojected >= this.config.engine.maxUnprojected) return reject(new BusinessError(ErrorCode.SEQUENCER_BEHIND));
-      this.queue.push({ cmd, resolve, reject });
-      if (!this.flushing) void this.drain();
-    });
+    if (!this.commits || this.closed) return Promise.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+    return this.commits.submit(cmd);
+  }
+
+  /** The sequencer refuses commands until a restart (`recover`): a journal write whose fate is unknown, a broken invariant, or projection failing. */
+  private get stopped(): boolean {
+    return this.commits?.halted ?? false;
   }
 
   /** Resolves once everything journaled for this user is projected; undefined when nothing is pending (no promise to wait on). */
   settledFor(userId: number): Promise<void> | undefined {
-    const seq = this.userSeq.get(userId);
-    if (seq === undefined) return undefined;
-    if (seq <= this.projected) {
-      this.userSeq.delete(userId);
-      return undefined;
-    }
-    return this.projectedTo(seq);
+    return this.marks.settledFor(userId);
   }
 
   /** Resolves once everything submitted so far is journaled, applied and projected. */
   async idle(): Promise<void> {
-    while (this.flushing || this.queue.length) await new Promise((r) => setTimeout(r, 2));
-    await this.projectedTo(this.journaled);
-  }
-
-  private projectedTo(seq: number): Promise<void> {
-    if (seq <= this.projected || this.stopped) return Promise.resolve();
-    // Someone waits for it: the projector does not linger up to it.
-    this.replica?.flush(seq);
-    return new Promise((resolve) => this.waiters.push({ seq, resolve }));
+    while (this.commits?.busy) await new Promise((r) => setTimeout(r, 2));
+    await this.marks.waitFor(this.marks.journaled);
   }
 
   /**
@@ -358,37 +279,32 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     await this.replica?.stop();
     this.replica = undefined;
     this.seqr = undefined;
-    this.queue = [];
-    this.applied = [];
-    this.unprojected = 0;
-    this.stopped = false;
+    this.commits?.rejectQueued();
+    this.commits = undefined;
     this.closed = false;
     const watermark = await this.projector.watermark();
-    const snap = await this.snapshots.latest(watermark);
-    const seqr = snap ? Sequencer.restore(snap) : await this.snapshots.genesis();
     // This copy answers and pushes; the projection replica's copy writes the ledger.
-    seqr.postings = false;
-    let replayed = 0;
-    for (;;) {
-      const batches = await this.journal.after(seqr.seq, REPLAY_CHUNK);
-      if (!batches.length) break;
-      for (const b of batches) {
-        seqr.beginBatch(b.seq, b.ts);
-        for (const c of b.commands) seqr.apply(c);
-        this.lastTs = Math.max(this.lastTs, b.ts);
-      }
-      replayed += batches.length;
-    }
-    this.journaled = seqr.seq;
-    this.projected = watermark;
+    const { seqr, snapshot, replayed, lastTs } = await rebuild(
+      { journal: this.journal, snapshots: this.snapshots, genesis: () => this.snapshots.genesis() },
+      watermark,
+      { postings: false },
+    );
+    this.marks.reset(seqr.seq, watermark);
     this.seqr = seqr;
-    this.userSeq.clear();
-    this.logger.log(`sequencer at batch ${seqr.seq} (snapshot ${snap?.seq ?? 0}, ${replayed} batches replayed); replay hash ${seqr.hash()}`);
+    const { maxBatch, projectAhead, maxUnprojected } = this.config.engine;
+    this.commits = new GroupCommit(
+      this.journal,
+      this.marks,
+      { maxBatch, projectAhead, maxUnprojected },
+      { lease: this.lease, apply: (seq, ts, batch) => this.apply(seq, ts, batch), lost: (reason) => this.stepDown(reason), failed: (what, err) => this.failed(what, err) },
+      lastTs,
+    );
+    this.logger.log(`sequencer at batch ${seqr.seq} (snapshot ${snapshot}, ${replayed} batches replayed); replay hash ${seqr.hash()}`);
     // The projector catches up from its own watermark (what the crash left unprojected is projected now, once).
     await this.startReplica();
     if (seqr.seq > watermark) {
       this.replica!.journaled(seqr.seq);
-      await this.projectedTo(seqr.seq);
+      await this.marks.waitFor(seqr.seq);
     }
     await this.configureMarkets();
   }
@@ -416,36 +332,22 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   /** The projector moved its watermark (pushes go out, reads waiting for it go on), or gave up. */
   private onReplica(e: ReplicaEvent): void {
     if (e.kind === 'failed') {
-      this.stopped = true;
       this.logger.fatal({ err: e.error }, 'projection keeps failing; the sequencer takes no more commands until it restarts');
-      for (const p of this.queue.splice(0)) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
-      for (const w of this.waiters.splice(0)) w.resolve();
+      this.commits?.stop();
+      this.marks.releaseAll();
       return;
     }
-    if (e.seq <= this.projected) return;
-    this.projected = e.seq;
-    const now = performance.now();
+    const done = this.marks.advance(e.seq, performance.now());
+    if (!done) return;
     const users = new Set<number>();
-    while (this.applied.length && this.applied[0].seq <= e.seq) {
-      const b = this.applied.shift()!;
-      this.unprojected -= b.outcomes.length;
-      if (this.lags.length < 200_000) this.lags.push(now - b.at);
+    for (const b of done)
       for (const o of b.outcomes) {
         for (const ord of o.orders) this.bus.emit('order', ord);
         for (const u of o.users) users.add(u);
       }
-    }
     for (const u of users) this.bus.emit('balance', u);
     this.bus.emit('projected', e.seq);
     this.link?.publish({ kind: 'projected', seq: e.seq });
-    this.releaseWaiters(e.seq);
-  }
-
-  private releaseWaiters(seq: number): void {
-    const ready = this.waiters.filter((w) => w.seq <= seq);
-    this.waiters = this.waiters.filter((w) => w.seq > seq);
-    for (const w of ready) w.resolve();
-    if (this.userSeq.size > 50_000) for (const [u, s] of this.userSeq) if (s <= seq) this.userSeq.delete(u);
   }
 
   /** Market parameters change only through the journal: a market added or re-priced in the database is journaled here. */
@@ -473,54 +375,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     return answers;
   }
 
-  /** Group commit: whatever queued while the previous batch was journaled forms the next batch. */
-  private async drain(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.queue.length && !this.stopped) {
-        // Backpressure: with this many commands not yet projected the next journal write waits for
-        // the projector, so answers slow down before the lag grows (the hard bound refuses, above).
-        while (this.unprojected >= this.config.engine.projectAhead && !this.stopped) await this.projectedTo(this.projected + 1);
-        if (this.stopped) break;
-        const batch = this.queue.splice(0, this.config.engine.maxBatch);
-        const seq = this.journaled + 1;
-        const ts = Math.max(Date.now(), this.lastTs);
-        const t0 = performance.now();
-        const token = this.lease?.current;
-        if (this.lease && token === undefined) {
-          // The lease ran out before a renewal (a pause, or the database out of reach): not the sequencer any more.
-          // Stepping down first stops the command stream, so forwarded requests stay pending for the next holder.
-          this.stepDown('the lease expired before this batch was journaled');
-          for (const p of batch) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
-          break;
-        }
-        try {
-          await this.journal.append({ seq, ts, commands: batch.map((p) => p.cmd) }, token);
-          if (this.journalMs.length < 200_000) {
-            this.journalMs.push(performance.now() - t0);
-            this.journalSizes.push(batch.length);
-          }
-        } catch (err) {
-          if (err instanceof FencedError) {
-            // A new holder took over: this batch was not written; forwarded requests stay pending for it, local callers hear "busy".
-            this.stepDown(err.message);
-            for (const p of batch) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
-            break;
-          }
-          // Committed or not, we cannot tell: take nothing more until a restart replays the journal as it is.
-          this.halt('journal write failed', err, batch);
-          break;
-        }
-        this.journaled = seq;
-        this.lastTs = ts;
-        this.apply(seq, ts, batch);
-      }
-    } finally {
-      this.flushing = false;
-    }
-  }
-
-  private apply(seq: number, ts: number, batch: Pending[]): void {
+  /** A batch is journaled: applied in memory, every caller answered, market data pushed; its projection follows. */
+  private apply(seq: number, ts: number, batch: Queued[]): void {
     const seqr = this.seqr!;
     seqr.beginBatch(seq, ts);
     let outcomes: SeqOutcome[];
@@ -528,13 +384,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       outcomes = batch.map((p) => seqr.apply(p.cmd));
     } catch (err) {
       // A broken invariant (never a business outcome): the state is suspect; a restart rebuilds it from the journal.
-      this.halt('sequencer invariant broken', err, batch);
+      this.commits!.stop(batch);
+      this.failed('sequencer invariant broken', err);
       return;
     }
     const books = new Set<number>();
     const ticks = new Map<number, ReturnType<typeof tradeTick>[]>();
     outcomes.forEach((o, i) => {
-      for (const u of o.users) this.userSeq.set(u, seq);
       for (const ord of o.orders) if (ord.status !== 'waiting') this.closedOwners.set(ord.id, ord.userId);
       for (const b of o.books) books.add(b);
       for (const t of o.trades) {
@@ -547,17 +403,15 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     while (this.closedOwners.size > CLOSED_REMEMBERED) this.closedOwners.delete(this.closedOwners.keys().next().value!);
     for (const list of ticks.values()) this.bus.emit('trades', list, seq);
     for (const b of books) this.bus.emit('book', b);
-    this.applied.push({ seq, ts, outcomes, at: performance.now() });
-    this.unprojected += batch.length;
+    this.marks.applied({ seq, ts, outcomes }, performance.now());
     this.replica?.journaled(seq);
   }
 
-  private halt(what: string, err: unknown, batch: Pending[]): void {
-    this.stopped = true;
+  /** The group commit stopped (a journal write of unknown fate, a broken invariant): reported; a split engine hands over. */
+  private failed(what: string, err: unknown): void {
     this.logger.fatal({ err }, `${what}: the sequencer takes no more commands until it restarts`);
-    for (const p of [...batch, ...this.queue.splice(0)]) p.reject(new BusinessError(ErrorCode.MARKET_BUSY));
     // A split engine hands over instead: the lease is released, and whichever engine takes it (this one too) rebuilds from the journal.
-    if (this.role === 'engine') void this.lease?.release().finally(() => this.stepDown(what));
+    if (this.role === 'engine') void this.keeper?.release().finally(() => this.stepDown(what));
   }
 }
 

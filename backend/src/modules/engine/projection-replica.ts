@@ -3,8 +3,9 @@ import { DataSource } from 'typeorm';
 import { JournalWriter } from './journal-writer';
 import type { MarketInfo } from './market-registry.service';
 import { AppliedBatch, MarketLookup, ProjectionConflict, Projector } from './projector';
+import { rebuild } from './recovery';
 import type { MarketParams, SeqCommand } from './sequencer/commands';
-import { Sequencer } from './sequencer/sequencer';
+import type { Sequencer } from './sequencer/sequencer';
 import { Snapshotter } from './snapshotter';
 
 export type ReplicaMarket = Pick<MarketInfo, 'id' | 'symbol' | 'tickSize' | 'lotSize' | 'minQty'>;
@@ -83,16 +84,8 @@ export class ProjectionReplica {
   /** From the newest snapshot at or below the watermark (the host made sure one exists: genesis at least). */
   async start(): Promise<void> {
     const watermark = await this.projector.watermark();
-    const snap = await this.snapshots.latest(watermark);
-    if (!snap) throw new Error('projection replica: no snapshot at or below the watermark');
-    const seqr = Sequencer.restore(snap);
     // Batches between the snapshot and the watermark are applied again but not projected twice.
-    for (;;) {
-      const rows = await this.journal.after(seqr.seq, READ_ROWS);
-      const todo = rows.filter((b) => b.seq <= watermark);
-      for (const b of todo) this.applyBatch(seqr, b.seq, b.ts, b.commands);
-      if (todo.length < rows.length || rows.length < READ_ROWS) break;
-    }
+    const { seqr } = await rebuild({ journal: this.journal, snapshots: this.snapshots }, watermark, { until: watermark, chunk: READ_ROWS });
     this.seqr = seqr;
     this.running = true;
     this.loop = this.run();

@@ -1,0 +1,166 @@
+import { ErrorCode } from '../../infra/http/error-codes';
+import { FencedError } from './engine-lease';
+import { GroupCommit, GroupCommitHost, GroupCommitOptions, Queued } from './group-commit';
+import type { JournalBatch } from './journal-writer';
+import type { CancelCmd, SeqOutcome } from './sequencer/commands';
+import { Watermarks } from './watermarks';
+
+const cmd = (orderId: number): CancelCmd => ({ t: 'cancel', userId: 1, orderId });
+const ok = (users: number[] = []): SeqOutcome => ({ code: 'OK', orders: [], trades: [], postings: [], users, books: [] });
+const flush = () => new Promise((r) => setImmediate(r));
+
+/** A journal whose writes finish when the test says so (in order), recording each row. */
+class FakeJournal {
+  readonly rows: Array<{ batch: JournalBatch; token?: number }> = [];
+  private inFlight: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  append(batch: JournalBatch, token?: number): Promise<void> {
+    this.rows.push({ batch, token });
+    return new Promise((resolve, reject) => this.inFlight.push({ resolve, reject }));
+  }
+  async commit(): Promise<void> {
+    this.inFlight.shift()!.resolve();
+    await flush();
+  }
+  async fail(err: unknown): Promise<void> {
+    this.inFlight.shift()!.reject(err);
+    await flush();
+  }
+}
+
+function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: number | undefined }) {
+  const journal = new FakeJournal();
+  const marks = new Watermarks();
+  const applied: Array<{ seq: number; ts: number; cmds: number[] }> = [];
+  const events: string[] = [];
+  const host: GroupCommitHost = {
+    lease,
+    apply: (seq, ts, batch: Queued[]) => {
+      applied.push({ seq, ts, cmds: batch.map((q) => (q.cmd as CancelCmd).orderId) });
+      const outcomes = batch.map(() => ok([1]));
+      batch.forEach((q, i) => q.resolve({ outcome: outcomes[i], seq }));
+      marks.applied({ seq, ts, outcomes }, 0);
+    },
+    lost: (reason) => events.push(`lost: ${reason}`),
+    failed: (what) => events.push(`failed: ${what}`),
+  };
+  const commits = new GroupCommit(journal, marks, { maxBatch: 100, projectAhead: 1_000, maxUnprojected: 2_000, ...options }, host);
+  /** Each submission's fate: the batch it was answered in, or the refusal's code. */
+  const fates: Array<number | string | undefined> = [];
+  const submit = (id: number) => {
+    const i = fates.push(undefined) - 1;
+    commits.submit(cmd(id)).then(
+      (r) => (fates[i] = r.seq),
+      (e: { code?: number }) => (fates[i] = `refused ${e.code}`),
+    );
+  };
+  return { journal, marks, applied, events, commits, fates, submit };
+}
+
+describe('GroupCommit', () => {
+  it('journals what queued during a write as the next row, in order, and answers only after its commit', async () => {
+    const { journal, applied, fates, submit, commits } = setup();
+    submit(1); // starts a write at once
+    submit(2);
+    submit(3); // both wait for the first write
+    await flush();
+    expect(journal.rows.map((r) => r.batch.commands.map((c) => (c as CancelCmd).orderId))).toEqual([[1]]);
+    expect(fates).toEqual([undefined, undefined, undefined]); // nothing answered before the commit
+    await journal.commit();
+    expect(fates).toEqual([1, undefined, undefined]);
+    expect(journal.rows.map((r) => r.batch.commands.map((c) => (c as CancelCmd).orderId))).toEqual([[1], [2, 3]]);
+    await journal.commit();
+    expect(fates).toEqual([1, 2, 2]);
+    expect(applied.map((a) => [a.seq, a.cmds])).toEqual([
+      [1, [1]],
+      [2, [2, 3]],
+    ]);
+    expect(commits.busy).toBe(false);
+    expect(commits.sizes.take()).toMatchObject({ samples: 2, max: 2 });
+  });
+
+  it('takes at most maxBatch commands a row', async () => {
+    const { journal, submit } = setup({ maxBatch: 2 });
+    submit(1);
+    for (let i = 2; i <= 6; i++) submit(i);
+    await journal.commit();
+    await journal.commit();
+    await journal.commit();
+    await journal.commit();
+    expect(journal.rows.map((r) => r.batch.commands.length)).toEqual([1, 2, 2, 1]);
+  });
+
+  it('a batch time never goes back, whatever the clock does', async () => {
+    const { journal, submit } = setup();
+    const now = jest.spyOn(Date, 'now');
+    try {
+      now.mockReturnValue(2_000);
+      submit(1);
+      await journal.commit();
+      now.mockReturnValue(1_000); // the clock stepped back
+      submit(2);
+      await journal.commit();
+      expect(journal.rows.map((r) => r.batch.ts)).toEqual([2_000, 2_000]);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  it('past the lag bound it refuses at once (SEQUENCER_BEHIND); past projectAhead the next write waits for the projector', async () => {
+    const { journal, marks, fates, submit } = setup({ projectAhead: 2, maxUnprojected: 3 });
+    submit(1);
+    submit(2);
+    await journal.commit();
+    await journal.commit(); // 2 unprojected: at projectAhead
+    submit(3); // queued, its write waits
+    await flush();
+    expect(journal.rows).toHaveLength(2);
+    submit(4); // 2 < 3: still taken
+    marks.applied({ seq: 99, ts: 0, outcomes: [ok()] }, 0); // (a third unprojected command)
+    submit(5);
+    await flush();
+    expect(fates[4]).toBe(`refused ${ErrorCode.SEQUENCER_BEHIND}`);
+    marks.advance(99, 0); // the projector caught up
+    await flush();
+    expect(journal.rows.map((r) => r.batch.commands.length)).toEqual([1, 1, 2]);
+    await journal.commit();
+    expect(fates.slice(0, 4)).toEqual([1, 2, 3, 3]);
+  });
+
+  it('a fenced write (a newer lease holder) is not applied: the host steps down and its callers hear busy', async () => {
+    const lease = { current: 7 as number | undefined };
+    const { journal, applied, events, fates, submit } = setup({}, lease);
+    submit(1);
+    await journal.commit();
+    submit(2);
+    await flush();
+    expect(journal.rows.map((r) => r.token)).toEqual([7, 7]);
+    await journal.fail(new FencedError(7));
+    expect(applied.map((a) => a.seq)).toEqual([1]);
+    expect(events).toEqual(['lost: journal write fenced: lease token 7 is no longer current']);
+    expect(fates).toEqual([1, `refused ${ErrorCode.MARKET_BUSY}`]);
+  });
+
+  it('with the lease run out it writes nothing: the host steps down', async () => {
+    const { journal, events, fates, submit } = setup({}, { current: undefined });
+    submit(1);
+    await flush();
+    expect(journal.rows).toHaveLength(0);
+    expect(events).toEqual(['lost: the lease expired before this batch was journaled']);
+    expect(fates).toEqual([`refused ${ErrorCode.MARKET_BUSY}`]);
+  });
+
+  it('a write of unknown fate stops it until a restart: that batch and the queue hear busy, then every new command', async () => {
+    const { journal, marks, applied, events, fates, submit, commits } = setup();
+    submit(1);
+    submit(2);
+    await journal.fail(new Error('connection reset'));
+    expect(events).toEqual(['failed: journal write failed']);
+    expect(applied).toEqual([]);
+    expect(commits.halted).toBe(true);
+    expect(marks.halted).toBe(true);
+    submit(3);
+    await flush();
+    expect(fates).toEqual([`refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`]);
+    expect(journal.rows).toHaveLength(1);
+  });
+});

@@ -1,0 +1,140 @@
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
+import { FencedError } from './engine-lease';
+import type { JournalBatch } from './journal-writer';
+import { Samples } from './samples';
+import type { SeqCommand, SeqOutcome } from './sequencer/commands';
+import type { Watermarks } from './watermarks';
+
+/** A command waiting for its group commit, and its caller. */
+export interface Queued {
+  cmd: SeqCommand;
+  resolve: (r: { outcome: SeqOutcome; seq: number }) => void;
+  reject: (e: unknown) => void;
+}
+
+export interface GroupCommitOptions {
+  /** Most commands in one journal row. */
+  maxBatch: number;
+  /** With this many commands unprojected the next journal write waits for the projector (backpressure). */
+  projectAhead: number;
+  /** With this many the sequencer refuses new commands (the lag bound). */
+  maxUnprojected: number;
+}
+
+/** What the group commit needs of its host. */
+export interface GroupCommitHost {
+  /** The lease's fencing token for the next write; undefined when the lease ran out. Absent host lease: no fencing (tests). */
+  readonly lease?: { readonly current: number | undefined };
+  /** A batch is durable: apply it, answer its callers (each `Queued.resolve`), push. Synchronous. */
+  apply(seq: number, ts: number, batch: Queued[]): void;
+  /** Not the sequencer any more (the lease ran out, or a newer holder fenced the write): the host steps down. */
+  lost(reason: string): void;
+  /** The sequencer stopped (a write of unknown fate, or a broken invariant): the host reports it and hands over. */
+  failed(what: string, err: unknown): void;
+}
+
+const busy = () => new BusinessError(ErrorCode.MARKET_BUSY);
+
+/**
+ * Group commit (DESIGN §6): commands queue while a journal write is in flight; each write takes the
+ * whole queue (up to `maxBatch`) as one row, and only once it is committed are the commands
+ * applied and answered, in order. One instance per term as the sequencer's holder: once stopped
+ * (`stop`) it takes nothing more, and a restart builds a new one from the journal.
+ */
+export class GroupCommit {
+  /** Journal writes (ms) and their sizes (commands). */
+  readonly writeMs = new Samples();
+  readonly sizes = new Samples();
+  private queue: Queued[] = [];
+  private flushing = false;
+  private stopped = false;
+
+  constructor(
+    private readonly journal: { append(batch: JournalBatch, token?: number): Promise<void> },
+    private readonly marks: Watermarks,
+    private readonly options: GroupCommitOptions,
+    private readonly host: GroupCommitHost,
+    /** The last batch's time: a batch's time never goes back (the clock may). */
+    private lastTs = 0,
+  ) {}
+
+  /** Journals, applies and answers `cmd` in the next group commit. */
+  submit(cmd: SeqCommand): Promise<{ outcome: SeqOutcome; seq: number }> {
+    return new Promise((resolve, reject) => {
+      if (this.stopped) return reject(busy());
+      // Bounded lag: past it the sequencer takes nothing new (and says so) until the projector catches up.
+      if (this.marks.unprojected >= this.options.maxUnprojected) return reject(new BusinessError(ErrorCode.SEQUENCER_BEHIND));
+      this.queue.push({ cmd, resolve, reject });
+      if (!this.flushing) void this.drain();
+    });
+  }
+
+  /** A journal write is in flight or commands wait for one. */
+  get busy(): boolean {
+    return this.flushing || this.queue.length > 0;
+  }
+
+  get halted(): boolean {
+    return this.stopped;
+  }
+
+  /** Refuses what waits (the host stepped down: a new holder takes the commands from now on). */
+  rejectQueued(): void {
+    for (const p of this.queue.splice(0)) p.reject(busy());
+  }
+
+  /** Takes nothing more until a restart replays the journal as it is; `batch` and the queue hear "busy", and waits for the watermark end. */
+  stop(batch: Queued[] = []): void {
+    this.stopped = true;
+    this.marks.halted = true;
+    for (const p of [...batch, ...this.queue.splice(0)]) p.reject(busy());
+  }
+
+  /** Whatever queued while the previous batch was journaled forms the next batch. */
+  private async drain(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length && !this.stopped) {
+        // Backpressure: with this many commands not yet projected the next journal write waits for
+        // the projector, so answers slow down before the lag grows (the hard bound refuses, above).
+        while (this.marks.unprojected >= this.options.projectAhead && !this.stopped) await this.marks.waitFor(this.marks.projected + 1);
+        if (this.stopped) break;
+        const batch = this.queue.splice(0, this.options.maxBatch);
+        const seq = this.marks.journaled + 1;
+        const ts = Math.max(Date.now(), this.lastTs);
+        const t0 = performance.now();
+        const lease = this.host.lease;
+        const token = lease?.current;
+        if (lease && token === undefined) {
+          // The lease ran out before a renewal (a pause, or the database out of reach): not the sequencer any more.
+          // Stepping down first stops the command stream, so forwarded requests stay pending for the next holder.
+          this.host.lost('the lease expired before this batch was journaled');
+          for (const p of batch) p.reject(busy());
+          break;
+        }
+        try {
+          await this.journal.append({ seq, ts, commands: batch.map((p) => p.cmd) }, token);
+        } catch (err) {
+          if (err instanceof FencedError) {
+            // A new holder took over: this batch was not written; forwarded requests stay pending for it, local callers hear "busy".
+            this.host.lost(err.message);
+            for (const p of batch) p.reject(busy());
+            break;
+          }
+          // Committed or not, we cannot tell: take nothing more until a restart replays the journal as it is.
+          this.stop(batch);
+          this.host.failed('journal write failed', err);
+          break;
+        }
+        this.writeMs.add(performance.now() - t0);
+        this.sizes.add(batch.length);
+        this.marks.journaled = seq;
+        this.lastTs = ts;
+        this.host.apply(seq, ts, batch);
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import type { AppliedBatch } from './projector';
+import { Samples } from './samples';
+
+/** An applied batch the projector has not reported yet, with when it was answered (performance.now()). */
+export type Unprojected = AppliedBatch & { at: number };
+
+/**
+ * The pipeline's positions as this process sees them: the last batch journaled and applied, the
+ * projector's watermark, the batches in between (their pushes go out when the projector reports
+ * them; their commands count towards the lag bound and the backpressure), each user's newest
+ * batch (a read that must see the user's own writes waits for it, `settledFor`) and the reads
+ * waiting. No I/O: the host tells it what was applied and where the projector is.
+ */
+export class Watermarks {
+  journaled = 0;
+  projected = 0;
+  /** Commands applied and answered but not projected yet. */
+  unprojected = 0;
+  /** Waits end at once (the sequencer stopped: nothing more will be projected by this process until a restart). */
+  halted = false;
+  /** Answer → projection commit, ms. */
+  readonly lags = new Samples();
+  private pending: Unprojected[] = [];
+  private readonly userSeq = new Map<number, number>();
+  private waiters: Array<{ seq: number; resolve: () => void }> = [];
+
+  /** `hurry(seq)`: a read waits for the watermark to reach `seq` (the projector stops lingering). */
+  constructor(private readonly hurry: (seq: number) => void = () => undefined) {}
+
+  /** A restart from the journal: applied up to `journaled`, projected up to `watermark`, nothing in between answered yet. */
+  reset(journaled: number, watermark: number): void {
+    this.journaled = journaled;
+    this.projected = watermark;
+    this.pending = [];
+    this.unprojected = 0;
+    this.halted = false;
+    this.userSeq.clear();
+  }
+
+  /** This process applied and answered a batch (it holds the sequencer). */
+  applied(batch: AppliedBatch, at: number): void {
+    for (const o of batch.outcomes) for (const u of o.users) this.userSeq.set(u, batch.seq);
+    this.pending.push({ ...batch, at });
+    this.unprojected += batch.outcomes.length;
+  }
+
+  /** The sequencer's process answered a forwarded command of these users at batch `seq` (split roles). */
+  answered(users: readonly number[], seq: number): void {
+    if (seq > this.journaled) this.journaled = seq;
+    if (seq > this.projected) for (const u of users) this.userSeq.set(u, Math.max(seq, this.userSeq.get(u) ?? 0));
+  }
+
+  /**
+   * The projector's watermark moved to `seq` (at `now`): returns the batches it now covers, oldest
+   * first (their pushes go out), and lets the reads waiting for it go on. Undefined when it did not move.
+   */
+  advance(seq: number, now: number): Unprojected[] | undefined {
+    if (seq <= this.projected) return undefined;
+    this.projected = seq;
+    let n = 0;
+    while (n < this.pending.length && this.pending[n].seq <= seq) n++;
+    const done = this.pending.splice(0, n);
+    for (const b of done) {
+      this.unprojected -= b.outcomes.length;
+      this.lags.add(now - b.at);
+    }
+    const ready = this.waiters.filter((w) => w.seq <= seq);
+    this.waiters = this.waiters.filter((w) => w.seq > seq);
+    for (const w of ready) w.resolve();
+    if (this.userSeq.size > 50_000) for (const [u, s] of this.userSeq) if (s <= seq) this.userSeq.delete(u);
+    return done;
+  }
+
+  /** Resolves once everything journaled for this user is projected; undefined when nothing is pending (no promise to wait on). */
+  settledFor(userId: number): Promise<void> | undefined {
+    const seq = this.userSeq.get(userId);
+    if (seq === undefined) return undefined;
+    if (seq <= this.projected) {
+      this.userSeq.delete(userId);
+      return undefined;
+    }
+    return this.waitFor(seq);
+  }
+
+  /** Resolves once the watermark reaches `seq` (at once when halted). */
+  waitFor(seq: number): Promise<void> {
+    if (seq <= this.projected || this.halted) return Promise.resolve();
+    this.hurry(seq);
+    return new Promise((resolve) => this.waiters.push({ seq, resolve }));
+  }
+
+  /** The batches in between are no longer this process's to push (it stepped down); every wait ends. */
+  drop(): void {
+    this.pending = [];
+    this.unprojected = 0;
+    this.releaseAll();
+  }
+
+  /** Every wait ends now (the projection stopped, or this process stepped down). */
+  releaseAll(): void {
+    for (const w of this.waiters.splice(0)) w.resolve();
+  }
+}

@@ -48,7 +48,8 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
   useEffect(() => {
     const c = createChart(box.current!, {
       autoSize: true,
-      timeScale: { timeVisible: true, secondsVisible: false },
+      // A few bars' room after the last one: the newest candle and its time label are not cut by the price axis.
+      timeScale: { timeVisible: true, secondsVisible: false, rightOffset: 4 },
       rightPriceScale: { borderVisible: false },
       crosshair: { mode: 0 },
     });

@@ -1,7 +1,8 @@
 // npm run bench:api — many concurrent users placing and cancelling spot orders against the API
 // on loopback. An order counts when the API acknowledged it (code 1): journaled in PostgreSQL and
 // matched. It prints the per-order budgets (CPU ms of the server, the generator and PostgreSQL;
-// rows written), the projector's lag and the trial balance after the run. Last line:
+// the server's beyond bare HTTP, against the last `npm run bench:floor`'s do-nothing server; rows
+// written), the projector's lag and the trial balance after the run. Last line:
 // `orders: <N>/s p99 <L> ms cancels p99 <C> ms`.
 //
 // Three ways in (BENCH_TRANSPORT):
@@ -31,7 +32,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLoop } from './lib/open-loop.mjs';
-import { call, cpuReport, cpuTimes, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
+import { beyondBareHttp, call, cpuMsPer, cpuReport, cpuTimes, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -224,7 +225,8 @@ try {
   }
   const elapsed = win.elapsed();
   logTrace(trace);
-  const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
+  const cpuAfter = cpuTimes(pids);
+  const cpu = cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length);
   const threads = serverPid && latencies.length ? threadReport(serverPid, threadsBefore, threadTimes(serverPid), elapsed, latencies.length) : undefined;
   await client.close();
   latencies.sort((a, b) => a - b);
@@ -237,6 +239,9 @@ try {
   );
   console.log(`cores used (of 2): ${cpu}`);
   if (threads) console.log(`server threads: ${threads}`);
+  // The server: its one process, or the split roles' processes together.
+  const serverGroups = Object.keys(pids).filter((g) => g !== 'generator');
+  if (!process.env.API_URL && latencies.length) console.log(beyondBareHttp(cpuMsPer(cpuBefore, cpuAfter, serverGroups, latencies.length)));
   if (!process.env.API_URL && latencies.length) {
     // What the load wrote, once the projector has caught up (the counts stop moving).
     let after = (await sql(stack.databaseUrl, ROW_COUNTS))[0];

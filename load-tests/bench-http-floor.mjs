@@ -5,7 +5,7 @@
 // Last line: `floor: <N> orders/s p99 <L> ms (<R> requests/s)`.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { cpuReport, cpuTimes, loadClient, log, percentile } from './lib/stack.mjs';
+import { cpuMsPer, cpuReport, cpuTimes, loadClient, log, percentile, saveFloor } from './lib/stack.mjs';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -64,12 +64,14 @@ if (process.argv[2] === 'server') {
     log(`floor: ${CONCURRENCY} concurrent clients for ${SECONDS} s against a do-nothing server`);
     await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
     const elapsed = (Date.now() - started) / 1000;
-    console.log(`cores used (of 2): ${cpuReport(cpuBefore, cpuTimes(pids), elapsed)}`);
+    const cpuAfter = cpuTimes(pids);
+    console.log(`cores used (of 2): ${cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length)}`);
     await client.close();
     latencies.sort((a, b) => a - b);
-    console.log(
-      `floor: ${Math.round(latencies.length / elapsed)} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`,
-    );
+    const rate = Math.round(latencies.length / elapsed);
+    // bench:api subtracts this server's CPU per order (the bare HTTP cost) from the exchange's.
+    saveFloor(rate, cpuMsPer(cpuBefore, cpuAfter, ['server'], latencies.length));
+    console.log(`floor: ${rate} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`);
   } finally {
     child.kill();
   }

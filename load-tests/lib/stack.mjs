@@ -2,9 +2,10 @@
 // at a running one), make funded accounts through the real API, and stop what was started.
 // Everything targets loopback only.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -420,17 +421,55 @@ export function cpuTimes(pids) {
   return ticks;
 }
 
+/** CPU seconds per group between two `cpuTimes` readings (a process that exited in between is not counted). */
+function cpuSeconds(before, after) {
+  const hz = 100;
+  const used = {};
+  for (const [pid, { group, used: t }] of after) used[group] = (used[group] ?? 0) + (t - (before.get(pid)?.used ?? 0)) / hz;
+  return used;
+}
+
 /**
  * Cores used per group between two `cpuTimes` readings (a process that exited in between is not
  * counted); with `units` (e.g. acknowledged orders), also each group's CPU milliseconds per unit.
  */
 export function cpuReport(before, after, seconds, units) {
-  const hz = 100;
-  const used = {};
-  for (const [pid, { group, used: t }] of after) used[group] = (used[group] ?? 0) + t - (before.get(pid)?.used ?? 0);
-  return Object.entries(used)
-    .map(([g, t]) => `${g} ${(t / hz / seconds).toFixed(2)}` + (units ? ` (${(((t / hz) * 1000) / units).toFixed(3)} ms/order)` : ''))
+  return Object.entries(cpuSeconds(before, after))
+    .map(([g, t]) => `${g} ${(t / seconds).toFixed(2)}` + (units ? ` (${((t * 1000) / units).toFixed(3)} ms/order)` : ''))
     .join(', ');
+}
+
+/** The CPU milliseconds per unit of these groups together, between two `cpuTimes` readings. */
+export function cpuMsPer(before, after, groups, units) {
+  const used = cpuSeconds(before, after);
+  return (groups.reduce((sum, g) => sum + (used[g] ?? 0), 0) * 1000) / units;
+}
+
+/** Where `npm run bench:floor` leaves its figures for the benchmarks run after it (same machine, same sitting). */
+const FLOOR_FILE = join(tmpdir(), 'kestrel-bench-floor.json');
+
+/** bench:floor's result: F (orders/s) and its do-nothing server's CPU ms per order (bare HTTP). */
+export function saveFloor(ordersPerSecond, serverMsPerOrder) {
+  writeFileSync(FLOOR_FILE, JSON.stringify({ ordersPerSecond, serverMsPerOrder, at: Date.now() }));
+}
+
+/**
+ * The budget line "server CPU beyond bare HTTP": the server's CPU ms per order less the last
+ * bench:floor's do-nothing server's (it parses the same requests and answers each with an
+ * envelope, nothing else), with how old that floor is.
+ */
+export function beyondBareHttp(serverMsPerOrder) {
+  let floor;
+  try {
+    floor = JSON.parse(readFileSync(FLOOR_FILE, 'utf8'));
+  } catch {
+    return 'server CPU beyond bare HTTP: unknown (run `npm run bench:floor` first: its do-nothing server is the bare HTTP cost)';
+  }
+  const minutes = Math.round((Date.now() - floor.at) / 60_000);
+  return (
+    `server CPU beyond bare HTTP: ${(serverMsPerOrder - floor.serverMsPerOrder).toFixed(3)} ms/order ` +
+    `(server ${serverMsPerOrder.toFixed(3)} less bench:floor's do-nothing server ${floor.serverMsPerOrder.toFixed(3)}; that floor: F = ${floor.ordersPerSecond}, ${minutes} min ago)`
+  );
 }
 
 /** CPU clock ticks of each thread of one process (from `/proc/<pid>/task/<tid>/stat`), by thread id. */

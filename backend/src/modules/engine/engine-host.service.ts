@@ -115,7 +115,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     if (!this.seqr) return;
     this.logger.warn(`stepping down: ${reason}`);
     void this.link?.stopServing();
-    this.commits?.rejectQueued();
+    this.commits?.retire();
     this.marks.drop();
     const replica = this.replica;
     this.replica = undefined;
@@ -279,7 +279,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     await this.replica?.stop();
     this.replica = undefined;
     this.seqr = undefined;
-    this.commits?.rejectQueued();
+    this.commits?.retire();
     this.commits = undefined;
     this.closed = false;
     const watermark = await this.projector.watermark();
@@ -311,8 +311,11 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
 
   private async startReplica(): Promise<void> {
     const { projectBatch, projectLingerMs, snapshotEvery } = this.config.engine;
-    const onEvent = (e: ReplicaEvent) => this.onReplica(e);
-    this.replica =
+    // Only this replica's events count: one stopped on a step-down may still report as it ends.
+    const onEvent = (e: ReplicaEvent) => {
+      if (this.replica === replica) this.onReplica(e);
+    };
+    const replica =
       this.config.engine.projectorThread && ProjectorThread.available()
         ? new ProjectorThread(
             {
@@ -326,7 +329,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
             onEvent,
           )
         : new ProjectionReplica(this.dataSource, this.projector, { projectBatch, projectLingerMs, snapshotEvery }, onEvent);
-    await this.replica.start();
+    this.replica = replica;
+    await replica.start();
   }
 
   /** The projector moved its watermark (pushes go out, reads waiting for it go on), or gave up. */
@@ -388,6 +392,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       this.failed('sequencer invariant broken', err);
       return;
     }
+    // Its users' reads wait for its projection from now on (before any caller goes on).
+    this.marks.applied({ seq, ts, outcomes }, performance.now());
     const books = new Set<number>();
     const ticks = new Map<number, ReturnType<typeof tradeTick>[]>();
     outcomes.forEach((o, i) => {
@@ -403,7 +409,6 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     while (this.closedOwners.size > CLOSED_REMEMBERED) this.closedOwners.delete(this.closedOwners.keys().next().value!);
     for (const list of ticks.values()) this.bus.emit('trades', list, seq);
     for (const b of books) this.bus.emit('book', b);
-    this.marks.applied({ seq, ts, outcomes }, performance.now());
     this.replica?.journaled(seq);
   }
 

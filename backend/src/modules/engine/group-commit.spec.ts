@@ -27,7 +27,7 @@ class FakeJournal {
   }
 }
 
-function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: number | undefined }) {
+function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: number | undefined }, brokenAt?: number) {
   const journal = new FakeJournal();
   const marks = new Watermarks();
   const applied: Array<{ seq: number; ts: number; cmds: number[] }> = [];
@@ -35,6 +35,8 @@ function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: num
   const host: GroupCommitHost = {
     lease,
     apply: (seq, ts, batch: Queued[]) => {
+      // A broken invariant while applying: the host stops the group commit with this batch (EngineHost.apply).
+      if (seq === brokenAt) return commits.stop(batch);
       applied.push({ seq, ts, cmds: batch.map((q) => (q.cmd as CancelCmd).orderId) });
       const outcomes = batch.map(() => ok([1]));
       batch.forEach((q, i) => q.resolve({ outcome: outcomes[i], seq }));
@@ -43,7 +45,7 @@ function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: num
     lost: (reason) => events.push(`lost: ${reason}`),
     failed: (what) => events.push(`failed: ${what}`),
   };
-  const commits = new GroupCommit(journal, marks, { maxBatch: 100, projectAhead: 1_000, maxUnprojected: 2_000, ...options }, host);
+  const commits: GroupCommit = new GroupCommit(journal, marks, { maxBatch: 100, projectAhead: 1_000, maxUnprojected: 2_000, ...options }, host);
   /** Each submission's fate: the batch it was answered in, or the refusal's code. */
   const fates: Array<number | string | undefined> = [];
   const submit = (id: number) => {
@@ -162,5 +164,42 @@ describe('GroupCommit', () => {
     await flush();
     expect(fates).toEqual([`refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`]);
     expect(journal.rows).toHaveLength(1);
+  });
+
+  it('stopped by its host while applying (a broken invariant): that batch, the queue and every later command hear busy', async () => {
+    const { journal, marks, applied, events, fates, submit, commits } = setup({}, undefined, 2);
+    submit(1);
+    await journal.commit();
+    submit(2);
+    submit(3); // queued behind 2's write
+    await journal.commit();
+    expect(applied.map((a) => a.seq)).toEqual([1]);
+    expect(commits.halted).toBe(true);
+    expect(marks.halted).toBe(true);
+    expect(events).toEqual([]); // the host reports it itself
+    submit(4);
+    await flush();
+    expect(fates).toEqual([1, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`]);
+    expect(journal.rows).toHaveLength(2);
+  });
+
+  it('retired (the host stepped down): the queue hears busy, and a write in flight is neither applied nor reported when it returns', async () => {
+    for (const outcome of ['committed', 'fenced', 'failed'] as const) {
+      const { journal, marks, applied, events, fates, submit, commits } = setup({}, { current: 3 });
+      submit(1); // in flight
+      submit(2); // queued
+      await flush();
+      commits.retire();
+      if (outcome === 'committed') await journal.commit();
+      else await journal.fail(outcome === 'fenced' ? new FencedError(3) : new Error('connection reset'));
+      expect(applied).toEqual([]);
+      expect(events).toEqual([]); // a new term (this process's too) is not stepped down or stopped by the old one
+      expect(marks.journaled).toBe(0);
+      submit(3);
+      await flush();
+      expect(fates).toEqual([`refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`]);
+      expect(journal.rows).toHaveLength(1);
+      expect(commits.busy).toBe(false);
+    }
   });
 });

@@ -49,6 +49,7 @@ export class GroupCommit {
   private queue: Queued[] = [];
   private flushing = false;
   private stopped = false;
+  private retired = false;
 
   constructor(
     private readonly journal: { append(batch: JournalBatch, token?: number): Promise<void> },
@@ -62,7 +63,7 @@ export class GroupCommit {
   /** Journals, applies and answers `cmd` in the next group commit. */
   submit(cmd: SeqCommand): Promise<{ outcome: SeqOutcome; seq: number }> {
     return new Promise((resolve, reject) => {
-      if (this.stopped) return reject(busy());
+      if (this.stopped || this.retired) return reject(busy());
       // Bounded lag: past it the sequencer takes nothing new (and says so) until the projector catches up.
       if (this.marks.unprojected >= this.options.maxUnprojected) return reject(new BusinessError(ErrorCode.SEQUENCER_BEHIND));
       this.queue.push({ cmd, resolve, reject });
@@ -79,8 +80,13 @@ export class GroupCommit {
     return this.stopped;
   }
 
-  /** Refuses what waits (the host stepped down: a new holder takes the commands from now on). */
-  rejectQueued(): void {
+  /**
+   * The host stepped down or restarts: what waits hears "busy", and a write still in flight is not
+   * applied here when it returns (its callers hear "busy" too: if it was committed, the next holder
+   * replays it, and a retry with the same client order id gets its result).
+   */
+  retire(): void {
+    this.retired = true;
     for (const p of this.queue.splice(0)) p.reject(busy());
   }
 
@@ -95,11 +101,11 @@ export class GroupCommit {
   private async drain(): Promise<void> {
     this.flushing = true;
     try {
-      while (this.queue.length && !this.stopped) {
+      while (this.queue.length && !this.stopped && !this.retired) {
         // Backpressure: with this many commands not yet projected the next journal write waits for
         // the projector, so answers slow down before the lag grows (the hard bound refuses, above).
-        while (this.marks.unprojected >= this.options.projectAhead && !this.stopped) await this.marks.waitFor(this.marks.projected + 1);
-        if (this.stopped) break;
+        while (this.marks.unprojected >= this.options.projectAhead && !this.stopped && !this.retired) await this.marks.waitFor(this.marks.projected + 1);
+        if (this.stopped || this.retired || !this.queue.length) break;
         const batch = this.queue.splice(0, this.options.maxBatch);
         const seq = this.marks.journaled + 1;
         const ts = Math.max(Date.now(), this.lastTs);
@@ -113,18 +119,27 @@ export class GroupCommit {
           for (const p of batch) p.reject(busy());
           break;
         }
+        let failed: { err: unknown } | undefined;
         try {
           await this.journal.append({ seq, ts, commands: batch.map((p) => p.cmd) }, token);
         } catch (err) {
-          if (err instanceof FencedError) {
-            // A new holder took over: this batch was not written; forwarded requests stay pending for it, local callers hear "busy".
-            this.host.lost(err.message);
-            for (const p of batch) p.reject(busy());
-            break;
-          }
+          failed = { err };
+        }
+        if (this.retired) {
+          // The host stepped down or restarted meanwhile: another term's business now; only these callers hear of it.
+          for (const p of batch) p.reject(busy());
+          break;
+        }
+        if (failed?.err instanceof FencedError) {
+          // A new holder took over: this batch was not written; forwarded requests stay pending for it, local callers hear "busy".
+          this.host.lost(failed.err.message);
+          for (const p of batch) p.reject(busy());
+          break;
+        }
+        if (failed) {
           // Committed or not, we cannot tell: take nothing more until a restart replays the journal as it is.
           this.stop(batch);
-          this.host.failed('journal write failed', err);
+          this.host.failed('journal write failed', failed.err);
           break;
         }
         this.writeMs.add(performance.now() - t0);

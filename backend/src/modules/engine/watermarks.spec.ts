@@ -59,8 +59,11 @@ describe('Watermarks', () => {
     m.answered([7], 4); // already projected: nothing to wait for
     expect(m.settledFor(7)).toBeUndefined();
     m.answered([7, 8], 9);
+    m.answered([7], 8); // an earlier batch answered late: the user still waits for 9
     expect(m.journaled).toBe(9);
     const seven = m.settledFor(7);
+    expect(await settled(seven)).toBe(false);
+    m.advance(8, 0);
     expect(await settled(seven)).toBe(false);
     expect(m.advance(9, 0)).toEqual([]); // no batches of its own to push
     expect(await settled(seven)).toBe(true);

@@ -67,7 +67,7 @@ export function BuyPage({ titleKey }: { titleKey: string }) {
   const flexible = product.kind === 'flexible';
   const earns = !flexible || (valid && cmp(amount, product.accrual_min) >= 0);
   return (
-    <Page title={t(titleKey)} back right={<Link to={flexible ? PATHS.financeRuleLc : PATHS.financeRule}>{t('finance.rules')}</Link>}>
+    <Page title={t(titleKey)} back right={<Link className="button button--small" to={flexible ? PATHS.financeRuleLc : PATHS.financeRule}>{t('finance.rules')}</Link>}>
       <section className="card">
         <div className="wealth-card__head">
           <h2 className="card__title">{product.name || t(`finance.kind.${product.kind}`)}</h2>

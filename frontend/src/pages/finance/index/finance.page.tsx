@@ -67,7 +67,7 @@ export function FinancePage({ titleKey }: { titleKey: string }) {
   const type = params.get('type') === '2' ? 2 : 1;
   const report = useReport();
   return (
-    <Page title={t(titleKey)} back right={<Link to={PATHS.financeRule}>{t('finance.rules')}</Link>}>
+    <Page title={t(titleKey)} back right={<Link className="button button--small" to={PATHS.financeRule}>{t('finance.rules')}</Link>}>
       {report && <ReportCard report={report} />}
       <div className="wealth-links">
         <Link to={PATHS.financeOrders}>{t('finance.myHosting')}</Link>

@@ -14,7 +14,7 @@ export function FlexiblePage({ titleKey }: { titleKey: string }) {
   const report = useReport();
   const funds = list?.items.filter((p) => p.kind === 'flexible') ?? [];
   return (
-    <Page title={t(titleKey)} back right={<Link to={PATHS.financeRuleLc}>{t('finance.rules')}</Link>}>
+    <Page title={t(titleKey)} back right={<Link className="button button--small" to={PATHS.financeRuleLc}>{t('finance.rules')}</Link>}>
       {report && <ReportCard report={report} />}
       <section className="card">
         {list === null ? (

@@ -89,7 +89,7 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
     }
   };
 
-  const right = <Link to={PATHS.loanOrder}>{t('loan.myLoans')}</Link>;
+  const right = <Link className="button button--small" to={PATHS.loanOrder}>{t('loan.myLoans')}</Link>;
   if (products === undefined)
     return (
       <Page title={t(titleKey)} back right={right}>

@@ -27,7 +27,7 @@ export function LoanOrdersPage({ titleKey }: { titleKey: string }) {
     void load();
   }, [load]);
   return (
-    <Page title={t(titleKey)} back right={<Link to={PATHS.loanBackRec}>{t('titles.loanBackRec')}</Link>}>
+    <Page title={t(titleKey)} back right={<Link className="button button--small" to={PATHS.loanBackRec}>{t('titles.loanBackRec')}</Link>}>
       <nav className="segmented loan-filter" aria-label={t('loan.filter')}>
         {LOAN_FILTERS.map((s) => (
           <button

@@ -40,7 +40,7 @@ export function NftPage({ titleKey }: { titleKey: string }) {
       title={t(titleKey)}
       back
       right={
-        <Link to={PATHS.nftOrder} data-testid="nft-orders-link">
+        <Link className="button button--small" to={PATHS.nftOrder} data-testid="nft-orders-link">
           {t('nft.myOrders')}
         </Link>
       }

@@ -257,7 +257,7 @@ try {
   if (admin) {
     const e = (await call(stack.apiUrl, 'GET', 'admin/engine', undefined, admin)).data;
     const lag = e.projector_lag_ms;
-    console.log(`projector lag ms: p50 ${lag.p50} p99 ${lag.p99} max ${lag.max}; journal write ms p50 ${e.journal_write_ms.p50} p99 ${e.journal_write_ms.p99}; commands per journal row p50 ${e.commands_per_journal_row.p50}`);
+    console.log(`projector lag ms: p50 ${lag.p50} p99 ${lag.p99} max ${lag.max}; journal write ms p50 ${e.journal_write_ms.p50} p99 ${e.journal_write_ms.p99} max ${e.journal_write_ms.max}; commands per journal row p50 ${e.commands_per_journal_row.p50}`);
     const trial = (await call(stack.apiUrl, 'GET', 'admin/ledger/trial-balance', undefined, admin)).data;
     console.log(`trial balance after the run: ${trial.ok ? 'exact' : `WRONG ${JSON.stringify(trial.currencies)}`}`);
   }

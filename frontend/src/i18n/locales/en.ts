@@ -88,7 +88,7 @@ export const en = {
     verificationAdvanced: 'Advanced verification',
     assets: 'Assets',
     tradeAccount: 'Trade account',
-    assetsRecord: 'Deposit and withdrawal records',
+    assetsRecord: 'Deposits & withdrawals',
     transfer: 'Transfer',
     transferRecord: 'Transfer records',
     deposit: 'Deposit',

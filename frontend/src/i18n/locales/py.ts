@@ -90,7 +90,7 @@ const py: Catalogue = {
     verificationAdvanced: 'Verificação avançada',
     assets: 'Ativos',
     tradeAccount: 'Conta de negociação',
-    assetsRecord: 'Histórico de depósitos e saques',
+    assetsRecord: 'Depósitos e saques',
     transfer: 'Transferir',
     transferRecord: 'Histórico de transferências',
     deposit: 'Depositar',

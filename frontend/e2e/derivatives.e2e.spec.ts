@@ -175,7 +175,7 @@ describe('contract and option screens on the real stack', () => {
     });
     await position.getByTestId('close-position').click();
     await page.waitForFunction(() => !document.querySelector('[data-testid="position"]'));
-    expect(asked).toMatch(/Close 1 lots of BTC\/USDT/);
+    expect(asked).toMatch(/Close 1 lot of BTC\/USDT/);
     await go(page, '/pages/lever/index3');
     await page.getByTestId('lever-history-row').first().waitFor();
     expect(await page.getByTestId('close-reason').first().textContent()).toBe('Closed by you');

@@ -165,8 +165,8 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
       <button type="submit" className={`button button--block button--${side === 'long' ? 'buy' : 'sell'}`} disabled={busy || offline} data-testid="lever-submit">
         {offline ? t('live.offlineButton') : t(side === 'long' ? 'lever.openLong' : 'lever.openShort')}
       </button>
-      <Link className="small trade-form__link" to={PATHS.transfer}>
-        {t('trade.transferLink')}
+      <Link className="small trade-form__link" to={`${PATHS.transfer}?to=lever`}>
+        {t('lever.transferLink')}
       </Link>
     </form>
   );

@@ -106,7 +106,7 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
   const holding = deal.positions.filter((p) => p.status === 'holding');
   const pending = deal.positions.filter((p) => p.status === 'pending');
   const act = async (p: Position, kind: 'close' | 'cancel') => {
-    const question = kind === 'close' ? t('lever.confirmClose', { lots: p.lots, symbol: p.symbol }) : t('lever.confirmCancel', { lots: p.lots, symbol: p.symbol });
+    const question = kind === 'close' ? t('lever.confirmClose', { count: p.lots, symbol: p.symbol }) : t('lever.confirmCancel', { count: p.lots, symbol: p.symbol });
     if (!window.confirm(question)) return;
     setBusy(p.id);
     try {

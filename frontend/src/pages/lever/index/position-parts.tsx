@@ -8,7 +8,7 @@ export function Side({ side, lots, multiple }: { side: 'long' | 'short'; lots: n
   return (
     <strong className={`side side--${side === 'long' ? 'buy' : 'sell'}`}>
       <span aria-hidden="true">{side === 'long' ? '▲' : '▼'} </span>
-      {t(side === 'long' ? 'lever.long' : 'lever.short')} · {t('lever.lotsOf', { lots })} · {multiple}×
+      {t(side === 'long' ? 'lever.long' : 'lever.short')} · {t('lever.lotsOf', { count: lots })} · {multiple}×
     </strong>
   );
 }

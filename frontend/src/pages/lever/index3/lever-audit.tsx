@@ -35,7 +35,7 @@ export function LeverAuditView({ positionId }: { positionId: string }) {
       </AuditSection>
       <TickList ticks={audit.ticks} complete={audit.ticks_complete} />
       <AuditSection title={t('integrity.audit.formula')}>
-        <FormulaLine label={t('integrity.audit.notional', { lots: audit.lots, lotValue: exact(audit.lot_value) })} value={usdt(v.notional)} />
+        <FormulaLine label={t('integrity.audit.notional', { count: audit.lots, lotValue: exact(audit.lot_value) })} value={usdt(v.notional)} />
         <FormulaLine label={t('integrity.audit.margin', { multiple: audit.multiple })} value={usdt(v.margin)} />
         <FormulaLine label={t(audit.side === 'long' ? 'integrity.audit.pnlLong' : 'integrity.audit.pnlShort')} value={usdt(v.pnl)} testId="audit-pnl" />
         <FormulaLine label={t('integrity.audit.credited')} value={usdt(v.credited)} testId="audit-credited" />

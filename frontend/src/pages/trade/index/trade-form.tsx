@@ -168,7 +168,7 @@ export function TradeForm({
         {offline ? t('live.offlineButton') : `${t(side === 'buy' ? 'trade.buy' : 'trade.sell')} ${market.base}`}
         {!offline && <span className="visually-hidden"> ({unit})</span>}
       </button>
-      <Link className="small trade-form__link" to={PATHS.transfer}>
+      <Link className="small trade-form__link" to={`${PATHS.transfer}?to=coin`}>
         {t('trade.transferLink')}
       </Link>
     </form>

@@ -1,5 +1,5 @@
-import { registerByEmail, setFundPassword } from './support/accounts';
-import { coinBalance, deposit } from './support/funding';
+import { registerByEmail } from './support/accounts';
+import { coinBalance, spotTrader } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
 import { CoinTradeService } from '../src/modules/coin-trade/coin-trade.service';
 
@@ -27,12 +27,7 @@ describe('order lane: same answers as the Nest route (real PostgreSQL + Redis)',
     await nest?.close();
   });
 
-  async function trader(t: TestApp) {
-    const u = await registerByEmail(t);
-    await setFundPassword(t, u);
-    await deposit(t, u.user.id, USDT, '1000');
-    return u;
-  }
+  const trader = (t: TestApp) => spotTrader(t, USDT, '1000');
 
   type Req = { method: 'post' | 'put'; token?: 'valid' | 'bad'; lang?: string; type?: 'form' | 'json'; body?: unknown; raw?: string };
   async function send(t: TestApp, token: string, r: Req) {

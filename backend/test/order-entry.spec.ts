@@ -1,8 +1,7 @@
 import type { ClientToServerEvents, OrderAck, ServerToClientEvents } from '@kestrel/contracts';
 import { AddressInfo } from 'node:net';
 import { io, Socket } from 'socket.io-client';
-import { registerByEmail, setFundPassword } from './support/accounts';
-import { coinBalance, deposit } from './support/funding';
+import { coinBalance, spotTrader } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
 
 type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -25,12 +24,7 @@ describe('order entry: batch and Socket.IO (real PostgreSQL + Redis)', () => {
     await t?.close();
   });
 
-  async function trader(usdt = '1000') {
-    const u = await registerByEmail(t);
-    await setFundPassword(t, u);
-    await deposit(t, u.user.id, USDT, usdt);
-    return u;
-  }
+  const trader = (usdt = '1000') => spotTrader(t, USDT, usdt);
   const connect = (auth: Record<string, string> = {}) =>
     new Promise<Client>((resolve, reject) => {
       const c: Client = io(url, { path: '/socket.io', transports: ['websocket'], auth, reconnection: false });

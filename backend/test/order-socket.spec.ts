@@ -1,8 +1,8 @@
 import { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { ORDER_SOCKET_MAX_BYTES, ORDER_SOCKET_MAX_OPEN } from '../src/modules/coin-trade/order-socket';
-import { registerByEmail, setFundPassword } from './support/accounts';
-import { coinBalance, deposit } from './support/funding';
+import { registerByEmail } from './support/accounts';
+import { coinBalance, spotTrader } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
 
 type Answer = { id: unknown; type: string; code: number; message: string; data: Record<string, unknown> | null };
@@ -24,12 +24,7 @@ describe('order entry: plain WebSocket /api/coin/ws (real PostgreSQL + Redis)', 
     await t?.close();
   });
 
-  async function trader(usdt = '1000') {
-    const u = await registerByEmail(t);
-    await setFundPassword(t, u);
-    await deposit(t, u.user.id, USDT, usdt);
-    return u;
-  }
+  const trader = (usdt = '1000') => spotTrader(t, USDT, usdt);
 
   /** A connection whose `ask` sends one text message and resolves with the next answer. */
   async function connect(headers: Record<string, string> = {}, query = '') {

@@ -3,6 +3,7 @@ import { EngineHost } from '../../src/modules/engine/engine-host.service';
 import { coinLeg, systemLeg, TradeAccountCommands } from '../../src/modules/engine/trade-account-commands';
 import { LedgerCode } from '../../src/modules/ledger/ledger-codes';
 import { LedgerService } from '../../src/modules/ledger/ledger.service';
+import { registerByEmail, setFundPassword } from './accounts';
 import { TestApp } from './test-app';
 
 /** Credits a user's trade account as an approved deposit would (code 200 against the external account), through the sequencer. */
@@ -24,4 +25,12 @@ export async function coinBalance(t: TestApp, userId: number, currencyId: number
   const rows = await t.app.get(LedgerService).balancesOf('user', userId);
   const b = rows.find((r) => r.accountType === 'coin' && r.currencyId === currencyId);
   return { available: b?.available ?? '0', frozen: b?.frozen ?? '0' };
+}
+
+/** A new user ready to trade spot: registered, with a fund password, and `amount` of the currency credited to the trade account. */
+export async function spotTrader(t: TestApp, currencyId: number, amount: string) {
+  const u = await registerByEmail(t);
+  await setFundPassword(t, u);
+  await deposit(t, u.user.id, currencyId, amount);
+  return u;
 }

@@ -4,6 +4,8 @@ import type { Page } from './trading';
 /** Wallet, funding, address book, flash exchange, pricing and verification calls (docs/api.md). */
 export type AccountType = 'coin' | 'option' | 'lever' | 'trust';
 export const ACCOUNTS: AccountType[] = ['coin', 'option', 'lever', 'trust'];
+/** An account named in a link's query (`?account=lever`), or undefined when it names none of ours. */
+export const accountParam = (v: string | null): AccountType | undefined => (ACCOUNTS.includes(v as AccountType) ? (v as AccountType) : undefined);
 
 export interface Pricing {
   code: string;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
-import { ACCOUNTS, walletApi, type AccountType, type WalletDetail } from '../../../api/wallet';
+import { accountParam, walletApi, type AccountType, type WalletDetail } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Switch } from '../../../components/form';
@@ -19,7 +19,7 @@ import { isSmall, useHideSmall, useWallet } from '../use-wallet';
 export function TradeAccountPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [params] = useSearchParams();
-  const account = (ACCOUNTS.includes(params.get('account') as AccountType) ? params.get('account') : 'coin') as AccountType;
+  const account = accountParam(params.get('account')) ?? 'coin';
   const currencyId = Number(params.get('currency_id')) || null;
   return currencyId ? <AssetDetail account={account} currencyId={currencyId} /> : <AccountCoins account={account} titleKey={titleKey} t={t} />;
 }

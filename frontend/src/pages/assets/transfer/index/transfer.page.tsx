@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
-import { ACCOUNTS, walletApi, type AccountType, type TransferOptions } from '../../../../api/wallet';
+import { accountParam, walletApi, type AccountType, type TransferOptions } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { useMoneySubmit } from '../../../../components/client-id';
 import { cmp, isAmount, isPositive } from '../../../../components/decimal';
@@ -17,9 +17,8 @@ export function TransferPage({ titleKey }: { titleKey: string }) {
   const [options, setOptions] = useState<TransferOptions | null>(null);
   const [currencyId, setCurrencyId] = useState(params.get('currency_id') ?? '');
   // A page that sends people here for funds says where they go (`?to=lever`); the other side defaults to the trade account.
-  const asked = (name: string) => (ACCOUNTS.includes(params.get(name) as AccountType) ? (params.get(name) as AccountType) : undefined);
-  const [to, setTo] = useState<AccountType>(asked('to') ?? 'option');
-  const [from, setFrom] = useState<AccountType>(asked('from') ?? (to === 'coin' ? 'option' : 'coin'));
+  const [to, setTo] = useState<AccountType>(accountParam(params.get('to')) ?? 'option');
+  const [from, setFrom] = useState<AccountType>(accountParam(params.get('from')) ?? (to === 'coin' ? 'option' : 'coin'));
   const [amount, setAmount] = useState('');
   const [error, setError] = useState<string>();
   const { busy, run } = useMoneySubmit();

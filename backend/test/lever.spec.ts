@@ -126,6 +126,33 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect(await lever(u.user.id)).toEqual({ available: '918.66666667', frozen: '0' });
   });
 
+  it('a take profit or stop loss changed now counts only from the ticks recorded after the change', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const long = (await open(u.token, { side: 'long', lots: '10', take_profit: '70000', stop_loss: '50000' })).body.data;
+    const short = (await open(u.token, { side: 'short', lots: '10', take_profit: '50000', stop_loss: '70000' })).body.data;
+    // A spike the watcher has not reached yet, then the price is back: the user sees the spike and
+    // sets levels it crossed. They must not fire on it after the fact.
+    await tick('65000');
+    await tick('60100');
+    expect((await post(u.token, 'tpsl', { id: long.id, take_profit: '64000', stop_loss: '50000' })).body.code).toBe(1);
+    expect((await post(u.token, 'tpsl', { id: short.id, take_profit: '50000', stop_loss: '64000' })).body.code).toBe(1);
+    await watch();
+    expect((await post(u.token, 'my_trade', { status: 'holding' })).body.data.total).toBe(2);
+    const [row] = await t.ds.query('SELECT tpsl_tick_id::text FROM lever_positions WHERE id = $1', [long.id]);
+    const next = await tick('64000'); // the first tick after the change that crosses both
+    expect(BigInt(next)).toBeGreaterThan(BigInt(row.tpsl_tick_id));
+    await watch();
+    const closed = (await post(u.token, 'my_trade', { status: 'closed' })).body.data.items;
+    const byId = new Map(closed.map((x: { id: string }) => [x.id, x]));
+    expect(byId.get(long.id)).toMatchObject({ close_reason: 'take_profit', close_price: '64000', close_tick_id: next });
+    expect(byId.get(short.id)).toMatchObject({ close_reason: 'stop_loss', close_price: '64000', close_tick_id: next });
+    // The public audit recomputes the trigger against the change's tick too.
+    const audit = (await t.http().get('/api/lever/audit').query({ position_id: long.id })).body.data;
+    expect(audit).toMatchObject({ tpsl_tick_id: row.tpsl_tick_id, checks: { trigger_holds: true } });
+  });
+
   it('a gap past the margin loses the margin only: the account never goes negative', async () => {
     await tick('60000');
     await watch();

@@ -6,7 +6,7 @@ import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { money, moneyString } from '../../infra/money';
 import { MarketRegistry } from '../engine/market-registry.service';
-import { isLiquidated, liquidationPrice, maintenanceOf, marginOf, notional, settledPnl, slHit, tpHit, type PositionTerms } from './lever-math';
+import { isLiquidated, liquidationPrice, maintenanceOf, marginOf, notional, settledPnl, slHit, tpHit, tpSlLive, type PositionTerms } from './lever-math';
 import { LeverPosition } from './lever-position.entity';
 
 /** At most this many recorded ticks between the open and the close tick are listed. */
@@ -37,7 +37,7 @@ export const LEVER_AUDIT_FORMULA = {
   credited: 'margin + pnl (back to the contract account at close)',
   net: 'pnl − fee',
   trigger:
-    'take_profit, stop_loss and liquidation close on the first recorded tick after the open tick that triggers them, checked in the order liquidation (equity ≤ maintenance margin), stop loss, take profit (long: price ≥ take_profit, price ≤ stop_loss; short: the reverse); a user close uses the latest recorded tick',
+    'take_profit, stop_loss and liquidation close on the first recorded tick after the open tick that triggers them (take_profit and stop_loss: also after tpsl_tick_id, the newest tick when they were last changed), checked in the order liquidation (equity ≤ maintenance margin), stop loss, take profit (long: price ≥ take_profit, price ≤ stop_loss; short: the reverse); a user close uses the latest recorded tick',
 } as const;
 
 /**
@@ -86,9 +86,9 @@ export class LeverAuditService {
       p.closeReason === 'liquidation'
         ? isLiquidated(t, close.price)
         : p.closeReason === 'stop_loss'
-          ? slHit(p.side, p.stopLoss, close.price)
+          ? tpSlLive(p, close.id) && slHit(p.side, p.stopLoss, close.price)
           : p.closeReason === 'take_profit'
-            ? tpHit(p.side, p.takeProfit, close.price)
+            ? tpSlLive(p, close.id) && tpHit(p.side, p.takeProfit, close.price)
             : true;
     return {
       position_id: p.id,
@@ -101,6 +101,7 @@ export class LeverAuditService {
       maintenance_rate: moneyString(p.maintenanceRate),
       take_profit: moneyString(p.takeProfit),
       stop_loss: moneyString(p.stopLoss),
+      tpsl_tick_id: p.tpslTickId,
       close_reason: p.closeReason,
       open_tick: tickView(open),
       close_tick: tickView(close),

@@ -1,4 +1,4 @@
-import { equityAt, feeOf, isLiquidated, liquidationPrice, maintenanceOf, marginOf, pnlAt, slHit, tpHit } from './lever-math';
+import { equityAt, feeOf, isLiquidated, liquidationPrice, maintenanceOf, marginOf, pnlAt, slHit, tpHit, tpSlLive } from './lever-math';
 
 // Worked example (docs/architecture.md, "Contracts"): 10 lots × 100 USDT at 60,000, ×10, maintenance 0.5%.
 const long = { side: 'long' as const, lots: 10, lotValue: '100', multiple: 10, openPrice: '60000', maintenanceRate: '0.005' };
@@ -34,5 +34,13 @@ describe('contract arithmetic, worked examples', () => {
     expect(tpHit('short', '58000', '58000')).toBe(true);
     expect(slHit('short', '61000', '60999.99')).toBe(false);
     expect(slHit('short', '61000', '61000.5')).toBe(true);
+  });
+
+  it('levels changed after the open count only from ticks after the change', () => {
+    expect(tpSlLive({ tpslTickId: null }, '5')).toBe(true);
+    expect(tpSlLive({ tpslTickId: '10' }, '10')).toBe(false);
+    expect(tpSlLive({ tpslTickId: '10' }, '9')).toBe(false);
+    expect(tpSlLive({ tpslTickId: '10' }, '11')).toBe(true);
+    expect(tpSlLive({ tpslTickId: '9007199254740993' }, '9007199254740994')).toBe(true);
   });
 });

@@ -59,3 +59,11 @@ export function tpHit(side: LeverSide, tp: string, price: string): boolean {
 export function slHit(side: LeverSide, sl: string, price: string): boolean {
   return side === 'long' ? money(price).lte(sl) : money(price).gte(sl);
 }
+
+/**
+ * Whether a tick may trigger the take-profit and stop-loss: only ticks recorded after they were
+ * last set (`tpslTickId`, the market's newest tick then; null when set with the order).
+ */
+export function tpSlLive(p: { tpslTickId?: string | null }, tickId: string): boolean {
+  return !p.tpslTickId || BigInt(tickId) > BigInt(p.tpslTickId);
+}

@@ -58,6 +58,14 @@ export class LeverPosition {
   @Column({ ...MONEY, name: 'stop_loss' })
   stopLoss: string;
 
+  /**
+   * The market's newest recorded tick when take-profit and stop-loss were last changed: only later
+   * ticks trigger them (a level set now never fires on a tick the watcher has not reached yet).
+   * Null: set with the order, so every tick after the open counts.
+   */
+  @Column({ name: 'tpsl_tick_id', type: 'bigint', nullable: true })
+  tpslTickId: string | null;
+
   @Column({ type: 'varchar', length: 10, default: 'pending' })
   status: LeverStatus;
 

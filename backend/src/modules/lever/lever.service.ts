@@ -13,7 +13,7 @@ import { LedgerService, Movement } from '../ledger/ledger.service';
 import { MarkPriceService, Tick } from '../market/mark-price.service';
 import { UserMessageService } from '../notice/user-message.service';
 import { LeverConfig } from './lever-config.entity';
-import { equityAt, feeOf, isLiquidated, liquidationPrice, maintenanceOf, marginOf, pnlAt, settledPnl, slHit, tpHit, type PositionTerms } from './lever-math';
+import { equityAt, feeOf, isLiquidated, liquidationPrice, maintenanceOf, marginOf, pnlAt, settledPnl, slHit, tpHit, tpSlLive, type PositionTerms } from './lever-math';
 import { CloseReason, LeverPosition } from './lever-position.entity';
 import type { LeverListDto, LeverSubmitDto, LeverTpSlDto } from './lever.dto';
 
@@ -218,8 +218,9 @@ export class LeverService {
     this.checkTpSl(p.side, reference, dto.take_profit, dto.stop_loss);
     const rows = await updateReturning<{ id: string }>(
       this.dataSource.manager,
-      `UPDATE lever_positions SET take_profit = $2, stop_loss = $3 WHERE id = $1 AND status IN ('pending', 'holding') RETURNING id::text`,
-      [p.id, moneyString(dto.take_profit), moneyString(dto.stop_loss)],
+      `UPDATE lever_positions SET take_profit = $2, stop_loss = $3, tpsl_tick_id = (SELECT MAX(id) FROM mark_prices WHERE market_id = $4)
+        WHERE id = $1 AND status IN ('pending', 'holding') RETURNING id::text`,
+      [p.id, moneyString(dto.take_profit), moneyString(dto.stop_loss), p.marketId],
     );
     if (!rows.length) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     this.bus.emit('position', userId);
@@ -350,11 +351,12 @@ export class LeverService {
     for (const p of holding) {
       if (BigInt(tick.id) <= BigInt(p.openTickId!)) continue;
       const t = terms(p);
+      const levels = tpSlLive(p, tick.id);
       const reason: CloseReason | undefined = isLiquidated(t, tick.price)
         ? 'liquidation'
-        : slHit(p.side, p.stopLoss, tick.price)
+        : levels && slHit(p.side, p.stopLoss, tick.price)
           ? 'stop_loss'
-          : tpHit(p.side, p.takeProfit, tick.price)
+          : levels && tpHit(p.side, p.takeProfit, tick.price)
             ? 'take_profit'
             : undefined;
       if (reason && (await this.closeAt(p, tick, reason).catch((err) => (this.logger.error({ err }, `close of #${p.id} failed`), undefined)))) closed++;

@@ -259,3 +259,74 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     for (const u of users) expect((await coinBalance(t, u.user.id, USDT)).frozen).toBe('0');
   });
 });
+
+describe('options: the house freezes what delivery can pay (real PostgreSQL + Redis)', () => {
+  let t: TestApp;
+  let admin: string;
+  // A small house float, so other uses of the treasury compete with the options' payouts.
+  beforeAll(async () => {
+    t = await startTestApp({ optionWorker: false, flashExchange: { feeRate: '0.002', quoteTtlSeconds: 15, float: { USDT: '100' } } });
+    admin = await adminToken(t, ADMIN.email, ADMIN.password);
+  });
+  afterAll(() => t.close());
+  afterEach(async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true));
+
+  let clock = Date.now() - 3000;
+  const tick = async (price: string, at?: Date) => {
+    clock = Math.max(clock + 1, Date.now());
+    const [row] = await t.ds.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, $3) RETURNING id::text', [BTC_MARKET, price, at ?? new Date(clock)]);
+    return row.id as string;
+  };
+  const treasury = async () => {
+    const [b] = await t.ds.query(`SELECT available::text, frozen::text FROM balances WHERE owner_type = 'system' AND account_type = 'treasury' AND currency_id = 3`);
+    return { available: moneyString(b.available), frozen: moneyString(b.frozen) };
+  };
+  const post = (token: string, path: string, body: Record<string, unknown>) => t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
+  async function trader(to: 'option' | 'lever', usdt: string) {
+    const u = await registerByEmail(t);
+    await verifyBasic(t, u, admin);
+    await deposit(t, u.user.id, USDT, usdt);
+    expect((await post(u.token, 'wallet/change', { from: 'coin', to, currency_id: USDT, amount: usdt })).body.code).toBe(1);
+    return u;
+  }
+
+  it('a contract profit cannot spend an option stake: the profit is refused (2417, nothing changes) and every delivery pays', async () => {
+    await tick('60000');
+    const [p30] = (await t.http().get('/api/microtrade/seconds')).body.data;
+    const a = await trader('option', '100');
+    const b = await trader('option', '100');
+    const c = await trader('lever', '1000');
+    // Stake 100 at 20 %: 120 frozen; stake 50: 60 frozen. Available 100 + 150 − 180 = 70.
+    expect((await post(a.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '100' })).body.code).toBe(1);
+    expect((await post(b.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'down', period_id: p30.id, quantity: '50' })).body.code).toBe(1);
+    expect(await treasury()).toEqual({ available: '70', frozen: '180' });
+    // A win the house's own funds could not cover is refused at purchase.
+    const d = await trader('option', '500');
+    expect((await post(d.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '400' })).body.code).toBe(2403);
+
+    const pos = (await post(c.token, 'lever/submit', { symbol: 'BTC/USDT', type: 'market', multiple: 10, side: 'long', lots: '10', take_profit: '90000', stop_loss: '50000' })).body.data;
+    await tick('69000'); // +150 for the long: more than the treasury's 70 available (its fee went to `fees`)
+    const entries = (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n;
+    const refused = await post(c.token, 'lever/close', { id: pos.id });
+    expect(refused.body).toMatchObject({ code: 2417, message: 'The house cannot pay this profit right now, so your position stays open. Please try again shortly' });
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n).toBe(entries);
+    expect((await t.ds.query('SELECT status FROM lever_positions WHERE id = $1', [pos.id]))[0].status).toBe('holding');
+    expect(await treasury()).toEqual({ available: '70', frozen: '180' });
+
+    // Delivery on 69,000: A (up) is paid 120, B (down) nothing; the reserves are released.
+    const [{ at }] = await t.ds.query('SELECT MAX(deliver_at) AS at FROM option_orders');
+    const due = new Date(at).getTime();
+    await tick('69000', new Date(due + 100));
+    await t.app.get(OptionDeliveryService).deliverDue(new Date(due + 2000));
+    const rows = await t.ds.query('SELECT user_id, status, payout::text FROM option_orders ORDER BY id');
+    expect(rows.map((r: { status: string; payout: string }) => [r.status, moneyString(r.payout)])).toEqual([
+      ['delivered', '120'],
+      ['delivered', '0'],
+    ]);
+    expect(await treasury()).toEqual({ available: '130', frozen: '0' });
+    // With the options settled the treasury can pay a smaller profit: at 66,000 the long earns 100.
+    await tick('66000');
+    expect((await post(c.token, 'lever/close', { id: pos.id })).body).toMatchObject({ code: 1, data: { pnl: '100' } });
+    expect(await treasury()).toEqual({ available: '30', frozen: '0' });
+  });
+});

@@ -80,6 +80,8 @@ export const ErrorCode = {
   LEVER_AUDIT_NOT_FOUND: 2415,
   /** lever/audit: the position is not closed yet, so there is no settlement to audit. */
   LEVER_AUDIT_NOT_SETTLED: 2416,
+  /** lever/close: the house's treasury cannot pay this profit now; the position stays open. */
+  LEVER_HOUSE_SHORT: 2417,
   IEO_NOT_FOUND: 2600,
   IEO_NOT_OPEN: 2601,
   IEO_ENDED: 2602,
@@ -215,6 +217,7 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.POSITION_CLOSED]: 'error.position_closed',
   [ErrorCode.LEVER_AUDIT_NOT_FOUND]: 'error.audit_position_not_found',
   [ErrorCode.LEVER_AUDIT_NOT_SETTLED]: 'error.audit_not_settled',
+  [ErrorCode.LEVER_HOUSE_SHORT]: 'error.lever_house_short',
   [ErrorCode.IEO_NOT_FOUND]: 'error.ieo_not_found',
   [ErrorCode.IEO_NOT_OPEN]: 'error.ieo_not_open',
   [ErrorCode.IEO_ENDED]: 'error.ieo_ended',

@@ -300,17 +300,24 @@ export class LeverService {
       const movements: Movement[] = [user(p.userId, LedgerCode.LeverageIncrease, margin, margin.negated())];
       if (pnl.gt(0)) movements.push(house(LedgerCode.ClosingFunds, pnl.negated()), user(p.userId, LedgerCode.ClosingFunds, pnl));
       if (pnl.lt(0)) movements.push(user(p.userId, LedgerCode.ClosingFunds, pnl), house(LedgerCode.ClosingFunds, pnl.negated()));
-      await this.ledger.post(
-        {
-          commandId: `lever-close:${p.id}`,
-          refType: 'lever',
-          refId: p.id,
-          actor: reason === 'user' ? `user:${p.userId}` : 'system:lever-watch',
-          memo: `${reason} tick ${tick.id}`,
-          movements,
-        },
-        m,
-      );
+      await this.ledger
+        .post(
+          {
+            commandId: `lever-close:${p.id}`,
+            refType: 'lever',
+            refId: p.id,
+            actor: reason === 'user' ? `user:${p.userId}` : 'system:lever-watch',
+            memo: `${reason} tick ${tick.id}`,
+            movements,
+          },
+          m,
+        )
+        .catch((err: unknown) => {
+          // The user's legs cannot fall short (the margin comes back, a loss is capped at it): the
+          // treasury cannot pay the profit. Nothing changes; the position stays open.
+          if (err instanceof BusinessError && err.code === ErrorCode.INSUFFICIENT_BALANCE) throw new BusinessError(ErrorCode.LEVER_HOUSE_SHORT);
+          throw err;
+        });
       if (reason === 'liquidation')
         await this.messages.leave(
           m,

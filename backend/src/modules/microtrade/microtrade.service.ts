@@ -20,8 +20,9 @@ import { OptionPeriod } from './option-period.entity';
 
 /**
  * Up/down options (ETF / "microtrade"). The stake leaves the user's option account (400, fee 401)
- * and the house (the system `treasury`) reserves the possible win at once (901), so every payout
- * is covered. The opening tick is the latest recorded mark-price tick; delivery is settled by
+ * for the house (the system `treasury`), which freezes the stake plus the possible win at once
+ * (901): the most delivery can pay, so no other use of the treasury (contract profits, interest
+ * reserves) can leave a payout uncovered. The opening tick is the latest recorded mark-price tick; delivery is settled by
  * OptionDeliveryService on the first tick at or after the delivery time.
  */
 @Injectable()
@@ -62,13 +63,10 @@ export class MicrotradeService {
     const tick = await this.marks.fresh(market);
     const fee = money(truncate(stake.times(period.feeRate), 8));
     const win = money(truncate(stake.times(period.profitRatio), 8));
+    const reserve = stake.plus(win);
+    // The stake comes in and stake + win is frozen: the house's own funds must cover the win.
     const house = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'treasury' && b.currencyId === USDT_ID);
-    if (
-      money(house?.available ?? '0')
-        .plus(stake)
-        .lt(win)
-    )
-      throw new BusinessError(ErrorCode.OPTION_CAPACITY);
+    if (money(house?.available ?? '0').lt(win)) throw new BusinessError(ErrorCode.OPTION_CAPACITY);
 
     const deliverAt = new Date(Date.now() + period.seconds * 1000);
     const order = await this.dataSource.transaction(async (m) => {
@@ -90,16 +88,17 @@ export class MicrotradeService {
           openPrice: tick.price,
           openTs: tick.ts,
           deliverAt,
+          reserve: moneyString(reserve),
           clientId: dto.client_id ?? null,
         }),
       );
       const s = moneyString(stake);
-      const w = moneyString(win);
+      const r = moneyString(reserve);
       const movements: Movement[] = [
         { ownerType: 'user', ownerId: userId, accountType: 'option', currencyId: USDT_ID, code: LedgerCode.EtfDeduction, available: `-${s}` },
         { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: USDT_ID, code: LedgerCode.EtfDeduction, available: s },
-        // The house reserves the possible win now, so delivery can always pay it.
-        { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: USDT_ID, code: LedgerCode.Freeze, available: `-${w}`, frozen: w },
+        // The house freezes the most delivery can pay (stake + win) now, so delivery can always pay it.
+        { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: USDT_ID, code: LedgerCode.Freeze, available: `-${r}`, frozen: r },
       ];
       if (fee.gt(0)) {
         movements.push(

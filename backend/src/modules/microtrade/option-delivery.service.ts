@@ -25,6 +25,8 @@ interface Due {
   quantity: string;
   profit_ratio: string;
   open_price: string;
+  /** What the purchase froze (null: an order bought when only the win was frozen). */
+  reserve: string | null;
   tick_id: string;
   tick_price: string;
   tick_ts: Date;
@@ -123,7 +125,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
     let settled = 0;
     for (;;) {
       const due: Due[] = await this.dataSource.query(
-        `SELECT o.id::text, o.user_id, o.market_id, o.direction, o.quantity::text, o.profit_ratio::text, o.open_price::text, t.id::text AS tick_id, t.price::text AS tick_price, t.ts AS tick_ts
+        `SELECT o.id::text, o.user_id, o.market_id, o.direction, o.quantity::text, o.profit_ratio::text, o.open_price::text, o.reserve::text, t.id::text AS tick_id, t.price::text AS tick_price, t.ts AS tick_ts
          FROM option_orders o
          CROSS JOIN LATERAL (SELECT id, price, ts FROM mark_prices WHERE market_id = o.market_id AND ts >= o.deliver_at ORDER BY ts, id LIMIT 1) t
          WHERE o.status = 'pending' AND o.deliver_at <= $1 ORDER BY o.id LIMIT $2`,
@@ -149,7 +151,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
       const win = money(stake.times(d.profit_ratio).toDecimalPlaces(8, 1));
       const won = result === d.direction;
       const payout = won ? stake.plus(win) : result === 'flat' ? stake : money(0);
-      return { d, result, stake, win, payout, pnl: payout.minus(stake) };
+      return { d, result, stake, reserve: d.reserve === null ? win : money(d.reserve), payout, pnl: payout.minus(stake) };
     });
     return this.dataSource.transaction(async (m) => {
       const changed = await updateReturning<{ id: string }>(
@@ -171,10 +173,10 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
       const postings: Posting[] = outcome
         .filter((o) => ids.has(o.d.id))
         .map((o) => {
-          const w = moneyString(o.win);
+          const r = moneyString(o.reserve);
           // The reserve made at purchase is released; then whatever is owed is paid from the house.
           const movements: Movement[] = [
-            { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: 3, code: LedgerCode.Unfreeze, frozen: `-${w}`, available: w },
+            { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: 3, code: LedgerCode.Unfreeze, frozen: `-${r}`, available: r },
           ];
           if (o.payout.gt(0)) {
             const p = moneyString(o.payout);
@@ -194,7 +196,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
         });
       const results = await this.ledger.postBatch(postings, m);
       const failed = results.find((r) => !r.ok);
-      // The reserve covers every payout, so this cannot happen; if it does, nothing of the chunk commits.
+      // The reserve (stake + win) covers every payout, so this cannot happen; if it does, nothing of the chunk commits.
       if (failed && !failed.ok) throw failed.error;
       // One message per delivered option, in the same transaction as its settlement.
       await this.messages.leaveMany(

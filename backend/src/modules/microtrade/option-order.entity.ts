@@ -68,6 +68,13 @@ export class OptionOrder {
   @Column({ name: 'delivery_ts', type: 'timestamptz', nullable: true })
   deliveryTs: Date | null;
 
+  /**
+   * What the house froze in `treasury` for this order at purchase: the stake plus the possible win,
+   * the most delivery can pay (null: bought before this was kept, when only the win was frozen).
+   */
+  @Column({ ...MONEY, nullable: true, default: null })
+  reserve: string | null;
+
   /** What was paid back at delivery (stake + profit, the stake, or 0). */
   @Column({ ...MONEY, nullable: true, default: null })
   payout: string | null;

@@ -273,6 +273,7 @@ export const ty: Catalogue = {
   'error.tpsl_side_short': 'สำหรับสถานะขาย ราคาทำกำไรต้องต่ำกว่า {price} และราคาตัดขาดทุนต้องสูงกว่า',
   'error.position_not_found': 'ไม่พบสถานะ',
   'error.position_closed': 'สถานะนี้ถูกปิดหรือยกเลิกแล้ว',
+  'error.lever_house_short': 'ขณะนี้ระบบยังไม่สามารถจ่ายกำไรนี้ได้ สถานะของคุณจึงยังเปิดอยู่ โปรดลองอีกครั้งในภายหลัง',
   'error.audit_position_not_found': 'ไม่พบสถานะสัญญาหมายเลขนี้',
   'error.audit_not_settled': 'สถานะนี้ยังไม่ปิด จึงยังไม่มีการชำระราคาให้ตรวจสอบ',
   'error.lever_side_invalid': 'โปรดเลือกซื้อหรือขาย',

@@ -153,6 +153,16 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect(audit).toMatchObject({ tpsl_tick_id: row.tpsl_tick_id, checks: { trigger_holds: true } });
   });
 
+  it('an order sent twice at the same moment with one client id opens one position; both answers are it', async () => {
+    await tick('60000');
+    const u = await trader('1000');
+    const both = await Promise.all([1, 2].map(() => open(u.token, { side: 'long', lots: '1', take_profit: '70000', stop_loss: '50000', client_id: 'same-1' })));
+    expect(both.map((r) => r.body.code)).toEqual([1, 1]);
+    expect(both[0].body.data.id).toBe(both[1].body.data.id);
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM lever_positions WHERE user_id = $1', [u.user.id]))[0].n).toBe(1);
+    expect(await lever(u.user.id)).toEqual({ available: '989.9', frozen: '10' });
+  });
+
   it('a gap past the margin loses the margin only: the account never goes negative', async () => {
     await tick('60000');
     await watch();

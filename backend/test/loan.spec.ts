@@ -125,6 +125,12 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const b = await post(v.token, 'borrow/order/apply', { product_id: product.id, amount: '500', days: 15, ...v.photos, client_id: 'loan-1' });
     expect([a.body.data.duplicate, b.body.data.duplicate, b.body.data.id]).toEqual([false, true, a.body.data.id]);
     expect(a.body.data).toMatchObject({ status: 'approving', interest: '7.5', repay_amount: '507.5', remaining: '507.5' });
+    // Sent twice at the same moment: one application, and both answers are it (not an internal error).
+    const both = await Promise.all([1, 2].map(() => post(v.token, 'borrow/order/apply', { product_id: product.id, amount: '600', days: 15, ...v.photos, client_id: 'loan-2' })));
+    expect(both.map((r) => r.body.code)).toEqual([1, 1]);
+    expect(both.map((r) => r.body.data.duplicate).sort()).toEqual([false, true]);
+    expect(both[0].body.data.id).toBe(both[1].body.data.id);
+    expect((await t.ds.query(`SELECT COUNT(*)::int AS n FROM loan_orders WHERE client_id = 'loan-2'`))[0].n).toBe(1);
   });
 
   it('approve: two concurrent approvals pay out once (802), interest and due date fixed at approval; the user is told', async () => {
@@ -163,6 +169,17 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(list.body.data.items).toEqual([expect.objectContaining({ id: o.id, status: 'rejected', reason: 'ID photo unreadable' })]);
     const [msg] = await t.ds.query(`SELECT params FROM user_messages WHERE user_id = $1 AND title_key = 'notice.loan_rejected'`, [u.user.id]);
     expect(msg.params).toEqual({ amount: '1000', coin: 'USDT', reason: 'ID photo unreadable' });
+  });
+
+  it('a repayment sent twice at the same moment repays once, and both answers are it (not an internal error)', async () => {
+    const { u, id } = await approvedLoan('1000', 7);
+    const both = await Promise.all([1, 2].map(() => post(u.token, 'borrow/order/back', { order_id: id, amount: '300', client_id: 'r-same' })));
+    expect(both.map((r) => r.body.code)).toEqual([1, 1]);
+    expect(both.map((r) => r.body.data.duplicate).sort()).toEqual([false, true]);
+    expect(both[0].body.data).toMatchObject({ id: both[1].body.data.id, status: 'done', interest_part: '7', principal_part: '293', remaining: '707' });
+    expect(await entries(u.user.id, 801)).toEqual(['-7']);
+    expect(await entries(u.user.id, 800)).toEqual(['-293']);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '700', frozen: '0' });
   });
 
   it('repay part from the balance (801 interest first, then 800), then by a transfer image the operator approves → repaid', async () => {

@@ -190,6 +190,17 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     expect(tickDueBy({ name: 'sweep', data: {} }, dA).getTime()).toBe(dA - 2200);
   });
 
+  it('a purchase sent twice at the same moment with one client id buys once; both answers are it', async () => {
+    await tick('60000');
+    const u = await trader('100');
+    const [p30] = await periods();
+    const both = await Promise.all([1, 2].map(() => buy(u.token, { direction: 'up', period_id: p30.id, quantity: '10', client_id: 'same-1' })));
+    expect(both.map((r) => r.body.code)).toEqual([1, 1]);
+    expect(both[0].body.data.order_id).toBe(both[1].body.data.order_id);
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM option_orders WHERE user_id = $1', [u.user.id]))[0].n).toBe(1);
+    expect(await optionBalance(u.user.id)).toBe('90');
+  });
+
   it('the BullMQ job delivers by itself at the delivery time', async () => {
     const set = await t
       .http()

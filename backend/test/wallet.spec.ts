@@ -168,6 +168,15 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     ]);
     expect(n).toBe(2);
 
+    // One request sent twice at the same moment (a double tap): one deposit record, both answers are it.
+    const both = await Promise.all(
+      [1, 2].map(() => post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '10', image_id: image, client_id: 'dep-1' })),
+    );
+    expect(both.map((r) => r.body.code)).toEqual([1, 1]);
+    expect(both.map((r) => r.body.data.duplicate).sort()).toEqual([false, true]);
+    expect(both[0].body.data.deposit_id).toBe(both[1].body.data.deposit_id);
+    expect((await t.ds.query(`SELECT COUNT(*)::int AS n FROM deposits WHERE client_id = 'dep-1'`))[0].n).toBe(1);
+
     const b = (await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '99', image_id: image })).body.data;
     expect((await post(admin, `admin/deposits/${b.deposit_id}/reject`, {})).body.message).toBe('A reason is required');
     expect((await post(admin, `admin/deposits/${b.deposit_id}/reject`, { reason: 'No such transfer received' })).body.code).toBe(1);

@@ -38,6 +38,22 @@ export function isUniqueViolation(err: unknown): boolean {
   return sqlState(err) === '23505';
 }
 
+/**
+ * Runs a request that carries a client id. When a concurrent retry with the same id won the race
+ * (its row came first and the unique index refused this one), answers as a retry does, from what
+ * that retry created (`prior`), instead of an internal error: one effect, the same answer.
+ */
+export async function orConcurrentRetry<T>(create: () => Promise<T>, prior: () => Promise<T | null | undefined>): Promise<T> {
+  try {
+    return await create();
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    const answer = await prior();
+    if (answer === null || answer === undefined) throw err;
+    return answer;
+  }
+}
+
 /** A PostgreSQL check violation (23514), raw or wrapped by TypeORM. */
 export function isCheckViolation(err: unknown): boolean {
   return sqlState(err) === '23514';

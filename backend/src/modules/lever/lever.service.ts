@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { updateReturning } from '../../infra/database/sql';
+import { orConcurrentRetry, updateReturning } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
@@ -106,11 +106,11 @@ export class LeverService {
 
     const margin = marginOf(lots, c.lotValue, dto.multiple);
     const fee = feeOf(lots, c.lotValue, c.feeRate);
-    const position = await this.dataSource.transaction(async (m) => {
-      if (dto.client_id) {
-        const prior = await m.getRepository(LeverPosition).findOne({ where: { userId, clientId: dto.client_id } });
-        if (prior) return prior;
-      }
+    // A retried client id answers its first position (also when the retry ran at the same time).
+    const prior = async (m = this.dataSource.manager) => (dto.client_id ? m.getRepository(LeverPosition).findOne({ where: { userId, clientId: dto.client_id } }) : null);
+    const open = async (m: EntityManager) => {
+      const earlier = await prior(m);
+      if (earlier) return earlier;
       const repo = m.getRepository(LeverPosition);
       const p = await repo.save(
         repo.create({
@@ -149,7 +149,8 @@ export class LeverService {
         );
       }
       return p;
-    });
+    };
+    const position = await orConcurrentRetry(() => this.dataSource.transaction(open), prior);
     this.bus.emit('balance', userId);
     this.bus.emit('position', userId);
     return this.view(position, market.symbol, tick?.price);

@@ -53,28 +53,35 @@ export class LoanRepaymentService {
 
   /** borrow/order/back: repay (part of) a loan from the trade account. */
   async repay(userId: number, dto: LoanRepayDto) {
-    const prior = await this.byClientId(userId, dto.client_id);
-    if (prior) {
-      if (prior.status === 'pending') await this.settle(prior).catch(() => undefined);
-      return this.view(prior.id, true);
+    const { rep, earlier } = await this.reserve(userId, dto, 'balance');
+    if (earlier) {
+      // A retried client id answers its first repayment, resuming it if a crash left it pending.
+      if (rep.status === 'pending') await this.settle(rep).catch(() => undefined);
+      return this.view(rep.id, true);
     }
-    const rep = await this.reserve(userId, dto, 'balance');
     await this.settle(rep);
     return this.view(rep.id, false);
   }
 
   /** borrow/back/apply: an external transfer to the repayment address, with its image, for review. */
   async applyProof(userId: number, dto: LoanRepayProofDto) {
-    const prior = await this.byClientId(userId, dto.client_id);
-    if (prior) return this.view(prior.id, true);
-    const rep = await this.reserve(userId, dto, 'transfer');
-    return this.view(rep.id, false);
+    const { rep, earlier } = await this.reserve(userId, dto, 'transfer');
+    return this.view(rep.id, earlier);
   }
 
-  private async reserve(userId: number, dto: LoanRepayDto & { image_id?: string }, kind: LoanRepayment['kind']): Promise<LoanRepayment> {
+  private async reserve(
+    userId: number,
+    dto: LoanRepayDto & { image_id?: string },
+    kind: LoanRepayment['kind'],
+  ): Promise<{ rep: LoanRepayment; earlier: boolean }> {
     return this.dataSource.transaction(async (m) => {
       const o = await m.getRepository(LoanOrder).findOne({ where: { id: String(dto.order_id), userId }, lock: { mode: 'pessimistic_write' } });
       if (!o) throw new BusinessError(ErrorCode.LOAN_NOT_FOUND);
+      // A retried client id (a retry sends the same loan): its first repayment. Looked up under the
+      // loan's lock, so a retry sent at the same moment waits for the first and finds it; inserting
+      // beside it instead would wait on the first's settlement, which waits for this lock (a deadlock).
+      const prior = dto.client_id ? await m.getRepository(LoanRepayment).findOne({ where: { userId, clientId: dto.client_id } }) : null;
+      if (prior) return { rep: prior, earlier: true };
       if (!REPAYABLE.includes(o.status)) throw new BusinessError(ErrorCode.LOAN_NOT_REPAYABLE);
       const coin = await m.getRepository(Coin).findOneOrFail({ where: { id: o.currencyId } });
       const amount = loanAmount(dto.amount, coin);
@@ -109,7 +116,7 @@ export class LoanRepaymentService {
           payload: { loanId: o.id, repaymentId: rep.id, amount: moneyString(amount), image: rep.image },
         },
       ]);
-      return rep;
+      return { rep, earlier: false };
     });
   }
 
@@ -269,10 +276,6 @@ export class LoanRepaymentService {
       else await this.settle(rep).catch((err: unknown) => this.logger.warn(`repayment ${rep.id}: ${err instanceof Error ? err.message : String(err)}`));
     }
     return rows.length;
-  }
-
-  private async byClientId(userId: number, clientId?: string): Promise<LoanRepayment | null> {
-    return clientId ? this.dataSource.getRepository(LoanRepayment).findOne({ where: { userId, clientId } }) : null;
   }
 
   private async find(id: string): Promise<LoanRepayment> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { orConcurrentRetry } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -69,13 +70,16 @@ export class LoanService {
     if (user.verificationLevel < 1)
       throw new BusinessError(ErrorCode.LOAN_VERIFY_REQUIRED, undefined, undefined, { verify: true, route: '#/pages/verification/index' });
     const { product, coin, amount } = await this.checkTerms(dto.product_id, dto.amount, dto.days);
-    if (dto.client_id) {
-      const prior = await this.dataSource.getRepository(LoanOrder).findOne({ where: { userId, clientId: dto.client_id } });
-      if (prior) return { ...orderView(prior, coin), duplicate: true };
-    }
+    // A retried client id answers its first application (also when the retry ran at the same time).
+    const prior = async () => {
+      const o = dto.client_id ? await this.dataSource.getRepository(LoanOrder).findOne({ where: { userId, clientId: dto.client_id } }) : null;
+      return o ? { ...orderView(o, coin), duplicate: true } : null;
+    };
+    const earlier = await prior();
+    if (earlier) return earlier;
     const pool = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'loan-pool' && b.currencyId === product.currencyId);
     if (money(pool?.available ?? '0').lt(amount)) throw new BusinessError(ErrorCode.LOAN_POOL_SHORT);
-    const order = await this.dataSource.transaction(async (m) => {
+    const create = async (m: EntityManager) => {
       for (const id of [dto.front_image, dto.back_image, dto.passport_image]) await this.uploads.claim(m, userId, id);
       const repo = m.getRepository(LoanOrder);
       const o = await repo.save(
@@ -101,8 +105,11 @@ export class LoanService {
         },
       ]);
       return o;
-    });
-    return { ...orderView(await this.dataSource.getRepository(LoanOrder).findOneByOrFail({ id: order.id }), coin), duplicate: false };
+    };
+    return orConcurrentRetry(async () => {
+      const order = await this.dataSource.transaction(create);
+      return { ...orderView(await this.dataSource.getRepository(LoanOrder).findOneByOrFail({ id: order.id }), coin), duplicate: false };
+    }, prior);
   }
 
   /** borrow/order/list: the user's loans, newest first, with the spec's filter. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { orConcurrentRetry } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -69,11 +70,12 @@ export class MicrotradeService {
     if (money(house?.available ?? '0').lt(win)) throw new BusinessError(ErrorCode.OPTION_CAPACITY);
 
     const deliverAt = new Date(Date.now() + period.seconds * 1000);
-    const order = await this.dataSource.transaction(async (m) => {
-      if (dto.client_id) {
-        const prior = await m.getRepository(OptionOrder).findOne({ where: { userId, clientId: dto.client_id } });
-        if (prior) return prior;
-      }
+    // A retried client id answers its first order (also when the retry ran at the same time).
+    const prior = async (m = this.dataSource.manager) =>
+      dto.client_id ? m.getRepository(OptionOrder).findOne({ where: { userId, clientId: dto.client_id } }) : null;
+    const buy = async (m: EntityManager) => {
+      const earlier = await prior(m);
+      if (earlier) return earlier;
       const saved = await m.getRepository(OptionOrder).save(
         m.getRepository(OptionOrder).create({
           userId,
@@ -126,7 +128,8 @@ export class MicrotradeService {
         },
       ]);
       return saved;
-    });
+    };
+    const order = await orConcurrentRetry(() => this.dataSource.transaction(buy), prior);
     await this.delivery.schedule(new Date(order.deliverAt));
     this.bus.emit('balance', userId);
     return orderView(order, market.symbol);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { orConcurrentRetry } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -48,11 +49,14 @@ export class DepositService {
     if (!chain.depositAddress) throw new BusinessError(ErrorCode.DEPOSIT_ADDRESS_UNAVAILABLE, undefined, { coin: coin.symbol, chain: chain.chain });
     const amount = positive(dto.amount);
     if (amount.lt(coin.minDeposit)) throw new BusinessError(ErrorCode.DEPOSIT_BELOW_MIN, undefined, { min: moneyString(coin.minDeposit), coin: coin.symbol });
-    return this.dataSource.transaction(async (m) => {
-      if (dto.client_id) {
-        const [prior] = await m.query('SELECT id FROM deposits WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]);
-        if (prior) return { deposit_id: prior.id, duplicate: true };
-      }
+    // A retried client id answers its first deposit (also when the retry ran at the same time).
+    const prior = async (m = this.dataSource.manager) => {
+      const [row] = dto.client_id ? await m.query('SELECT id FROM deposits WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]) : [];
+      return row ? { deposit_id: row.id as number, duplicate: true } : null;
+    };
+    const create = async (m: EntityManager) => {
+      const earlier = await prior(m);
+      if (earlier) return earlier;
       await this.uploads.claim(m, userId, dto.image_id);
       const [row] = await m.query(
         `INSERT INTO deposits (user_id, currency_id, chain, address, amount, proof_upload_id, client_id) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
@@ -65,7 +69,8 @@ export class DepositService {
         },
       ]);
       return { deposit_id: row.id, duplicate: false };
-    });
+    };
+    return orConcurrentRetry(() => this.dataSource.transaction(create), prior);
   }
 
   async records(q: RecordQueryDto | AdminRecordQueryDto, userId?: number): Promise<Page<ReturnType<typeof recordView>>> {

@@ -65,6 +65,66 @@ export interface Projected {
   seq: number;
 }
 
+/** What the projector needs of the markets: the engine's unit converters. */
+export interface MarketLookup {
+  byIdOrUndefined(id: number): { engine: EngineMarket } | undefined;
+}
+
+/** A ledger entry as the projector writes it: one leg of a posting, with its batch. */
+export interface ProjectedEntry {
+  seq: number;
+  ts: number;
+  refType: string;
+  refId: string;
+  memo: string;
+  leg: AppliedLeg;
+}
+
+/** What a projection transaction writes for these batches, in the sequencer's order (pure). */
+export function projectionRows(batches: AppliedBatch[]): { orders: Map<number, OrderState>; trades: TradeRecord[]; entries: ProjectedEntry[] } {
+  const orders = new Map<number, OrderState>();
+  const trades: TradeRecord[] = [];
+  const entries: ProjectedEntry[] = [];
+  // The house's side of spot fees: one entry per fee account for a run of trades, not one per
+  // trade. A run ends where another posting touches that account (a referral rebate paid from
+  // it): the merged entry is written there, so the entries stay in the sequencer's order, each
+  // balance after follows from the one before, and the account's balance is its last leg's.
+  const fees = new Map<string, { leg: AppliedLeg; from: number; seq: number; ts: number }>();
+  const flush = (key: string) => {
+    const f = fees.get(key);
+    if (!f) return;
+    fees.delete(key);
+    entries.push({
+      seq: f.seq,
+      ts: f.ts,
+      refType: 'spot-fees',
+      refId: f.from === f.seq ? String(f.seq) : `${f.from}-${f.seq}`,
+      memo: 'spot trading fees',
+      leg: f.leg,
+    });
+  };
+  for (const b of batches) {
+    for (const o of b.outcomes) {
+      for (const ord of o.orders) orders.set(ord.id, ord);
+      trades.push(...o.trades);
+      for (const p of o.postings)
+        for (const leg of p.legs) {
+          if (leg.accountType !== 'spot-fee') entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
+          else if (p.refType === 'trade') {
+            const key = accountKey(leg);
+            const f = fees.get(key);
+            fees.set(key, { leg: { ...leg, available: (f?.leg.available ?? 0n) + leg.available }, from: f?.from ?? b.seq, seq: b.seq, ts: b.ts });
+          } else {
+            flush(accountKey(leg));
+            entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
+          }
+        }
+    }
+  }
+  for (const key of [...fees.keys()]) flush(key);
+  return { orders, trades, entries };
+}
+
 /**
  * Writes the read side of the sequencer (DESIGN §4, emmett's processor + checkpoint): ledger
  * entries, the balances of the sequencer's accounts (and of the database accounts its postings
@@ -73,11 +133,6 @@ export interface Projected {
  * holds at every commit. It is the only writer of those accounts (the database guard lets
  * nothing else write them: `kestrel.writer`).
  */
-/** What the projector needs of the markets: the engine's unit converters. */
-export interface MarketLookup {
-  byIdOrUndefined(id: number): { engine: EngineMarket } | undefined;
-}
-
 export class Projector {
   constructor(
     private readonly dataSource: DataSource,
@@ -92,27 +147,8 @@ export class Projector {
   /** Projects `batches` (consecutive, after the watermark) in one transaction. */
   async project(batches: AppliedBatch[]): Promise<Projected> {
     const last = batches[batches.length - 1].seq;
-    const orders = new Map<number, OrderState>();
-    const trades: TradeRecord[] = [];
-    const entries: Array<{ seq: number; ts: number; refType: string; refId: string; memo: string; leg: AppliedLeg }> = [];
-    const fees = new Map<number, { leg: AppliedLeg; seq: number; ts: number }>();
-    for (const b of batches) {
-      for (const o of b.outcomes) {
-        for (const ord of o.orders) orders.set(ord.id, ord);
-        trades.push(...o.trades);
-        for (const p of o.postings)
-          for (const leg of p.legs) {
-            // The house's side of spot fees: one entry per currency per transaction (below), not one per trade.
-            if (leg.accountType === 'spot-fee' && p.refType === 'trade') {
-              const f = fees.get(leg.currencyId);
-              fees.set(leg.currencyId, { leg: { ...leg, available: (f?.leg.available ?? 0n) + leg.available }, seq: b.seq, ts: b.ts });
-            } else entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
-          }
-      }
-    }
     const first = batches[0].seq;
-    for (const f of fees.values())
-      entries.push({ seq: f.seq, ts: f.ts, refType: 'spot-fees', refId: first === last ? String(last) : `${first}-${last}`, memo: 'spot trading fees', leg: f.leg });
+    const { orders, trades, entries } = projectionRows(batches);
     // The watermark goes into the commit's text (`last` is an integer of ours, not input).
     if (!Number.isSafeInteger(last)) throw new Error(`projector: batch seq ${last} is not an integer`);
     const runner = this.dataSource.createQueryRunner();
@@ -151,7 +187,7 @@ export class Projector {
    * lock (statements of their own, before ROWS: deposits, withdrawals and transfers, not trades),
    * and each entry's balance after is walked back from the new total.
    */
-  private async entryColumns(m: EntityManager, entries: Array<{ seq: number; ts: number; refType: string; refId: string; memo: string; leg: AppliedLeg }>): Promise<[string[], string[]]> {
+  private async entryColumns(m: EntityManager, entries: ProjectedEntry[]): Promise<[string[], string[]]> {
     const owned = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
     const outside = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
     for (const { leg } of entries) {

@@ -469,7 +469,8 @@ describe('Sequencer', () => {
     it('a retried client order id whose order has left the book still answers with its id', () => {
       const place = limit(BUYER, 'buy', '50000', '0.1', { clientOrderId: 'abc' });
       const t = given(deposit(BUYER, USDT, '10000'), place, cancel(BUYER, 1)).when(place);
-      expect(t.out).toMatchObject({ code: 'OK', duplicate: true, orderId: 1 });
+      // Its user is named, so a caller in another process waits for this batch before reading the order's row.
+      expect(t.out).toMatchObject({ code: 'OK', duplicate: true, orderId: 1, users: [BUYER] });
       expect(t.out.order).toBeUndefined();
       t.unchanged();
     });
@@ -477,7 +478,7 @@ describe('Sequencer', () => {
     it('a retried post command id is a duplicate: the money moves once', () => {
       const dep = deposit(BUYER, USDT, '100', 'dep-once');
       const t = given(dep).when(dep);
-      expect(t.out).toMatchObject({ code: 'OK', duplicate: true, postings: [] });
+      expect(t.out).toMatchObject({ code: 'OK', duplicate: true, postings: [], users: [BUYER] });
       t.unchanged();
       expect(coin(t.seq, BUYER, USDT)).toEqual({ available: '100', frozen: '0' });
     });

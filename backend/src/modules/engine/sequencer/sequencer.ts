@@ -197,7 +197,16 @@ export class Sequencer {
     const dedupKey = cmd.clientOrderId ? `o:${cmd.userId}:${cmd.clientOrderId}` : cmd.requestId ? `r:${cmd.requestId}` : undefined;
     if (dedupKey) {
       const prior = this.dedup.get(dedupKey);
-      if (prior) return { ...empty(prior.code), duplicate: true, orderId: prior.orderId, order: prior.orderId ? this.order(prior.orderId) : undefined };
+      // The user is named, so a caller in another process waits for this batch (after the first's)
+      // before reading the first's order from the read tables.
+      if (prior)
+        return {
+          ...empty(prior.code),
+          users: [cmd.userId],
+          duplicate: true,
+          orderId: prior.orderId,
+          order: prior.orderId ? this.order(prior.orderId) : undefined,
+        };
     }
     const freeze = this.freezeOf(cmd, m);
     if (freeze === undefined) return empty('INVALID_ORDER');
@@ -248,7 +257,7 @@ export class Sequencer {
   private post(cmd: PostCmd): SeqOutcome {
     const dedupKey = `c:${cmd.commandId}`;
     const prior = this.dedup.get(dedupKey);
-    if (prior) return { ...empty(prior.code), duplicate: true };
+    if (prior) return { ...empty(prior.code), users: postingUsers(cmd), duplicate: true };
     const code = this.checkPosting(cmd.legs);
     if (code !== 'OK') return this.remember(dedupKey, code);
     const owned: Delta[] = [];
@@ -256,7 +265,7 @@ export class Sequencer {
     if (!this.balances.apply(owned)) return this.remember(dedupKey, 'INSUFFICIENT_BALANCE');
     this.dedup.set(dedupKey, { ts: this.ts, code: 'OK' });
     const out = new Out();
-    for (const l of cmd.legs) if (l.ownerType === 'user') out.users.add(l.ownerId);
+    for (const u of postingUsers(cmd)) out.users.add(u);
     if (!this.postings) return out.result('OK');
     const after = new Map(owned.map((d) => [d.key, this.balances.get(d.key)]));
     const legs = withRunning(
@@ -531,6 +540,11 @@ function withRunning(legs: AppliedLeg[], after: Map<string, Balance>): AppliedLe
     b.frozen -= l.frozen;
   }
   return out;
+}
+
+/** The users whose accounts a posting names. */
+function postingUsers(cmd: PostCmd): number[] {
+  return cmd.legs.filter((l) => l.ownerType === 'user').map((l) => l.ownerId);
 }
 
 function empty(code: SeqCode): SeqOutcome {

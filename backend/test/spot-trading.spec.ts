@@ -141,6 +141,18 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     expect((await order(u.token, { side: 'buy', type: 'market' })).body).toMatchObject({ code: 1000, message: 'Amount cannot be empty' });
   });
 
+  it('a price off the tick grid is refused, not rounded (a sell would drop below its price, a worst price under one tick would be no bound)', async () => {
+    const u = await trader('100', '1');
+    const offGrid = { code: 2102, message: 'The price must be a multiple of 0.01', data: null };
+    const before = await coinBalance(t, u.user.id, BTC);
+    expect((await order(u.token, { side: 'sell', type: 'limit', price: '100.009', quantity: '0.001' })).body).toMatchObject(offGrid);
+    expect((await order(u.token, { side: 'buy', type: 'market', amount: '10', price: '0.001' })).body).toMatchObject(offGrid);
+    expect((await order(u.token, { side: 'sell', type: 'market', quantity: '0.001', price: '99.999' })).body).toMatchObject(offGrid);
+    expect(await coinBalance(t, u.user.id, BTC)).toEqual(before);
+    // On the grid, with or without trailing zeros: placed.
+    expect((await order(u.token, { side: 'sell', type: 'limit', price: '100000.010', quantity: '0.001' })).body).toMatchObject({ code: 1, data: { price: '100000.01' } });
+  });
+
   it('a market buy by amount spends at most the amount and returns the rest', async () => {
     const maker = await trader('0', '2');
     const taker = await trader('500');

@@ -78,6 +78,10 @@ export class CoinTradeService {
     const e = market.engine;
     const price = dto.price !== undefined ? e.priceToTicks(dto.price) : 0;
     if (price === undefined || (dto.type === 'limit' && price < 1)) throw new BusinessError(ErrorCode.PRICE_INVALID);
+    // Not truncated onto the tick grid: a sell's limit would drop below the price asked, and a worst
+    // price under one tick would become 0, no bound at all.
+    if (dto.price !== undefined && units(dto.price) !== units(e.ticksToPrice(price)))
+      throw new BusinessError(ErrorCode.PRICE_INVALID, 'error.price_tick', { tick: market.tickSize });
     const base = { userId, marketId: market.id, side: dto.side, type: dto.type, price, clientOrderId: dto.client_order_id ?? null };
 
     if (dto.type === 'market' && dto.side === 'buy' && dto.quantity === undefined) {

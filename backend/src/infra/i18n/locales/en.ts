@@ -57,6 +57,7 @@ export const en = {
   'error.quantity_empty': 'Quantity is empty',
   'error.quantity_below_min': 'Quantity cannot be less than the minimum ({min})',
   'error.price_invalid': 'Enter a valid price',
+  'error.price_tick': 'The price must be a multiple of {tick}',
   'error.amount_empty': 'Amount cannot be empty',
   'error.order_not_found': 'Order not found',
   'error.order_closed': 'This order is already completed or cancelled',

@@ -59,6 +59,7 @@ export const hk: Catalogue = {
   'error.quantity_empty': '數量不能為空',
   'error.quantity_below_min': '數量不能小於最小值（{min}）',
   'error.price_invalid': '請輸入正確的價格',
+  'error.price_tick': '價格必須是 {tick} 的整數倍',
   'error.amount_empty': '金額不能為空',
   'error.order_not_found': '訂單不存在',
   'error.order_closed': '該訂單已成交或已撤銷',

@@ -59,6 +59,7 @@ export const jp: Catalogue = {
   'error.quantity_empty': '数量を入力してください',
   'error.quantity_below_min': '数量は最小値（{min}）未満にできません',
   'error.price_invalid': '正しい価格を入力してください',
+  'error.price_tick': '価格は {tick} の倍数で入力してください',
   'error.amount_empty': '金額を入力してください',
   'error.order_not_found': '注文が見つかりません',
   'error.order_closed': 'この注文は既に約定または取消済みです',

@@ -59,6 +59,7 @@ export const kr: Catalogue = {
   'error.quantity_empty': '수량을 입력해 주세요',
   'error.quantity_below_min': '수량은 최솟값({min})보다 작을 수 없습니다',
   'error.price_invalid': '올바른 가격을 입력해 주세요',
+  'error.price_tick': '가격은 {tick}의 배수여야 합니다',
   'error.amount_empty': '금액을 입력해 주세요',
   'error.order_not_found': '주문을 찾을 수 없습니다',
   'error.order_closed': '이미 체결되었거나 취소된 주문입니다',

@@ -59,6 +59,7 @@ export const py: Catalogue = {
   'error.quantity_empty': 'A quantidade está vazia',
   'error.quantity_below_min': 'A quantidade não pode ser menor que o mínimo ({min})',
   'error.price_invalid': 'Informe um preço válido',
+  'error.price_tick': 'O preço deve ser um múltiplo de {tick}',
   'error.amount_empty': 'O valor não pode ficar vazio',
   'error.order_not_found': 'Ordem não encontrada',
   'error.order_closed': 'Esta ordem já foi concluída ou cancelada',

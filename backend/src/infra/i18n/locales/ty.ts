@@ -59,6 +59,7 @@ export const ty: Catalogue = {
   'error.quantity_empty': 'กรุณากรอกจำนวน',
   'error.quantity_below_min': 'จำนวนต้องไม่น้อยกว่าขั้นต่ำ ({min})',
   'error.price_invalid': 'กรุณากรอกราคาที่ถูกต้อง',
+  'error.price_tick': 'ราคาต้องเป็นผลคูณของ {tick}',
   'error.amount_empty': 'กรุณากรอกจำนวนเงิน',
   'error.order_not_found': 'ไม่พบคำสั่งซื้อขาย',
   'error.order_closed': 'คำสั่งนี้จับคู่ครบหรือถูกยกเลิกแล้ว',

@@ -59,6 +59,7 @@ export const zh: Catalogue = {
   'error.quantity_empty': '数量不能为空',
   'error.quantity_below_min': '数量不能小于最小值（{min}）',
   'error.price_invalid': '请输入正确的价格',
+  'error.price_tick': '价格必须是 {tick} 的整数倍',
   'error.amount_empty': '金额不能为空',
   'error.order_not_found': '订单不存在',
   'error.order_closed': '该订单已成交或已撤销',

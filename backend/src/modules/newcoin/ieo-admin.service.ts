@@ -7,6 +7,7 @@ import { ErrorCode } from '../../infra/http/error-codes';
 import type { MessageKey } from '../../infra/i18n/catalogue';
 import { money, moneyString } from '../../infra/money';
 import { EngineHost } from '../engine/engine-host.service';
+import { marketUnits } from '../engine/sequencer/sequencer';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService } from '../ledger/ledger.service';
 import { Coin } from '../reference/coin.entity';
@@ -140,13 +141,14 @@ export class IeoAdminService {
       makerFee: moneyString(dto.maker_fee ?? '0.001'),
       takerFee: moneyString(dto.taker_fee ?? '0.001'),
     };
+    // The sequencer's own check of a market's units (tick × lot within the ledger's 18 decimals,
+    // fees within 0–100 %), and the minimum quantity's, before anything is written.
     try {
-      // The sequencer's own check of a market's units, before anything is written.
       createMarket({ symbol, tickSize: params.tickSize, lotSize: params.lotSize, minQty: params.minQty });
-      if (money(params.tickSize).lte(0) || money(params.lotSize).lte(0)) throw new Error('zero');
     } catch {
       throw invalid('error.amount_invalid');
     }
+    if (!marketUnits({ symbol, ...params })) throw invalid('error.amount_invalid');
     await this.dataSource.transaction(async (m) => {
       const [row] = await m.query('SELECT market_id FROM ieo_projects WHERE id = $1 FOR UPDATE', [p.id]);
       if (row.market_id) throw new BusinessError(ErrorCode.IEO_MARKET_LISTED);

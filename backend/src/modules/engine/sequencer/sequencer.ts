@@ -162,21 +162,9 @@ export class Sequencer {
   // ---- commands ---------------------------------------------------------------------------------
 
   private configure(p: MarketParams): SeqOutcome {
-    let lotUnits: bigint;
-    let quoteUnit: bigint;
-    let makerRate: bigint;
-    let takerRate: bigint;
-    try {
-      const m = createMarket({ symbol: p.symbol, tickSize: p.tickSize, lotSize: p.lotSize, minQty: p.lotSize });
-      lotUnits = units(p.lotSize);
-      quoteUnit = units(m.unitsToQuote(1));
-      makerRate = units(p.makerFee);
-      takerRate = units(p.takerFee);
-    } catch {
-      return empty('INVALID_ORDER');
-    }
-    // A fee above 100% could take more than a fill's frozen funds: refused here, never met in settlement.
-    if (lotUnits <= 0n || quoteUnit <= 0n || makerRate < 0n || takerRate < 0n || makerRate > UNIT || takerRate > UNIT) return empty('INVALID_ORDER');
+    const u = marketUnits(p);
+    if (!u) return empty('INVALID_ORDER');
+    const { lotUnits, quoteUnit, makerRate, takerRate } = u;
     const cur = this.markets.get(p.id);
     if (cur) {
       // Fees may change; the units of a book with orders in it may not.
@@ -540,6 +528,32 @@ function withRunning(legs: AppliedLeg[], after: Map<string, Balance>): AppliedLe
     b.frozen -= l.frozen;
   }
   return out;
+}
+
+/**
+ * A market's units as the sequencer keeps them, or undefined when it would refuse the market: a
+ * malformed or zero tick or lot, a quote unit (tick × lot) finer than the ledger's 18 decimals, or
+ * a fee outside 0–100 % (one above 100 % could take more than a fill's frozen funds). Exported so
+ * an operator's listing is checked by the same rule before anything is written.
+ */
+export function marketUnits(
+  p: Pick<MarketParams, 'symbol' | 'tickSize' | 'lotSize' | 'makerFee' | 'takerFee'>,
+): { lotUnits: bigint; quoteUnit: bigint; makerRate: bigint; takerRate: bigint } | undefined {
+  let lotUnits: bigint;
+  let quoteUnit: bigint;
+  let makerRate: bigint;
+  let takerRate: bigint;
+  try {
+    const m = createMarket({ symbol: p.symbol, tickSize: p.tickSize, lotSize: p.lotSize, minQty: p.lotSize });
+    lotUnits = units(p.lotSize);
+    quoteUnit = units(m.unitsToQuote(1));
+    makerRate = units(p.makerFee);
+    takerRate = units(p.takerFee);
+  } catch {
+    return undefined;
+  }
+  if (lotUnits <= 0n || quoteUnit <= 0n || makerRate < 0n || takerRate < 0n || makerRate > UNIT || takerRate > UNIT) return undefined;
+  return { lotUnits, quoteUnit, makerRate, takerRate };
 }
 
 /** The users whose accounts a posting names. */

@@ -3,7 +3,13 @@
 // does no work at all — it reads the body and answers a fixed order envelope. No database, no
 // engine, no auth. Whatever bench:api reaches is below this line; the gap is the exchange's work.
 // Last line: `floor: <N> orders/s p99 <L> ms (<R> requests/s)`.
+//
+// BENCH_FLOOR_ANSWER=exchange: the same do-nothing server, but its answers carry what the
+// exchange's order answers must (the API's security headers and request id, set by the backend's
+// own functions, and an order-shaped envelope of the same size): how much of the gap to F is the
+// answer's own weight. Last line `answer floor: <N> orders/s …`; it is not saved as F.
 import { fork } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { cpuMsPer, cpuReport, cpuTimes, loadClient, log, percentile, saveFloor } from './lib/stack.mjs';
 
@@ -11,8 +17,16 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
 
+const EXCHANGE_ANSWER = process.env.BENCH_FLOOR_ANSWER === 'exchange';
+
 if (process.argv[2] === 'server') {
   const http = await import('node:http');
+  // The backend's own header functions (npm run build first), so the answer is the exchange's.
+  const require = createRequire(import.meta.url);
+  const headers = EXCHANGE_ANSWER
+    ? [require('../backend/dist/infra/http/security-headers.js'), require('../backend/dist/infra/logging/logging.js')]
+    : undefined;
+  const now = () => new Date().toISOString();
   let id = 0;
   const server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
     const chunks = [];
@@ -23,8 +37,39 @@ if (process.argv[2] === 'server') {
         req.method === 'POST'
           ? { order_id: String(++id), status: 'waiting', price: form.get('price'), quantity: form.get('quantity') }
           : { order_id: form.get('order_id'), status: 'cancelled' };
-      const body = JSON.stringify({ code: 1, message: 'ok', data });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      if (headers) {
+        headers[0].setSecurityHeaders(req, res, () => false);
+        headers[1].requestId(req, res);
+      }
+      const body = JSON.stringify(
+        headers
+          ? {
+              type: 'ok',
+              code: 1,
+              message: 'Order placed',
+              // The fields of an order answer (docs/api.md), as a literal: what the exchange serializes.
+              data: {
+                order_id: data.order_id,
+                symbol: 'BTC/USDT',
+                side: 'buy',
+                type: 'limit',
+                price: data.price ?? null,
+                quantity: data.quantity ?? null,
+                amount: null,
+                filled_qty: '0',
+                filled_amount: '0',
+                avg_price: null,
+                fee: '0',
+                fee_currency: 'BTC',
+                status: data.status,
+                client_order_id: null,
+                created_at: now(),
+                updated_at: now(),
+              },
+            }
+          : { code: 1, message: 'ok', data },
+      );
+      res.writeHead(200, { 'content-type': headers ? 'application/json; charset=utf-8' : 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
     });
   });
@@ -61,7 +106,9 @@ if (process.argv[2] === 'server') {
         if (rand() < 0.6) open.push(r.data.order_id);
       }
     }
-    log(`floor: ${CONCURRENCY} concurrent clients for ${SECONDS} s against a do-nothing server`);
+    log(
+      `floor: ${CONCURRENCY} concurrent clients for ${SECONDS} s against a do-nothing server${EXCHANGE_ANSWER ? " answering with the exchange's headers and order answer" : ''}`,
+    );
     await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
     const elapsed = (Date.now() - started) / 1000;
     const cpuAfter = cpuTimes(pids);
@@ -70,8 +117,10 @@ if (process.argv[2] === 'server') {
     latencies.sort((a, b) => a - b);
     const rate = Math.round(latencies.length / elapsed);
     // bench:api subtracts this server's CPU per order (the bare HTTP cost) from the exchange's.
-    saveFloor(rate, cpuMsPer(cpuBefore, cpuAfter, ['server'], latencies.length));
-    console.log(`floor: ${rate} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`);
+    if (!EXCHANGE_ANSWER) saveFloor(rate, cpuMsPer(cpuBefore, cpuAfter, ['server'], latencies.length));
+    console.log(
+      `${EXCHANGE_ANSWER ? 'answer floor' : 'floor'}: ${rate} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`,
+    );
   } finally {
     child.kill();
   }

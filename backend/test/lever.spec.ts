@@ -4,6 +4,7 @@ import { moneyString } from '../src/infra/money';
 import { QueuesService } from '../src/infra/queue/queues.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
+import { LeverPosition } from '../src/modules/lever/lever-position.entity';
 import { LeverService } from '../src/modules/lever/lever.service';
 import { registerByEmail } from './support/accounts';
 import { deposit } from './support/funding';
@@ -151,6 +152,22 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     // The public audit recomputes the trigger against the change's tick too.
     const audit = (await t.http().get('/api/lever/audit').query({ position_id: long.id })).body.data;
     expect(audit).toMatchObject({ tpsl_tick_id: row.tpsl_tick_id, checks: { trigger_holds: true } });
+  });
+
+  it('a take profit the watcher evaluated on levels changed since (lever/tpsl) does not fire: the change wins', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const p = (await open(u.token, { side: 'long', lots: '1', take_profit: '61000', stop_loss: '50000' })).body.data;
+    const crossing = await tick('61500');
+    // The watcher has read the position (old levels) when the user's change commits.
+    const [seen] = await t.ds.getRepository(LeverPosition).find({ where: { id: p.id } });
+    expect((await post(u.token, 'tpsl', { id: p.id, take_profit: '65000', stop_loss: '50000' })).body.code).toBe(1);
+    const closed = await t.app.get(LeverService).closeAt(seen, { id: crossing, price: '61500', ts: new Date() }, 'take_profit');
+    expect(closed).toBeUndefined();
+    expect((await t.ds.query('SELECT status, take_profit::text FROM lever_positions WHERE id = $1', [p.id]))[0]).toMatchObject({ status: 'holding' });
+    // A user close still closes (it is not a level's trigger).
+    expect((await post(u.token, 'close', { id: p.id })).body.code).toBe(1);
   });
 
   it('an order sent twice at the same moment with one client id opens one position; both answers are it', async () => {

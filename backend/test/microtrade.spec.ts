@@ -340,4 +340,16 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     expect((await post(c.token, 'lever/close', { id: pos.id })).body).toMatchObject({ code: 1, data: { pnl: '100' } });
     expect(await treasury()).toEqual({ available: '30', frozen: '0' });
   });
+
+  it('two purchases racing for the last of the house: one is bought, the other hears 2403 (not "insufficient balance"), and nothing of it stays', async () => {
+    await tick('60000');
+    const [p30] = (await t.http().get('/api/microtrade/seconds')).body.data;
+    const [a, b] = [await trader('option', '100'), await trader('option', '100')];
+    // 30 available: each win of 20 fits alone, not both (100 in, 120 frozen each).
+    const answers = await Promise.all([a, b].map((u) => post(u.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '100' })));
+    expect(answers.map((r) => r.body.code).sort()).toEqual([1, 2403]);
+    expect(await treasury()).toEqual({ available: '10', frozen: '120' });
+    const refused = [a, b][answers.findIndex((r) => r.body.code === 2403)];
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM option_orders WHERE user_id = $1', [refused.user.id]))[0].n).toBe(0);
+  });
 });

@@ -388,11 +388,11 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     const pub = (await t.http().get('/api/lh/newcoin/config').query({ id: p.id })).body.data;
     expect(pub.result).toMatchObject({ requested: '100', allocated: '100', ratio: '1', refunded: '0', unallocated: '900', remainder: '0' });
 
-    // Units the sequencer would refuse (tick × lot finer than the ledger's 18 decimals, a fee
-    // above 100 %) are refused before anything is written: no market row, still not listed.
+    // Units the sequencer would refuse (tick × lot finer than the ledger's 18 decimals) are refused
+    // before anything is written: no market row, still not listed.
     for (const units of [
       { tick_size: '0.0000001', lot_size: '0.000000000001' },
-      { tick_size: '0.0001', lot_size: '0.01', taker_fee: '1.5' },
+      { tick_size: '0.000000001', lot_size: '0.0000000001' },
     ]) {
       const bad = await t
         .http()

@@ -125,6 +125,13 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     const log = (await get(u.token, 'wallet/log', { code: 502 }).set('lang', 'zh')).body.data;
     expect(log.items[0]).toMatchObject({ code: 502, code_name: '划转扣除' });
     expect((await get(u.token, 'wallet/history')).body.data.items[0]).toMatchObject({ from: 'lever', to: 'trust', amount: '5' });
+    // Also into the trade account (through transit and the outbox): both answers are the one transfer.
+    const into = await Promise.all(
+      [1, 2].map(() => post(u.token, 'wallet/change', { from: 'lever', to: 'coin', currency_id: USDT, amount: '5', client_id: 'abc-2' })),
+    );
+    expect(into.map((o) => o.body.code)).toEqual([1, 1]);
+    expect(into.map((o) => o.body.data.duplicate).sort()).toEqual([false, true]);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '15', frozen: '0' });
   });
 
   it('deposit: the configured address only, minimum shown, proof required; approve credits once, reject credits nothing', async () => {

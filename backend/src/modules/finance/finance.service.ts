@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
-import { isUniqueViolation, updateReturning } from '../../infra/database/sql';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { orConcurrentRetry, updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -81,87 +81,84 @@ export class FinanceService {
     const { daily, total } = interestOf(p, a);
     const reserve = p.kind === 'flexible' ? moneyString(money(daily).times(FLEXIBLE_RESERVE_DAYS)) : total;
     const startDay = epochDay(now) + 1;
-    let order: WealthOrder;
-    try {
-      order = await this.dataSource.transaction(async (m) => {
-        // Capacity: the product row's conditional update is the guard (concurrent buyers queue on it).
-        const raised = await updateReturning<{ id: number }>(
-          m,
-          `UPDATE wealth_products SET sold = sold + $2 WHERE id = $1 AND enabled AND sold + $2 <= capacity RETURNING id`,
-          [p.id, a],
-        );
-        if (!raised.length) {
-          const [now] = await m.query('SELECT GREATEST(capacity - sold, 0)::text AS left FROM wealth_products WHERE id = $1', [p.id]);
-          throw new BusinessError(ErrorCode.WEALTH_SOLD_OUT, undefined, { left: `${moneyString(now?.left ?? '0')} USDT` });
-        }
-        const saved = await m.getRepository(WealthOrder).save(
-          m.getRepository(WealthOrder).create({
-            userId,
-            productId: p.id,
-            kind: p.kind,
-            currencyId: p.currencyId,
-            amount: a,
-            days: p.days,
-            dailyInterest: daily,
-            totalInterest: total,
-            reserve,
-            earned: '0',
-            paidDays: 0,
-            startDay,
-            endAt: p.kind === 'flexible' ? null : new Date((startDay + p.days) * DAY_MS),
-            status: 'hosting',
-            penaltyMode: p.penaltyMode,
-            penaltyRatio: p.penaltyRatio,
-            penaltyMultiple: p.penaltyMultiple,
-            clientId: dto.client_id ?? null,
-          }),
-        );
-        // Two postings (the user's lock, then the treasury's reserve): the two accounts are locked
-        // first in the global order (treasury, then the user's trust), as a redemption or the
-        // accrual job locks them, else a purchase and a redemption at once deadlock.
-        const lock = trust(userId, p.currencyId, LedgerCode.LockDeduction, '0');
-        await this.ledger.lockInOrder(m, money(reserve).gt(0) ? [lock, treasury(p.currencyId, LedgerCode.Freeze, '0')] : [lock]);
-        await this.ledger.post(
-          {
-            commandId: `wealth-buy:${saved.id}`,
-            refType: 'wealth',
-            refId: saved.id,
-            actor: `user:${userId}`,
-            movements: [trust(userId, p.currencyId, LedgerCode.LockDeduction, `-${a}`, a)],
-          },
-          m,
-        );
-        if (money(reserve).gt(0)) {
-          try {
-            await this.ledger.post(
-              {
-                commandId: `wealth-reserve:${saved.id}`,
-                refType: 'wealth',
-                refId: saved.id,
-                actor: `user:${userId}`,
-                memo: 'interest reserve',
-                movements: [treasury(p.currencyId, LedgerCode.Freeze, `-${reserve}`, reserve)],
-              },
-              m,
-            );
-          } catch (err) {
-            if (err instanceof BusinessError && err.code === ErrorCode.INSUFFICIENT_BALANCE) throw new BusinessError(ErrorCode.WEALTH_RESERVE_SHORT);
-            throw err;
-          }
-        }
-        await this.events.append(m, { streamId: `wealth-order:${saved.id}`, metadata: { actor: `user:${userId}` } }, [
-          { type: 'WealthPurchased', payload: { orderId: saved.id, userId, productId: p.id, amount: a, dailyInterest: daily, totalInterest: total, reserve, startDay } },
-        ]);
-        return saved;
-      });
-    } catch (err) {
-      // A concurrent retry with the same client id won the race: answer its purchase.
-      if (dto.client_id && isUniqueViolation(err)) {
-        const prior = await this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } });
-        if (prior) return orderView(prior, p, new Date());
+    const buy = async (m: EntityManager) => {
+      // Capacity: the product row's conditional update is the guard (concurrent buyers queue on it).
+      const raised = await updateReturning<{ id: number }>(
+        m,
+        `UPDATE wealth_products SET sold = sold + $2 WHERE id = $1 AND enabled AND sold + $2 <= capacity RETURNING id`,
+        [p.id, a],
+      );
+      if (!raised.length) {
+        const [now] = await m.query('SELECT GREATEST(capacity - sold, 0)::text AS left FROM wealth_products WHERE id = $1', [p.id]);
+        throw new BusinessError(ErrorCode.WEALTH_SOLD_OUT, undefined, { left: `${moneyString(now?.left ?? '0')} USDT` });
       }
-      throw err;
-    }
+      const saved = await m.getRepository(WealthOrder).save(
+        m.getRepository(WealthOrder).create({
+          userId,
+          productId: p.id,
+          kind: p.kind,
+          currencyId: p.currencyId,
+          amount: a,
+          days: p.days,
+          dailyInterest: daily,
+          totalInterest: total,
+          reserve,
+          earned: '0',
+          paidDays: 0,
+          startDay,
+          endAt: p.kind === 'flexible' ? null : new Date((startDay + p.days) * DAY_MS),
+          status: 'hosting',
+          penaltyMode: p.penaltyMode,
+          penaltyRatio: p.penaltyRatio,
+          penaltyMultiple: p.penaltyMultiple,
+          clientId: dto.client_id ?? null,
+        }),
+      );
+      // Two postings (the user's lock, then the treasury's reserve): the two accounts are locked
+      // first in the global order (treasury, then the user's trust), as a redemption or the
+      // accrual job locks them, else a purchase and a redemption at once deadlock.
+      const lock = trust(userId, p.currencyId, LedgerCode.LockDeduction, '0');
+      await this.ledger.lockInOrder(m, money(reserve).gt(0) ? [lock, treasury(p.currencyId, LedgerCode.Freeze, '0')] : [lock]);
+      await this.ledger.post(
+        {
+          commandId: `wealth-buy:${saved.id}`,
+          refType: 'wealth',
+          refId: saved.id,
+          actor: `user:${userId}`,
+          movements: [trust(userId, p.currencyId, LedgerCode.LockDeduction, `-${a}`, a)],
+        },
+        m,
+      );
+      if (money(reserve).gt(0)) {
+        try {
+          await this.ledger.post(
+            {
+              commandId: `wealth-reserve:${saved.id}`,
+              refType: 'wealth',
+              refId: saved.id,
+              actor: `user:${userId}`,
+              memo: 'interest reserve',
+              movements: [treasury(p.currencyId, LedgerCode.Freeze, `-${reserve}`, reserve)],
+            },
+            m,
+          );
+        } catch (err) {
+          if (err instanceof BusinessError && err.code === ErrorCode.INSUFFICIENT_BALANCE) throw new BusinessError(ErrorCode.WEALTH_RESERVE_SHORT);
+          throw err;
+        }
+      }
+      await this.events.append(m, { streamId: `wealth-order:${saved.id}`, metadata: { actor: `user:${userId}` } }, [
+        {
+          type: 'WealthPurchased',
+          payload: { orderId: saved.id, userId, productId: p.id, amount: a, dailyInterest: daily, totalInterest: total, reserve, startDay },
+        },
+      ]);
+      return saved;
+    };
+    // A concurrent retry with the same client id won the race: answer its purchase.
+    const prior = () =>
+      dto.client_id ? this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } }) : Promise.resolve(null);
+    const order = await orConcurrentRetry(() => this.dataSource.transaction(buy), prior);
     this.bus.emit('balance', userId);
     return orderView(order, p, now);
   }

@@ -93,10 +93,16 @@ export class LedgerService {
     } catch (err) {
       if (!isDuplicateCommand(err)) throw err;
       // A concurrent retry of the same command won the race: report its result.
-      const prior = await this.events.findByCommandId(this.dataSource.manager, posting.commandId);
+      const prior = await this.posted(posting.commandId);
       if (!prior) throw err;
-      return { eventSeq: prior.seq, duplicate: true };
+      return prior;
     }
+  }
+
+  /** A command already posted, answered as a retry of it is; null when it was not posted. */
+  async posted(commandId: string, manager: EntityManager = this.dataSource.manager): Promise<PostingResult | null> {
+    const prior = await this.events.findByCommandId(manager, commandId);
+    return prior ? { eventSeq: prior.seq, duplicate: true } : null;
   }
 
   /**

@@ -292,10 +292,15 @@ export class LeverService {
     const margin = money(p.margin);
     const pnl = settledPnl(t, tick.price, margin);
     const closed = await this.dataSource.transaction(async (m) => {
+      // A take profit or stop loss fires on the levels it was evaluated with: a change committed since
+      // (lever/tpsl) wins, and the position stays open for the ticks after it.
+      const levels = reason === 'take_profit' || reason === 'stop_loss';
       const rows = await updateReturning(
         m,
-        `UPDATE lever_positions SET status = 'closed', close_price = $2, close_tick_id = $3, close_reason = $4, closed_at = $5, pnl = $6 WHERE id = $1 AND status = 'holding' RETURNING id`,
-        [p.id, moneyString(tick.price), tick.id, reason, tick.ts, moneyString(pnl)],
+        `UPDATE lever_positions SET status = 'closed', close_price = $2, close_tick_id = $3, close_reason = $4, closed_at = $5, pnl = $6 WHERE id = $1 AND status = 'holding'${
+          levels ? ' AND take_profit = $7 AND stop_loss = $8 AND tpsl_tick_id IS NOT DISTINCT FROM $9' : ''
+        } RETURNING id`,
+        [p.id, moneyString(tick.price), tick.id, reason, tick.ts, moneyString(pnl), ...(levels ? [p.takeProfit, p.stopLoss, p.tpslTickId] : [])],
       );
       if (!rows.length) return undefined;
       const movements: Movement[] = [user(p.userId, LedgerCode.LeverageIncrease, margin, margin.negated())];

@@ -99,8 +99,6 @@ export class MicrotradeService {
       const movements: Movement[] = [
         { ownerType: 'user', ownerId: userId, accountType: 'option', currencyId: USDT_ID, code: LedgerCode.EtfDeduction, available: `-${s}` },
         { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: USDT_ID, code: LedgerCode.EtfDeduction, available: s },
-        // The house freezes the most delivery can pay (stake + win) now, so delivery can always pay it.
-        { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'treasury', currencyId: USDT_ID, code: LedgerCode.Freeze, available: `-${r}`, frozen: r },
       ];
       if (fee.gt(0)) {
         movements.push(
@@ -109,6 +107,34 @@ export class MicrotradeService {
         );
       }
       await this.ledger.post({ commandId: `option-buy:${saved.id}`, refType: 'option', refId: saved.id, actor: `user:${userId}`, movements }, m);
+      // The house freezes the most delivery can pay (stake + win) now, so delivery can always pay it. Its
+      // own posting: a purchase that raced another for the last of the treasury hears 2403, not "insufficient balance".
+      await this.ledger
+        .post(
+          {
+            commandId: `option-reserve:${saved.id}`,
+            refType: 'option',
+            refId: saved.id,
+            actor: `user:${userId}`,
+            memo: 'payout reserve',
+            movements: [
+              {
+                ownerType: 'system',
+                ownerId: SYSTEM_OWNER_ID,
+                accountType: 'treasury',
+                currencyId: USDT_ID,
+                code: LedgerCode.Freeze,
+                available: `-${r}`,
+                frozen: r,
+              },
+            ],
+          },
+          m,
+        )
+        .catch((err: unknown) => {
+          if (err instanceof BusinessError && err.code === ErrorCode.INSUFFICIENT_BALANCE) throw new BusinessError(ErrorCode.OPTION_CAPACITY);
+          throw err;
+        });
       await this.events.append(m, { streamId: `option:${saved.id}`, metadata: { actor: `user:${userId}` } }, [
         {
           type: 'OptionBought',

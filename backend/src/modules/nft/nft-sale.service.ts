@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
-import { isUniqueViolation, updateReturning } from '../../infra/database/sql';
+import { orConcurrentRetry, updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -109,49 +109,43 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
 
   /** Step 1: the sale row and the item's reservation, in one transaction; "sold" when another buyer got there first. */
   private async reserve(userId: number, item: NftItem, collection: NftCollection, price: string, clientId: string | null): Promise<NftSale> {
-    try {
-      return await this.dataSource.transaction(async (m) => {
-        const split = splitSale(price, collection.feeRate);
-        const repo = m.getRepository(NftSale);
-        const sale = await repo.save(
-          repo.create({
-            itemId: item.id,
-            collectionId: item.collectionId,
-            listingId: item.listingId!,
-            sellerId: item.ownerId,
-            buyerId: userId,
-            currencyId: collection.currencyId,
-            ...split,
-            status: 'pending',
-            result: null,
-            clientId,
-            settledAt: null,
-          }),
-        );
-        const reserved = await updateReturning(
-          m,
-          `UPDATE nft_items SET state = 'reserved', sale_id = $2
-            WHERE id = $1 AND state = 'listed' AND owner_id = $3 AND listing_id = $4 AND price = $5 RETURNING id`,
-          [item.id, sale.id, item.ownerId, item.listingId, price],
-        );
-        if (reserved.length === 1) return sale;
-        // Someone else changed it first: tell the buyer what it is now (the insert above is rolled back).
-        const [now]: Array<{ state: string; owner_id: number; price: string | null }> = await m.query(
-          'SELECT state, owner_id, price::text FROM nft_items WHERE id = $1',
-          [item.id],
-        );
-        if (!now || now.state === 'reserved' || now.owner_id !== item.ownerId) throw new BusinessError(ErrorCode.NFT_SOLD);
-        if (now.state === 'listed' && now.price !== null) throw new BusinessError(ErrorCode.NFT_PRICE_CHANGED, undefined, { price: moneyString(now.price) });
-        throw await this.notOnSale(m, item.id);
-      });
-    } catch (err) {
-      // The same client id sent twice at once: the other request's sale is the answer.
-      if (clientId && isUniqueViolation(err)) {
-        const prior = await this.dataSource.getRepository(NftSale).findOne({ where: { buyerId: userId, clientId } });
-        if (prior) return prior;
-      }
-      throw err;
-    }
+    const create = async (m: EntityManager) => {
+      const split = splitSale(price, collection.feeRate);
+      const repo = m.getRepository(NftSale);
+      const sale = await repo.save(
+        repo.create({
+          itemId: item.id,
+          collectionId: item.collectionId,
+          listingId: item.listingId!,
+          sellerId: item.ownerId,
+          buyerId: userId,
+          currencyId: collection.currencyId,
+          ...split,
+          status: 'pending',
+          result: null,
+          clientId,
+          settledAt: null,
+        }),
+      );
+      const reserved = await updateReturning(
+        m,
+        `UPDATE nft_items SET state = 'reserved', sale_id = $2
+          WHERE id = $1 AND state = 'listed' AND owner_id = $3 AND listing_id = $4 AND price = $5 RETURNING id`,
+        [item.id, sale.id, item.ownerId, item.listingId, price],
+      );
+      if (reserved.length === 1) return sale;
+      // Someone else changed it first: tell the buyer what it is now (the insert above is rolled back).
+      const [now]: Array<{ state: string; owner_id: number; price: string | null }> = await m.query(
+        'SELECT state, owner_id, price::text FROM nft_items WHERE id = $1',
+        [item.id],
+      );
+      if (!now || now.state === 'reserved' || now.owner_id !== item.ownerId) throw new BusinessError(ErrorCode.NFT_SOLD);
+      if (now.state === 'listed' && now.price !== null) throw new BusinessError(ErrorCode.NFT_PRICE_CHANGED, undefined, { price: moneyString(now.price) });
+      throw await this.notOnSale(m, item.id);
+    };
+    // The same client id sent twice at once: the other request's sale is the answer.
+    const prior = () => (clientId ? this.dataSource.getRepository(NftSale).findOne({ where: { buyerId: userId, clientId } }) : Promise.resolve(null));
+    return orConcurrentRetry(() => this.dataSource.transaction(create), prior);
   }
 
   /** An item that is not on sale: "sold" when its last listing ended in a sale (a buyer who came a moment late), else "not for sale". */

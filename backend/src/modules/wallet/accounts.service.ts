@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { orConcurrentRetry } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
@@ -240,12 +241,14 @@ export class AccountsService {
       return { transfer_id: id, duplicate: r.duplicate };
     }
     const transit = (code: LedgerCode, available: string): Movement => ({ ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'transit', currencyId: coin.id, code, available });
-    const posted = await this.dataSource.transaction(async (m) => {
+    const transfer = async (m: EntityManager) => {
       const r = await this.ledger.post({ ...base, movements: [leg(dto.from, LedgerCode.TransferDeduction, `-${amount}`), transit(LedgerCode.TransferDeduction, amount)] }, m);
       if (!r.duplicate)
         await this.outbox.enqueue(m, { ...base, commandId: `transfer-in:${id}`, legs: [transit(LedgerCode.TransferIncrease, `-${amount}`), leg('coin', LedgerCode.TransferIncrease, amount)] });
       return r;
-    });
+    };
+    // A retry sent at the same moment answers the first's posting (its command id) once that commits.
+    const posted = await orConcurrentRetry(() => this.dataSource.transaction(transfer), () => this.ledger.posted(base.commandId));
     await this.outbox.applied(`transfer-in:${id}`);
     return { transfer_id: id, duplicate: posted.duplicate };
   }

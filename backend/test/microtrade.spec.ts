@@ -4,7 +4,7 @@ import { moneyString } from '../src/infra/money';
 import { MicrotradeService } from '../src/modules/microtrade/microtrade.service';
 import { OptionDeliveryService, tickDueBy } from '../src/modules/microtrade/option-delivery.service';
 import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
-import { coinBalance, deposit } from './support/funding';
+import { coinBalance, deposit, spotTrader } from './support/funding';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
@@ -269,6 +269,31 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     expect(moneyString(reserved)).toBe('0');
     for (const u of users) expect((await coinBalance(t, u.user.id, USDT)).frozen).toBe('0');
   });
+  // Last: it leaves the live price at 61,000 for the rest of this app.
+  it('a purchase opens at the price now: when the market traded away from the last recorded tick, that price is recorded first', async () => {
+    const recorded = await tick('60000');
+    // A trade at 61,000 (the live feed shows it at once; the sampler would record it within a second).
+    const seller = await spotTrader(t, 1, '1');
+    const buyer = await spotTrader(t, USDT, '1000');
+    const spot = (token: string, body: Record<string, string>) =>
+      t
+        .http()
+        .post('/api/coin/trade')
+        .set('Authorization', token)
+        .type('form')
+        .send({ symbol: 'BTC/USDT', ...body });
+    expect((await spot(seller.token, { side: 'sell', type: 'limit', price: '61000', quantity: '0.001' })).body.code).toBe(1);
+    expect((await spot(buyer.token, { side: 'buy', type: 'limit', price: '61000', quantity: '0.001' })).body.data.status).toBe('completed');
+    const u = await trader('100');
+    const [p30] = await periods();
+    const bought = (await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '10' })).body.data;
+    expect(bought.open_price).toBe('61000');
+    expect(BigInt(bought.open_tick_id)).toBeGreaterThan(BigInt(recorded));
+    const [row] = await t.ds.query('SELECT price::text FROM mark_prices WHERE id = $1', [bought.open_tick_id]);
+    expect(moneyString(row.price)).toBe('61000');
+    // No move since: the next purchase opens on that same recorded tick (nothing new recorded).
+    expect((await buy(u.token, { direction: 'down', period_id: p30.id, quantity: '10' })).body.data.open_tick_id).toBe(bought.open_tick_id);
+  });
 });
 
 describe('options: the house freezes what delivery can pay (real PostgreSQL + Redis)', () => {
@@ -285,14 +310,21 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
   let clock = Date.now() - 3000;
   const tick = async (price: string, at?: Date) => {
     clock = Math.max(clock + 1, Date.now());
-    const [row] = await t.ds.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, $3) RETURNING id::text', [BTC_MARKET, price, at ?? new Date(clock)]);
+    const [row] = await t.ds.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, $3) RETURNING id::text', [
+      BTC_MARKET,
+      price,
+      at ?? new Date(clock),
+    ]);
     return row.id as string;
   };
   const treasury = async () => {
-    const [b] = await t.ds.query(`SELECT available::text, frozen::text FROM balances WHERE owner_type = 'system' AND account_type = 'treasury' AND currency_id = 3`);
+    const [b] = await t.ds.query(
+      `SELECT available::text, frozen::text FROM balances WHERE owner_type = 'system' AND account_type = 'treasury' AND currency_id = 3`,
+    );
     return { available: moneyString(b.available), frozen: moneyString(b.frozen) };
   };
-  const post = (token: string, path: string, body: Record<string, unknown>) => t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
+  const post = (token: string, path: string, body: Record<string, unknown>) =>
+    t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
   async function trader(to: 'option' | 'lever', usdt: string) {
     const u = await registerByEmail(t);
     await verifyBasic(t, u, admin);
@@ -315,11 +347,24 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     const d = await trader('option', '500');
     expect((await post(d.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '400' })).body.code).toBe(2403);
 
-    const pos = (await post(c.token, 'lever/submit', { symbol: 'BTC/USDT', type: 'market', multiple: 10, side: 'long', lots: '10', take_profit: '90000', stop_loss: '50000' })).body.data;
+    const pos = (
+      await post(c.token, 'lever/submit', {
+        symbol: 'BTC/USDT',
+        type: 'market',
+        multiple: 10,
+        side: 'long',
+        lots: '10',
+        take_profit: '90000',
+        stop_loss: '50000',
+      })
+    ).body.data;
     await tick('69000'); // +150 for the long: more than the treasury's 70 available (its fee went to `fees`)
     const entries = (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n;
     const refused = await post(c.token, 'lever/close', { id: pos.id });
-    expect(refused.body).toMatchObject({ code: 2417, message: 'The house cannot pay this profit right now, so your position stays open. Please try again shortly' });
+    expect(refused.body).toMatchObject({
+      code: 2417,
+      message: 'The house cannot pay this profit right now, so your position stays open. Please try again shortly',
+    });
     expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n).toBe(entries);
     expect((await t.ds.query('SELECT status FROM lever_positions WHERE id = $1', [pos.id]))[0].status).toBe('holding');
     expect(await treasury()).toEqual({ available: '70', frozen: '180' });
@@ -346,7 +391,9 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     const [p30] = (await t.http().get('/api/microtrade/seconds')).body.data;
     const [a, b] = [await trader('option', '100'), await trader('option', '100')];
     // 30 available: each win of 20 fits alone, not both (100 in, 120 frozen each).
-    const answers = await Promise.all([a, b].map((u) => post(u.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '100' })));
+    const answers = await Promise.all(
+      [a, b].map((u) => post(u.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '100' })),
+    );
     expect(answers.map((r) => r.body.code).sort()).toEqual([1, 2403]);
     expect(await treasury()).toEqual({ available: '10', frozen: '120' });
     const refused = [a, b][answers.findIndex((r) => r.body.code === 2403)];

@@ -100,7 +100,7 @@ export class LeverService {
       throw new BusinessError(ErrorCode.LEVER_LOTS_RANGE, undefined, { min: String(c.minLots), max: String(c.maxLots) });
     if (!c.multiples.includes(dto.multiple)) throw new BusinessError(ErrorCode.LEVER_MULTIPLE_INVALID, undefined, { multiples: c.multiples.join(', ') });
     if (dto.type === 'limit' && (!dto.price || money(dto.price).lte(0))) throw new BusinessError(ErrorCode.VALIDATION, 'error.price_invalid');
-    const tick = dto.type === 'market' ? await this.marks.fresh(market) : undefined;
+    const tick = dto.type === 'market' ? await this.marks.now(market) : undefined;
     const reference = dto.type === 'market' ? tick!.price : dto.price!;
     this.checkTpSl(dto.side, reference, dto.take_profit, dto.stop_loss);
 
@@ -205,7 +205,7 @@ export class LeverService {
     const p = await this.own(userId, id);
     if (p.status !== 'holding') throw new BusinessError(ErrorCode.POSITION_CLOSED);
     const market = this.registry.byIdOrUndefined(p.marketId)!;
-    const tick = await this.marks.fresh(market);
+    const tick = await this.marks.now(market);
     const closed = await this.closeAt(p, tick, 'user');
     if (!closed) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     return this.view(closed, market.symbol, tick.price);

@@ -73,6 +73,24 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     return tick;
   }
 
+  /**
+   * The price now, to open or close a position or buy an option at: where this process holds the
+   * books, the last trade price, recorded as a tick first when the market traded away from the
+   * latest recorded one (else a trader who saw the move on the live feed could still deal at the
+   * price the market had left, up to a second earlier). Elsewhere (split roles), the latest
+   * recorded tick. Either way a recorded tick with an id, and refused (2211) when there is none fresh.
+   */
+  async now(market: MarketInfo): Promise<Tick> {
+    const recorded = await this.fresh(market);
+    const last = this.host.owner ? this.host.lastTradePrice(market.id) : undefined;
+    if (last === undefined) return recorded;
+    const price = moneyString(market.engine.ticksToPrice(last));
+    if (price === moneyString(recorded.price)) return recorded;
+    const tick = await this.record(market, price, Math.max(Date.now(), new Date(recorded.ts).getTime()));
+    this.bus.emit('mark', [market.id]);
+    return { id: tick.id, price, ts: new Date(tick.ts) };
+  }
+
   current(marketId: number): MarkTick | undefined {
     return this.latest.get(marketId);
   }
@@ -82,16 +100,20 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     for (const m of this.registry.all()) {
       const last = this.host.lastTradePrice(m.id);
       if (last === undefined) continue;
-      const price = moneyString(m.engine.ticksToPrice(last));
-      const [row] = await this.dataSource.query(
-        'INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, to_timestamp($3 / 1000.0)) RETURNING id::text',
-        [m.id, price, now],
-      );
-      const tick = { id: row.id, marketId: m.id, price, ts: now };
-      this.latest.set(m.id, tick);
-      ticks.push(tick);
+      ticks.push(await this.record(m, moneyString(m.engine.ticksToPrice(last)), now));
     }
     if (ticks.length) this.bus.emit('mark', ticks.map((k) => k.marketId));
     return ticks;
+  }
+
+  private async record(m: MarketInfo, price: string, now: number): Promise<MarkTick> {
+    const [row] = await this.dataSource.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, to_timestamp($3 / 1000.0)) RETURNING id::text', [
+      m.id,
+      price,
+      now,
+    ]);
+    const tick = { id: row.id, marketId: m.id, price, ts: now };
+    this.latest.set(m.id, tick);
+    return tick;
   }
 }

@@ -61,7 +61,7 @@ export class MicrotradeService {
     const user = await this.users.findById(userId);
     if (user.verificationLevel < 1)
       throw new BusinessError(ErrorCode.OPTION_VERIFY_REQUIRED, undefined, undefined, { verify: true, route: '#/pages/verification/index' });
-    const tick = await this.marks.fresh(market);
+    const tick = await this.marks.now(market);
     const fee = money(truncate(stake.times(period.feeRate), 8));
     const win = money(truncate(stake.times(period.profitRatio), 8));
     const reserve = stake.plus(win);

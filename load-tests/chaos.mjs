@@ -464,7 +464,8 @@ async function phase(label, base, apis, faults, stack) {
     if (o.status !== 'delivered') {
       optLost++;
       if (r) r.lost++;
-    } else if (o.postings !== 2 || o.messages !== 1) {
+    } else if (o.postings !== 3 || o.messages !== 1) {
+      // The purchase's two postings (the stake, the house's payout reserve) and the delivery's one.
       optDup++;
       if (r) r.duplicated++;
     } else if (o.tick !== o.rule_tick) wrongTick++;
@@ -473,7 +474,7 @@ async function phase(label, base, apis, faults, stack) {
   totals.lost += optLost;
   totals.duplicated += optDup;
   check(`${label}: every acknowledged option delivered`, optLost === 0, `${optIds.length} acknowledged, ${optLost} not delivered`);
-  check(`${label}: each option settled once (2 ledger postings, 1 message)`, optDup === 0, `${optDup} settled more than once`);
+  check(`${label}: each option settled once (3 ledger postings: stake, reserve, delivery; 1 message)`, optDup === 0, `${optDup} settled more than once`);
   check(`${label}: each option on its recorded delivery tick (first at or after its delivery time)`, wrongTick === 0, `${wrongTick} on another tick`);
 
   let tb;

@@ -1,6 +1,6 @@
 import { EngineBus } from '../src/modules/engine/engine-bus';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
-import { moneyString } from '../src/infra/money';
+import { money, moneyString } from '../src/infra/money';
 import { MicrotradeService } from '../src/modules/microtrade/microtrade.service';
 import { OptionDeliveryService, tickDueBy } from '../src/modules/microtrade/option-delivery.service';
 import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
@@ -398,5 +398,39 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     expect(await treasury()).toEqual({ available: '10', frozen: '120' });
     const refused = [a, b][answers.findIndex((r) => r.body.code === 2403)];
     expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM option_orders WHERE user_id = $1', [refused.user.id]))[0].n).toBe(0);
+  });
+
+  it('operators see the treasury and fund it from outside, recorded with the reason; a retried client id funds once', async () => {
+    const get = async () => (await t.http().get('/api/admin/treasury').set('Authorization', admin)).body;
+    const fund = (body: Record<string, string | number>) => t.http().post('/api/admin/treasury/fund').set('Authorization', admin).type('form').send(body);
+    const before = (await get()).data.find((b: { symbol: string }) => b.symbol === 'USDT');
+    expect((await fund({ currency_id: USDT, amount: '500' })).body).toMatchObject({ code: 1000, message: 'A reason is required' });
+    expect((await fund({ currency_id: USDT, amount: '-5', reason: 'top-up' })).body.code).toBe(1000);
+    expect((await get()).data.find((b: { symbol: string }) => b.symbol === 'USDT')).toEqual(before);
+    const [first, again] = [
+      await fund({ currency_id: USDT, amount: '500', reason: 'house float top-up', client_id: 'tf-1' }),
+      await fund({ currency_id: USDT, amount: '500', reason: 'house float top-up', client_id: 'tf-1' }),
+    ];
+    expect(first.body.data).toMatchObject({ funding_id: 'tf-1', duplicate: false });
+    expect(again.body.data).toMatchObject({ funding_id: 'tf-1', duplicate: true });
+    expect(again.body.data.treasury.find((b: { symbol: string }) => b.symbol === 'USDT')).toEqual({
+      ...before,
+      available: moneyString(money(before.available).plus(500)),
+    });
+    expect(await t.ds.query(`SELECT code, account_type FROM ledger_entries WHERE ref_type = 'treasury' AND ref_id = 'tf-1' ORDER BY account_type`)).toEqual([
+      { code: 900, account_type: 'external' },
+      { code: 900, account_type: 'treasury' },
+    ]);
+    const [event] = await t.ds.query(`SELECT metadata->>'actor' AS actor, metadata->>'reason' AS reason FROM events WHERE command_id = 'treasury-fund:tf-1'`);
+    expect(event).toEqual({ actor: expect.stringMatching(/^admin:/), reason: 'house float top-up' });
+    // A user token is refused.
+    expect(
+      (
+        await t
+          .http()
+          .get('/api/admin/treasury')
+          .set('Authorization', (await registerByEmail(t)).token)
+      ).body.code,
+    ).toBe(401);
   });
 });

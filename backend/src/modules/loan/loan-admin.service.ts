@@ -1,12 +1,12 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { money, moneyString } from '../../infra/money';
 import { USDT_ID } from '../coin-rate/pricing.service';
-import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
+import { fundHouseAccount } from '../ledger/house-funding';
 import { LedgerService } from '../ledger/ledger.service';
 import { UserService } from '../user/user.service';
 import type { AdminLoanListDto, AdminRepaymentListDto, LoanPoolFundDto, LoanProductEditDto } from './loan.dto';
@@ -14,7 +14,7 @@ import { LoanOrder } from './loan-order.entity';
 import { LoanProduct } from './loan-product.entity';
 import { LoanRepayment } from './loan-repayment.entity';
 import { filterStatuses, LoanService } from './loan.service';
-import { coinOf, orderView, poolLeg, productView, repaymentView } from './loan-views';
+import { coinOf, orderView, productView, repaymentView } from './loan-views';
 
 /** A product for a fresh install (an operator's later edits are kept: seeded once, by code). */
 const SEEDS: Array<Partial<LoanProduct> & { code: string }> = [
@@ -114,24 +114,7 @@ export class LoanAdminService implements OnApplicationBootstrap {
 
   /** A recorded funding of the pool from outside (900, external → pool), with the operator and reason. */
   async fund(adminId: number, dto: LoanPoolFundDto) {
-    const coin = await coinOf(this.dataSource, dto.currency_id);
-    const amount = money(dto.amount);
-    if (amount.lte(0)) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
-    const id = dto.client_id ?? randomUUID();
-    const a = moneyString(amount);
-    const r = await this.ledger.post({
-      commandId: `loan-pool-fund:${id}`,
-      refType: 'loan-pool',
-      refId: id,
-      actor: `admin:${adminId}`,
-      reason: dto.reason,
-      memo: 'lending pool funding',
-      movements: [
-        { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'external', currencyId: coin.id, code: LedgerCode.SystemFunding, available: `-${a}` },
-        poolLeg(coin.id, LedgerCode.SystemFunding, a),
-      ],
-    });
-    return { funding_id: id, duplicate: r.duplicate, pool: await this.pool() };
+    return { ...(await fundHouseAccount(this.dataSource, this.ledger, adminId, 'loan-pool', 'lending pool funding', dto)), pool: await this.pool() };
   }
 
   async applications(q: AdminLoanListDto) {

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
+import { HouseFundingDto } from '../ledger/house-funding';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 
 const RATE_RE = /^0(\.\d{1,8})?$/;
@@ -244,23 +245,5 @@ export class LoanProductEditDto extends LoanReasonDto {
   sort?: number;
 }
 
-export class LoanPoolFundDto extends LoanReasonDto {
-  @ApiProperty({ example: 3 })
-  @IsNotEmpty()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  currency_id: number;
-
-  @ApiProperty({ example: '1000000' })
-  @IsNotEmpty({ message: 'error.amount_empty' })
-  @IsString()
-  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
-  amount: string;
-
-  @ApiPropertyOptional({ description: 'Client-generated id: a retry funds once' })
-  @IsOptional()
-  @IsString()
-  @Matches(CLIENT_ID_RE)
-  client_id?: string;
-}
+/** A recorded funding of the lending pool (the same fields as the treasury's). */
+export class LoanPoolFundDto extends HouseFundingDto {}

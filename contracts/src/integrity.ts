@@ -32,6 +32,7 @@ export const OPERATOR_ACTIONS: readonly OperatorAction[] = [
   { route: 'POST /api/admin/deposits/:id/reject', area: 'funding', events: ['DepositRejected'], reason: 'required', balances: false },
   { route: 'POST /api/admin/withdrawals/:id/approve', area: 'funding', events: ['LedgerPosted'], reason: 'optional', balances: true },
   { route: 'POST /api/admin/withdrawals/:id/reject', area: 'funding', events: ['LedgerPosted'], reason: 'required', balances: true },
+  { route: 'POST /api/admin/treasury/fund', area: 'funding', events: ['LedgerPosted'], reason: 'required', balances: true },
   { route: 'POST /api/admin/coins/:id', area: 'coins', events: ['CoinFundingRulesSet'], reason: 'required', balances: false },
   { route: 'POST /api/admin/chains/:id', area: 'coins', events: ['ChainConfigured'], reason: 'required', balances: false },
   { route: 'POST /api/admin/fiat-rates', area: 'rates', events: ['FiatRateSet'], reason: 'required', balances: false },

@@ -9,7 +9,7 @@
  * exactly the operator write routes the server registers, and every event type an operator
  * appends must be listed here.
  */
-export type OperatorArea = 'funding' | 'coins' | 'rates' | 'options' | 'wealth' | 'loans' | 'nft' | 'ieo' | 'news' | 'help' | 'promotion' | 'identity' | 'proof';
+export type OperatorArea = 'funding' | 'treasury' | 'coins' | 'rates' | 'options' | 'wealth' | 'loans' | 'nft' | 'ieo' | 'news' | 'help' | 'promotion' | 'identity' | 'proof';
 
 /** required: refused without one; optional: the operator may give one (approvals of a user's own request); none: the action takes no reason. */
 export type ReasonRule = 'required' | 'optional' | 'none';
@@ -25,14 +25,14 @@ export interface OperatorAction {
   balances: boolean;
 }
 
-export const OPERATOR_AREAS: readonly OperatorArea[] = ['funding', 'coins', 'rates', 'options', 'wealth', 'loans', 'nft', 'ieo', 'news', 'help', 'promotion', 'identity', 'proof'];
+export const OPERATOR_AREAS: readonly OperatorArea[] = ['funding', 'treasury', 'coins', 'rates', 'options', 'wealth', 'loans', 'nft', 'ieo', 'news', 'help', 'promotion', 'identity', 'proof'];
 
 export const OPERATOR_ACTIONS: readonly OperatorAction[] = [
   { route: 'POST /api/admin/deposits/:id/approve', area: 'funding', events: ['LedgerPosted'], reason: 'optional', balances: true },
   { route: 'POST /api/admin/deposits/:id/reject', area: 'funding', events: ['DepositRejected'], reason: 'required', balances: false },
   { route: 'POST /api/admin/withdrawals/:id/approve', area: 'funding', events: ['LedgerPosted'], reason: 'optional', balances: true },
   { route: 'POST /api/admin/withdrawals/:id/reject', area: 'funding', events: ['LedgerPosted'], reason: 'required', balances: true },
-  { route: 'POST /api/admin/treasury/fund', area: 'funding', events: ['LedgerPosted'], reason: 'required', balances: true },
+  { route: 'POST /api/admin/treasury/fund', area: 'treasury', events: ['LedgerPosted'], reason: 'required', balances: true },
   { route: 'POST /api/admin/coins/:id', area: 'coins', events: ['CoinFundingRulesSet'], reason: 'required', balances: false },
   { route: 'POST /api/admin/chains/:id', area: 'coins', events: ['ChainConfigured'], reason: 'required', balances: false },
   { route: 'POST /api/admin/fiat-rates', area: 'rates', events: ['FiatRateSet'], reason: 'required', balances: false },

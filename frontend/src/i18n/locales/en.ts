@@ -1103,6 +1103,7 @@ export const en = {
       },
       area: {
         funding: 'Deposits and withdrawals',
+        treasury: "The house's float",
         coins: 'Coins and networks',
         rates: 'Pricing currencies',
         options: 'Option periods',

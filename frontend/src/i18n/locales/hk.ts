@@ -1105,6 +1105,7 @@ const hk: Catalogue = {
       },
       area: {
         funding: '充值與提現',
+        treasury: '平台備付金',
         coins: '幣種與網絡',
         rates: '計價貨幣',
         options: '期權週期',

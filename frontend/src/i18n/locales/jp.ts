@@ -1105,6 +1105,7 @@ const jp: Catalogue = {
       },
       area: {
         funding: '入金と出金',
+        treasury: '取引所の準備資金',
         coins: '通貨とネットワーク',
         rates: '表示通貨',
         options: 'オプション期間',

@@ -1105,6 +1105,7 @@ const kr: Catalogue = {
       },
       area: {
         funding: '입금과 출금',
+        treasury: '거래소 준비금',
         coins: '코인과 네트워크',
         rates: '표시 통화',
         options: '옵션 기간',

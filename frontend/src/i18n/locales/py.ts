@@ -1106,6 +1106,7 @@ const py: Catalogue = {
       },
       area: {
         funding: 'Depósitos e saques',
+        treasury: 'Reserva da casa',
         coins: 'Moedas e redes',
         rates: 'Moedas de cotação',
         options: 'Períodos de opções',

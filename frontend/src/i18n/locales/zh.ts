@@ -1105,6 +1105,7 @@ const zh: Catalogue = {
       },
       area: {
         funding: '充值与提现',
+        treasury: '平台备付金',
         coins: '币种与网络',
         rates: '计价货币',
         options: '期权周期',

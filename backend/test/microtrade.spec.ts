@@ -5,6 +5,7 @@ import { MicrotradeService } from '../src/modules/microtrade/microtrade.service'
 import { OptionDeliveryService, tickDueBy } from '../src/modules/microtrade/option-delivery.service';
 import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
 import { coinBalance, deposit, spotTrader } from './support/funding';
+import { tickRecorder } from './support/mark-prices';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
@@ -307,16 +308,8 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
   afterAll(() => t.close());
   afterEach(async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true));
 
-  let clock = Date.now() - 3000;
-  const tick = async (price: string, at?: Date) => {
-    clock = Math.max(clock + 1, Date.now());
-    const [row] = await t.ds.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, $3) RETURNING id::text', [
-      BTC_MARKET,
-      price,
-      at ?? new Date(clock),
-    ]);
-    return row.id as string;
-  };
+  const tick = tickRecorder(() => t, BTC_MARKET);
+
   const treasury = async () => {
     const [b] = await t.ds.query(
       `SELECT available::text, frozen::text FROM balances WHERE owner_type = 'system' AND account_type = 'treasury' AND currency_id = 3`,

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { money, moneyString } from '../../infra/money';
-import { Coin } from '../reference/coin.entity';
+import { coinOf } from '../reference/coins';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { AccountType, LedgerCode, SYSTEM_OWNER_ID } from './ledger-codes';
 import { LedgerService } from './ledger.service';
@@ -51,8 +51,7 @@ export async function fundHouseAccount(
   memo: string,
   dto: HouseFundingDto,
 ): Promise<{ funding_id: string; duplicate: boolean }> {
-  const coin = await ds.getRepository(Coin).findOne({ where: { id: dto.currency_id } });
-  if (!coin) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_invalid');
+  const coin = await coinOf(ds, dto.currency_id);
   const amount = money(dto.amount);
   if (amount.lte(0)) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
   const id = dto.client_id ?? randomUUID();

@@ -14,7 +14,8 @@ import { LoanOrder } from './loan-order.entity';
 import { LoanProduct } from './loan-product.entity';
 import { LoanRepayment } from './loan-repayment.entity';
 import { filterStatuses, LoanService } from './loan.service';
-import { coinOf, orderView, productView, repaymentView } from './loan-views';
+import { coinOf } from '../reference/coins';
+import { orderView, productView, repaymentView } from './loan-views';
 
 /** A product for a fresh install (an operator's later edits are kept: seeded once, by code). */
 const SEEDS: Array<Partial<LoanProduct> & { code: string }> = [

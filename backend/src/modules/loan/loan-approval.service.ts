@@ -13,7 +13,8 @@ import { LedgerService } from '../ledger/ledger.service';
 import { UserMessageService } from '../notice/user-message.service';
 import { LoanOrder } from './loan-order.entity';
 import { dueAt, loanInterest, repayAmount } from './loan-terms';
-import { coinOf, orderView, poolLeg, transitLeg } from './loan-views';
+import { coinOf } from '../reference/coins';
+import { orderView, poolLeg, transitLeg } from './loan-views';
 
 /**
  * An operator's decision on an application, and the payout, as an exactly-once pair of a row and

@@ -18,7 +18,8 @@ import type { LoanRepayDto, LoanRepayProofDto } from './loan.dto';
 import { LoanOrder } from './loan-order.entity';
 import { LoanRepayment } from './loan-repayment.entity';
 import { splitRepayment } from './loan-terms';
-import { coinOf, poolLeg, REPAYABLE, repaymentView } from './loan-views';
+import { coinOf } from '../reference/coins';
+import { poolLeg, REPAYABLE, repaymentView } from './loan-views';
 
 /** The amount as a positive value with at most the coin's decimals (remaining amounts have that precision). */
 export function loanAmount(raw: string, coin: Pick<Coin, 'displayDecimals'>): Money {

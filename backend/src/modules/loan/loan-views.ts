@@ -1,6 +1,3 @@
-import { DataSource } from 'typeorm';
-import { BusinessError } from '../../infra/http/business-error';
-import { ErrorCode } from '../../infra/http/error-codes';
 import { money, moneyString, truncate } from '../../infra/money';
 import type { Leg } from '../engine/sequencer/commands';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
@@ -34,12 +31,6 @@ export const transitLeg = (currencyId: number, code: LedgerCode, available: stri
 
 /** Statuses a repayment can be made in. */
 export const REPAYABLE: readonly LoanStatus[] = ['approved', 'repaying', 'overdue'];
-
-export async function coinOf(ds: DataSource, currencyId: number): Promise<Coin> {
-  const c = await ds.getRepository(Coin).findOne({ where: { id: currencyId } });
-  if (!c) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_invalid');
-  return c;
-}
 
 export function productView(p: LoanProduct, coin: Pick<Coin, 'symbol' | 'displayDecimals'>) {
   return {

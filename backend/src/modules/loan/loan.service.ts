@@ -17,7 +17,8 @@ import { LoanOrder, LoanStatus } from './loan-order.entity';
 import { LoanProduct } from './loan-product.entity';
 import { LoanRepayment } from './loan-repayment.entity';
 import { loanAmount } from './loan-repayment.service';
-import { coinOf, orderView, preview, productView, repaymentView } from './loan-views';
+import { coinOf } from '../reference/coins';
+import { orderView, preview, productView, repaymentView } from './loan-views';
 
 /** The statuses a filter value covers. */
 export function filterStatuses(f: LoanFilter | undefined): LoanStatus[] | undefined {

@@ -1,3 +1,5 @@
+import { Redis } from 'ioredis';
+import { REDIS } from '../src/infra/redis/redis.module';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -227,6 +229,7 @@ describe('rate limits and lock-outs', () => {
         codePerTarget: { limit: 2, windowSeconds: 60 },
         fundPassword: { limit: 3, windowSeconds: 600 },
         withdrawPerUser: { limit: 3, windowSeconds: 60 },
+        lookupPerIp: { limit: 3, windowSeconds: 60 },
       } as never,
     });
   });
@@ -288,6 +291,33 @@ describe('rate limits and lock-outs', () => {
     expect(admin[3]).toBe(1002);
   });
 
+  it('login per account counts every spelling of one phone number as one account (regression: each spelling had its own count)', async () => {
+    const login = (account: string) => t.http().post('/api/user/login').set('X-Forwarded-For', nextIp()).type('form').send({ account, password: 'wrong-pass' });
+    const codes: number[] = [];
+    for (const account of ['13800138077', '138-0013-8077', '+13800138077', '1 3800 138077']) codes.push((await login(account)).body.code);
+    expect(codes).toEqual([1106, 1106, 1106, 1002]);
+  });
+
+  it('account lookups are limited per IP (regression: anyone could list accounts in bulk)', async () => {
+    const from = nextIp();
+    const codes: number[] = [];
+    for (let i = 0; i < 3; i++) codes.push((await t.http().post('/api/user/check_email').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('l') })).body.code);
+    codes.push((await t.http().post('/api/user/check_mobile').set('X-Forwarded-For', from).type('form').send({ phone: '13800138078' })).body.code);
+    expect(codes).toEqual([1, 1, 1, 1002]);
+  });
+
+  it('wrong current passwords sent in parallel get no more checks than the limit (regression: each read the count before any was added)', async () => {
+    const { res } = await register(nextIp());
+    const token = res.body.data.token as string;
+    const codes = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        t.http().post('/api/safe/update_password').set('Authorization', token).type('form').send({ old_password: 'wrong-old', password: 'new-pass-123', re_password: 'new-pass-123' }),
+      ),
+    ).then((answers) => answers.map((a) => a.body.code));
+    expect(codes.filter((c) => c === 1110)).toHaveLength(3);
+    expect(codes.filter((c) => c === 1002)).toHaveLength(7);
+  });
+
   it('changing the login password: wrong current passwords are limited per user (regression: they were unlimited)', async () => {
     const { res, password } = await register(nextIp());
     const token = res.body.data.token as string;
@@ -322,6 +352,26 @@ describe('rate limits and lock-outs', () => {
     const out = await t.http().post('/api/wallet/out').set('Authorization', u.token).type('form').send({ address_id: 1, amount: '10', password: '135790' });
     expect([2202, 1005, 2216]).toContain(out.body.code);
     expect(await t.ds.query('SELECT id FROM withdraw_addresses WHERE user_id = (SELECT id FROM users WHERE email = $1)', [u.email])).toEqual([]);
+  });
+
+  it('fund password: parallel wrong guesses get no more checks than the limit (regression: each read the count before any was added)', async () => {
+    const r = await register(nextIp());
+    const u = { email: r.email, token: r.res.body.data.token as string };
+    await setFundPasswordQuiet(u);
+    const guesses = Array.from({ length: 12 }, (_, i) => String(200000 + i));
+    const answers = await Promise.all(
+      guesses.map((password) =>
+        t.http().post('/api/wallet/addaddress').set('Authorization', u.token).type('form').send({ currency_id: USDT, chain: 'TRC20', address: TRON, password, code: '000000' }),
+      ),
+    );
+    const codes = answers.map((a) => a.body.code).sort();
+    // Three checked (limit 3): two say how many are left, the third locks; the other nine are refused unchecked.
+    expect(codes.filter((c) => c === 2205)).toHaveLength(2);
+    expect(codes.filter((c) => c === 1005)).toHaveLength(10);
+    // The refused guesses were never counted: the window holds the three checked ones.
+    const id = r.res.body.data.user.id as number;
+    expect(await t.app.get<Redis>(REDIS).get(`rl:fund-password:${id}`)).toBe('3');
+    expect((await t.http().post('/api/wallet/addaddress').set('Authorization', u.token).type('form').send({ currency_id: USDT, chain: 'TRC20', address: TRON, password: '135790', code: '000000' })).body.code).toBe(1005);
   });
 
   async function setFundPasswordQuiet(u: { email: string; token: string }) {

@@ -226,8 +226,10 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     const poster = (await get('user/my_poster', big.inviter.token)).body.data;
     expect(poster).toMatchObject({ invite_code: big.inviter.user.invite_code, format: 'image/png' });
 
-    const bad = await t.http().post('/api/admin/promotion/settings').set('Authorization', admin).type('form').send({ ratio: '1.5', reason: 'r' });
-    expect(bad.body.code).toBe(1000);
+    for (const ratio of ['1.5', '0.95', '0.90000001', '0.99999999', '0.', '.5']) {
+      const bad = await t.http().post('/api/admin/promotion/settings').set('Authorization', admin).type('form').send({ ratio, reason: 'r' });
+      expect([ratio, bad.body.code]).toEqual([ratio, 1000]);
+    }
     expect((await t.http().get('/api/admin/promotion/settings').set('Authorization', admin)).body.data).toEqual({ ratio: '0.2', partner_ratio: '0.4' });
   });
 });

@@ -71,6 +71,7 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
       registerPerIp: generous,
       codePerIp: generous,
       codePerTarget: generous,
+      lookupPerIp: generous,
       withdrawPerUser: generous,
       ...(overrides.rateLimits ?? {}),
     },

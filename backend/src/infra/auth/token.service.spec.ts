@@ -96,4 +96,32 @@ describe('TokenService.verify', () => {
     expect(await tokens.verify('token-kept-long-enough-x', 'user')).toBe(7); // still cached
     expect(reads).toBe(5);
   });
+
+  it('revokeAll inside a transaction forgets again at the commit what a lookup cached between the UPDATE and the COMMIT, then tells the listeners', async () => {
+    let committed = false; // what other sessions read: the old row until the commit
+    let reads = 0;
+    const subscribers: Array<{ afterTransactionCommit: (e: unknown) => Promise<void> | void }> = [];
+    const runner = { isTransactionActive: true, dataSource: { subscribers } };
+    const manager = { queryRunner: runner, query: async () => [] };
+    const dataSource = {
+      query: async () => {
+        reads += 1;
+        return committed ? [] : [{ subject_id: 7 }];
+      },
+    } as unknown as DataSource;
+    const tokens = new TokenService(dataSource, { tokenCacheMs: 60_000 } as AppConfig);
+    const told: boolean[] = [];
+    const token = 'a-token-revoked-in-a-transaction';
+    // The listener checks the socket's token as the push channel does: it must read it revoked.
+    tokens.onRevoked(async () => void told.push((await tokens.verify(token, 'user')) === undefined));
+    await tokens.revokeAll('user', 7, undefined, manager as never);
+    expect(told).toEqual([]); // not yet committed: nobody told
+    expect(await tokens.verify(token, 'user')).toBe(7); // read in the gap: the old row, cached
+    committed = true;
+    runner.isTransactionActive = false;
+    await subscribers[0].afterTransactionCommit({ queryRunner: runner });
+    expect(told).toEqual([true]);
+    expect(await tokens.verify(token, 'user')).toBeUndefined();
+    expect(reads).toBe(3);
+  });
 });

@@ -6,6 +6,13 @@ import { updateReturning } from '../database/sql';
 
 export type SubjectType = 'user' | 'admin';
 
+/** The tokens `revokeAll` ended: a subject's, all but `keep`. */
+interface Revocation {
+  subjectType: SubjectType;
+  subjectId: number;
+  keep?: string;
+}
+
 /** Told after tokens of a subject were revoked (committed): e.g. the push channel closes the sockets they opened. */
 export type RevokedListener = (subjectType: SubjectType, subjectId: number) => Promise<void>;
 
@@ -26,8 +33,8 @@ export class TokenService {
   /** Bumped by every revoke: lookups begun before it neither cache nor get joined. */
   private generation = 0;
   private readonly revokedListeners: RevokedListener[] = [];
-  /** Revocations inside a transaction not yet committed: told on its commit, dropped on rollback. */
-  private readonly pending = new Map<QueryRunner, Array<[SubjectType, number]>>();
+  /** Revocations inside a transaction not yet committed: forgotten again and told on its commit, dropped on rollback. */
+  private readonly pending = new Map<QueryRunner, Revocation[]>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -42,12 +49,25 @@ export class TokenService {
     await Promise.all(this.revokedListeners.map((l) => l(subjectType, subjectId).catch(() => undefined)));
   }
 
-  /** After the revocation is visible to others: now, or when the caller's transaction commits. */
-  private async revoked(subjectType: SubjectType, subjectId: number, manager: EntityManager): Promise<void> {
+  /**
+   * This process's cache forgets the subject's tokens (all but `keep`), and lookups begun before
+   * now neither cache their answer nor get joined.
+   */
+  private forget({ subjectType, subjectId, keep }: Revocation): void {
+    this.generation++;
+    for (const [token, hit] of this.cache) if (hit.subjectType === subjectType && hit.subjectId === subjectId && token !== keep) this.cache.delete(token);
+  }
+
+  /**
+   * After the revocation is visible to others: now, or when the caller's transaction commits. In a
+   * transaction the cache forgets the tokens again at the commit: a lookup between the UPDATE and
+   * the COMMIT still read them valid (the row's old version) and may have cached that.
+   */
+  private async revoked(revocation: Revocation, manager: EntityManager): Promise<void> {
     const runner = manager.queryRunner;
-    if (!runner?.isTransactionActive) return this.tell(subjectType, subjectId);
+    if (!runner?.isTransactionActive) return this.tell(revocation.subjectType, revocation.subjectId);
     this.hookCommits(runner.dataSource);
-    this.pending.set(runner, [...(this.pending.get(runner) ?? []), [subjectType, subjectId]]);
+    this.pending.set(runner, [...(this.pending.get(runner) ?? []), revocation]);
   }
 
   /** Once, on the first revocation inside a transaction: a subscriber that tells the listeners when it commits. */
@@ -62,7 +82,8 @@ export class TokenService {
         if (!done) return;
         this.pending.delete(queryRunner);
         // Returned to TypeORM, which awaits it in commitTransaction: the caller's answer comes after the listeners.
-        return Promise.all(done.map(([type, id]) => this.tell(type, id))).then(() => undefined);
+        for (const r of done) this.forget(r);
+        return Promise.all(done.map((r) => this.tell(r.subjectType, r.subjectId))).then(() => undefined);
       },
       afterTransactionRollback: ({ queryRunner }: { queryRunner: QueryRunner }) => {
         if (!queryRunner.isTransactionActive) this.pending.delete(queryRunner);
@@ -127,9 +148,9 @@ export class TokenService {
       [subjectType, subjectId, keep ? hashToken(keep) : null],
     );
     // This process's cache forgets them at once (as revoke() does); other processes within tokenCacheMs.
-    this.generation++;
-    for (const [token, hit] of this.cache) if (hit.subjectType === subjectType && hit.subjectId === subjectId && token !== keep) this.cache.delete(token);
-    await this.revoked(subjectType, subjectId, manager);
+    const revocation: Revocation = { subjectType, subjectId, keep };
+    this.forget(revocation);
+    await this.revoked(revocation, manager);
   }
 }
 

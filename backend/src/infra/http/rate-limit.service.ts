@@ -9,6 +9,21 @@ import { ErrorCode } from './error-codes';
 const HIT = `local c = redis.call('INCR', KEYS[1])
 if c == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return {c, redis.call('TTL', KEYS[1])}`;
+// A guess: refused without being counted once the window holds the limit (ARGV[2]), else counted.
+// One step, so a refused guess never needs taking back.
+const GUESS = `local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+if c >= tonumber(ARGV[2]) then return {c, redis.call('TTL', KEYS[1]), 0} end
+c = redis.call('INCR', KEYS[1])
+if c == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return {c, redis.call('TTL', KEYS[1]), 1}`;
+// Takes back one counted guess (a right one, or one whose check failed), never below 0: a DECR on a
+// missing key would leave -1 for ever, and one landing in the next window must not lend it a guess.
+const UNDO = `local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+if c > 0 then return redis.call('DECR', KEYS[1]) end
+return 0`;
+
+/** A guess's outcome; `count` is how many wrong guesses the window holds now. */
+export type Guess = { outcome: 'right' } | { outcome: 'wrong' | 'locked'; count: number; seconds: number };
 
 /** Rate limits for login, registration and code sending, per IP and per account. */
 @Injectable()
@@ -17,28 +32,35 @@ export class RateLimitService {
 
   /** Count one attempt in `bucket`; refuses (and changes nothing else) once over the rule. */
   async hit(bucket: string, rule: RateLimitRule): Promise<void> {
-    const { count, seconds } = await this.fail(bucket, rule);
+    const { count, seconds } = await this.add(bucket, rule);
     if (count > rule.limit) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds });
   }
 
-  /**
-   * Counts one failure in `bucket` without refusing; returns how many the window holds now and the
-   * seconds until it ends (lock-outs: `state` first, `fail` on a wrong guess).
-   */
-  async fail(bucket: string, rule: RateLimitRule): Promise<{ count: number; seconds: number }> {
+  /** Counts one attempt in `bucket`; returns how many the window holds now and the seconds until it ends. */
+  private async add(bucket: string, rule: RateLimitRule): Promise<{ count: number; seconds: number }> {
     const [count, ttl] = (await this.redis.eval(HIT, 1, `rl:${bucket}`, rule.windowSeconds)) as [number, number];
     return { count, seconds: Math.max(ttl, 1) };
   }
 
-  /** The failures `bucket` holds now and the seconds until its window ends (0 when empty). */
-  async state(bucket: string): Promise<{ count: number; seconds: number }> {
-    const [count, ttl] = await Promise.all([this.redis.get(`rl:${bucket}`), this.redis.ttl(`rl:${bucket}`)]);
-    return { count: Number(count ?? 0), seconds: Math.max(ttl, 0) };
-  }
-
-  /** Refuses once `bucket` already holds `rule.limit` attempts (for counting failures only: check first, `hit` on failure). */
-  async check(bucket: string, rule: RateLimitRule): Promise<void> {
-    const { count, seconds } = await this.state(bucket);
-    if (count >= rule.limit) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: Math.max(seconds, 1) });
+  /**
+   * One guess at a secret (a password) under `rule`, limiting wrong guesses: the guess is counted
+   * before `check` runs, in one atomic step, so parallel guesses cannot all read a count under the
+   * limit and be checked together; it is uncounted again when it was right (or `check` threw). Once
+   * the window holds `rule.limit`, every guess is refused unchecked (`locked`), right or wrong.
+   */
+  async guess(bucket: string, rule: RateLimitRule, check: () => Promise<boolean>): Promise<Guess> {
+    const [count, ttl, counted] = (await this.redis.eval(GUESS, 1, `rl:${bucket}`, rule.windowSeconds, rule.limit)) as [number, number, number];
+    const seconds = Math.max(ttl, 1);
+    if (!counted) return { outcome: 'locked', count, seconds };
+    let right: boolean;
+    try {
+      right = await check();
+    } catch (err) {
+      await this.redis.eval(UNDO, 1, `rl:${bucket}`);
+      throw err;
+    }
+    if (!right) return { outcome: 'wrong', count, seconds };
+    await this.redis.eval(UNDO, 1, `rl:${bucket}`);
+    return { outcome: 'right' };
   }
 }

@@ -4,7 +4,7 @@ import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'clas
 import { PageQueryDto } from '../../infra/http/page.dto';
 
 /** Ratios: a decimal from 0 to 0.9 with at most 8 decimals (a rebate never exceeds the fee). */
-export const RATIO_RE = /^0(\.\d{1,8})?$/;
+export const RATIO_RE = /^0(\.[0-8]\d{0,7}|\.90{0,7})?$/;
 
 export class PromotionPageDto extends PageQueryDto {}
 

@@ -36,13 +36,13 @@ export class UserController {
   }
 
   @Post('user/check_mobile')
-  async checkMobile(@Body() dto: CheckPhoneDto) {
-    return { registered: await this.users.exists(dto.area_code ? { phone: dto.phone, areaCode: dto.area_code } : { phone: dto.phone }) };
+  async checkMobile(@Body() dto: CheckPhoneDto, @ClientIp() ip: string) {
+    return this.users.registered(dto.area_code ? { phone: dto.phone, areaCode: dto.area_code } : { phone: dto.phone }, ip);
   }
 
   @Post('user/check_email')
-  async checkEmail(@Body() dto: CheckEmailDto) {
-    return { registered: await this.users.exists({ email: dto.email }) };
+  async checkEmail(@Body() dto: CheckEmailDto, @ClientIp() ip: string) {
+    return this.users.registered({ email: dto.email }, ip);
   }
 
   @Get('user/center')

@@ -10,7 +10,7 @@ import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { Lang } from '../../infra/i18n/catalogue';
-import { normalizePhone, phoneTarget } from '../verification-code/contact';
+import { normalizeEmail, normalizePhone, phoneTarget } from '../verification-code/contact';
 import { VerificationCodeService } from '../verification-code/verification-code.service';
 import { ContactDto } from './dto/credentials.dto';
 import { FundPasswordDto, LoginDto, UpdatePasswordDto } from './dto/account.dto';
@@ -80,6 +80,12 @@ export class UserService {
     return (await this.users.count({ where })) > 0;
   }
 
+  /** Whether an account exists, for the public lookups: limited per IP (RATE_LIMIT_LOOKUP_IP), so accounts cannot be listed in bulk. */
+  async registered(where: ContactWhere, ip: string): Promise<{ registered: boolean }> {
+    await this.rateLimit.hit(`lookup:ip:${ip}`, this.config.rateLimits.lookupPerIp);
+    return { registered: await this.exists(where) };
+  }
+
   async findById(id: number): Promise<User> {
     const user = await this.users.findOne({ where: { id } });
     if (!user) throw new BusinessError(ErrorCode.ACCOUNT_NOT_FOUND);
@@ -138,9 +144,10 @@ export class UserService {
   }
 
   async login(dto: LoginDto, ip: string): Promise<{ token: string; user: PublicUser }> {
-    const account = dto.account.trim();
+    const account = loginAccount(dto.account);
     await this.rateLimit.hit(`login:ip:${ip}`, this.config.rateLimits.loginPerIp);
-    await this.rateLimit.hit(`login:account:${account.toLowerCase()}`, this.config.rateLimits.loginPerAccount);
+    // Per account as it is looked up: every spelling of one phone number shares one count.
+    await this.rateLimit.hit(`login:account:${account.email ?? account.phone}`, this.config.rateLimits.loginPerAccount);
     const user = await this.findForLogin(account, dto.area_code);
     // Hash anyway when the account is unknown, so timing does not reveal which accounts exist.
     const ok = user ? await verifyPassword(user.passwordHash, dto.password) : (await hashPassword(dto.password), false);
@@ -150,9 +157,8 @@ export class UserService {
     return { token, user: publicUser(user) };
   }
 
-  private async findForLogin(account: string, areaCode?: string): Promise<User | undefined> {
-    if (EMAIL_RE.test(account)) return (await this.users.findOne({ where: { email: account.toLowerCase() } })) ?? undefined;
-    const phone = normalizePhone(account).replace(/^\+/, '');
+  private async findForLogin({ email, phone }: LoginAccount, areaCode?: string): Promise<User | undefined> {
+    if (email !== undefined) return (await this.users.findOne({ where: { email } })) ?? undefined;
     const matches = await this.users.find({ where: areaCode ? { phone, areaCode } : { phone }, take: 2 });
     // Without a country code, a number registered in two countries is ambiguous: refuse rather than guess.
     return matches.length === 1 ? matches[0] : undefined;
@@ -178,11 +184,9 @@ export class UserService {
     const user = await this.findById(userId);
     // Wrong current passwords count like failed logins of the account (a stolen session must not guess it).
     const bucket = `password-change:user:${userId}`;
-    await this.rateLimit.check(bucket, this.config.rateLimits.loginPerAccount);
-    if (!(await verifyPassword(user.passwordHash, dto.old_password))) {
-      await this.rateLimit.hit(bucket, this.config.rateLimits.loginPerAccount);
-      throw new BusinessError(ErrorCode.OLD_PASSWORD_WRONG);
-    }
+    const guess = await this.rateLimit.guess(bucket, this.config.rateLimits.loginPerAccount, () => verifyPassword(user.passwordHash, dto.old_password));
+    if (guess.outcome === 'locked') throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: guess.seconds });
+    if (guess.outcome === 'wrong') throw new BusinessError(ErrorCode.OLD_PASSWORD_WRONG);
     const passwordHash = await hashPassword(dto.password);
     await this.dataSource.transaction(async (m) => {
       await m.getRepository(User).update({ id: userId }, { passwordHash });
@@ -232,4 +236,11 @@ function inviteCode(): string {
 function defaultNickname(account: string): string {
   if (account.includes('@')) return account.split('@')[0].slice(0, 32);
   return account.length > 7 ? `${account.slice(0, 3)}****${account.slice(-4)}` : account;
+}
+
+/** A login's account as it is looked up: a lower-cased e-mail, or a phone number without its spacing and `+`. */
+type LoginAccount = { email: string; phone?: undefined } | { email?: undefined; phone: string };
+function loginAccount(raw: string): LoginAccount {
+  const account = raw.trim();
+  return EMAIL_RE.test(account) ? { email: normalizeEmail(account) } : { phone: normalizePhone(account).replace(/^\+/, '') };
 }

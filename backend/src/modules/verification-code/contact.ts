@@ -2,7 +2,7 @@
 export const PHONE_RE = /^\d{5,15}$/;
 export const AREA_CODE_RE = /^\d{1,4}$/;
 
-/** "+86 138-0013 8000" → "13800138000": digits only (separators and a leading + dropped). */
+/** "138-0013 8000" → "13800138000": the separators (spaces, `-`, `(`, `)`, `.`) dropped; a leading `+` stays. */
 export function normalizePhone(raw: string): string {
   return raw.replace(/[\s\-().]/g, '');
 }

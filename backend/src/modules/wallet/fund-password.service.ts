@@ -22,17 +22,16 @@ export class FundPasswordService {
    * Wrong guesses count against RATE_LIMIT_FUND_PASSWORD (6 digits must not be brute-forced): after
    * N wrong ones in the window, every fund-password entry (withdrawals, the address book) is refused
    * with the time the lock ends, even with the right password, until the window has passed. A wrong
-   * guess before that says how many are left.
+   * guess before that says how many are left. Guesses are counted before they are checked, so a
+   * burst of parallel guesses gets no more checks than the limit.
    */
   async verify(userId: number, hash: string, plain: string): Promise<void> {
     const bucket = `fund-password:${userId}`;
     const rule = this.config.rateLimits.fundPassword;
-    const now = await this.rateLimit.state(bucket);
-    if (now.count >= rule.limit) throw locked(now.seconds);
-    if (await verifyPassword(hash, plain)) return;
-    const after = await this.rateLimit.fail(bucket, rule);
-    if (after.count >= rule.limit) throw locked(after.seconds);
-    throw new BusinessError(ErrorCode.FUND_PASSWORD_WRONG, undefined, undefined, { attempts_left: rule.limit - after.count });
+    const guess = await this.rateLimit.guess(bucket, rule, () => verifyPassword(hash, plain));
+    if (guess.outcome === 'right') return;
+    if (guess.outcome === 'locked' || guess.count >= rule.limit) throw locked(guess.seconds);
+    throw new BusinessError(ErrorCode.FUND_PASSWORD_WRONG, undefined, undefined, { attempts_left: rule.limit - guess.count });
   }
 }
 

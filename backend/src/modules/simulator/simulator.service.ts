@@ -12,7 +12,11 @@ import { LedgerCode } from '../ledger/ledger-codes';
 import { GbmPrice } from './gbm';
 import { mulberry32 } from './prng';
 
-/** Where each market starts when it has never traded (near real-world levels). */
+/**
+ * The markets the simulator makes, and where each starts when it has never traded (near real-world
+ * levels). Only these: a market listed later (a new coin's) trades on its users' orders alone, at
+ * no invented price, and its coin's supply stays what was issued.
+ */
 const START_PRICE: Record<string, number> = { 'BTC/USDT': 91000, 'ETH/USDT': 3100 };
 /** Float per account, brought in with recorded system-funding events (code 900). */
 const FLOAT: Record<string, string> = { USDT: '2000000', BTC: '20', ETH: '400' };
@@ -71,13 +75,16 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
   async start(): Promise<void> {
     this.makerId = await this.account('market-maker');
     this.takerId = await this.account('market-taker');
-    const seed = Number(process.env.MARKET_SIMULATOR_SEED ?? 20261121);
-    this.markets = this.registry.all().map((market) => {
-      const rand = mulberry32(seed + market.id);
-      const last = this.host.lastTradePrice(market.id);
-      const start = last !== undefined ? Number(market.engine.ticksToPrice(last)) : (START_PRICE[market.symbol] ?? 100);
-      return { market, rand, gbm: new GbmPrice(start, 0.8, rand), quotes: [], ticks: 0 };
-    });
+    const { seed, fixed } = simulatorSeed();
+    this.markets = this.registry
+      .all()
+      .filter((market) => START_PRICE[market.symbol] !== undefined)
+      .map((market) => {
+        const rand = mulberry32(seed + market.id);
+        const last = this.host.lastTradePrice(market.id);
+        const start = last !== undefined ? Number(market.engine.ticksToPrice(last)) : START_PRICE[market.symbol];
+        return { market, rand, gbm: new GbmPrice(start, 0.8, rand), quotes: [], ticks: 0 };
+      });
     // Quotes left by a previous run are stale: withdraw them.
     const stale = await this.dataSource.query(`SELECT id::text FROM orders WHERE user_id = $1 AND status = 'waiting'`, [this.makerId]);
     await Promise.all(stale.map((o: { id: string }) => this.trade.cancel(this.makerId, o.id).catch(() => undefined)));
@@ -87,7 +94,9 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
       if (!this.running && this.host.owner) this.running = this.tick().finally(() => (this.running = undefined));
     }, TICK_MS);
     this.timer.unref();
-    this.logger.log(`simulating ${this.markets.length} markets (maker #${this.makerId}, taker #${this.takerId}, seed ${seed})`);
+    this.logger.log(
+      `simulating ${this.markets.map((s) => s.market.symbol).join(', ')} (maker #${this.makerId}, taker #${this.takerId}, ${fixed ? `seed ${seed} from MARKET_SIMULATOR_SEED` : 'a fresh secret seed'})`,
+    );
   }
 
   /** One tick of market life: move the reference, requote now and then, maybe take. */
@@ -185,4 +194,15 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
       });
     }
   }
+}
+
+/**
+ * The seed of the reference prices. Unset (production): a fresh random seed each start, kept in
+ * memory only, so nobody — operators included — can know the coming prices, on which options and
+ * contracts settle. MARKET_SIMULATOR_SEED (an integer) fixes the path, for tests and demos only.
+ */
+export function simulatorSeed(raw = process.env.MARKET_SIMULATOR_SEED): { seed: number; fixed: boolean } {
+  if (raw === undefined || raw === '') return { seed: randomBytes(4).readUInt32BE(0), fixed: false };
+  if (!/^\d{1,9}$/.test(raw)) throw new Error(`MARKET_SIMULATOR_SEED must be a whole number (at most 9 digits), not "${raw}"`);
+  return { seed: Number(raw), fixed: true };
 }

@@ -178,6 +178,12 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect(both[0].body.data.id).toBe(both[1].body.data.id);
     expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM lever_positions WHERE user_id = $1', [u.user.id]))[0].n).toBe(1);
     expect(await lever(u.user.id)).toEqual({ available: '989.9', frozen: '10' });
+    // A later retry is answered with it too, before the take profit is checked against the price now
+    // (regression: once the price had passed 70000, the retry of a position that was opened heard 2412).
+    await tick('71000');
+    const later = await open(u.token, { side: 'long', lots: '1', take_profit: '70000', stop_loss: '50000', client_id: 'same-1' });
+    expect(later.body).toMatchObject({ code: 1, data: { id: both[0].body.data.id } });
+    expect(await lever(u.user.id)).toEqual({ available: '989.9', frozen: '10' });
   });
 
   it('a gap past the margin loses the margin only: the account never goes negative', async () => {

@@ -90,6 +90,17 @@ export class LeverPosition {
   @Column({ name: 'closed_at', type: 'timestamptz', nullable: true })
   closedAt: Date | null;
 
+  /**
+   * A trigger (take profit, stop loss, liquidation) that fired on this tick but could not settle
+   * then (the treasury short of the profit, or a failed write): the position settles at that tick's
+   * price as soon as it can (LeverService.settleTriggered), and no later tick fires another.
+   */
+  @Column({ name: 'trigger_tick_id', type: 'bigint', nullable: true })
+  triggerTickId: string | null;
+
+  @Column({ name: 'trigger_reason', type: 'varchar', length: 12, nullable: true })
+  triggerReason: CloseReason | null;
+
   /** Realised P/L (the fee is separate), never below −margin. */
   @Column({ ...MONEY, nullable: true, default: null })
   pnl: string | null;

@@ -34,7 +34,8 @@ export class LeverWatchService implements OnApplicationBootstrap {
 
   /** Evaluates the ticks recorded since the cursor of each market; returns what fired. */
   async watch(): Promise<{ ticks: number; filled: number; closed: number }> {
-    const out = { ticks: 0, filled: 0, closed: 0 };
+    // Triggers that fired on an earlier tick but could not settle then go first, at that tick.
+    const out = { ticks: 0, filled: 0, closed: await this.lever.settleTriggered() };
     for (const market of this.registry.all()) {
       const [cursor] = await this.dataSource.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [market.id]);
       // First run: start at the latest tick (history before the watcher existed is not replayed).

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
 import { orConcurrentRetry, updateReturning } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -93,6 +93,11 @@ export class LeverService {
   /** lever/submit: the spec's checks in order, then the margin and fee (market) or their freeze (limit). */
   async submit(userId: number, dto: LeverSubmitDto) {
     const market = this.registry.get(dto.symbol);
+    // A retried client id answers its first position (also when the retry ran at the same time, below),
+    // before any check that depends on the moment (the price now against the take profit and stop loss).
+    const prior = async (m = this.dataSource.manager) => (dto.client_id ? m.getRepository(LeverPosition).findOne({ where: { userId, clientId: dto.client_id } }) : null);
+    const first = await prior();
+    if (first) return this.view(first, this.registry.byIdOrUndefined(first.marketId)?.symbol ?? '', (await this.marks.latestRecorded(first.marketId))?.price);
     const c = await this.config(market);
     const lots = Number(dto.lots);
     if (!Number.isSafeInteger(lots) || lots < 1) throw new BusinessError(ErrorCode.VALIDATION, 'error.lots_integer');
@@ -106,8 +111,6 @@ export class LeverService {
 
     const margin = marginOf(lots, c.lotValue, dto.multiple);
     const fee = feeOf(lots, c.lotValue, c.feeRate);
-    // A retried client id answers its first position (also when the retry ran at the same time).
-    const prior = async (m = this.dataSource.manager) => (dto.client_id ? m.getRepository(LeverPosition).findOne({ where: { userId, clientId: dto.client_id } }) : null);
     const open = async (m: EntityManager) => {
       const earlier = await prior(m);
       if (earlier) return earlier;
@@ -205,22 +208,25 @@ export class LeverService {
     const p = await this.own(userId, id);
     if (p.status !== 'holding') throw new BusinessError(ErrorCode.POSITION_CLOSED);
     const market = this.registry.byIdOrUndefined(p.marketId)!;
-    const tick = await this.marks.now(market);
-    const closed = await this.closeAt(p, tick, 'user');
+    // A trigger that already fired settles as it fired (the user asking to close does not undo it).
+    const triggered = p.triggerTickId ? await this.marks.byId(p.triggerTickId) : undefined;
+    const tick = triggered ?? (await this.marks.now(market));
+    const closed = await this.closeAt(p, tick, triggered ? p.triggerReason! : 'user');
     if (!closed) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     return this.view(closed, market.symbol, tick.price);
   }
 
   async setTpSl(userId: number, dto: LeverTpSlDto) {
     const p = await this.own(userId, dto.id);
-    if (p.status !== 'holding' && p.status !== 'pending') throw new BusinessError(ErrorCode.POSITION_CLOSED);
+    // A trigger that already fired (waiting to settle) is not undone by new levels.
+    if ((p.status !== 'holding' && p.status !== 'pending') || p.triggerTickId) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     const market = this.registry.byIdOrUndefined(p.marketId)!;
     const reference = p.status === 'holding' ? (await this.marks.fresh(market)).price : p.targetPrice!;
     this.checkTpSl(p.side, reference, dto.take_profit, dto.stop_loss);
     const rows = await updateReturning<{ id: string }>(
       this.dataSource.manager,
       `UPDATE lever_positions SET take_profit = $2, stop_loss = $3, tpsl_tick_id = (SELECT MAX(id) FROM mark_prices WHERE market_id = $4)
-        WHERE id = $1 AND status IN ('pending', 'holding') RETURNING id::text`,
+        WHERE id = $1 AND status IN ('pending', 'holding') AND trigger_tick_id IS NULL RETURNING id::text`,
       [p.id, moneyString(dto.take_profit), moneyString(dto.stop_loss), p.marketId],
     );
     if (!rows.length) throw new BusinessError(ErrorCode.POSITION_CLOSED);
@@ -293,13 +299,14 @@ export class LeverService {
     const pnl = settledPnl(t, tick.price, margin);
     const closed = await this.dataSource.transaction(async (m) => {
       // A take profit or stop loss fires on the levels it was evaluated with: a change committed since
-      // (lever/tpsl) wins, and the position stays open for the ticks after it.
+      // (lever/tpsl) wins, and the position stays open for the ticks after it. A trigger that fired
+      // and waits to settle (trigger_tick_id) settles only at its own tick: a close evaluated on
+      // another (an overlapping watcher run, a user's close read before it) does not replace it.
       const levels = reason === 'take_profit' || reason === 'stop_loss';
       const rows = await updateReturning(
         m,
-        `UPDATE lever_positions SET status = 'closed', close_price = $2, close_tick_id = $3, close_reason = $4, closed_at = $5, pnl = $6 WHERE id = $1 AND status = 'holding'${
-          levels ? ' AND take_profit = $7 AND stop_loss = $8 AND tpsl_tick_id IS NOT DISTINCT FROM $9' : ''
-        } RETURNING id`,
+        `UPDATE lever_positions SET status = 'closed', close_price = $2, close_tick_id = $3, close_reason = $4, closed_at = $5, pnl = $6 WHERE id = $1 AND status = 'holding'
+          AND (trigger_tick_id IS NULL OR trigger_tick_id = $3)${levels ? ' AND take_profit = $7 AND stop_loss = $8 AND tpsl_tick_id IS NOT DISTINCT FROM $9' : ''} RETURNING id`,
         [p.id, moneyString(tick.price), tick.id, reason, tick.ts, moneyString(pnl), ...(levels ? [p.takeProfit, p.stopLoss, p.tpslTickId] : [])],
       );
       if (!rows.length) return undefined;
@@ -363,6 +370,7 @@ export class LeverService {
     const holding = await repo.find({ where: { marketId, status: 'holding' } });
     for (const p of holding) {
       if (BigInt(tick.id) <= BigInt(p.openTickId!)) continue;
+      if (p.triggerTickId) continue; // fired already, waiting to settle (settleTriggered)
       const t = terms(p);
       const levels = tpSlLive(p, tick.id);
       const reason: CloseReason | undefined = isLiquidated(t, tick.price)
@@ -372,9 +380,34 @@ export class LeverService {
           : levels && tpHit(p.side, p.takeProfit, tick.price)
             ? 'take_profit'
             : undefined;
-      if (reason && (await this.closeAt(p, tick, reason).catch((err) => (this.logger.error({ err }, `close of #${p.id} failed`), undefined)))) closed++;
+      if (!reason) continue;
+      const done = await this.closeAt(p, tick, reason).catch(async (err: unknown) => {
+        this.logger.error({ err }, `close of #${p.id} on tick ${tick.id} failed: kept to settle at that tick`);
+        // If even this write fails, the error stops the run before the watcher's cursor passes the tick.
+        await this.dataSource.query(
+          `UPDATE lever_positions SET trigger_tick_id = $2, trigger_reason = $3 WHERE id = $1 AND status = 'holding' AND trigger_tick_id IS NULL`,
+          [p.id, tick.id, reason],
+        );
+        return undefined;
+      });
+      if (done) closed++;
     }
     return { filled, closed };
+  }
+
+  /**
+   * Settles the positions whose trigger fired but could not settle then, each at its trigger's
+   * tick (the first that crossed); one that still cannot (the treasury still short) stays for the
+   * next run.
+   */
+  async settleTriggered(): Promise<number> {
+    const waiting = await this.dataSource.getRepository(LeverPosition).find({ where: { status: 'holding', triggerTickId: Not(IsNull()) } });
+    let closed = 0;
+    for (const p of waiting) {
+      const tick = await this.marks.byId(p.triggerTickId!);
+      if (tick && (await this.closeAt(p, tick, p.triggerReason!).catch((err) => (this.logger.warn({ err }, `#${p.id} still cannot settle`), undefined)))) closed++;
+    }
+    return closed;
   }
 
   /**

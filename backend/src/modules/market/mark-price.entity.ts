@@ -15,4 +15,8 @@ export class MarkPrice {
 
   @Column({ type: 'timestamptz' })
   ts: Date;
+
+  /** `sample` (the once-a-second sampler) or `deal` (recorded when a user dealt at the price now); only samples deliver options. */
+  @Column({ type: 'varchar', length: 8, default: 'sample' })
+  source: 'sample' | 'deal';
 }

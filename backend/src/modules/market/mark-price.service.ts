@@ -14,6 +14,9 @@ export interface Tick {
   ts: Date;
 }
 
+/** How long the next tick insert waits for one that has not returned (a hung connection). */
+const WRITE_WAIT_MS = 5000;
+
 /** A tick older than this is not "the price now": purchases and market positions are refused. */
 const FRESH_TICK_MS = 5000;
 
@@ -25,7 +28,9 @@ export interface MarkTick {
 }
 
 /**
- * Samples each market's mark price once a second and records it as a tick with an id.
+ * Samples each market's mark price once a second and records it as a tick with an id (`sample`);
+ * a deal at the price now records one too when the market has moved (`deal`). Options deliver on
+ * samples only.
  * The mark is the last trade price — a price the venue actually traded at, never a quote or a
  * computed value — so contracts and options settle only on recorded trade prices.
  */
@@ -34,6 +39,8 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger('MarkPrice');
   private timer?: NodeJS.Timeout;
   private readonly latest = new Map<number, MarkTick>();
+  /** The tick insert in flight (record: one at a time). */
+  private writing: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -65,6 +72,12 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     return row;
   }
 
+  /** A recorded tick by its id. */
+  async byId(id: string): Promise<Tick | undefined> {
+    const [tick] = await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE id = $1', [id]);
+    return tick;
+  }
+
   /** The latest recorded tick if it is fresh, else "no market price yet" (2211). */
   async fresh(market: MarketInfo): Promise<Tick> {
     const tick = await this.latestRecorded(market.id);
@@ -86,7 +99,7 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     if (last === undefined) return recorded;
     const price = moneyString(market.engine.ticksToPrice(last));
     if (price === moneyString(recorded.price)) return recorded;
-    const tick = await this.record(market, price, Math.max(Date.now(), new Date(recorded.ts).getTime()));
+    const tick = await this.record(market, price, Math.max(Date.now(), new Date(recorded.ts).getTime()), 'deal');
     this.bus.emit('mark', [market.id]);
     return { id: tick.id, price, ts: new Date(tick.ts) };
   }
@@ -100,20 +113,31 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     for (const m of this.registry.all()) {
       const last = this.host.lastTradePrice(m.id);
       if (last === undefined) continue;
-      ticks.push(await this.record(m, moneyString(m.engine.ticksToPrice(last)), now));
+      ticks.push(await this.record(m, moneyString(m.engine.ticksToPrice(last)), now, 'sample'));
     }
     if (ticks.length) this.bus.emit('mark', ticks.map((k) => k.marketId));
     return ticks;
   }
 
-  private async record(m: MarketInfo, price: string, now: number): Promise<MarkTick> {
-    const [row] = await this.dataSource.query('INSERT INTO mark_prices (market_id, price, ts) VALUES ($1, $2, to_timestamp($3 / 1000.0)) RETURNING id::text', [
-      m.id,
-      price,
-      now,
-    ]);
-    const tick = { id: row.id, marketId: m.id, price, ts: now };
-    this.latest.set(m.id, tick);
-    return tick;
+  /**
+   * Records a tick. One insert at a time in this process (the sampler's and the deals' ticks are
+   * both written here, by the process holding the books): their ids then commit in order, and a
+   * reader that follows ticks by id (the contract watcher's cursor) never passes one that commits late.
+   */
+  private record(m: MarketInfo, price: string, now: number, source: 'sample' | 'deal'): Promise<MarkTick> {
+    const write = this.writing.then(async () => {
+      const [row] = await this.dataSource.query(
+        'INSERT INTO mark_prices (market_id, price, ts, source) VALUES ($1, $2, to_timestamp($3 / 1000.0), $4) RETURNING id::text',
+        [m.id, price, now, source],
+      );
+      const tick = { id: row.id, marketId: m.id, price, ts: now };
+      this.latest.set(m.id, tick);
+      return tick;
+    });
+    // A failed insert does not stop the next; a hung one holds them for at most WRITE_WAIT_MS.
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise((r) => (timer = setTimeout(r, WRITE_WAIT_MS)));
+    this.writing = Promise.race([write.catch(() => undefined), waited]).finally(() => clearTimeout(timer));
+    return write;
   }
 }

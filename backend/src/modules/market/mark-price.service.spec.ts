@@ -1,0 +1,41 @@
+import { DataSource } from 'typeorm';
+import { EngineBus } from '../engine/engine-bus';
+import { EngineHost } from '../engine/engine-host.service';
+import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
+import { MarkPriceService } from './mark-price.service';
+
+describe('MarkPriceService: recording ticks', () => {
+  it('writes one tick at a time, so ids commit in the order they were taken (regression: a deal tick and a sample raced and the watcher passed the later-committing one)', async () => {
+    const market = { id: 1, base: { symbol: 'BTC' }, engine: { ticksToPrice: (t: number) => String(t) } } as unknown as MarketInfo;
+    const events: string[] = [];
+    const gates: Array<() => void> = [];
+    let id = 0;
+    const dataSource = {
+      query: async (sql: string, params: unknown[]) => {
+        if (sql.startsWith('SELECT')) return [{ id: '1', price: '100', ts: new Date() }]; // a fresh recorded tick
+        const mine = String(++id);
+        events.push(`start ${mine} ${params[3]}`);
+        await new Promise<void>((r) => gates.push(r));
+        events.push(`commit ${mine}`);
+        return [{ id: mine }];
+      },
+    } as unknown as DataSource;
+    const registry = { all: () => [market] } as unknown as MarketRegistry;
+    let last = 101;
+    const host = { owner: true, lastTradePrice: () => last } as unknown as EngineHost;
+    const bus = { emit: () => undefined } as unknown as EngineBus;
+    const marks = new MarkPriceService(dataSource, registry, host, bus);
+
+    const sample = marks.sample();
+    last = 102;
+    const deal = marks.now(market);
+    await new Promise((r) => setImmediate(r));
+    expect(events).toEqual(['start 1 sample']); // the deal's insert waits for the sample's
+    gates.shift()!();
+    await sample;
+    await new Promise((r) => setImmediate(r));
+    expect(events).toEqual(['start 1 sample', 'commit 1', 'start 2 deal']);
+    gates.shift()!();
+    expect(await deal).toMatchObject({ id: '2', price: '102' });
+  });
+});

@@ -1,6 +1,9 @@
 import { EngineBus } from '../src/modules/engine/engine-bus';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { money, moneyString } from '../src/infra/money';
+import { LeverPosition } from '../src/modules/lever/lever-position.entity';
+import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
+import { LeverService } from '../src/modules/lever/lever.service';
 import { MicrotradeService } from '../src/modules/microtrade/microtrade.service';
 import { OptionDeliveryService, tickDueBy } from '../src/modules/microtrade/option-delivery.service';
 import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
@@ -84,7 +87,7 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     expect(await entries()).toBe(before);
   });
 
-  it('settles on the first recorded tick at or after delivery: higher → up, lower → down, equal → flat', async () => {
+  it('settles on the first sampled tick at or after delivery: higher → up, lower → down, equal → flat', async () => {
     await tick('60000');
     const [p30] = await periods();
     const u = await trader('1000');
@@ -123,6 +126,69 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     expect(await optionBalance(u.user.id)).toBe('920');
     const codes = await t.ds.query(`SELECT DISTINCT code FROM ledger_entries WHERE ref_type = 'option' AND owner_type = 'user' ORDER BY code`);
     expect(codes.map((c: { code: number }) => c.code)).toEqual([400, 402]);
+  });
+
+  it("delivers on the first sampled tick: a tick recorded by a deal just after the delivery time does not count (regression: a purchase could record one at a moment of the buyer's choosing)", async () => {
+    await t.ds.query('DELETE FROM mark_prices WHERE ts > now()'); // the earlier tests' delivery ticks, stamped ahead
+    await tick('60000');
+    const [p30] = await periods();
+    const u = await trader('1000');
+    const order = (await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '100' })).body.data;
+    const deliverAt = new Date(order.deliver_at).getTime();
+    const dealt = (
+      await t.ds.query(`INSERT INTO mark_prices (market_id, price, ts, source) VALUES ($1, '60500', $2, 'deal') RETURNING id::text`, [
+        BTC_MARKET,
+        new Date(deliverAt + 100),
+      ])
+    )[0].id;
+    const sampled = await tick('59000', new Date(deliverAt + 800));
+    await t.app.get(OptionDeliveryService).deliverDue(new Date(deliverAt + 2000));
+    const audit = (await t.http().get('/api/microtrade/ticks').query({ order_id: order.order_id })).body.data;
+    expect(audit).toMatchObject({ result: 'down', delivery_tick: { id: sampled, price: '59000' } });
+    expect(audit.ticks.find((x: { id: string }) => x.id === dealt)).toMatchObject({ source: 'deal', price: '60500' });
+    expect(audit.ticks.find((x: { id: string }) => x.id === sampled)).toMatchObject({ source: 'sample' });
+  });
+
+  it('an option whose delivery sample comes more than 5 s late is void and its stake returned (sampling paused: whoever runs it cannot choose the price by choosing when it resumes)', async () => {
+    await t.ds.query('DELETE FROM mark_prices WHERE ts > now()'); // the earlier tests' delivery ticks, stamped ahead
+    await tick('60000');
+    const [p30] = await periods();
+    const u = await trader('1000');
+    const late = (await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '100' })).body.data;
+    const onTime = (await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '100' })).body.data;
+    const dA = new Date(late.deliver_at).getTime();
+    await t.ds.query('UPDATE option_orders SET deliver_at = $2 WHERE id = $1', [onTime.order_id, new Date(dA + 1000)]);
+    const before = await optionBalance(u.user.id);
+    // Sampling resumes 6 s after the first option's delivery time: 6 s late for it, exactly 5 s (the bound, allowed) for the second.
+    const resumed = await tick('70000', new Date(dA + 6000));
+    await t.app.get(OptionDeliveryService).deliverDue(new Date(dA + 7000));
+    const byId = new Map(
+      (await t.http().get('/api/microtrade/lists').set('Authorization', u.token).query({ status: 'delivered' })).body.data.items.map(
+        (o: { order_id: string }) => [o.order_id, o],
+      ),
+    );
+    expect(byId.get(late.order_id)).toMatchObject({ result: 'void', delivery_tick_id: resumed, payout: '100', pnl: '0' });
+    const won = byId.get(onTime.order_id) as { payout: string };
+    expect(byId.get(onTime.order_id)).toMatchObject({ result: 'up', delivery_tick_id: resumed });
+    expect(await optionBalance(u.user.id)).toBe(moneyString(money(before).plus(100).plus(won.payout)));
+    const audit = (await t.http().get('/api/microtrade/ticks').query({ order_id: late.order_id })).body.data;
+    expect(audit).toMatchObject({ result: 'void', void_after_ms: 5000, delivery_tick: { id: resumed, price: '70000' } });
+    expect(audit.rule).toMatch(/void if the delivery tick is more than void_after_ms after deliver_at/);
+    // The owner is told it was void, not that it was delivered at the late price.
+    const notices = (await t.http().get('/api/notice/list').set('Authorization', u.token)).body.data.items as Array<{
+      kind: string;
+      content: string;
+      ref: string;
+    }>;
+    expect(notices.find((n) => n.ref === `option:${late.order_id}`)).toMatchObject({
+      kind: 'option_void',
+      content: 'Your BTC/USDT option of 100 USDT is void: no price was sampled within 5 s of its delivery time, so the stake of 100 USDT was returned',
+    });
+    expect(notices.find((n) => n.ref === `option:${onTime.order_id}`)).toMatchObject({ kind: 'option_settled' });
+    // An option delivered before the bound existed (void_after_ms null) is audited without it: never void.
+    await t.ds.query('UPDATE option_orders SET void_after_ms = NULL WHERE id = $1', [onTime.order_id]);
+    expect((await t.http().get('/api/microtrade/ticks').query({ order_id: onTime.order_id })).body.data).toMatchObject({ result: 'up', void_after_ms: null });
+    await t.ds.query('DELETE FROM mark_prices WHERE ts > now()'); // its delivery tick, stamped ahead, is no later test's
   });
 
   it('a duplicated or retried delivery pays once; a crash between paying and pushing pays once and pushes later', async () => {
@@ -199,6 +265,16 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     expect(both.map((r) => r.body.code)).toEqual([1, 1]);
     expect(both[0].body.data.order_id).toBe(both[1].body.data.order_id);
     expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM option_orders WHERE user_id = $1', [u.user.id]))[0].n).toBe(1);
+    expect(await optionBalance(u.user.id)).toBe('90');
+    // A later retry is answered with it too, before any check of the moment (regression: with the
+    // delivery time since disabled, or the house's capacity since taken, the retry heard 2400 or 2403).
+    await t.ds.query('UPDATE option_periods SET enabled = false WHERE id = $1', [p30.id]);
+    try {
+      const later = await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '10', client_id: 'same-1' });
+      expect(later.body).toMatchObject({ code: 1, data: { order_id: both[0].body.data.order_id } });
+    } finally {
+      await t.ds.query('UPDATE option_periods SET enabled = true WHERE id = $1', [p30.id]);
+    }
     expect(await optionBalance(u.user.id)).toBe('90');
   });
 
@@ -318,6 +394,19 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
   };
   const post = (token: string, path: string, body: Record<string, unknown>) =>
     t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
+  /** A market long of 10 lots at 10× (its P/L is the move ÷ 60 from 60,000), stop loss 50,000. */
+  const openLong = async (token: string, takeProfit: string) =>
+    (
+      await post(token, 'lever/submit', {
+        symbol: 'BTC/USDT',
+        type: 'market',
+        multiple: 10,
+        side: 'long',
+        lots: '10',
+        take_profit: takeProfit,
+        stop_loss: '50000',
+      })
+    ).body.data;
   async function trader(to: 'option' | 'lever', usdt: string) {
     const u = await registerByEmail(t);
     await verifyBasic(t, u, admin);
@@ -340,17 +429,7 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     const d = await trader('option', '500');
     expect((await post(d.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '400' })).body.code).toBe(2403);
 
-    const pos = (
-      await post(c.token, 'lever/submit', {
-        symbol: 'BTC/USDT',
-        type: 'market',
-        multiple: 10,
-        side: 'long',
-        lots: '10',
-        take_profit: '90000',
-        stop_loss: '50000',
-      })
-    ).body.data;
+    const pos = await openLong(c.token, '90000');
     await tick('69000'); // +150 for the long: more than the treasury's 70 available (its fee went to `fees`)
     const entries = (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n;
     const refused = await post(c.token, 'lever/close', { id: pos.id });
@@ -425,5 +504,45 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
           .set('Authorization', (await registerByEmail(t)).token)
       ).body.code,
     ).toBe(401);
+  });
+
+  it('a take profit the house cannot pay when it fires settles at that tick once funded; a later stop loss does not replace it (regression: the watcher moved on and the stop loss settled)', async () => {
+    await tick('60000');
+    const c = await trader('lever', '1000');
+    const watch = () => t.app.get(LeverWatchService).watch();
+    // 10 lots long: the P/L is the move ÷ 60. A take profit worth 60 more than the treasury has.
+    const short = money((await treasury()).available).plus(60);
+    const takeProfit = moneyString(short.times(60).plus(60000));
+    const pos = await openLong(c.token, takeProfit);
+    expect(pos.status).toBe('holding');
+    await watch(); // the watcher's cursor starts here
+    const fired = await tick(takeProfit);
+    await watch();
+    const row = async () =>
+      (
+        await t.ds.query(
+          'SELECT status, trigger_tick_id::text, trigger_reason, close_reason, close_tick_id::text, pnl::text FROM lever_positions WHERE id = $1',
+          [pos.id],
+        )
+      )[0];
+    expect(await row()).toMatchObject({ status: 'holding', trigger_tick_id: fired, trigger_reason: 'take_profit' });
+    const later = await tick('49000'); // the stop loss's level: not a second trigger
+    await watch();
+    expect((await row()).status).toBe('holding');
+    // Nor does a close evaluated on another tick (an overlapping watcher run) replace it, nor new levels.
+    const [held] = await t.ds.getRepository(LeverPosition).find({ where: { id: pos.id } });
+    expect(await t.app.get(LeverService).closeAt(held, { id: later, price: '49000', ts: new Date() }, 'stop_loss')).toBeUndefined();
+    expect((await post(c.token, 'lever/tpsl', { id: pos.id, take_profit: '99000', stop_loss: '40000' })).body.code).toBe(2414);
+    expect((await post(c.token, 'lever/close', { id: pos.id })).body.code).toBe(2417); // the user's close settles the fired trigger too: still short
+    const fund = await t
+      .http()
+      .post('/api/admin/treasury/fund')
+      .set('Authorization', admin)
+      .type('form')
+      .send({ currency_id: USDT, amount: '1000', reason: 'top-up' });
+    expect(fund.body.code).toBe(1);
+    await watch();
+    expect(await row()).toMatchObject({ status: 'closed', close_reason: 'take_profit', close_tick_id: fired });
+    expect(moneyString((await row()).pnl)).toBe(moneyString(short));
   });
 });

@@ -88,7 +88,7 @@ export interface OptionResultData {
   open_tick_id: string;
   delivery_price: string | null;
   delivery_tick_id: string | null;
-  result: 'up' | 'down' | 'flat' | null;
+  result: 'up' | 'down' | 'flat' | 'void' | null;
   payout: string | null;
   pnl: string | null;
 }

@@ -122,13 +122,13 @@ describe('contract and option screens on the real stack', () => {
     await page.getByTestId('option-order').waitFor();
     expect(await page.getByTestId('countdown').textContent()).toMatch(/s left|Delivering/);
     // The socket `option` event: the settlement toast, and the order leaves the awaiting list.
-    await page.locator('.toaster', { hasText: 'option delivered' }).waitFor({ timeout: 30_000 });
+    await page.locator('.toaster', { hasText: /option (delivered|void)/ }).waitFor({ timeout: 30_000 });
     await page.waitForFunction(() => !document.querySelector('[data-testid="option-order"]'));
     await go(page, '/pages/option/details2');
     const row = page.getByTestId('option-delivered').first();
     await row.waitFor();
     const result = await row.getByTestId('option-result').getAttribute('data-result');
-    expect(['up', 'down', 'flat']).toContain(result);
+    expect(['up', 'down', 'flat', 'void']).toContain(result);
     // The audit: the opening and delivery ticks.
     await row.getByTestId('audit-toggle').click();
     await row.getByTestId('option-audit').waitFor();

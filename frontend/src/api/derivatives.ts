@@ -71,7 +71,7 @@ export interface Payable {
   available: string;
   frozen: string;
 }
-export type OptionResult = 'up' | 'down' | 'flat';
+export type OptionResult = 'up' | 'down' | 'flat' | 'void';
 export interface OptionOrder {
   order_id: string;
   symbol: string;
@@ -107,7 +107,10 @@ export interface OptionAudit {
   delivery_tick: Tick | null;
   result: OptionResult | null;
   rule: string;
-  ticks: Tick[];
+  /** A delivery tick more than this after `deliver_at` makes the option void (its stake returned); null: delivered before the bound existed, never void. */
+  void_after_ms: number | null;
+  /** `sample`: the once-a-second sampler's (only these deliver); `deal`: recorded when someone dealt at the price now. */
+  ticks: Array<Tick & { source: 'sample' | 'deal' }>;
 }
 
 /** lever/audit (public): the settlement audit of one closed position, docs/api.md. */

@@ -15,7 +15,7 @@ import { LedgerService, Movement } from '../ledger/ledger.service';
 import { UserService } from '../user/user.service';
 import { positive } from '../wallet/accounts.service';
 import type { OptionListDto, OptionPeriodDto, OptionSubmitDto } from './microtrade.dto';
-import { OptionDeliveryService } from './option-delivery.service';
+import { DELIVERY_LATE_MS, OptionDeliveryService } from './option-delivery.service';
 import { OptionOrder } from './option-order.entity';
 import { OptionPeriod } from './option-period.entity';
 
@@ -24,7 +24,7 @@ import { OptionPeriod } from './option-period.entity';
  * for the house (the system `treasury`), which freezes the stake plus the possible win at once
  * (901): the most delivery can pay, so no other use of the treasury (contract profits, interest
  * reserves) can leave a payout uncovered. The opening tick is the latest recorded mark-price tick; delivery is settled by
- * OptionDeliveryService on the first tick at or after the delivery time.
+ * OptionDeliveryService on the first sampled tick at or after the delivery time.
  */
 @Injectable()
 export class MicrotradeService {
@@ -51,6 +51,12 @@ export class MicrotradeService {
 
   /** microtrade/submit: checks in the spec's order, then one transaction. */
   async submit(userId: number, dto: OptionSubmitDto) {
+    // A retried client id answers its first order (also when the retry ran at the same time, below),
+    // before any check that depends on the moment: the period, the price now, the house's capacity.
+    const prior = async (m = this.dataSource.manager) =>
+      dto.client_id ? m.getRepository(OptionOrder).findOne({ where: { userId, clientId: dto.client_id } }) : null;
+    const first = await prior();
+    if (first) return orderView(first, this.registry.byIdOrUndefined(first.marketId)?.symbol ?? '');
     const period = await this.dataSource.getRepository(OptionPeriod).findOne({ where: { id: dto.period_id, enabled: true } });
     if (!period) throw new BusinessError(ErrorCode.OPTION_PERIOD_REQUIRED);
     const market = this.registry.get(dto.symbol);
@@ -70,9 +76,6 @@ export class MicrotradeService {
     if (money(house?.available ?? '0').lt(win)) throw new BusinessError(ErrorCode.OPTION_CAPACITY);
 
     const deliverAt = new Date(Date.now() + period.seconds * 1000);
-    // A retried client id answers its first order (also when the retry ran at the same time).
-    const prior = async (m = this.dataSource.manager) =>
-      dto.client_id ? m.getRepository(OptionOrder).findOne({ where: { userId, clientId: dto.client_id } }) : null;
     const buy = async (m: EntityManager) => {
       const earlier = await prior(m);
       if (earlier) return earlier;
@@ -180,8 +183,8 @@ export class MicrotradeService {
     const o = await this.dataSource.getRepository(OptionOrder).findOne({ where: { id: orderId } });
     if (!o) throw new BusinessError(ErrorCode.OPTION_NOT_FOUND);
     const until = o.deliveryTs ?? new Date();
-    const rows: Array<{ id: string; price: string; ts: Date }> = await this.dataSource.query(
-      'SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND ts >= $2 AND ts <= $3 ORDER BY ts, id LIMIT 5000',
+    const rows: Array<{ id: string; price: string; ts: Date; source: string }> = await this.dataSource.query(
+      'SELECT id::text, price::text, ts, source FROM mark_prices WHERE market_id = $1 AND ts >= $2 AND ts <= $3 ORDER BY ts, id LIMIT 5000',
       [o.marketId, o.openTs, until],
     );
     return {
@@ -192,8 +195,10 @@ export class MicrotradeService {
       deliver_at: new Date(o.deliverAt).toISOString(),
       delivery_tick: o.deliveryTickId ? { id: o.deliveryTickId, price: moneyString(o.deliveryPrice!), time: new Date(o.deliveryTs!).toISOString() } : null,
       result: o.result,
-      rule: 'result = up if delivery price > open price, down if lower, flat if equal; the delivery tick is the first recorded tick at or after deliver_at',
-      ticks: rows.map((r) => ({ id: r.id, price: moneyString(r.price), time: new Date(r.ts).toISOString() })),
+      rule: 'result = void if the delivery tick is more than void_after_ms after deliver_at, else up if delivery price > open price, down if lower, flat if equal; the delivery tick is the first sampled tick (source sample) at or after deliver_at',
+      // The bound it was delivered under (null: delivered before there was one, never void); a pending option's is today's.
+      void_after_ms: o.status === 'delivered' ? o.voidAfterMs : DELIVERY_LATE_MS,
+      ticks: rows.map((r) => ({ id: r.id, price: moneyString(r.price), time: new Date(r.ts).toISOString(), source: r.source })),
     };
   }
 

@@ -8,7 +8,7 @@ import { EngineBus } from '../engine/engine-bus';
 import { MarketRegistry } from '../engine/market-registry.service';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService, Movement, Posting } from '../ledger/ledger.service';
-import { UserMessageService } from '../notice/user-message.service';
+import { NewMessage, UserMessageService } from '../notice/user-message.service';
 import { OptionOrder, OptionResult } from './option-order.entity';
 import { orderView } from './microtrade.service';
 
@@ -30,6 +30,7 @@ interface Due {
   tick_id: string;
   tick_price: string;
   tick_ts: Date;
+  deliver_at: Date;
   market_id: number;
 }
 
@@ -45,9 +46,20 @@ export function tickDueBy(job: Pick<Job, 'name' | 'data'>, now = Date.now()): Da
   return job.name === 'deliver' && Number.isFinite(second) ? new Date(second * 1000 + 999) : new Date(now - 1000 - GRACE_MS);
 }
 
-/** The result is a pure function of the two recorded prices and the direction (DESIGN §1). */
-export function optionResult(openPrice: string, deliveryPrice: string): OptionResult {
-  const c = money(deliveryPrice).comparedTo(openPrice);
+/**
+ * An option whose delivery sample came more than this after its delivery time (sampling paused:
+ * an engine failover, `MARK_PRICE=off`) is void and its stake returned: a late price is not the
+ * one bought, and whoever runs the sampler could otherwise choose when it resumes.
+ */
+export const DELIVERY_LATE_MS = 5000;
+
+/**
+ * The result is a pure function of the two recorded ticks and the delivery time (DESIGN §1):
+ * `void` when the delivery tick is late, else the direction of the price.
+ */
+export function optionResult(openPrice: string, delivery: { price: string; ts: Date }, deliverAt: Date): OptionResult {
+  if (delivery.ts.getTime() - deliverAt.getTime() > DELIVERY_LATE_MS) return 'void';
+  const c = money(delivery.price).comparedTo(openPrice);
   return c > 0 ? 'up' : c < 0 ? 'down' : 'flat';
 }
 
@@ -125,9 +137,9 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
     let settled = 0;
     for (;;) {
       const due: Due[] = await this.dataSource.query(
-        `SELECT o.id::text, o.user_id, o.market_id, o.direction, o.quantity::text, o.profit_ratio::text, o.open_price::text, o.reserve::text, t.id::text AS tick_id, t.price::text AS tick_price, t.ts AS tick_ts
+        `SELECT o.id::text, o.user_id, o.market_id, o.direction, o.quantity::text, o.profit_ratio::text, o.open_price::text, o.reserve::text, o.deliver_at, t.id::text AS tick_id, t.price::text AS tick_price, t.ts AS tick_ts
          FROM option_orders o
-         CROSS JOIN LATERAL (SELECT id, price, ts FROM mark_prices WHERE market_id = o.market_id AND ts >= o.deliver_at ORDER BY ts, id LIMIT 1) t
+         CROSS JOIN LATERAL (SELECT id, price, ts FROM mark_prices WHERE market_id = o.market_id AND ts >= o.deliver_at AND source = 'sample' ORDER BY ts, id LIMIT 1) t
          WHERE o.status = 'pending' AND o.deliver_at <= $1 ORDER BY o.id LIMIT $2`,
         [now, CHUNK],
       );
@@ -146,17 +158,19 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
   /** One transaction for a chunk: the guarded status update, then the payouts of exactly the rows it changed. */
   private async settle(due: Due[]): Promise<number> {
     const outcome = due.map((d) => {
-      const result = optionResult(d.open_price, d.tick_price);
+      const result = optionResult(d.open_price, { price: d.tick_price, ts: new Date(d.tick_ts) }, new Date(d.deliver_at));
       const stake = money(d.quantity);
       const win = money(stake.times(d.profit_ratio).toDecimalPlaces(8, 1));
       const won = result === d.direction;
-      const payout = won ? stake.plus(win) : result === 'flat' ? stake : money(0);
+      // Flat and void return the stake (the purchase fee stays paid, as for flat).
+      const payout = won ? stake.plus(win) : result === 'flat' || result === 'void' ? stake : money(0);
       return { d, result, stake, reserve: d.reserve === null ? win : money(d.reserve), payout, pnl: payout.minus(stake) };
     });
     return this.dataSource.transaction(async (m) => {
       const changed = await updateReturning<{ id: string }>(
         m,
-        `UPDATE option_orders o SET status = 'delivered', result = v.result, delivery_tick_id = v.tick_id, delivery_price = v.price, delivery_ts = v.ts, payout = v.payout, pnl = v.pnl
+        `UPDATE option_orders o SET status = 'delivered', result = v.result, delivery_tick_id = v.tick_id, delivery_price = v.price, delivery_ts = v.ts, payout = v.payout, pnl = v.pnl,
+           void_after_ms = ${DELIVERY_LATE_MS}
          FROM unnest($1::bigint[], $2::varchar[], $3::bigint[], $4::numeric[], $5::timestamptz[], $6::numeric[], $7::numeric[]) v(id, result, tick_id, price, ts, payout, pnl)
          WHERE o.id = v.id AND o.status = 'pending' RETURNING o.id::text`,
         [
@@ -203,18 +217,18 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
         m,
         outcome
           .filter((o) => ids.has(o.d.id))
-          .map((o) => ({
-            userId: o.d.user_id,
-            kind: 'notice.option_settled' as const,
-            params: {
+          .map((o): NewMessage => {
+            const common = {
               symbol: this.registry.byIdOrUndefined(o.d.market_id)?.symbol ?? '',
               quantity: moneyString(o.stake),
-              price: moneyString(o.d.tick_price),
               payout: moneyString(o.payout),
-              pnl: moneyString(o.pnl),
-            },
-            ref: `option:${o.d.id}`,
-          })),
+            };
+            const told =
+              o.result === 'void'
+                ? { kind: 'notice.option_void' as const, params: { ...common, seconds: String(DELIVERY_LATE_MS / 1000) } }
+                : { kind: 'notice.option_settled' as const, params: { ...common, price: moneyString(o.d.tick_price), pnl: moneyString(o.pnl) } };
+            return { userId: o.d.user_id, ...told, ref: `option:${o.d.id}` };
+          }),
       );
       return ids.size;
     });

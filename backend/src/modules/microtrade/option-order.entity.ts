@@ -2,7 +2,8 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CREATED_AT, MONEY, RATE } from '../../infra/database/columns';
 
 export type OptionDirection = 'up' | 'down';
-export type OptionResult = 'up' | 'down' | 'flat';
+/** `void`: the delivery tick came too late (`DELIVERY_LATE_MS`); the stake is returned. */
+export type OptionResult = 'up' | 'down' | 'flat' | 'void';
 
 /**
  * An up/down option. Its result is a pure function of the two recorded mark-price ticks stored
@@ -67,6 +68,10 @@ export class OptionOrder {
 
   @Column({ name: 'delivery_ts', type: 'timestamptz', nullable: true })
   deliveryTs: Date | null;
+
+  /** The lateness bound it was delivered under (`DELIVERY_LATE_MS`); null: delivered before there was one (never void). */
+  @Column({ name: 'void_after_ms', type: 'int', nullable: true })
+  voidAfterMs: number | null;
 
   /**
    * What the house froze in `treasury` for this order at purchase: the stake plus the possible win,

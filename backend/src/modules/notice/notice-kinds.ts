@@ -19,6 +19,7 @@ export const NOTICE_KINDS = {
   'notice.loan_repayment_approved': 'notice.title_loan',
   'notice.loan_repayment_rejected': 'notice.title_loan',
   'notice.option_settled': 'notice.title_trade',
+  'notice.option_void': 'notice.title_trade',
   'notice.lever_liquidated': 'notice.title_trade',
   'notice.ieo_allocated': 'notice.title_ieo',
   'notice.rebate_paid': 'notice.title_rebate',

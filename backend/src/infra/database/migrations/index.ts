@@ -20,6 +20,9 @@ import { JournalLz41795610000000 } from './1795610000000-JournalLz4';
 import { OrdersMarketIndex1795620000000 } from './1795620000000-OrdersMarketIndex';
 import { LeverTpSlTick1795630000000 } from './1795630000000-LeverTpSlTick';
 import { OptionReserve1795640000000 } from './1795640000000-OptionReserve';
+import { MarkPriceSource1795650000000 } from './1795650000000-MarkPriceSource';
+import { LeverPendingTrigger1795660000000 } from './1795660000000-LeverPendingTrigger';
+import { OptionVoidBound1795670000000 } from './1795670000000-OptionVoidBound';
 
 /** In order. Generate new ones with `npm run migration:generate -w backend -- src/infra/database/migrations/Name`. */
-export const MIGRATIONS = [Init1795298491223, SpotTrading1795299029425, UserMessages1795307167728, Wallet1795307457092, Identity1795307506789, Options1795308599675, Lever1795310818726, SpotCoreV21795500881265, Wealth1795510000000, Ieo1795520000000, Loan1795535000000, Nft1795540000000, PromotionHelp1795550000000, News1795560000000, MarketFavorites1795570000000, EngineLease1795580000000, Proof1795595000000, LedgerAccountIndex1795600000000, JournalLz41795610000000, OrdersMarketIndex1795620000000, LeverTpSlTick1795630000000, OptionReserve1795640000000];
+export const MIGRATIONS = [Init1795298491223, SpotTrading1795299029425, UserMessages1795307167728, Wallet1795307457092, Identity1795307506789, Options1795308599675, Lever1795310818726, SpotCoreV21795500881265, Wealth1795510000000, Ieo1795520000000, Loan1795535000000, Nft1795540000000, PromotionHelp1795550000000, News1795560000000, MarketFavorites1795570000000, EngineLease1795580000000, Proof1795595000000, LedgerAccountIndex1795600000000, JournalLz41795610000000, OrdersMarketIndex1795620000000, LeverTpSlTick1795630000000, OptionReserve1795640000000, MarkPriceSource1795650000000, LeverPendingTrigger1795660000000, OptionVoidBound1795670000000];

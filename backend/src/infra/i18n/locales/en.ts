@@ -348,6 +348,8 @@ export const en = {
   'notice.title_rebate': 'Referral rebates',
   'notice.title_service': 'Customer service',
   'notice.option_settled': 'Your {symbol} option of {quantity} USDT was delivered at {price}: paid {payout} USDT (P/L {pnl} USDT)',
+  'notice.option_void':
+    'Your {symbol} option of {quantity} USDT is void: no price was sampled within {seconds} s of its delivery time, so the stake of {payout} USDT was returned',
   'notice.lever_liquidated': 'Your {symbol} contract position ({lots} lots) was liquidated at {price}',
   'notice.ieo_allocated': 'Your {name} subscription was allocated {allocation} {coin}; {refund} {currency} was refunded',
   'notice.rebate_paid': 'Referral rebates of {amount} {coin} were paid into your trade account',

@@ -350,6 +350,7 @@ export const hk: Catalogue = {
   'notice.title_rebate': '邀請返佣',
   'notice.title_service': '客服',
   'notice.option_settled': '您的 {symbol} 期權（{quantity} USDT）已按 {price} 交割：派發 {payout} USDT（盈虧 {pnl} USDT）',
+  'notice.option_void': '您的 {symbol} 期權（{quantity} USDT）已作廢：交割時間後 {seconds} 秒內沒有採樣價格，已退回本金 {payout} USDT',
   'notice.lever_liquidated': '您的 {symbol} 合約持倉（{lots} 手）已在 {price} 強制平倉',
   'notice.ieo_allocated': '您申購的 {name} 已分配 {allocation} {coin}；退還 {refund} {currency}',
   'notice.rebate_paid': '邀請返佣 {amount} {coin} 已發放至您的幣幣賬戶',

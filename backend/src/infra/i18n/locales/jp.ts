@@ -351,6 +351,8 @@ export const jp: Catalogue = {
   'notice.title_rebate': '紹介リベート',
   'notice.title_service': 'カスタマーサービス',
   'notice.option_settled': '{symbol} オプション（{quantity} USDT）が {price} で受渡されました：{payout} USDT を支払いました（損益 {pnl} USDT）',
+  'notice.option_void':
+    '{symbol} オプション（{quantity} USDT）は無効になりました：受渡時刻から {seconds} 秒以内に価格がサンプリングされなかったため、元本 {payout} USDT を返還しました',
   'notice.lever_liquidated': '{symbol} の契約ポジション（{lots} ロット）が {price} で強制決済されました',
   'notice.ieo_allocated': '{name} の申込に {allocation} {coin} が割り当てられ、{refund} {currency} が返金されました',
   'notice.rebate_paid': '紹介リベート {amount} {coin} が現物アカウントに支払われました',

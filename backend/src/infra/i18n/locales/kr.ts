@@ -350,6 +350,8 @@ export const kr: Catalogue = {
   'notice.title_rebate': '추천 리베이트',
   'notice.title_service': '고객센터',
   'notice.option_settled': '{symbol} 옵션({quantity} USDT)이 {price}에 인도되었습니다: {payout} USDT 지급 (손익 {pnl} USDT)',
+  'notice.option_void':
+    '{symbol} 옵션({quantity} USDT)이 무효가 되었습니다: 인도 시간 후 {seconds}초 안에 샘플링된 가격이 없어 원금 {payout} USDT를 반환했습니다',
   'notice.lever_liquidated': '{symbol} 계약 포지션({lots} 랏)이 {price}에 강제 청산되었습니다',
   'notice.ieo_allocated': '{name} 청약에 {allocation} {coin}이 배정되었고 {refund} {currency}이 환불되었습니다',
   'notice.rebate_paid': '추천 리베이트 {amount} {coin}이 현물 계정에 지급되었습니다',

@@ -350,6 +350,7 @@ export const py: Catalogue = {
   'notice.title_rebate': 'Comissões de indicação',
   'notice.title_service': 'Atendimento ao cliente',
   'notice.option_settled': 'Sua opção {symbol} de {quantity} USDT foi liquidada a {price}: pago {payout} USDT (L/P {pnl} USDT)',
+  'notice.option_void': 'Sua opção {symbol} de {quantity} USDT foi anulada: nenhum preço foi amostrado em até {seconds} s após o prazo, e o valor de {payout} USDT foi devolvido',
   'notice.lever_liquidated': 'Sua posição de contrato {symbol} ({lots} lotes) foi liquidada a {price}',
   'notice.ieo_allocated': 'Sua subscrição de {name} recebeu {allocation} {coin}; {refund} {currency} foi reembolsado',
   'notice.rebate_paid': 'Comissões de indicação de {amount} {coin} foram pagas na sua conta de negociação',

@@ -350,6 +350,7 @@ export const ty: Catalogue = {
   'notice.title_rebate': 'ค่าคอมมิชชันแนะนำเพื่อน',
   'notice.title_service': 'ฝ่ายบริการลูกค้า',
   'notice.option_settled': 'ออปชัน {symbol} ของคุณ ({quantity} USDT) ส่งมอบที่ {price}: จ่าย {payout} USDT (กำไร/ขาดทุน {pnl} USDT)',
+  'notice.option_void': 'ออปชัน {symbol} ของคุณ ({quantity} USDT) เป็นโมฆะ: ไม่มีราคาสุ่มวัดภายใน {seconds} วินาทีหลังเวลาส่งมอบ จึงคืนเงินต้น {payout} USDT',
   'notice.lever_liquidated': 'สถานะสัญญา {symbol} ของคุณ ({lots} ล็อต) ถูกบังคับปิดที่ {price}',
   'notice.ieo_allocated': 'การจองซื้อ {name} ของคุณได้รับการจัดสรร {allocation} {coin} และคืนเงิน {refund} {currency}',
   'notice.rebate_paid': 'ค่าคอมมิชชันแนะนำเพื่อน {amount} {coin} ได้เข้าบัญชีเทรดของคุณแล้ว',

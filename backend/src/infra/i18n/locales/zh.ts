@@ -350,6 +350,7 @@ export const zh: Catalogue = {
   'notice.title_rebate': '邀请返佣',
   'notice.title_service': '客服',
   'notice.option_settled': '您的 {symbol} 期权（{quantity} USDT）已按 {price} 交割：派发 {payout} USDT（盈亏 {pnl} USDT）',
+  'notice.option_void': '您的 {symbol} 期权（{quantity} USDT）已作废：交割时间后 {seconds} 秒内没有采样价格，已退回本金 {payout} USDT',
   'notice.lever_liquidated': '您的 {symbol} 合约持仓（{lots} 手）已在 {price} 强制平仓',
   'notice.ieo_allocated': '您申购的 {name} 已分配 {allocation} {coin}；退还 {refund} {currency}',
   'notice.rebate_paid': '邀请返佣 {amount} {coin} 已发放至您的币币账户',

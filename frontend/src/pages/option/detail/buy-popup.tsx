@@ -39,7 +39,8 @@ export function BuyPopup({ symbol, direction, price, onClose }: { symbol: string
     if (!period) return setError(t('option.chooseTime'));
     if (!isAmount(qty) || !isPositive(qty)) return setError(t('option.qtyEmpty'));
     try {
-      const order = await run((id) => optionApi.submit({ period_id: period.id, symbol, direction, quantity: qty, client_id: id }));
+      const request = { period_id: period.id, symbol, direction, quantity: qty };
+      const order = await run(request, (id) => optionApi.submit({ ...request, client_id: id }));
       if (!order) return;
       toast(t('option.bought'));
       onClose();

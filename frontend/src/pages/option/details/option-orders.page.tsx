@@ -133,9 +133,13 @@ function Audit({ order }: { order: OptionOrder }) {
     );
   const result = audit.result;
   const won = result !== null && result === audit.direction;
-  // The result is a pure function of the two recorded prices (docs/api.md): recomputed here from the ticks.
+  // The result is a pure function of the two recorded ticks and the delivery time (docs/api.md): recomputed here from them.
   const recomputed = audit.open_tick && audit.delivery_tick ? compareDecimal(audit.delivery_tick.price, audit.open_tick.price) : null;
-  const outcome = recomputed === null ? null : recomputed > 0 ? 'up' : recomputed < 0 ? 'down' : 'flat';
+  // An option delivered before there was a lateness bound (`void_after_ms` null) is never void.
+  const bound = audit.void_after_ms;
+  const late = bound !== null && audit.delivery_tick !== null && Date.parse(audit.delivery_tick.time) - Date.parse(audit.deliver_at) > bound;
+  const outcome = recomputed === null ? null : late ? 'void' : recomputed > 0 ? 'up' : recomputed < 0 ? 'down' : 'flat';
+  const seconds = (bound ?? 0) / 1000;
   return (
     <div className="audit" data-testid="option-audit" id={`audit-${order.order_id}`}>
       <h3 className="audit__title">{t('integrity.audit.title')}</h3>
@@ -145,14 +149,16 @@ function Audit({ order }: { order: OptionOrder }) {
       </AuditSection>
       <TickList ticks={audit.ticks} complete={audit.ticks.length < 5000} />
       <AuditSection title={t('integrity.audit.formula')}>
-        <FormulaLine label={t('integrity.audit.optionRule')} value={outcome ? t(`option.result.${outcome}`) : '--'} testId="audit-recomputed" />
+        <FormulaLine label={bound === null ? t('integrity.audit.optionRule') : t('integrity.audit.optionRuleVoid', { seconds })} value={outcome ? t(`option.result.${outcome}`) : '--'} testId="audit-recomputed" />
         <FormulaLine
           label={
             won
               ? t('integrity.audit.optionWin', { ratio: exact(order.profit_ratio) })
-              : result === 'flat'
-                ? t('integrity.audit.optionFlat')
-                : t('integrity.audit.optionLost')
+              : result === 'void'
+                ? t('integrity.audit.optionVoid', { seconds })
+                : result === 'flat'
+                  ? t('integrity.audit.optionFlat')
+                  : t('integrity.audit.optionLost')
           }
           value={`${exact(order.payout)} USDT`}
           testId="audit-payout"

@@ -293,6 +293,26 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(frozen.reduce((s, x) => s.plus(x.frozen), money(0)).toFixed()).toBe('1000');
   });
 
+  it('a double tap for the last of the capacity buys once and both answers are it (regression: the second heard "sold out")', async () => {
+    const created = await post(admin, 'admin/wealth/products', {
+      kind: 'mining',
+      code: 'one-lot',
+      name: 'One lot',
+      days: 10,
+      min_amount: '100',
+      rate: '0.004',
+      penalty_mode: 'ratio',
+      penalty_ratio: '0.004',
+      capacity: '100',
+      reason: 'launch',
+    });
+    const u = await investor('1000');
+    const both = await Promise.all([1, 2].map(() => buy(u.token, created.body.data.id, '100', { client_id: 'last-1' })));
+    expect(both.map((x) => x.body.code)).toEqual([1, 1]);
+    expect(both[0].body.data.id).toBe(both[1].body.data.id);
+    expect((await trust(u.user.id)).frozen).toBe('100');
+  });
+
   it('a product cannot be sold beyond what the treasury can reserve', async () => {
     const created = await post(admin, 'admin/wealth/products', {
       kind: 'fixed',

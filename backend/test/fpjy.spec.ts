@@ -74,6 +74,22 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect(legs).toBe(4);
   });
 
+  it('a retry after the process stopped between the conversion and its record converts nothing more and records it once', async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, BTC, '0.5');
+    const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
+    const flash = t.app.get(FlashExchangeService);
+    // The first request's process "stops" once the sequencer has converted, before the record is written.
+    jest.spyOn(flash as unknown as { record: () => Promise<void> }, 'record').mockRejectedValueOnce(new Error('process stopped'));
+    await expect(flash.convert(u.user.id, q.quote_id)).rejects.toThrow('process stopped');
+    const again = await post(u.token, 'convert', { quote_id: q.quote_id });
+    expect(again.body).toMatchObject({ code: 1, data: { quote_id: q.quote_id, receive: '5988', duplicate: true } });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '5988', frozen: '0' });
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE stream_id = $1`, [`flash:${q.quote_id}`]);
+    expect(n).toBe(1);
+    expect((await t.http().get('/api/fpjy/list').set('Authorization', u.token)).body.data.items).toEqual([expect.objectContaining({ quote_id: q.quote_id })]);
+  });
+
   it('refuses what it cannot honestly price or pay, and expired or foreign quotes', async () => {
     const u = await registerByEmail(t);
     await deposit(t, u.user.id, USDT, '100');
@@ -85,6 +101,8 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect((await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC })).body.message).toBe('Amount cannot be empty');
 
     const tooMuch = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '1000' })).body.data;
+    expect((await post(u.token, 'convert', { quote_id: tooMuch.quote_id })).body).toMatchObject({ code: 2000, message: 'Insufficient balance' });
+    // Its retry hears the same refusal (regression: the sequencer's "already done" answered it as converted).
     expect((await post(u.token, 'convert', { quote_id: tooMuch.quote_id })).body).toMatchObject({ code: 2000, message: 'Insufficient balance' });
 
     const q = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '60' })).body.data;

@@ -125,6 +125,14 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const b = await post(v.token, 'borrow/order/apply', { product_id: product.id, amount: '500', days: 15, ...v.photos, client_id: 'loan-1' });
     expect([a.body.data.duplicate, b.body.data.duplicate, b.body.data.id]).toEqual([false, true, a.body.data.id]);
     expect(a.body.data).toMatchObject({ status: 'approving', interest: '7.5', repay_amount: '507.5', remaining: '507.5' });
+    // A later retry is answered with it even once the product is withdrawn (regression: it heard "product not found").
+    await t.ds.query('UPDATE loan_products SET enabled = false WHERE id = $1', [product.id]);
+    try {
+      const c = await post(v.token, 'borrow/order/apply', { product_id: product.id, amount: '500', days: 15, ...v.photos, client_id: 'loan-1' });
+      expect(c.body).toMatchObject({ code: 1, data: { id: a.body.data.id, duplicate: true, repay_amount: '507.5' } });
+    } finally {
+      await t.ds.query('UPDATE loan_products SET enabled = true WHERE id = $1', [product.id]);
+    }
     // Sent twice at the same moment: one application, and both answers are it (not an internal error).
     const both = await Promise.all([1, 2].map(() => post(v.token, 'borrow/order/apply', { product_id: product.id, amount: '600', days: 15, ...v.photos, client_id: 'loan-2' })));
     expect(both.map((r) => r.body.code)).toEqual([1, 1]);
@@ -197,9 +205,11 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '700', frozen: '0' });
     expect(await pool()).toBe(moneyString(money(poolBefore).plus(300)));
 
-    // More than the balance: refused by the sequencer, nothing changes.
-    const poor = await post(u.token, 'borrow/order/back', { order_id: id, amount: '701' });
+    // More than the balance: refused by the sequencer, nothing changes; its retry is refused again
+    // (regression: the retry of a refused repayment answered "Repayment successful" with nothing repaid).
+    const poor = await post(u.token, 'borrow/order/back', { order_id: id, amount: '701', client_id: 'r-poor' });
     expect(poor.body).toMatchObject({ code: 2000, data: null });
+    expect((await post(u.token, 'borrow/order/back', { order_id: id, amount: '701', client_id: 'r-poor' })).body).toMatchObject({ code: 2000, data: null });
     const after = (await get(u.token, 'borrow/order/list')).body.data.items[0];
     expect(after).toMatchObject({ id, remaining: '707', in_review: '0' });
 

@@ -5,7 +5,9 @@ import { DataSource } from 'typeorm';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { coinLeg, Posting, systemLeg } from '../src/modules/engine/trade-account-commands';
 import { LedgerCode } from '../src/modules/ledger/ledger-codes';
+import { NftSale } from '../src/modules/nft/nft-sale.entity';
 import { NftSaleService } from '../src/modules/nft/nft-sale.service';
+import type { NftBuyDto } from '../src/modules/nft/nft.dto';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { adminToken, registerByEmail } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
@@ -281,11 +283,19 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     });
     expect((await post(b.token, 'nft/buy', { item_id: m.id })).body).toMatchObject({ code: 2803, message: 'This NFT is not for sale' });
     expect((await post(a.token, 'nft/sell', { item_id: m.id, price: '150' })).body.code).toBe(1);
-    const bought = await post(b.token, 'nft/buy', { item_id: m.id, price: '150', client_id: 'resale-1' });
+    // A double tap: both answers are the one sale (regression: the later tap could hear "sold" or
+    // "you already own this NFT" once the first had reserved or paid).
+    const [bought, twin] = await Promise.all([1, 2].map(() => post(b.token, 'nft/buy', { item_id: m.id, price: '150', client_id: 'resale-1' })));
     expect(bought.body).toMatchObject({ code: 1, data: { sale: { price: '150', fee: '3.75', primary: false } } });
+    expect(twin.body).toMatchObject({ code: 1, data: { sale: { id: bought.body.data.sale.id } } });
     // A retry with the same client id is the same sale, nothing paid twice.
     const retry = await post(b.token, 'nft/buy', { item_id: m.id, price: '150', client_id: 'resale-1' });
     expect(retry.body.data.sale.id).toBe(bought.body.data.sale.id);
+    // A twin that looked for its client id just before the first committed: its own checks now see
+    // b as the owner, and it answers with the first's sale, not "You already own this NFT".
+    jest.spyOn(t.ds.getRepository(NftSale), 'findOne').mockResolvedValueOnce(null);
+    const late = await t.app.get(NftSaleService).buy(b.user.id, { item_id: m.id, price: '150', client_id: 'resale-1' } as NftBuyDto);
+    expect(late.id).toBe(bought.body.data.sale.id);
     await t.app.get(EngineHost).idle();
     expect(await q(LEGS_SQL, [bought.body.data.sale.id])).toEqual([
       { code: 700, owner_type: 'user', owner_id: b.user.id, account_type: 'coin', amount: '-150.000000000000000000' },

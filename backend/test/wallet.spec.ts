@@ -1,5 +1,9 @@
 import { PNG } from 'pngjs';
+import { BusinessError } from '../src/infra/http/business-error';
+import { ErrorCode } from '../src/infra/http/error-codes';
+import { TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { WithdrawalService } from '../src/modules/wallet/withdrawal.service';
 import { adminToken, lastCode, registerByEmail, setFundPassword, verifyBasic } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
@@ -77,7 +81,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect(r.body.code).toBe(1);
     expect(r.body.data.accounts.map((a: { account: string }) => a.account)).toEqual(['coin', 'option', 'lever', 'trust']);
     const usdt = r.body.data.accounts[0].items.find((i: { symbol: string }) => i.symbol === 'USDT');
-    expect(usdt).toMatchObject({ total: '1234.5', available: '1234.5', frozen: '0', value: '8789.64' }); // 1234.5 × 7.12
+    expect(usdt).toMatchObject({ total: '1234.5', available: '1234.5', frozen: '0', value: '8789.64', decimals: 4 }); // 1234.5 × 7.12
     expect(r.body.data.pricing).toMatchObject({ code: 'CNY', rate: '7.12' });
     expect((await post(u.token, 'wallet/list', { pricing: 'XYZ' })).body).toMatchObject({ code: 2212, message: 'Unknown pricing currency' });
     expect((await get(u.token, 'coin/rate/list')).body.data.map((r: { code: string }) => r.code)).toEqual([
@@ -267,6 +271,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect(await counts()).toEqual(after);
     const info = (await post(u.token, 'wallet/get_info', { currency_id: USDT })).body.data;
     expect(info).toMatchObject({
+      decimals: 4,
       fee: '1',
       min_amount: '10',
       remaining_requests_today: 3,
@@ -304,6 +309,49 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     });
     const tb = await t.app.get(TrialBalanceService).compute();
     expect(tb.currencies.find((c) => c.symbol === 'USDT')!.completed_withdrawals).not.toBe('0');
+  });
+
+  it('a withdrawal whose answer was lost (2107) is finished by its retry or, without one, by the sweep: frozen once, never left hidden', async () => {
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const trading = t.app.get(TradeAccountCommands);
+    const withdrawals = t.app.get(WithdrawalService);
+    // The app's own sweep is paused for this test (it would finish the rows after 2 s, whenever the test is slow): each step is this test's.
+    clearInterval((withdrawals as unknown as { sweeper: NodeJS.Timeout }).sweeper);
+    // The sequencer's answer is lost twice: the rows stay `submitting` (hidden from the user and operators).
+    const lostAnswers = jest
+      .spyOn(trading, 'post')
+      .mockRejectedValueOnce(new BusinessError(ErrorCode.ENGINE_UNKNOWN))
+      .mockRejectedValueOnce(new BusinessError(ErrorCode.ENGINE_UNKNOWN));
+    const lost = await post(u.token, 'wallet/out', { address_id: addr, amount: '100', password: '135790', client_id: 'w-lost' });
+    expect(lost.body.code).toBe(2107);
+    const unasked = await post(u.token, 'wallet/out', { address_id: addr, amount: '50', password: '135790' });
+    expect(unasked.body.code).toBe(2107);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '500', frozen: '0' });
+    // The retry with its client id finishes the first request: frozen once, answered as it.
+    const retry = await post(u.token, 'wallet/out', { address_id: addr, amount: '100', password: '135790', client_id: 'w-lost' });
+    expect(retry.body).toMatchObject({ code: 1, data: { duplicate: true } });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '400', frozen: '100' });
+    // The other one had no retry: the engine's owner finishes it (regression: it stayed `submitting` until the next restart).
+    const submitting = async () =>
+      (await t.ds.query(`SELECT COUNT(*)::int AS n FROM withdrawals WHERE user_id = $1 AND status = 'submitting'`, [u.user.id]))[0].n as number;
+    expect(await submitting()).toBe(1);
+    lostAnswers.mockRestore();
+    expect(await withdrawals.finishLeftovers(0)).toBe(1);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '350', frozen: '150' });
+    expect((await get(u.token, 'charge_mention/log3')).body.data.items.map((w: { amount: string; status: string }) => [w.amount, w.status])).toEqual([
+      ['50', 'review'],
+      ['100', 'review'],
+    ]);
+    expect(await submitting()).toBe(0);
+
+    // 2106 ("nothing was done; retry shortly"): the row goes with the refusal, so no sweep freezes it later.
+    jest.spyOn(trading, 'post').mockRejectedValueOnce(new BusinessError(ErrorCode.SEQUENCER_BEHIND));
+    expect((await post(u.token, 'wallet/out', { address_id: addr, amount: '20', password: '135790' })).body.code).toBe(2106);
+    expect(await submitting()).toBe(0);
+    expect(await withdrawals.finishLeftovers(0)).toBe(0);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '350', frozen: '150' });
+    await withdrawals.onApplicationBootstrap(); // the sweep again
   });
 
   it('the fourth withdrawal of a day is refused with the limit message; the daily amount limit holds', async () => {

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import { EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { BusinessError } from '../http/business-error';
 
 /** Rows of an `UPDATE … RETURNING` (TypeORM answers UPDATE/DELETE on Postgres as `[rows, affectedCount]`). */
 export async function updateReturning<T>(m: Pick<EntityManager, 'query'>, sql: string, params: unknown[]): Promise<T[]> {
@@ -40,14 +41,16 @@ export function isUniqueViolation(err: unknown): boolean {
 
 /**
  * Runs a request that carries a client id. When a concurrent retry with the same id won the race
- * (its row came first and the unique index refused this one), answers as a retry does, from what
- * that retry created (`prior`), instead of an internal error: one effect, the same answer.
+ * (its row came first and the unique index refused this one, or its commit made a check refuse
+ * this one), answers as a retry does, from what that retry created (`prior`), instead of an
+ * error: one effect, the same answer.
  */
 export async function orConcurrentRetry<T>(create: () => Promise<T>, prior: () => Promise<T | null | undefined>): Promise<T> {
   try {
     return await create();
   } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
+    // Also a refusal: a check that the first request's commit changed (the last of a capacity) refuses the retry waiting behind it.
+    if (!isUniqueViolation(err) && !(err instanceof BusinessError)) throw err;
     const answer = await prior();
     if (answer === null || answer === undefined) throw err;
     return answer;

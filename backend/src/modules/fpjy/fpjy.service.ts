@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
-import { EventStoreService } from '../../infra/event-store/event-store.service';
+import { ConcurrencyError, EventStoreService } from '../../infra/event-store/event-store.service';
+import { isUniqueViolation } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { money, moneyString, truncate, units } from '../../infra/money';
@@ -153,8 +154,9 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     const raw = await this.redis.get(`fpjy:quote:${quoteId}`);
     const q = raw ? (JSON.parse(raw) as Quote) : undefined;
     if (!q || q.user_id !== userId) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
+    // No desk check before the command: a retry of a conversion that emptied the desk must still hear it
+    // was done. The sequencer checks the desk and keeps a refusal, which names the desk when it is short.
     const deskShort = () => this.trading.balance(desk(q.to_currency_id)).available < units(q.receive);
-    if (deskShort()) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE);
     // One sequencer command, all four legs or none; the quote id is its command id.
     const r = await this.trading.post({
       commandId: `flash:${quoteId}`,
@@ -169,12 +171,26 @@ export class FlashExchangeService implements OnApplicationBootstrap {
         coinLeg(userId, q.to_currency_id, LedgerCode.FlashExchangeIncrease, q.receive),
       ],
     });
-    // A concurrent convert of this quote came first: answer with it.
-    if (r.duplicate) return { ...((await this.converted(userId, quoteId)) ?? q), duplicate: true };
+    // Refused (a retry of a refused conversion hears the same refusal: the sequencer keeps the first result).
     if (r.code !== 'OK') throw deskShort() ? new BusinessError(ErrorCode.FLASH_UNAVAILABLE) : refusal(r.code);
-    await this.events.append(this.dataSource.manager, { streamId: `flash:${quoteId}`, metadata: { actor: `user:${userId}` } }, [{ type: 'FlashExchanged', payload: { ...q } }]);
+    // Recorded by whichever request gets here first: a concurrent convert of this quote, or the
+    // retry of one whose process stopped between the conversion and its record.
+    await this.record(q);
     await this.redis.del(`fpjy:quote:${quoteId}`);
-    return { ...q, duplicate: false };
+    return { ...((r.duplicate && (await this.converted(userId, quoteId))) || q), duplicate: !!r.duplicate };
+  }
+
+  /** The conversion's record (the first event of its stream, so written once however many requests reach here). */
+  private async record(q: Quote): Promise<void> {
+    try {
+      await this.dataSource.transaction((m) =>
+        this.events.append(m, { streamId: `flash:${q.quote_id}`, expectedVersion: 0, metadata: { actor: `user:${q.user_id}` } }, [
+          { type: 'FlashExchanged', payload: { ...q } },
+        ]),
+      );
+    } catch (err) {
+      if (!(err instanceof ConcurrencyError) && !isUniqueViolation(err)) throw err;
+    }
   }
 
   private async converted(userId: number, quoteId: string): Promise<Quote | undefined> {

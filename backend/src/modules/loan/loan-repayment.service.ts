@@ -56,9 +56,14 @@ export class LoanRepaymentService {
   async repay(userId: number, dto: LoanRepayDto) {
     const { rep, earlier } = await this.reserve(userId, dto, 'balance');
     if (earlier) {
-      // A retried client id answers its first repayment, resuming it if a crash left it pending.
+      // A retried client id answers as its first repayment did, resuming it if a crash left it pending:
+      // one the balance could not cover is refused again (nothing was repaid), never "successful".
       if (rep.status === 'pending') await this.settle(rep).catch(() => undefined);
-      return this.view(rep.id, true);
+      const first = await this.view(rep.id, true);
+      if (first.status === 'failed') throw refusal('INSUFFICIENT_BALANCE');
+      // Still pending: the sequencer's answer is unknown yet (the resume job finishes it); never "successful" before it is.
+      if (first.status === 'pending') throw new BusinessError(ErrorCode.ENGINE_UNKNOWN);
+      return first;
     }
     await this.settle(rep);
     return this.view(rep.id, false);

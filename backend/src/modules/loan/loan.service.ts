@@ -67,17 +67,18 @@ export class LoanService {
 
   /** borrow/order/apply: basic verification first (spec §5), then the terms, the pool, the three photos. */
   async apply(userId: number, dto: LoanApplyDto) {
+    // A retried client id answers its first application (also when the retry ran at the same time,
+    // below), before the checks that may have changed since (the product's terms, the pool).
+    const prior = async () => {
+      const o = dto.client_id ? await this.dataSource.getRepository(LoanOrder).findOne({ where: { userId, clientId: dto.client_id } }) : null;
+      return o ? { ...orderView(o, await coinOf(this.dataSource, o.currencyId)), duplicate: true } : null;
+    };
+    const earlier = await prior();
+    if (earlier) return earlier;
     const user = await this.users.findById(userId);
     if (user.verificationLevel < 1)
       throw new BusinessError(ErrorCode.LOAN_VERIFY_REQUIRED, undefined, undefined, { verify: true, route: '#/pages/verification/index' });
     const { product, coin, amount } = await this.checkTerms(dto.product_id, dto.amount, dto.days);
-    // A retried client id answers its first application (also when the retry ran at the same time).
-    const prior = async () => {
-      const o = dto.client_id ? await this.dataSource.getRepository(LoanOrder).findOne({ where: { userId, clientId: dto.client_id } }) : null;
-      return o ? { ...orderView(o, coin), duplicate: true } : null;
-    };
-    const earlier = await prior();
-    if (earlier) return earlier;
     const pool = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'loan-pool' && b.currencyId === product.currencyId);
     if (money(pool?.available ?? '0').lt(amount)) throw new BusinessError(ErrorCode.LOAN_POOL_SHORT);
     const create = async (m: EntityManager) => {

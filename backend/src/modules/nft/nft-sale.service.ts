@@ -86,10 +86,22 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   async buy(userId: number, dto: NftBuyDto): Promise<NftSale> {
-    if (dto.client_id) {
-      const prior = await this.dataSource.getRepository(NftSale).findOne({ where: { buyerId: userId, clientId: dto.client_id } });
-      if (prior) return this.answer(await this.drive(prior));
-    }
+    const prior = () =>
+      dto.client_id ? this.dataSource.getRepository(NftSale).findOne({ where: { buyerId: userId, clientId: dto.client_id } }) : Promise.resolve(null);
+    const first = await prior();
+    if (first) return this.answer(await this.drive(first));
+    // A twin with the same client id got there first, and its reservation or payment is what this
+    // one's checks refused ("sold", "you own it", the balance): its sale is the answer.
+    return orConcurrentRetry(
+      () => this.buyNew(userId, dto),
+      async () => {
+        const twin = await prior();
+        return twin && this.answer(await this.drive(twin));
+      },
+    );
+  }
+
+  private async buyNew(userId: number, dto: NftBuyDto): Promise<NftSale> {
     const item = await this.dataSource.getRepository(NftItem).findOne({ where: { id: dto.item_id } });
     if (!item) throw new BusinessError(ErrorCode.NFT_ITEM_NOT_FOUND);
     if (item.ownerId === userId) throw new BusinessError(ErrorCode.NFT_OWN_ITEM);

@@ -42,7 +42,7 @@ export class Withdrawal {
   remark: string;
 
   @Column({ type: 'varchar', length: 16, default: 'review' })
-  /** `submitting` while its freeze is on its way to the sequencer (never shown; finished or removed on start-up if a crash left it). */
+  /** `submitting` while its freeze is on its way to the sequencer (never shown; a retry or the engine owner's sweep finishes or removes one a crash or a lost answer left). */
   status: ReviewStatus | 'submitting';
 
   @Column({ type: 'varchar', length: 500, nullable: true })

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
@@ -22,6 +22,10 @@ import { FundingConfigService } from './funding-config.service';
 import { decide, records } from './review';
 import { Withdrawal } from './withdrawal.entity';
 
+/** How often the engine's owner finishes requests left `submitting` (a crash, a lost answer), and how old they must be. */
+const SWEEP_MS = 3000;
+const STALE_MS = 2000;
+
 /** The USDT-equivalent amounts and counts of today's (UTC) requests that still count. */
 interface Today {
   requests: number;
@@ -34,8 +38,11 @@ interface Today {
  * amount is frozen on request; an operator's approval pays it out (101), a rejection unfreezes it.
  */
 @Injectable()
-export class WithdrawalService implements OnApplicationBootstrap {
+export class WithdrawalService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Withdrawal');
   private readonly perUser = new Map<number, Promise<unknown>>();
+  private sweeper?: NodeJS.Timeout;
+  private sweeping = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -83,6 +90,7 @@ export class WithdrawalService implements OnApplicationBootstrap {
       symbol: coin.symbol,
       chains: (await this.funding.chains(coin.id)).map((c) => c.chain),
       available: truncate(available, coin.displayDecimals),
+      decimals: coin.displayDecimals,
       fee: moneyString(coin.withdrawFee),
       min_amount: moneyString(coin.minWithdraw),
       requests_per_day: this.config.withdrawals.perDay,
@@ -138,12 +146,12 @@ export class WithdrawalService implements OnApplicationBootstrap {
     fee: Money,
     usdt: Money,
   ): Promise<{ withdrawal_id: number; duplicate: boolean }> {
-    // The row is committed first (status `submitting`), so a crash after the freeze leaves a row for the start-up pass to finish.
+    // The row is committed first (status `submitting`), so a crash after the freeze leaves a row for the sweep to finish.
     const row = await this.dataSource.transaction(async (m) => {
       await m.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
       if (dto.client_id) {
-        const [prior] = await m.query('SELECT id FROM withdrawals WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]);
-        if (prior) return { id: prior.id as number, duplicate: true };
+        const [prior] = await m.query('SELECT id, status FROM withdrawals WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]);
+        if (prior) return { id: prior.id as number, duplicate: true, submitting: prior.status === 'submitting' };
       }
       const today = await this.today(m, userId);
       if (today.requests >= this.config.withdrawals.perDay)
@@ -171,18 +179,23 @@ export class WithdrawalService implements OnApplicationBootstrap {
           dto.client_id ?? null,
         ],
       );
-      return { id: created.id as number, duplicate: false };
+      return { id: created.id as number, duplicate: false, submitting: true };
     });
-    if (row.duplicate) return { withdrawal_id: row.id, duplicate: true };
-    const w = await this.dataSource.getRepository(Withdrawal).findOneByOrFail({ id: row.id });
-    if (!(await this.finishSubmission(w))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
-    return { withdrawal_id: w.id, duplicate: false };
+    // A retry whose first request has not finished (its answer lost: 2105–2107, a stopped process)
+    // finishes it now with the same command id, so it answers what was done: frozen, or refused.
+    if (row.submitting) {
+      const w = await this.dataSource.getRepository(Withdrawal).findOneBy({ id: row.id });
+      // Gone: refused meanwhile (a `submitting` row is only ever removed by its refusal).
+      if (!w) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+      if (!(await this.finishSubmission(w).catch((err: unknown) => this.notSent(w, err)))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+    }
+    return { withdrawal_id: row.id, duplicate: row.duplicate };
   }
 
   /**
    * Available → frozen until an operator decides (command `withdrawal-freeze:<id>`), then the row
    * goes to review; if the balance is short the row is removed and nothing has changed. Run again
-   * on start-up for rows a crash left `submitting`: the sequencer answers a repeated command id
+   * by a retry and by the sweep for rows left `submitting`: the sequencer answers a repeated command id
    * with its first result, so the freeze happens once and the row ends in one state.
    */
   private async finishSubmission(w: Withdrawal): Promise<boolean> {
@@ -200,14 +213,50 @@ export class WithdrawalService implements OnApplicationBootstrap {
     return r.code === 'OK';
   }
 
-  /** Requests a crash left between their row and their freeze: finished now, once. */
-  async onApplicationBootstrap(): Promise<void> {
-    await this.host.whenOwner(() => this.finishLeftovers());
+  /**
+   * The sequencer refused to take the freeze at all (2106, the lag bound: nothing was journaled), as
+   * the answer tells the user: the row goes too, so no sweep freezes it after the user was told
+   * nothing was done. Any other error leaves the result unknown: the row stays for a retry or the sweep.
+   */
+  private async notSent(w: Withdrawal, err: unknown): Promise<never> {
+    if (err instanceof BusinessError && err.code === ErrorCode.SEQUENCER_BEHIND)
+      await this.dataSource.query(`DELETE FROM withdrawals WHERE id = $1 AND status = 'submitting'`, [w.id]);
+    throw err;
   }
 
-  private async finishLeftovers(): Promise<void> {
-    const rows = await this.dataSource.getRepository(Withdrawal).findBy({ status: 'submitting' });
-    for (const w of rows) await this.finishSubmission(w);
+  /**
+   * Requests a crash or a lost answer left between their row and their freeze: finished by the
+   * engine's owner at start and every few seconds after (`SWEEP_MS`), while the sequencer still
+   * remembers the command id, so each is frozen once or removed once.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.host.whenOwner(async () => {
+      await this.finishLeftovers(0);
+    });
+    this.sweeper = setInterval(() => void this.finishLeftovers().catch((err) => this.logger.warn({ err }, 'withdrawal sweep failed')), SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+
+  /** Finishes the `submitting` rows older than `olderThanMs` (the request itself finishes younger ones). */
+  async finishLeftovers(olderThanMs = STALE_MS): Promise<number> {
+    if (this.sweeping || !this.host.owner) return 0;
+    this.sweeping = true;
+    try {
+      const rows = await this.dataSource
+        .getRepository(Withdrawal)
+        .createQueryBuilder('w')
+        .where(`w.status = 'submitting' AND w.created_at <= now() - make_interval(secs => :secs)`, { secs: olderThanMs / 1000 })
+        .orderBy('w.id')
+        .getMany();
+      for (const w of rows) await this.finishSubmission(w);
+      return rows.length;
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   /** charge_mention/log3 (own records) and the operator list. */

@@ -20,6 +20,8 @@ export interface WalletItem {
   available: string;
   frozen: string;
   value: string;
+  /** The coin's display decimals (amounts come without trailing zeros). */
+  decimals: number;
 }
 export interface WalletList {
   pricing: Pricing;
@@ -108,6 +110,8 @@ export interface WithdrawInfo {
   symbol: string;
   chains: string[];
   available: string;
+  /** The coin's display decimals. */
+  decimals: number;
   fee: string;
   min_amount: string;
   requests_per_day: number;

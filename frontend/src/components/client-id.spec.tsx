@@ -13,15 +13,15 @@ describe('useMoneySubmit', () => {
     };
     let first!: Promise<unknown>;
     await act(async () => {
-      first = result.current.run(slow);
-      await expect(result.current.run(slow)).resolves.toBeUndefined();
+      first = result.current.run('r', slow);
+      await expect(result.current.run('r', slow)).resolves.toBeUndefined();
     });
     await act(async () => {
       release();
       await first;
     });
     await act(async () => {
-      const p = result.current.run(slow);
+      const p = result.current.run('r', slow);
       release();
       await p;
     });
@@ -29,15 +29,40 @@ describe('useMoneySubmit', () => {
     expect(ids[0]).not.toBe(ids[1]);
   });
 
-  it('keeps the id after a network failure so the retry has one effect', async () => {
+  it.each([0, 2105, 2106, 2107])('keeps the id after an answer of unknown fate (%i) so a retry of the same request has one effect', async (code) => {
+    const { result } = renderHook(() => useMoneySubmit());
+    const ids: string[] = [];
+    const request = { side: 'buy', quantity: '1' };
+    await act(async () => {
+      await expect(result.current.run(request, async (id) => (ids.push(id), Promise.reject(new ApiError('?', code))))).rejects.toThrow();
+    });
+    await act(async () => {
+      await result.current.run({ ...request }, async (id) => ids.push(id));
+    });
+    expect(ids[0]).toBe(ids[1]);
+  });
+
+  it('gives an edited request a new id after an unknown fate (regression: the server answered with the first request and the edited one was never placed)', async () => {
     const { result } = renderHook(() => useMoneySubmit());
     const ids: string[] = [];
     await act(async () => {
-      await expect(result.current.run(async (id) => (ids.push(id), Promise.reject(new ApiError('net', 0))))).rejects.toThrow();
+      await expect(result.current.run({ side: 'buy', quantity: '1' }, async (id) => (ids.push(id), Promise.reject(new ApiError('net', 0))))).rejects.toThrow();
     });
     await act(async () => {
-      await result.current.run(async (id) => ids.push(id));
+      await result.current.run({ side: 'sell', quantity: '2' }, async (id) => ids.push(id));
     });
-    expect(ids[0]).toBe(ids[1]);
+    expect(ids[0]).not.toBe(ids[1]);
+  });
+
+  it('renews the id after a refusal', async () => {
+    const { result } = renderHook(() => useMoneySubmit());
+    const ids: string[] = [];
+    await act(async () => {
+      await expect(result.current.run('same', async (id) => (ids.push(id), Promise.reject(new ApiError('no', 2000))))).rejects.toThrow();
+    });
+    await act(async () => {
+      await result.current.run('same', async (id) => ids.push(id));
+    });
+    expect(ids[0]).not.toBe(ids[1]);
   });
 });

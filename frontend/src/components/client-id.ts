@@ -10,26 +10,39 @@ export function newClientId(): string {
 }
 
 /**
+ * Answers after which the command's fate is unknown (no answer; 2105 busy, 2106 catching up, 2107
+ * result unknown): the server may have acted, so a retry of the same request must carry the same id.
+ */
+const FATE_UNKNOWN = new Set([0, 2105, 2106, 2107]);
+
+/** Whether a command that failed with `err` may still have happened (see FATE_UNKNOWN). */
+export function fateUnknown(err: unknown): boolean {
+  return FATE_UNKNOWN.has((err as { code?: number }).code ?? -1);
+}
+
+/**
  * A money-moving submit: one at a time (a second press while the first is in flight is ignored),
- * each attempt carrying a client id. The id is kept after a network failure (the server may have
- * acted: the retry must not act twice) and renewed after an answer (success or a refusal), so the
- * next, different request gets a new one.
+ * each attempt carrying a client id. `run(request, send)`: `request` is what the command asks for
+ * (its fields without the id). After an answer whose fate is unknown, the id is kept for a retry of
+ * the same request only: the server deduplicates by id alone, so an edited request (another amount,
+ * side or price) must not reuse it, or the server would answer with the first command's result and
+ * the edited one would never be placed. Any other answer (success or a refusal) renews it.
  */
 export function useMoneySubmit() {
   const [busy, setBusy] = useState(false);
   const inFlight = useRef(false);
-  const id = useRef<string>(newClientId());
-  const run = useCallback(async <T>(action: (clientId: string) => Promise<T>): Promise<T | undefined> => {
+  const kept = useRef<{ id: string; request: string } | undefined>(undefined);
+  const run = useCallback(async <T>(request: unknown, send: (clientId: string) => Promise<T>): Promise<T | undefined> => {
     if (inFlight.current) return undefined;
     inFlight.current = true;
     setBusy(true);
+    const key = JSON.stringify(request);
+    const id = kept.current?.request === key ? kept.current.id : newClientId();
+    kept.current = undefined;
     try {
-      const result = await action(id.current);
-      id.current = newClientId();
-      return result;
+      return await send(id);
     } catch (e) {
-      // code 0: no answer (network, timeout): keep the id for the retry.
-      if ((e as { code?: number }).code !== 0) id.current = newClientId();
+      if (fateUnknown(e)) kept.current = { id, request: key };
       throw e;
     } finally {
       inFlight.current = false;

@@ -80,7 +80,12 @@ const onOrder = (m: { data: OrderData }) => set((s) => ({ orderVersion: s.orderV
 const onOption = (m: { data: OptionResultData }) => {
   const d = m.data;
   const result = d.result ? t(`option.result.${d.result}`) : '--';
-  toast(t('option.settledToast', { symbol: d.symbol, result, pnl: d.pnl ?? '0' }), 4000);
+  toast(
+    d.result === 'void'
+      ? t('option.voidToast', { symbol: d.symbol, payout: d.payout ?? '0' })
+      : t('option.settledToast', { symbol: d.symbol, result, pnl: d.pnl ?? '0' }),
+    4000,
+  );
   set((s) => ({ optionVersion: s.optionVersion + 1, lastOption: d }));
 };
 

@@ -8,11 +8,9 @@ export interface Holding {
   symbol: string;
   available: string;
   frozen: string;
-  /** Decimals the wallet shows for this coin (as in its HTTP answer). */
+  /** The coin's display decimals (from `wallet/list`). */
   decimals: number;
 }
-
-const decimalsOf = (v: string) => (v.includes('.') ? v.length - v.indexOf('.') - 1 : 0);
 
 /**
  * One account's holdings by symbol: the `wallet/list` snapshot (again after a resync), with the
@@ -39,13 +37,12 @@ export function useAccountHoldings(account: AccountType = 'coin') {
   const holdings: Record<string, Holding> = {};
   for (const it of items ?? []) {
     const live = balances[balanceKey(account, it.currency_id)];
-    const d = decimalsOf(it.total);
     holdings[it.symbol] = {
       currency_id: it.currency_id,
       symbol: it.symbol,
       available: live ? live.available : it.available,
       frozen: live ? live.frozen : it.frozen,
-      decimals: d,
+      decimals: it.decimals,
     };
   }
   return { holdings, loaded: items !== null, reload: load, since };

@@ -31,6 +31,8 @@ export interface BalanceLine {
   frozen: string;
   /** In the pricing currency, truncated to 2 decimals ("0" while the coin has no price). */
   value: string;
+  /** The coin's display decimals: what the amounts are truncated to (they carry no trailing zeros). */
+  decimals: number;
 }
 
 export interface LogLine {
@@ -102,6 +104,7 @@ export class AccountsService {
             available: truncate(available, c.decimals),
             frozen: truncate(frozen, c.decimals),
             value: truncate(value, 2),
+            decimals: c.decimals,
           };
         });
       grand = grand.plus(sum);

@@ -42,7 +42,8 @@ export function BuyPage({ titleKey }: { titleKey: string }) {
     if (!isAmount(amount) || !isPositive(amount) || cmp(amount, product.min_amount) < 0) return setError(t('finance.belowMin', { min: truncate(product.min_amount, 2) }));
     if (!agree) return setError(t('finance.notAgreed'));
     try {
-      const order = await run((clientId) => financeApi.buy({ product_id: product.id, amount, agree: '1', client_id: clientId }));
+      const request = { product_id: product.id, amount, agree: '1' };
+      const order = await run(request, (clientId) => financeApi.buy({ ...request, client_id: clientId }));
       if (!order) return;
       toast(t('finance.bought'));
       navigate(PATHS.financeOrders);

@@ -24,7 +24,7 @@ export function RedeemPopup({ order, onClose, onDone }: { order: WealthOrder; on
   const confirm = async () => {
     setError(null);
     try {
-      const done = await run(() => financeApi.redeem(order.order_id));
+      const done = await run(order.order_id, () => financeApi.redeem(order.order_id));
       if (!done) return;
       toast(t('finance.redeemed'));
       onDone();

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { walletApi, type FlashQuote, type UserCurrency } from '../../../api/wallet';
-import { useMoneySubmit } from '../../../components/client-id';
+import { fateUnknown, useMoneySubmit } from '../../../components/client-id';
 import { cmp, isAmount, isPositive } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Field, SelectField } from '../../../components/form';
@@ -56,14 +56,18 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
     if (!quote) return;
     try {
       // The quote id is the conversion's command id: a retry converts once.
-      const done = await run(() => walletApi.convert(quote.quote_id));
+      const done = await run(quote.quote_id, () => walletApi.convert(quote.quote_id));
       if (!done) return;
       toast(t('fpjy.done'));
       setQuote(null);
       setAmount('');
       load();
-    } catch {
-      setQuote(null);
+    } catch (err) {
+      // Fate unknown (no answer, 2105–2107): the conversion may have happened. Keep the quote, so a
+      // retry sends the same quote id (the server converts once and answers `duplicate`), and show
+      // the balances as they are now. Any other refusal ends the quote.
+      if (!fateUnknown(err)) setQuote(null);
+      load();
     }
   };
   const options = coins?.map((c) => ({ value: String(c.currency_id), label: c.symbol })) ?? [];

@@ -5,7 +5,7 @@ import { leverApi, type LeverDeal } from '../../../api/derivatives';
 import type { MarketInfo } from '../../../api/trading';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
-import { cmp, div, isAmount, isPositive, mul } from '../../../components/decimal';
+import { add, cmp, div, isAmount, isPositive, mul } from '../../../components/decimal';
 import { Field, Segmented } from '../../../components/form';
 import { truncate } from '../../../components/format';
 import { toast } from '../../../stores/toast.store';
@@ -57,7 +57,8 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
       if (!tpOk) return { field: 'take_profit', text: t(side === 'long' ? 'lever.tpAbove' : 'lever.tpBelow', { price: reference }) };
       if (!slOk) return { field: 'stop_loss', text: t(side === 'long' ? 'lever.slBelow' : 'lever.slAbove', { price: reference }) };
     }
-    if (margin && cmp(mul(margin, '1', 8), deal.available) > 0) return { field: 'lots', text: t('lever.insufficient') };
+    // The server takes the margin and the fee (lever/submit): both must be available.
+    if (margin && cmp(add(margin, fee || '0', 8), deal.available) > 0) return { field: 'lots', text: t('lever.insufficient') };
     return null;
   };
 
@@ -67,19 +68,17 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
     setError(problem);
     if (problem) return;
     try {
-      const placed = await run((id) =>
-        leverApi.submit({
-          symbol: market.symbol,
-          side,
-          type: kind,
-          lots: lots.trim(),
-          multiple: String(multiple),
-          price: kind === 'limit' ? price : undefined,
-          take_profit: tp,
-          stop_loss: sl,
-          client_id: id,
-        }),
-      );
+      const request = {
+        symbol: market.symbol,
+        side,
+        type: kind,
+        lots: lots.trim(),
+        multiple: String(multiple),
+        price: kind === 'limit' ? price : undefined,
+        take_profit: tp,
+        stop_loss: sl,
+      };
+      const placed = await run(request, (id) => leverApi.submit({ ...request, client_id: id }));
       if (!placed) return;
       toast(t('lever.placed'));
       setLots('');

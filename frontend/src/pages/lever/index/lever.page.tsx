@@ -1,5 +1,5 @@
 import type { TickerData } from '@kestrel/contracts';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { leverApi, type LeverDeal, type Position } from '../../../api/derivatives';
@@ -37,16 +37,21 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
   const ticker = useMarketStore((s) => s.tickers.find((m) => m.symbol === market?.symbol)) as TickerData | undefined;
   useEffect(() => follow(), [follow]);
   const [deal, setDeal] = useState<LeverDeal | null>(null);
+  // The server's refusal of this market's rules (e.g. a market without contracts): shown instead of a skeleton that never ends.
+  const [refused, setRefused] = useState<string | null>(null);
   const symbol = market?.symbol;
+  const shown = useRef(symbol);
+  shown.current = symbol;
   const load = useCallback(() => {
     if (!symbol) return Promise.resolve();
     return leverApi.deal(symbol).then(
       (d) => setDeal((prev) => (d.symbol === symbol ? d : prev)),
-      () => undefined,
+      (err: { message?: string }) => shown.current === symbol && setRefused(err.message || t('common.error')),
     );
-  }, [symbol]);
+  }, [symbol, t]);
   useEffect(() => {
     setDeal(null);
+    setRefused(null);
     void load();
   }, [load, resync]);
   const pushed = useLiveStore((s) => s.positions);
@@ -84,7 +89,9 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
               </div>
             </div>
           </section>
-          {deal === null ? (
+          {refused !== null && deal === null ? (
+            <Empty text={refused} />
+          ) : deal === null ? (
             <Skeleton rows={5} />
           ) : (
             <>

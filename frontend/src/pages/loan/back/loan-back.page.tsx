@@ -73,10 +73,9 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
     if (!isAmount(amount) || !isPositive(amount)) return setError(t('loan.amountInvalid'));
     if (cmp(amount, free) > 0) return setError(t('loan.exceedsRemaining', { remaining: truncate(free, D) }));
     try {
-      const done = await run((clientId) =>
-        mode === 'balance'
-          ? loanApi.repay({ order_id: o.id, amount: amount.trim(), client_id: clientId })
-          : loanApi.repayByTransfer({ order_id: o.id, amount: amount.trim(), image_id: image, client_id: clientId }),
+      const request = { order_id: o.id, amount: amount.trim() };
+      const done = await run({ ...request, mode, image }, (clientId) =>
+        mode === 'balance' ? loanApi.repay({ ...request, client_id: clientId }) : loanApi.repayByTransfer({ ...request, image_id: image, client_id: clientId }),
       );
       if (!done) return;
       toast(mode === 'balance' ? t('loan.repaid') : t('loan.submitted'));

@@ -53,13 +53,18 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
   useEffect(() => {
     setPreview(null);
     if (!product || !inRange || days === null) return;
+    // A preview answered after the amount or term changed again is not this one's: dropped.
+    let current = true;
     const timer = setTimeout(() => {
       loanApi.preview(product.id, amount.trim(), days).then(
-        (r) => setPreview(r.preview),
-        () => setPreview(null),
+        (r) => current && setPreview(r.preview),
+        () => current && setPreview(null),
       );
     }, 250);
-    return () => clearTimeout(timer);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
   }, [product, amount, days, inRange]);
 
   const submit = async (e: FormEvent) => {
@@ -78,7 +83,8 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
       );
     if (PHOTOS.some((k) => !photos[k])) return setError(t('loan.photosRequired'));
     try {
-      const order = await run((clientId) => loanApi.apply({ product_id: product.id, amount: amount.trim(), days, ...photos, client_id: clientId }));
+      const request = { product_id: product.id, amount: amount.trim(), days, ...photos };
+      const order = await run(request, (clientId) => loanApi.apply({ ...request, client_id: clientId }));
       if (!order) return;
       toast(t('loan.applied'));
       navigate(`${PATHS.loanOrder}?status=approving`);

@@ -33,7 +33,8 @@ export function NftTrade({ item, available, onChanged }: { item: NftItem; availa
     const short = available !== null && cmp(item.price ?? '0', available) > 0;
     const buy = async () => {
       try {
-        const done = await run((clientId) => nftApi.buy({ item_id: item.id, price: item.price!, client_id: clientId }));
+        const request = { item_id: item.id, price: item.price! };
+        const done = await run(request, (clientId) => nftApi.buy({ ...request, client_id: clientId }));
         if (!done) return;
         toast(t('nft.bought'));
         setConfirming(false);

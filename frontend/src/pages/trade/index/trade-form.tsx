@@ -69,17 +69,15 @@ export function TradeForm({
     if (side === 'buy' && spend && cmp(spend, quoteAvail) > 0) return setError({ field: 'qty', text: t('trade.insufficient') });
     if (side === 'sell' && cmp(qty, baseAvail) > 0) return setError({ field: 'qty', text: t('trade.sellableInsufficient') });
     try {
-      const order = await run((id) =>
-        tradingApi.place({
-          symbol: market.symbol,
-          side,
-          type: kind,
-          price: kind === 'limit' ? price : undefined,
-          quantity: byAmount ? undefined : qty,
-          amount: byAmount ? qty : undefined,
-          client_order_id: id,
-        }),
-      );
+      const request = {
+        symbol: market.symbol,
+        side,
+        type: kind,
+        price: kind === 'limit' ? price : undefined,
+        quantity: byAmount ? undefined : qty,
+        amount: byAmount ? qty : undefined,
+      };
+      const order = await run(request, (id) => tradingApi.place({ ...request, client_order_id: id }));
       if (!order) return;
       toast(t('trade.placed'));
       setQty('');

@@ -36,7 +36,8 @@ export function ChargePage({ titleKey }: { titleKey: string }) {
     setErrors(found);
     if (found.amount || found.image) return;
     try {
-      const done = await run((client_id) => walletApi.deposit({ currency_id: currencyId, chain, amount, image_id: image, client_id }));
+      const request = { currency_id: currencyId, chain, amount, image_id: image };
+      const done = await run(request, (client_id) => walletApi.deposit({ ...request, client_id }));
       if (done) navigate(`${PATHS.depositRedirect}?id=${done.deposit_id}`, { replace: true });
     } catch {
       // shown by the client

@@ -43,7 +43,8 @@ export function TransferPage({ titleKey }: { titleKey: string }) {
     if (!isAmount(amount) || !isPositive(amount)) return setError(t('trade.amountEmpty'));
     if (cmp(amount, available) > 0) return setError(t('trade.insufficient'));
     try {
-      const done = await run((client_id) => walletApi.transfer({ from, to, currency_id: coin.currency_id, amount, client_id }));
+      const request = { from, to, currency_id: coin.currency_id, amount };
+      const done = await run(request, (client_id) => walletApi.transfer({ ...request, client_id }));
       if (!done) return;
       toast(t('funding.transferDone'));
       setAmount('');

@@ -11,7 +11,6 @@ import { Field, SelectField } from '../../../../components/form';
 import { Page } from '../../../../components/page';
 
 type Errors = Partial<Record<'address' | 'amount' | 'password', string>>;
-const decimalsOf = (v: string) => (v.includes('.') ? v.length - v.indexOf('.') - 1 : 0);
 
 /** Withdraw: chain, an address from the book, amount (fee included), remark, fund password; fee and arrival shown. */
 export function WithdrawPage({ titleKey }: { titleKey: string }) {
@@ -41,8 +40,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
   const currentChain = chains.includes(chain) ? chain : (chains[0] ?? '');
   const addresses = book.filter((a) => a.chain === currentChain);
   const address = addresses.find((a) => String(a.id) === addressId) ?? addresses[0];
-  const d = info ? decimalsOf(info.available) : 8;
-  const receive = info && isAmount(amount) && cmp(amount, info.fee) > 0 ? sub(amount, info.fee, d) : null;
+  const receive = info && isAmount(amount) && cmp(amount, info.fee) > 0 ? sub(amount, info.fee, info.decimals) : null;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -57,9 +55,8 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
     setErrors(found);
     if (Object.keys(found).length) return;
     try {
-      const done = await run((client_id) =>
-        walletApi.withdraw({ address_id: String(address!.id), amount, password, remark: remark.trim() || undefined, client_id }),
-      );
+      const request = { address_id: String(address!.id), amount, password, remark: remark.trim() || undefined };
+      const done = await run(request, (client_id) => walletApi.withdraw({ ...request, client_id }));
       if (done) navigate(`${PATHS.withdrawDetail}?id=${done.withdrawal_id}`, { replace: true });
     } catch {
       // shown by the client

@@ -64,7 +64,8 @@ export function IeoBuyPage({ titleKey }: { titleKey: string }) {
     if (cmp(q, project.min_qty) < 0 || cmp(q, project.max_qty) > 0) return setError(t('ieo.range', { min: project.min_qty, max: project.max_qty }));
     if (available !== null && cmp(mul(q, project.price, 18), available) > 0) return setError(t('ieo.insufficient'));
     try {
-      const done = await run((clientId) => newcoinApi.submit({ project_id: project.id, quantity: q, client_id: clientId }));
+      const request = { project_id: project.id, quantity: q };
+      const done = await run(request, (clientId) => newcoinApi.submit({ ...request, client_id: clientId }));
       if (!done) return;
       toast(t('ieo.submitted'));
       navigate(`${PATHS.ieoDetails}?id=${project.id}`, { replace: true });

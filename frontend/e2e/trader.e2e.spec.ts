@@ -87,19 +87,24 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
     const bids = page.locator('.book__row--bid');
     await bids.nth(1).waitFor();
     await asks.nth(1).waitFor();
-    // Cumulative: the bar grows from the best price outwards (asks are listed best last).
-    const depthOf = async (row: ReturnType<typeof page.locator>) =>
-      Number((await row.evaluate((e) => (e as HTMLElement).style.getPropertyValue('--depth'))).replace('%', ''));
-    const bestBid = await depthOf(bids.first());
-    const nextBid = await depthOf(bids.nth(1));
-    expect(bestBid).toBeGreaterThan(0);
-    expect(nextBid).toBeGreaterThanOrEqual(bestBid);
-    expect(await depthOf(asks.nth((await asks.count()) - 2))).toBeGreaterThanOrEqual(await depthOf(asks.last()));
+    // Cumulative: the bar grows from the best price outwards (asks are listed best last). All bars
+    // are read in one step inside the page: the live book re-renders between separate reads.
+    const depths = await page.evaluate(() => {
+      const of = (selector: string) =>
+        [...document.querySelectorAll<HTMLElement>(selector)].map((e) => Number(e.style.getPropertyValue('--depth').replace('%', '')));
+      return { bids: of('.book__row--bid'), asks: of('.book__row--ask') };
+    });
+    expect(depths.bids[0]).toBeGreaterThan(0);
+    expect(depths.bids[1]).toBeGreaterThanOrEqual(depths.bids[0]);
+    expect(depths.asks[depths.asks.length - 2]).toBeGreaterThanOrEqual(depths.asks[depths.asks.length - 1]);
     await expect(page.locator('[data-testid="book-spread"]').innerText()).resolves.toMatch(/Spread \d[\d,.]* \(\d+\.\d{2}%\)/);
 
-    const row = bids.nth(1);
-    const price = (await row.getAttribute('data-price'))!;
-    await row.click();
+    // Read and tap in one step inside the page: the live book (the simulator's trades and requotes)
+    // can re-render between a separate read and tap, and the tap then fills another row's price.
+    const price = await bids.nth(1).evaluate((e) => {
+      (e as HTMLElement).click();
+      return e.getAttribute('data-price')!;
+    });
     expect(await page.locator('input[name="price"]').inputValue()).toBe(price);
   });
 

@@ -2,7 +2,7 @@
 // at a running one), make funded accounts through the real API, and stop what was started.
 // Everything targets loopback only.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -49,16 +49,70 @@ function portFree(port) {
 }
 
 /**
- * A random port in 3700–3899 with the `count` ports from it free: other stacks (another bench,
- * a split stack's api processes on port + i) may be up on this machine at the same time, and a
- * health check answered by one of them would pass for ours.
+ * Ports handed out by freeRange stay reserved while the process that took them lives: a file per
+ * port under the temp folder, holding its pid. A fault test restarts its server on the same port
+ * after kill -9, and the port is free while the new process starts up: another stack started in
+ * that gap (a second jest worker's bench) took it, and CI met EADDRINUSE on the restart.
+ */
+const RESERVED = join(tmpdir(), 'kestrel-ports');
+const mine = new Set();
+function alivePid(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+/** Takes the reservation of `port` (atomically), unless a live process holds it. */
+function reserve(port) {
+  mkdirSync(RESERVED, { recursive: true });
+  const file = join(RESERVED, String(port));
+  try {
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+  } catch {
+    const holder = Number(readFileSync(file, 'utf8'));
+    if (holder === process.pid || (holder > 0 && alivePid(holder))) return false;
+    // A dead holder's file: take it over (two takers at once: the second write wins, both may
+    // think they hold it, and the port check after this still keeps one of them off).
+    writeFileSync(file, String(process.pid));
+  }
+  mine.add(file);
+  return true;
+}
+function releaseAll() {
+  for (const file of mine) {
+    try {
+      if (Number(readFileSync(file, 'utf8')) === process.pid) unlinkSync(file);
+    } catch {
+      /* gone already */
+    }
+  }
+  mine.clear();
+}
+process.on('exit', releaseAll);
+
+/**
+ * A random port in 3700–3899 with the `count` ports from it free and reserved for this process:
+ * other stacks (another bench, a split stack's api processes on port + i) may be up on this
+ * machine at the same time, and a health check answered by one of them would pass for ours.
  */
 async function freeRange(count) {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 3700 + Math.floor(Math.random() * (200 - count));
+    const taken = [];
     let ok = true;
-    for (let i = 0; i < count && ok; i++) ok = await portFree(port + i);
+    for (let i = 0; i < count && ok; i++) {
+      ok = reserve(port + i);
+      if (ok) taken.push(port + i);
+      ok = ok && (await portFree(port + i));
+    }
     if (ok) return port;
+    for (const p of taken) {
+      const file = join(RESERVED, String(p));
+      mine.delete(file);
+      unlinkSync(file);
+    }
   }
   throw new Error('no free port range in 3700–3899');
 }

@@ -1,6 +1,8 @@
 import { PNG } from 'pngjs';
 import { BusinessError } from '../src/infra/http/business-error';
 import { ErrorCode } from '../src/infra/http/error-codes';
+import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { OutboxRelay } from '../src/modules/engine/outbox-relay.service';
 import { TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { WithdrawalService } from '../src/modules/wallet/withdrawal.service';
@@ -406,6 +408,46 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect(freezes).toEqual([{ code: 901, a: '-500.000000000000000000', f: '500.000000000000000000' }]);
     expect(await counts()).toEqual({ ...before, entries: before.entries + 1, w: before.w + 1 });
     expect((await post(u.token, 'wallet/get_info', { currency_id: USDT })).body.data).toMatchObject({ remaining_requests_today: 2, available: '0' });
+    expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+
+  it('a transfer out of the trade account retried after the sequencer forgot its client id (past its window) moves nothing again', async () => {
+    const u = await user('100');
+    const body = { from: 'coin', to: 'lever', currency_id: USDT, amount: '40', client_id: 'late-retry-1' };
+    expect((await post(u.token, 'wallet/change', body)).body).toMatchObject({ code: 1, data: { duplicate: false } });
+    await t.app.get(TradeAccountCommands).settled(u.user.id);
+    // The window passes (24 h or 1,000,000 newer commands): the sequencer no longer remembers the id.
+    const seqr = (t.app.get(EngineHost) as unknown as { seqr: { dedup: Map<string, unknown> } }).seqr;
+    expect(seqr.dedup.delete(`c:transfer:${u.user.id}-late-retry-1`)).toBe(true);
+    const before = await counts();
+    expect((await post(u.token, 'wallet/change', body)).body).toMatchObject({ code: 1, data: { duplicate: true } });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '60', frozen: '0' });
+    expect((await post(u.token, 'wallet/detail', { account: 'lever', currency_id: USDT })).body.data).toMatchObject({ total: '40', available: '40' });
+    expect(await counts()).toEqual(before);
+    expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+
+  it('an outbox row applied but left unmarked (a crash between the two) is marked, not sent again, after the sequencer forgot its id', async () => {
+    const u = await user('100');
+    const body = { from: 'coin', to: 'lever', currency_id: USDT, amount: '30' };
+    expect((await post(u.token, 'wallet/change', body)).body.code).toBe(1);
+    const back = { from: 'lever', to: 'coin', currency_id: USDT, amount: '30', client_id: 'unmarked-1' };
+    expect((await post(u.token, 'wallet/change', back)).body.code).toBe(1);
+    await t.app.get(TradeAccountCommands).settled(u.user.id);
+    const commandId = `transfer-in:${u.user.id}-unmarked-1`;
+    const [row] = await t.ds.query('SELECT id, applied_seq FROM sequencer_outbox WHERE command_id = $1', [commandId]);
+    expect(row.applied_seq).not.toBeNull();
+    const seqr = (t.app.get(EngineHost) as unknown as { seqr: { dedup: Map<string, unknown> } }).seqr;
+    expect(seqr.dedup.delete(`c:${commandId}`)).toBe(true);
+    await t.ds.query('UPDATE sequencer_outbox SET applied_seq = NULL, result = NULL WHERE id = $1', [row.id]);
+    t.app.get(OutboxRelay).kick();
+    for (let i = 0; i < 100 && !(await t.ds.query('SELECT applied_seq FROM sequencer_outbox WHERE id = $1', [row.id]))[0].applied_seq; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await t.ds.query('SELECT applied_seq::text, result FROM sequencer_outbox WHERE id = $1', [row.id])).toEqual([
+      { applied_seq: row.applied_seq, result: 'OK' },
+    ]);
+    await t.app.get(TradeAccountCommands).settled(u.user.id);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '100', frozen: '0' });
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
   });
 

@@ -1,6 +1,6 @@
 import { Order } from '../../modules/coin-trade/order.entity';
 import { Trade } from '../../modules/coin-trade/trade.entity';
-import { EngineLeaseRow, SequencerJournalRow, SequencerOutboxRow, SequencerProjectionRow, SequencerSnapshotRow } from '../../modules/engine/entities/sequencer-tables.entity';
+import { EngineLeaseRow, SequencerCommandRow, SequencerJournalRow, SequencerOutboxRow, SequencerProjectionRow, SequencerSnapshotRow } from '../../modules/engine/entities/sequencer-tables.entity';
 import { Kline } from '../../modules/market/kline.entity';
 import { MarkPrice } from '../../modules/market/mark-price.entity';
 import { Admin } from '../../modules/admin/admin.entity';
@@ -66,6 +66,7 @@ export const ENTITIES = [
   SequencerSnapshotRow,
   SequencerProjectionRow,
   SequencerOutboxRow,
+  SequencerCommandRow,
   EngineLeaseRow,
   Kline,
   MarkPrice,

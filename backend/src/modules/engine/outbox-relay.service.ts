@@ -79,17 +79,20 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async relay(): Promise<void> {
     for (;;) {
-      const rows: Array<{ id: string; command: Posting }> = await this.dataSource.query(
-        'SELECT id, command FROM sequencer_outbox WHERE applied_seq IS NULL ORDER BY id LIMIT $1',
+      // A row whose command was applied and projected (`sequencer_commands`) but not marked (a crash
+      // between the two) is marked now, not sent: past the sequencer's window a resend would apply again.
+      const rows: Array<{ id: string; command: Posting; applied: string | null }> = await this.dataSource.query(
+        `SELECT o.id, o.command, c.seq AS applied FROM sequencer_outbox o LEFT JOIN sequencer_commands c ON c.command_id = o.command_id
+         WHERE o.applied_seq IS NULL ORDER BY o.id LIMIT $1`,
         [BATCH],
       );
       if (!rows.length) return;
       // Submitted together, in id order: they join the same group commits, in that order.
-      const results = await Promise.all(rows.map((r) => this.host.submit({ t: 'post', ...r.command })));
+      const results = await Promise.all(rows.map((r) => (r.applied !== null ? { code: 'OK' } : this.host.submit({ t: 'post', ...r.command }))));
       const seq = this.host.positions.journaled;
       await this.dataSource.query(
-        'UPDATE sequencer_outbox o SET applied_seq = $1, result = v.result FROM unnest($2::bigint[], $3::varchar[]) v(id, result) WHERE o.id = v.id',
-        [seq, rows.map((r) => r.id), results.map((r) => r.code)],
+        'UPDATE sequencer_outbox o SET applied_seq = v.seq, result = v.result FROM unnest($1::bigint[], $2::bigint[], $3::varchar[]) v(id, seq, result) WHERE o.id = v.id',
+        [rows.map((r) => r.id), rows.map((r) => r.applied ?? seq), results.map((r) => r.code)],
       );
       for (const w of this.wake.splice(0)) w();
       if (rows.length < BATCH) return;

@@ -73,4 +73,14 @@ describe('projectionRows: what a projection transaction writes', () => {
     expect(feeLines(entries).map((e) => [e.refId, e.leg.available])).toEqual([['2-3', 20n * 10n ** 18n]]);
     expect(entries.filter((e) => e.leg.accountType === 'spot-fee').map((e) => e.leg.currencyId).sort()).toEqual([BTC, USDT]);
   });
+
+  it('records each applied posting command by its id and batch (a late retry is answered from them); orders, trades and refusals add none', () => {
+    const short = { ...rebate('1000000'), commandId: 'rebate-too-much' }; // more than the fee account holds: refused
+    const { applied } = run([setup, [limit(1, 'sell'), limit(2, 'buy'), short], [rebate('5')]]);
+    expect(projectionRows(applied).commands).toEqual([
+      { id: `dep-1-${BTC}`, seq: 1, ts: T0 },
+      { id: `dep-2-${USDT}`, seq: 1, ts: T0 },
+      { id: 'rebate-5', seq: 3, ts: T0 + 2 },
+    ]);
+  });
 });

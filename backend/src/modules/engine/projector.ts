@@ -23,7 +23,7 @@ const OPEN = `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchrono
 /**
  * A projection's rows in one statement, one round trip: the sequencer's accounts' balances
  * ($1–$6), the ledger entries ($7–$20, in order: their ids follow it), the orders ($21–$37, an
- * order seen before is updated) and the trades ($38–$50). Each part is a data-modifying CTE on a
+ * order seen before is updated), the trades ($38–$50) and the applied posting commands' ids ($51–$53). Each part is a data-modifying CTE on a
  * table of its own; PostgreSQL runs every one to completion, checks each row's constraints as it
  * writes it, and fires the writer guard's statement triggers after all of them. An empty array
  * inserts nothing. The owned balances are locked here, after the database accounts' statements:
@@ -50,7 +50,11 @@ const ROWS = `WITH
     INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
     SELECT mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf * ${U}, tf * ${U}, to_timestamp(ts / 1000.0)
     FROM unnest($38::int[], $39::bigint[], $40::numeric[], $41::numeric[], $42::numeric[], $43::varchar[], $44::bigint[], $45::bigint[], $46::int[], $47::int[], $48::numeric[], $49::numeric[], $50::bigint[])
-      v(mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, ts))
+      v(mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, ts)),
+  commands_part AS (
+    INSERT INTO sequencer_commands (command_id, seq, applied_at)
+    SELECT id, s, to_timestamp(ts / 1000.0) FROM unnest($51::text[], $52::bigint[], $53::bigint[]) v(id, s, ts)
+    ON CONFLICT (command_id) DO NOTHING)
 SELECT 1`;
 
 /** One journaled batch as applied: what the projector writes for it. */
@@ -81,10 +85,17 @@ export interface ProjectedEntry {
 }
 
 /** What a projection transaction writes for these batches, in the sequencer's order (pure). */
-export function projectionRows(batches: AppliedBatch[]): { orders: Map<number, OrderState>; trades: TradeRecord[]; entries: ProjectedEntry[] } {
+export function projectionRows(batches: AppliedBatch[]): {
+  orders: Map<number, OrderState>;
+  trades: TradeRecord[];
+  entries: ProjectedEntry[];
+  commands: Array<{ id: string; seq: number; ts: number }>;
+} {
   const orders = new Map<number, OrderState>();
   const trades: TradeRecord[] = [];
   const entries: ProjectedEntry[] = [];
+  // The applied posting commands (a retry past the sequencer's window is answered from their rows).
+  const commands: Array<{ id: string; seq: number; ts: number }> = [];
   // The house's side of spot fees: one entry per fee account for a run of trades, not one per
   // trade. A run ends where another posting touches that account (a referral rebate paid from
   // it): the merged entry is written there, so the entries stay in the sequencer's order, each
@@ -107,7 +118,8 @@ export function projectionRows(batches: AppliedBatch[]): { orders: Map<number, O
     for (const o of b.outcomes) {
       for (const ord of o.orders) orders.set(ord.id, ord);
       trades.push(...o.trades);
-      for (const p of o.postings)
+      for (const p of o.postings) {
+        if (p.commandId !== undefined) commands.push({ id: p.commandId, seq: b.seq, ts: b.ts });
         for (const leg of p.legs) {
           if (leg.accountType !== 'spot-fee') entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
           else if (p.refType === 'trade') {
@@ -119,10 +131,11 @@ export function projectionRows(batches: AppliedBatch[]): { orders: Map<number, O
             entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
           }
         }
+      }
     }
   }
   for (const key of [...fees.keys()]) flush(key);
-  return { orders, trades, entries };
+  return { orders, trades, entries, commands };
 }
 
 /**
@@ -148,7 +161,7 @@ export class Projector {
   async project(batches: AppliedBatch[]): Promise<Projected> {
     const last = batches[batches.length - 1].seq;
     const first = batches[0].seq;
-    const { orders, trades, entries } = projectionRows(batches);
+    const { orders, trades, entries, commands } = projectionRows(batches);
     // The watermark goes into the commit's text (`last` is an integer of ours, not input).
     if (!Number.isSafeInteger(last)) throw new Error(`projector: batch seq ${last} is not an integer`);
     const runner = this.dataSource.createQueryRunner();
@@ -166,7 +179,8 @@ export class Projector {
       // The rows in one statement (its parts are independent: each inserts into its own table).
       const [owned, ledger] = await this.entryColumns(m, entries);
       const [trade, candles] = this.tradeColumns(trades);
-      await preparedQuery(m, 'kestrel-projector-rows', ROWS, [...owned, ...ledger, ...this.orderColumns([...orders.values()]), ...trade]);
+      const applied = literals([commands.map((c) => c.id), commands.map((c) => c.seq), commands.map((c) => c.ts)]);
+      await preparedQuery(m, 'kestrel-projector-rows', ROWS, [...owned, ...ledger, ...this.orderColumns([...orders.values()]), ...trade, ...applied]);
       for (const [marketId, ticks] of candles) await writeCandles(m, marketId, ticks);
       // The watermark and the commit in one round trip.
       await client.query(`INSERT INTO sequencer_projection (id, seq) VALUES (1, ${last}) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq; COMMIT`);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { EngineHost } from './engine-host.service';
@@ -56,7 +57,10 @@ export function refusal(code: SeqCode): BusinessError {
  */
 @Injectable()
 export class TradeAccountCommands {
-  constructor(private readonly host: EngineHost) {}
+  constructor(
+    private readonly host: EngineHost,
+    private readonly dataSource: DataSource,
+  ) {}
 
   place(cmd: Omit<PlaceCmd, 't'>): Promise<SeqOutcome> {
     return this.host.submit({ t: 'place', ...cmd });
@@ -69,9 +73,13 @@ export class TradeAccountCommands {
   /**
    * A balanced posting whose legs on trade or house accounts the sequencer checks and applies
    * (all or none); its other legs (database accounts) may only receive money, or come from
-   * `external` / `transit`. Idempotent by `commandId`.
+   * `external` / `transit`. Idempotent by `commandId`: the sequencer remembers ids for its window
+   * (24 h or 1,000,000 commands); one applied before that is found in `sequencer_commands`
+   * (the projector writes it with its batch) and answered as a retry, without moving money again.
    */
-  post(p: Posting): Promise<SeqOutcome> {
+  async post(p: Posting): Promise<SeqOutcome> {
+    const [applied] = await this.dataSource.query('SELECT 1 FROM sequencer_commands WHERE command_id = $1', [p.commandId]);
+    if (applied) return { code: 'OK', duplicate: true, orders: [], trades: [], postings: [], users: [], books: [] };
     return this.host.submit({ t: 'post', ...p });
   }
 

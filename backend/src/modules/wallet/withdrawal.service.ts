@@ -196,7 +196,8 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
    * Available → frozen until an operator decides (command `withdrawal-freeze:<id>`), then the row
    * goes to review; if the balance is short the row is removed and nothing has changed. Run again
    * by a retry and by the sweep for rows left `submitting`: the sequencer answers a repeated command id
-   * with its first result, so the freeze happens once and the row ends in one state.
+   * with its first result (past its window, `sequencer_commands` answers an applied one), so the
+   * freeze happens once and the row ends in one state.
    */
   private async finishSubmission(w: Withdrawal): Promise<boolean> {
     const amount = moneyString(w.amount);
@@ -226,8 +227,9 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
 
   /**
    * Requests a crash or a lost answer left between their row and their freeze: finished by the
-   * engine's owner at start and every few seconds after (`SWEEP_MS`), while the sequencer still
-   * remembers the command id, so each is frozen once or removed once.
+   * engine's owner at start and every few seconds after (`SWEEP_MS`); a freeze already applied is
+   * answered as such (by the sequencer's window or `sequencer_commands`), so each is frozen once or
+   * removed once.
    */
   async onApplicationBootstrap(): Promise<void> {
     await this.host.whenOwner(async () => {

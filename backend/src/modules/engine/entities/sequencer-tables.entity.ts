@@ -54,6 +54,26 @@ export class SequencerProjectionRow {
 }
 
 /**
+ * Every applied posting command (`post`: transfers, withdrawals, deposits, conversions, operators'
+ * fundings…) by its command id, written by the projector with the batch that applied it. The
+ * sequencer remembers command ids for its window only (24 h or 1,000,000 commands); a retry past
+ * it is answered from here (TradeAccountCommands.post), so it never moves money twice.
+ */
+@Entity('sequencer_commands')
+export class SequencerCommandRow {
+  @PrimaryColumn({ name: 'command_id', type: 'text', primaryKeyConstraintName: 'pk_sequencer_commands' })
+  commandId: string;
+
+  /** The journal batch that applied it. */
+  @Column({ type: 'bigint' })
+  seq: string;
+
+  /** The batch's time. */
+  @Column({ name: 'applied_at', type: 'timestamptz' })
+  appliedAt: Date;
+}
+
+/**
  * Commands for the sequencer written in a database transaction (a transfer out of a database
  * account, an operator's decision): the relay sends each, with its command id, until it is applied.
  */

@@ -13,7 +13,7 @@ const arg = (name, fallback) => {
 };
 const ORDERS = arg('orders', 20_000);
 const CONCURRENCY = 16;
-const TABLES = ['ledger_entries', 'events', 'orders', 'trades', 'sequencer_journal', 'sequencer_snapshots', 'klines'];
+const TABLES = ['ledger_entries', 'events', 'orders', 'trades', 'sequencer_journal', 'sequencer_snapshots', 'sequencer_commands', 'klines'];
 
 const stack = await startStack();
 try {

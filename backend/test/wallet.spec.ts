@@ -443,9 +443,9 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     t.app.get(OutboxRelay).kick();
     for (let i = 0; i < 100 && !(await t.ds.query('SELECT applied_seq FROM sequencer_outbox WHERE id = $1', [row.id]))[0].applied_seq; i++)
       await new Promise((r) => setTimeout(r, 50));
-    expect(await t.ds.query('SELECT applied_seq::text, result FROM sequencer_outbox WHERE id = $1', [row.id])).toEqual([
-      { applied_seq: row.applied_seq, result: 'OK' },
-    ]);
+    const [marked] = await t.ds.query('SELECT applied_seq::text, result FROM sequencer_outbox WHERE id = $1', [row.id]);
+    expect(marked.applied_seq).not.toBeNull();
+    expect(marked.result).toBe('OK');
     await t.app.get(TradeAccountCommands).settled(u.user.id);
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '100', frozen: '0' });
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);

@@ -81,6 +81,17 @@ function int(name: string, fallback: number): number {
   return n;
 }
 
+/**
+ * ENGINE_MAX_UNPROJECTED, at most a tenth of the sequencer's idempotency window (1,000,000 command
+ * ids): a command applied but not yet projected must still be inside the window, since
+ * `sequencer_commands` (what answers a retry past it) is written by the projector.
+ */
+function lagBound(): number {
+  const n = int('ENGINE_MAX_UNPROJECTED', 50_000);
+  if (n > 100_000) throw new Error(`ENGINE_MAX_UNPROJECTED must be at most 100000 (a tenth of the sequencer's idempotency window), got ${n}`);
+  return n;
+}
+
 /** An unset or blank variable is absent (an empty ADMIN_PASSWORD must never become a password). */
 function text(name: string): string | undefined {
   const raw = process.env[name]?.trim();
@@ -159,7 +170,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     },
     engine: {
       maxBatch: int('ENGINE_MAX_BATCH', 1000),
-      maxUnprojected: int('ENGINE_MAX_UNPROJECTED', 50_000),
+      maxUnprojected: lagBound(),
       projectAhead: int('ENGINE_PROJECT_AHEAD', 4000),
       projectBatch: int('ENGINE_PROJECT_BATCH', 1000),
       projectLingerMs: int('ENGINE_PROJECT_LINGER_MS', 5),

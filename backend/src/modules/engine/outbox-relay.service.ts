@@ -13,7 +13,8 @@ const POLL_MS = 1000;
  * transfer out of a database account, the operator CLI): the caller writes them here in its own
  * transaction, so the decision and the money command commit together; this relay sends every
  * pending one, in order, with its command id, and records the sequencer's result. A crash in
- * between only delays it: the sequencer's idempotency window makes a resend count once.
+ * between only delays it: the sequencer's idempotency window makes a resend count once, and a row
+ * whose command is already in `sequencer_commands` (applied and projected) is marked, not resent.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -80,7 +81,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async relay(): Promise<void> {
     for (;;) {
       // A row whose command was applied and projected (`sequencer_commands`) but not marked (a crash
-      // between the two) is marked now, not sent: past the sequencer's window a resend would apply again.
+      // between the two) is marked now with the batch that applied it, not sent: past the sequencer's
+      // window a resend would apply again. (Sent rows are marked with the journal's position after them.)
       const rows: Array<{ id: string; command: Posting; applied: string | null }> = await this.dataSource.query(
         `SELECT o.id, o.command, c.seq AS applied FROM sequencer_outbox o LEFT JOIN sequencer_commands c ON c.command_id = o.command_id
          WHERE o.applied_seq IS NULL ORDER BY o.id LIMIT $1`,

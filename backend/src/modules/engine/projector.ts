@@ -23,7 +23,7 @@ const OPEN = `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchrono
 /**
  * A projection's rows in one statement, one round trip: the sequencer's accounts' balances
  * ($1–$6), the ledger entries ($7–$20, in order: their ids follow it), the orders ($21–$37, an
- * order seen before is updated), the trades ($38–$50) and the applied posting commands' ids ($51–$53). Each part is a data-modifying CTE on a
+ * order seen before is updated) and the trades ($38–$50). Each part is a data-modifying CTE on a
  * table of its own; PostgreSQL runs every one to completion, checks each row's constraints as it
  * writes it, and fires the writer guard's statement triggers after all of them. An empty array
  * inserts nothing. The owned balances are locked here, after the database accounts' statements:
@@ -50,12 +50,16 @@ const ROWS = `WITH
     INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
     SELECT mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf * ${U}, tf * ${U}, to_timestamp(ts / 1000.0)
     FROM unnest($38::int[], $39::bigint[], $40::numeric[], $41::numeric[], $42::numeric[], $43::varchar[], $44::bigint[], $45::bigint[], $46::int[], $47::int[], $48::numeric[], $49::numeric[], $50::bigint[])
-      v(mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, ts)),
-  commands_part AS (
-    INSERT INTO sequencer_commands (command_id, seq, applied_at)
-    SELECT id, s, to_timestamp(ts / 1000.0) FROM unnest($51::text[], $52::bigint[], $53::bigint[]) v(id, s, ts)
-    ON CONFLICT (command_id) DO NOTHING)
+      v(mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, ts))
 SELECT 1`;
+
+/**
+ * The applied posting commands' ids (a retry past the sequencer's window is answered from them):
+ * a statement of its own, sent only by the transactions that have some (orders and trades have none).
+ */
+const COMMANDS = `INSERT INTO sequencer_commands (command_id, seq, applied_at)
+  SELECT id, s, to_timestamp(ts / 1000.0) FROM unnest($1::text[], $2::bigint[], $3::bigint[]) v(id, s, ts)
+  ON CONFLICT (command_id) DO NOTHING`;
 
 /** One journaled batch as applied: what the projector writes for it. */
 export interface AppliedBatch {
@@ -179,8 +183,14 @@ export class Projector {
       // The rows in one statement (its parts are independent: each inserts into its own table).
       const [owned, ledger] = await this.entryColumns(m, entries);
       const [trade, candles] = this.tradeColumns(trades);
-      const applied = literals([commands.map((c) => c.id), commands.map((c) => c.seq), commands.map((c) => c.ts)]);
-      await preparedQuery(m, 'kestrel-projector-rows', ROWS, [...owned, ...ledger, ...this.orderColumns([...orders.values()]), ...trade, ...applied]);
+      await preparedQuery(m, 'kestrel-projector-rows', ROWS, [...owned, ...ledger, ...this.orderColumns([...orders.values()]), ...trade]);
+      if (commands.length)
+        await preparedQuery(
+          m,
+          'kestrel-projector-commands',
+          COMMANDS,
+          literals([commands.map((c) => c.id), commands.map((c) => c.seq), commands.map((c) => c.ts)]),
+        );
       for (const [marketId, ticks] of candles) await writeCandles(m, marketId, ticks);
       // The watermark and the commit in one round trip.
       await client.query(`INSERT INTO sequencer_projection (id, seq) VALUES (1, ${last}) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq; COMMIT`);

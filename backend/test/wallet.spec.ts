@@ -480,6 +480,24 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
   });
 
+  it('a deposit report retried after an operator raised the minimum answers its first record', async () => {
+    const u = await user();
+    const image = await proofImage(u.token);
+    const body = { currency_id: USDT, chain: 'TRC20', amount: '15', image_id: image, client_id: 'dep-retry-1' };
+    const first = (await post(u.token, 'wallet/charge_req', body)).body;
+    expect(first).toMatchObject({ code: 1, data: { duplicate: false } });
+    expect((await post(admin, 'admin/coins/3', { min_deposit: '20', reason: 'network fees rose' })).body.code).toBe(1);
+    try {
+      const before = await counts();
+      expect((await post(u.token, 'wallet/charge_req', body)).body).toMatchObject({ code: 1, data: { deposit_id: first.data.deposit_id, duplicate: true } });
+      expect(await counts()).toEqual(before);
+      // A new report under the new minimum is refused.
+      expect((await post(u.token, 'wallet/charge_req', { ...body, client_id: 'dep-retry-2' })).body.message).toBe('The minimum deposit is 20 USDT');
+    } finally {
+      await post(admin, 'admin/coins/3', { min_deposit: '10', reason: 'restore' });
+    }
+  });
+
   it('operators set fiat rates and coin rules, recorded with the reason', async () => {
     const r = await post(admin, 'admin/fiat-rates', { code: 'CNY', rate: '7.2', reason: 'daily update' });
     expect(r.body.data).toMatchObject({ code: 'CNY', rate: '7.2' });

@@ -45,15 +45,18 @@ export class DepositService {
 
   /** wallet/charge_req: a deposit record in review. */
   async request(userId: number, dto: DepositRequestDto): Promise<{ deposit_id: number; duplicate: boolean }> {
-    const { coin, chain } = await this.funding.chain(dto.currency_id, dto.chain);
-    if (!chain.depositAddress) throw new BusinessError(ErrorCode.DEPOSIT_ADDRESS_UNAVAILABLE, undefined, { coin: coin.symbol, chain: chain.chain });
-    const amount = positive(dto.amount);
-    if (amount.lt(coin.minDeposit)) throw new BusinessError(ErrorCode.DEPOSIT_BELOW_MIN, undefined, { min: moneyString(coin.minDeposit), coin: coin.symbol });
-    // A retried client id answers its first deposit (also when the retry ran at the same time).
+    // A retried client id answers its first deposit (also when the retry ran at the same time, below),
+    // before the checks an operator can change meanwhile (the network's address, the minimum).
     const prior = async (m = this.dataSource.manager) => {
       const [row] = dto.client_id ? await m.query('SELECT id FROM deposits WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]) : [];
       return row ? { deposit_id: row.id as number, duplicate: true } : null;
     };
+    const first = await prior();
+    if (first) return first;
+    const { coin, chain } = await this.funding.chain(dto.currency_id, dto.chain);
+    if (!chain.depositAddress) throw new BusinessError(ErrorCode.DEPOSIT_ADDRESS_UNAVAILABLE, undefined, { coin: coin.symbol, chain: chain.chain });
+    const amount = positive(dto.amount);
+    if (amount.lt(coin.minDeposit)) throw new BusinessError(ErrorCode.DEPOSIT_BELOW_MIN, undefined, { min: moneyString(coin.minDeposit), coin: coin.symbol });
     const create = async (m: EntityManager) => {
       const earlier = await prior(m);
       if (earlier) return earlier;

@@ -90,6 +90,25 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect((await t.http().get('/api/fpjy/list').set('Authorization', u.token)).body.data.items).toEqual([expect.objectContaining({ quote_id: q.quote_id })]);
   });
 
+  it('a conversion left unrecorded is recorded by its retry after the quote expired; an expired quote never converted stays refused', async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, BTC, '0.5');
+    const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
+    const flash = t.app.get(FlashExchangeService);
+    jest.spyOn(flash as unknown as { record: () => Promise<void> }, 'record').mockRejectedValueOnce(new Error('process stopped'));
+    await expect(flash.convert(u.user.id, q.quote_id)).rejects.toThrow('process stopped');
+    const never = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
+    await new Promise((r) => setTimeout(r, 2200)); // both quotes expire (2 s here)
+    expect((await post(u.token, 'convert', { quote_id: q.quote_id })).body).toMatchObject({
+      code: 1,
+      data: { quote_id: q.quote_id, receive: '5988', duplicate: true },
+    });
+    expect((await post(u.token, 'convert', { quote_id: never.quote_id })).body.code).toBe(2213);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '5988', frozen: '0' });
+    expect(await coinBalance(t, u.user.id, BTC)).toEqual({ available: '0.4', frozen: '0' });
+    expect((await t.http().get('/api/fpjy/list').set('Authorization', u.token)).body.data.items).toEqual([expect.objectContaining({ quote_id: q.quote_id })]);
+  });
+
   it('refuses what it cannot honestly price or pay, and expired or foreign quotes', async () => {
     const u = await registerByEmail(t);
     await deposit(t, u.user.id, USDT, '100');

@@ -78,9 +78,14 @@ export class TradeAccountCommands {
    * (the projector writes it with its batch) and answered as a retry, without moving money again.
    */
   async post(p: Posting): Promise<SeqOutcome> {
-    const [applied] = await this.dataSource.query('SELECT 1 FROM sequencer_commands WHERE command_id = $1', [p.commandId]);
-    if (applied) return { code: 'OK', duplicate: true, orders: [], trades: [], postings: [], users: [], books: [] };
+    if (await this.applied(p.commandId)) return { code: 'OK', duplicate: true, orders: [], trades: [], postings: [], users: [], books: [] };
     return this.host.submit({ t: 'post', ...p });
+  }
+
+  /** Whether a posting command was applied, as projected (`sequencer_commands`: wait for `settled` first to see a recent one). */
+  async applied(commandId: string): Promise<boolean> {
+    const [row] = await this.dataSource.query('SELECT 1 FROM sequencer_commands WHERE command_id = $1', [commandId]);
+    return row !== undefined;
   }
 
   /** As `post`, and a refusal becomes its business error. */

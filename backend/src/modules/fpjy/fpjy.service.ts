@@ -32,6 +32,9 @@ interface Quote {
   expires_at: string;
 }
 
+/** How long a quote is kept after it expires: the window for a retry to find a conversion left unrecorded. */
+const QUOTE_KEPT_SECONDS = 3600;
+
 const desk = (currencyId: number) => ({ ownerType: 'system' as const, ownerId: SYSTEM_OWNER_ID, accountType: 'desk', currencyId });
 
 /**
@@ -140,7 +143,9 @@ export class FlashExchangeService implements OnApplicationBootstrap {
       receive: moneyString(receive),
       expires_at: new Date(Date.now() + ttl * 1000).toISOString(),
     };
-    await this.redis.set(`fpjy:quote:${q.quote_id}`, JSON.stringify(q), 'EX', ttl);
+    // Kept past its expiry (which convert checks): a retry of a conversion whose process stopped before
+    // its record still finds what to record.
+    await this.redis.set(`fpjy:quote:${q.quote_id}`, JSON.stringify(q), 'EX', ttl + QUOTE_KEPT_SECONDS);
     return q;
   }
 
@@ -154,6 +159,15 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     const raw = await this.redis.get(`fpjy:quote:${quoteId}`);
     const q = raw ? (JSON.parse(raw) as Quote) : undefined;
     if (!q || q.user_id !== userId) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
+    if (Date.parse(q.expires_at) <= Date.now()) {
+      // Expired: converted only by a first request whose process stopped between the conversion and
+      // its record (the applied command says so); its retry records it now and answers with it.
+      await this.trading.settled(userId);
+      if (!(await this.trading.applied(`flash:${quoteId}`))) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
+      await this.record(q);
+      await this.redis.del(`fpjy:quote:${quoteId}`);
+      return { ...((await this.converted(userId, quoteId)) ?? q), duplicate: true };
+    }
     // No desk check before the command: a retry of a conversion that emptied the desk must still hear it
     // was done. The sequencer checks the desk and keeps a refusal, which names the desk when it is short.
     const deskShort = () => this.trading.balance(desk(q.to_currency_id)).available < units(q.receive);

@@ -194,6 +194,21 @@ describe('the sequencer is the only writer of the trade and house accounts (real
       expect(await footprint()).toEqual(before);
     });
 
+    it("refuses any write to sequencer_commands but the projector's (a stray row would answer a command that never ran as done)", async () => {
+      const insert = () => pg.query(`INSERT INTO sequencer_commands (command_id, seq, applied_at) VALUES ('forged', 1, now())`);
+      await refused(insert());
+      await refused(pg.query(`DELETE FROM sequencer_commands`));
+      await refused(pg.query(`TRUNCATE sequencer_commands`));
+      await pg.query('BEGIN');
+      try {
+        await pg.query(`SET LOCAL kestrel.writer = 'projector'`);
+        await insert();
+      } finally {
+        await pg.query('ROLLBACK');
+      }
+      expect((await pg.query(`SELECT COUNT(*)::int AS n FROM sequencer_commands WHERE command_id = 'forged'`)).rows).toEqual([{ n: 0 }]);
+    });
+
     // A trade account's row relabelled as a database account takes the trade account's balance off the
     // read side (and hands it to another account) while the sequencer still holds it: a write to the
     // trade account that is not the projector's. The guard looks at the rows as they were too (OLD TABLE).

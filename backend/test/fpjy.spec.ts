@@ -74,14 +74,19 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect(legs).toBe(4);
   });
 
-  it('a retry after the process stopped between the conversion and its record converts nothing more and records it once', async () => {
+  /** A user whose conversion of 0.1 BTC went through but whose process "stopped" before the record was written. */
+  async function unrecordedConversion() {
     const u = await registerByEmail(t);
     await deposit(t, u.user.id, BTC, '0.5');
     const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
     const flash = t.app.get(FlashExchangeService);
-    // The first request's process "stops" once the sequencer has converted, before the record is written.
     jest.spyOn(flash as unknown as { record: () => Promise<void> }, 'record').mockRejectedValueOnce(new Error('process stopped'));
     await expect(flash.convert(u.user.id, q.quote_id)).rejects.toThrow('process stopped');
+    return { u, q };
+  }
+
+  it('a retry after the process stopped between the conversion and its record converts nothing more and records it once', async () => {
+    const { u, q } = await unrecordedConversion();
     const again = await post(u.token, 'convert', { quote_id: q.quote_id });
     expect(again.body).toMatchObject({ code: 1, data: { quote_id: q.quote_id, receive: '5988', duplicate: true } });
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '5988', frozen: '0' });
@@ -91,12 +96,7 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
   });
 
   it('a conversion left unrecorded is recorded by its retry after the quote expired; an expired quote never converted stays refused', async () => {
-    const u = await registerByEmail(t);
-    await deposit(t, u.user.id, BTC, '0.5');
-    const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
-    const flash = t.app.get(FlashExchangeService);
-    jest.spyOn(flash as unknown as { record: () => Promise<void> }, 'record').mockRejectedValueOnce(new Error('process stopped'));
-    await expect(flash.convert(u.user.id, q.quote_id)).rejects.toThrow('process stopped');
+    const { u, q } = await unrecordedConversion();
     const never = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
     await new Promise((r) => setTimeout(r, 2200)); // both quotes expire (2 s here)
     expect((await post(u.token, 'convert', { quote_id: q.quote_id })).body).toMatchObject({

@@ -662,6 +662,7 @@ async function main() {
   if (!FAST) {
     const base = await lib.freshStackEnv({
       simulator: true,
+      ports: 5, // engines A and B, the worker, two api processes (base.port + 0…4)
       env: { REDIS_URL: redisUrl, ENGINE_TRANSPORT: 'redis', ENGINE_LEASE_MS: '2000', LOG_LEVEL: 'info', FLASH_FLOAT: 'USDT:100000000' },
     });
     const engineA = startProcess('engine A', base.env, 'engine', base.port);

@@ -21,7 +21,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const LEASE_MS = Number(process.env.SCALE_LEASE_MS ?? 3000);
 const LOAD_TRADERS = 6;
 
-const base = await freshStackEnv({ env: { ENGINE_LEASE_MS: String(LEASE_MS), ENGINE_TRANSPORT: 'redis', LOG_LEVEL: 'info' } });
+// Seven ports: engine A, engine B, the worker, three api processes and engine A' (base.port + 0…6).
+const base = await freshStackEnv({ ports: 7, env: { ENGINE_LEASE_MS: String(LEASE_MS), ENGINE_TRANSPORT: 'redis', LOG_LEVEL: 'info' } });
 const procs = [];
 
 /** One process of the given role on its own port; its output kept for the checks (and printed on failure). */

@@ -117,12 +117,16 @@ async function freeRange(count) {
   throw new Error('no free port range in 3700–3899');
 }
 
-/** A fresh database on the local server, and the environment a stack on it runs with (loopback only). */
-export async function freshStackEnv({ simulator = false, env = {} } = {}) {
+/**
+ * A fresh database on the local server, and the environment a stack on it runs with (loopback
+ * only). `ports`: how many consecutive ports from `port` the caller will listen on (each free and
+ * reserved for this process); by default one, plus BENCH_API_PROCESSES for a split stack.
+ */
+export async function freshStackEnv({ simulator = false, env = {}, ports = Number(process.env.BENCH_API_PROCESSES ?? 0) + 1 } = {}) {
   const db = `kestrel_bench_${Date.now()}`;
   await sql(SERVER, `CREATE DATABASE "${db}"`);
   const databaseUrl = withDb(SERVER, db);
-  const port = await freeRange(Number(process.env.BENCH_API_PROCESSES ?? 0) + 1);
+  const port = await freeRange(ports);
   const childEnv = {
     ...process.env,
     PORT: String(port),

@@ -5,6 +5,7 @@ import { ErrorCode } from '../../infra/http/error-codes';
 import { EngineHost } from './engine-host.service';
 import { accountKey, userCoin } from './sequencer/balances';
 import type { AccountKey, Leg, PlaceCmd, PostCmd, SeqCode, SeqOutcome } from './sequencer/commands';
+import { empty as emptyOutcome } from './sequencer/sequencer';
 
 /** Legs for postings (amounts are decimal strings; negative = out). */
 export const coinLeg = (userId: number, currencyId: number, code: number, available: string, frozen = '0'): Leg => ({
@@ -78,7 +79,7 @@ export class TradeAccountCommands {
    * (the projector writes it with its batch) and answered as a retry, without moving money again.
    */
   async post(p: Posting): Promise<SeqOutcome> {
-    if (await this.applied(p.commandId)) return { code: 'OK', duplicate: true, orders: [], trades: [], postings: [], users: [], books: [] };
+    if (await this.applied(p.commandId)) return { ...emptyOutcome('OK'), duplicate: true };
     return this.host.submit({ t: 'post', ...p });
   }
 

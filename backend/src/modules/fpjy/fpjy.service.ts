@@ -166,7 +166,7 @@ export class FlashExchangeService implements OnApplicationBootstrap {
       if (!(await this.trading.applied(`flash:${quoteId}`))) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
       await this.record(q);
       await this.redis.del(`fpjy:quote:${quoteId}`);
-      return { ...((await this.converted(userId, quoteId)) ?? q), duplicate: true };
+      return { ...q, duplicate: true };
     }
     // No desk check before the command: a retry of a conversion that emptied the desk must still hear it
     // was done. The sequencer checks the desk and keeps a refusal, which names the desk when it is short.
@@ -191,7 +191,8 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     // retry of one whose process stopped between the conversion and its record.
     await this.record(q);
     await this.redis.del(`fpjy:quote:${quoteId}`);
-    return { ...((r.duplicate && (await this.converted(userId, quoteId))) || q), duplicate: !!r.duplicate };
+    // The record holds this same quote (whoever wrote it), so it is the answer without reading it back.
+    return { ...q, duplicate: !!r.duplicate };
   }
 
   /** The conversion's record (the first event of its stream, so written once however many requests reach here). */

@@ -561,7 +561,8 @@ function postingUsers(cmd: PostCmd): number[] {
   return cmd.legs.filter((l) => l.ownerType === 'user').map((l) => l.ownerId);
 }
 
-function empty(code: SeqCode): SeqOutcome {
+/** An outcome that changed nothing. */
+export function empty(code: SeqCode): SeqOutcome {
   return { code, orders: [], trades: [], postings: [], users: [], books: [] };
 }
 

@@ -11,6 +11,19 @@ describe('market config: decimal <-> ticks/lots', () => {
     expect(btc.ticksToPrice(5)).toBe('0.05');
   });
 
+  it('converts a price to ticks exactly only when it lies on the tick grid', () => {
+    expect(btc.priceToTicksExact('30000.12')).toBe(3_000_012);
+    expect(btc.priceToTicksExact('30000.1200000000000000000000')).toBe(3_000_012);
+    expect(btc.priceToTicksExact('0')).toBe(0);
+    expect(btc.priceToTicksExact('30000.129')).toBeUndefined();
+    expect(btc.priceToTicksExact('0.009')).toBeUndefined();
+    expect(btc.priceToTicksExact('30000.120000000000000000001')).toBeUndefined();
+    expect(btc.priceToTicksExact('1e3')).toBeUndefined();
+    const half = createMarket({ symbol: 'Y', tickSize: '0.5', lotSize: '1', minQty: '1' });
+    expect(half.priceToTicksExact('10.5')).toBe(21);
+    expect(half.priceToTicksExact('10.74')).toBeUndefined();
+  });
+
   it('converts quantities to lots, truncating', () => {
     expect(btc.qtyToLots('1.23456')).toBe(12_345);
     expect(btc.lotsToQty(12_345)).toBe('1.2345');

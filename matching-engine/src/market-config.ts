@@ -45,12 +45,18 @@ export function formatScaled(mantissa: bigint, scale: number): string {
   return `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
 }
 
-/** floor(value / step) for decimal strings; undefined if not a decimal or beyond 2^53 - 1. */
-function toSteps(value: string, step: Scaled): number | undefined {
+/**
+ * floor(value / step) for decimal strings; undefined if not a decimal or beyond 2^53 - 1, and with
+ * `exact`, also when value is not a whole number of steps.
+ */
+function toSteps(value: string, step: Scaled, exact = false): number | undefined {
   const v = parseDecimal(value);
   if (v === undefined) return undefined;
   // value / step = (mv / 10^sv) / (ms / 10^ss) = mv * 10^ss / (ms * 10^sv); BigInt division truncates.
-  const q = (v.mantissa * pow10(step.scale)) / (step.mantissa * pow10(v.scale));
+  const num = v.mantissa * pow10(step.scale);
+  const den = step.mantissa * pow10(v.scale);
+  if (exact && num % den !== 0n) return undefined;
+  const q = num / den;
   return q <= MAX_SAFE ? Number(q) : undefined;
 }
 
@@ -65,6 +71,8 @@ export interface Market {
   /** Smallest accepted quantity in lots (minQty rounded up to a whole lot). */
   readonly minLots: number;
   priceToTicks(price: string): number | undefined;
+  /** The price in ticks when it is a whole number of ticks; undefined when it falls between two (or as priceToTicks). */
+  priceToTicksExact(price: string): number | undefined;
   ticksToPrice(ticks: number): string;
   qtyToLots(qty: string): number | undefined;
   lotsToQty(lots: number): string;
@@ -89,6 +97,7 @@ export function createMarket(config: MarketConfig): Market {
     config,
     minLots,
     priceToTicks: (price) => toSteps(price, tick),
+    priceToTicksExact: (price) => toSteps(price, tick, true),
     ticksToPrice: (ticks) => fromSteps(ticks, tick),
     qtyToLots: (qty) => toSteps(qty, lot),
     lotsToQty: (lots) => fromSteps(lots, lot),

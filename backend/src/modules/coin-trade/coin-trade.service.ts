@@ -30,7 +30,8 @@ export class CoinTradeService {
   /** Answered once journaled and matched, with the order's state after matching (from the sequencer's memory). */
   async place(userId: number, dto: PlaceOrderDto): Promise<OrderView> {
     const market = this.markets.get(dto.symbol);
-    await this.requireFundPassword(userId);
+    // A user known to have one costs no read and no await.
+    if (!this.withFundPassword.has(userId)) await this.requireFundPassword(userId);
     // Balance is checked (and frozen) by the sequencer: the spec's messages come from its result code.
     const r = await this.trading.place(this.toCommand(userId, market, dto));
     if (r.code !== 'OK') throw refusal(r.code);
@@ -66,7 +67,6 @@ export class CoinTradeService {
 
   /** A fund password, once set, can be changed but never removed: a positive answer is cached. */
   private async requireFundPassword(userId: number): Promise<void> {
-    if (this.withFundPassword.has(userId)) return;
     const [user] = await this.dataSource.query('SELECT fund_password_hash IS NOT NULL AS has FROM users WHERE id = $1', [userId]);
     if (!user?.has) throw new BusinessError(ErrorCode.FUND_PASSWORD_NOT_SET);
     if (this.withFundPassword.size > 100_000) this.withFundPassword.clear();
@@ -76,12 +76,13 @@ export class CoinTradeService {
   /** Converts the decimal fields to engine units (truncating); the sequencer works out what to freeze. */
   private toCommand(userId: number, market: MarketInfo, dto: PlaceOrderDto): Omit<PlaceCmd, 't'> {
     const e = market.engine;
-    const price = dto.price !== undefined ? e.priceToTicks(dto.price) : 0;
+    // One exact conversion on the usual path; the truncating one only tells a refused price's reason.
+    const exact = dto.price !== undefined ? e.priceToTicksExact(dto.price) : 0;
+    const price = exact ?? e.priceToTicks(dto.price!);
     if (price === undefined || (dto.type === 'limit' && price < 1)) throw new BusinessError(ErrorCode.PRICE_INVALID);
     // Not truncated onto the tick grid: a sell's limit would drop below the price asked, and a worst
     // price under one tick would become 0, no bound at all.
-    if (dto.price !== undefined && units(dto.price) !== units(e.ticksToPrice(price)))
-      throw new BusinessError(ErrorCode.PRICE_INVALID, 'error.price_tick', { tick: market.tickSize });
+    if (exact === undefined) throw new BusinessError(ErrorCode.PRICE_INVALID, 'error.price_tick', { tick: market.tickSize });
     const base = { userId, marketId: market.id, side: dto.side, type: dto.type, price, clientOrderId: dto.client_order_id ?? null };
 
     if (dto.type === 'market' && dto.side === 'buy' && dto.quantity === undefined) {

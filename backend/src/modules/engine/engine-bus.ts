@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Injectable } from '@nestjs/common';
 import type { OptionResultData } from '@kestrel/contracts';
+import type { TradeRecord } from './sequencer/commands';
 
 /** An order's state once projected, in units: the feed formats it only for a user someone listens for. */
 export interface OrderUpdate {
@@ -24,8 +25,11 @@ export interface TradeTick {
 }
 
 export interface BusEvents {
-  /** A journaled batch's trades of one market, in trade id order, and the batch (the read tables have them once `projected` reaches it). */
-  trades: [TradeTick[], number];
+  /**
+   * A journaled batch's trades of one market, in trade id order (in units: formatted only where a
+   * message is built), and the batch (the read tables have them once `projected` reaches it).
+   */
+  trades: [TradeRecord[], number];
   /** The projector wrote the read tables up to this journal batch (trades, candles, orders, balances). */
   projected: [number];
   /** The outbox has commands for the sequencer (the relay beside it sends them now). */

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, role } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode, ErrorCodeValue } from '../../infra/http/error-codes';
+import { ClosedOwners } from './closed-owners';
 import { EngineBus } from './engine-bus';
 import { EngineLease } from './engine-lease';
 import { EngineLink, EngineReply, EngineRequest, LinkEvent, processId } from './engine-link';
@@ -12,17 +13,14 @@ import { JournalWriter } from './journal-writer';
 import { LeaseKeeper } from './lease-keeper';
 import { MarketInfo, MarketRegistry } from './market-registry.service';
 import { ProjectionReplica, ReplicaEvent } from './projection-replica';
-import { Projector, tradeTick } from './projector';
+import { Projector } from './projector';
 import { ProjectorThread } from './projector-thread';
 import { rebuild } from './recovery';
 import type { Balance } from './sequencer/balances';
-import type { MarketParams, SeqCode, SeqCommand, SeqOutcome } from './sequencer/commands';
+import type { MarketParams, SeqCode, SeqCommand, SeqOutcome, TradeRecord } from './sequencer/commands';
 import type { Sequencer } from './sequencer/sequencer';
 import { Snapshotter } from './snapshotter';
 import { Watermarks } from './watermarks';
-
-/** How many closed orders' owners are remembered for late cancels (~50 bytes each). */
-const CLOSED_REMEMBERED = 200_000;
 
 /**
  * The sequencer's host (DESIGN §6): the wiring of the pipeline's stages, each its own class with
@@ -57,7 +55,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   /** The projection replica: on its own thread in the built app, in-process on the sources (tests). */
   private replica?: ProjectorThread | ProjectionReplica;
   /** Owners of orders this process saw leave their book, oldest first (bounded): a late cancel is answered "closed" without waiting for the projector. */
-  private readonly closedOwners = new Map<number, number>();
+  private readonly closedOwners = new ClosedOwners();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -395,19 +393,18 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     // Its users' reads wait for its projection from now on (before any caller goes on).
     this.marks.applied({ seq, ts, outcomes }, performance.now());
     const books = new Set<number>();
-    const ticks = new Map<number, ReturnType<typeof tradeTick>[]>();
+    const trades = new Map<number, TradeRecord[]>();
     outcomes.forEach((o, i) => {
       for (const ord of o.orders) if (ord.status !== 'waiting') this.closedOwners.set(ord.id, ord.userId);
       for (const b of o.books) books.add(b);
       for (const t of o.trades) {
-        const list = ticks.get(t.marketId) ?? [];
-        list.push(tradeTick(this.registry, t));
-        ticks.set(t.marketId, list);
+        const list = trades.get(t.marketId);
+        if (list) list.push(t);
+        else trades.set(t.marketId, [t]);
       }
       batch[i].resolve({ outcome: o, seq });
     });
-    while (this.closedOwners.size > CLOSED_REMEMBERED) this.closedOwners.delete(this.closedOwners.keys().next().value!);
-    for (const list of ticks.values()) this.bus.emit('trades', list, seq);
+    for (const list of trades.values()) this.bus.emit('trades', list, seq);
     for (const b of books) this.bus.emit('book', b);
     this.replica?.journaled(seq);
   }

@@ -9,6 +9,8 @@ import { moneyString, unitsString } from '../../infra/money';
 import { EngineBus, OrderUpdate, TradeTick } from '../engine/engine-bus';
 import { EngineHost } from '../engine/engine-host.service';
 import { MarketRegistry } from '../engine/market-registry.service';
+import { tradeTick } from '../engine/projector';
+import type { TradeRecord } from '../engine/sequencer/commands';
 import { LeverService } from '../lever/lever.service';
 import { MarketDataService } from '../market/market-data.service';
 import { REQUEST_PERIODS, storedPeriod } from '../market/periods';
@@ -32,7 +34,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private timer?: NodeJS.Timeout;
   private readonly seq = new Map<string, number>();
   private readonly dirtyBooks = new Set<number>();
-  private readonly newTrades = new Map<number, TradeTick[]>();
+  private readonly newTrades = new Map<number, TradeRecord[]>();
   /** Markets with trades the projector has not written yet (→ the journal batch to wait for), and ones whose candles can be pushed. */
   private readonly candlesDue = new Map<number, number>();
   private readonly candlesReady = new Set<number>();
@@ -218,11 +220,14 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     }
     this.dirtyBooks.clear();
 
+    const watched = this.newTrades.size ? this.watchedTopics() : undefined;
     for (const [marketId, trades] of this.newTrades) {
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
       const topic = tradesTopic(m.symbol);
-      parts.push(this.next(topic).then((seq): FeedItem[] => [['trades', { topic, seq, ts: 0, data: trades.map(tradeData) }]]));
+      // Nobody here listens: no message is built (a later subscriber starts from the snapshot and its sequence number).
+      if (watched && !watched.has(topic)) continue;
+      parts.push(this.next(topic).then((seq): FeedItem[] => [['trades', { topic, seq, ts: 0, data: trades.map((t) => tradeData(tradeTick(this.registry, t))) }]]));
     }
     this.newTrades.clear();
 
@@ -262,6 +267,23 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     for (const [event, message] of items) server.to(message.topic).emit(event, message as never);
     this.writeFeed(items);
     if (this.shared) server.serverSideEmit('feed', items);
+  }
+
+  /**
+   * The topics someone on this process listens to (a topic's room or a batched socket's set of
+   * topics), read once per cycle; undefined for split roles, whose sockets are on other processes
+   * (every topic counts as listened to there).
+   */
+  private watchedTopics(): Set<string> | undefined {
+    if (this.shared || !this.server) return undefined;
+    const topics = new Set<string>();
+    for (const [room, members] of this.server.of('/').adapter.rooms) {
+      if (!members.size) continue;
+      const feed = feedRoomTopics(room);
+      if (!feed) topics.add(room);
+      else for (const topic of feed) topics.add(topic);
+    }
+    return topics;
   }
 
   /** This process's batched sockets: one `feed` per set of topics with any of the cycle's messages, encoded once for the set. */

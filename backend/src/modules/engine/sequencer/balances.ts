@@ -37,7 +37,18 @@ export function ownedBySequencer(k: Pick<AccountKey, 'accountType'>): boolean {
 }
 
 export const accountKey = (k: AccountKey): string => `${k.ownerType}:${k.ownerId}:${k.accountType}:${k.currencyId}`;
-export const userCoin = (userId: number, currencyId: number): string => `user:${userId}:coin:${currencyId}`;
+/** Trade-account keys, built once per account: a trade meets four of them. */
+const userCoinKeys = new Map<number, string>();
+const CURRENCY_IDS = 2 ** 20;
+export const userCoin = (userId: number, currencyId: number): string => {
+  const n = userId * CURRENCY_IDS + currencyId;
+  // Only whole ids in range name one account each; anything else is built every time.
+  if (!(Number.isSafeInteger(n) && Number.isInteger(userId) && userId >= 0 && Number.isInteger(currencyId) && currencyId >= 0 && currencyId < CURRENCY_IDS))
+    return `user:${userId}:coin:${currencyId}`;
+  let key = userCoinKeys.get(n);
+  if (key === undefined) userCoinKeys.set(n, (key = `user:${userId}:coin:${currencyId}`));
+  return key;
+};
 
 export function parseAccountKey(key: string): AccountKey {
   const [ownerType, ownerId, accountType, currencyId] = key.split(':');
@@ -62,8 +73,15 @@ function distinct(deltas: readonly Delta[]): boolean {
   return true;
 }
 
+/** Most distinct accounts one change sums in place (a trade with both fees touches six). */
+const IN_PLACE = 8;
+
 export class FastBalances implements BalanceStore {
   private readonly map = new Map<string, { available: bigint; frozen: bigint }>();
+  /** The sums of the change being checked, reused (nothing allocated per change but the sums). */
+  private readonly rows: Array<{ available: bigint; frozen: bigint } | undefined> = new Array(IN_PLACE).fill(undefined);
+  private readonly available: bigint[] = new Array(IN_PLACE).fill(0n);
+  private readonly frozen: bigint[] = new Array(IN_PLACE).fill(0n);
 
   constructor(initial: Iterable<[string, Balance]> = []) {
     for (const [k, b] of initial) this.map.set(k, { available: b.available, frozen: b.frozen });
@@ -74,23 +92,23 @@ export class FastBalances implements BalanceStore {
   }
 
   apply(deltas: readonly Delta[]): boolean {
-    if (deltas.length <= 8 && distinct(deltas)) {
+    if (deltas.length <= IN_PLACE && distinct(deltas)) {
       // A freeze or release (one account) or a trade (four accounts, six with fees; all distinct): each sum worked out once, then stored.
-      const after: Array<{ available: bigint; frozen: bigint }> = new Array(deltas.length);
+      const { rows, available, frozen } = this;
       for (let i = 0; i < deltas.length; i++) {
         const d = deltas[i];
-        const cur = this.map.get(d.key);
-        const available = cur ? cur.available + d.available : d.available;
-        const frozen = cur ? cur.frozen + d.frozen : d.frozen;
-        if (available < 0n || frozen < 0n) return false;
-        after[i] = { available, frozen };
+        const cur = (rows[i] = this.map.get(d.key));
+        available[i] = cur ? cur.available + d.available : d.available;
+        frozen[i] = cur ? cur.frozen + d.frozen : d.frozen;
+        if (available[i] < 0n || frozen[i] < 0n) return false;
       }
       for (let i = 0; i < deltas.length; i++) {
-        const cur = this.map.get(deltas[i].key);
+        const cur = rows[i];
         if (cur) {
-          cur.available = after[i].available;
-          cur.frozen = after[i].frozen;
-        } else this.map.set(deltas[i].key, after[i]);
+          cur.available = available[i];
+          cur.frozen = frozen[i];
+        } else this.map.set(deltas[i].key, { available: available[i], frozen: frozen[i] });
+        rows[i] = undefined;
       }
       return true;
     }

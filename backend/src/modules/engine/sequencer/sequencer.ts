@@ -229,7 +229,7 @@ export class Sequencer {
     out.touch(order);
     m.book.process(this.engineCommand(cmd, id));
     this.settle(m, m.sink.drain(), out);
-    return out.result('OK', { orderId: id, order: { ...order } }, m.params.id);
+    return out.result('OK', id, m.params.id);
   }
 
   private cancel(cmd: CancelCmd): SeqOutcome {
@@ -239,7 +239,7 @@ export class Sequencer {
     const out = new Out();
     m.book.process({ type: 'cancel', id: order.id, ts: this.ts });
     this.settle(m, m.sink.drain(), out);
-    return out.result('OK', { orderId: order.id, order: { ...order } }, m.params.id);
+    return out.result('OK', order.id, m.params.id);
   }
 
   private post(cmd: PostCmd): SeqOutcome {
@@ -583,16 +583,11 @@ class Out {
     this.users.add(o.userId);
   }
 
-  result(code: SeqCode, extra: Partial<SeqOutcome> = {}, book?: number): SeqOutcome {
+  /** With `orderId`, the outcome names that order and carries its state (the same copy as in `orders`: it was touched). */
+  result(code: SeqCode, orderId?: number, book?: number): SeqOutcome {
     if (book !== undefined) this.books.add(book);
-    return {
-      code,
-      ...extra,
-      orders: [...this.orders.values()].map((o) => ({ ...o })),
-      trades: this.trades,
-      postings: this.postings,
-      users: [...this.users],
-      books: [...this.books],
-    };
+    const orders = [...this.orders.values()].map((o) => ({ ...o }));
+    const order = orderId === undefined ? undefined : orders.find((o) => o.id === orderId);
+    return { code, orderId, order, orders, trades: this.trades, postings: this.postings, users: [...this.users], books: [...this.books] };
   }
 }

@@ -5,6 +5,7 @@ import { BusinessError } from '../../infra/http/business-error';
 import { resolveLang, translate } from '../../infra/i18n/i18n';
 import { ChatPush, conversationRoom, OPERATORS_ROOM } from './chat-push';
 import { ChatService } from './chat.service';
+import { PUSH_SERVER } from '../realtime/push-server';
 
 type Subject = { type: 'user' | 'admin'; id: number };
 type Ack = { ok: true; [k: string]: unknown } | { ok: false; error: string; code?: number };
@@ -16,7 +17,7 @@ type Ack = { ok: true; [k: string]: unknown } | { ok: false; error: string; code
  * `after`; operators join the notices room with `chat:ops`. Users may also send over the socket
  * (`chat:send`, `chat:read`); operators reply through the admin API (an HTTP call, audited).
  */
-@WebSocketGateway({ path: '/socket.io', cors: { origin: true }, perMessageDeflate: false })
+@WebSocketGateway(PUSH_SERVER)
 export class ChatGateway implements OnGatewayInit {
   constructor(
     private readonly chat: ChatService,

@@ -14,13 +14,12 @@ import type { TradeRecord } from '../engine/sequencer/commands';
 import { LeverService } from '../lever/lever.service';
 import { MarketDataService } from '../market/market-data.service';
 import { REQUEST_PERIODS, storedPeriod } from '../market/periods';
-import { depthTopic, feedRoomTopics, klineTopic, ParsedTopic, tradesTopic, userRoom } from './topics';
+import { RECOVERY_MS } from './push-server';
+import { depthTopic, feedRoomTopics, klineTopic, ParsedTopic, parseTopic, tradesTopic, userRoom } from './topics';
 
 /** At most one message per topic per this many ms (DESIGN §8: conflation). */
 export const CONFLATE_MS = Number(process.env.WS_CONFLATE_MS ?? 200);
 const DEPTH_LEVELS = 20;
-/** How long Socket.IO keeps a dropped connection's rooms and missed messages for recovery. */
-export const RECOVERY_MS = 120_000;
 
 /**
  * Turns engine events into conflated, sequenced Socket.IO messages. Engine events only mark
@@ -49,6 +48,8 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   /** Users with a socket now (count), and when the last one of the others left. */
   private readonly sockets = new Map<number, number>();
   private readonly leftAt = new Map<number, number>();
+  /** Market topics a socket that went away was watching, and when: still watched while it may come back. */
+  private readonly topicsLeftAt = new Map<string, number>();
 
   constructor(
     private readonly bus: EngineBus,
@@ -144,6 +145,20 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     if (n > 0) return void this.sockets.set(userId, n);
     this.sockets.delete(userId);
     this.leftAt.set(userId, Date.now());
+  }
+
+  /**
+   * A socket is going away (its rooms are still listed): its market topics count as watched for
+   * RECOVERY_MS more, so the messages it misses are built and Socket.IO can replay them if it
+   * comes back and recovers its session.
+   */
+  leaving(rooms: Iterable<string>): void {
+    const now = Date.now();
+    for (const room of rooms) {
+      const feed = feedRoomTopics(room);
+      if (feed) for (const topic of feed) this.topicsLeftAt.set(topic, now);
+      else if (parseTopic(room)) this.topicsLeftAt.set(room, now);
+    }
   }
 
   /**
@@ -271,8 +286,8 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
 
   /**
    * The topics someone on this process listens to (a topic's room or a batched socket's set of
-   * topics), read once per cycle; undefined for split roles, whose sockets are on other processes
-   * (every topic counts as listened to there).
+   * topics, or a socket that went away less than RECOVERY_MS ago), read once per cycle; undefined
+   * for split roles, whose sockets are on other processes (every topic counts as listened to there).
    */
   private watchedTopics(): Set<string> | undefined {
     if (this.shared || !this.server) return undefined;
@@ -282,6 +297,11 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const feed = feedRoomTopics(room);
       if (!feed) topics.add(room);
       else for (const topic of feed) topics.add(topic);
+    }
+    const now = Date.now();
+    for (const [topic, left] of this.topicsLeftAt) {
+      if (now - left < RECOVERY_MS) topics.add(topic);
+      else this.topicsLeftAt.delete(topic);
     }
     return topics;
   }

@@ -4,7 +4,8 @@ import type { OrderAck, SnapshotData, Topic } from '@kestrel/contracts';
 import type { Server, Socket } from 'socket.io';
 import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
 import { OrderChannel } from '../coin-trade/order-channel';
-import { MarketFeedService, RECOVERY_MS } from './market-feed.service';
+import { MarketFeedService } from './market-feed.service';
+import { PUSH_SERVER } from './push-server';
 import { feedRoom, feedRoomTopics, parseTopic, userRoom } from './topics';
 
 const MAX_TOPICS = 40;
@@ -19,7 +20,7 @@ const marketRoom = (room: string) => parseTopic(room) !== undefined || feedRoomT
  * A socket that connects with `auth.feed = 'batch'` gets its market topics batched (`feed`): it
  * joins one room for its whole set of topics instead of one per topic (topics.ts `feedRoom`).
  */
-@WebSocketGateway({ path: '/socket.io', cors: { origin: true }, connectionStateRecovery: { maxDisconnectionDuration: RECOVERY_MS }, perMessageDeflate: false })
+@WebSocketGateway(PUSH_SERVER)
 export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
   private readonly logger = new Logger('Realtime');
 
@@ -59,6 +60,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   async handleConnection(socket: Socket): Promise<void> {
     socket.on('order', (request: unknown, ack?: unknown) => this.order(socket, request, ack));
+    // Its rooms are still listed here (gone by `handleDisconnect`): its topics stay watched while it may recover.
+    socket.on('disconnecting', () => this.feed.leaving(socket.rooms));
     if (!socket.recovered) socket.data.batch = socket.handshake.auth?.feed === 'batch';
     const userId = await this.handshakeUser(socket.handshake);
     if (socket.recovered) {

@@ -14,8 +14,7 @@ import type { TradeRecord } from '../engine/sequencer/commands';
 import { LeverService } from '../lever/lever.service';
 import { MarketDataService } from '../market/market-data.service';
 import { REQUEST_PERIODS, storedPeriod } from '../market/periods';
-import { RECOVERY_MS } from './push-server';
-import { depthTopic, feedRoomTopics, klineTopic, ParsedTopic, parseTopic, tradesTopic, userRoom } from './topics';
+import { depthTopic, feedRoomTopics, klineTopic, ParsedTopic, tradesTopic, userRoom } from './topics';
 
 /** At most one message per topic per this many ms (DESIGN §8: conflation). */
 export const CONFLATE_MS = Number(process.env.WS_CONFLATE_MS ?? 200);
@@ -47,9 +46,6 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private publishing = false;
   /** Users with a socket now (count), and when the last one of the others left. */
   private readonly sockets = new Map<number, number>();
-  private readonly leftAt = new Map<number, number>();
-  /** Market topics a socket that went away was watching, and when: still watched while it may come back. */
-  private readonly topicsLeftAt = new Map<string, number>();
 
   constructor(
     private readonly bus: EngineBus,
@@ -134,7 +130,6 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
 
   online(userId: number): void {
     this.sockets.set(userId, (this.sockets.get(userId) ?? 0) + 1);
-    this.leftAt.delete(userId);
     // A new socket gets the full list once (the screen's lever/deal snapshot may be older).
     this.sentPositions.delete(userId);
     this.dirtyPositions.add(userId);
@@ -144,37 +139,17 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     const n = (this.sockets.get(userId) ?? 1) - 1;
     if (n > 0) return void this.sockets.set(userId, n);
     this.sockets.delete(userId);
-    this.leftAt.set(userId, Date.now());
+    this.sentPositions.delete(userId);
   }
 
   /**
-   * A socket is going away (its rooms are still listed): its market topics count as watched for
-   * RECOVERY_MS more, so the messages it misses are built and Socket.IO can replay them if it
-   * comes back and recovers its session.
-   */
-  leaving(rooms: Iterable<string>): void {
-    const now = Date.now();
-    for (const room of rooms) {
-      const feed = feedRoomTopics(room);
-      if (feed) for (const topic of feed) this.topicsLeftAt.set(topic, now);
-      else if (parseTopic(room)) this.topicsLeftAt.set(room, now);
-    }
-  }
-
-  /**
-   * Whether a user's private messages can reach anyone: a socket of theirs is connected, or one
-   * dropped less than RECOVERY_MS ago (Socket.IO replays missed messages when it comes back).
-   * Users nobody listens for (API-only clients, bots) cost no message and no balance read.
+   * Whether a user's private messages can reach anyone: a socket of theirs is connected (a socket
+   * that comes back starts again from snapshots: no recovery, see push-server.ts). Users nobody
+   * listens for (API-only clients, bots) cost no message and no balance read.
    */
   private listening(userId: number): boolean {
     // Split roles: the sockets are on other processes; everyone counts as listening.
-    if (this.shared || this.sockets.has(userId)) return true;
-    const left = this.leftAt.get(userId);
-    if (left === undefined) return false;
-    if (Date.now() - left < RECOVERY_MS) return true;
-    this.leftAt.delete(userId);
-    this.sentPositions.delete(userId);
-    return false;
+    return this.shared || this.sockets.has(userId);
   }
 
   /** Order changes are rare per user and matter: sent at once, not conflated (the bus handler skips users nobody listens for). */
@@ -286,8 +261,8 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
 
   /**
    * The topics someone on this process listens to (a topic's room or a batched socket's set of
-   * topics, or a socket that went away less than RECOVERY_MS ago), read once per cycle; undefined
-   * for split roles, whose sockets are on other processes (every topic counts as listened to there).
+   * topics), read once per cycle; undefined for split roles, whose sockets are on other processes
+   * (every topic counts as listened to there).
    */
   private watchedTopics(): Set<string> | undefined {
     if (this.shared || !this.server) return undefined;
@@ -297,11 +272,6 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const feed = feedRoomTopics(room);
       if (!feed) topics.add(room);
       else for (const topic of feed) topics.add(topic);
-    }
-    const now = Date.now();
-    for (const [topic, left] of this.topicsLeftAt) {
-      if (now - left < RECOVERY_MS) topics.add(topic);
-      else this.topicsLeftAt.delete(topic);
     }
     return topics;
   }
@@ -360,7 +330,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     if (this.markedMarkets.size) {
       const markets = [...this.markedMarkets];
       this.markedMarkets.clear();
-      const listening = [...this.sockets.keys(), ...this.leftAt.keys()];
+      const listening = [...this.sockets.keys()];
       if (listening.length) {
         const rows: Array<{ user_id: number }> = await this.dataSource.query(
           `SELECT DISTINCT user_id FROM lever_positions WHERE status = 'holding' AND market_id = ANY($1) AND user_id = ANY($2)`,

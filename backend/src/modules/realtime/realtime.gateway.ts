@@ -60,22 +60,9 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   async handleConnection(socket: Socket): Promise<void> {
     socket.on('order', (request: unknown, ack?: unknown) => this.order(socket, request, ack));
-    // Its rooms are still listed here (gone by `handleDisconnect`): its topics stay watched while it may recover.
-    socket.on('disconnecting', () => this.feed.leaving(socket.rooms));
-    if (!socket.recovered) socket.data.batch = socket.handshake.auth?.feed === 'batch';
+    // Every connection starts afresh (no connection-state recovery: push-server.ts).
+    socket.data.batch = socket.handshake.auth?.feed === 'batch';
     const userId = await this.handshakeUser(socket.handshake);
-    if (socket.recovered) {
-      // Rooms, data and missed messages restored by Socket.IO. The token is checked again: revoked
-      // meanwhile, or another user's (a new login on the same client), the private rooms go and the
-      // socket starts again as the token says.
-      if (socket.data.userId === undefined && userId === undefined) return;
-      if (userId !== undefined && userId === socket.data.userId) {
-        this.feed.online(userId);
-        return;
-      }
-      for (const room of [...socket.rooms]) if (room !== socket.id && !marketRoom(room)) await socket.leave(room);
-      socket.data.userId = undefined;
-    }
     if (userId !== undefined) {
       await socket.join(userRoom(userId));
       // Checked again once in the room: a revocation that committed in between (its sweep may have

@@ -24,6 +24,25 @@ describe('market config: decimal <-> ticks/lots', () => {
     expect(half.priceToTicksExact('10.74')).toBeUndefined();
   });
 
+  it('formats steps the same in a double as in BigInt, up to and past 2^53', () => {
+    const fine = createMarket({ symbol: 'Z', tickSize: '0.000000000000000007', lotSize: '3', minQty: '3' });
+    const big = BigInt(Number.MAX_SAFE_INTEGER);
+    for (const [m, n] of [
+      [btc, 0],
+      [btc, 3_000_012],
+      [btc, Number.MAX_SAFE_INTEGER],
+      [fine, 1],
+      [fine, 1_286_742_750_677_284], // 7 × this just below 2^53
+      [fine, 1_286_742_750_677_285], // just above
+      [fine, Number.MAX_SAFE_INTEGER],
+    ] as const) {
+      const tick = m === btc ? 1n : 7n;
+      expect(m.ticksToPrice(n)).toBe(formatScaled(BigInt(n) * tick, m === btc ? 2 : 18));
+    }
+    expect(btc.ticksToPrice(Number.MAX_SAFE_INTEGER)).toBe(`${(big / 100n).toString()}.${(big % 100n).toString().padStart(2, '0')}`);
+    expect(fine.lotsToQty(5)).toBe('15');
+  });
+
   it('converts quantities to lots, truncating', () => {
     expect(btc.qtyToLots('1.23456')).toBe(12_345);
     expect(btc.lotsToQty(12_345)).toBe('1.2345');

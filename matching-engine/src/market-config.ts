@@ -39,7 +39,7 @@ export function parseDecimal(text: string): Scaled | undefined {
 }
 
 /** mantissa / 10^scale as a fixed-point string with exactly `scale` decimals. */
-export function formatScaled(mantissa: bigint, scale: number): string {
+export function formatScaled(mantissa: bigint | number, scale: number): string {
   const digits = mantissa.toString().padStart(scale + 1, '0');
   if (scale === 0) return digits;
   return `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
@@ -63,6 +63,11 @@ function toSteps(value: string, step: Scaled, exact = false): number | undefined
 function fromSteps(n: number, step: Scaled): string {
   // A non-integer here is a bug in the caller, not a business outcome.
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a non-negative safe integer: ${n}`);
+  // A product of integers is exact in a double while it stays a safe integer (every order's price
+  // and quantity): no BigInt then. Past that (or with a step too fine for a double), BigInt.
+  const m = Number(step.mantissa);
+  const product = n * m;
+  if (Number.isSafeInteger(m) && Number.isSafeInteger(product)) return formatScaled(product, step.scale);
   return formatScaled(BigInt(n) * step.mantissa, step.scale);
 }
 

@@ -74,7 +74,7 @@ export class CoinTradeService {
   }
 
   /** Converts the decimal fields to engine units (truncating); the sequencer works out what to freeze. */
-  private toCommand(userId: number, market: MarketInfo, dto: PlaceOrderDto): Omit<PlaceCmd, 't'> {
+  private toCommand(userId: number, market: MarketInfo, dto: PlaceOrderDto): PlaceCmd {
     const e = market.engine;
     // One exact conversion on the usual path; the truncating one only tells a refused price's reason.
     const exact = dto.price !== undefined ? e.priceToTicksExact(dto.price) : 0;
@@ -83,20 +83,22 @@ export class CoinTradeService {
     // Not truncated onto the tick grid: a sell's limit would drop below the price asked, and a worst
     // price under one tick would become 0, no bound at all.
     if (exact === undefined) throw new BusinessError(ErrorCode.PRICE_INVALID, 'error.price_tick', { tick: market.tickSize });
-    const base = { userId, marketId: market.id, side: dto.side, type: dto.type, price, clientOrderId: dto.client_order_id ?? null };
-
+    // The command is built once, in one shape, at the end (no partial object spread into another).
+    let qty = 0;
+    let quoteBudget = 0;
     if (dto.type === 'market' && dto.side === 'buy' && dto.quantity === undefined) {
-      const budget = e.quoteToUnits(dto.amount!);
-      if (!budget) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_empty');
-      return { ...base, qty: 0, quoteBudget: budget };
+      quoteBudget = e.quoteToUnits(dto.amount!) ?? 0;
+      if (!quoteBudget) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_empty');
+    } else {
+      const lots = e.qtyToLots(dto.quantity!);
+      if (lots === undefined || lots === 0) throw new BusinessError(ErrorCode.VALIDATION, 'error.quantity_empty');
+      if (lots < e.minLots) throw new BusinessError(ErrorCode.QUANTITY_TOO_SMALL, 'error.quantity_below_min', { min: market.minQty });
+      // A market buy by quantity needs a worst price to know what to freeze.
+      if (dto.side === 'buy' && dto.type === 'market' && !price) throw new BusinessError(ErrorCode.PRICE_INVALID);
+      if (dto.side === 'buy' && !Number.isSafeInteger(price * lots)) throw new BusinessError(ErrorCode.PRICE_INVALID);
+      qty = lots;
     }
-    const lots = e.qtyToLots(dto.quantity!);
-    if (lots === undefined || lots === 0) throw new BusinessError(ErrorCode.VALIDATION, 'error.quantity_empty');
-    if (lots < e.minLots) throw new BusinessError(ErrorCode.QUANTITY_TOO_SMALL, 'error.quantity_below_min', { min: market.minQty });
-    // A market buy by quantity needs a worst price to know what to freeze.
-    if (dto.side === 'buy' && dto.type === 'market' && !price) throw new BusinessError(ErrorCode.PRICE_INVALID);
-    if (dto.side === 'buy' && !Number.isSafeInteger(price * lots)) throw new BusinessError(ErrorCode.PRICE_INVALID);
-    return { ...base, qty: lots, quoteBudget: 0 };
+    return { t: 'place', userId, marketId: market.id, side: dto.side, type: dto.type, price, qty, quoteBudget, clientOrderId: dto.client_order_id ?? null };
   }
 
   /** A live order is cancelled by the sequencer, which releases what is still frozen for it and answers at once. */

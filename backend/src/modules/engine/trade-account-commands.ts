@@ -63,8 +63,8 @@ export class TradeAccountCommands {
     private readonly dataSource: DataSource,
   ) {}
 
-  place(cmd: Omit<PlaceCmd, 't'>): Promise<SeqOutcome> {
-    return this.host.submit({ t: 'place', ...cmd });
+  place(cmd: PlaceCmd): Promise<SeqOutcome> {
+    return this.host.submit(cmd);
   }
 
   cancel(userId: number, orderId: number): Promise<SeqOutcome> {

@@ -187,6 +187,20 @@ const sellerAndBuyer = () => [deposit(SELLER, BTC, '1'), deposit(BUYER, USDT, '4
 
 describe('Sequencer', () => {
   describe('matching and settlement', () => {
+    it('a buy sweeping twelve makers names each order and each user once, in the order first touched', () => {
+      const makers = Array.from({ length: 12 }, (_, i) => 10 + i);
+      const history = makers.flatMap((u, i) => [deposit(u, BTC, '1'), limit(u, 'sell', String(60000 + i), '0.1')]);
+      const { out } = given(...history, deposit(BUYER, USDT, '100000')).when(limit(BUYER, 'buy', '60011', '1.2'));
+
+      expect(out.trades).toHaveLength(12);
+      // The taker first, then each maker as it filled (filled and closed: touched twice, listed once).
+      expect(out.orders.map((o) => o.id)).toEqual([13, ...makers.map((_, i) => i + 1)]);
+      expect(out.orders.map((o) => o.status)).toEqual(['completed', ...makers.map(() => 'completed')]);
+      expect(out.users).toEqual([BUYER, ...makers]);
+      expect(out.books).toEqual([1]);
+      expect(out.order).toBe(out.orders[0]);
+    });
+
     it('a crossing buy trades at the resting sell’s price and settles exact balances and fees', () => {
       const { seq, out } = given(...sellerAndBuyer(), limit(SELLER, 'sell', '60000', '0.5')).when(limit(BUYER, 'buy', '61000.37', '0.5'));
 

@@ -54,7 +54,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly role = role();
   /** The projection replica: on its own thread in the built app, in-process on the sources (tests). */
   private replica?: ProjectorThread | ProjectionReplica;
-  /** Owners of orders this process saw leave their book, oldest first (bounded): a late cancel is answered "closed" without waiting for the projector. */
+  /** Owners of orders this process saw leave their book (the recent ones): a late cancel is answered "closed" without waiting for the projector. */
   private readonly closedOwners = new ClosedOwners();
 
   constructor(

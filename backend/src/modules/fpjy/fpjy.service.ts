@@ -159,14 +159,19 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     const raw = await this.redis.get(`fpjy:quote:${quoteId}`);
     const q = raw ? (JSON.parse(raw) as Quote) : undefined;
     if (!q || q.user_id !== userId) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
+    // Recorded by whichever request gets here first (the record holds this same quote, so it is the
+    // answer without reading it back), and the quote is used up.
+    const finish = async (duplicate: boolean) => {
+      await this.record(q);
+      await this.redis.del(`fpjy:quote:${quoteId}`);
+      return { ...q, duplicate };
+    };
     if (Date.parse(q.expires_at) <= Date.now()) {
       // Expired: converted only by a first request whose process stopped between the conversion and
       // its record (the applied command says so); its retry records it now and answers with it.
       await this.trading.settled(userId);
       if (!(await this.trading.applied(`flash:${quoteId}`))) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
-      await this.record(q);
-      await this.redis.del(`fpjy:quote:${quoteId}`);
-      return { ...q, duplicate: true };
+      return finish(true);
     }
     // No desk check before the command: a retry of a conversion that emptied the desk must still hear it
     // was done. The sequencer checks the desk and keeps a refusal, which names the desk when it is short.
@@ -187,12 +192,9 @@ export class FlashExchangeService implements OnApplicationBootstrap {
     });
     // Refused (a retry of a refused conversion hears the same refusal: the sequencer keeps the first result).
     if (r.code !== 'OK') throw deskShort() ? new BusinessError(ErrorCode.FLASH_UNAVAILABLE) : refusal(r.code);
-    // Recorded by whichever request gets here first: a concurrent convert of this quote, or the
-    // retry of one whose process stopped between the conversion and its record.
-    await this.record(q);
-    await this.redis.del(`fpjy:quote:${quoteId}`);
-    // The record holds this same quote (whoever wrote it), so it is the answer without reading it back.
-    return { ...q, duplicate: !!r.duplicate };
+    // A concurrent convert of this quote may record it first, or this is the retry of one whose
+    // process stopped between the conversion and its record.
+    return finish(!!r.duplicate);
   }
 
   /** The conversion's record (the first event of its stream, so written once however many requests reach here). */

@@ -1,15 +1,15 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { BalanceData, CandleData, FeedItem, OptionResultData, PositionData, PositionsData, ServerToClientEvents, SnapshotData, Topic, TradeData } from '@kestrel/contracts';
 import type { Server } from 'socket.io';
+import type { Market as EngineMarket } from '@kestrel/matching-engine';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { REDIS } from '../../infra/redis/redis.module';
-import { moneyString, unitsString } from '../../infra/money';
-import { EngineBus, OrderUpdate, TradeTick } from '../engine/engine-bus';
+import { moneyString, trimDecimal, unitsString } from '../../infra/money';
+import { EngineBus, OrderUpdate } from '../engine/engine-bus';
 import { EngineHost } from '../engine/engine-host.service';
 import { MarketRegistry } from '../engine/market-registry.service';
-import { tradeTick } from '../engine/projector';
 import type { TradeRecord } from '../engine/sequencer/commands';
 import { LeverService } from '../lever/lever.service';
 import { MarketDataService } from '../market/market-data.service';
@@ -44,7 +44,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private tickersDirty = true;
   private lastTickers = '';
   private publishing = false;
-  /** Users with a socket now (count), and when the last one of the others left. */
+  /** Users with a socket now (count). */
   private readonly sockets = new Map<number, number>();
 
   constructor(
@@ -217,7 +217,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const topic = tradesTopic(m.symbol);
       // Nobody here listens: no message is built (a later subscriber starts from the snapshot and its sequence number).
       if (watched && !watched.has(topic)) continue;
-      parts.push(this.next(topic).then((seq): FeedItem[] => [['trades', { topic, seq, ts: 0, data: trades.map((t) => tradeData(tradeTick(this.registry, t))) }]]));
+      parts.push(this.next(topic).then((seq): FeedItem[] => [['trades', { topic, seq, ts: 0, data: trades.map((t) => tradeData(m.engine, t)) }]]));
     }
     this.newTrades.clear();
 
@@ -368,6 +368,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   }
 }
 
-function tradeData(t: TradeTick): TradeData {
-  return { trade_id: String(t.tradeId), price: moneyString(t.price), quantity: moneyString(t.quantity), side: t.takerSide, time: t.ts };
+/** A trade as the feed sends it, from the sequencer's record (its price in ticks, its quantity in ledger units). */
+function tradeData(engine: EngineMarket, t: TradeRecord): TradeData {
+  return { trade_id: String(t.tradeId), price: trimDecimal(engine.ticksToPrice(t.price)), quantity: unitsString(t.qty), side: t.takerSide, time: t.ts };
 }

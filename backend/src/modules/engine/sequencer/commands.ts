@@ -161,6 +161,8 @@ export interface SeqOutcome {
   readonly orderId?: number;
   /** place / cancel: the order after the command (a copy; absent for a duplicate that has left the book). */
   readonly order?: OrderState;
+  /** place: the command made `order` (the projector inserts it; every other order it changed exists already). */
+  readonly created?: boolean;
   /** Every order the command changed (copies, final state after it). */
   readonly orders: OrderState[];
   readonly trades: TradeRecord[];

@@ -229,7 +229,7 @@ export class Sequencer {
     out.touch(order);
     m.book.process(this.engineCommand(cmd, id));
     this.settle(m, m.sink.drain(), out);
-    return out.result('OK', id, m.params.id);
+    return out.result('OK', id, m.params.id, true);
   }
 
   private cancel(cmd: CancelCmd): SeqOutcome {
@@ -583,11 +583,11 @@ class Out {
     this.users.add(o.userId);
   }
 
-  /** With `orderId`, the outcome names that order and carries its state (the same copy as in `orders`: it was touched). */
-  result(code: SeqCode, orderId?: number, book?: number): SeqOutcome {
+  /** With `orderId`, the outcome names that order and carries its state (the same copy as in `orders`: it was touched); `created` when the command made it. */
+  result(code: SeqCode, orderId?: number, book?: number, created?: true): SeqOutcome {
     if (book !== undefined) this.books.add(book);
     const orders = [...this.orders.values()].map((o) => ({ ...o }));
     const order = orderId === undefined ? undefined : orders.find((o) => o.id === orderId);
-    return { code, orderId, order, orders, trades: this.trades, postings: this.postings, users: [...this.users], books: [...this.books] };
+    return { code, orderId, order, created, orders, trades: this.trades, postings: this.postings, users: [...this.users], books: [...this.books] };
   }
 }

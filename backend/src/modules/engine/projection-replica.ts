@@ -2,7 +2,7 @@ import { createMarket } from '@kestrel/matching-engine';
 import { DataSource } from 'typeorm';
 import { JournalWriter } from './journal-writer';
 import type { MarketInfo } from './market-registry.service';
-import { AppliedBatch, MarketLookup, ProjectionConflict, Projector } from './projector';
+import { AppliedBatch, MarketLookup, ProjectionBlocked, ProjectionConflict, Projector } from './projector';
 import { rebuild } from './recovery';
 import type { MarketParams, SeqCommand } from './sequencer/commands';
 import type { Sequencer } from './sequencer/sequencer';
@@ -175,6 +175,8 @@ export class ProjectionReplica {
               if (!applied.length) break;
               continue;
             }
+            // Another projection holds the watermark (a stuck one past the lease was ended): waiting is not failing.
+            if (err instanceof ProjectionBlocked && this.running) continue;
             if (++failures >= 5 || !this.running) {
               // Journaled means acknowledged: a restart projects what could not be projected now.
               this.running = false;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { DataSource } from 'typeorm';
 import { marketLookup, ProjectionReplica, ReplicaEvent, ReplicaMarket, ReplicaOptions } from './projection-replica';
-import { Projector } from './projector';
+import { PROJECTOR_APPLICATION, Projector } from './projector';
 
 interface ThreadData extends ReplicaOptions {
   databaseUrl: string;
@@ -73,12 +73,17 @@ export class ProjectorThread {
 }
 
 async function serve(data: ThreadData): Promise<void> {
-  const ds = new DataSource({ type: 'postgres', url: data.databaseUrl, entities: [], extra: { max: 2, idle_in_transaction_session_timeout: data.idleTransactionMs } });
+  const ds = new DataSource({
+    type: 'postgres',
+    url: data.databaseUrl,
+    entities: [],
+    extra: { max: 2, idle_in_transaction_session_timeout: data.idleTransactionMs, application_name: PROJECTOR_APPLICATION },
+  });
   await ds.initialize();
   // A market listed after start is learned from the journal (the replica's sequencer), before any of its trades.
   const ref: { replica?: ProjectionReplica } = {};
   const markets = marketLookup(data.markets, (id) => ref.replica?.market(id));
-  const replica = new ProjectionReplica(ds, new Projector(ds, markets), data, (e) => parentPort!.postMessage(e satisfies FromThread));
+  const replica = new ProjectionReplica(ds, new Projector(ds, markets, data.idleTransactionMs), data, (e) => parentPort!.postMessage(e satisfies FromThread));
   ref.replica = replica;
   parentPort!.on('message', (m: ToThread) => {
     if (m.kind === 'journaled') replica.journaled(m.seq);

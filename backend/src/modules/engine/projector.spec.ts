@@ -83,4 +83,21 @@ describe('projectionRows: what a projection transaction writes', () => {
       { id: 'rebate-5', seq: 3, ts: T0 + 2 },
     ]);
   });
+
+  it('names the orders its batches made (inserted) apart from the earlier ones they changed (updated); a retried place makes none', () => {
+    const again = { ...limit(2, 'buy'), clientOrderId: 'b-1' };
+    const { applied } = run([setup, [limit(1, 'sell'), { ...limit(1, 'sell'), qty: 20_000 }], [again, again]]);
+    // Orders 1 and 2 rest in batch 2; batch 3's buy (order 3) fills order 1, its retry is a duplicate.
+    expect(applied[2].outcomes[1].duplicate).toBe(true);
+    const late = projectionRows([applied[2]]);
+    expect([...late.orders.keys()].sort()).toEqual([1, 3]);
+    expect([...late.created]).toEqual([3]);
+    const all = projectionRows(applied.slice(1));
+    expect([...all.created].sort()).toEqual([1, 2, 3]);
+    expect([...all.orders.values()].map((o) => [o.id, o.status])).toEqual([
+      [1, 'completed'],
+      [2, 'waiting'],
+      [3, 'completed'],
+    ]);
+  });
 });

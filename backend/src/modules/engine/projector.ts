@@ -1,6 +1,6 @@
 import type { PoolClient, QueryResult } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
-import { arrayLiteral, preparedQuery } from '../../infra/database/sql';
+import { arrayLiteral, copyField, copyIn, preparedQuery } from '../../infra/database/sql';
 import { units, unitsString } from '../../infra/money';
 import { writeCandles } from '../market/candle-writer';
 import type { TradeTick } from './engine-bus';
@@ -9,24 +9,75 @@ import { accountKey } from './sequencer/balances';
 import type { AccountKey, AppliedLeg, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
 
 /**
- * Amounts travel to PostgreSQL as integer ledger units and are scaled there: a numeric product is
- * exact (its scale is the sum of the scales), and the integers cost no formatting here.
+ * In the statements with parameters (ROWS and the others) amounts travel as integer ledger units
+ * and are scaled there: a numeric product is exact (its scale is the sum of the scales). The rows
+ * sent by COPY carry them as decimals (`unitsString`).
  */
 const U = '0.000000000000000001';
 
 /** One array literal per column (a `$n::type[]` parameter of ROWS). */
 const literals = (columns: unknown[][]): string[] => columns.map((col) => arrayLiteral(col as Array<string | number | null>));
 
-/** Opens a projection transaction: one simple query (no parameters), one round trip. */
-const OPEN = `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off; SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE`;
+/**
+ * Opens a projection transaction: one simple query (no parameters), one round trip. With
+ * `lockWaitMs` the watermark row is waited for that long at most (then ProjectionBlocked), and
+ * the transaction's other statements wait as long as they must.
+ */
+const open = (lockWaitMs?: number) =>
+  lockWaitMs === undefined
+    ? `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off; SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE`
+    : `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off; SET LOCAL lock_timeout = ${lockWaitMs}; SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE; SET LOCAL lock_timeout = 0`;
+
+/** The application name of the projector thread's connections (a stuck one is ended by the next projection: END_STUCK). */
+export const PROJECTOR_APPLICATION = 'kestrel-projector';
+
+/** How long a projector waits for the watermark row at a time before it looks for a stuck holder of it. */
+const WATERMARK_WAIT_MS = 200;
 
 /**
- * A projection's rows in one statement, one round trip: the sequencer's accounts' balances
- * ($1–$6), the ledger entries ($7–$20, in order: their ids follow it), the orders ($21–$37, an
- * order seen before is updated) and the trades ($38–$50). Each part is a data-modifying CTE on a
- * table of its own; PostgreSQL runs every one to completion, checks each row's constraints as it
- * writes it, and fires the writer guard's statement triggers after all of them. An empty array
- * inserts nothing. The owned balances are locked here, after the database accounts' statements:
+ * Ends the projector sessions (of any process) that hold the watermark table, wait for their
+ * client (`ClientRead`) and whose transaction has been open longer than the lease: the projection
+ * of an engine paused past its lease. A `COPY` paused mid-stream is a running statement waiting for
+ * its client's rows, which no timeout of PostgreSQL's ends (`idle_in_transaction_session_timeout`
+ * ends one paused between statements), and it holds the watermark row. A live projection takes
+ * milliseconds, and one waiting for a lock or working in PostgreSQL is left alone; an ended one is
+ * rolled back, and its batches are projected by whoever holds the watermark next (exactly once).
+ * Answers how many were ended.
+ */
+const END_STUCK = `SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid))::int AS ended FROM pg_stat_activity a
+  WHERE a.application_name = '${PROJECTOR_APPLICATION}' AND a.datname = current_database() AND a.pid <> pg_backend_pid()
+    AND a.xact_start < now() - make_interval(secs => $1 / 1000.0) AND a.wait_event = 'ClientRead'
+    AND a.pid IN (SELECT l.pid FROM pg_locks l WHERE l.relation = 'sequencer_projection'::regclass AND l.granted)`;
+
+/**
+ * The rows a projection inserts, by COPY (`copyIn`, COPY's text format): the ledger entries in the
+ * sequencer's order (their ids follow it; ~6 rows per order), the orders its commands made and the
+ * trades. COPY costs PostgreSQL half of what the same rows cost as unnest arrays of an INSERT (the
+ * arrays' literals are parsed whole before a row is written).
+ */
+const LEDGER = `COPY ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at) FROM STDIN`;
+const NEW_ORDERS = `COPY orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at) FROM STDIN`;
+const TRADES = `COPY trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at) FROM STDIN`;
+
+/** A batch's time as COPY takes a timestamptz (to the millisecond, as the journal has it), formatted once for a run of rows. */
+class CopyTime {
+  private ts = NaN;
+  private text = '';
+  of(ts: number): string {
+    if (ts !== this.ts) this.text = new Date((this.ts = ts)).toISOString();
+    return this.text;
+  }
+}
+
+/**
+ * The rows a projection changes, in one statement, one round trip: the sequencer's accounts'
+ * balances ($1–$6) and the orders made by earlier commands ($7–$13: their fills, fee, frozen
+ * remainder and status). Each part is a data-modifying CTE on a table of its own; PostgreSQL runs
+ * every one to completion, checks each row's constraints as it writes it, and fires the writer
+ * guard's statement triggers after all of them (the ledger's fire at the end of its COPY). It
+ * answers how many orders it updated: each of them must exist (one its commands made was inserted
+ * when they were projected), so fewer is a broken read model and the projection is refused. An
+ * empty array writes nothing. The owned balances are locked here, after the database accounts' statements:
  * nothing but the projector locks those rows (the guard refuses any other writer of them).
  */
 const ROWS = `WITH
@@ -34,24 +85,11 @@ const ROWS = `WITH
     INSERT INTO balances (owner_type, owner_id, account_type, currency_id, available, frozen)
     SELECT ot, oi, at, ci, a * ${U}, f * ${U} FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) v(ot, oi, at, ci, a, f)
     ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO UPDATE SET available = EXCLUDED.available, frozen = EXCLUDED.frozen, updated_at = now()),
-  entries_part AS (
-    INSERT INTO ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at)
-    SELECT s, ot, oi, at, ci, cd, da * ${U}, df * ${U}, aa * ${U}, fa * ${U}, rt, ri, me, to_timestamp(ts / 1000.0)
-    FROM unnest($7::bigint[], $8::varchar[], $9::int[], $10::varchar[], $11::int[], $12::int[], $13::numeric[], $14::numeric[], $15::numeric[], $16::numeric[], $17::varchar[], $18::varchar[], $19::varchar[], $20::bigint[])
-      WITH ORDINALITY x(s, ot, oi, at, ci, cd, da, df, aa, fa, rt, ri, me, ts, n) ORDER BY n),
   orders_part AS (
-    INSERT INTO orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at)
-    SELECT id, u, mk, sd, tp, pr, q, qa, fq * ${U}, fqt * ${U}, fe * ${U}, fc, fl * ${U}, st, co, to_timestamp(ct / 1000.0), to_timestamp(ut / 1000.0)
-    FROM unnest($21::bigint[], $22::int[], $23::int[], $24::varchar[], $25::varchar[], $26::numeric[], $27::numeric[], $28::numeric[], $29::numeric[], $30::numeric[], $31::numeric[], $32::int[], $33::numeric[], $34::varchar[], $35::varchar[], $36::bigint[], $37::bigint[])
-      v(id, u, mk, sd, tp, pr, q, qa, fq, fqt, fe, fc, fl, st, co, ct, ut)
-    ON CONFLICT (id) DO UPDATE SET filled_qty = EXCLUDED.filled_qty, filled_quote = EXCLUDED.filled_quote, fee = EXCLUDED.fee,
-      frozen_left = EXCLUDED.frozen_left, status = EXCLUDED.status, updated_at = EXCLUDED.updated_at),
-  trades_part AS (
-    INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at)
-    SELECT mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf * ${U}, tf * ${U}, to_timestamp(ts / 1000.0)
-    FROM unnest($38::int[], $39::bigint[], $40::numeric[], $41::numeric[], $42::numeric[], $43::varchar[], $44::bigint[], $45::bigint[], $46::int[], $47::int[], $48::numeric[], $49::numeric[], $50::bigint[])
-      v(mk, id, pr, q, qq, sd, mo, tko, mu, tu, mf, tf, ts))
-SELECT 1`;
+    UPDATE orders o SET filled_qty = v.fq * ${U}, filled_quote = v.fqt * ${U}, fee = v.fe * ${U}, frozen_left = v.fl * ${U}, status = v.st, updated_at = to_timestamp(v.ut / 1000.0)
+    FROM unnest($7::bigint[], $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[], $12::varchar[], $13::bigint[]) v(id, fq, fqt, fe, fl, st, ut)
+    WHERE o.id = v.id RETURNING 1)
+SELECT count(*)::int AS orders FROM orders_part`;
 
 /**
  * The applied posting commands' ids (a retry past the sequencer's window is answered from them):
@@ -91,11 +129,14 @@ export interface ProjectedEntry {
 /** What a projection transaction writes for these batches, in the sequencer's order (pure). */
 export function projectionRows(batches: AppliedBatch[]): {
   orders: Map<number, OrderState>;
+  /** The orders these batches made (inserted; the others are updated). */
+  created: Set<number>;
   trades: TradeRecord[];
   entries: ProjectedEntry[];
   commands: Array<{ id: string; seq: number; ts: number }>;
 } {
   const orders = new Map<number, OrderState>();
+  const created = new Set<number>();
   const trades: TradeRecord[] = [];
   const entries: ProjectedEntry[] = [];
   // The applied posting commands (a retry past the sequencer's window is answered from their rows).
@@ -121,6 +162,7 @@ export function projectionRows(batches: AppliedBatch[]): {
   for (const b of batches) {
     for (const o of b.outcomes) {
       for (const ord of o.orders) orders.set(ord.id, ord);
+      if (o.created) created.add(o.orderId!);
       trades.push(...o.trades);
       for (const p of o.postings) {
         if (p.commandId !== undefined) commands.push({ id: p.commandId, seq: b.seq, ts: b.ts });
@@ -139,7 +181,7 @@ export function projectionRows(batches: AppliedBatch[]): {
     }
   }
   for (const key of [...fees.keys()]) flush(key);
-  return { orders, trades, entries, commands };
+  return { orders, created, trades, entries, commands };
 }
 
 /**
@@ -151,10 +193,20 @@ export function projectionRows(batches: AppliedBatch[]): {
  * nothing else write them: `kestrel.writer`).
  */
 export class Projector {
+  private readonly open: string;
+
+  /**
+   * `stuckAfterMs` (the engine lease; set on the projector thread, whose connections are named
+   * PROJECTOR_APPLICATION): the watermark row is waited for in short steps, and a projector
+   * session holding a transaction open longer than this is ended (END_STUCK).
+   */
   constructor(
     private readonly dataSource: DataSource,
     private readonly markets: MarketLookup,
-  ) {}
+    private readonly stuckAfterMs?: number,
+  ) {
+    this.open = open(stuckAfterMs === undefined ? undefined : WATERMARK_WAIT_MS);
+  }
 
   async watermark(m: EntityManager = this.dataSource.manager): Promise<number> {
     const [r] = await m.query('SELECT seq FROM sequencer_projection WHERE id = 1');
@@ -165,7 +217,7 @@ export class Projector {
   async project(batches: AppliedBatch[]): Promise<Projected> {
     const last = batches[batches.length - 1].seq;
     const first = batches[0].seq;
-    const { orders, trades, entries, commands } = projectionRows(batches);
+    const { orders, created, trades, entries, commands } = projectionRows(batches);
     // The watermark goes into the commit's text (`last` is an integer of ours, not input).
     if (!Number.isSafeInteger(last)) throw new Error(`projector: batch seq ${last} is not an integer`);
     const runner = this.dataSource.createQueryRunner();
@@ -177,13 +229,26 @@ export class Projector {
       // restart, so its commit need not wait for the disk (and the journal's commits wait less behind it).
       // Exactly once even with two projectors (an engine that was paused past its lease and a new holder): the
       // watermark row is locked and must be just before this run, else someone else projected it.
-      const opened = (await client.query(OPEN)) as unknown as QueryResult<{ seq: string }>[];
-      const [w] = opened[opened.length - 1].rows;
+      const opened = (await client.query(this.open)) as unknown as QueryResult<{ seq: string }>[];
+      const [w] = opened.find((r) => r.command === 'SELECT')!.rows;
       if (w && Number(w.seq) !== first - 1) throw new ProjectionConflict(first, Number(w.seq));
-      // The rows in one statement (its parts are independent: each inserts into its own table).
+      // The new rows by COPY (one round trip), then the changed ones in one statement (each part writes a table of its own).
       const [owned, ledger] = await this.entryColumns(m, entries);
-      const [trade, candles] = this.tradeColumns(trades);
-      await preparedQuery(m, 'kestrel-projector-rows', ROWS, [...owned, ...ledger, ...this.orderColumns([...orders.values()]), ...trade]);
+      const [made, changed] = this.orderRows(orders, created);
+      const [trade, candles] = this.tradeRows(trades);
+      await copyIn(
+        client,
+        [
+          { statement: LEDGER, rows: ledger },
+          { statement: NEW_ORDERS, rows: made },
+          { statement: TRADES, rows: trade },
+        ].filter((p) => p.rows),
+      );
+      // Planned for its own arrays every time (an unnamed statement), not prepared: a generic plan made while
+      // the orders table was small joined it by a sequential scan, and kept doing so as it grew.
+      const [{ orders: updated }] = (await client.query<{ orders: number }>(ROWS, [...owned, ...changed])).rows;
+      if (updated !== orders.size - created.size)
+        throw new Error(`projector: ${orders.size - created.size - updated} of the orders batches ${first}–${last} changed are missing`);
       if (commands.length)
         await preparedQuery(
           m,
@@ -197,6 +262,10 @@ export class Projector {
     } catch (err) {
       // A connection that broke is dropped from the pool by its error event (TypeORM's runner).
       await client.query('ROLLBACK').catch(() => undefined);
+      if ((err as { code?: string }).code === '55P03' && this.stuckAfterMs !== undefined) {
+        const [{ ended }] = (await client.query<{ ended: number }>(END_STUCK, [this.stuckAfterMs])).rows;
+        throw new ProjectionBlocked(ended);
+      }
       throw err;
     } finally {
       await runner.release();
@@ -205,13 +274,14 @@ export class Projector {
   }
 
   /**
-   * Ledger entries and balances: the columns of the sequencer's accounts' balances and of the
-   * entries, for ROWS. The sequencer's accounts carry their balances after each leg; a database
-   * account's (external, transit, option…) are worked out here: its change is added under the row
-   * lock (statements of their own, before ROWS: deposits, withdrawals and transfers, not trades),
-   * and each entry's balance after is walked back from the new total.
+   * Ledger entries and balances: the columns of the sequencer's accounts' balances, for ROWS, and
+   * the entries as COPY's text for LEDGER (empty when there are none). The sequencer's accounts
+   * carry their balances after each leg; a database account's (external, transit, option…) are
+   * worked out here: its change is added under the row lock (statements of their own, before
+   * ROWS: deposits, withdrawals and transfers, not trades), and each entry's balance after is
+   * walked back from the new total.
    */
-  private async entryColumns(m: EntityManager, entries: ProjectedEntry[]): Promise<[string[], string[]]> {
+  private async entryColumns(m: EntityManager, entries: ProjectedEntry[]): Promise<[string[], string]> {
     const owned = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
     const outside = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
     for (const { leg } of entries) {
@@ -290,84 +360,52 @@ export class Projector {
       b.available -= l.available;
       b.frozen -= l.frozen;
     }
-    const c: unknown[][] = Array.from({ length: 14 }, () => []);
+    // One line per entry.
+    let text = '';
+    const at = new CopyTime();
     entries.forEach((e, i) => {
       const l = e.leg;
-      [
-        e.seq,
-        l.ownerType,
-        l.ownerId,
-        l.accountType,
-        l.currencyId,
-        l.code,
-        l.available,
-        l.frozen,
-        runs[i][0],
-        runs[i][1],
-        e.refType,
-        e.refId,
-        e.memo.slice(0, 200),
-        e.ts,
-      ].forEach((v, j) => c[j].push(v));
+      text += `${e.seq}\t${copyField(l.ownerType)}\t${l.ownerId}\t${copyField(l.accountType)}\t${l.currencyId}\t${l.code}\t${unitsString(l.available)}\t${unitsString(l.frozen)}\t${unitsString(runs[i][0])}\t${unitsString(runs[i][1])}\t${copyField(e.refType)}\t${copyField(e.refId)}\t${copyField(e.memo.slice(0, 200))}\t${at.of(e.ts)}\n`;
     });
-    return [cols([...owned.values()]), literals(c)];
+    return [cols([...owned.values()]), text];
   }
 
-  /** The orders' columns for ROWS (each order as it is after these batches). */
-  private orderColumns(orders: OrderState[]): string[] {
-    const c: unknown[][] = Array.from({ length: 16 }, () => []);
-    for (const o of orders) {
+  /**
+   * The orders as they are after these batches: the ones they made as COPY's text for NEW_ORDERS
+   * (empty when none), the others' changing columns for ROWS.
+   */
+  private orderRows(orders: Map<number, OrderState>, created: Set<number>): [string, string[]] {
+    let made = '';
+    const at = new CopyTime();
+    const c: unknown[][] = Array.from({ length: 7 }, () => []);
+    for (const o of orders.values()) {
+      if (!created.has(o.id)) {
+        [o.id, o.filledQty, o.filledQuote, o.fee, o.frozenLeft, o.status, o.updatedTs].forEach((v, j) => c[j].push(v));
+        continue;
+      }
       const e = this.markets.byIdOrUndefined(o.marketId)?.engine;
       if (!e) throw new Error(`projector: unknown market ${o.marketId}`);
-      [
-        o.id,
-        o.userId,
-        o.marketId,
-        o.side,
-        o.type,
-        o.price ? e.ticksToPrice(o.price) : null,
-        o.qty ? e.lotsToQty(o.qty) : null,
-        o.quoteBudget ? e.unitsToQuote(o.quoteBudget) : null,
-        o.filledQty,
-        o.filledQuote,
-        o.fee,
-        o.frozenCurrency,
-        o.frozenLeft,
-        o.status,
-        o.clientOrderId,
-        o.createdTs,
-      ].forEach((v, j) => c[j].push(v));
+      const price = o.price ? e.ticksToPrice(o.price) : null;
+      const qty = o.qty ? e.lotsToQty(o.qty) : null;
+      const quote = o.quoteBudget ? e.unitsToQuote(o.quoteBudget) : null;
+      made += `${o.id}\t${o.userId}\t${o.marketId}\t${o.side}\t${o.type}\t${copyField(price)}\t${copyField(qty)}\t${copyField(quote)}\t${unitsString(o.filledQty)}\t${unitsString(o.filledQuote)}\t${unitsString(o.fee)}\t${o.frozenCurrency}\t${unitsString(o.frozenLeft)}\t${o.status}\t${copyField(o.clientOrderId)}\t${at.of(o.createdTs)}\t${at.of(o.updatedTs)}\n`;
     }
-    c.push(orders.map((o) => o.updatedTs));
-    return literals(c);
+    return [made, literals(c)];
   }
 
-  /** The trades' columns for ROWS, and each market's trades for its K-lines. */
-  private tradeColumns(trades: TradeRecord[]): [string[], Map<number, TradeTick[]>] {
+  /** The trades as COPY's text for TRADES (empty when none), and each market's trades for its K-lines. */
+  private tradeRows(trades: TradeRecord[]): [string, Map<number, TradeTick[]>] {
     const byMarket = new Map<number, TradeTick[]>();
-    const c: unknown[][] = Array.from({ length: 13 }, () => []);
+    let text = '';
+    const at = new CopyTime();
     for (const t of trades) {
       const tick = tradeTick(this.markets, t);
       const list = byMarket.get(t.marketId) ?? [];
       list.push(tick);
       byMarket.set(t.marketId, list);
-      [
-        t.marketId,
-        t.tradeId,
-        tick.price,
-        tick.quantity,
-        tick.quoteQuantity,
-        t.takerSide,
-        t.makerOrderId,
-        t.takerOrderId,
-        t.makerUserId,
-        t.takerUserId,
-        t.makerFee,
-        t.takerFee,
-        t.ts,
-      ].forEach((v, j) => c[j].push(v));
+      text += `${t.marketId}\t${t.tradeId}\t${tick.price}\t${tick.quantity}\t${tick.quoteQuantity}\t${t.takerSide}\t${t.makerOrderId}\t${t.takerOrderId}\t${t.makerUserId}\t${t.takerUserId}\t${unitsString(t.makerFee)}\t${unitsString(t.takerFee)}\t${at.of(t.ts)}\n`;
     }
-    return [literals(c), byMarket];
+    return [text, byMarket];
   }
 }
 
@@ -383,6 +421,13 @@ export function tradeTick(markets: MarketLookup, t: TradeRecord): TradeTick {
     takerSide: t.takerSide,
     ts: t.ts,
   };
+}
+
+/** The watermark row is held by another projection (a stuck one was ended: `ended`); try again. */
+export class ProjectionBlocked extends Error {
+  constructor(readonly ended: number) {
+    super(`projection waited for the watermark row${ended ? `; ended ${ended} stuck projector session(s)` : ''}`);
+  }
 }
 
 /** The watermark is not just before the batches to project: another projector wrote them (or a gap). */

@@ -5,7 +5,8 @@ import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail, app
 
 /**
  * Issue 27, live contract positions on the real stack (market simulator ON): a verified user with
- * USDT in the contract account opens a position; its P/L and mark price then change on screen
+ * USDT in the contract account opens a position (after a reconnect while filling the form, which
+ * keeps what was typed); its P/L and mark price then change on screen
  * without any `lever/deal` request after the first (the private `position` push); TP/SL is edited
  * in the sheet (client side rule, then the saved values come back over the push); tight TP/SL set
  * through the API make the watcher close it, and it leaves the list live with a toast. Screens at
@@ -82,11 +83,20 @@ describe('live contract positions', () => {
     await page.getByRole('radio', { name: '10×' }).click();
     await page.getByLabel('Take profit').fill(String(Math.round(mark * 1.5)));
     await page.getByLabel('Stop loss').fill(String(Math.round(mark * 0.5)));
+    // The connection drops and comes back while the form is filled (no recovery: the screen resyncs,
+    // one more lever/deal). The data reloads in place and what was typed stays (it used to remount
+    // the form, emptying it).
+    await page.context().setOffline(true);
+    await page.getByTestId('stale-badge').waitFor({ timeout: 60_000 });
+    const reloaded = page.waitForResponse((r) => r.url().endsWith('/api/lever/deal'), { timeout: 60_000 });
+    await page.context().setOffline(false);
+    await reloaded;
+    expect(await page.getByLabel(/^Lots/).inputValue()).toBe('1');
     await page.getByTestId('lever-submit').click();
     const position = page.getByTestId('position').first();
     await position.waitFor();
     const dealsAfterOpen = dealRequests.length;
-    expect(dealsAfterOpen).toBe(1);
+    expect(dealsAfterOpen).toBe(2);
 
     // The simulator trades: the pushed P/L changes with the mark, no request asks for it.
     const firstPnl = await position.getByTestId('pnl').textContent();

@@ -49,11 +49,13 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
       (err: { message?: string }) => shown.current === symbol && setRefused(err.message || t('common.error')),
     );
   }, [symbol, t]);
+  // Another market starts from a skeleton; a resync (the socket came back without its missed
+  // messages) reloads in place, keeping the form and what the user has typed in it.
   useEffect(() => {
     setDeal(null);
     setRefused(null);
-    void load();
-  }, [load, resync]);
+  }, [symbol]);
+  useEffect(() => void load(), [load, resync]);
   const pushed = useLiveStore((s) => s.positions);
   const liveBalance = useLiveStore((s) => s.balances[balanceKey('lever', USDT_ID)]);
   // The push (every market) once it has come, else the deal's snapshot of this market.

@@ -333,6 +333,10 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** The projector moved its watermark (pushes go out, reads waiting for it go on), or gave up. */
   private onReplica(e: ReplicaEvent): void {
+    if (e.kind === 'blocked') {
+      this.logger.warn(`projection has waited ${Math.round(e.ms)} ms for the watermark row, held by a session it may not end (docs/operations.md)`);
+      return;
+    }
     if (e.kind === 'failed') {
       this.logger.fatal({ err: e.error }, 'projection keeps failing; the sequencer takes no more commands until it restarts');
       this.commits?.stop();

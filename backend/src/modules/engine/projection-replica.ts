@@ -24,8 +24,39 @@ export interface ReplicaOptions {
   projectLingerMs: number;
 }
 
-/** What the replica tells its host: the watermark moved, or projection keeps failing. */
-export type ReplicaEvent = { kind: 'projected'; seq: number } | { kind: 'failed'; error: string };
+/**
+ * What the replica tells its host: the watermark moved, projection keeps failing, or it has waited
+ * `ms` for the watermark row that another session holds (ProjectionBlocked; not a failure, but
+ * nothing is projected meanwhile).
+ */
+export type ReplicaEvent = { kind: 'projected'; seq: number } | { kind: 'failed'; error: string } | { kind: 'blocked'; ms: number };
+
+/** When a projection blocked on the watermark row is worth a warning: after `firstMs`, then every `everyMs`, until one goes through. */
+export class BlockedWatch {
+  private since?: number;
+  private next = 0;
+
+  constructor(
+    private readonly firstMs = 1000,
+    private readonly everyMs = 10_000,
+  ) {}
+
+  /** A blocked attempt at `now`: how long projection has been blocked when a warning is due, else undefined. */
+  blocked(now: number): number | undefined {
+    if (this.since === undefined) {
+      this.since = now;
+      this.next = now + this.firstMs;
+    }
+    if (now < this.next) return undefined;
+    this.next = now + this.everyMs;
+    return now - this.since;
+  }
+
+  /** A projection went through. */
+  clear(): void {
+    this.since = undefined;
+  }
+}
 
 const READ_ROWS = 64;
 
@@ -70,6 +101,7 @@ export class ProjectionReplica {
   private urgentTo = 0;
   private head = 0;
   private sinceSnapshot = 0;
+  private readonly blockedWatch = new BlockedWatch();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -166,6 +198,7 @@ export class ProjectionReplica {
           try {
             await this.projector.project(applied);
             failures = 0;
+            this.blockedWatch.clear();
             break;
           } catch (err) {
             if (err instanceof ProjectionConflict && err.watermark >= applied[0].seq) {
@@ -175,8 +208,13 @@ export class ProjectionReplica {
               if (!applied.length) break;
               continue;
             }
-            // Another projection holds the watermark (a stuck one past the lease was ended): waiting is not failing.
-            if (err instanceof ProjectionBlocked && this.running) continue;
+            // Another projection holds the watermark (a stuck one past the lease was ended): waiting is not failing,
+            // but the host hears of a long wait (a holder that is not ours to end: another role, or a projection waiting on a lock).
+            if (err instanceof ProjectionBlocked && this.running) {
+              const ms = this.blockedWatch.blocked(Date.now());
+              if (ms !== undefined) this.emit({ kind: 'blocked', ms });
+              continue;
+            }
             if (++failures >= 5 || !this.running) {
               // Journaled means acknowledged: a restart projects what could not be projected now.
               this.running = false;

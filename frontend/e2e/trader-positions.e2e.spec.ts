@@ -6,8 +6,8 @@ import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail, app
 /**
  * Issue 27, live contract positions on the real stack (market simulator ON): a verified user with
  * USDT in the contract account opens a position (after a reconnect while filling the form, which
- * keeps what was typed); its P/L and mark price then change on screen
- * without any `lever/deal` request after the first (the private `position` push); TP/SL is edited
+ * keeps what was typed); its P/L and mark price then change on screen without any further
+ * `lever/deal` request (the private `position` push); TP/SL is edited
  * in the sheet (client side rule, then the saved values come back over the push); tight TP/SL set
  * through the API make the watcher close it, and it leaves the list live with a toast. Screens at
  * 390×844 in both themes and in Chinese, axe clean.

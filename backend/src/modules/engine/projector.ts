@@ -23,10 +23,12 @@ const literals = (columns: unknown[][]): string[] => columns.map((col) => arrayL
  * `lockWaitMs` the watermark row is waited for that long at most (then ProjectionBlocked), and
  * the transaction's other statements wait as long as they must.
  */
-const open = (lockWaitMs?: number) =>
-  lockWaitMs === undefined
-    ? `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off; SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE`
-    : `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off; SET LOCAL lock_timeout = ${lockWaitMs}; SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE; SET LOCAL lock_timeout = 0`;
+const open = (lockWaitMs?: number) => {
+  const watermark = 'SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE';
+  return `BEGIN; SET LOCAL kestrel.writer = 'projector'; SET LOCAL synchronous_commit = off; ${
+    lockWaitMs === undefined ? watermark : `SET LOCAL lock_timeout = ${lockWaitMs}; ${watermark}; SET LOCAL lock_timeout = 0`
+  }`;
+};
 
 /** The application name of the projector thread's connections (a stuck one is ended by the next projection: END_STUCK). */
 export const PROJECTOR_APPLICATION = 'kestrel-projector';

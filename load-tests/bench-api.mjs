@@ -144,6 +144,8 @@ try {
   const mix = orderMix(CANCEL_SHARE);
   const latencies = [];
   const cancelLatencies = [];
+  /** Open loop: how late the generator sent each order (ms after its scheduled time; part of its latency). */
+  const sentLate = [];
   const errors = new Map();
   let cancels = 0;
   let notSent = 0;
@@ -190,6 +192,7 @@ try {
     const order = mix.order();
     const t0 = scheduled ?? performance.now();
     const counted = win.recording;
+    if (scheduled !== undefined && counted) sentLate.push(performance.now() - scheduled);
     const r = await client.call('POST', 'coin/trade', order, trader.token);
     const ms = performance.now() - t0;
     if (r.code === 1 && r.data.status === 'waiting') trader.open.push(r.data.order_id);
@@ -258,11 +261,17 @@ try {
     const e = (await call(stack.apiUrl, 'GET', 'admin/engine', undefined, admin)).data;
     const lag = e.projector_lag_ms;
     console.log(`projector lag ms: p50 ${lag.p50} p99 ${lag.p99} max ${lag.max}; journal write ms p50 ${e.journal_write_ms.p50} p99 ${e.journal_write_ms.p99} max ${e.journal_write_ms.max}; commands per journal row p50 ${e.commands_per_journal_row.p50}`);
+    const c = e.command_ms;
+    console.log(`in the sequencer ms (queued, journaled, applied): p50 ${c.p50} p99 ${c.p99} max ${c.max}; the rest of a latency is the transport, the event loops and the generator`);
     const trial = (await call(stack.apiUrl, 'GET', 'admin/ledger/trial-balance', undefined, admin)).data;
     console.log(`trial balance after the run: ${trial.ok ? 'exact' : `WRONG ${JSON.stringify(trial.currencies)}`}`);
   }
   cancelLatencies.sort((a, b) => a - b);
   console.log(`cancel latency ms: p50 ${percentile(cancelLatencies, 50).toFixed(1)}  p99 ${percentile(cancelLatencies, 99).toFixed(1)}`);
+  if (sentLate.length) {
+    sentLate.sort((a, b) => a - b);
+    console.log(`sent after its scheduled time ms (the generator's own delay, counted in the latency): p50 ${percentile(sentLate, 50).toFixed(1)}  p99 ${percentile(sentLate, 99).toFixed(1)}  max ${sentLate[sentLate.length - 1].toFixed(1)}`);
+  }
   console.log(`latency ms: p50 ${p50}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}  max ${(latencies[latencies.length - 1] ?? 0).toFixed(1)}`);
   if (notSent)
     log(`warning: ${notSent} orders were not sent (all ${CONCURRENCY} slots busy): the latencies leave them out; raise BENCH_CONCURRENCY or lower BENCH_RATE`);

@@ -222,6 +222,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       projector_lag_ms: this.marks.lags.take(),
       journal_write_ms: this.commits?.writeMs.take() ?? none,
       commands_per_journal_row: this.commits?.sizes.take() ?? none,
+      command_ms: this.commits?.commandMs.take() ?? none,
     };
   }
 

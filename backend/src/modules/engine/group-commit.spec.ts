@@ -80,6 +80,19 @@ describe('GroupCommit', () => {
     expect(commits.sizes.take()).toMatchObject({ samples: 2, max: 2 });
   });
 
+  it("counts each command's time from its submission to its answer, the wait behind the write in flight included", async () => {
+    const { journal, submit, commits } = setup();
+    submit(1);
+    submit(2); // queued behind the first write
+    await new Promise((r) => setTimeout(r, 40));
+    await journal.commit();
+    expect(commits.commandMs.take()).toMatchObject({ samples: 1 });
+    await journal.commit();
+    const times = commits.commandMs.take();
+    expect(times.samples).toBe(1);
+    expect(times.max).toBeGreaterThanOrEqual(35); // the second command waited out the first write
+  });
+
   it('takes at most maxBatch commands a row', async () => {
     const { journal, submit } = setup({ maxBatch: 2 });
     submit(1);

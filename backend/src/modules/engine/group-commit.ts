@@ -9,6 +9,8 @@ import type { Watermarks } from './watermarks';
 /** A command waiting for its group commit, and its caller. */
 export interface Queued {
   cmd: SeqCommand;
+  /** When it was submitted (performance.now()): its time in the sequencer is counted from here. */
+  at: number;
   resolve: (r: { outcome: SeqOutcome; seq: number }) => void;
   reject: (e: unknown) => void;
 }
@@ -46,6 +48,12 @@ export class GroupCommit {
   /** Journal writes (ms) and their sizes (commands). */
   readonly writeMs = new Samples();
   readonly sizes = new Samples();
+  /**
+   * Each command's time from its submission to its answer being ready (ms): the queue behind the
+   * write in flight, its own batch's write and the apply. The rest of what a client waits is
+   * outside the sequencer (the transport, the event loop, the client).
+   */
+  readonly commandMs = new Samples();
   private queue: Queued[] = [];
   private flushing = false;
   private stopped = false;
@@ -66,7 +74,7 @@ export class GroupCommit {
       if (this.stopped || this.retired) return reject(busy());
       // Bounded lag: past it the sequencer takes nothing new (and says so) until the projector catches up.
       if (this.marks.unprojected >= this.options.maxUnprojected) return reject(new BusinessError(ErrorCode.SEQUENCER_BEHIND));
-      this.queue.push({ cmd, resolve, reject });
+      this.queue.push({ cmd, at: performance.now(), resolve, reject });
       if (!this.flushing) void this.drain();
     });
   }
@@ -147,6 +155,8 @@ export class GroupCommit {
         this.marks.journaled = seq;
         this.lastTs = ts;
         this.host.apply(seq, ts, batch);
+        const applied = performance.now();
+        for (const p of batch) this.commandMs.add(applied - p.at);
       }
     } finally {
       this.flushing = false;

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { REDIS } from '../src/infra/redis/redis.module';
+import { TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
 import { FlashExchangeService } from '../src/modules/fpjy/fpjy.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
@@ -68,11 +69,17 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     jest.spyOn(flash as unknown as { converted: () => Promise<undefined> }, 'converted').mockResolvedValueOnce(undefined);
     expect(await flash.convert(u.user.id, q.quote_id)).toMatchObject({ duplicate: true, receive: '5988' });
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '5988', frozen: '0' });
-    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE stream_id = $1`, [`flash:${q.quote_id}`]);
-    expect(n).toBe(1); // one FlashExchanged (the money is the sequencer's journaled command, projected as ledger entries)
+    // Its request and one record (the money is the sequencer's journaled command, projected as ledger entries).
+    expect(await streamOf(q.quote_id)).toEqual(['FlashRequested', 'FlashExchanged']);
     const [{ legs }] = await t.ds.query(`SELECT COUNT(*)::int AS legs FROM ledger_entries WHERE ref_type = 'flash' AND ref_id = $1`, [q.quote_id]);
     expect(legs).toBe(4);
   });
+
+  /** The event types of a conversion's stream, in order. */
+  const streamOf = async (quoteId: string): Promise<string[]> =>
+    ((await t.ds.query(`SELECT type FROM events WHERE stream_id = $1 ORDER BY stream_version`, [`flash:${quoteId}`])) as Array<{ type: string }>).map(
+      (r) => r.type,
+    );
 
   /** A user whose conversion of 0.1 BTC went through but whose process "stopped" before the record was written. */
   async function unrecordedConversion() {
@@ -90,9 +97,48 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     const again = await post(u.token, 'convert', { quote_id: q.quote_id });
     expect(again.body).toMatchObject({ code: 1, data: { quote_id: q.quote_id, receive: '5988', duplicate: true } });
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '5988', frozen: '0' });
-    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE stream_id = $1`, [`flash:${q.quote_id}`]);
-    expect(n).toBe(1);
+    expect(await streamOf(q.quote_id)).toEqual(['FlashRequested', 'FlashExchanged']);
     expect((await t.http().get('/api/fpjy/list').set('Authorization', u.token)).body.data.items).toEqual([expect.objectContaining({ quote_id: q.quote_id })]);
+  });
+
+  it('a conversion left unrecorded that nobody retries is recorded by the sweep, once, also beside a late retry', async () => {
+    const flash = t.app.get(FlashExchangeService);
+    const { u, q } = await unrecordedConversion();
+    expect(await streamOf(q.quote_id)).toEqual(['FlashRequested']);
+    // Younger than the sweep's age: the request's own to record.
+    expect(await flash.recordLeftovers()).toBe(0);
+    // The sweep and a late retry at the same moment: one record.
+    const [swept, retry] = await Promise.all([flash.recordLeftovers(0), post(u.token, 'convert', { quote_id: q.quote_id })]);
+    expect(swept).toBeLessThanOrEqual(1);
+    expect(retry.body).toMatchObject({ code: 1, data: { duplicate: true } });
+    expect(await streamOf(q.quote_id)).toEqual(['FlashRequested', 'FlashExchanged']);
+
+    // No retry at all: the sweep records it from the request's quote.
+    const other = await unrecordedConversion();
+    await t.app.get<Redis>(REDIS).del(`fpjy:quote:${other.q.quote_id}`); // past the hour the quote is kept
+    expect(await flash.recordLeftovers(0)).toBe(1);
+    expect(await flash.recordLeftovers(0)).toBe(0);
+    expect((await t.http().get('/api/fpjy/list').set('Authorization', other.u.token)).body.data.items).toEqual([
+      expect.objectContaining({ quote_id: other.q.quote_id, amount: '0.1', receive: '5988', fee: '12', rate: '60000' }),
+    ]);
+    expect(await coinBalance(t, other.u.user.id, USDT)).toEqual({ available: '5988', frozen: '0' });
+  });
+
+  it('a refused conversion ends with its refusal, and one whose command was never applied is not recorded', async () => {
+    const flash = t.app.get(FlashExchangeService);
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, USDT, '100');
+    const tooMuch = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '1000' })).body.data;
+    expect((await post(u.token, 'convert', { quote_id: tooMuch.quote_id })).body.code).toBe(2000);
+    expect(await streamOf(tooMuch.quote_id)).toEqual(['FlashRequested', 'FlashRefused']);
+    // A request whose command never reached the sequencer (the process stopped in between).
+    const q = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '60' })).body.data;
+    jest.spyOn(t.app.get(TradeAccountCommands), 'post').mockRejectedValueOnce(new Error('process stopped'));
+    await expect(flash.convert(u.user.id, q.quote_id)).rejects.toThrow('process stopped');
+    expect(await flash.recordLeftovers(0)).toBe(0);
+    expect(await streamOf(q.quote_id)).toEqual(['FlashRequested']);
+    expect((await t.http().get('/api/fpjy/list').set('Authorization', u.token)).body.data.items).toEqual([]);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '100', frozen: '0' });
   });
 
   it('a conversion left unrecorded is recorded by its retry after the quote expired; an expired quote never converted stays refused', async () => {

@@ -5,6 +5,8 @@ import { CREATED_AT } from '../database/columns';
 @Entity('events')
 @Index('uq_events_stream_version', ['streamId', 'streamVersion'], { unique: true })
 @Index('uq_events_command_id', ['commandId'], { unique: true, where: 'command_id IS NOT NULL' })
+// A flash exchange's requests by age, for the sweep that records conversions left unrecorded (FlashRequests migration).
+@Index('ix_events_flash_requested', ['createdAt'], { where: "type = 'FlashRequested'" })
 export class EventRecord {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   seq: string;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -34,6 +34,16 @@ interface Quote {
 
 /** How long a quote is kept after it expires: the window for a retry to find a conversion left unrecorded. */
 const QUOTE_KEPT_SECONDS = 3600;
+/** How often the engine's owner records conversions left unrecorded, and how old their request must be (the request itself records younger ones). */
+const SWEEP_MS = 30_000;
+const LEFTOVER_MS = 60_000;
+
+/** How a conversion's stream ends: converted, or refused by the sequencer. */
+type FlashOutcome = 'FlashExchanged' | 'FlashRefused';
+
+/** An outcome goes after whatever the stream holds (its request, or nothing for a stream begun before requests were written), once. */
+const terminal = (stream: Array<{ type: string; streamVersion: number }>): number | undefined =>
+  stream.some((e) => e.type === 'FlashExchanged' || e.type === 'FlashRefused') ? undefined : (stream.at(-1)?.streamVersion ?? 0);
 
 const desk = (currencyId: number) => ({ ownerType: 'system' as const, ownerId: SYSTEM_OWNER_ID, accountType: 'desk', currencyId });
 
@@ -45,8 +55,10 @@ const desk = (currencyId: number) => ({ ownerType: 'system' as const, ownerId: S
  * and can be used once; the quote id is the conversion's idempotency key.
  */
 @Injectable()
-export class FlashExchangeService implements OnApplicationBootstrap {
+export class FlashExchangeService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('FlashExchange');
+  private sweeper?: NodeJS.Timeout;
+  private sweeping = false;
   constructor(
     private readonly dataSource: DataSource,
     private readonly ledger: LedgerService,
@@ -113,6 +125,15 @@ export class FlashExchangeService implements OnApplicationBootstrap {
       if (this.host.owner) await this.outbox.applied(`desk-transfer-in:${symbol}`);
       if (funded) this.logger.log(`desk float: ${amount} ${symbol}`);
     }
+    await this.host.whenOwner(async () => {
+      await this.recordLeftovers();
+    });
+    this.sweeper = setInterval(() => void this.recordLeftovers().catch((err) => this.logger.warn({ err }, 'flash exchange sweep failed')), SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
   }
 
   async quote(userId: number, fromId: number, toId: number, rawAmount: string): Promise<Quote> {
@@ -173,6 +194,9 @@ export class FlashExchangeService implements OnApplicationBootstrap {
       if (!(await this.trading.applied(`flash:${quoteId}`))) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
       return finish(true);
     }
+    // The request, durable before any money moves: if this process stops after the conversion and no
+    // retry comes, the sweep finds it and records the conversion (recordLeftovers).
+    await this.requested(q);
     // No desk check before the command: a retry of a conversion that emptied the desk must still hear it
     // was done. The sequencer checks the desk and keeps a refusal, which names the desk when it is short.
     const deskShort = () => this.trading.balance(desk(q.to_currency_id)).available < units(q.receive);
@@ -191,22 +215,79 @@ export class FlashExchangeService implements OnApplicationBootstrap {
       ],
     });
     // Refused (a retry of a refused conversion hears the same refusal: the sequencer keeps the first result).
-    if (r.code !== 'OK') throw deskShort() ? new BusinessError(ErrorCode.FLASH_UNAVAILABLE) : refusal(r.code);
+    if (r.code !== 'OK') {
+      // Final: the sequencer answers this command id with the same refusal for longer than a quote lives.
+      await this.appendOnce(q, 'FlashRefused', terminal);
+      throw deskShort() ? new BusinessError(ErrorCode.FLASH_UNAVAILABLE) : refusal(r.code);
+    }
     // A concurrent convert of this quote may record it first, or this is the retry of one whose
     // process stopped between the conversion and its record.
     return finish(!!r.duplicate);
   }
 
-  /** The conversion's record (the first event of its stream, so written once however many requests reach here). */
+  /** The conversion's request (the first event of its stream: written once however many requests reach here). */
+  private async requested(q: Quote): Promise<void> {
+    await this.appendOnce(q, 'FlashRequested', () => 0);
+  }
+
+  /**
+   * The conversion's record, after its request (or first, for a stream begun before requests were
+   * written): written once however many requests, and the sweep, reach here. A second writer finds
+   * the stream moved on (ConcurrencyError) or the record there, and writes nothing.
+   */
   private async record(q: Quote): Promise<void> {
+    await this.appendOnce(q, 'FlashExchanged', terminal);
+  }
+
+  /** Appends `type` at the version `at` reads from the stream (undefined: already there); a concurrent writer's append wins. */
+  private async appendOnce(
+    q: Quote,
+    type: 'FlashRequested' | FlashOutcome,
+    at: (stream: Array<{ type: string; streamVersion: number }>) => number | undefined,
+  ): Promise<void> {
+    const streamId = `flash:${q.quote_id}`;
     try {
-      await this.dataSource.transaction((m) =>
-        this.events.append(m, { streamId: `flash:${q.quote_id}`, expectedVersion: 0, metadata: { actor: `user:${q.user_id}` } }, [
-          { type: 'FlashExchanged', payload: { ...q } },
-        ]),
-      );
+      await this.dataSource.transaction(async (m) => {
+        const expectedVersion = at(await this.events.readStream(m, streamId));
+        if (expectedVersion === undefined) return;
+        await this.events.append(m, { streamId, expectedVersion, metadata: { actor: `user:${q.user_id}` } }, [{ type, payload: { ...q } }]);
+      });
     } catch (err) {
       if (!(err instanceof ConcurrencyError) && !isUniqueViolation(err)) throw err;
+    }
+  }
+
+  /**
+   * Conversions the sequencer applied whose record is missing: the process stopped between the
+   * command and its record, and no retry came while the quote was kept. Found from their requests
+   * of the last day older than `olderThanMs` (younger ones are their request's to record), recorded
+   * from the request's quote. A refused one ended with its refusal (`FlashRefused`); one whose
+   * command was never applied (not sent, or the sequencer busy) is checked again by each sweep for a
+   * day and otherwise left as it is: no money moved, and nothing is shown. Runs where the sequencer
+   * does (its owner). Answers how many it recorded.
+   */
+  async recordLeftovers(olderThanMs = LEFTOVER_MS): Promise<number> {
+    if (this.sweeping || !this.host.owner) return 0;
+    this.sweeping = true;
+    try {
+      const rows: Array<{ payload: Quote }> = await this.dataSource.query(
+        `SELECT r.payload FROM events r
+         WHERE r.type = 'FlashRequested' AND r.created_at > now() - interval '1 day' AND r.created_at <= now() - make_interval(secs => $1)
+           AND NOT EXISTS (SELECT 1 FROM events x WHERE x.stream_id = r.stream_id AND x.type IN ('FlashExchanged', 'FlashRefused'))
+         ORDER BY r.seq LIMIT 1000`,
+        [olderThanMs / 1000],
+      );
+      let recorded = 0;
+      for (const { payload: q } of rows) {
+        await this.trading.settled(q.user_id);
+        if (!(await this.trading.applied(`flash:${q.quote_id}`))) continue;
+        await this.record(q);
+        recorded++;
+      }
+      if (recorded) this.logger.warn(`recorded ${recorded} flash exchange(s) left unrecorded by a stopped process`);
+      return recorded;
+    } finally {
+      this.sweeping = false;
     }
   }
 

@@ -235,25 +235,27 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
    * written): written once however many requests, and the sweep, reach here. A second writer finds
    * the stream moved on (ConcurrencyError) or the record there, and writes nothing.
    */
-  private async record(q: Quote): Promise<void> {
-    await this.appendOnce(q, 'FlashExchanged', terminal);
+  private record(q: Quote): Promise<boolean> {
+    return this.appendOnce(q, 'FlashExchanged', terminal);
   }
 
-  /** Appends `type` at the version `at` reads from the stream (undefined: already there); a concurrent writer's append wins. */
+  /** Appends `type` at the version `at` reads from the stream (undefined: already there); a concurrent writer's append wins. Whether this one wrote it. */
   private async appendOnce(
     q: Quote,
     type: 'FlashRequested' | FlashOutcome,
     at: (stream: Array<{ type: string; streamVersion: number }>) => number | undefined,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const streamId = `flash:${q.quote_id}`;
     try {
-      await this.dataSource.transaction(async (m) => {
+      return await this.dataSource.transaction(async (m) => {
         const expectedVersion = at(await this.events.readStream(m, streamId));
-        if (expectedVersion === undefined) return;
+        if (expectedVersion === undefined) return false;
         await this.events.append(m, { streamId, expectedVersion, metadata: { actor: `user:${q.user_id}` } }, [{ type, payload: { ...q } }]);
+        return true;
       });
     } catch (err) {
       if (!(err instanceof ConcurrencyError) && !isUniqueViolation(err)) throw err;
+      return false;
     }
   }
 
@@ -280,9 +282,7 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
       let recorded = 0;
       for (const { payload: q } of rows) {
         await this.trading.settled(q.user_id);
-        if (!(await this.trading.applied(`flash:${q.quote_id}`))) continue;
-        await this.record(q);
-        recorded++;
+        if ((await this.trading.applied(`flash:${q.quote_id}`)) && (await this.record(q))) recorded++;
       }
       if (recorded) this.logger.warn(`recorded ${recorded} flash exchange(s) left unrecorded by a stopped process`);
       return recorded;

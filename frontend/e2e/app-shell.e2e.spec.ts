@@ -113,6 +113,28 @@ describe('the app shell on the real stack', () => {
     expect(await page.evaluate(() => localStorage.getItem('token'))).toBeTruthy();
   });
 
+  it('logs out offline: forgotten on the device at once, ended on the server once back online', async () => {
+    await go('/pages/settings/index');
+    await page.getByTestId('account-info').getByText(email).first().waitFor();
+    const token = await page.evaluate(() => localStorage.getItem('token'));
+    await page.context().setOffline(true);
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('status').getByText('Logged out on this device.', { exact: false }).waitFor();
+    expect(await page.evaluate(() => [localStorage.getItem('token'), localStorage.getItem('pendingLogout')])).toEqual([null, JSON.stringify([token])]);
+    // Back online: the app ends the old session on the server with its own token.
+    const revoked = page.waitForRequest((r) => r.url().endsWith('/api/user/logout') && r.headers()['authorization'] === token);
+    await page.context().setOffline(false);
+    await revoked;
+    await page.waitForFunction(() => localStorage.getItem('pendingLogout') === null);
+    const center = await fetch(`${stack.url}/api/user/center`, { headers: { Authorization: token! } });
+    expect(((await center.json()) as { code: number }).code).toBe(401);
+    await page.waitForFunction(() => window.location.hash.startsWith('#/pages/user/login/login'));
+    await page.getByRole('textbox', { name: 'E-mail' }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForFunction(() => window.location.hash === '#/');
+  });
+
   it('switches language (stored, sent as the lang header, set/lang called) and back', async () => {
     await go('/pages/settings/language/language');
     const setLang = page.waitForRequest((r) => r.url().endsWith('/api/set/lang') && r.headers()['lang'] === 'zh');

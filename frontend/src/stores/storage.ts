@@ -18,4 +18,5 @@ export const storage = {
 };
 
 /** Keys this app keeps across "clear cache": the session and the user's choices. */
-export const KEPT_KEYS = ['token', 'user', 'lang', 'theme', 'upColor', 'pricing'];
+/** Also the sessions a logout made offline has still to end on the server (api/logout.ts). */
+export const KEPT_KEYS = ['token', 'user', 'lang', 'theme', 'upColor', 'pricing', 'pendingLogout'];

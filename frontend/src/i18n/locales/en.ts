@@ -255,6 +255,8 @@ export const en = {
     email: 'E-mail',
     inviteCode: 'Invite code',
     logout: 'Log out',
+    loggedOut: 'Logged out',
+    loggedOutOffline: 'Logged out on this device. The session also ends on the server when you are back online.',
     loginToSee: 'Log in to see your account info.',
   },
   security: {

@@ -257,6 +257,8 @@ const hk: Catalogue = {
     email: '電郵',
     inviteCode: '邀請碼',
     logout: '登出',
+    loggedOut: '已登出',
+    loggedOutOffline: '已在此裝置登出。恢復連線後，伺服器上的工作階段亦會結束。',
     loginToSee: '登入後查看帳戶資料。',
   },
   security: {

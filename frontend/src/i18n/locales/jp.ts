@@ -257,6 +257,8 @@ const jp: Catalogue = {
     email: 'メールアドレス',
     inviteCode: '招待コード',
     logout: 'ログアウト',
+    loggedOut: 'ログアウトしました',
+    loggedOutOffline: 'この端末でログアウトしました。オンラインに戻ると、サーバー上のセッションも終了します。',
     loginToSee: 'ログインするとアカウント情報を確認できます。',
   },
   security: {

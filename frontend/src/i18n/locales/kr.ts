@@ -257,6 +257,8 @@ const kr: Catalogue = {
     email: '이메일',
     inviteCode: '초대 코드',
     logout: '로그아웃',
+    loggedOut: '로그아웃되었습니다',
+    loggedOutOffline: '이 기기에서 로그아웃되었습니다. 다시 온라인이 되면 서버의 세션도 종료됩니다.',
     loginToSee: '로그인하면 계정 정보를 볼 수 있습니다.',
   },
   security: {

@@ -258,6 +258,8 @@ const py: Catalogue = {
     email: 'E-mail',
     inviteCode: 'Código de convite',
     logout: 'Sair',
+    loggedOut: 'Sessão encerrada',
+    loggedOutOffline: 'Sessão encerrada neste dispositivo. Ela também será encerrada no servidor quando você voltar a ficar online.',
     loginToSee: 'Entre para ver os dados da sua conta.',
   },
   security: {

@@ -257,6 +257,8 @@ const zh: Catalogue = {
     email: '邮箱',
     inviteCode: '邀请码',
     logout: '退出登录',
+    loggedOut: '已退出登录',
+    loggedOutOffline: '已在本设备退出登录。恢复联网后，服务器上的会话也会结束。',
     loginToSee: '登录后查看账户信息。',
   },
   security: {

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
 import { api } from '../../../api/endpoints';
 import { LOGIN_REDIRECT_MS } from '../../../api/client';
+import { logOut } from '../../../api/logout';
 import { PATHS } from '../../../app/paths';
 import { APP_VERSION } from '../../../app/version';
 import { Segmented, Switch } from '../../../components/form';
@@ -10,7 +11,6 @@ import { Icon } from '../../../components/icons';
 import { Page } from '../../../components/page';
 import { useFreshUser } from '../../../components/use-user';
 import { currentLang, LANGUAGE_NAMES } from '../../../i18n/i18n';
-import { useSessionStore } from '../../../stores/session.store';
 import { KEPT_KEYS } from '../../../stores/storage';
 import { useTheme, useThemeStore, type UpColor } from '../../../stores/theme.store';
 import { toast } from '../../../stores/toast.store';
@@ -34,9 +34,7 @@ export function SettingsPage({ titleKey }: { titleKey: string }) {
   }, []);
 
   const logout = async () => {
-    const message = await api.logout().catch(() => '');
-    useSessionStore.getState().clear();
-    toast(message || t('settings.logout'));
+    toast(await logOut());
     // Spec §9: the login page opens 0.5 s after logging out.
     setTimeout(() => navigate(PATHS.login, { replace: true }), LOGIN_REDIRECT_MS);
   };

@@ -120,6 +120,7 @@ describe('the app shell on the real stack', () => {
     await page.context().setOffline(true);
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('status').getByText('Logged out on this device.', { exact: false }).waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'logout-offline.png') });
     expect(await page.evaluate(() => [localStorage.getItem('token'), localStorage.getItem('pendingLogout')])).toEqual([null, JSON.stringify([token])]);
     // Back online: the app ends the old session on the server with its own token.
     const revoked = page.waitForRequest((r) => r.url().endsWith('/api/user/logout') && r.headers()['authorization'] === token);

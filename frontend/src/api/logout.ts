@@ -7,14 +7,7 @@ import { api } from './endpoints';
 /** Tokens whose server session is still to be ended (a logout made offline), kept across restarts. */
 export const PENDING_LOGOUT_KEY = 'pendingLogout';
 
-function pending(): string[] {
-  try {
-    const list: unknown = JSON.parse(storage.get(PENDING_LOGOUT_KEY) ?? '[]');
-    return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
-}
+const pending = (): string[] => storage.strings(PENDING_LOGOUT_KEY);
 
 function keep(tokens: string[]): void {
   storage.set(PENDING_LOGOUT_KEY, tokens.length ? JSON.stringify(tokens) : null);

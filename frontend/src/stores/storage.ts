@@ -15,8 +15,19 @@ export const storage = {
       // Not persisted; the in-memory state still applies for this visit.
     }
   },
+  /** A stored JSON list of strings (anything else in it is left out; nothing or unreadable: empty). */
+  strings(key: string): string[] {
+    try {
+      const v: unknown = JSON.parse(this.get(key) ?? '[]');
+      return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
+    } catch {
+      return [];
+    }
+  },
 };
 
-/** Keys this app keeps across "clear cache": the session and the user's choices. */
-/** Also the sessions a logout made offline has still to end on the server (api/logout.ts). */
+/**
+ * Keys this app keeps across "clear cache": the session, the user's choices, and the sessions a
+ * logout made offline has still to end on the server (api/logout.ts).
+ */
 export const KEPT_KEYS = ['token', 'user', 'lang', 'theme', 'upColor', 'pricing', 'pendingLogout'];

@@ -15,15 +15,6 @@ interface FavoritesState {
   toggle: (symbol: string) => Promise<void>;
 }
 
-function visitorList(): string[] {
-  try {
-    const v: unknown = JSON.parse(storage.get(VISITOR_KEY) ?? '[]');
-    return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
 export const useFavoritesStore = create<FavoritesState>((set, get) => ({
   owner: null,
   symbols: [],
@@ -31,7 +22,7 @@ export const useFavoritesStore = create<FavoritesState>((set, get) => ({
     const owner = token ?? '';
     if (get().owner === owner) return;
     if (!token) {
-      set({ owner, symbols: visitorList() });
+      set({ owner, symbols: storage.strings(VISITOR_KEY) });
       return;
     }
     set({ owner, symbols: [] });

@@ -39,11 +39,15 @@ export interface AppConfig {
     maxBatch: number;
     maxUnprojected: number;
     projectAhead: number;
+    /** ms: a batch answered this long ago and not projected makes the next journal write wait too. */
+    projectAheadMs: number;
     projectBatch: number;
     /** ms the projector lets batches gather before a transaction (a waiting read cuts it short). */
     projectLingerMs: number;
     snapshotEvery: number;
     projectorThread: boolean;
+    /** The projector thread's nice value (0: the process's priority). */
+    projectorNice: number;
     leaseMs: number;
     transport: 'local' | 'redis';
     /** How long an api process waits for the engine's answer before saying "unknown, retry with the same id". */
@@ -172,10 +176,12 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       maxBatch: int('ENGINE_MAX_BATCH', 1000),
       maxUnprojected: lagBound(),
       projectAhead: int('ENGINE_PROJECT_AHEAD', 4000),
+      projectAheadMs: Math.max(10, int('ENGINE_PROJECT_AHEAD_MS', 400)),
       projectBatch: int('ENGINE_PROJECT_BATCH', 1000),
       projectLingerMs: int('ENGINE_PROJECT_LINGER_MS', 5),
       snapshotEvery: int('ENGINE_SNAPSHOT_EVERY', 50_000),
       projectorThread: (process.env.ENGINE_PROJECTOR_THREAD ?? 'on') !== 'off',
+      projectorNice: Math.min(19, Math.max(0, int('ENGINE_PROJECTOR_NICE', 10))),
       leaseMs: Math.max(500, int('ENGINE_LEASE_MS', 3000)),
       transport: transport(),
       forwardTimeoutMs: Math.max(100, int('ENGINE_FORWARD_TIMEOUT_MS', 5000)),

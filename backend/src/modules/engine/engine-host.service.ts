@@ -290,11 +290,11 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     );
     this.marks.reset(seqr.seq, watermark);
     this.seqr = seqr;
-    const { maxBatch, projectAhead, maxUnprojected } = this.config.engine;
+    const { maxBatch, projectAhead, projectAheadMs, maxUnprojected } = this.config.engine;
     this.commits = new GroupCommit(
       this.journal,
       this.marks,
-      { maxBatch, projectAhead, maxUnprojected },
+      { maxBatch, projectAhead, projectAheadMs, maxUnprojected },
       { lease: this.lease, apply: (seq, ts, batch) => this.apply(seq, ts, batch), lost: (reason) => this.stepDown(reason), failed: (what, err) => this.failed(what, err) },
       lastTs,
     );
@@ -324,12 +324,15 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
               projectLingerMs,
               snapshotEvery,
               idleTransactionMs: this.config.engine.leaseMs,
+              nice: this.config.engine.projectorNice,
             },
             onEvent,
           )
         : new ProjectionReplica(this.dataSource, this.projector, { projectBatch, projectLingerMs, snapshotEvery }, onEvent);
     this.replica = replica;
     await replica.start();
+    if (replica instanceof ProjectorThread && this.config.engine.projectorNice > 0)
+      this.logger.log(`projector thread at nice ${replica.nice ?? `0 (could not be lowered to ${this.config.engine.projectorNice})`}`);
   }
 
   /** The projector moved its watermark (pushes go out, reads waiting for it go on), or gave up. */

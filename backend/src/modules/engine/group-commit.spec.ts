@@ -40,12 +40,12 @@ function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: num
       applied.push({ seq, ts, cmds: batch.map((q) => (q.cmd as CancelCmd).orderId) });
       const outcomes = batch.map(() => ok([1]));
       batch.forEach((q, i) => q.resolve({ outcome: outcomes[i], seq }));
-      marks.applied({ seq, ts, outcomes }, 0);
+      marks.applied({ seq, ts, outcomes }, performance.now());
     },
     lost: (reason) => events.push(`lost: ${reason}`),
     failed: (what) => events.push(`failed: ${what}`),
   };
-  const commits: GroupCommit = new GroupCommit(journal, marks, { maxBatch: 100, projectAhead: 1_000, maxUnprojected: 2_000, ...options }, host);
+  const commits: GroupCommit = new GroupCommit(journal, marks, { maxBatch: 100, projectAhead: 1_000, projectAheadMs: Infinity, maxUnprojected: 2_000, ...options }, host);
   /** Each submission's fate: the batch it was answered in, or the refusal's code. */
   const fates: Array<number | string | undefined> = [];
   const submit = (id: number) => {
@@ -139,6 +139,30 @@ describe('GroupCommit', () => {
     expect(journal.rows.map((r) => r.batch.commands.length)).toEqual([1, 1, 2]);
     await journal.commit();
     expect(fates.slice(0, 4)).toEqual([1, 2, 3, 3]);
+  });
+
+  it('with a batch answered projectAheadMs ago still unprojected, the next write waits for the projector', async () => {
+    const { journal, marks, submit } = setup({ projectAheadMs: 100 });
+    submit(1);
+    await journal.commit(); // batch 1 answered now, not projected
+    submit(2);
+    await flush();
+    expect(journal.rows).toHaveLength(2); // young: written at once
+    await journal.commit();
+    const now = jest.spyOn(performance, 'now').mockReturnValue(performance.now() + 150);
+    try {
+      submit(3);
+      await flush();
+      expect(journal.rows).toHaveLength(2); // batch 1 is 150 ms old: the write waits, with 2 commands far below projectAhead
+      marks.advance(1, 0);
+      await flush();
+      expect(journal.rows).toHaveLength(2); // batch 2 is as old
+      marks.advance(2, 0);
+      await flush();
+      expect(journal.rows).toHaveLength(3);
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('a fenced write (a newer lease holder) is not applied: the host steps down and its callers hear busy', async () => {

@@ -20,6 +20,12 @@ export interface GroupCommitOptions {
   maxBatch: number;
   /** With this many commands unprojected the next journal write waits for the projector (backpressure). */
   projectAhead: number;
+  /**
+   * With a batch answered this long ago (ms) still unprojected, the next journal write waits for
+   * the projector too: the lag is bounded in time, whatever the rate (at a high rate `projectAhead`
+   * commands are a short time; on a slow or busy machine a long one).
+   */
+  projectAheadMs: number;
   /** With this many the sequencer refuses new commands (the lag bound). */
   maxUnprojected: number;
 }
@@ -105,14 +111,21 @@ export class GroupCommit {
     for (const p of [...batch, ...this.queue.splice(0)]) p.reject(busy());
   }
 
+  /** The projector is as far behind as the backpressure lets it be (`projectAhead`, `projectAheadMs`). */
+  private behind(): boolean {
+    if (this.marks.unprojected >= this.options.projectAhead) return true;
+    const oldest = this.marks.oldestUnprojectedAt();
+    return oldest !== undefined && performance.now() - oldest >= this.options.projectAheadMs;
+  }
+
   /** Whatever queued while the previous batch was journaled forms the next batch. */
   private async drain(): Promise<void> {
     this.flushing = true;
     try {
       while (this.queue.length && !this.stopped && !this.retired) {
-        // Backpressure: with this many commands not yet projected the next journal write waits for
-        // the projector, so answers slow down before the lag grows (the hard bound refuses, above).
-        while (this.marks.unprojected >= this.options.projectAhead && !this.stopped && !this.retired) await this.marks.waitFor(this.marks.projected + 1);
+        // Backpressure: with this many commands not yet projected, or one answered that long ago, the next
+        // journal write waits for the projector, so answers slow down before the lag grows (the hard bound refuses, above).
+        while (this.behind() && !this.stopped && !this.retired) await this.marks.waitFor(this.marks.projected + 1);
         if (this.stopped || this.retired || !this.queue.length) break;
         const batch = this.queue.splice(0, this.options.maxBatch);
         const seq = this.marks.journaled + 1;

@@ -3,6 +3,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { DataSource } from 'typeorm';
 import { marketLookup, ProjectionReplica, ReplicaEvent, ReplicaMarket, ReplicaOptions } from './projection-replica';
 import { PROJECTOR_APPLICATION, Projector } from './projector';
+import { lowerThreadPriority } from './thread-priority';
 
 interface ThreadData extends ReplicaOptions {
   databaseUrl: string;
@@ -13,10 +14,12 @@ interface ThreadData extends ReplicaOptions {
    * projector, which recovery waits for, would wait with it until the old one resumed.
    */
   idleTransactionMs: number;
+  /** The thread's nice value (ENGINE_PROJECTOR_NICE; 0 leaves it at the process's): `lowerThreadPriority`. */
+  nice: number;
 }
 
 type ToThread = { kind: 'journaled'; seq: number } | { kind: 'flush'; seq: number } | { kind: 'stop' };
-type FromThread = ReplicaEvent | { kind: 'started' } | { kind: 'stopped' };
+type FromThread = ReplicaEvent | { kind: 'started'; nice?: number } | { kind: 'stopped' };
 
 /**
  * The projection replica on a thread of its own, with its own database connections: the host's
@@ -29,12 +32,17 @@ export class ProjectorThread {
   private readonly worker: Worker;
   private readonly started: Promise<void>;
   private stopped?: () => void;
+  /** The thread's nice value once started (undefined: the process's own). */
+  nice?: number;
 
   constructor(data: ThreadData, onEvent: (e: ReplicaEvent) => void) {
     this.worker = new Worker(join(__dirname, 'projector-thread.js'), { workerData: data });
     this.started = new Promise((resolve, reject) => {
       this.worker.on('message', (m: FromThread) => {
-        if (m.kind === 'started') resolve();
+        if (m.kind === 'started') {
+          this.nice = m.nice;
+          resolve();
+        }
         else if (m.kind === 'stopped') this.stopped?.();
         else onEvent(m);
       });
@@ -73,6 +81,7 @@ export class ProjectorThread {
 }
 
 async function serve(data: ThreadData): Promise<void> {
+  const nice = lowerThreadPriority(data.nice);
   const ds = new DataSource({
     type: 'postgres',
     url: data.databaseUrl,
@@ -95,7 +104,7 @@ async function serve(data: ThreadData): Promise<void> {
         .finally(() => parentPort!.postMessage({ kind: 'stopped' } satisfies FromThread));
   });
   await replica.start();
-  parentPort!.postMessage({ kind: 'started' } satisfies FromThread);
+  parentPort!.postMessage({ kind: 'started', nice } satisfies FromThread);
 }
 
 if (!isMainThread && (workerData as ThreadData | undefined)?.databaseUrl) {

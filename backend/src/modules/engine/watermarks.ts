@@ -82,6 +82,11 @@ export class Watermarks {
     return this.waitFor(seq);
   }
 
+  /** When the oldest batch not projected yet was answered (performance.now()); undefined when none is. */
+  oldestUnprojectedAt(): number | undefined {
+    return this.pending[0]?.at;
+  }
+
   /** Resolves once the watermark reaches `seq` (at once when halted). */
   waitFor(seq: number): Promise<void> {
     if (seq <= this.projected || this.halted) return Promise.resolve();

@@ -212,15 +212,24 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     await trialOk();
   });
 
-  it('commands keep being journaled and answered while the projector is slow', async () => {
+  it('commands keep being journaled and answered while the projector is slow, until a batch is ENGINE_PROJECT_AHEAD_MS old', async () => {
     const mm = await trader('0', '1');
     const hold = holdProjection();
+    const sell = (price: string) => order(mm.token, { side: 'sell', type: 'limit', price, quantity: '0.1' }).then((r) => r.body);
     try {
-      const first = order(mm.token, { side: 'sell', type: 'limit', price: '900000', quantity: '0.1' }).then((r) => r.body);
-      await new Promise((r) => setTimeout(r, 300));
-      const second = await order(mm.token, { side: 'sell', type: 'limit', price: '900001', quantity: '0.1' }).then((r) => r.body);
+      const first = sell('900000');
+      await new Promise((r) => setTimeout(r, 100));
+      const second = await sell('900001');
       expect(second.data?.status).toBe('waiting'); // answered while the first batch's projection is held
+      // Past the time bound (400 ms by default) the next journal write waits for the projector (backpressure).
+      await new Promise((r) => setTimeout(r, 450));
+      let third: Awaited<ReturnType<typeof sell>> | undefined;
+      const pending = sell('900002').then((b) => (third = b));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(third).toBeUndefined();
       hold.release();
+      await pending;
+      expect(third!.data?.status).toBe('waiting');
       expect((await first).data?.status).toBe('waiting');
     } finally {
       hold.release();

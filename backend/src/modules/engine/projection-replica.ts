@@ -1,5 +1,6 @@
 import { createMarket } from '@kestrel/matching-engine';
 import { DataSource } from 'typeorm';
+import type { JournalSignal } from './journal-signal';
 import { JournalWriter } from './journal-writer';
 import type { MarketInfo } from './market-registry.service';
 import { AppliedBatch, MarketLookup, ProjectionBlocked, ProjectionConflict, Projector } from './projector';
@@ -103,11 +104,16 @@ export class ProjectionReplica {
   private sinceSnapshot = 0;
   private readonly blockedWatch = new BlockedWatch();
 
+  /**
+   * `signal` (the projector thread): the host's journaled head in shared memory, read before each
+   * wait for work; the host wakes the replica only while it waits (`JournalSignal`).
+   */
   constructor(
     private readonly dataSource: DataSource,
     readonly projector: Projector,
     private readonly options: ReplicaOptions,
     private readonly emit: (e: ReplicaEvent) => void,
+    private readonly signal?: JournalSignal,
   ) {
     this.journal = new JournalWriter(dataSource);
     this.snapshots = new Snapshotter(dataSource);
@@ -169,6 +175,7 @@ export class ProjectionReplica {
     const seqr = this.seqr!;
     let failures = 0;
     while (this.running) {
+      if (this.head <= seqr.seq && this.signal) this.head = Math.max(this.head, this.signal.waiting());
       if (this.head <= seqr.seq) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;
@@ -176,9 +183,11 @@ export class ProjectionReplica {
           setTimeout(resolve, 200);
         });
         this.wake = undefined;
-        if (this.head <= seqr.seq) this.head = Math.max(this.head, await this.journal.head());
+        this.signal?.working();
+        if (this.head <= seqr.seq) this.head = Math.max(this.head, this.signal?.waiting() ?? 0, await this.journal.head());
         continue;
       }
+      this.signal?.working();
       await this.linger(seqr.seq);
       const rows = await this.journal.after(seqr.seq, READ_ROWS);
       if (!rows.length) {

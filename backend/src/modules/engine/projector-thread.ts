@@ -3,6 +3,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { DataSource } from 'typeorm';
 import { marketLookup, ProjectionReplica, ReplicaEvent, ReplicaMarket, ReplicaOptions } from './projection-replica';
 import { PROJECTOR_APPLICATION, Projector } from './projector';
+import { JournalSignal } from './journal-signal';
 import { lowerThreadPriority } from './thread-priority';
 
 interface ThreadData extends ReplicaOptions {
@@ -18,6 +19,9 @@ interface ThreadData extends ReplicaOptions {
   nice: number;
 }
 
+/** What the thread is started with: the settings and the host's journal signal (shared memory). */
+type ThreadStart = ThreadData & { signal: SharedArrayBuffer };
+
 type ToThread = { kind: 'journaled'; seq: number } | { kind: 'flush'; seq: number } | { kind: 'stop' };
 type FromThread = ReplicaEvent | { kind: 'started'; nice?: number } | { kind: 'stopped' };
 
@@ -30,13 +34,14 @@ type FromThread = ReplicaEvent | { kind: 'started'; nice?: number } | { kind: 's
  */
 export class ProjectorThread {
   private readonly worker: Worker;
+  private readonly signal = new JournalSignal();
   private readonly started: Promise<void>;
   private stopped?: () => void;
   /** The thread's nice value once started (undefined: the process's own). */
   nice?: number;
 
   constructor(data: ThreadData, onEvent: (e: ReplicaEvent) => void) {
-    this.worker = new Worker(join(__dirname, 'projector-thread.js'), { workerData: data });
+    this.worker = new Worker(join(__dirname, 'projector-thread.js'), { workerData: { ...data, signal: this.signal.buffer } satisfies ThreadStart });
     this.started = new Promise((resolve, reject) => {
       this.worker.on('message', (m: FromThread) => {
         if (m.kind === 'started') {
@@ -61,8 +66,9 @@ export class ProjectorThread {
     return this.started;
   }
 
+  /** The thread reads the head itself while it works; it is sent a message only while it waits for work. */
   journaled(seq: number): void {
-    this.worker.postMessage({ kind: 'journaled', seq } satisfies ToThread);
+    if (this.signal.publish(seq)) this.worker.postMessage({ kind: 'journaled', seq } satisfies ToThread);
   }
 
   /** A read waits for the watermark to reach `seq` (ProjectionReplica.flush). */
@@ -80,7 +86,7 @@ export class ProjectorThread {
   }
 }
 
-async function serve(data: ThreadData): Promise<void> {
+async function serve(data: ThreadStart): Promise<void> {
   const nice = lowerThreadPriority(data.nice);
   const ds = new DataSource({
     type: 'postgres',
@@ -92,7 +98,13 @@ async function serve(data: ThreadData): Promise<void> {
   // A market listed after start is learned from the journal (the replica's sequencer), before any of its trades.
   const ref: { replica?: ProjectionReplica } = {};
   const markets = marketLookup(data.markets, (id) => ref.replica?.market(id));
-  const replica = new ProjectionReplica(ds, new Projector(ds, markets, data.idleTransactionMs), data, (e) => parentPort!.postMessage(e satisfies FromThread));
+  const replica = new ProjectionReplica(
+    ds,
+    new Projector(ds, markets, data.idleTransactionMs),
+    data,
+    (e) => parentPort!.postMessage(e satisfies FromThread),
+    new JournalSignal(data.signal),
+  );
   ref.replica = replica;
   parentPort!.on('message', (m: ToThread) => {
     if (m.kind === 'journaled') replica.journaled(m.seq);
@@ -108,5 +120,5 @@ async function serve(data: ThreadData): Promise<void> {
 }
 
 if (!isMainThread && (workerData as ThreadData | undefined)?.databaseUrl) {
-  serve(workerData as ThreadData).catch((err: unknown) => parentPort!.postMessage({ kind: 'failed', error: String(err) } satisfies FromThread));
+  serve(workerData as ThreadStart).catch((err: unknown) => parentPort!.postMessage({ kind: 'failed', error: String(err) } satisfies FromThread));
 }

@@ -1,7 +1,5 @@
-import { transformSync } from '@swc/core';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { moduleWorker } from '../../../test/support/module-worker';
 import { JournalSignal } from './journal-signal';
 
 describe('JournalSignal: the host wakes the projector thread only while it waits for work', () => {
@@ -26,16 +24,9 @@ describe('JournalSignal: the host wakes the projector thread only while it waits
   });
 
   it('across two threads no head is missed, with far fewer wakeups than batches', async () => {
-    const { code } = transformSync(readFileSync(join(__dirname, 'journal-signal.ts'), 'utf8'), {
-      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-      module: { type: 'commonjs' },
-    });
     // The projector's side, as the replica runs it: read the head before waiting, wait only for a message.
     const body = `
-      const { parentPort, workerData } = require('node:worker_threads');
-      const module = { exports: {} };
-      new Function('module', 'exports', 'require', workerData.code)(module, module.exports, require);
-      const signal = new module.exports.JournalSignal(workerData.buffer);
+      const signal = new mod.JournalSignal(workerData.buffer);
       let seen = 0, woken = 0;
       const work = () => { const end = performance.now() + Math.random() * 0.05; while (performance.now() < end); };
       (async () => {
@@ -53,7 +44,7 @@ describe('JournalSignal: the host wakes the projector thread only while it waits
       })();`;
     const host = new JournalSignal();
     const n = 10_000;
-    const worker = new Worker(body, { eval: true, workerData: { code, buffer: host.buffer, n } });
+    const worker = moduleWorker(join(__dirname, 'journal-signal.ts'), body, { buffer: host.buffer, n });
     try {
       const done = new Promise<{ seen: number; woken: number }>((ok, fail) => worker.once('message', ok).once('error', fail));
       let messages = 0;

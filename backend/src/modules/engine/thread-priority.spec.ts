@@ -1,7 +1,6 @@
-import { transformSync } from '@swc/core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { moduleWorker } from '../../../test/support/module-worker';
 
 /** A thread's nice value as the kernel has it (field 19 of /proc/<pid>/task/<tid>/stat). */
 function niceOf(tid: number): number {
@@ -14,19 +13,14 @@ function niceOf(tid: number): number {
  * as the built app runs it there) and answers what it returned and the thread's id.
  */
 async function inWorker(...nices: number[]): Promise<{ answers: Array<number | null>; tid: number; kernel: number }> {
-  const { code } = transformSync(readFileSync(join(__dirname, 'thread-priority.ts'), 'utf8'), {
-    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-    module: { type: 'commonjs' },
-  });
-  const body = `
-    const { parentPort, workerData } = require('node:worker_threads');
-    const module = { exports: {} };
-    new Function('module', 'exports', 'require', workerData.code)(module, module.exports, require);
-    const answers = workerData.nices.map((n) => module.exports.lowerThreadPriority(n) ?? null);
-    const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-    parentPort.postMessage({ answers, tid });
-    parentPort.once('message', () => process.exit(0));`;
-  const worker = new Worker(body, { eval: true, workerData: { code, nices } });
+  const worker = moduleWorker(
+    join(__dirname, 'thread-priority.ts'),
+    `const answers = workerData.nices.map((n) => mod.lowerThreadPriority(n) ?? null);
+     const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+     parentPort.postMessage({ answers, tid });
+     parentPort.once('message', () => process.exit(0));`,
+    { nices },
+  );
   try {
     const m = await new Promise<{ answers: Array<number | null>; tid: number }>((ok, fail) => worker.once('message', ok).once('error', fail));
     // Read while the thread still lives.

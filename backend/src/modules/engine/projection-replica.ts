@@ -175,6 +175,7 @@ export class ProjectionReplica {
     const seqr = this.seqr!;
     let failures = 0;
     while (this.running) {
+      // About to wait: the host's head in shared memory first (then the host wakes it only while it waits).
       if (this.head <= seqr.seq && this.signal) this.head = Math.max(this.head, this.signal.waiting());
       if (this.head <= seqr.seq) {
         await new Promise<void>((resolve) => {
@@ -183,8 +184,7 @@ export class ProjectionReplica {
           setTimeout(resolve, 200);
         });
         this.wake = undefined;
-        this.signal?.working();
-        if (this.head <= seqr.seq) this.head = Math.max(this.head, this.signal?.waiting() ?? 0, await this.journal.head());
+        if (this.head <= seqr.seq) this.head = Math.max(this.head, await this.journal.head());
         continue;
       }
       this.signal?.working();

@@ -292,7 +292,7 @@ async function main() {
           `SELECT b.owner_id, b.account_type, b.currency_id, b.available::text, b.frozen::text, e.a::text AS ledger_available, e.f::text AS ledger_frozen
            FROM balances b
            LEFT JOIN (SELECT owner_id, account_type, currency_id, SUM(available_delta) AS a, SUM(frozen_delta) AS f
-                      FROM ledger_entries WHERE owner_type = 'user' GROUP BY 1, 2, 3) e
+                      FROM ledger WHERE owner_type = 'user' GROUP BY 1, 2, 3) e
              ON b.owner_id = e.owner_id AND b.account_type = e.account_type AND b.currency_id = e.currency_id
            WHERE b.owner_type = 'user' AND (b.available < 0 OR b.frozen < 0 OR b.available <> COALESCE(e.a, 0) OR b.frozen <> COALESCE(e.f, 0))`,
         );

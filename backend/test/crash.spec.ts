@@ -8,6 +8,7 @@ import { LedgerCode } from '../src/modules/ledger/ledger-codes';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { units } from '../src/infra/money';
 import { call, Envelope, freePort, ServerProcess, sleep, spawnServer, stopServer, waitUntilUp } from './support/server-process';
+import { brokenLedgerChains } from './support/ledger-chain';
 import { ADMIN, createDatabase, REDIS_URL } from './support/test-app';
 import { mulberry32 } from '../src/modules/simulator/prng';
 
@@ -342,9 +343,9 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
     }
     // One order per client order id, one freeze (901) per order.
     expect(await q(`SELECT user_id, client_order_id FROM orders WHERE client_order_id IS NOT NULL GROUP BY 1, 2 HAVING COUNT(*) > 1`)).toEqual([]);
-    expect(await q(`SELECT ref_id FROM ledger_entries WHERE ref_type = 'order' AND code = 901 GROUP BY ref_id HAVING COUNT(*) <> 1`)).toEqual([]);
+    expect(await q(`SELECT ref_id FROM ledger WHERE ref_type = 'order' AND code = 901 GROUP BY ref_id HAVING COUNT(*) <> 1`)).toEqual([]);
     const [{ unfrozen }] = await q<{ unfrozen: number }>(
-      `SELECT COUNT(*)::int AS unfrozen FROM orders o WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.ref_type = 'order' AND e.ref_id = o.id::text AND e.code = 901)`,
+      `SELECT COUNT(*)::int AS unfrozen FROM orders o WHERE NOT EXISTS (SELECT 1 FROM ledger e WHERE e.ref_type = 'order' AND e.ref_id = o.id::text AND e.code = 901)`,
     );
     expect(unfrozen).toBe(0);
 
@@ -357,7 +358,7 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
     const entries = async (refType: string, refId: string) =>
       (
         await q<{ account_type: string; code: number }>(
-          'SELECT account_type, code FROM ledger_entries WHERE ref_type = $1 AND ref_id = $2 ORDER BY code, account_type',
+          'SELECT account_type, code FROM ledger WHERE ref_type = $1 AND ref_id = $2 ORDER BY code, account_type',
           [refType, refId],
         )
       ).map((e) => `${e.code} ${e.account_type}`);
@@ -379,7 +380,7 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
     // Every withdrawal row left (acknowledged or not) has exactly its one freeze.
     expect(
       await q(
-        `SELECT w.id FROM withdrawals w LEFT JOIN ledger_entries e ON e.ref_type = 'withdrawal' AND e.ref_id = w.id::text AND e.code = 901
+        `SELECT w.id FROM withdrawals w LEFT JOIN ledger e ON e.ref_type = 'withdrawal' AND e.ref_id = w.id::text AND e.code = 901
          GROUP BY w.id HAVING COUNT(e.id) <> 1`,
       ),
     ).toEqual([]);
@@ -389,25 +390,25 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
     expect(await q('SELECT market_id, trade_id, COUNT(*) FROM trades GROUP BY 1, 2 HAVING COUNT(*) > 1')).toEqual([]);
     expect(
       await q(
-        `SELECT ref_id, owner_type, owner_id, account_type, currency_id, code, COUNT(*) FROM ledger_entries WHERE ref_type = 'trade'
+        `SELECT ref_id, owner_type, owner_id, account_type, currency_id, code, COUNT(*) FROM ledger WHERE ref_type = 'trade'
          GROUP BY 1, 2, 3, 4, 5, 6 HAVING COUNT(*) > 1`,
       ),
     ).toEqual([]);
     // Each trade row has its ledger posting and each trade posting its row.
     const [{ trades, refs }] = await q<{ trades: number; refs: number }>(
-      `SELECT (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(DISTINCT ref_id) FROM ledger_entries WHERE ref_type = 'trade')::int AS refs`,
+      `SELECT (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(DISTINCT ref_id) FROM ledger WHERE ref_type = 'trade')::int AS refs`,
     );
     expect(refs).toBe(trades);
     expect(trades).toBeGreaterThan(0);
     expect(
       await q(
-        `SELECT 1 FROM trades t WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.ref_type = 'trade' AND e.ref_id = t.market_id || ':' || t.trade_id)`,
+        `SELECT 1 FROM trades t WHERE NOT EXISTS (SELECT 1 FROM ledger e WHERE e.ref_type = 'trade' AND e.ref_id = t.market_id || ':' || t.trade_id)`,
       ),
     ).toEqual([]);
     // The house's side of the spot fees is one entry per currency per projection transaction (ref
     // spot-fees:<first>-<last batch>): a batch projected twice would show as overlapping ranges.
     const fees = await q<{ ref_id: string; currency_id: number; n: number }>(
-      `SELECT ref_id, currency_id, COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'spot-fees' GROUP BY 1, 2 ORDER BY 2, 1`,
+      `SELECT ref_id, currency_id, COUNT(*)::int AS n FROM ledger WHERE ref_type = 'spot-fees' GROUP BY 1, 2 ORDER BY 2, 1`,
     );
     expect(fees.filter((f) => f.n !== 1)).toEqual([]);
     for (const currency of new Set(fees.map((f) => f.currency_id))) {
@@ -425,12 +426,14 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
     // account); the trades with the spot-fee entries they fed.
     expect(
       await q(
-        `SELECT ref_type, ref_id, currency_id FROM ledger_entries WHERE ref_type NOT IN ('trade', 'spot-fees') GROUP BY 1, 2, 3 HAVING SUM(available_delta + frozen_delta) <> 0`,
+        `SELECT ref_type, ref_id, currency_id FROM ledger WHERE ref_type NOT IN ('trade', 'spot-fees') GROUP BY 1, 2, 3 HAVING SUM(available_delta + frozen_delta) <> 0`,
       ),
     ).toEqual([]);
     expect(
-      await q(`SELECT currency_id FROM ledger_entries WHERE ref_type IN ('trade', 'spot-fees') GROUP BY 1 HAVING SUM(available_delta + frozen_delta) <> 0`),
+      await q(`SELECT currency_id FROM ledger WHERE ref_type IN ('trade', 'spot-fees') GROUP BY 1 HAVING SUM(available_delta + frozen_delta) <> 0`),
     ).toEqual([]);
+    // Each account's entries chain their balances after in the ledger's order, to the balance.
+    expect(await brokenLedgerChains(ds)).toEqual([]);
     const tb = await new TrialBalanceService(ds).compute();
     expect(tb.currencies.filter((c) => !c.balanced)).toEqual([]);
     expect(tb.ok).toBe(true);
@@ -461,7 +464,7 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
     const pick = (k: Kind, n: number) => acks.filter((a) => a.kind === k && a.clientId).slice(-n);
     const retries = [...pick('order', 3), ...pick('coin>lever', 2), ...pick('lever>coin', 2), ...pick('withdrawal', 2)];
     expect(retries.length).toBeGreaterThanOrEqual(5);
-    const before = await q<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ledger_entries`);
+    const before = await q<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ledger`);
     // Each retried twice at once.
     const answers = await Promise.all(
       retries.flatMap((a) => {
@@ -477,7 +480,7 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
     }
     const { head } = await caughtUp();
     // Nothing new was written: the same ledger, one order per client id, one row per withdrawal client id.
-    expect(await q<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ledger_entries`)).toEqual(before);
+    expect(await q<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ledger`)).toEqual(before);
     for (const a of retries.filter((x) => x.kind === 'order'))
       expect(await q('SELECT id::text FROM orders WHERE user_id = $1 AND client_order_id = $2', [a.user.id, a.clientId])).toEqual([{ id: a.id }]);
     for (const a of retries.filter((x) => x.kind === 'withdrawal'))

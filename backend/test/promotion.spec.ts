@@ -50,7 +50,7 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect((await order(buyer.token, { side: 'buy', price: '60000', quantity: '0.5' })).body.data.status).toBe('completed');
     await t.app.get(EngineHost).idle();
     const [fee] = await t.ds.query(
-      `SELECT trim_scale(-available_delta)::text AS fee FROM ledger_entries WHERE owner_type = 'user' AND owner_id = $1 AND code = 601 ORDER BY id DESC LIMIT 1`,
+      `SELECT trim_scale(-available_delta)::text AS fee FROM ledger WHERE owner_type = 'user' AND owner_id = $1 AND code = 601 ORDER BY id DESC LIMIT 1`,
       [invitee.user.id],
     );
     return fee.fee as string;

@@ -162,7 +162,7 @@ describe('proof of liabilities (real PostgreSQL + Redis)', () => {
     expect(usdt.user_liabilities).toBe('50747.500000000000000001');
     // The books at that ledger entry give the same totals (entries after it would not count).
     const fromLedger: Array<{ currency_id: number; total: string }> = await t.ds.query(
-      `SELECT currency_id, SUM(available_delta + frozen_delta)::text AS total FROM ledger_entries WHERE owner_type = 'user' AND id <= $1 GROUP BY currency_id`,
+      `SELECT currency_id, SUM(available_delta + frozen_delta)::text AS total FROM ledger WHERE owner_type = 'user' AND id <= $1 GROUP BY currency_id`,
       [built.watermark.ledgerEntryId],
     );
     for (const r of fromLedger) expect(built.totals[built.currencies.indexOf(Number(r.currency_id))]).toBe(String(units(r.total)));

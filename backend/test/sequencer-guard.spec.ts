@@ -112,14 +112,14 @@ describe('the sequencer is the only writer of the trade and house accounts (real
         accountType,
         currencyId,
       ]);
-    const refused = async (p: Promise<unknown>) => {
+    const refused = async (p: Promise<unknown>, pattern = GUARD_ERROR) => {
       const err = await p.then(
         () => undefined,
         (e: { code?: string; message: string }) => e,
       );
       expect(err).toBeDefined();
       expect(err!.code).toBe('P0001');
-      expect(err!.message).toMatch(GUARD_ERROR);
+      expect(err!.message).toMatch(pattern);
     };
 
     it('refuses raw writes to a trade account: UPDATE and INSERT of its balance, INSERT of its ledger entries', async () => {
@@ -207,6 +207,31 @@ describe('the sequencer is the only writer of the trade and house accounts (real
         await pg.query('ROLLBACK');
       }
       expect((await pg.query(`SELECT COUNT(*)::int AS n FROM sequencer_commands WHERE command_id = 'forged'`)).rows).toEqual([{ n: 0 }]);
+    });
+
+    it("refuses any trade row but the projector's, and any change to one (a trade's row holds its ledger legs)", async () => {
+      const insert = () =>
+        pg.query(
+          `INSERT INTO trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, executed_at, ledger_id, event_seq,
+             maker_pay_available_after, maker_pay_frozen_after, maker_receive_available_after, maker_receive_frozen_after,
+             taker_pay_available_after, taker_pay_frozen_after, taker_receive_available_after, taker_receive_frozen_after)
+           VALUES (1, 999999, 1, 1, 1, 'buy', 1, 2, $1, $1, now(), 8, 1, 0, 0, 1000, 0, 0, 0, 1000, 0)`,
+          [userId],
+        );
+      await refused(insert());
+      await refused(pg.query(`UPDATE trades SET maker_receive_available_after = 1000000`), /append-only/);
+      await refused(pg.query(`DELETE FROM trades`), /append-only/);
+      await refused(pg.query(`TRUNCATE trades`), /append-only/);
+      await pg.query('BEGIN');
+      try {
+        await pg.query(`SET LOCAL kestrel.writer = 'projector'`);
+        await insert();
+        // Not even the projector changes one.
+        await refused(pg.query(`UPDATE trades SET maker_receive_available_after = 1000000 WHERE trade_id = 999999`), /append-only/);
+      } finally {
+        await pg.query('ROLLBACK');
+      }
+      expect((await pg.query(`SELECT COUNT(*)::int AS n FROM trades WHERE trade_id = 999999`)).rows).toEqual([{ n: 0 }]);
     });
 
     // A trade account's row relabelled as a database account takes the trade account's balance off the
@@ -388,12 +413,14 @@ describe('static check: nothing outside the engine posts to the sequencer accoun
     expect(offenders).toEqual([]);
   });
 
-  it('only the projector claims to be the projector, and raw writes to balances and entries stay in the ledger service and the engine', () => {
+  it('only the projector claims to be the projector, and raw writes to balances, entries and trades stay in the ledger service and the engine', () => {
     const outside = files.filter((f) => !ALLOWED.some((dir) => f.startsWith(dir)) && !f.includes(`${sep}migrations${sep}`));
     expect(outside.filter((f) => /kestrel\.writer/.test(withoutComments(readFileSync(f, 'utf8')))).map(rel)).toEqual([]);
     expect(
       outside.filter((f) => /\b(?:INSERT\s+INTO|UPDATE)\s+"?(?:balances|ledger_entries)\b/i.test(withoutComments(readFileSync(f, 'utf8')))).map(rel),
     ).toEqual(['backend/src/modules/ledger/ledger.service.ts']);
+    // A trade's row holds its ledger legs: only the projector writes trades.
+    expect(outside.filter((f) => /\b(?:INSERT\s+INTO|UPDATE|COPY)\s+"?trades\b/i.test(withoutComments(readFileSync(f, 'utf8')))).map(rel)).toEqual([]);
   });
 
   describe('fails on code that would be a second writer', () => {

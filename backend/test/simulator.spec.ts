@@ -16,7 +16,7 @@ describe('market simulator (real PostgreSQL)', () => {
     const bystander = await registerByEmail(t);
     await deposit(t, bystander.user.id, 3, '500');
     const entriesOf = async (id: number) =>
-      (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries WHERE owner_type = $1 AND owner_id = $2', ['user', id]))[0].n;
+      (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger WHERE owner_type = $1 AND owner_id = $2', ['user', id]))[0].n;
     const before = await entriesOf(bystander.user.id);
 
     const sim = t.app.get(SimulatorService);

@@ -2,6 +2,7 @@ import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
+import { brokenLedgerChains } from './support/ledger-chain';
 import { startTestApp, TestApp } from './support/test-app';
 
 const BTC = 1;
@@ -29,7 +30,10 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
       .set('Authorization', token)
       .type('form')
       .send({ symbol: 'BTC/USDT', ...body });
-  const trialOk = async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  const trialOk = async () => {
+    expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+    expect(await brokenLedgerChains(t.ds)).toEqual([]);
+  };
 
   it('a resting limit sell and a crossing buy: maker price, exact balances, truncated fees, codes 600/601/602', async () => {
     const seller = await trader('0', '1');
@@ -56,7 +60,7 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
 
     const sellView = (await t.http().get('/api/coin/list').query({ status: 'completed' }).set('Authorization', seller.token)).body.data.items[0];
     expect(sellView).toMatchObject({ order_id: sell.body.data.order_id, status: 'completed', fee: '30', fee_currency: 'USDT' });
-    const codes = await t.ds.query(`SELECT DISTINCT code FROM ledger_entries WHERE ref_type = 'trade' ORDER BY code`);
+    const codes = await t.ds.query(`SELECT DISTINCT code FROM ledger WHERE ref_type = 'trade' ORDER BY code`);
     expect(codes.map((c: { code: number }) => c.code)).toEqual([600, 601, 602]);
     await trialOk();
 
@@ -252,7 +256,7 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const depth = host.book(marketId)!.depth(50);
     const tradeSeq = host.book(marketId)!.tradeSeq;
     const counts = async () =>
-      (await t.ds.query(`SELECT (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM ledger_entries)::int AS entries`))[0];
+      (await t.ds.query(`SELECT (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM ledger)::int AS entries`))[0];
     await host.idle(); // answered once matched: let the projector commit before counting rows
     const before = await counts();
     const hash = host.stateHash();

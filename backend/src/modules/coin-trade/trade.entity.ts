@@ -1,9 +1,18 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { MONEY } from '../../infra/database/columns';
 
-/** A fill, keyed by the engine's per-market trade id (the settlement idempotency key). */
+const AFTER = { type: 'numeric', precision: 36, scale: 18, nullable: true } as const;
+
+/**
+ * A fill, keyed by the engine's per-market trade id (the settlement idempotency key). It also holds
+ * its ledger posting (the view `ledger` shows its 600/601/602 legs): the place of the posting in
+ * the ledger's order and each side's two accounts' balances after it (migration CompactTradeLedger).
+ */
 @Entity('trades')
 @Index('ix_trades_market_time', ['marketId', 'executedAt'])
+@Index('ix_trades_ledger', ['ledgerId'])
+@Index('ix_trades_maker_ledger', ['makerUserId', 'ledgerId'])
+@Index('ix_trades_taker_ledger', ['takerUserId', 'ledgerId'])
 export class Trade {
   @PrimaryColumn({ name: 'market_id', type: 'int' })
   marketId: number;
@@ -43,4 +52,37 @@ export class Trade {
 
   @Column({ name: 'executed_at', type: 'timestamptz' })
   executedAt: Date;
+
+  /** The posting's first ledger id (its legs are `ledger_id + 0…5`); null for trades projected before the view. */
+  @Column({ name: 'ledger_id', type: 'bigint', nullable: true })
+  ledgerId: string | null;
+
+  /** The journal batch that made it. */
+  @Column({ name: 'event_seq', type: 'bigint', nullable: true })
+  eventSeq: string | null;
+
+  // Each side's accounts after the trade: the currency it paid (from frozen) and the one it received (after its fee).
+  @Column({ ...AFTER, name: 'maker_pay_available_after' })
+  makerPayAvailableAfter: string | null;
+
+  @Column({ ...AFTER, name: 'maker_pay_frozen_after' })
+  makerPayFrozenAfter: string | null;
+
+  @Column({ ...AFTER, name: 'maker_receive_available_after' })
+  makerReceiveAvailableAfter: string | null;
+
+  @Column({ ...AFTER, name: 'maker_receive_frozen_after' })
+  makerReceiveFrozenAfter: string | null;
+
+  @Column({ ...AFTER, name: 'taker_pay_available_after' })
+  takerPayAvailableAfter: string | null;
+
+  @Column({ ...AFTER, name: 'taker_pay_frozen_after' })
+  takerPayFrozenAfter: string | null;
+
+  @Column({ ...AFTER, name: 'taker_receive_available_after' })
+  takerReceiveAvailableAfter: string | null;
+
+  @Column({ ...AFTER, name: 'taker_receive_frozen_after' })
+  takerReceiveFrozenAfter: string | null;
 }

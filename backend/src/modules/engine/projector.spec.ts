@@ -101,3 +101,56 @@ describe('projectionRows: what a projection transaction writes', () => {
     ]);
   });
 });
+
+describe('projectionRows: a trade’s posting is stored with the trade', () => {
+  const setup: SeqCommand[] = [{ t: 'market', market: MARKET }, deposit(1, BTC, '10'), deposit(2, USDT, '100000')];
+  const coin = (userId: number, currencyId: number) => accountKey({ ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId });
+  const units = (v: string) => BigInt(v) * 10n ** 18n;
+
+  it('its trade-account legs are not entries: the row carries each side’s two accounts after it, net of the fee', () => {
+    const { seq, applied } = run([setup, [limit(1, 'sell'), limit(2, 'buy')]]);
+    const { entries, trades, owned } = projectionRows(applied);
+    expect(entries.filter((e) => e.refType === 'trade')).toEqual([]);
+    expect(trades).toHaveLength(1);
+    const { buyer, seller } = trades[0].ledger;
+    // The buyer (user 2, the taker) paid 10,000 USDT from frozen and got 1 BTC less its 0.001 fee;
+    // the seller (user 1) paid 1 BTC from frozen and got 10,000 USDT less its 10 USDT fee.
+    expect(buyer).toEqual({ pay: [units('90000'), 0n], receive: [units('1') - 10n ** 15n, 0n] });
+    expect(seller).toEqual({ pay: [units('9'), 0n], receive: [units('9990'), 0n] });
+    for (const [user, currency, after] of [
+      [2, USDT, buyer.pay],
+      [2, BTC, buyer.receive],
+      [1, BTC, seller.pay],
+      [1, USDT, seller.receive],
+    ] as const) {
+      const b = seq.balance(coin(user, currency));
+      expect(after).toEqual([b.available, b.frozen]);
+      // The balances written for the accounts are the sequencer's too, although no entry carries them.
+      expect(owned.get(coin(user, currency))).toMatchObject({ available: b.available, frozen: b.frozen });
+    }
+    expect(trades[0]).toMatchObject({ seq: 2, record: { makerUserId: 1, takerUserId: 2, takerSide: 'buy' } });
+  });
+
+  it('takes its place in the ledger’s order: after the entries before it, before those after it, one place each', () => {
+    // Order 1 rests (its freeze), order 2 fills it (its freeze, the trade), order 3 rests and is cancelled (freeze, release).
+    const { applied } = run([setup, [limit(1, 'sell'), limit(2, 'buy'), limit(2, 'buy'), { t: 'cancel', userId: 2, orderId: 3 }]]);
+    const { entries, trades, slots } = projectionRows(applied);
+    const at = (pred: (e: ProjectedEntry) => boolean) => entries.filter(pred).map((e) => e.slot);
+    const [freeze1, freeze2, freeze3] = at((e) => e.refType === 'order' && e.leg.code === LedgerCode.Freeze);
+    const [release3] = at((e) => e.refType === 'order' && e.leg.code === LedgerCode.Unfreeze);
+    const trade = trades[0].ledger.slot;
+    expect(freeze1 < freeze2 && freeze2 < trade && trade < freeze3 && freeze3 < release3).toBe(true);
+    // The house's fee lines (written at the end of the run) come after the trade that fed them.
+    expect(Math.min(...at((e) => e.refType === 'spot-fees'))).toBeGreaterThan(trade);
+    expect([...entries.map((e) => e.slot), trade].sort((a, b) => a - b)).toEqual(Array.from({ length: slots }, (_, i) => i));
+  });
+
+  it('refuses a trade posting that is not in the sequencer’s shape (rather than write a wrong ledger)', () => {
+    const { applied } = run([setup, [limit(1, 'sell'), limit(2, 'buy')]]);
+    const outcome = applied[1].outcomes[1];
+    const posting = outcome.postings.find((p) => p.refType === 'trade')!;
+    const swapped = { ...posting, legs: [posting.legs[1], posting.legs[0], ...posting.legs.slice(2)] };
+    const broken: AppliedBatch = { ...applied[1], outcomes: [applied[1].outcomes[0], { ...outcome, postings: outcome.postings.map((p) => (p === posting ? swapped : p)) }] };
+    expect(() => projectionRows([broken])).toThrow(/not in the sequencer's shape/);
+  });
+});

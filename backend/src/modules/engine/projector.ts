@@ -6,7 +6,7 @@ import { writeCandles } from '../market/candle-writer';
 import type { TradeTick } from './engine-bus';
 import type { Market as EngineMarket } from '@kestrel/matching-engine';
 import { accountKey } from './sequencer/balances';
-import type { AccountKey, AppliedLeg, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
+import type { AccountKey, AppliedLeg, AppliedPosting, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
 
 /**
  * In the statements with parameters (ROWS and the others) amounts travel as integer ledger units
@@ -53,13 +53,23 @@ const END_STUCK = `SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid))::i
 
 /**
  * The rows a projection inserts, by COPY (`copyIn`, COPY's text format): the ledger entries in the
- * sequencer's order (their ids follow it; ~6 rows per order), the orders its commands made and the
- * trades. COPY costs PostgreSQL half of what the same rows cost as unnest arrays of an INSERT (the
- * arrays' literals are parsed whole before a row is written).
+ * sequencer's order, each with the id the projection reserved for its place; the orders its
+ * commands made; and the trades, each with its ledger posting (the place of its legs and each
+ * side's balances after it: the view `ledger` shows the legs). COPY costs PostgreSQL half of what
+ * the same rows cost as unnest arrays of an INSERT (the arrays' literals are parsed whole first).
  */
-const LEDGER = `COPY ledger_entries (event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at) FROM STDIN`;
+const LEDGER = `COPY ledger_entries (id, event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at) FROM STDIN`;
 const NEW_ORDERS = `COPY orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at) FROM STDIN`;
-const TRADES = `COPY trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at) FROM STDIN`;
+const TRADES = `COPY trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at,
+  ledger_id, event_seq, maker_pay_available_after, maker_pay_frozen_after, maker_receive_available_after, maker_receive_frozen_after,
+  taker_pay_available_after, taker_pay_frozen_after, taker_receive_available_after, taker_receive_frozen_after) FROM STDIN`;
+
+/**
+ * Ledger ids for `n` places in the ledger's order, taken in one statement of the projection's
+ * opening round trip (ascending: one session's nextval calls in a row). The sequence steps by 8, so
+ * each id is the first of eight free ones: an entry takes one, a trade's posting its legs' six.
+ */
+const reserveIds = (n: number) => `SELECT array_to_string(array_agg(nextval('ledger_entries_id_seq')), ',') AS ids FROM generate_series(1, ${n})`;
 
 /** A batch's time as COPY takes a timestamptz (to the millisecond, as the journal has it), formatted once for a run of rows. */
 class CopyTime {
@@ -118,8 +128,9 @@ export interface MarketLookup {
   byIdOrUndefined(id: number): { engine: EngineMarket } | undefined;
 }
 
-/** A ledger entry as the projector writes it: one leg of a posting, with its batch. */
+/** A ledger entry as the projector writes it: one leg of a posting, with its batch and its place in the ledger's order. */
 export interface ProjectedEntry {
+  slot: number;
   seq: number;
   ts: number;
   refType: string;
@@ -128,19 +139,77 @@ export interface ProjectedEntry {
   leg: AppliedLeg;
 }
 
+/** An account's balances after a posting: [available, frozen]. */
+export type After = readonly [bigint, bigint];
+
+/**
+ * A trade's posting as its row stores it: its place in the ledger's order, and each side's two
+ * accounts after it (the currency it paid from frozen, the one it received, net of its fee).
+ */
+export interface TradeLedger {
+  slot: number;
+  buyer: { pay: After; receive: After };
+  seller: { pay: After; receive: After };
+}
+
+/** A trade as the projector writes it: the sequencer's record, its batch and its ledger posting. */
+export interface ProjectedTrade {
+  record: TradeRecord;
+  seq: number;
+  ledger: TradeLedger;
+}
+
+/**
+ * The trade-account legs of a trade's posting in the sequencer's shape (sequencer.tradePosting):
+ * the buyer's 600 (quote) and 602 (base), the seller's 600 (base) and 602 (quote), then each fee
+ * leg (601) on the account its side received, with the house's. Anything else is a broken
+ * invariant: the projection is refused rather than written wrong.
+ */
+function tradeLedger(p: AppliedPosting, slot: number): TradeLedger {
+  const [buyerPays, buyerGets, sellerPays, sellerGets] = p.legs;
+  const shaped =
+    p.legs.length >= 4 &&
+    [buyerPays, buyerGets, sellerPays, sellerGets].every(
+      (l, i) => l.accountType === 'coin' && l.code === (i % 2 ? 602 : 600) && l.availableAfter !== undefined,
+    );
+  if (!shaped) throw new Error(`projector: trade ${p.refId}'s posting is not in the sequencer's shape`);
+  let buyerFee = 0n;
+  let sellerFee = 0n;
+  for (let i = 4; i < p.legs.length; i++) {
+    const l = p.legs[i];
+    if (l.accountType !== 'coin') continue;
+    if (l.ownerId === buyerGets.ownerId && l.currencyId === buyerGets.currencyId) buyerFee = -l.available;
+    else if (l.ownerId === sellerGets.ownerId && l.currencyId === sellerGets.currencyId) sellerFee = -l.available;
+    else throw new Error(`projector: trade ${p.refId}'s posting has a fee leg on another account`);
+  }
+  const after = (l: AppliedLeg, fee = 0n): After => [l.availableAfter! - fee, l.frozenAfter!];
+  return {
+    slot,
+    buyer: { pay: after(buyerPays), receive: after(buyerGets, buyerFee) },
+    seller: { pay: after(sellerPays), receive: after(sellerGets, sellerFee) },
+  };
+}
+
 /** What a projection transaction writes for these batches, in the sequencer's order (pure). */
 export function projectionRows(batches: AppliedBatch[]): {
   orders: Map<number, OrderState>;
   /** The orders these batches made (inserted; the others are updated). */
   created: Set<number>;
-  trades: TradeRecord[];
+  trades: ProjectedTrade[];
+  /** The ledger's lines but the trades' own legs (those are in the trades' rows). */
   entries: ProjectedEntry[];
+  /** Places in the ledger's order: one per entry and one per trade (each takes a ledger id). */
+  slots: number;
+  /** The sequencer's accounts these batches changed, with their balances after the last of them. */
+  owned: Map<string, { key: AccountKey; available: bigint; frozen: bigint }>;
   commands: Array<{ id: string; seq: number; ts: number }>;
 } {
   const orders = new Map<number, OrderState>();
   const created = new Set<number>();
-  const trades: TradeRecord[] = [];
+  const trades: ProjectedTrade[] = [];
   const entries: ProjectedEntry[] = [];
+  const owned = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
+  let slots = 0;
   // The applied posting commands (a retry past the sequencer's window is answered from their rows).
   const commands: Array<{ id: string; seq: number; ts: number }> = [];
   // The house's side of spot fees: one entry per fee account for a run of trades, not one per
@@ -153,6 +222,7 @@ export function projectionRows(batches: AppliedBatch[]): {
     if (!f) return;
     fees.delete(key);
     entries.push({
+      slot: slots++,
       seq: f.seq,
       ts: f.ts,
       refType: 'spot-fees',
@@ -165,25 +235,35 @@ export function projectionRows(batches: AppliedBatch[]): {
     for (const o of b.outcomes) {
       for (const ord of o.orders) orders.set(ord.id, ord);
       if (o.created) created.add(o.orderId!);
-      trades.push(...o.trades);
+      // A trade's posting is stored with the trade (its row carries what its legs do not repeat).
+      let posted: Map<string, TradeLedger> | undefined;
       for (const p of o.postings) {
         if (p.commandId !== undefined) commands.push({ id: p.commandId, seq: b.seq, ts: b.ts });
+        const trade = p.refType === 'trade';
+        if (trade) (posted ??= new Map()).set(p.refId, tradeLedger(p, slots++));
         for (const leg of p.legs) {
-          if (leg.accountType !== 'spot-fee') entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
-          else if (p.refType === 'trade') {
-            const key = accountKey(leg);
-            const f = fees.get(key);
-            fees.set(key, { leg: { ...leg, available: (f?.leg.available ?? 0n) + leg.available }, from: f?.from ?? b.seq, seq: b.seq, ts: b.ts });
-          } else {
-            flush(accountKey(leg));
-            entries.push({ seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
+          const ours = leg.availableAfter !== undefined;
+          const key = ours || leg.accountType === 'spot-fee' ? accountKey(leg) : undefined;
+          if (ours) owned.set(key!, { key: leg, available: leg.availableAfter!, frozen: leg.frozenAfter! });
+          if (leg.accountType === 'spot-fee' && trade) {
+            const f = fees.get(key!);
+            fees.set(key!, { leg: { ...leg, available: (f?.leg.available ?? 0n) + leg.available }, from: f?.from ?? b.seq, seq: b.seq, ts: b.ts });
+            continue;
           }
+          if (trade) continue;
+          if (leg.accountType === 'spot-fee') flush(key!);
+          entries.push({ slot: slots++, seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
         }
+      }
+      for (const t of o.trades) {
+        const ledger = posted?.get(`${t.marketId}:${t.tradeId}`);
+        if (!ledger) throw new Error(`projector: trade ${t.marketId}:${t.tradeId} has no posting`);
+        trades.push({ record: t, seq: b.seq, ledger });
       }
     }
   }
   for (const key of [...fees.keys()]) flush(key);
-  return { orders, created, trades, entries, commands };
+  return { orders, created, trades, entries, slots, owned, commands };
 }
 
 /**
@@ -219,7 +299,7 @@ export class Projector {
   async project(batches: AppliedBatch[]): Promise<Projected> {
     const last = batches[batches.length - 1].seq;
     const first = batches[0].seq;
-    const { orders, created, trades, entries, commands } = projectionRows(batches);
+    const { orders, created, trades, entries, slots, owned, commands } = projectionRows(batches);
     // The watermark goes into the commit's text (`last` is an integer of ours, not input).
     if (!Number.isSafeInteger(last)) throw new Error(`projector: batch seq ${last} is not an integer`);
     const runner = this.dataSource.createQueryRunner();
@@ -231,13 +311,21 @@ export class Projector {
       // restart, so its commit need not wait for the disk (and the journal's commits wait less behind it).
       // Exactly once even with two projectors (an engine that was paused past its lease and a new holder): the
       // watermark row is locked and must be just before this run, else someone else projected it.
-      const opened = (await client.query(this.open)) as unknown as QueryResult<{ seq: string }>[];
-      const [w] = opened.find((r) => r.command === 'SELECT')!.rows;
+      // Ledger ids for the entries' and the trades' places in the ledger's order, taken in the same
+      // round trip; with a database account to change, after its row lock (below), so that its
+      // entries' ids follow the order in which its writers held it.
+      const outside = entries.some((e) => e.leg.availableAfter === undefined);
+      const opened = (await client.query(slots && !outside ? `${this.open}; ${reserveIds(slots)}` : this.open)) as unknown as QueryResult[];
+      const [watermark, reserved] = opened.filter((r) => r.command === 'SELECT');
+      const [w] = watermark.rows as Array<{ seq: string }>;
       if (w && Number(w.seq) !== first - 1) throw new ProjectionConflict(first, Number(w.seq));
+      const after = await this.databaseAccounts(m, entries);
+      const taken = !slots ? undefined : (reserved ?? (await client.query<{ ids: string }>(reserveIds(slots))));
+      const ids = taken ? ledgerIds((taken.rows[0] as { ids: string }).ids, slots) : [];
       // The new rows by COPY (one round trip), then the changed ones in one statement (each part writes a table of its own).
-      const [owned, ledger] = await this.entryColumns(m, entries);
+      const ledger = ledgerText(entries, after, ids);
       const [made, changed] = this.orderRows(orders, created);
-      const [trade, candles] = this.tradeRows(trades);
+      const [trade, candles] = this.tradeRows(trades, ids);
       await copyIn(
         client,
         [
@@ -248,7 +336,7 @@ export class Projector {
       );
       // Planned for its own arrays every time (an unnamed statement), not prepared: a generic plan made while
       // the orders table was small joined it by a sequential scan, and kept doing so as it grew.
-      const [{ orders: updated }] = (await client.query<{ orders: number }>(ROWS, [...owned, ...changed])).rows;
+      const [{ orders: updated }] = (await client.query<{ orders: number }>(ROWS, [...accountColumns([...owned.values()]), ...changed])).rows;
       if (updated !== orders.size - created.size)
         throw new Error(`projector: ${orders.size - created.size - updated} of the orders batches ${first}–${last} changed are missing`);
       if (commands.length)
@@ -276,42 +364,28 @@ export class Projector {
   }
 
   /**
-   * Ledger entries and balances: the columns of the sequencer's accounts' balances, for ROWS, and
-   * the entries as COPY's text for LEDGER (empty when there are none). The sequencer's accounts
-   * carry their balances after each leg; a database account's (external, transit, option…) are
-   * worked out here: its change is added under the row lock (statements of their own, before
-   * ROWS: deposits, withdrawals and transfers, not trades), and each entry's balance after is
-   * walked back from the new total.
+   * The database accounts (external, transit, option…) that these entries change: each change is
+   * added under the row lock (statements of their own, before ROWS: deposits, withdrawals and
+   * transfers, not trades), and their new totals come back, for the entries' balances after. The
+   * sequencer's accounts carry theirs on each leg.
    */
-  private async entryColumns(m: EntityManager, entries: ProjectedEntry[]): Promise<[string[], string]> {
-    const owned = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
+  private async databaseAccounts(m: EntityManager, entries: ProjectedEntry[]): Promise<Map<string, { available: bigint; frozen: bigint }>> {
     const outside = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
     for (const { leg } of entries) {
+      if (leg.availableAfter !== undefined) continue;
       const k = accountKey(leg);
-      if (leg.availableAfter !== undefined) owned.set(k, { key: leg, available: leg.availableAfter, frozen: leg.frozenAfter! });
-      else {
-        const cur = outside.get(k) ?? { key: leg, available: 0n, frozen: 0n };
-        cur.available += leg.available;
-        cur.frozen += leg.frozen;
-        outside.set(k, cur);
-      }
+      const cur = outside.get(k) ?? { key: leg, available: 0n, frozen: 0n };
+      cur.available += leg.available;
+      cur.frozen += leg.frozen;
+      outside.set(k, cur);
     }
-    const cols = (rows: Array<{ key: AccountKey; available: bigint; frozen: bigint }>) =>
-      [
-        rows.map((r) => r.key.ownerType),
-        rows.map((r) => r.key.ownerId),
-        rows.map((r) => r.key.accountType),
-        rows.map((r) => r.key.currencyId),
-        rows.map((r) => r.available),
-        rows.map((r) => r.frozen),
-      ].map(arrayLiteral);
     const after = new Map<string, { available: bigint; frozen: bigint }>();
     if (outside.size) {
       const rows = [...outside.values()].sort((a, b) => (accountKey(a.key) < accountKey(b.key) ? -1 : 1));
       // Adds each change under the row lock, in one global order; rows are created first (with
       // zero: a CHECK is tested on an insert's candidate row, even one that becomes an update).
       // The balance's own CHECK refuses a negative non-external account (the sequencer only debits external and transit).
-      const [ot, oi, at, ci, da, df] = cols(rows);
+      const [ot, oi, at, ci, da, df] = accountColumns(rows);
       await preparedQuery(
         m,
         'kestrel-projector-accounts',
@@ -349,27 +423,7 @@ export class Projector {
         after.set(k, { available: units(r.available), frozen: units(r.frozen) });
       }
     }
-    // Running balances of database accounts: walk back from the new totals.
-    const runs: Array<[bigint, bigint]> = new Array(entries.length);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const l = entries[i].leg;
-      if (l.availableAfter !== undefined) {
-        runs[i] = [l.availableAfter, l.frozenAfter!];
-        continue;
-      }
-      const b = after.get(accountKey(l))!;
-      runs[i] = [b.available, b.frozen];
-      b.available -= l.available;
-      b.frozen -= l.frozen;
-    }
-    // One line per entry.
-    let text = '';
-    const at = new CopyTime();
-    entries.forEach((e, i) => {
-      const l = e.leg;
-      text += `${e.seq}\t${copyField(l.ownerType)}\t${l.ownerId}\t${copyField(l.accountType)}\t${l.currencyId}\t${l.code}\t${unitsString(l.available)}\t${unitsString(l.frozen)}\t${unitsString(runs[i][0])}\t${unitsString(runs[i][1])}\t${copyField(e.refType)}\t${copyField(e.refId)}\t${copyField(e.memo.slice(0, 200))}\t${at.of(e.ts)}\n`;
-    });
-    return [cols([...owned.values()]), text];
+    return after;
   }
 
   /**
@@ -395,20 +449,76 @@ export class Projector {
     return [made, literals(c)];
   }
 
-  /** The trades as COPY's text for TRADES (empty when none), and each market's trades for its K-lines. */
-  private tradeRows(trades: TradeRecord[]): [string, Map<number, TradeTick[]>] {
+  /**
+   * The trades as COPY's text for TRADES (empty when none), each with its ledger posting (its
+   * reserved id and each side's balances after it, the maker's and the taker's), and each market's
+   * trades for its K-lines.
+   */
+  private tradeRows(trades: ProjectedTrade[], ids: number[]): [string, Map<number, TradeTick[]>] {
     const byMarket = new Map<number, TradeTick[]>();
     let text = '';
     const at = new CopyTime();
-    for (const t of trades) {
+    for (const { record: t, seq, ledger } of trades) {
       const tick = tradeTick(this.markets, t);
       const list = byMarket.get(t.marketId) ?? [];
       list.push(tick);
       byMarket.set(t.marketId, list);
-      text += `${t.marketId}\t${t.tradeId}\t${tick.price}\t${tick.quantity}\t${tick.quoteQuantity}\t${t.takerSide}\t${t.makerOrderId}\t${t.takerOrderId}\t${t.makerUserId}\t${t.takerUserId}\t${unitsString(t.makerFee)}\t${unitsString(t.takerFee)}\t${at.of(t.ts)}\n`;
+      const [maker, taker] = t.takerSide === 'buy' ? [ledger.seller, ledger.buyer] : [ledger.buyer, ledger.seller];
+      text += `${t.marketId}\t${t.tradeId}\t${tick.price}\t${tick.quantity}\t${tick.quoteQuantity}\t${t.takerSide}\t${t.makerOrderId}\t${t.takerOrderId}\t${t.makerUserId}\t${t.takerUserId}\t${unitsString(t.makerFee)}\t${unitsString(t.takerFee)}\t${at.of(t.ts)}\t${ids[ledger.slot]}\t${seq}\t${afterFields(maker)}\t${afterFields(taker)}\n`;
     }
     return [text, byMarket];
   }
+}
+
+/**
+ * The entries as COPY's text for LEDGER (empty when there are none), each with its reserved id. A
+ * database account's balance after each entry is walked back from its new total (`after`).
+ */
+function ledgerText(entries: ProjectedEntry[], after: Map<string, { available: bigint; frozen: bigint }>, ids: number[]): string {
+  // Running balances of database accounts: walk back from the new totals.
+  const runs: Array<[bigint, bigint]> = new Array(entries.length);
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const l = entries[i].leg;
+    if (l.availableAfter !== undefined) {
+      runs[i] = [l.availableAfter, l.frozenAfter!];
+      continue;
+    }
+    const b = after.get(accountKey(l))!;
+    runs[i] = [b.available, b.frozen];
+    b.available -= l.available;
+    b.frozen -= l.frozen;
+  }
+  // One line per entry.
+  let text = '';
+  const at = new CopyTime();
+  entries.forEach((e, i) => {
+    const l = e.leg;
+    text += `${ids[e.slot]}\t${e.seq}\t${copyField(l.ownerType)}\t${l.ownerId}\t${copyField(l.accountType)}\t${l.currencyId}\t${l.code}\t${unitsString(l.available)}\t${unitsString(l.frozen)}\t${unitsString(runs[i][0])}\t${unitsString(runs[i][1])}\t${copyField(e.refType)}\t${copyField(e.refId)}\t${copyField(e.memo.slice(0, 200))}\t${at.of(e.ts)}\n`;
+  });
+  return text;
+}
+
+/** Accounts and their balances as the array columns of a bulk statement: owner type, owner id, account type, currency, available, frozen. */
+function accountColumns(rows: Array<{ key: AccountKey; available: bigint; frozen: bigint }>): string[] {
+  return [
+    rows.map((r) => r.key.ownerType),
+    rows.map((r) => r.key.ownerId),
+    rows.map((r) => r.key.accountType),
+    rows.map((r) => r.key.currencyId),
+    rows.map((r) => r.available),
+    rows.map((r) => r.frozen),
+  ].map(arrayLiteral);
+}
+
+/** One side's balances after a trade as COPY fields: paid available, paid frozen, received available, received frozen. */
+const afterFields = (side: { pay: After; receive: After }): string =>
+  `${unitsString(side.pay[0])}\t${unitsString(side.pay[1])}\t${unitsString(side.receive[0])}\t${unitsString(side.receive[1])}`;
+
+/** The reserved ids (`reserveIds`), ascending; exactly `n` of them, or the projection is refused. */
+function ledgerIds(text: string, n: number): number[] {
+  const ids = text.split(',').map(Number);
+  if (ids.length !== n || !ids.every(Number.isSafeInteger)) throw new Error(`projector: ${n} ledger ids reserved, ${ids.length} came back`);
+  return ids.sort((a, b) => a - b);
 }
 
 /** A trade as market data shows it (decimal strings). */

@@ -47,7 +47,7 @@ export class TrialBalanceService {
         `SELECT COALESCE(b.currency_id, e.currency_id) AS currency_id, COUNT(*)::int AS n
          FROM balances b
          FULL JOIN (SELECT owner_type, owner_id, account_type, currency_id, SUM(available_delta) AS a, SUM(frozen_delta) AS f
-                    FROM ledger_entries GROUP BY 1, 2, 3, 4) e
+                    FROM ledger GROUP BY 1, 2, 3, 4) e
            ON b.owner_type = e.owner_type AND b.owner_id = e.owner_id AND b.account_type = e.account_type AND b.currency_id = e.currency_id
          WHERE COALESCE(b.available, 0) <> COALESCE(e.a, 0) OR COALESCE(b.frozen, 0) <> COALESCE(e.f, 0)
          GROUP BY 1`,

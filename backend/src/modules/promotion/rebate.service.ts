@@ -13,14 +13,14 @@ import { PromotionSettingsService } from './promotion-settings.service';
 import { rebateOf } from './promotion-terms';
 
 const QUEUE = 'promotion-rebates';
-/** Ledger ids read per accrual step. */
-const WINDOW = 20_000;
+/** Ledger ids read per accrual step (ids step by 8 since CompactTradeLedger: ~20,000 entries or trades). */
+const WINDOW = 160_000;
 /**
  * Each accrual re-reads this many ledger ids below its cursor: an entry whose transaction got its
  * id before a later one but committed after the cursor passed is still seen (the unique source
  * index makes the re-read harmless).
  */
-const OVERLAP = 10_000;
+const OVERLAP = 80_000;
 const CHUNK = 200;
 
 /** The invitee's fee legs that earn a rebate: spot (601 on the trade account), contract (21), option (401). */
@@ -29,6 +29,29 @@ const FEE_LEGS = [
   { kind: 'contract', code: LedgerCode.LeverageFee, account: 'lever' },
   { kind: 'option', code: LedgerCode.EtfFee, account: 'option' },
 ] as const;
+
+/**
+ * The invitees' fee legs with ledger ids in ($1, $2]: contract and option fees (and spot fees
+ * projected before CompactTradeLedger) are `ledger_entries` rows; a spot trade's fee legs are in
+ * its row (the view `ledger` shows them as ids `ledger_id + 4` for the buyer, `+ 5` for the
+ * seller, on the currency that side received), read here by the trades' ledger index.
+ */
+const FEES_SQL = `SELECT f.id::text, f.invitee, u.inviter_id AS inviter, f.account, f.currency, f.fee::text AS fee, COALESCE(p.partner, false) AS partner
+  FROM (
+    SELECT e.id, e.owner_id AS invitee, e.account_type AS account, e.currency_id AS currency, -e.available_delta AS fee
+    FROM ledger_entries e
+    WHERE e.id > $1 AND e.id <= $2 AND e.owner_type = 'user' AND e.available_delta < 0
+      AND (e.code, e.account_type) IN (${FEE_LEGS.map((l) => `(${l.code}, '${l.account}')`).join(', ')})
+    UNION ALL
+    SELECT t.ledger_id + CASE WHEN s.buys THEN 4 ELSE 5 END, s.user_id, 'coin', CASE WHEN s.buys THEN m.base_currency_id ELSE m.quote_currency_id END, s.fee
+    FROM trades t JOIN markets m ON m.id = t.market_id
+    CROSS JOIN LATERAL (VALUES (t.maker_user_id, t.maker_fee, t.taker_side = 'sell'), (t.taker_user_id, t.taker_fee, t.taker_side = 'buy')) s(user_id, fee, buys)
+    WHERE t.ledger_id > $1::bigint - 8 AND t.ledger_id <= $2 AND s.fee > 0
+  ) f
+  JOIN users u ON u.id = f.invitee
+  LEFT JOIN promotion_partners p ON p.user_id = u.inviter_id
+  WHERE f.id > $1 AND f.id <= $2 AND u.inviter_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM promotion_rebates r WHERE r.source_entry = f.id)
+  ORDER BY f.id`;
 
 /**
  * Referral rebates (docs/promotion.md). Accrual (a BullMQ job every minute) reads the ledger after
@@ -70,7 +93,8 @@ export class RebateService implements OnApplicationBootstrap {
     let recorded = 0;
     for (;;) {
       const [{ cursor, top }] = await this.dataSource.query(
-        `SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = 1), 0)::text AS cursor, COALESCE((SELECT max(id) FROM ledger_entries), 0)::text AS top`,
+        `SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = 1), 0)::text AS cursor,
+                GREATEST(COALESCE((SELECT max(id) FROM ledger_entries), 0), COALESCE((SELECT max(ledger_id) + 7 FROM trades), 0))::text AS top`,
       );
       const from = BigInt(cursor);
       const max = BigInt(top);
@@ -78,18 +102,7 @@ export class RebateService implements OnApplicationBootstrap {
       const to = from + BigInt(WINDOW) < max ? from + BigInt(WINDOW) : max > from ? max : from;
       const lower = from > BigInt(OVERLAP) ? from - BigInt(OVERLAP) : 0n;
       const rows: Array<{ id: string; invitee: number; inviter: number; account: string; currency: number; fee: string; partner: boolean }> =
-        await this.dataSource.query(
-          `SELECT e.id::text, e.owner_id AS invitee, u.inviter_id AS inviter, e.account_type AS account, e.currency_id AS currency,
-                  (-e.available_delta)::text AS fee, COALESCE(p.partner, false) AS partner
-           FROM ledger_entries e
-           JOIN users u ON u.id = e.owner_id
-           LEFT JOIN promotion_partners p ON p.user_id = u.inviter_id
-           WHERE e.id > $1 AND e.id <= $2 AND e.owner_type = 'user' AND u.inviter_id IS NOT NULL AND e.available_delta < 0
-             AND (e.code, e.account_type) IN (${FEE_LEGS.map((l) => `(${l.code}, '${l.account}')`).join(', ')})
-             AND NOT EXISTS (SELECT 1 FROM promotion_rebates r WHERE r.source_entry = e.id)
-           ORDER BY e.id`,
-          [lower.toString(), to.toString()],
-        );
+        await this.dataSource.query(FEES_SQL, [lower.toString(), to.toString()]);
       await this.dataSource.transaction(async (m) => {
         for (const r of rows) {
           const kind = FEE_LEGS.find((l) => l.account === r.account)!.kind;
@@ -103,9 +116,10 @@ export class RebateService implements OnApplicationBootstrap {
           );
           recorded += res.length;
         }
-        await m.query('INSERT INTO promotion_cursor (id, entry_id) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET entry_id = GREATEST(promotion_cursor.entry_id, EXCLUDED.entry_id)', [
-          to.toString(),
-        ]);
+        await m.query(
+          'INSERT INTO promotion_cursor (id, entry_id) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET entry_id = GREATEST(promotion_cursor.entry_id, EXCLUDED.entry_id)',
+          [to.toString()],
+        );
       });
       if (to >= max) break;
     }
@@ -163,7 +177,13 @@ export class RebateService implements OnApplicationBootstrap {
       }
       await m.query(`UPDATE promotion_rebates SET status = 'paid', paid_at = $2 WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id), now]);
       const [coin] = await m.query('SELECT symbol FROM coins WHERE id = $1', [currencyId]);
-      await this.messages.leave(m, inviterId, 'notice.rebate_paid', { amount: moneyString(total), coin: coin?.symbol ?? String(currencyId) }, `rebate:${rows[0].id}-${rows[rows.length - 1].id}`);
+      await this.messages.leave(
+        m,
+        inviterId,
+        'notice.rebate_paid',
+        { amount: moneyString(total), coin: coin?.symbol ?? String(currencyId) },
+        `rebate:${rows[0].id}-${rows[rows.length - 1].id}`,
+      );
       return { count: rows.length, last: `rebate:${rows[rows.length - 1].id}` };
     });
   }

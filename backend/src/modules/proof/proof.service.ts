@@ -64,7 +64,7 @@ export class ProofService {
   async watermark(m: EntityManager = this.dataSource.manager): Promise<Watermark> {
     const [w] = await m.query(
       `SELECT COALESCE((SELECT seq FROM sequencer_projection WHERE id = 1), 0)::text AS seq,
-              COALESCE((SELECT MAX(id) FROM ledger_entries), 0)::text AS entry`,
+              GREATEST(COALESCE((SELECT MAX(id) FROM ledger_entries), 0), COALESCE((SELECT MAX(ledger_id) + 7 FROM trades), 0))::text AS entry`,
     );
     return { seq: w.seq, ledgerEntryId: w.entry };
   }

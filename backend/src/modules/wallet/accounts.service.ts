@@ -132,7 +132,7 @@ export class AccountsService {
     };
   }
 
-  /** wallet/log: ledger lines with the spec's codes, named in the request language. */
+  /** wallet/log: ledger lines with the spec's codes, named in the request language (the view `ledger`: a spot trade's legs are in its row). */
   async log(userId: number, q: Pick<WalletLogDto, 'code' | 'currency_id' | 'account' | 'page' | 'limit'>, lang: Lang): Promise<Page<LogLine>> {
     if (q.code !== undefined && !isLedgerCode(q.code)) throw new BusinessError(ErrorCode.VALIDATION, 'error.ledger_code_invalid');
     const where = [`e.owner_type = 'user'`, 'e.owner_id = $1'];
@@ -148,10 +148,10 @@ export class AccountsService {
       this.dataSource.query(
         `SELECT e.id::text, e.account_type, e.currency_id, e.code, e.available_delta::text AS a, e.frozen_delta::text AS f,
                 (e.available_after + e.frozen_after)::text AS after, e.ref_type, e.ref_id, e.created_at
-         FROM ledger_entries e WHERE ${where.join(' AND ')} ORDER BY e.id DESC LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
+         FROM ledger e WHERE ${where.join(' AND ')} ORDER BY e.id DESC LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
         params,
       ),
-      this.dataSource.query(`SELECT COUNT(*)::int AS total FROM ledger_entries e WHERE ${where.join(' AND ')}`, params),
+      this.dataSource.query(`SELECT COUNT(*)::int AS total FROM ledger e WHERE ${where.join(' AND ')}`, params),
       this.coins(),
     ]);
     const bySymbol = new Map(coins.map((c) => [c.id, c]));

@@ -9,7 +9,6 @@ const AFTER = { type: 'numeric', precision: 36, scale: 18, nullable: true } as c
  * the ledger's order and each side's two accounts' balances after it (migration CompactTradeLedger).
  */
 @Entity('trades')
-@Index('ix_trades_market_time', ['marketId', 'executedAt'])
 @Index('ix_trades_ledger', ['ledgerId'])
 @Index('ix_trades_maker_ledger', ['makerUserId', 'ledgerId'])
 @Index('ix_trades_taker_ledger', ['takerUserId', 'ledgerId'])

@@ -22,6 +22,8 @@ const WINDOW = 160_000;
  */
 const OVERLAP = 80_000;
 const CHUNK = 200;
+/** How often accrual runs. */
+const ACCRUE_EVERY_MS = 10_000;
 
 /** The invitee's fee legs that earn a rebate: spot (601 on the trade account), contract (21), option (401). */
 const FEE_LEGS = [
@@ -54,7 +56,7 @@ const FEES_SQL = `SELECT f.id::text, f.invitee, u.inviter_id AS inviter, f.accou
   ORDER BY f.id`;
 
 /**
- * Referral rebates (docs/promotion.md). Accrual (a BullMQ job every minute) reads the ledger after
+ * Referral rebates (docs/promotion.md). Accrual (a BullMQ job every 10 s) reads the ledger after
  * its cursor for fees paid by users who have an inviter and records one `pending` rebate per fee
  * entry (unique by the entry's id): fee × the inviter's ratio at that moment, truncated.
  * Settlement (hourly, on the hour) pays each pending rebate in one transaction under its row lock:
@@ -83,7 +85,8 @@ export class RebateService implements OnApplicationBootstrap {
     const worker = this.queues.worker(QUEUE, async (job) => (job.name === 'settle' ? this.settle(new Date()) : this.accrue()));
     worker.on('failed', (job, err) => this.logger.warn(`rebate job ${job?.name} ${job?.id} failed: ${err.message}`));
     const opts = { attempts: 5, backoff: { type: 'exponential', delay: 5000 } };
-    await this.queues.keepScheduler(this.queue, 'accrue', { pattern: '* * * * *', tz: 'UTC' }, { name: 'accrue', opts });
+    // Every 10 s: each run reads what came since the last one, so its work comes in small steps, never a minute's ledger at once.
+    await this.queues.keepScheduler(this.queue, 'accrue', { every: ACCRUE_EVERY_MS }, { name: 'accrue', opts });
     await this.queues.keepScheduler(this.queue, 'settle', { pattern: '0 * * * *', tz: 'UTC' }, { name: 'settle', opts });
   }
 

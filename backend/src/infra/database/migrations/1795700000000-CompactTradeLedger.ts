@@ -12,7 +12,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * before this migration keep their legs in `ledger_entries` (their `ledger_id` is null).
  *
  * Trades now carry ledger legs, so they get the trade accounts' guard: only the projector inserts
- * them, and nobody updates or deletes them.
+ * them, and nobody updates or deletes them. Their unused time index goes (three indexes come).
  */
 /** Each side's two accounts (the currency it pays, the one it receives) after the trade. */
 const BALANCES_AFTER = ['maker', 'taker'].flatMap((side) =>
@@ -27,6 +27,8 @@ export class CompactTradeLedger1795700000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE "trades" ADD "ledger_id" bigint, ADD "event_seq" bigint, ${balances}`);
     await queryRunner.query(`CREATE INDEX "ix_trades_ledger" ON "trades" ("ledger_id")`);
     await queryRunner.query(`CREATE INDEX "ix_trades_maker_ledger" ON "trades" ("maker_user_id", "ledger_id")`);
+    // No query reads trades by time (a market's trades are read newest first by the primary key: trade ids grow with time).
+    await queryRunner.query(`DROP INDEX "public"."ix_trades_market_time"`);
     await queryRunner.query(`CREATE INDEX "ix_trades_taker_ledger" ON "trades" ("taker_user_id", "ledger_id")`);
     await queryRunner.query(`ALTER SEQUENCE "ledger_entries_id_seq" INCREMENT BY 8`);
     await queryRunner.query(`CREATE VIEW "ledger" AS
@@ -54,6 +56,7 @@ export class CompactTradeLedger1795700000000 implements MigrationInterface {
     await queryRunner.query(`DROP FUNCTION kestrel_trades_writer()`);
     await queryRunner.query(`DROP VIEW "ledger"`);
     await queryRunner.query(`ALTER SEQUENCE "ledger_entries_id_seq" INCREMENT BY 1`);
+    await queryRunner.query(`CREATE INDEX "ix_trades_market_time" ON "trades" ("market_id", "executed_at")`);
     await queryRunner.query(`DROP INDEX "public"."ix_trades_taker_ledger"`);
     await queryRunner.query(`DROP INDEX "public"."ix_trades_maker_ledger"`);
     await queryRunner.query(`DROP INDEX "public"."ix_trades_ledger"`);

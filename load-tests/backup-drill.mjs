@@ -31,7 +31,7 @@ async function replayIndependently(url) {
   const { ReferenceBalances } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'balances.js'));
   const [genesis] = await sql(url, 'SELECT state FROM sequencer_snapshots WHERE seq = 0');
   if (!genesis) throw new Error('no genesis snapshot in the dump');
-  const seqr = Sequencer.restore(genesis.state, (init) => new ReferenceBalances(init));
+  const seqr = Sequencer.restore(JSON.parse(genesis.state), (init) => new ReferenceBalances(init));
   for (let after = 0; ; ) {
     const rows = await sql(url, 'SELECT j.seq::text AS seq, j.ts::text AS ts, j.commands FROM sequencer_journal j WHERE j.seq > $1 ORDER BY j.seq LIMIT 500', [after]);
     if (!rows.length) break;

@@ -228,7 +228,7 @@ async function main() {
             if (mine !== snap) {
               bad.push(`replay hash at batch ${replay.seq}: engine ${snap.slice(0, 16)}…, independent ${mine.slice(0, 16)}…`);
               if (process.env.SIM_DEBUG) {
-                const [{ state }] = (await pg.query('SELECT state FROM sequencer_snapshots WHERE seq = $1', [replay.seq])).rows;
+                const state = JSON.parse((await pg.query('SELECT state FROM sequencer_snapshots WHERE seq = $1', [replay.seq])).rows[0].state);
                 const m = replay.snapshot();
                 const eb = new Map(state.balances.map(([k, a, f]) => [k, `${a} ${f}`]));
                 for (const [k, a, f] of m.balances) if (eb.get(k) !== `${a} ${f}`) log(`debug ${k}: engine ${eb.get(k)}, replay ${a} ${f}`);
@@ -250,7 +250,7 @@ async function main() {
       try {
         if (!replay) {
           const [genesis] = (await pg.query('SELECT state FROM sequencer_snapshots WHERE seq = 0')).rows;
-          replay = Sequencer.restore(genesis.state, (init) => new SimBalances(init));
+          replay = Sequencer.restore(JSON.parse(genesis.state), (init) => new SimBalances(init));
         }
         await pg.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
         const [{ p }] = (await pg.query('SELECT seq::text AS p FROM sequencer_projection WHERE id = 1')).rows;

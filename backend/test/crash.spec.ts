@@ -440,9 +440,9 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
   });
 
   it('logs the replay hash that an independent replay of the journal gives', async () => {
-    const [genesis] = await q<{ state: SequencerSnapshot }>('SELECT state FROM sequencer_snapshots WHERE seq = 0');
+    const [genesis] = await q<{ state: string }>('SELECT state FROM sequencer_snapshots WHERE seq = 0');
     expect(genesis).toBeDefined();
-    const seqr = Sequencer.restore(genesis.state, (init) => new ReferenceBalances(init));
+    const seqr = Sequencer.restore(JSON.parse(genesis.state) as SequencerSnapshot, (init) => new ReferenceBalances(init));
     const journal = await q<{ seq: string; ts: string; commands: SeqCommand[] }>(
       'SELECT seq::text AS seq, ts::text AS ts, commands FROM sequencer_journal j WHERE j.seq <= $1 ORDER BY j.seq',
       [restartLog.batch],
@@ -488,8 +488,8 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
     expect((await new TrialBalanceService(ds).compute()).ok).toBe(true);
 
     // The projection (balances, live orders) equals the journal replayed independently to its head.
-    const [genesis] = await q<{ state: SequencerSnapshot }>('SELECT state FROM sequencer_snapshots WHERE seq = 0');
-    const seqr = Sequencer.restore(genesis.state, (init) => new ReferenceBalances(init));
+    const [genesis] = await q<{ state: string }>('SELECT state FROM sequencer_snapshots WHERE seq = 0');
+    const seqr = Sequencer.restore(JSON.parse(genesis.state) as SequencerSnapshot, (init) => new ReferenceBalances(init));
     for (const b of await q<{ seq: string; ts: string; commands: SeqCommand[] }>(
       'SELECT seq::text AS seq, ts::text AS ts, commands FROM sequencer_journal j ORDER BY j.seq',
     )) {

@@ -102,6 +102,8 @@ export class ProjectionReplica {
   private urgentTo = 0;
   private head = 0;
   private sinceSnapshot = 0;
+  /** A snapshot being written (one at a time). */
+  private saving?: Promise<void>;
   private readonly blockedWatch = new BlockedWatch();
 
   /**
@@ -151,6 +153,7 @@ export class ProjectionReplica {
     this.cut?.();
     this.wake?.();
     await this.loop;
+    await this.saving;
   }
 
   /** Waits `projectLingerMs`, unless a read is waiting (then not at all) or until one starts to, or a whole read is already there. */
@@ -235,9 +238,13 @@ export class ProjectionReplica {
         }
         this.emit({ kind: 'projected', seq: chunk[chunk.length - 1].seq });
         this.sinceSnapshot += commands;
-        if (this.sinceSnapshot >= this.options.snapshotEvery) {
+        if (this.sinceSnapshot >= this.options.snapshotEvery && !this.saving) {
           this.sinceSnapshot = 0;
-          await this.snapshots.save(seqr.snapshot()).catch(() => undefined);
+          // The state is taken now (this batch) and written on a connection of its own while projection goes on.
+          this.saving = this.snapshots
+            .save(seqr.snapshot())
+            .catch(() => undefined)
+            .finally(() => (this.saving = undefined));
         }
         i = j;
       }

@@ -14,11 +14,17 @@ const KEEP = 3;
 export class Snapshotter {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * Stores `state` (from `Sequencer.snapshot()`): its canonical JSON text, and that text's hash.
+   * Text, not jsonb: PostgreSQL keeps it as it is (lz4-compressed) instead of parsing megabytes of
+   * JSON, and it comes back with its keys in the same order.
+   */
   async save(state: SequencerSnapshot): Promise<void> {
+    const text = JSON.stringify(state);
     await this.dataSource.query('INSERT INTO sequencer_snapshots (seq, state, hash) VALUES ($1, $2, $3) ON CONFLICT (seq) DO NOTHING', [
       state.seq,
-      JSON.stringify(state),
-      stateHash(state),
+      text,
+      stateHash(state, text),
     ]);
     await this.dataSource.query(
       'DELETE FROM sequencer_snapshots WHERE seq > 0 AND seq NOT IN (SELECT seq FROM sequencer_snapshots ORDER BY seq DESC LIMIT $1)',
@@ -29,7 +35,7 @@ export class Snapshotter {
   /** The newest snapshot at or below `seq` (the projector's watermark). */
   async latest(seq: number): Promise<SequencerSnapshot | undefined> {
     const [row] = await this.dataSource.query('SELECT state FROM sequencer_snapshots WHERE seq <= $1 ORDER BY seq DESC LIMIT 1', [seq]);
-    return row?.state as SequencerSnapshot | undefined;
+    return row ? (JSON.parse(row.state) as SequencerSnapshot) : undefined;
   }
 
   /** Batch 0: the balances of the sequencer's accounts as the database holds them, and the next order id. */

@@ -32,8 +32,9 @@ export class SequencerSnapshotRow {
   @PrimaryColumn({ type: 'bigint' })
   seq: string;
 
-  @Column({ type: 'jsonb' })
-  state: Record<string, unknown>;
+  /** The snapshot's canonical JSON (`Sequencer.snapshot()`), as text: stored as it is, lz4-compressed (migration SnapshotText). */
+  @Column({ type: 'text' })
+  state: string;
 
   /** The replay hash of `state`. */
   @Column({ type: 'varchar', length: 64 })

@@ -2,7 +2,7 @@ import { UNIT, units, unitsString } from '../../../infra/money';
 import { LedgerCode } from '../../ledger/ledger-codes';
 import { FastBalances, parseAccountKey, ReferenceBalances, userCoin } from './balances';
 import type { AppliedPosting, Leg, MarketParams, PlaceCmd, PostCmd, SeqCommand, SeqOutcome } from './commands';
-import { DedupOptions, SPOT_FEE_ACCOUNT, Sequencer } from './sequencer';
+import { DedupOptions, SPOT_FEE_ACCOUNT, Sequencer, SequencerSnapshot, stateHash } from './sequencer';
 
 /**
  * Given / when / then over the pure sequencer (as emmett's decider specifications): the givens are
@@ -754,6 +754,28 @@ describe('Sequencer', () => {
       // And the hash sees a difference.
       b.apply(deposit(OTHER, USDT, '0.000000000000000001'));
       expect(b.hash()).not.toBe(a.hash());
+    });
+
+    // The snapshot is canonical by construction (keys sorted, lists in a fixed order), so its plain
+    // JSON text is the hash's input: the same text as sorting every object's keys would give (the
+    // definition the hashes had before), and the same after a store that reorders keys (jsonb did).
+    it('its plain JSON is the canonical JSON: every key in order, and the same text after a restore from reordered keys', () => {
+      const { seq } = given(...history());
+      const sorted = (_: string, v: unknown) =>
+        v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v;
+      const snap = seq.snapshot();
+      expect(snap.orders.length).toBeGreaterThan(0);
+      expect(snap.books.some(([, b]) => b.bids.length + b.asks.length > 0)).toBe(true);
+      expect(snap.dedup.length).toBeGreaterThan(0);
+      const text = JSON.stringify(snap);
+      expect(text).toBe(JSON.stringify(snap, sorted));
+      // Keys in reverse order everywhere (as a store that does not keep them might return them).
+      const reversed = (_: string, v: unknown) =>
+        v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0))) : v;
+      const shuffled = JSON.parse(JSON.stringify(snap, reversed)) as SequencerSnapshot;
+      expect(JSON.stringify(shuffled)).not.toBe(text);
+      expect(JSON.stringify(Sequencer.restore(shuffled).snapshot())).toBe(text);
+      expect(stateHash(snap)).toBe(seq.hash());
     });
 
     // Found by this suite: `snapshot().lastTradePrices` lists markets in the order they were

@@ -67,7 +67,9 @@ export interface SequencerSnapshot {
   markets: MarketParams[];
   books: Array<[number, BookSnapshot]>;
   lastTradePrices: Array<[number, number]>;
-  orders: Array<Omit<OrderState, 'frozenLeft' | 'filledQty' | 'filledQuote' | 'fee'> & { frozenLeft: string; filledQty: string; filledQuote: string; fee: string }>;
+  orders: Array<
+    Omit<OrderState, 'frozenLeft' | 'filledQty' | 'filledQuote' | 'fee'> & { frozenLeft: string; filledQty: string; filledQuote: string; fee: string }
+  >;
   balances: Array<[string, string, string]>;
   dedup: Array<[string, number, SeqCode, number | null]>;
 }
@@ -200,7 +202,8 @@ export class Sequencer {
     if (freeze === undefined) return empty('INVALID_ORDER');
     const [currency, amount] = freeze;
     const key = userCoin(cmd.userId, currency);
-    if (!this.balances.apply([{ key, available: -amount, frozen: amount }])) return empty(cmd.side === 'sell' ? 'SELLABLE_INSUFFICIENT' : 'INSUFFICIENT_BALANCE');
+    if (!this.balances.apply([{ key, available: -amount, frozen: amount }]))
+      return empty(cmd.side === 'sell' ? 'SELLABLE_INSUFFICIENT' : 'INSUFFICIENT_BALANCE');
 
     const id = this.nextOrderId++;
     const order: OrderState = {
@@ -225,7 +228,14 @@ export class Sequencer {
     this.live.set(id, order);
     if (dedupKey) this.dedup.set(dedupKey, { ts: this.ts, code: 'OK', orderId: id });
     const out = new Out();
-    if (this.postings) out.posting({ refType: 'order', refId: String(id), actor: `user:${cmd.userId}`, memo: '', legs: [this.coinLeg(cmd.userId, currency, CODE.freeze, -amount, amount)] });
+    if (this.postings)
+      out.posting({
+        refType: 'order',
+        refId: String(id),
+        actor: `user:${cmd.userId}`,
+        memo: '',
+        legs: [this.coinLeg(cmd.userId, currency, CODE.freeze, -amount, amount)],
+      });
     out.touch(order);
     m.book.process(this.engineCommand(cmd, id));
     this.settle(m, m.sink.drain(), out);
@@ -354,7 +364,8 @@ export class Sequencer {
     sellerOrder.frozenLeft -= qty;
     this.filled(buyerOrder, qty, quote, buyerFee, out);
     this.filled(sellerOrder, qty, quote, sellerFee, out);
-    if (this.postings) this.tradePosting(m, t, out, { keys: [bq, bb, sb, sq], buyer: buyerOrder.userId, seller: sellerOrder.userId, qty, quote, buyerFee, sellerFee });
+    if (this.postings)
+      this.tradePosting(m, t, out, { keys: [bq, bb, sb, sq], buyer: buyerOrder.userId, seller: sellerOrder.userId, qty, quote, buyerFee, sellerFee });
     const makerFee = t.takerSide === 'buy' ? sellerFee : buyerFee;
     const takerFee = t.takerSide === 'buy' ? buyerFee : sellerFee;
     out.trades.push({
@@ -384,7 +395,12 @@ export class Sequencer {
   }
 
   /** The trade's ledger posting (600, 602, and 601 to the house), each leg with its account's balance after it. */
-  private tradePosting(m: MarketRuntime, t: TradeEvent, out: Out, f: { keys: string[]; buyer: number; seller: number; qty: bigint; quote: bigint; buyerFee: bigint; sellerFee: bigint }): void {
+  private tradePosting(
+    m: MarketRuntime,
+    t: TradeEvent,
+    out: Out,
+    f: { keys: string[]; buyer: number; seller: number; qty: bigint; quote: bigint; buyerFee: bigint; sellerFee: bigint },
+  ): void {
     const { keys, buyer, seller, qty, quote, buyerFee, sellerFee } = f;
     const B = m.params.baseId;
     const Q = m.params.quoteId;
@@ -410,7 +426,17 @@ export class Sequencer {
     ];
     const house = (currencyId: number, fee: bigint): AppliedLeg => {
       const after = this.balances.get(SPOT_FEE_ACCOUNT(currencyId));
-      return { ownerType: 'system', ownerId: 0, accountType: 'spot-fee', currencyId, code: CODE.tradeFee, available: fee, frozen: 0n, availableAfter: after.available, frozenAfter: after.frozen };
+      return {
+        ownerType: 'system',
+        ownerId: 0,
+        accountType: 'spot-fee',
+        currencyId,
+        code: CODE.tradeFee,
+        available: fee,
+        frozen: 0n,
+        availableAfter: after.available,
+        frozenAfter: after.frozen,
+      };
     };
     if (buyerFee) legs.push(userLeg(buyer, B, CODE.tradeFee, -buyerFee, 0n, bbA), house(B, buyerFee));
     if (sellerFee) legs.push(userLeg(seller, Q, CODE.tradeFee, -sellerFee, 0n, sqA), house(Q, sellerFee));
@@ -431,34 +457,82 @@ export class Sequencer {
     const left = o.frozenLeft;
     if (!this.balances.apply([{ key, available: left, frozen: -left }])) throw new Error(`sequencer invariant: order ${id} release not covered`);
     o.frozenLeft = 0n;
-    if (this.postings) out.posting({ refType: 'order', refId: String(id), actor: 'engine', memo: '', legs: [this.coinLeg(o.userId, o.frozenCurrency, CODE.unfreeze, left, -left)] });
+    if (this.postings)
+      out.posting({
+        refType: 'order',
+        refId: String(id),
+        actor: 'engine',
+        memo: '',
+        legs: [this.coinLeg(o.userId, o.frozenCurrency, CODE.unfreeze, left, -left)],
+      });
   }
 
   /** A trade-account leg, already applied. */
   private coinLeg(userId: number, currencyId: number, code: number, available: bigint, frozen: bigint): AppliedLeg {
     const after = this.balances.get(userCoin(userId, currencyId));
-    return { ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId, code, available, frozen, availableAfter: after.available, frozenAfter: after.frozen };
+    return {
+      ownerType: 'user',
+      ownerId: userId,
+      accountType: 'coin',
+      currencyId,
+      code,
+      available,
+      frozen,
+      availableAfter: after.available,
+      frozenAfter: after.frozen,
+    };
   }
 
   // ---- snapshots and the replay hash ------------------------------------------------------------
 
+  /**
+   * The whole state as plain JSON-safe data, canonical by construction: every object is written
+   * with its keys in sorted order and every list in a fixed order, so equal states give equal JSON
+   * text however they were reached (applied, or restored from a stored snapshot). That text is what
+   * is stored and hashed (`stateHash`), with no sorting pass over a state of megabytes.
+   */
   snapshot(): SequencerSnapshot {
+    const markets = [...this.markets.values()].sort((a, b) => a.params.id - b.params.id);
     return {
-      v: 1,
-      seq: this.seq,
-      ts: this.ts,
+      balances: this.balances.entries().map(([k, b]) => [k, String(b.available), String(b.frozen)]),
+      books: markets.map((m) => [m.params.id, canonicalBook(m.book.snapshot())]),
+      dedup: [...this.dedup.entries()].map(([k, r]) => [k, r.ts, r.code, r.orderId ?? null]),
+      lastTradePrices: markets.filter((m) => m.lastTradePrice !== undefined).map((m): [number, number] => [m.params.id, m.lastTradePrice!]),
+      markets: markets.map(({ params: p }) => ({
+        baseId: p.baseId,
+        id: p.id,
+        lotSize: p.lotSize,
+        makerFee: p.makerFee,
+        quoteId: p.quoteId,
+        symbol: p.symbol,
+        takerFee: p.takerFee,
+        tickSize: p.tickSize,
+      })),
       nextOrderId: this.nextOrderId,
-      markets: [...this.markets.values()].map((m) => m.params).sort((a, b) => a.id - b.id),
-      books: [...this.markets.values()].sort((a, b) => a.params.id - b.params.id).map((m) => [m.params.id, m.book.snapshot()]),
-      lastTradePrices: [...this.markets.values()]
-        .filter((m) => m.lastTradePrice !== undefined)
-        .map((m): [number, number] => [m.params.id, m.lastTradePrice!])
-        .sort((a, b) => a[0] - b[0]),
       orders: [...this.live.values()]
         .sort((a, b) => a.id - b.id)
-        .map((o) => ({ ...o, frozenLeft: String(o.frozenLeft), filledQty: String(o.filledQty), filledQuote: String(o.filledQuote), fee: String(o.fee) })),
-      balances: this.balances.entries().map(([k, b]) => [k, String(b.available), String(b.frozen)]),
-      dedup: [...this.dedup.entries()].map(([k, r]) => [k, r.ts, r.code, r.orderId ?? null]),
+        .map((o) => ({
+          clientOrderId: o.clientOrderId,
+          createdTs: o.createdTs,
+          fee: String(o.fee),
+          filledQty: String(o.filledQty),
+          filledQuote: String(o.filledQuote),
+          frozenCurrency: o.frozenCurrency,
+          frozenLeft: String(o.frozenLeft),
+          id: o.id,
+          marketId: o.marketId,
+          price: o.price,
+          qty: o.qty,
+          quoteBudget: o.quoteBudget,
+          side: o.side,
+          status: o.status,
+          type: o.type,
+          updatedTs: o.updatedTs,
+          userId: o.userId,
+        })),
+      seq: this.seq,
+      ts: this.ts,
+      v: 1,
     };
   }
 
@@ -486,13 +560,19 @@ export class Sequencer {
 }
 
 /**
- * The replay hash of a snapshot: SHA-256 of its canonical JSON (object keys sorted: the journal
- * and snapshots are stored as jsonb, which does not keep key order).
+ * The replay hash of a snapshot: SHA-256 of its canonical JSON (`Sequencer.snapshot()`'s text:
+ * keys sorted, lists in a fixed order). `text`: that JSON, when the caller has it already (the
+ * snapshotter stores the same text).
  */
-export function stateHash(s: SequencerSnapshot): string {
-  const sorted = (_: string, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v;
-  return createHash('sha256').update(JSON.stringify(s, sorted)).digest('hex');
+export function stateHash(s: SequencerSnapshot, text = JSON.stringify(s)): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A book's snapshot with its objects' keys in sorted order (the matching engine lists them as it likes). */
+function canonicalBook(b: BookSnapshot): BookSnapshot {
+  const side = (orders: BookSnapshot['bids']) =>
+    orders.map((o) => ({ filled: o.filled, id: o.id, owner: o.owner, postOnly: o.postOnly, price: o.price, qty: o.qty, stp: o.stp }));
+  return { asks: side(b.asks), bids: side(b.bids), tradeSeq: b.tradeSeq, version: b.version };
 }
 
 /** The status an order that leaves the book gets from this event, if it leaves the book. */

@@ -60,7 +60,7 @@ export class ProofService {
     private readonly events: EventStoreService,
   ) {}
 
-  /** The watermark as of now: the journal batch the read tables reflect and the highest ledger entry id. */
+  /** The watermark as of now: the journal batch the read tables reflect and the highest ledger entry id (a trade's legs, in its row, end at its `ledger_id + 7` at most). */
   async watermark(m: EntityManager = this.dataSource.manager): Promise<Watermark> {
     const [w] = await m.query(
       `SELECT COALESCE((SELECT seq FROM sequencer_projection WHERE id = 1), 0)::text AS seq,

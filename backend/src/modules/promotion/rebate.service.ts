@@ -119,10 +119,9 @@ export class RebateService implements OnApplicationBootstrap {
           );
           recorded += res.length;
         }
-        await m.query(
-          'INSERT INTO promotion_cursor (id, entry_id) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET entry_id = GREATEST(promotion_cursor.entry_id, EXCLUDED.entry_id)',
-          [to.toString()],
-        );
+        await m.query('INSERT INTO promotion_cursor (id, entry_id) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET entry_id = GREATEST(promotion_cursor.entry_id, EXCLUDED.entry_id)', [
+          to.toString(),
+        ]);
       });
       if (to >= max) break;
     }
@@ -180,13 +179,7 @@ export class RebateService implements OnApplicationBootstrap {
       }
       await m.query(`UPDATE promotion_rebates SET status = 'paid', paid_at = $2 WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id), now]);
       const [coin] = await m.query('SELECT symbol FROM coins WHERE id = $1', [currencyId]);
-      await this.messages.leave(
-        m,
-        inviterId,
-        'notice.rebate_paid',
-        { amount: moneyString(total), coin: coin?.symbol ?? String(currencyId) },
-        `rebate:${rows[0].id}-${rows[rows.length - 1].id}`,
-      );
+      await this.messages.leave(m, inviterId, 'notice.rebate_paid', { amount: moneyString(total), coin: coin?.symbol ?? String(currencyId) }, `rebate:${rows[0].id}-${rows[rows.length - 1].id}`);
       return { count: rows.length, last: `rebate:${rows[rows.length - 1].id}` };
     });
   }

@@ -67,9 +67,7 @@ export interface SequencerSnapshot {
   markets: MarketParams[];
   books: Array<[number, BookSnapshot]>;
   lastTradePrices: Array<[number, number]>;
-  orders: Array<
-    Omit<OrderState, 'frozenLeft' | 'filledQty' | 'filledQuote' | 'fee'> & { frozenLeft: string; filledQty: string; filledQuote: string; fee: string }
-  >;
+  orders: Array<Omit<OrderState, 'frozenLeft' | 'filledQty' | 'filledQuote' | 'fee'> & { frozenLeft: string; filledQty: string; filledQuote: string; fee: string }>;
   balances: Array<[string, string, string]>;
   dedup: Array<[string, number, SeqCode, number | null]>;
 }
@@ -202,8 +200,7 @@ export class Sequencer {
     if (freeze === undefined) return empty('INVALID_ORDER');
     const [currency, amount] = freeze;
     const key = userCoin(cmd.userId, currency);
-    if (!this.balances.apply([{ key, available: -amount, frozen: amount }]))
-      return empty(cmd.side === 'sell' ? 'SELLABLE_INSUFFICIENT' : 'INSUFFICIENT_BALANCE');
+    if (!this.balances.apply([{ key, available: -amount, frozen: amount }])) return empty(cmd.side === 'sell' ? 'SELLABLE_INSUFFICIENT' : 'INSUFFICIENT_BALANCE');
 
     const id = this.nextOrderId++;
     const order: OrderState = {
@@ -228,14 +225,7 @@ export class Sequencer {
     this.live.set(id, order);
     if (dedupKey) this.dedup.set(dedupKey, { ts: this.ts, code: 'OK', orderId: id });
     const out = new Out();
-    if (this.postings)
-      out.posting({
-        refType: 'order',
-        refId: String(id),
-        actor: `user:${cmd.userId}`,
-        memo: '',
-        legs: [this.coinLeg(cmd.userId, currency, CODE.freeze, -amount, amount)],
-      });
+    if (this.postings) out.posting({ refType: 'order', refId: String(id), actor: `user:${cmd.userId}`, memo: '', legs: [this.coinLeg(cmd.userId, currency, CODE.freeze, -amount, amount)] });
     out.touch(order);
     m.book.process(this.engineCommand(cmd, id));
     this.settle(m, m.sink.drain(), out);
@@ -364,8 +354,7 @@ export class Sequencer {
     sellerOrder.frozenLeft -= qty;
     this.filled(buyerOrder, qty, quote, buyerFee, out);
     this.filled(sellerOrder, qty, quote, sellerFee, out);
-    if (this.postings)
-      this.tradePosting(m, t, out, { keys: [bq, bb, sb, sq], buyer: buyerOrder.userId, seller: sellerOrder.userId, qty, quote, buyerFee, sellerFee });
+    if (this.postings) this.tradePosting(m, t, out, { keys: [bq, bb, sb, sq], buyer: buyerOrder.userId, seller: sellerOrder.userId, qty, quote, buyerFee, sellerFee });
     const makerFee = t.takerSide === 'buy' ? sellerFee : buyerFee;
     const takerFee = t.takerSide === 'buy' ? buyerFee : sellerFee;
     out.trades.push({
@@ -395,12 +384,7 @@ export class Sequencer {
   }
 
   /** The trade's ledger posting (600, 602, and 601 to the house), each leg with its account's balance after it. */
-  private tradePosting(
-    m: MarketRuntime,
-    t: TradeEvent,
-    out: Out,
-    f: { keys: string[]; buyer: number; seller: number; qty: bigint; quote: bigint; buyerFee: bigint; sellerFee: bigint },
-  ): void {
+  private tradePosting(m: MarketRuntime, t: TradeEvent, out: Out, f: { keys: string[]; buyer: number; seller: number; qty: bigint; quote: bigint; buyerFee: bigint; sellerFee: bigint }): void {
     const { keys, buyer, seller, qty, quote, buyerFee, sellerFee } = f;
     const B = m.params.baseId;
     const Q = m.params.quoteId;
@@ -426,17 +410,7 @@ export class Sequencer {
     ];
     const house = (currencyId: number, fee: bigint): AppliedLeg => {
       const after = this.balances.get(SPOT_FEE_ACCOUNT(currencyId));
-      return {
-        ownerType: 'system',
-        ownerId: 0,
-        accountType: 'spot-fee',
-        currencyId,
-        code: CODE.tradeFee,
-        available: fee,
-        frozen: 0n,
-        availableAfter: after.available,
-        frozenAfter: after.frozen,
-      };
+      return { ownerType: 'system', ownerId: 0, accountType: 'spot-fee', currencyId, code: CODE.tradeFee, available: fee, frozen: 0n, availableAfter: after.available, frozenAfter: after.frozen };
     };
     if (buyerFee) legs.push(userLeg(buyer, B, CODE.tradeFee, -buyerFee, 0n, bbA), house(B, buyerFee));
     if (sellerFee) legs.push(userLeg(seller, Q, CODE.tradeFee, -sellerFee, 0n, sqA), house(Q, sellerFee));
@@ -457,30 +431,13 @@ export class Sequencer {
     const left = o.frozenLeft;
     if (!this.balances.apply([{ key, available: left, frozen: -left }])) throw new Error(`sequencer invariant: order ${id} release not covered`);
     o.frozenLeft = 0n;
-    if (this.postings)
-      out.posting({
-        refType: 'order',
-        refId: String(id),
-        actor: 'engine',
-        memo: '',
-        legs: [this.coinLeg(o.userId, o.frozenCurrency, CODE.unfreeze, left, -left)],
-      });
+    if (this.postings) out.posting({ refType: 'order', refId: String(id), actor: 'engine', memo: '', legs: [this.coinLeg(o.userId, o.frozenCurrency, CODE.unfreeze, left, -left)] });
   }
 
   /** A trade-account leg, already applied. */
   private coinLeg(userId: number, currencyId: number, code: number, available: bigint, frozen: bigint): AppliedLeg {
     const after = this.balances.get(userCoin(userId, currencyId));
-    return {
-      ownerType: 'user',
-      ownerId: userId,
-      accountType: 'coin',
-      currencyId,
-      code,
-      available,
-      frozen,
-      availableAfter: after.available,
-      frozenAfter: after.frozen,
-    };
+    return { ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId, code, available, frozen, availableAfter: after.available, frozenAfter: after.frozen };
   }
 
   // ---- snapshots and the replay hash ------------------------------------------------------------

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { freePort } from '../../backend/test/support/server-process';
 
 /**
  * The real stack for the browser tests: `backend/dist/main.js` (which serves `frontend/dist` at `/`)
@@ -41,7 +42,8 @@ export async function startStack(opts: { simulator?: boolean } = {}): Promise<St
     if (!existsSync(join(root, f))) throw new Error(`${f} is missing: run \`npm run build\` first (npm test does it)`);
   const db = `kestrel_e2e_${process.pid}_${randomBytes(3).toString('hex')}`;
   await sql(`CREATE DATABASE "${db}"`);
-  const port = 4100 + (process.pid % 400);
+  // A port nothing listens on now: one derived from the pid met another service's (NATS on 4222) in CI.
+  const port = await freePort();
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [join(root, 'backend', 'dist', 'main.js')], {
     cwd: root,

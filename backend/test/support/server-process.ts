@@ -22,7 +22,6 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** A TCP port nothing listens on right now. */
 /**
  * A port free right now, below the kernel's ephemeral range (32768–60999): a port taken from that
  * range (`listen(0)`) can be given to any outgoing loopback connection before the server binds it,

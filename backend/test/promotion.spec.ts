@@ -55,8 +55,9 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     );
     return fee.fee as string;
   }
-  async function pair() {
-    const inviter = await registerByEmail(t);
+  /** An inviter (`inviterEmail`: its masked account tells it apart in the ranking) and an invitee. */
+  async function pair(inviterEmail = uniqueEmail()) {
+    const inviter = await registerByEmail(t, inviterEmail);
     const invitee = await registerByEmail(t, uniqueEmail('friend'), 'secret-pass', { invite_code: inviter.user.invite_code });
     await setFundPassword(t, invitee);
     return { inviter, invitee };
@@ -100,6 +101,29 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect(records.items[0].invitee).toMatch(/^fr\*\*\*@kestrel\.test$/);
     // The invitee earns nothing from their own fee and has no records.
     expect((await get('user/my_account_return', invitee.token)).body.data.total).toBe(0);
+  });
+
+  // A spot fee's leg is in its trade's row (the view `ledger`): the buyer's at ledger_id + 4, in the coin bought.
+  it('an invitee who buys pays the fee in the coin bought: the rebate is in that coin and names the fee’s leg in the ledger', async () => {
+    const { invitee } = await pair();
+    const seller = await registerByEmail(t);
+    await setFundPassword(t, seller);
+    await deposit(t, seller.user.id, BTC, '0.5');
+    await deposit(t, invitee.user.id, USDT, '30000');
+    expect((await order(seller.token, { side: 'sell', price: '60000', quantity: '0.5' })).body.code).toBe(1);
+    expect((await order(invitee.token, { side: 'buy', price: '60000', quantity: '0.5' })).body.data.status).toBe('completed');
+    await t.app.get(EngineHost).idle();
+    await rebates.accrue();
+    await rebates.accrue();
+    const rows = await t.ds.query(
+      `SELECT source_entry::text, kind, currency_id, trim_scale(fee)::text AS fee, trim_scale(amount)::text AS amount FROM promotion_rebates WHERE invitee_id = $1`,
+      [invitee.user.id],
+    );
+    expect(rows).toEqual([{ source_entry: expect.any(String), kind: 'spot', currency_id: BTC, fee: '0.0005', amount: '0.0001' }]);
+    const legs = await t.ds.query(`SELECT owner_id, code, currency_id, trim_scale(-available_delta)::text AS fee FROM ledger WHERE id = $1`, [rows[0].source_entry]);
+    expect(legs).toEqual([{ owner_id: invitee.user.id, code: 601, currency_id: BTC, fee: '0.0005' }]);
+    const [{ ledger_id }] = await t.ds.query(`SELECT ledger_id::text FROM trades WHERE taker_user_id = $1`, [invitee.user.id]);
+    expect(BigInt(rows[0].source_entry)).toBe(BigInt(ledger_id) + 4n);
   });
 
   it('a contract fee (21, in the fees account) is rebated via transit into the trade account; the partner flag changes the ratio', async () => {
@@ -199,8 +223,8 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
   });
 
   it('invitees and the ranking are masked; the ranking is the top 10 by rebate; share text, poster and settings validate', async () => {
-    const big = await pair();
-    const small = await pair();
+    const big = await pair(uniqueEmail('big'));
+    const small = await pair(uniqueEmail('small'));
     await inviteeSells(small.invitee); // 30 USDT fee → 6
     await inviteeSells(big.invitee);
     await inviteeSells(big.invitee); // 60 → 12

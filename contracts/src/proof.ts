@@ -44,7 +44,7 @@ export interface LiabilityProof {
 export interface ProofWatermark {
   /** Sequencer journal batch (`sequencer_projection.seq`), decimal string. */
   seq: string;
-  /** The highest `ledger_entries.id` at that moment, decimal string ("0" for none). */
+  /** The highest ledger entry id at that moment (the view `ledger`: a trade's legs in its row count up to its `ledger_id + 7`), decimal string ("0" for none). */
   ledgerEntryId: string;
 }
 

@@ -60,6 +60,13 @@ export class Trade {
   @Column({ name: 'event_seq', type: 'bigint', nullable: true })
   eventSeq: string | null;
 
+  /** The market's currencies when it traded (its legs' currencies: a later change to the market rewrites no ledger). */
+  @Column({ name: 'base_currency_id', type: 'int', nullable: true })
+  baseCurrencyId: number | null;
+
+  @Column({ name: 'quote_currency_id', type: 'int', nullable: true })
+  quoteCurrencyId: number | null;
+
   // Each side's accounts after the trade: the currency it paid (from frozen) and the one it received (after its fee).
   @Column({ ...AFTER, name: 'maker_pay_available_after' })
   makerPayAvailableAfter: string | null;

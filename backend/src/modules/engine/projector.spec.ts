@@ -128,7 +128,7 @@ describe('projectionRows: a trade’s posting is stored with the trade', () => {
       // The balances written for the accounts are the sequencer's too, although no entry carries them.
       expect(owned.get(coin(user, currency))).toMatchObject({ available: b.available, frozen: b.frozen });
     }
-    expect(trades[0]).toMatchObject({ seq: 2, record: { makerUserId: 1, takerUserId: 2, takerSide: 'buy' } });
+    expect(trades[0]).toMatchObject({ seq: 2, record: { makerUserId: 1, takerUserId: 2, takerSide: 'buy' }, ledger: { base: BTC, quote: USDT } });
   });
 
   it('takes its place in the ledger’s order: after the entries before it, before those after it, one place each', () => {

@@ -61,7 +61,7 @@ const END_STUCK = `SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid))::i
 const LEDGER = `COPY ledger_entries (id, event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at) FROM STDIN`;
 const NEW_ORDERS = `COPY orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at) FROM STDIN`;
 const TRADES = `COPY trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at,
-  ledger_id, event_seq, maker_pay_available_after, maker_pay_frozen_after, maker_receive_available_after, maker_receive_frozen_after,
+  ledger_id, event_seq, base_currency_id, quote_currency_id, maker_pay_available_after, maker_pay_frozen_after, maker_receive_available_after, maker_receive_frozen_after,
   taker_pay_available_after, taker_pay_frozen_after, taker_receive_available_after, taker_receive_frozen_after) FROM STDIN`;
 
 /**
@@ -148,6 +148,9 @@ export type After = readonly [bigint, bigint];
  */
 export interface TradeLedger {
   slot: number;
+  /** The market's currencies (the buyer pays quote and receives base). */
+  base: number;
+  quote: number;
   buyer: { pay: After; receive: After };
   seller: { pay: After; receive: After };
 }
@@ -185,6 +188,8 @@ function tradeLedger(p: AppliedPosting, slot: number): TradeLedger {
   const after = (l: AppliedLeg, fee = 0n): After => [l.availableAfter! - fee, l.frozenAfter!];
   return {
     slot,
+    base: buyerGets.currencyId,
+    quote: buyerPays.currencyId,
     buyer: { pay: after(buyerPays), receive: after(buyerGets, buyerFee) },
     seller: { pay: after(sellerPays), receive: after(sellerGets, sellerFee) },
   };
@@ -464,7 +469,7 @@ export class Projector {
       list.push(tick);
       byMarket.set(t.marketId, list);
       const [maker, taker] = t.takerSide === 'buy' ? [ledger.seller, ledger.buyer] : [ledger.buyer, ledger.seller];
-      text += `${t.marketId}\t${t.tradeId}\t${tick.price}\t${tick.quantity}\t${tick.quoteQuantity}\t${t.takerSide}\t${t.makerOrderId}\t${t.takerOrderId}\t${t.makerUserId}\t${t.takerUserId}\t${unitsString(t.makerFee)}\t${unitsString(t.takerFee)}\t${at.of(t.ts)}\t${ids[ledger.slot]}\t${seq}\t${afterFields(maker)}\t${afterFields(taker)}\n`;
+      text += `${t.marketId}\t${t.tradeId}\t${tick.price}\t${tick.quantity}\t${tick.quoteQuantity}\t${t.takerSide}\t${t.makerOrderId}\t${t.takerOrderId}\t${t.makerUserId}\t${t.takerUserId}\t${unitsString(t.makerFee)}\t${unitsString(t.takerFee)}\t${at.of(t.ts)}\t${ids[ledger.slot]}\t${seq}\t${ledger.base}\t${ledger.quote}\t${afterFields(maker)}\t${afterFields(taker)}\n`;
     }
     return [text, byMarket];
   }

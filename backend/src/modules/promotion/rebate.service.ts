@@ -16,9 +16,9 @@ const QUEUE = 'promotion-rebates';
 /** Ledger ids read per accrual step (ids step by 8 since CompactTradeLedger: ~20,000 entries or trades). */
 const WINDOW = 160_000;
 /**
- * Each accrual re-reads this many ledger ids below its cursor: an entry whose transaction got its
- * id before a later one but committed after the cursor passed is still seen (the unique source
- * index makes the re-read harmless).
+ * Each accrual re-reads this many ledger ids below its cursor over `ledger_entries`: an entry whose
+ * transaction got its id before a later one but committed after the cursor passed is still seen
+ * (the unique source index makes the re-read harmless).
  */
 const OVERLAP = 80_000;
 const CHUNK = 200;
@@ -32,28 +32,47 @@ const FEE_LEGS = [
   { kind: 'option', code: LedgerCode.EtfFee, account: 'option' },
 ] as const;
 
-/**
- * The invitees' fee legs with ledger ids in ($1, $2]: contract and option fees (and spot fees
- * projected before CompactTradeLedger) are `ledger_entries` rows; a spot trade's fee legs are in
- * its row (the view `ledger` shows them as ids `ledger_id + 4` for the buyer, `+ 5` for the
- * seller, on the currency that side received), read here by the trades' ledger index.
- */
-const FEES_SQL = `SELECT f.id::text, f.invitee, u.inviter_id AS inviter, f.account, f.currency, f.fee::text AS fee, COALESCE(p.partner, false) AS partner
-  FROM (
-    SELECT e.id, e.owner_id AS invitee, e.account_type AS account, e.currency_id AS currency, -e.available_delta AS fee
-    FROM ledger_entries e
-    WHERE e.id > $1 AND e.id <= $2 AND e.owner_type = 'user' AND e.available_delta < 0
-      AND (e.code, e.account_type) IN (${FEE_LEGS.map((l) => `(${l.code}, '${l.account}')`).join(', ')})
-    UNION ALL
-    SELECT t.ledger_id + CASE WHEN s.buys THEN 4 ELSE 5 END, s.user_id, 'coin', CASE WHEN s.buys THEN m.base_currency_id ELSE m.quote_currency_id END, s.fee
-    FROM trades t JOIN markets m ON m.id = t.market_id
-    CROSS JOIN LATERAL (VALUES (t.maker_user_id, t.maker_fee, t.taker_side = 'sell'), (t.taker_user_id, t.taker_fee, t.taker_side = 'buy')) s(user_id, fee, buys)
-    WHERE t.ledger_id > $1::bigint - 8 AND t.ledger_id <= $2 AND s.fee > 0
-  ) f
+/** A fee leg and who paid it, as both sources give it: `invitee` joins `users` for the inviter. */
+const FEE_ROWS = (legs: string) => `SELECT f.id::text, f.invitee, u.inviter_id AS inviter, f.account, f.currency, f.fee::text AS fee, COALESCE(p.partner, false) AS partner
+  FROM (${legs}) f
   JOIN users u ON u.id = f.invitee
   LEFT JOIN promotion_partners p ON p.user_id = u.inviter_id
   WHERE f.id > $1 AND f.id <= $2 AND u.inviter_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM promotion_rebates r WHERE r.source_entry = f.id)
   ORDER BY f.id`;
+
+/**
+ * Where fees are read, each with its own cursor (`promotion_cursor.id`) over ledger ids (ids
+ * step by 8 since CompactTradeLedger):
+ * - the `ledger_entries` rows: contract and option fees, and spot fees projected before that
+ *   migration. Its writers commit in any order, so each run re-reads OVERLAP ids below its cursor;
+ * - a spot trade's fee legs, in the trade's row (the view `ledger` shows them as ids
+ *   `ledger_id + 4` for the buyer, `+ 5` for the seller, on the currency that side received),
+ *   read by the trades' ledger index. Only the projector writes trades, one transaction at a
+ *   time, taking its ids after the one before committed: they commit in id order, no overlap.
+ *   (Its own cursor also keeps a worker of the version before from moving it past trades it does
+ *   not know how to read.)
+ */
+const SOURCES = [
+  {
+    cursor: 1,
+    overlap: BigInt(OVERLAP),
+    top: `SELECT COALESCE(max(id), 0)::text AS top FROM ledger_entries`,
+    fees: FEE_ROWS(`SELECT e.id, e.owner_id AS invitee, e.account_type AS account, e.currency_id AS currency, -e.available_delta AS fee
+      FROM ledger_entries e
+      WHERE e.id > $1 AND e.id <= $2 AND e.owner_type = 'user' AND e.available_delta < 0
+        AND (e.code, e.account_type) IN (${FEE_LEGS.map((l) => `(${l.code}, '${l.account}')`).join(', ')})`),
+  },
+  {
+    cursor: 2,
+    overlap: 0n,
+    top: `SELECT COALESCE(max(ledger_id) + 5, 0)::text AS top FROM trades`,
+    fees: FEE_ROWS(`SELECT t.ledger_id + CASE WHEN s.buys THEN 4 ELSE 5 END AS id, s.user_id AS invitee, 'coin' AS account,
+        CASE WHEN s.buys THEN t.base_currency_id ELSE t.quote_currency_id END AS currency, s.fee
+      FROM trades t
+      CROSS JOIN LATERAL (VALUES (t.maker_user_id, t.maker_fee, t.taker_side = 'sell'), (t.taker_user_id, t.taker_fee, t.taker_side = 'buy')) s(user_id, fee, buys)
+      WHERE t.ledger_id > $1::bigint - 8 AND t.ledger_id <= $2 AND s.fee > 0`),
+  },
+];
 
 /**
  * Referral rebates (docs/promotion.md). Accrual (a BullMQ job every 10 s) reads the ledger after
@@ -94,37 +113,39 @@ export class RebateService implements OnApplicationBootstrap {
   async accrue(): Promise<{ recorded: number }> {
     const { ratio, partner_ratio } = await this.settings.get();
     let recorded = 0;
-    for (;;) {
-      const [{ cursor, top }] = await this.dataSource.query(
-        `SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = 1), 0)::text AS cursor,
-                GREATEST(COALESCE((SELECT max(id) FROM ledger_entries), 0), COALESCE((SELECT max(ledger_id) + 7 FROM trades), 0))::text AS top`,
-      );
-      const from = BigInt(cursor);
-      const max = BigInt(top);
-      // With nothing new, one pass still re-reads the overlap below the cursor.
-      const to = from + BigInt(WINDOW) < max ? from + BigInt(WINDOW) : max > from ? max : from;
-      const lower = from > BigInt(OVERLAP) ? from - BigInt(OVERLAP) : 0n;
-      const rows: Array<{ id: string; invitee: number; inviter: number; account: string; currency: number; fee: string; partner: boolean }> =
-        await this.dataSource.query(FEES_SQL, [lower.toString(), to.toString()]);
-      await this.dataSource.transaction(async (m) => {
-        for (const r of rows) {
-          const kind = FEE_LEGS.find((l) => l.account === r.account)!.kind;
-          const use = r.partner ? partner_ratio : ratio;
-          const amount = rebateOf(r.fee, use);
-          if (!money(amount).gt(0)) continue;
-          const res = await m.query(
-            `INSERT INTO promotion_rebates (source_entry, inviter_id, invitee_id, kind, currency_id, fee, ratio, amount)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (source_entry) DO NOTHING RETURNING id`,
-            [r.id, r.inviter, r.invitee, kind, r.currency, r.fee, use, amount],
-          );
-          recorded += res.length;
-        }
-        await m.query('INSERT INTO promotion_cursor (id, entry_id) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET entry_id = GREATEST(promotion_cursor.entry_id, EXCLUDED.entry_id)', [
-          to.toString(),
+    for (const source of SOURCES)
+      for (;;) {
+        const [{ cursor }] = await this.dataSource.query(`SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = $1), 0)::text AS cursor`, [
+          source.cursor,
         ]);
-      });
-      if (to >= max) break;
-    }
+        const [{ top }] = await this.dataSource.query(source.top);
+        const from = BigInt(cursor);
+        const max = BigInt(top);
+        // With nothing new, one pass still re-reads the overlap below the cursor.
+        const to = from + BigInt(WINDOW) < max ? from + BigInt(WINDOW) : max > from ? max : from;
+        const lower = from > source.overlap ? from - source.overlap : 0n;
+        const rows: Array<{ id: string; invitee: number; inviter: number; account: string; currency: number; fee: string; partner: boolean }> =
+          await this.dataSource.query(source.fees, [lower.toString(), to.toString()]);
+        await this.dataSource.transaction(async (m) => {
+          for (const r of rows) {
+            const kind = FEE_LEGS.find((l) => l.account === r.account)!.kind;
+            const use = r.partner ? partner_ratio : ratio;
+            const amount = rebateOf(r.fee, use);
+            if (!money(amount).gt(0)) continue;
+            const res = await m.query(
+              `INSERT INTO promotion_rebates (source_entry, inviter_id, invitee_id, kind, currency_id, fee, ratio, amount)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (source_entry) DO NOTHING RETURNING id`,
+              [r.id, r.inviter, r.invitee, kind, r.currency, r.fee, use, amount],
+            );
+            recorded += res.length;
+          }
+          await m.query(
+            'INSERT INTO promotion_cursor (id, entry_id) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET entry_id = GREATEST(promotion_cursor.entry_id, EXCLUDED.entry_id)',
+            [source.cursor, to.toString()],
+          );
+        });
+        if (to >= max) break;
+      }
     return { recorded };
   }
 

@@ -5,7 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * a spot trade"). A trade's posting has up to six trade-account legs (each side's 600 from frozen,
  * 602 and 601 on the currency it receives); they were six `ledger_entries` rows (~4.7 of the ~6
  * rows an order wrote). Now the projector writes, with the trade, what the legs do not repeat:
- * each side's two accounts' balances after the trade and the posting's place in the ledger's order
+ * each side's two accounts' balances after the trade, the market's two currencies as they were
+ * (so a later change to the market cannot rewrite the ledger) and the posting's place in the ledger's order
  * (`ledger_id`: ids step by 8, so a trade's legs are `ledger_id + 0…5`, between the entries before
  * and after it). The view `ledger` is the whole ledger: `ledger_entries` and those legs, with the
  * same columns, codes, amounts, balances after and ids as the rows they replace. Trades projected
@@ -24,7 +25,7 @@ export class CompactTradeLedger1795700000000 implements MigrationInterface {
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     const balances = BALANCES_AFTER.map((c) => `ADD "${c}" numeric(36,18)`).join(', ');
-    await queryRunner.query(`ALTER TABLE "trades" ADD "ledger_id" bigint, ADD "event_seq" bigint, ${balances}`);
+    await queryRunner.query(`ALTER TABLE "trades" ADD "ledger_id" bigint, ADD "event_seq" bigint, ADD "base_currency_id" integer, ADD "quote_currency_id" integer, ${balances}`);
     await queryRunner.query(`CREATE INDEX "ix_trades_ledger" ON "trades" ("ledger_id")`);
     await queryRunner.query(`CREATE INDEX "ix_trades_maker_ledger" ON "trades" ("maker_user_id", "ledger_id")`);
     // No query reads trades by time (a market's trades are read newest first by the primary key: trade ids grow with time).
@@ -60,7 +61,8 @@ export class CompactTradeLedger1795700000000 implements MigrationInterface {
     await queryRunner.query(`DROP INDEX "public"."ix_trades_taker_ledger"`);
     await queryRunner.query(`DROP INDEX "public"."ix_trades_maker_ledger"`);
     await queryRunner.query(`DROP INDEX "public"."ix_trades_ledger"`);
-    await queryRunner.query(`ALTER TABLE "trades" ${['ledger_id', 'event_seq', ...BALANCES_AFTER].map((c) => `DROP COLUMN "${c}"`).join(', ')}`);
+    const columns = ['ledger_id', 'event_seq', 'base_currency_id', 'quote_currency_id', ...BALANCES_AFTER];
+    await queryRunner.query(`ALTER TABLE "trades" ${columns.map((c) => `DROP COLUMN "${c}"`).join(', ')}`);
   }
 }
 
@@ -80,13 +82,13 @@ function legs(side: 'maker' | 'taker'): string {
   return `SELECT t.ledger_id + l.n, t.event_seq, 'user'::varchar(16), t.${side}_user_id, 'coin'::varchar(16), l.currency_id, l.code,
       l.available_delta, l.frozen_delta, l.available_after, l.frozen_after,
       'trade'::varchar(32), (t.market_id || ':' || t.trade_id)::varchar(64), ''::varchar(200), t.executed_at
-    FROM trades t JOIN markets m ON m.id = t.market_id
+    FROM trades t
     CROSS JOIN LATERAL (VALUES
-      (${pick('0', '2')}, 600, ${pick('m.quote_currency_id', 'm.base_currency_id')}, ${money('0')}, ${money(`-${pick('t.quote_quantity', 't.quantity')}`)},
+      (${pick('0', '2')}, 600, ${pick('t.quote_currency_id', 't.base_currency_id')}, ${money('0')}, ${money(`-${pick('t.quote_quantity', 't.quantity')}`)},
         ${money(`t.${side}_pay_available_after`)}, ${money(`t.${side}_pay_frozen_after`)}),
-      (${pick('1', '3')}, 602, ${pick('m.base_currency_id', 'm.quote_currency_id')}, ${money(pick('t.quantity', 't.quote_quantity'))}, ${money('0')},
+      (${pick('1', '3')}, 602, ${pick('t.base_currency_id', 't.quote_currency_id')}, ${money(pick('t.quantity', 't.quote_quantity'))}, ${money('0')},
         ${money(`t.${side}_receive_available_after + ${fee}`)}, ${money(`t.${side}_receive_frozen_after`)}),
-      (${pick('4', '5')}, 601, ${pick('m.base_currency_id', 'm.quote_currency_id')}, ${money(`-${fee}`)}, ${money('0')},
+      (${pick('4', '5')}, 601, ${pick('t.base_currency_id', 't.quote_currency_id')}, ${money(`-${fee}`)}, ${money('0')},
         ${money(`t.${side}_receive_available_after`)}, ${money(`t.${side}_receive_frozen_after`)})
     ) l(n, code, currency_id, available_delta, frozen_delta, available_after, frozen_after)
     WHERE t.ledger_id IS NOT NULL AND (l.code <> 601 OR ${fee} <> 0)`;

@@ -2,6 +2,7 @@ import type { PoolClient, QueryResult } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { arrayLiteral, copyField, copyIn, preparedQuery } from '../../infra/database/sql';
 import { units, unitsString } from '../../infra/money';
+import { LedgerCode } from '../ledger/ledger-codes';
 import { writeCandles } from '../market/candle-writer';
 import type { TradeTick } from './engine-bus';
 import type { Market as EngineMarket } from '@kestrel/matching-engine';
@@ -139,6 +140,9 @@ export interface ProjectedEntry {
   leg: AppliedLeg;
 }
 
+/** An account and its balances (after the postings, or a change to add). */
+type AccountTotal = { key: AccountKey; available: bigint; frozen: bigint };
+
 /** An account's balances after a posting: [available, frozen]. */
 export type After = readonly [bigint, bigint];
 
@@ -173,7 +177,7 @@ function tradeLedger(p: AppliedPosting, slot: number): TradeLedger {
   const shaped =
     p.legs.length >= 4 &&
     [buyerPays, buyerGets, sellerPays, sellerGets].every(
-      (l, i) => l.accountType === 'coin' && l.code === (i % 2 ? 602 : 600) && l.availableAfter !== undefined,
+      (l, i) => l.accountType === 'coin' && l.code === (i % 2 ? LedgerCode.CoinTradeIncrease : LedgerCode.CoinTradeDeduction) && l.availableAfter !== undefined,
     );
   if (!shaped) throw new Error(`projector: trade ${p.refId}'s posting is not in the sequencer's shape`);
   let buyerFee = 0n;
@@ -206,14 +210,14 @@ export function projectionRows(batches: AppliedBatch[]): {
   /** Places in the ledger's order: one per entry and one per trade (each takes a ledger id). */
   slots: number;
   /** The sequencer's accounts these batches changed, with their balances after the last of them. */
-  owned: Map<string, { key: AccountKey; available: bigint; frozen: bigint }>;
+  owned: Map<string, AccountTotal>;
   commands: Array<{ id: string; seq: number; ts: number }>;
 } {
   const orders = new Map<number, OrderState>();
   const created = new Set<number>();
   const trades: ProjectedTrade[] = [];
   const entries: ProjectedEntry[] = [];
-  const owned = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
+  const owned = new Map<string, AccountTotal>();
   let slots = 0;
   // The applied posting commands (a retry past the sequencer's window is answered from their rows).
   const commands: Array<{ id: string; seq: number; ts: number }> = [];
@@ -375,7 +379,7 @@ export class Projector {
    * sequencer's accounts carry theirs on each leg.
    */
   private async databaseAccounts(m: EntityManager, entries: ProjectedEntry[]): Promise<Map<string, { available: bigint; frozen: bigint }>> {
-    const outside = new Map<string, { key: AccountKey; available: bigint; frozen: bigint }>();
+    const outside = new Map<string, AccountTotal>();
     for (const { leg } of entries) {
       if (leg.availableAfter !== undefined) continue;
       const k = accountKey(leg);
@@ -504,7 +508,7 @@ function ledgerText(entries: ProjectedEntry[], after: Map<string, { available: b
 }
 
 /** Accounts and their balances as the array columns of a bulk statement: owner type, owner id, account type, currency, available, frozen. */
-function accountColumns(rows: Array<{ key: AccountKey; available: bigint; frozen: bigint }>): string[] {
+function accountColumns(rows: Array<AccountTotal>): string[] {
   return [
     rows.map((r) => r.key.ownerType),
     rows.map((r) => r.key.ownerId),

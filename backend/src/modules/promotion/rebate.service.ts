@@ -56,7 +56,7 @@ const SOURCES = [
   {
     cursor: 1,
     overlap: BigInt(OVERLAP),
-    top: `SELECT COALESCE(max(id), 0)::text AS top FROM ledger_entries`,
+    top: `SELECT COALESCE(max(id), 0) FROM ledger_entries`,
     fees: FEE_ROWS(`SELECT e.id, e.owner_id AS invitee, e.account_type AS account, e.currency_id AS currency, -e.available_delta AS fee
       FROM ledger_entries e
       WHERE e.id > $1 AND e.id <= $2 AND e.owner_type = 'user' AND e.available_delta < 0
@@ -65,7 +65,7 @@ const SOURCES = [
   {
     cursor: 2,
     overlap: 0n,
-    top: `SELECT COALESCE(max(ledger_id) + 5, 0)::text AS top FROM trades`,
+    top: `SELECT COALESCE(max(ledger_id) + 5, 0) FROM trades`,
     fees: FEE_ROWS(`SELECT t.ledger_id + CASE WHEN s.buys THEN 4 ELSE 5 END AS id, s.user_id AS invitee, 'coin' AS account,
         CASE WHEN s.buys THEN t.base_currency_id ELSE t.quote_currency_id END AS currency, s.fee
       FROM trades t
@@ -115,10 +115,10 @@ export class RebateService implements OnApplicationBootstrap {
     let recorded = 0;
     for (const source of SOURCES)
       for (;;) {
-        const [{ cursor }] = await this.dataSource.query(`SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = $1), 0)::text AS cursor`, [
-          source.cursor,
-        ]);
-        const [{ top }] = await this.dataSource.query(source.top);
+        const [{ cursor, top }] = await this.dataSource.query(
+          `SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = $1), 0)::text AS cursor, (${source.top})::text AS top`,
+          [source.cursor],
+        );
         const from = BigInt(cursor);
         const max = BigInt(top);
         // With nothing new, one pass still re-reads the overlap below the cursor.

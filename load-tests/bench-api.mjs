@@ -32,7 +32,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLoop } from './lib/open-loop.mjs';
-import { beyondBareHttp, call, cpuMsPer, cpuReport, cpuTimes, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, sql, startStack } from './lib/stack.mjs';
+import { beyondBareHttp, call, cpuMsPer, cpuReport, cpuTimes, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -133,10 +133,6 @@ async function plainClient(apiUrl, traders) {
   };
 }
 
-/** Rows in the tables an order writes to (orders and trades by id, so updates are not rows). */
-const ROW_COUNTS = `SELECT (SELECT COUNT(*) FROM sequencer_journal)::int AS journal, (SELECT COUNT(*) FROM ledger_entries)::int AS ledger_entries,
-  (SELECT COUNT(*) FROM orders)::int AS orders, (SELECT COUNT(*) FROM trades)::int AS trades, (SELECT COUNT(*) FROM klines)::int AS klines`;
-
 const stack = await startStack();
 try {
   log(`making ${USERS} funded traders…`);
@@ -159,7 +155,7 @@ try {
 
   // The measured window starts after the warm-up: its CPU and rows are counted from there.
   let cpuBefore;
-  let rowsBefore;
+  const rows = process.env.API_URL ? undefined : await rowCounter(stack.databaseUrl);
   // One server process (not the split roles): its CPU by thread too.
   const serverPid = pids.server?.length === 1 ? pids.server[0] : undefined;
   let threadsBefore;
@@ -169,7 +165,7 @@ try {
     ? undefined
     : (await call(stack.apiUrl, 'POST', 'admin/login', { email: stack.env.ADMIN_EMAIL, password: stack.env.ADMIN_PASSWORD })).data?.token;
   const win = measuredWindow(WARMUP, SECONDS, async () => {
-    rowsBefore = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
+    await rows?.mark();
     cpuBefore = cpuTimes(pids);
     if (serverPid) threadsBefore = threadTimes(serverPid);
     if (admin) await call(stack.apiUrl, 'GET', 'admin/engine', undefined, admin); // the lag is counted from here
@@ -247,16 +243,17 @@ try {
   if (!process.env.API_URL && latencies.length) console.log(beyondBareHttp(cpuMsPer(cpuBefore, cpuAfter, serverGroups, latencies.length)));
   if (!process.env.API_URL && latencies.length) {
     // What the load wrote, once the projector has caught up (the counts stop moving).
-    let after = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
+    let after = await rows.since();
     for (let i = 0; i < 50; i++) {
       await new Promise((r) => setTimeout(r, 200));
-      const next = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
+      const next = await rows.since();
       if (JSON.stringify(next) === JSON.stringify(after)) break;
       after = next;
     }
-    const per = Object.keys(after).map((k) => `${k} ${((after[k] - rowsBefore[k]) / latencies.length).toFixed(2)}`);
+    const per = Object.keys(after).map((k) => `${k} ${(after[k] / latencies.length).toFixed(2)}`);
     console.log(`rows written per acknowledged order: ${per.join(', ')}`);
   }
+  await rows?.close();
   if (admin) {
     const e = (await call(stack.apiUrl, 'GET', 'admin/engine', undefined, admin)).data;
     const lag = e.projector_lag_ms;

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLoop } from './lib/open-loop.mjs';
-import { cpuReport, cpuTimes, freshStackEnv, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, sql } from './lib/stack.mjs';
+import { cpuReport, cpuTimes, freshStackEnv, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -19,8 +19,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
 const RATE = Number(process.env.BENCH_RATE ?? 0);
-const ROW_COUNTS = `SELECT (SELECT COUNT(*) FROM sequencer_journal)::int AS journal, (SELECT COUNT(*) FROM ledger_entries)::int AS ledger_entries,
-  (SELECT COUNT(*) FROM orders)::int AS orders, (SELECT COUNT(*) FROM trades)::int AS trades`;
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'backend', 'dist', 'main.js'));
@@ -48,10 +46,10 @@ try {
   const pids = { core: [process.pid] };
   const host = app.get(EngineHost);
   let cpuBefore;
-  let rowsBefore;
+  const rows = await rowCounter(stack.databaseUrl);
   log(`warm-up ${WARMUP} s, then ${RATE > 0 ? `${RATE} orders/s offered (open loop)` : `${CONCURRENCY} concurrent callers`} for ${SECONDS} s`);
   const win = measuredWindow(WARMUP, SECONDS, async () => {
-    rowsBefore = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
+    await rows.mark();
     cpuBefore = cpuTimes(pids);
     host.stats(); // the lag is counted from here
   });
@@ -104,15 +102,16 @@ try {
   const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
   await host.idle();
   const engine = await host.stats();
-  const rowsAfter = (await sql(stack.databaseUrl, ROW_COUNTS))[0];
-  const rows = Object.keys(rowsAfter).map((k) => `${k} ${((rowsAfter[k] - rowsBefore[k]) / Math.max(1, latencies.length)).toFixed(2)}`);
+  const written = await rows.since();
+  await rows.close();
+  const perOrder = Object.entries(written).map(([k, n]) => `${k} ${(n / Math.max(1, latencies.length)).toFixed(2)}`);
   const trial = await app.get(TrialBalanceService).compute();
   latencies.sort((a, b) => a - b);
   const p99 = percentile(latencies, 99).toFixed(1);
   console.log(`orders placed: ${latencies.length} in ${elapsed.toFixed(1)} s; refused: ${JSON.stringify(Object.fromEntries(errors))}`);
   if (notSent) log(`warning: ${notSent} orders were not sent (all ${CONCURRENCY} slots busy)`);
   console.log(`cores used (of 2): ${cpu}`);
-  console.log(`rows written per acknowledged order: ${rows.join(', ')}`);
+  console.log(`rows written per acknowledged order: ${perOrder.join(', ')}`);
   const j = engine.journal_write_ms;
   const b = engine.commands_per_journal_row;
   console.log(`journal: ${j.samples} rows, write ms p50 ${j.p50} p99 ${j.p99}; commands per row p50 ${b.p50} p99 ${b.p99}`);

@@ -83,6 +83,59 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     await trialOk();
   });
 
+  it("wallet/log: every page is the ledger view's, newest first, whatever the filter (a trade's legs read newest first from its side's view)", async () => {
+    const a = await trader('100000', '1');
+    const b = await trader('100000', '1');
+    await deposit(t, a.user.id, ETH, '10');
+    await deposit(t, b.user.id, ETH, '10');
+    // Six trades in two markets, each trader in turn the maker, buying and selling; then a resting order cancelled (901, 902).
+    for (let i = 0; i < 6; i++) {
+      const [maker, taker] = i % 2 ? [a, b] : [b, a];
+      const [symbol, price, quantity] = i % 3 ? ['BTC/USDT', '60000', '0.01'] : ['ETH/USDT', '3000', '0.1'];
+      const [makerSide, takerSide] = i < 3 ? ['sell', 'buy'] : ['buy', 'sell'];
+      expect((await order(maker.token, { symbol, side: makerSide, type: 'limit', price, quantity })).body.data.status).toBe('waiting');
+      expect((await order(taker.token, { symbol, side: takerSide, type: 'limit', price, quantity })).body.data.status).toBe('completed');
+    }
+    const resting = await order(a.token, { side: 'buy', type: 'limit', price: '50000', quantity: '0.01' });
+    await t.http().put('/api/coin/trade').set('Authorization', a.token).type('form').send({ order_id: resting.body.data.order_id });
+    await t.app.get(EngineHost).settledFor(a.user.id);
+    await t.app.get(EngineHost).settledFor(b.user.id);
+    const filters: Array<Record<string, string | number>> = [
+      {},
+      { currency_id: BTC },
+      { currency_id: ETH },
+      { currency_id: USDT },
+      { code: 600 },
+      { code: 601 },
+      { code: 602, currency_id: USDT },
+      { code: 901 },
+      { code: 200 },
+      { account: 'coin' },
+      { account: 'coin', currency_id: ETH },
+      { account: 'lever' },
+    ];
+    for (const f of filters) {
+      const params: Array<string | number> = [a.user.id];
+      const where = Object.entries({ code: f.code, currency_id: f.currency_id, account_type: f.account })
+        .filter(([, v]) => v !== undefined)
+        .map(([column, v]) => `AND ${column} = $${params.push(v as string | number)}`);
+      const rows = await t.ds.query(`SELECT e.id::text AS line FROM ledger e WHERE owner_type = 'user' AND owner_id = $1 ${where.join(' ')} ORDER BY e.id DESC`, params);
+      const expected = rows.map((r: { line: string }) => r.line);
+      const got: string[] = [];
+      for (let page = 1; page <= 20; page++) {
+        const p = (await t.http().get('/api/wallet/log').query({ ...f, page, limit: 4 }).set('Authorization', a.token)).body.data;
+        expect({ f, total: p.total }).toEqual({ f, total: expected.length });
+        got.push(...p.items.map((line: { id: string }) => line.id));
+        if (p.items.length < 4) break;
+      }
+      expect({ f, got }).toEqual({ f, got: expected });
+    }
+    // The trader's lines include every kind the filters pick out.
+    const kinds = await t.ds.query(`SELECT DISTINCT code FROM ledger WHERE owner_type = 'user' AND owner_id = $1 ORDER BY code`, [a.user.id]);
+    expect(kinds.map((k: { code: number }) => k.code)).toEqual([200, 600, 601, 602, 901, 902]);
+    await trialOk();
+  });
+
   it('cancel releases exactly what was frozen; a retried client id places one order', async () => {
     const buyer = await trader('1000');
     const first = await order(buyer.token, { side: 'buy', type: 'limit', price: '100.01', quantity: '3', client_order_id: 'abc-1' });

@@ -52,6 +52,12 @@ export interface LogLine {
 }
 
 /** Read side of the four accounts, and transfers between them (ledger 502/503). */
+/** The codes of a spot trade's legs, the lines of the views `trade_legs_maker` and `trade_legs_taker` (all in the `coin` account). */
+const TRADE_LEG_CODES: readonly number[] = [LedgerCode.CoinTradeDeduction, LedgerCode.CoinTradeFee, LedgerCode.CoinTradeIncrease];
+
+/** wallet/log's `total` counts this many lines at most. */
+const LOG_TOTAL_MAX = 10_000;
+
 @Injectable()
 export class AccountsService {
   constructor(
@@ -132,7 +138,14 @@ export class AccountsService {
     };
   }
 
-  /** wallet/log: ledger lines with the spec's codes, named in the request language (the view `ledger`: a spot trade's legs are in its row). */
+  /**
+   * wallet/log: ledger lines with the spec's codes, named in the request language. The lines are the
+   * view `ledger`'s (a spot trade's legs are in its row); a page takes from each of its sources only
+   * the newest lines it can need (`page × limit`: the entries by id, each side's trade legs by the
+   * trade's place in the ledger, both through an index), not every line of the trader sorted, and
+   * leaves out the trade legs' views when the filter is a code or an account they do not have.
+   * `total` counts up to LOG_TOTAL_MAX lines (a longer history answers that; its pages go on).
+   */
   async log(userId: number, q: Pick<WalletLogDto, 'code' | 'currency_id' | 'account' | 'page' | 'limit'>, lang: Lang): Promise<Page<LogLine>> {
     if (q.code !== undefined && !isLedgerCode(q.code)) throw new BusinessError(ErrorCode.VALIDATION, 'error.ledger_code_invalid');
     const where = [`e.owner_type = 'user'`, 'e.owner_id = $1'];
@@ -144,14 +157,24 @@ export class AccountsService {
     if (q.code !== undefined) add('e.code = ?', q.code);
     if (q.currency_id !== undefined) add('e.currency_id = ?', q.currency_id);
     if (q.account !== undefined) add('e.account_type = ?', q.account);
+    const legs = (q.code === undefined || TRADE_LEG_CODES.includes(q.code)) && (q.account === undefined || q.account === 'coin');
+    const sources: Array<[string, string]> = [['ledger_entries', 'e.id DESC']];
+    if (legs) for (const side of ['trade_legs_maker', 'trade_legs_taker']) sources.push([side, 'e.trade_ledger_id DESC, e.id DESC']);
+    const newest = ([source, order]: [string, string]) =>
+      `(SELECT e.id, e.account_type, e.currency_id, e.code, e.available_delta, e.frozen_delta, e.available_after, e.frozen_after, e.ref_type, e.ref_id, e.created_at
+        FROM ${source} e WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${q.page * q.limit})`;
     const [rows, [{ total }], coins] = await Promise.all([
       this.dataSource.query(
         `SELECT e.id::text, e.account_type, e.currency_id, e.code, e.available_delta::text AS a, e.frozen_delta::text AS f,
                 (e.available_after + e.frozen_after)::text AS after, e.ref_type, e.ref_id, e.created_at
-         FROM ledger e WHERE ${where.join(' AND ')} ORDER BY e.id DESC LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
+         FROM (${sources.map(newest).join(' UNION ALL ')}) e
+         ORDER BY e.id DESC LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
         params,
       ),
-      this.dataSource.query(`SELECT COUNT(*)::int AS total FROM ledger e WHERE ${where.join(' AND ')}`, params),
+      this.dataSource.query(
+        `SELECT COUNT(*)::int AS total FROM (${sources.map(([source]) => `SELECT 1 FROM ${source} e WHERE ${where.join(' AND ')}`).join(' UNION ALL ')} LIMIT ${LOG_TOTAL_MAX}) c`,
+        params,
+      ),
       this.coins(),
     ]);
     const bySymbol = new Map(coins.map((c) => [c.id, c]));

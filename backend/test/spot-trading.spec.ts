@@ -130,6 +130,8 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
       }
       expect({ f, got }).toEqual({ f, got: expected });
     }
+    const far = await t.http().get('/api/wallet/log').query({ page: '1e300', limit: 4 }).set('Authorization', a.token);
+    expect(far.body).toMatchObject({ code: 1000, message: 'page must be a whole number from 1 to 10000' });
     // The trader's lines include every kind the filters pick out.
     const kinds = await t.ds.query(`SELECT DISTINCT code FROM ledger WHERE owner_type = 'user' AND owner_id = $1 ORDER BY code`, [a.user.id]);
     expect(kinds.map((k: { code: number }) => k.code)).toEqual([200, 600, 601, 602, 901, 902]);

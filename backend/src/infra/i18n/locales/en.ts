@@ -11,6 +11,7 @@ export const en = {
   'error.body_too_large': 'The request is too large: at most {max}',
   'error.fund_password_locked': 'Too many wrong fund passwords. Fund password entry is locked until {until} (UTC)',
   'error.page_limit': 'limit must be a whole number from 1 to 100 (items per page)',
+  'error.page_number': 'page must be a whole number from 1 to 10000',
   'error.internal': 'Something went wrong. Please try again later',
   'error.passwords_differ': 'The two passwords do not match',
   'error.agreement_required': 'You have not agreed to the user agreement',

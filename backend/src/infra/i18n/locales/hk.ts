@@ -13,6 +13,7 @@ export const hk: Catalogue = {
   'error.body_too_large': '請求內容過大：最多 {max}',
   'error.fund_password_locked': '資金密碼錯誤次數過多，資金密碼輸入已鎖定至 {until}（UTC）',
   'error.page_limit': 'limit 必須是 1 至 100 之間的整數（每頁筆數）',
+  'error.page_number': 'page 必須是 1 至 10000 之間的整數',
   'error.internal': '系統繁忙，請稍後再試',
   'error.passwords_differ': '兩次輸入的密碼不一致',
   'error.agreement_required': '您尚未同意用戶協議',

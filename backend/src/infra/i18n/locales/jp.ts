@@ -13,6 +13,7 @@ export const jp: Catalogue = {
   'error.body_too_large': 'リクエストが大きすぎます（最大 {max}）',
   'error.fund_password_locked': '資金パスワードの誤りが多すぎます。{until}（UTC）まで資金パスワードの入力はロックされています',
   'error.page_limit': 'limit は 1〜100 の整数で指定してください（1 ページあたりの件数）',
+  'error.page_number': 'page は 1〜10000 の整数で指定してください',
   'error.internal': 'エラーが発生しました。しばらくしてからもう一度お試しください',
   'error.passwords_differ': '2 つのパスワードが一致しません',
   'error.agreement_required': '利用規約に同意していません',

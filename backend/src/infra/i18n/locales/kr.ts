@@ -13,6 +13,7 @@ export const kr: Catalogue = {
   'error.body_too_large': '요청이 너무 큽니다: 최대 {max}',
   'error.fund_password_locked': '자금 비밀번호 오류가 너무 많습니다. {until}(UTC)까지 자금 비밀번호 입력이 잠겼습니다',
   'error.page_limit': 'limit은 1에서 100 사이의 정수여야 합니다(페이지당 항목 수)',
+  'error.page_number': 'page는 1에서 10000 사이의 정수여야 합니다',
   'error.internal': '문제가 발생했습니다. 잠시 후 다시 시도해 주세요',
   'error.passwords_differ': '두 비밀번호가 일치하지 않습니다',
   'error.agreement_required': '이용약관에 동의하지 않았습니다',

@@ -13,6 +13,7 @@ export const py: Catalogue = {
   'error.body_too_large': 'A solicitação é grande demais: no máximo {max}',
   'error.fund_password_locked': 'Senhas de fundos erradas demais. A senha de fundos está bloqueada até {until} (UTC)',
   'error.page_limit': 'limit deve ser um número inteiro de 1 a 100 (itens por página)',
+  'error.page_number': 'page deve ser um número inteiro de 1 a 10000',
   'error.internal': 'Algo deu errado. Tente novamente mais tarde',
   'error.passwords_differ': 'As duas senhas não coincidem',
   'error.agreement_required': 'Você não aceitou o contrato de usuário',

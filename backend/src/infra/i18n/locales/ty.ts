@@ -13,6 +13,7 @@ export const ty: Catalogue = {
   'error.body_too_large': 'คำขอมีขนาดใหญ่เกินไป: สูงสุด {max}',
   'error.fund_password_locked': 'ป้อนรหัสผ่านกองทุนผิดหลายครั้งเกินไป การป้อนรหัสผ่านกองทุนถูกล็อกจนถึง {until} (UTC)',
   'error.page_limit': 'limit ต้องเป็นจำนวนเต็มตั้งแต่ 1 ถึง 100 (จำนวนรายการต่อหน้า)',
+  'error.page_number': 'page ต้องเป็นจำนวนเต็มตั้งแต่ 1 ถึง 10000',
   'error.internal': 'เกิดข้อผิดพลาด กรุณาลองใหม่ภายหลัง',
   'error.passwords_differ': 'รหัสผ่านทั้งสองไม่ตรงกัน',
   'error.agreement_required': 'คุณยังไม่ได้ยอมรับข้อตกลงผู้ใช้',

@@ -13,6 +13,7 @@ export const zh: Catalogue = {
   'error.body_too_large': '请求内容过大：最多 {max}',
   'error.fund_password_locked': '资金密码错误次数过多，资金密码输入已锁定至 {until}（UTC）',
   'error.page_limit': 'limit 必须是 1 到 100 之间的整数（每页条数）',
+  'error.page_number': 'page 必须是 1 到 10000 之间的整数',
   'error.internal': '系统繁忙，请稍后再试',
   'error.passwords_differ': '两次输入的密码不一致',
   'error.agreement_required': '您还没有同意用户协议',

@@ -72,16 +72,20 @@ export class CompactTradeLedger1795700000000 implements MigrationInterface {
  * 602 on the currency it receives (`+ 1` / `+ 3`), and its fee, 601, on that same account when
  * there is one (`+ 4` / `+ 5`). The buyer pays quote and receives base. Each leg's balance after is
  * its account's after the trade, but the 602 leg's available, which its fee has not yet left. The
- * owner is the trade's own column, so `owner_id = $n` reaches the side's index.
+ * owner is the trade's own column, so `owner_id = $n` reaches the side's index. With
+ * `tradeLedgerId`, the trade's `ledger_id` follows the leg's columns as `trade_ledger_id` (the side
+ * views of migration TradeLegViews).
  */
-function legs(side: 'maker' | 'taker'): string {
+export function legs(side: 'maker' | 'taker', tradeLedgerId = false): string {
   const buys = `t.taker_side ${side === 'taker' ? '=' : '<>'} 'buy'`;
   const pick = (ifBuyer: string, ifSeller: string) => `CASE WHEN ${buys} THEN ${ifBuyer} ELSE ${ifSeller} END`;
   const fee = `t.${side}_fee`;
   const money = (v: string) => `(${v})::numeric(36,18)`;
-  return `SELECT t.ledger_id + l.n, t.event_seq, 'user'::varchar(16), t.${side}_user_id, 'coin'::varchar(16), l.currency_id, l.code,
-      l.available_delta, l.frozen_delta, l.available_after, l.frozen_after,
-      'trade'::varchar(32), (t.market_id || ':' || t.trade_id)::varchar(64), ''::varchar(200), t.executed_at
+  return `SELECT t.ledger_id + l.n AS id, t.event_seq, 'user'::varchar(16) AS owner_type, t.${side}_user_id AS owner_id, 'coin'::varchar(16) AS account_type,
+      l.currency_id, l.code, l.available_delta, l.frozen_delta, l.available_after, l.frozen_after,
+      'trade'::varchar(32) AS ref_type, (t.market_id || ':' || t.trade_id)::varchar(64) AS ref_id, ''::varchar(200) AS memo, t.executed_at AS created_at${
+        tradeLedgerId ? ', t.ledger_id AS trade_ledger_id' : ''
+      }
     FROM trades t
     CROSS JOIN LATERAL (VALUES
       (${pick('0', '2')}, 600, ${pick('t.quote_currency_id', 't.base_currency_id')}, ${money('0')}, ${money(`-${pick('t.quote_quantity', 't.quantity')}`)},

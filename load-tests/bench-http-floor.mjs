@@ -4,6 +4,11 @@
 // engine, no auth. Whatever bench:api reaches is below this line; the gap is the exchange's work.
 // Last line: `floor: <N> orders/s p99 <L> ms (<R> requests/s)`.
 //
+// BENCH_RATE=N: the same server under bench:api's open loop (N orders/s offered, 30% cancels on
+// top, latency from each request's scheduled time, the first BENCH_WARMUP seconds left out): what
+// the transport and the generator alone cost at that rate, beside `BENCH_RATE=N npm run bench:api`.
+// Last line `open floor: <N> orders/s p99 <L> ms (<R> offered)`; it is not saved as F.
+//
 // BENCH_FLOOR_ANSWER=exchange: the same do-nothing server, but its answers carry what the
 // exchange's order answers must (the API's security headers and request id, set by the backend's
 // own functions, and an order-shaped envelope of the same size): how much of the gap to F is the
@@ -11,11 +16,14 @@
 import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { openLoop } from './lib/open-loop.mjs';
 import { cpuMsPer, cpuReport, cpuTimes, loadClient, log, percentile, saveFloor } from './lib/stack.mjs';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
+const RATE = Number(process.env.BENCH_RATE ?? 0);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 
 const EXCHANGE_ANSWER = process.env.BENCH_FLOOR_ANSWER === 'exchange';
 
@@ -84,44 +92,81 @@ if (process.argv[2] === 'server') {
     let requests = 0;
     const client = loadClient(`http://127.0.0.1:${port}`, CONCURRENCY);
     const pids = { server: [child.pid], generator: [process.pid] };
-    const cpuBefore = cpuTimes(pids);
-    const started = Date.now();
-    const deadline = started + SECONDS * 1000;
-    async function worker() {
-      const open = [];
-      while (Date.now() < deadline) {
-        requests++;
-        if (open.length && rand() < CANCEL_SHARE) {
-          await client.call('PUT', 'coin/trade', { order_id: open.splice(Math.floor(rand() * open.length), 1)[0] }, 'token');
-          continue;
+    if (RATE > 0) await openFloor(client, pids, rand);
+    else {
+      const cpuBefore = cpuTimes(pids);
+      const started = Date.now();
+      const deadline = started + SECONDS * 1000;
+      async function worker() {
+        const open = [];
+        while (Date.now() < deadline) {
+          requests++;
+          if (open.length && rand() < CANCEL_SHARE) {
+            await client.call('PUT', 'coin/trade', { order_id: open.splice(Math.floor(rand() * open.length), 1)[0] }, 'token');
+            continue;
+          }
+          const t0 = performance.now();
+          const r = await client.call(
+            'POST',
+            'coin/trade',
+            { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2), quantity: '0.001' },
+            'token',
+          );
+          latencies.push(performance.now() - t0);
+          if (rand() < 0.6) open.push(r.data.order_id);
         }
-        const t0 = performance.now();
-        const r = await client.call(
-          'POST',
-          'coin/trade',
-          { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2), quantity: '0.001' },
-          'token',
-        );
-        latencies.push(performance.now() - t0);
-        if (rand() < 0.6) open.push(r.data.order_id);
       }
+      log(
+        `floor: ${CONCURRENCY} concurrent clients for ${SECONDS} s against a do-nothing server${EXCHANGE_ANSWER ? " answering with the exchange's headers and order answer" : ''}`,
+      );
+      await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
+      const elapsed = (Date.now() - started) / 1000;
+      const cpuAfter = cpuTimes(pids);
+      console.log(`cores used (of 2): ${cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length)}`);
+      await client.close();
+      latencies.sort((a, b) => a - b);
+      const rate = Math.round(latencies.length / elapsed);
+      // bench:api subtracts this server's CPU per order (the bare HTTP cost) from the exchange's.
+      if (!EXCHANGE_ANSWER) saveFloor(rate, cpuMsPer(cpuBefore, cpuAfter, ['server'], latencies.length));
+      console.log(
+        `${EXCHANGE_ANSWER ? 'answer floor' : 'floor'}: ${rate} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`,
+      );
     }
-    log(
-      `floor: ${CONCURRENCY} concurrent clients for ${SECONDS} s against a do-nothing server${EXCHANGE_ANSWER ? " answering with the exchange's headers and order answer" : ''}`,
-    );
-    await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
-    const elapsed = (Date.now() - started) / 1000;
-    const cpuAfter = cpuTimes(pids);
-    console.log(`cores used (of 2): ${cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length)}`);
-    await client.close();
-    latencies.sort((a, b) => a - b);
-    const rate = Math.round(latencies.length / elapsed);
-    // bench:api subtracts this server's CPU per order (the bare HTTP cost) from the exchange's.
-    if (!EXCHANGE_ANSWER) saveFloor(rate, cpuMsPer(cpuBefore, cpuAfter, ['server'], latencies.length));
-    console.log(
-      `${EXCHANGE_ANSWER ? 'answer floor' : 'floor'}: ${rate} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`,
-    );
   } finally {
     child.kill();
   }
+}
+
+/** BENCH_RATE: bench:api's open loop (same mix) against the do-nothing server; CPU and latencies after the warm-up. */
+async function openFloor(client, pids, rand) {
+  const latencies = [];
+  const open = [];
+  const origin = performance.now();
+  const from = origin + WARMUP * 1000;
+  let cpuBefore;
+  const warm = setTimeout(() => (cpuBefore = cpuTimes(pids)), WARMUP * 1000);
+  log(`open floor: ${RATE} orders/s offered (+${Math.round((RATE * CANCEL_SHARE) / (1 - CANCEL_SHARE))} cancels/s) for ${WARMUP} + ${SECONDS} s against a do-nothing server`);
+  const { notSent } = await openLoop({
+    perSecond: RATE / (1 - CANCEL_SHARE),
+    concurrency: CONCURRENCY,
+    deadline: from + SECONDS * 1000,
+    recording: () => performance.now() >= from,
+    step: async (i, scheduled) => {
+      if (open.length && rand() < CANCEL_SHARE) {
+        await client.call('PUT', 'coin/trade', { order_id: open.splice(Math.floor(rand() * open.length), 1)[0] }, 'token');
+        return;
+      }
+      const price = (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2);
+      const r = await client.call('POST', 'coin/trade', { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price, quantity: '0.001' }, 'token');
+      if (scheduled >= from) latencies.push(performance.now() - scheduled);
+      if (rand() < 0.6) open.push(r.data.order_id);
+    },
+  });
+  clearTimeout(warm);
+  const cpuAfter = cpuTimes(pids);
+  await client.close();
+  const elapsed = (performance.now() - from) / 1000;
+  console.log(`cores used (of 2): ${cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length)}${notSent ? `; not sent (no free slot): ${notSent}` : ''}`);
+  latencies.sort((a, b) => a - b);
+  console.log(`open floor: ${Math.round(latencies.length / elapsed)} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${RATE} offered)`);
 }

@@ -17,7 +17,7 @@ import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { openLoop } from './lib/open-loop.mjs';
-import { cpuMsPer, cpuReport, cpuTimes, loadClient, log, percentile, saveFloor } from './lib/stack.mjs';
+import { cpuMsPer, cpuReport, cpuTimes, loadClient, log, measuredWindow, percentile, saveFloor } from './lib/stack.mjs';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -88,84 +88,71 @@ if (process.argv[2] === 'server') {
   try {
     let seed = 12345;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    const latencies = [];
-    let requests = 0;
     const client = loadClient(`http://127.0.0.1:${port}`, CONCURRENCY);
     const pids = { server: [child.pid], generator: [process.pid] };
-    if (RATE > 0) await openFloor(client, pids, rand);
-    else {
-      const cpuBefore = cpuTimes(pids);
-      const started = Date.now();
-      const deadline = started + SECONDS * 1000;
-      async function worker() {
-        const open = [];
-        while (Date.now() < deadline) {
-          requests++;
-          if (open.length && rand() < CANCEL_SHARE) {
-            await client.call('PUT', 'coin/trade', { order_id: open.splice(Math.floor(rand() * open.length), 1)[0] }, 'token');
-            continue;
-          }
-          const t0 = performance.now();
-          const r = await client.call(
-            'POST',
-            'coin/trade',
-            { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2), quantity: '0.001' },
-            'token',
-          );
-          latencies.push(performance.now() - t0);
-          if (rand() < 0.6) open.push(r.data.order_id);
-        }
-      }
-      log(
-        `floor: ${CONCURRENCY} concurrent clients for ${SECONDS} s against a do-nothing server${EXCHANGE_ANSWER ? " answering with the exchange's headers and order answer" : ''}`,
-      );
-      await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
-      const elapsed = (Date.now() - started) / 1000;
-      const cpuAfter = cpuTimes(pids);
-      console.log(`cores used (of 2): ${cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length)}`);
-      await client.close();
-      latencies.sort((a, b) => a - b);
-      const rate = Math.round(latencies.length / elapsed);
-      // bench:api subtracts this server's CPU per order (the bare HTTP cost) from the exchange's.
-      if (!EXCHANGE_ANSWER) saveFloor(rate, cpuMsPer(cpuBefore, cpuAfter, ['server'], latencies.length));
-      console.log(
-        `${EXCHANGE_ANSWER ? 'answer floor' : 'floor'}: ${rate} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`,
-      );
-    }
-  } finally {
-    child.kill();
-  }
-}
-
-/** BENCH_RATE: bench:api's open loop (same mix) against the do-nothing server; CPU and latencies after the warm-up. */
-async function openFloor(client, pids, rand) {
-  const latencies = [];
-  const open = [];
-  const origin = performance.now();
-  const from = origin + WARMUP * 1000;
-  let cpuBefore;
-  const warm = setTimeout(() => (cpuBefore = cpuTimes(pids)), WARMUP * 1000);
-  log(`open floor: ${RATE} orders/s offered (+${Math.round((RATE * CANCEL_SHARE) / (1 - CANCEL_SHARE))} cancels/s) for ${WARMUP} + ${SECONDS} s against a do-nothing server`);
-  const { notSent } = await openLoop({
-    perSecond: RATE / (1 - CANCEL_SHARE),
-    concurrency: CONCURRENCY,
-    deadline: from + SECONDS * 1000,
-    recording: () => performance.now() >= from,
-    step: async (i, scheduled) => {
+    /** One request of bench:api's mix: a cancel of one of `open` (30 %), else a new order; an order's latency (from `t0`) goes to `latencies`. */
+    const request = async (open, latencies, t0 = performance.now()) => {
       if (open.length && rand() < CANCEL_SHARE) {
         await client.call('PUT', 'coin/trade', { order_id: open.splice(Math.floor(rand() * open.length), 1)[0] }, 'token');
         return;
       }
       const price = (60000 * (1 + (rand() - 0.5) * 0.01)).toFixed(2);
       const r = await client.call('POST', 'coin/trade', { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price, quantity: '0.001' }, 'token');
-      if (scheduled >= from) latencies.push(performance.now() - scheduled);
+      latencies?.push(performance.now() - t0);
       if (rand() < 0.6) open.push(r.data.order_id);
-    },
+    };
+    if (RATE > 0) await openFloor(client, pids, request);
+    else await closedFloor(client, pids, request);
+  } finally {
+    child.kill();
+  }
+}
+
+/** The closed loop (F): CONCURRENCY clients, each sending its next request when the last is answered. */
+async function closedFloor(client, pids, request) {
+  const latencies = [];
+  let requests = 0;
+  const cpuBefore = cpuTimes(pids);
+  const started = Date.now();
+  const deadline = started + SECONDS * 1000;
+  async function worker() {
+    const open = [];
+    while (Date.now() < deadline) {
+      requests++;
+      await request(open, latencies);
+    }
+  }
+  log(`floor: ${CONCURRENCY} concurrent clients for ${SECONDS} s against a do-nothing server${EXCHANGE_ANSWER ? " answering with the exchange's headers and order answer" : ''}`);
+  await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
+  const elapsed = (Date.now() - started) / 1000;
+  const cpuAfter = cpuTimes(pids);
+  console.log(`cores used (of 2): ${cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length)}`);
+  await client.close();
+  latencies.sort((a, b) => a - b);
+  const rate = Math.round(latencies.length / elapsed);
+  // bench:api subtracts this server's CPU per order (the bare HTTP cost) from the exchange's.
+  if (!EXCHANGE_ANSWER) saveFloor(rate, cpuMsPer(cpuBefore, cpuAfter, ['server'], latencies.length));
+  console.log(`${EXCHANGE_ANSWER ? 'answer floor' : 'floor'}: ${rate} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`);
+}
+
+/** BENCH_RATE: bench:api's open loop (same mix) against the do-nothing server; CPU and latencies in the window after the warm-up. */
+async function openFloor(client, pids, request) {
+  const latencies = [];
+  const open = [];
+  let cpuBefore;
+  const win = measuredWindow(WARMUP, SECONDS, () => (cpuBefore = cpuTimes(pids)));
+  log(`open floor: ${RATE} orders/s offered (+${Math.round((RATE * CANCEL_SHARE) / (1 - CANCEL_SHARE))} cancels/s) for ${WARMUP} + ${SECONDS} s against a do-nothing server`);
+  const { notSent } = await openLoop({
+    perSecond: RATE / (1 - CANCEL_SHARE),
+    concurrency: CONCURRENCY,
+    deadline: win.deadline,
+    recording: () => win.recording,
+    step: (i, scheduled) => request(open, win.recording ? latencies : undefined, scheduled),
   });
-  clearTimeout(warm);
+  await win.ready;
+  const elapsed = win.elapsed();
   const cpuAfter = cpuTimes(pids);
   await client.close();
-  const elapsed = (performance.now() - from) / 1000;
   console.log(`cores used (of 2): ${cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length)}${notSent ? `; not sent (no free slot): ${notSent}` : ''}`);
   latencies.sort((a, b) => a - b);
   console.log(`open floor: ${Math.round(latencies.length / elapsed)} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${RATE} offered)`);

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
@@ -5,14 +6,20 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 /** The deepest page a list answers (1,000,000 lines at 100 a page): a page past it is refused, never a database error. */
 export const PAGE_MAX = 10_000;
 
+/** A `page` query field: a whole number from 1 to PAGE_MAX, optional (give the property `= 1`). */
+export const PageNumber = () =>
+  applyDecorators(
+    ApiPropertyOptional({ default: 1, maximum: PAGE_MAX }),
+    IsOptional(),
+    Type(() => Number),
+    IsInt({ message: 'error.page_number' }),
+    Min(1, { message: 'error.page_number' }),
+    Max(PAGE_MAX, { message: 'error.page_number' }),
+  );
+
 /** `page` from 1 to PAGE_MAX, `limit` up to 100 (default 20). */
 export class PageQueryDto {
-  @ApiPropertyOptional({ default: 1, maximum: PAGE_MAX })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'error.page_number' })
-  @Min(1, { message: 'error.page_number' })
-  @Max(PAGE_MAX, { message: 'error.page_number' })
+  @PageNumber()
   page: number = 1;
 
   @ApiPropertyOptional({ default: 20, maximum: 100 })

@@ -51,13 +51,13 @@ export interface LogLine {
   created_at: string;
 }
 
-/** Read side of the four accounts, and transfers between them (ledger 502/503). */
 /** The codes of a spot trade's legs, the lines of the views `trade_legs_maker` and `trade_legs_taker` (all in the `coin` account). */
 const TRADE_LEG_CODES: readonly number[] = [LedgerCode.CoinTradeDeduction, LedgerCode.CoinTradeFee, LedgerCode.CoinTradeIncrease];
 
 /** wallet/log's `total` counts this many lines at most. */
 const LOG_TOTAL_MAX = 10_000;
 
+/** Read side of the four accounts, and transfers between them (ledger 502/503). */
 @Injectable()
 export class AccountsService {
   constructor(

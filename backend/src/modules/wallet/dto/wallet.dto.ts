@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { PAGE_MAX, PageQueryDto } from '../../../infra/http/page.dto';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Min } from 'class-validator';
+import { PageNumber, PageQueryDto } from '../../../infra/http/page.dto';
 import { USER_ACCOUNT_TYPES, type UserAccountType } from '../../ledger/ledger-codes';
 
 export const AMOUNT_RE = /^\d{1,18}(\.\d{1,18})?$/;
@@ -28,12 +28,7 @@ export class AccountCurrencyDto {
 }
 
 export class WalletDetailDto extends AccountCurrencyDto {
-  @ApiPropertyOptional({ default: 1, maximum: PAGE_MAX })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'error.page_number' })
-  @Min(1, { message: 'error.page_number' })
-  @Max(PAGE_MAX, { message: 'error.page_number' })
+  @PageNumber()
   page: number = 1;
 }
 

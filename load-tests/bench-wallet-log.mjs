@@ -1,7 +1,8 @@
 // npm run bench:wallet-log — a heavy trader's `GET wallet/log`: how long a page and its total take
-// when the trader has many spot trades (BENCH_TRADES, default 300,000) and entries (a third as many
-// order freezes). The trades are written straight into a fresh database as the projector writes
-// them (test data: the stack's own guard lets the projector's session write them); then the
+// when the trader has many spot trades (BENCH_TRADES, default 300,000) and a third as many resting
+// orders (their freezes, 901, in their rows). The trades and orders are written straight into a
+// fresh database as the projector writes them (test data: the stack's own guard lets the
+// projector's session write them); then the
 // exchange answers the pages. For comparison it also times the query the endpoint used before
 // (the view `ledger` ordered by id, and its full count), on the same data.
 // Last line: `wallet/log: page 1 <ms> ms, page 5 of one currency <ms> ms (view sorted: <ms> ms)`.
@@ -13,7 +14,7 @@ const RUNS = 7;
 const stack = await startStack();
 try {
   const [heavy, other] = await makeTraders(stack, 2, { 3: '1000' });
-  log(`writing ${TRADES} trades of one trader (maker of two in three) and ${Math.round(TRADES / 3)} of its entries…`);
+  log(`writing ${TRADES} trades of one trader (maker of two in three) and ${Math.round(TRADES / 3)} of its orders (their freezes)…`);
   await sql(
     stack.databaseUrl,
     `DO $$ BEGIN
@@ -25,8 +26,8 @@ try {
          CASE WHEN g % 3 = 0 THEN ${other.id} ELSE ${heavy.id} END, CASE WHEN g % 3 = 0 THEN ${heavy.id} ELSE ${other.id} END,
          0.00001, 0.06, now(), 1000000000 + 16 * g, g, 1, 3, 10, 1, 10, 0, 10, 1, 10, 0
        FROM generate_series(1, ${TRADES}) g;
-       INSERT INTO ledger_entries (id, event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo)
-       SELECT 1000000008 + 16 * g, g, 'user', ${heavy.id}, 'coin', 3, 901, -1, 1, 10, 1, 'order', g::text, '' FROM generate_series(1, ${TRADES}, 3) g;
+       INSERT INTO orders (id, user_id, market_id, side, type, price, quantity, frozen_currency_id, frozen_left, status, frozen_amount, freeze_ledger_id, freeze_seq, freeze_available_after, freeze_frozen_after)
+       SELECT 1000000 + g, ${heavy.id}, 1, 'buy', 'limit', 1, 1, 3, 1, 'waiting', 1, 1000000008 + 16 * g, g, 10, 1 FROM generate_series(1, ${TRADES}, 3) g;
      END $$`,
   );
   await sql(stack.databaseUrl, 'ANALYZE');

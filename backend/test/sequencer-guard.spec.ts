@@ -234,6 +234,30 @@ describe('the sequencer is the only writer of the trade and house accounts (real
       expect((await pg.query(`SELECT COUNT(*)::int AS n FROM trades WHERE trade_id = 999999`)).rows).toEqual([{ n: 0 }]);
     });
 
+    it("refuses any order row and any change to one but the projector's, and deleting one (an order's row holds its freeze and release)", async () => {
+      const insert = () =>
+        pg.query(
+          `INSERT INTO orders (id, user_id, market_id, side, type, price, quantity, frozen_currency_id, frozen_left, status, frozen_amount, freeze_ledger_id, freeze_seq, freeze_available_after, freeze_frozen_after)
+           VALUES (999999999, $1, 1, 'buy', 'limit', 1, 1, 3, 1, 'waiting', 1, 8, 1, 0, 1)`,
+          [userId],
+        );
+      await refused(insert(), /only by the sequencer's projector/);
+      await refused(pg.query(`UPDATE orders SET release_available_after = 1000000`), /only by the sequencer's projector/);
+      await refused(pg.query(`DELETE FROM orders`), /never deleted/);
+      await refused(pg.query(`TRUNCATE orders`), /never deleted/);
+      await pg.query('BEGIN');
+      try {
+        await pg.query(`SET LOCAL kestrel.writer = 'projector'`);
+        await insert();
+        await pg.query(`UPDATE orders SET status = 'cancelled' WHERE id = 999999999`);
+        // Not even the projector deletes one.
+        await refused(pg.query(`DELETE FROM orders WHERE id = 999999999`), /never deleted/);
+      } finally {
+        await pg.query('ROLLBACK');
+      }
+      expect((await pg.query(`SELECT COUNT(*)::int AS n FROM orders WHERE id = 999999999`)).rows).toEqual([{ n: 0 }]);
+    });
+
     // A trade account's row relabelled as a database account takes the trade account's balance off the
     // read side (and hands it to another account) while the sequencer still holds it: a write to the
     // trade account that is not the projector's. The guard looks at the rows as they were too (OLD TABLE).

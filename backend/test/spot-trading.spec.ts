@@ -100,6 +100,13 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     await t.http().put('/api/coin/trade').set('Authorization', a.token).type('form').send({ order_id: resting.body.data.order_id });
     await t.app.get(EngineHost).settledFor(a.user.id);
     await t.app.get(EngineHost).settledFor(b.user.id);
+    // An order's freeze and release are in its row (the views order_freezes and order_releases), not in ledger_entries.
+    expect(await t.ds.query(`SELECT id FROM ledger_entries WHERE ref_type = 'order' AND owner_id = $1`, [a.user.id])).toEqual([]);
+    const [mine] = await t.ds.query(
+      `SELECT (SELECT COUNT(*) FROM order_freezes WHERE owner_id = $1)::int AS freezes, (SELECT COUNT(*) FROM order_releases WHERE owner_id = $1 AND ref_id = $2)::int AS released`,
+      [a.user.id, resting.body.data.order_id],
+    );
+    expect(mine).toEqual({ freezes: 7, released: 1 });
     const filters: Array<Record<string, string | number>> = [
       {},
       { currency_id: BTC },
@@ -109,6 +116,8 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
       { code: 601 },
       { code: 602, currency_id: USDT },
       { code: 901 },
+      { code: 902 },
+      { code: 901, currency_id: USDT },
       { code: 200 },
       { account: 'coin' },
       { account: 'coin', currency_id: ETH },
@@ -336,7 +345,7 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     await host.recover();
     const [o] = await t.ds.query('SELECT status FROM orders WHERE id = $1', [restingSell]);
     expect(o.status).toBe('cancelled');
-    const releases = await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'order' AND ref_id = $1 AND code = 902`, [restingSell]);
+    const releases = await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger WHERE ref_type = 'order' AND ref_id = $1 AND code = 902`, [restingSell]);
     expect(releases[0].n).toBe(1);
     await trialOk();
   });

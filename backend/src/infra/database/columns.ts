@@ -2,6 +2,8 @@ import { ColumnOptions } from 'typeorm';
 
 /** Money and quantities: numeric in the database, decimal strings in TypeScript (never floats). */
 export const MONEY: ColumnOptions = { type: 'numeric', precision: 36, scale: 18, default: 0 };
+/** An amount that may be absent (null), e.g. a ledger posting's balance after on a row projected before it was stored there. */
+export const MONEY_OR_NULL: ColumnOptions = { type: 'numeric', precision: 36, scale: 18, nullable: true };
 /** Rates and fee ratios. */
 export const RATE: ColumnOptions = { type: 'numeric', precision: 12, scale: 8, default: 0 };
 /** bigint ids come back from pg as strings; keep them as strings end to end. */

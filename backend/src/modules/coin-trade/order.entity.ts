@@ -1,7 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { CREATED_AT, MONEY } from '../../infra/database/columns';
+import { CREATED_AT, MONEY, MONEY_OR_NULL } from '../../infra/database/columns';
 
-export type OrderStatus = 'waiting' | 'completed' | 'cancelled';
+/** Every status an order can have (wallet/log reads a trader's order freezes one status at a time). */
+export const ORDER_STATUSES = ['waiting', 'completed', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /**
  * Spot order projection. Its id is the engine's order id (from `order_ids`), assigned when the
@@ -11,6 +13,8 @@ export type OrderStatus = 'waiting' | 'completed' | 'cancelled';
 // Not unique: client order ids are deduplicated by the sequencer within its idempotency window (docs/architecture.md).
 @Index('ix_orders_client_id', ['userId', 'clientOrderId'], { where: 'client_order_id IS NOT NULL' })
 @Index('ix_orders_user_status', ['userId', 'status', 'id'])
+@Index('ix_orders_freeze_currency', ['userId', 'frozenCurrencyId', 'id'], { where: 'freeze_ledger_id IS NOT NULL' })
+@Index('ix_orders_release_ledger', ['userId', 'releaseLedgerId'], { where: 'release_ledger_id IS NOT NULL' })
 export class Order {
   @PrimaryColumn({ type: 'bigint' })
   id: string;
@@ -67,4 +71,38 @@ export class Order {
 
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt: Date;
+
+  // The order's ledger postings (the views `order_freezes` and `order_releases`; migration
+  // OrderFreezeLedger): null for orders projected before it, whose 901/902 are in ledger_entries.
+  /** What placing it froze (901); the release (902) is this less what the fills paid from it. */
+  @Column({ ...MONEY_OR_NULL, name: 'frozen_amount' })
+  frozenAmount: string | null;
+
+  /** The freeze's place in the ledger's order and its journal batch. */
+  @Column({ name: 'freeze_ledger_id', type: 'bigint', nullable: true })
+  freezeLedgerId: string | null;
+
+  @Column({ name: 'freeze_seq', type: 'bigint', nullable: true })
+  freezeSeq: string | null;
+
+  /** The frozen currency's account after the freeze. */
+  @Column({ ...MONEY_OR_NULL, name: 'freeze_available_after' })
+  freezeAvailableAfter: string | null;
+
+  @Column({ ...MONEY_OR_NULL, name: 'freeze_frozen_after' })
+  freezeFrozenAfter: string | null;
+
+  /** The release's place, batch and account after it: null while the order rests, or when it left nothing frozen. */
+  @Column({ name: 'release_ledger_id', type: 'bigint', nullable: true })
+  releaseLedgerId: string | null;
+
+  @Column({ name: 'release_seq', type: 'bigint', nullable: true })
+  releaseSeq: string | null;
+
+  @Column({ ...MONEY_OR_NULL, name: 'release_available_after' })
+  releaseAvailableAfter: string | null;
+
+  @Column({ ...MONEY_OR_NULL, name: 'release_frozen_after' })
+  releaseFrozenAfter: string | null;
 }
+

@@ -1,7 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { MONEY } from '../../infra/database/columns';
-
-const AFTER = { type: 'numeric', precision: 36, scale: 18, nullable: true } as const;
+import { MONEY, MONEY_OR_NULL } from '../../infra/database/columns';
 
 /**
  * A fill, keyed by the engine's per-market trade id (the settlement idempotency key). It also holds
@@ -68,27 +66,27 @@ export class Trade {
   quoteCurrencyId: number | null;
 
   // Each side's accounts after the trade: the currency it paid (from frozen) and the one it received (after its fee).
-  @Column({ ...AFTER, name: 'maker_pay_available_after' })
+  @Column({ ...MONEY_OR_NULL, name: 'maker_pay_available_after' })
   makerPayAvailableAfter: string | null;
 
-  @Column({ ...AFTER, name: 'maker_pay_frozen_after' })
+  @Column({ ...MONEY_OR_NULL, name: 'maker_pay_frozen_after' })
   makerPayFrozenAfter: string | null;
 
-  @Column({ ...AFTER, name: 'maker_receive_available_after' })
+  @Column({ ...MONEY_OR_NULL, name: 'maker_receive_available_after' })
   makerReceiveAvailableAfter: string | null;
 
-  @Column({ ...AFTER, name: 'maker_receive_frozen_after' })
+  @Column({ ...MONEY_OR_NULL, name: 'maker_receive_frozen_after' })
   makerReceiveFrozenAfter: string | null;
 
-  @Column({ ...AFTER, name: 'taker_pay_available_after' })
+  @Column({ ...MONEY_OR_NULL, name: 'taker_pay_available_after' })
   takerPayAvailableAfter: string | null;
 
-  @Column({ ...AFTER, name: 'taker_pay_frozen_after' })
+  @Column({ ...MONEY_OR_NULL, name: 'taker_pay_frozen_after' })
   takerPayFrozenAfter: string | null;
 
-  @Column({ ...AFTER, name: 'taker_receive_available_after' })
+  @Column({ ...MONEY_OR_NULL, name: 'taker_receive_available_after' })
   takerReceiveAvailableAfter: string | null;
 
-  @Column({ ...AFTER, name: 'taker_receive_frozen_after' })
+  @Column({ ...MONEY_OR_NULL, name: 'taker_receive_frozen_after' })
   takerReceiveFrozenAfter: string | null;
 }

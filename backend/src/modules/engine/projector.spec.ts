@@ -134,15 +134,16 @@ describe('projectionRows: a trade’s posting is stored with the trade', () => {
   it('takes its place in the ledger’s order: after the entries before it, before those after it, one place each', () => {
     // Order 1 rests (its freeze), order 2 fills it (its freeze, the trade), order 3 rests and is cancelled (freeze, release).
     const { applied } = run([setup, [limit(1, 'sell'), limit(2, 'buy'), limit(2, 'buy'), { t: 'cancel', userId: 2, orderId: 3 }]]);
-    const { entries, trades, slots } = projectionRows(applied);
+    const { entries, trades, freezes, releases, slots } = projectionRows(applied);
     const at = (pred: (e: ProjectedEntry) => boolean) => entries.filter(pred).map((e) => e.slot);
-    const [freeze1, freeze2, freeze3] = at((e) => e.refType === 'order' && e.leg.code === LedgerCode.Freeze);
-    const [release3] = at((e) => e.refType === 'order' && e.leg.code === LedgerCode.Unfreeze);
+    const [freeze1, freeze2, freeze3] = [1, 2, 3].map((id) => freezes.get(id)!.slot);
+    const release3 = releases.get(3)!.slot;
     const trade = trades[0].ledger.slot;
     expect(freeze1 < freeze2 && freeze2 < trade && trade < freeze3 && freeze3 < release3).toBe(true);
     // The house's fee lines (written at the end of the run) come after the trade that fed them.
     expect(Math.min(...at((e) => e.refType === 'spot-fees'))).toBeGreaterThan(trade);
-    expect([...entries.map((e) => e.slot), trade].sort((a, b) => a - b)).toEqual(Array.from({ length: slots }, (_, i) => i));
+    const places = [...entries.map((e) => e.slot), trade, ...[...freezes.values(), ...releases.values()].map((p) => p.slot)];
+    expect(places.sort((a, b) => a - b)).toEqual(Array.from({ length: slots }, (_, i) => i));
   });
 
   it('refuses a trade posting that is not in the sequencer’s shape (rather than write a wrong ledger)', () => {
@@ -152,5 +153,34 @@ describe('projectionRows: a trade’s posting is stored with the trade', () => {
     const swapped = { ...posting, legs: [posting.legs[1], posting.legs[0], ...posting.legs.slice(2)] };
     const broken: AppliedBatch = { ...applied[1], outcomes: [applied[1].outcomes[0], { ...outcome, postings: outcome.postings.map((p) => (p === posting ? swapped : p)) }] };
     expect(() => projectionRows([broken])).toThrow(/not in the sequencer's shape/);
+  });
+});
+
+describe('projectionRows: a spot order’s freeze and release are stored with the order', () => {
+  const setup: SeqCommand[] = [{ t: 'market', market: MARKET }, deposit(1, BTC, '10'), deposit(2, USDT, '100000')];
+  const coin = (userId: number, currencyId: number) => accountKey({ ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId });
+  const units = (v: string) => BigInt(v) * 10n ** 18n;
+
+  it('they are not entries: each order carries its freeze (901) and release (902), with the account after each', () => {
+    // Order 1 (sell 1 BTC) rests; order 2 (buy 2 BTC at 10,000) takes it and rests with 1 BTC's worth; order 2 is cancelled.
+    const { seq, applied } = run([setup, [limit(1, 'sell'), { ...limit(2, 'buy'), qty: 20_000 }], [{ t: 'cancel', userId: 2, orderId: 2 }]]);
+    const { entries, freezes, releases, owned } = projectionRows(applied);
+    expect(entries.filter((e) => e.refType === 'order')).toEqual([]);
+    expect([...freezes.keys()]).toEqual([1, 2]);
+    expect([...releases.keys()]).toEqual([2]);
+    expect(freezes.get(1)).toMatchObject({ seq: 2, leg: { ownerId: 1, currencyId: BTC, code: LedgerCode.Freeze, available: -units('1'), frozen: units('1'), availableAfter: units('9'), frozenAfter: units('1') } });
+    expect(freezes.get(2)).toMatchObject({ seq: 2, leg: { ownerId: 2, currencyId: USDT, available: -units('20000'), frozen: units('20000'), availableAfter: units('80000'), frozenAfter: units('20000') } });
+    // The fill paid 10,000 from frozen; the release gives back the other 10,000.
+    expect(releases.get(2)).toMatchObject({ seq: 3, leg: { ownerId: 2, currencyId: USDT, code: LedgerCode.Unfreeze, available: units('10000'), frozen: -units('10000'), availableAfter: units('90000'), frozenAfter: 0n } });
+    const b = seq.balance(coin(2, USDT));
+    expect(owned.get(coin(2, USDT))).toMatchObject({ available: b.available, frozen: b.frozen });
+  });
+
+  it('a posting command about an order (a service’s, with a command id) stays an entry', () => {
+    const post: PostCmd = { ...deposit(1, USDT, '5'), commandId: 'order-like', refType: 'order', refId: '1' };
+    const { applied } = run([setup, [post]]);
+    const { entries, freezes, releases } = projectionRows(applied);
+    expect(entries.filter((e) => e.refType === 'order').map((e) => e.leg.code)).toEqual([LedgerCode.DepositIncrease, LedgerCode.DepositIncrease]);
+    expect(freezes.size + releases.size).toBe(0);
   });
 });

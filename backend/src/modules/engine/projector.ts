@@ -60,7 +60,8 @@ const END_STUCK = `SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid))::i
  * the same rows cost as unnest arrays of an INSERT (the arrays' literals are parsed whole first).
  */
 const LEDGER = `COPY ledger_entries (id, event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at) FROM STDIN`;
-const NEW_ORDERS = `COPY orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at) FROM STDIN`;
+const NEW_ORDERS = `COPY orders (id, user_id, market_id, side, type, price, quantity, quote_amount, filled_qty, filled_quote, fee, frozen_currency_id, frozen_left, status, client_order_id, created_at, updated_at,
+  frozen_amount, freeze_ledger_id, freeze_seq, freeze_available_after, freeze_frozen_after, release_ledger_id, release_seq, release_available_after, release_frozen_after) FROM STDIN`;
 const TRADES = `COPY trades (market_id, trade_id, price, quantity, quote_quantity, taker_side, maker_order_id, taker_order_id, maker_user_id, taker_user_id, maker_fee, taker_fee, executed_at,
   ledger_id, event_seq, base_currency_id, quote_currency_id, maker_pay_available_after, maker_pay_frozen_after, maker_receive_available_after, maker_receive_frozen_after,
   taker_pay_available_after, taker_pay_frozen_after, taker_receive_available_after, taker_receive_frozen_after) FROM STDIN`;
@@ -85,7 +86,8 @@ class CopyTime {
 /**
  * The rows a projection changes, in one statement, one round trip: the sequencer's accounts'
  * balances ($1–$6) and the orders made by earlier commands ($7–$13: their fills, fee, frozen
- * remainder and status). Each part is a data-modifying CTE on a table of its own; PostgreSQL runs
+ * remainder and status; $14–$18: the release of what was still frozen when one left the book, and
+ * the amount it froze, kept for an order projected before its row stored it). Each part is a data-modifying CTE on a table of its own; PostgreSQL runs
  * every one to completion, checks each row's constraints as it writes it, and fires the writer
  * guard's statement triggers after all of them (the ledger's fire at the end of its COPY). It
  * answers how many orders it updated: each of them must exist (one its commands made was inserted
@@ -99,8 +101,12 @@ const ROWS = `WITH
     SELECT ot, oi, at, ci, a * ${U}, f * ${U} FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) v(ot, oi, at, ci, a, f)
     ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO UPDATE SET available = EXCLUDED.available, frozen = EXCLUDED.frozen, updated_at = now()),
   orders_part AS (
-    UPDATE orders o SET filled_qty = v.fq * ${U}, filled_quote = v.fqt * ${U}, fee = v.fe * ${U}, frozen_left = v.fl * ${U}, status = v.st, updated_at = to_timestamp(v.ut / 1000.0)
-    FROM unnest($7::bigint[], $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[], $12::varchar[], $13::bigint[]) v(id, fq, fqt, fe, fl, st, ut)
+    UPDATE orders o SET filled_qty = v.fq * ${U}, filled_quote = v.fqt * ${U}, fee = v.fe * ${U}, frozen_left = v.fl * ${U}, status = v.st, updated_at = to_timestamp(v.ut / 1000.0),
+      release_ledger_id = COALESCE(v.rl, o.release_ledger_id), release_seq = COALESCE(v.rs, o.release_seq),
+      release_available_after = COALESCE(v.ra * ${U}, o.release_available_after), release_frozen_after = COALESCE(v.rf * ${U}, o.release_frozen_after),
+      frozen_amount = COALESCE(o.frozen_amount, v.fa * ${U})
+    FROM unnest($7::bigint[], $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[], $12::varchar[], $13::bigint[],
+      $14::bigint[], $15::bigint[], $16::numeric[], $17::numeric[], $18::numeric[]) v(id, fq, fqt, fe, fl, st, ut, rl, rs, ra, rf, fa)
     WHERE o.id = v.id RETURNING 1)
 SELECT count(*)::int AS orders FROM orders_part`;
 
@@ -159,6 +165,25 @@ export interface TradeLedger {
   seller: { pay: After; receive: After };
 }
 
+/** An order's freeze (901) or release (902) as its row stores it: its place in the ledger's order, its batch, the leg. */
+export interface OrderPosting {
+  slot: number;
+  seq: number;
+  leg: AppliedLeg;
+}
+
+/**
+ * The order whose freeze or release (the sequencer's own posting, one trade-account leg: place and
+ * close) this is, and which of the two; undefined for any other posting.
+ */
+function orderPosting(p: AppliedPosting): [number, 'freeze' | 'release'] | undefined {
+  if (p.refType !== 'order' || p.commandId !== undefined || p.legs.length !== 1) return undefined;
+  const [l] = p.legs;
+  if (l.accountType !== 'coin' || l.availableAfter === undefined) return undefined;
+  const kind = l.code === LedgerCode.Freeze ? 'freeze' : l.code === LedgerCode.Unfreeze ? 'release' : undefined;
+  return kind && [Number(p.refId), kind];
+}
+
 /** A trade as the projector writes it: the sequencer's record, its batch and its ledger posting. */
 export interface ProjectedTrade {
   record: TradeRecord;
@@ -205,8 +230,11 @@ export function projectionRows(batches: AppliedBatch[]): {
   /** The orders these batches made (inserted; the others are updated). */
   created: Set<number>;
   trades: ProjectedTrade[];
-  /** The ledger's lines but the trades' own legs (those are in the trades' rows). */
+  /** The ledger's lines but the trades' own legs and the orders' freezes and releases (those are in their rows). */
   entries: ProjectedEntry[];
+  /** The orders' freezes and releases in these batches, by order id. */
+  freezes: Map<number, OrderPosting>;
+  releases: Map<number, OrderPosting>;
   /** Places in the ledger's order: one per entry and one per trade (each takes a ledger id). */
   slots: number;
   /** The sequencer's accounts these batches changed, with their balances after the last of them. */
@@ -217,6 +245,8 @@ export function projectionRows(batches: AppliedBatch[]): {
   const created = new Set<number>();
   const trades: ProjectedTrade[] = [];
   const entries: ProjectedEntry[] = [];
+  const freezes = new Map<number, OrderPosting>();
+  const releases = new Map<number, OrderPosting>();
   const owned = new Map<string, AccountTotal>();
   let slots = 0;
   // The applied posting commands (a retry past the sequencer's window is answered from their rows).
@@ -250,6 +280,14 @@ export function projectionRows(batches: AppliedBatch[]): {
         if (p.commandId !== undefined) commands.push({ id: p.commandId, seq: b.seq, ts: b.ts });
         const trade = p.refType === 'trade';
         if (trade) (posted ??= new Map()).set(p.refId, tradeLedger(p, slots++));
+        const ofOrder = orderPosting(p);
+        if (ofOrder) {
+          const [orderId, kind] = ofOrder;
+          const leg = p.legs[0];
+          (kind === 'freeze' ? freezes : releases).set(orderId, { slot: slots++, seq: b.seq, leg });
+          owned.set(accountKey(leg), { key: leg, available: leg.availableAfter!, frozen: leg.frozenAfter! });
+          continue;
+        }
         for (const leg of p.legs) {
           const ours = leg.availableAfter !== undefined;
           const key = ours || leg.accountType === 'spot-fee' ? accountKey(leg) : undefined;
@@ -272,7 +310,7 @@ export function projectionRows(batches: AppliedBatch[]): {
     }
   }
   for (const key of [...fees.keys()]) flush(key);
-  return { orders, created, trades, entries, slots, owned, commands };
+  return { orders, created, trades, entries, freezes, releases, slots, owned, commands };
 }
 
 /**
@@ -308,7 +346,7 @@ export class Projector {
   async project(batches: AppliedBatch[]): Promise<Projected> {
     const last = batches[batches.length - 1].seq;
     const first = batches[0].seq;
-    const { orders, created, trades, entries, slots, owned, commands } = projectionRows(batches);
+    const { orders, created, trades, entries, freezes, releases, slots, owned, commands } = projectionRows(batches);
     // The watermark goes into the commit's text (`last` is an integer of ours, not input).
     if (!Number.isSafeInteger(last)) throw new Error(`projector: batch seq ${last} is not an integer`);
     const runner = this.dataSource.createQueryRunner();
@@ -333,7 +371,7 @@ export class Projector {
       const ids = taken ? ledgerIds((taken.rows[0] as { ids: string }).ids, slots) : [];
       // The new rows by COPY (one round trip), then the changed ones in one statement (each part writes a table of its own).
       const ledger = ledgerText(entries, after, ids);
-      const [made, changed] = this.orderRows(orders, created);
+      const [made, changed] = this.orderRows(orders, created, freezes, releases, ids);
       const [trade, candles] = this.tradeRows(trades, ids);
       await copyIn(
         client,
@@ -356,8 +394,12 @@ export class Projector {
           literals([commands.map((c) => c.id), commands.map((c) => c.seq), commands.map((c) => c.ts)]),
         );
       for (const [marketId, ticks] of candles) await writeCandles(m, marketId, ticks);
-      // The watermark and the commit in one round trip.
-      await client.query(`INSERT INTO sequencer_projection (id, seq) VALUES (1, ${last}) ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq; COMMIT`);
+      // The watermark (and the highest ledger id given, when some were: the ids ascend) and the commit in one round trip.
+      const top = ids.length ? ids[ids.length - 1] : 'NULL';
+      await client.query(
+        `INSERT INTO sequencer_projection (id, seq, ledger_id) VALUES (1, ${last}, ${top})
+         ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq, ledger_id = COALESCE(EXCLUDED.ledger_id, sequencer_projection.ledger_id); COMMIT`,
+      );
     } catch (err) {
       // A connection that broke is dropped from the pool by its error event (TypeORM's runner).
       await client.query('ROLLBACK').catch(() => undefined);
@@ -437,23 +479,35 @@ export class Projector {
 
   /**
    * The orders as they are after these batches: the ones they made as COPY's text for NEW_ORDERS
-   * (empty when none), the others' changing columns for ROWS.
+   * (empty when none), the others' changing columns for ROWS; each with its freeze and release
+   * made by these batches (their reserved ids, batches and the account after them).
    */
-  private orderRows(orders: Map<number, OrderState>, created: Set<number>): [string, string[]] {
+  private orderRows(
+    orders: Map<number, OrderState>,
+    created: Set<number>,
+    freezes: Map<number, OrderPosting>,
+    releases: Map<number, OrderPosting>,
+    ids: number[],
+  ): [string, string[]] {
     let made = '';
     const at = new CopyTime();
-    const c: unknown[][] = Array.from({ length: 7 }, () => []);
+    const c: unknown[][] = Array.from({ length: 12 }, () => []);
     for (const o of orders.values()) {
+      const release = releases.get(o.id);
       if (!created.has(o.id)) {
-        [o.id, o.filledQty, o.filledQuote, o.fee, o.frozenLeft, o.status, o.updatedTs].forEach((v, j) => c[j].push(v));
+        // What it froze, for an order projected before its row kept it: the release and what the fills paid from frozen.
+        const frozen = release && release.leg.available + (o.side === 'buy' ? o.filledQuote : o.filledQty);
+        [o.id, o.filledQty, o.filledQuote, o.fee, o.frozenLeft, o.status, o.updatedTs, ...postingColumns(release, ids), frozen ?? null].forEach((v, j) => c[j].push(v));
         continue;
       }
+      const freeze = freezes.get(o.id);
+      if (!freeze) throw new Error(`projector: order ${o.id} was made without its freeze`);
       const e = this.markets.byIdOrUndefined(o.marketId)?.engine;
       if (!e) throw new Error(`projector: unknown market ${o.marketId}`);
       const price = o.price ? e.ticksToPrice(o.price) : null;
       const qty = o.qty ? e.lotsToQty(o.qty) : null;
       const quote = o.quoteBudget ? e.unitsToQuote(o.quoteBudget) : null;
-      made += `${o.id}\t${o.userId}\t${o.marketId}\t${o.side}\t${o.type}\t${copyField(price)}\t${copyField(qty)}\t${copyField(quote)}\t${unitsString(o.filledQty)}\t${unitsString(o.filledQuote)}\t${unitsString(o.fee)}\t${o.frozenCurrency}\t${unitsString(o.frozenLeft)}\t${o.status}\t${copyField(o.clientOrderId)}\t${at.of(o.createdTs)}\t${at.of(o.updatedTs)}\n`;
+      made += `${o.id}\t${o.userId}\t${o.marketId}\t${o.side}\t${o.type}\t${copyField(price)}\t${copyField(qty)}\t${copyField(quote)}\t${unitsString(o.filledQty)}\t${unitsString(o.filledQuote)}\t${unitsString(o.fee)}\t${o.frozenCurrency}\t${unitsString(o.frozenLeft)}\t${o.status}\t${copyField(o.clientOrderId)}\t${at.of(o.createdTs)}\t${at.of(o.updatedTs)}\t${unitsString(freeze.leg.frozen)}\t${postingFields(freeze, ids)}\t${postingFields(release, ids)}\n`;
     }
     return [made, literals(c)];
   }
@@ -517,6 +571,16 @@ function accountColumns(rows: Array<AccountTotal>): string[] {
     rows.map((r) => r.available),
     rows.map((r) => r.frozen),
   ].map(arrayLiteral);
+}
+
+/** An order's freeze or release as the values of its row's four columns: ledger id, batch, available after, frozen after (all null without one). */
+function postingColumns(p: OrderPosting | undefined, ids: number[]): [number | null, number | null, bigint | null, bigint | null] {
+  return p ? [ids[p.slot], p.seq, p.leg.availableAfter!, p.leg.frozenAfter!] : [null, null, null, null];
+}
+
+/** The same as COPY fields. */
+function postingFields(p: OrderPosting | undefined, ids: number[]): string {
+  return p ? `${ids[p.slot]}\t${p.seq}\t${unitsString(p.leg.availableAfter!)}\t${unitsString(p.leg.frozenAfter!)}` : '\\N\t\\N\t\\N\t\\N';
 }
 
 /** One side's balances after a trade as COPY fields: paid available, paid frozen, received available, received frozen. */

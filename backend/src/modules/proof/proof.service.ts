@@ -60,11 +60,17 @@ export class ProofService {
     private readonly events: EventStoreService,
   ) {}
 
-  /** The watermark as of now: the journal batch the read tables reflect and the highest ledger entry id (a trade's legs, in its row, end at its `ledger_id + 7` at most). */
+  /**
+   * The watermark as of now: the journal batch the read tables reflect and the highest ledger entry
+   * id. A trade's legs, in its row, end at its `ledger_id + 7` at most; an order's freeze and release,
+   * in its row, are below the projection's highest id (`sequencer_projection.ledger_id`, the first
+   * of its block of 8).
+   */
   async watermark(m: EntityManager = this.dataSource.manager): Promise<Watermark> {
     const [w] = await m.query(
       `SELECT COALESCE((SELECT seq FROM sequencer_projection WHERE id = 1), 0)::text AS seq,
-              GREATEST(COALESCE((SELECT MAX(id) FROM ledger_entries), 0), COALESCE((SELECT MAX(ledger_id) + 7 FROM trades), 0))::text AS entry`,
+              GREATEST(COALESCE((SELECT MAX(id) FROM ledger_entries), 0), COALESCE((SELECT MAX(ledger_id) + 7 FROM trades), 0),
+                       COALESCE((SELECT ledger_id + 7 FROM sequencer_projection WHERE id = 1), 0))::text AS entry`,
     );
     return { seq: w.seq, ledgerEntryId: w.entry };
   }

@@ -7,6 +7,7 @@ import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
 import type { Lang } from '../../infra/i18n/catalogue';
 import { money, Money, truncate } from '../../infra/money';
+import { ORDER_STATUSES } from '../coin-trade/order.entity';
 import { PricingService } from '../coin-rate/pricing.service';
 import { EngineBus } from '../engine/engine-bus';
 import { isLedgerCode, LedgerCode, ledgerCodeName, SYSTEM_OWNER_ID, USER_ACCOUNT_TYPES, type UserAccountType } from '../ledger/ledger-codes';
@@ -51,8 +52,35 @@ export interface LogLine {
   created_at: string;
 }
 
-/** The codes of a spot trade's legs, the lines of the views `trade_legs_maker` and `trade_legs_taker` (all in the `coin` account). */
-const TRADE_LEG_CODES: readonly number[] = [LedgerCode.CoinTradeDeduction, LedgerCode.CoinTradeFee, LedgerCode.CoinTradeIncrease];
+/** A part of the ledger a page reads newest first through an index: a table or view, a condition of its own, its order. */
+interface LogSource {
+  from: string;
+  where?: string;
+  order: string;
+}
+
+/**
+ * The ledger's sources besides `ledger_entries` (lines stored in trades' and orders' rows, all in
+ * the `coin` account): the codes each has. An order's freeze's id grows with the order's, so a
+ * trader's newest freezes are the newest orders (migration OrderFreezeLedger): of one currency
+ * through `orders (user_id, frozen_currency_id, id)`, of all through `(user_id, status, id)` one
+ * status at a time (`parts`, with the currency filter or without). A release's id has its own index.
+ */
+const ROW_SOURCES: ReadonlyArray<{ codes: readonly number[]; parts: (oneCurrency: boolean) => LogSource[] }> = [
+  {
+    codes: [LedgerCode.Freeze],
+    parts: (oneCurrency) =>
+      oneCurrency
+        ? [{ from: 'order_freezes', order: 'e.order_id DESC' }]
+        : ORDER_STATUSES.map((status) => ({ from: 'order_freezes', where: `e.order_status = '${status}'`, order: 'e.order_id DESC' })),
+  },
+  { codes: [LedgerCode.Unfreeze], parts: () => [{ from: 'order_releases', order: 'e.id DESC' }] },
+  // Last: the count stops at LOG_TOTAL_MAX lines, and a trade's legs cost the most to count (three from each row).
+  {
+    codes: [LedgerCode.CoinTradeDeduction, LedgerCode.CoinTradeFee, LedgerCode.CoinTradeIncrease],
+    parts: () => ['trade_legs_maker', 'trade_legs_taker'].map((from) => ({ from, order: 'e.trade_ledger_id DESC, e.id DESC' })),
+  },
+];
 
 /** wallet/log's `total` counts this many lines at most. */
 const LOG_TOTAL_MAX = 10_000;
@@ -140,10 +168,11 @@ export class AccountsService {
 
   /**
    * wallet/log: ledger lines with the spec's codes, named in the request language. The lines are the
-   * view `ledger`'s (a spot trade's legs are in its row); a page takes from each of its sources only
-   * the newest lines it can need (`page × limit`: the entries by id, each side's trade legs by the
-   * trade's place in the ledger, both through an index), not every line of the trader sorted, and
-   * leaves out the trade legs' views when the filter is a code or an account they do not have.
+   * view `ledger`'s (a spot trade's legs are in its row, a spot order's freeze and release in its);
+   * a page takes from each of its sources only the newest lines it can need (`page × limit`: the
+   * entries by id, each side's trade legs by the trade's place in the ledger, the orders' freezes
+   * and releases by theirs, each through an index), not every line of the trader sorted, and leaves
+   * out the views whose lines the filter's code or account excludes.
    * `total` counts up to LOG_TOTAL_MAX lines (a longer history answers that; its pages go on).
    */
   async log(userId: number, q: Pick<WalletLogDto, 'code' | 'currency_id' | 'account' | 'page' | 'limit'>, lang: Lang): Promise<Page<LogLine>> {
@@ -157,12 +186,13 @@ export class AccountsService {
     if (q.code !== undefined) add('e.code = ?', q.code);
     if (q.currency_id !== undefined) add('e.currency_id = ?', q.currency_id);
     if (q.account !== undefined) add('e.account_type = ?', q.account);
-    const legs = (q.code === undefined || TRADE_LEG_CODES.includes(q.code)) && (q.account === undefined || q.account === 'coin');
-    const sources: Array<[string, string]> = [['ledger_entries', 'e.id DESC']];
-    if (legs) for (const side of ['trade_legs_maker', 'trade_legs_taker']) sources.push([side, 'e.trade_ledger_id DESC, e.id DESC']);
-    const newest = ([source, order]: [string, string]) =>
+    const sources: LogSource[] = [{ from: 'ledger_entries', order: 'e.id DESC' }];
+    for (const { codes, parts } of ROW_SOURCES)
+      if ((q.code === undefined || codes.includes(q.code)) && (q.account === undefined || q.account === 'coin')) sources.push(...parts(q.currency_id !== undefined));
+    const filter = (s: LogSource) => [...where, ...(s.where ? [s.where] : [])].join(' AND ');
+    const newest = (s: LogSource) =>
       `(SELECT e.id, e.account_type, e.currency_id, e.code, e.available_delta, e.frozen_delta, e.available_after, e.frozen_after, e.ref_type, e.ref_id, e.created_at
-        FROM ${source} e WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${q.page * q.limit})`;
+        FROM ${s.from} e WHERE ${filter(s)} ORDER BY ${s.order} LIMIT ${q.page * q.limit})`;
     const [rows, [{ total }], coins] = await Promise.all([
       this.dataSource.query(
         `SELECT e.id::text, e.account_type, e.currency_id, e.code, e.available_delta::text AS a, e.frozen_delta::text AS f,
@@ -172,7 +202,7 @@ export class AccountsService {
         params,
       ),
       this.dataSource.query(
-        `SELECT COUNT(*)::int AS total FROM (${sources.map(([source]) => `SELECT 1 FROM ${source} e WHERE ${where.join(' AND ')}`).join(' UNION ALL ')} LIMIT ${LOG_TOTAL_MAX}) c`,
+        `SELECT COUNT(*)::int AS total FROM (${sources.map((s) => `SELECT 1 FROM ${s.from} e WHERE ${filter(s)}`).join(' UNION ALL ')} LIMIT ${LOG_TOTAL_MAX}) c`,
         params,
       ),
       this.coins(),

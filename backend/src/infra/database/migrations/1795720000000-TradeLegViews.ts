@@ -10,7 +10,7 @@ import { legs } from './1795700000000-CompactTradeLedger';
  * LIMIT k` walks the side's index `(…_user_id, ledger_id)` newest first and stops after k legs.
  * `ledger` is built from the two views (one definition of the legs: CompactTradeLedger's); its rows are the same.
  */
-const COLUMNS =
+export const COLUMNS =
   'id, event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at';
 
 export class TradeLegViews1795720000000 implements MigrationInterface {

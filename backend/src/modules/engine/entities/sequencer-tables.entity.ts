@@ -52,6 +52,10 @@ export class SequencerProjectionRow {
 
   @Column({ type: 'bigint' })
   seq: string;
+
+  /** The highest ledger id a projection has given (its entries', trades' and orders' postings): the proof's watermark. */
+  @Column({ name: 'ledger_id', type: 'bigint', nullable: true })
+  ledgerId: string | null;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PNG } from 'pngjs';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../backend/test/support/server-process';
@@ -35,6 +35,8 @@ async function sql(text: string): Promise<void> {
 export interface Stack {
   url: string;
   stop: () => Promise<void>;
+  /** The end of the server's output (warnings and errors): for a failure's message. */
+  log: (chars?: number) => string;
 }
 
 export async function startStack(opts: { simulator?: boolean } = {}): Promise<Stack> {
@@ -64,8 +66,13 @@ export async function startStack(opts: { simulator?: boolean } = {}): Promise<St
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  // E2E_SERVER_LOG=<file>: the servers' output (warnings and errors) is appended there too, to diagnose a failure.
+  const keep = (d: Buffer) => {
+    output += d;
+    if (process.env.E2E_SERVER_LOG) appendFileSync(process.env.E2E_SERVER_LOG, d);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null) {
@@ -85,7 +92,7 @@ export async function startStack(opts: { simulator?: boolean } = {}): Promise<St
       (r) => ((last = `HTTP ${r.status}`), r.ok),
       (err: Error) => ((last = `${err.message}${err.cause ? ` (${String((err.cause as Error).message ?? err.cause)})` : ''}`), false),
     );
-    if (up) return { url, stop };
+    if (up) return { url, stop, log: (chars = 4000) => output.slice(-chars) };
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 250));
   }

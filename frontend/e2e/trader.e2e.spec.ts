@@ -135,7 +135,7 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
       }
       await page.waitForTimeout(250);
     }
-    expect(moved).not.toBeNull();
+    if (moved === null) throw new Error(`the server's top of book did not move in 45 s; the server's output:\n${stack.log()}`);
     expect(await shownBook()).toBe(frozen);
     await page.screenshot({ path: join(ARTIFACTS, 'trader-offline.png') });
 

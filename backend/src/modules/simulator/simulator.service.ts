@@ -26,6 +26,8 @@ const HALF_SPREAD = 0.0003;
 /** The simulator's clock: one step of the reference price per tick. */
 const TICK_MS = Number(process.env.MARKET_SIMULATOR_TICK_MS ?? 250);
 const REQUOTE_EVERY_MS = 5000;
+/** A tick running longer than this is logged (a stalled simulator leaves the markets still). */
+const SLOW_TICK_MS = 5000;
 /** Chance of a taker order on each tick (about two trades a second per market at the defaults). */
 const TAKER_PROBABILITY = 0.5;
 
@@ -48,6 +50,9 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger('Simulator');
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  /** When the tick in flight started, and whether its slowness was logged. */
+  private tickStarted = 0;
+  private slowLogged = false;
   private markets: SimMarket[] = [];
   private makerId = 0;
   private takerId = 0;
@@ -91,7 +96,10 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
     if (this.timer) clearInterval(this.timer);
     this.timer = setInterval(() => {
       // Only beside the sequencer (a process that stepped down stops quoting; the new holder runs its own).
-      if (!this.running && this.host.owner) this.running = this.tick().finally(() => (this.running = undefined));
+      if (this.running) return this.watch();
+      if (!this.host.owner) return;
+      this.tickStarted = Date.now();
+      this.running = this.tick().finally(() => (this.running = undefined));
     }, TICK_MS);
     this.timer.unref();
     this.logger.log(
@@ -99,12 +107,29 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
     );
   }
 
+  /** A tick still running this long (the markets stand still meanwhile) is logged once, with what it waits for. */
+  private watch(): void {
+    const ms = Date.now() - this.tickStarted;
+    if (ms < SLOW_TICK_MS || this.slowLogged) return;
+    this.slowLogged = true;
+    this.logger.warn(`a simulator tick has been running for ${ms} ms (${this.stage}); no quotes or trades meanwhile`);
+    void this.running?.finally(() => {
+      this.logger.warn(`the slow simulator tick ended after ${Date.now() - this.tickStarted} ms`);
+      this.slowLogged = false;
+    });
+  }
+
+  /** What the tick in flight is doing (for the slow-tick warning). */
+  private stage = '';
+
   /** One tick of market life: move the reference, requote now and then, maybe take. */
   async tick(): Promise<void> {
     for (const s of this.markets) {
       try {
         s.gbm.step(TICK_MS / 1000);
+        this.stage = `${s.market.symbol} requote`;
         if (s.ticks++ % Math.max(1, Math.round(REQUOTE_EVERY_MS / TICK_MS)) === 0) await this.requote(s);
+        this.stage = `${s.market.symbol} take`;
         if (s.rand() < TAKER_PROBABILITY) await this.take(s);
       } catch (err) {
         this.logger.warn({ err }, `${s.market.symbol}: simulator step failed`);
@@ -113,8 +138,11 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async requote(s: SimMarket): Promise<void> {
+    this.stage = `${s.market.symbol} requote: cancelling ${s.quotes.length} quotes`;
     await Promise.all(s.quotes.map((id) => this.trade.cancel(this.makerId, id).catch(() => undefined)));
+    this.stage = `${s.market.symbol} requote: float`;
     await this.topUp(this.makerId, s.market);
+    this.stage = `${s.market.symbol} requote: placing quotes`;
     const ref = s.gbm.price;
     const orders: Array<Promise<unknown>> = [];
     const placed: string[] = [];

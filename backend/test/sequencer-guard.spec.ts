@@ -437,7 +437,7 @@ describe('static check: nothing outside the engine posts to the sequencer accoun
     expect(offenders).toEqual([]);
   });
 
-  it('only the projector claims to be the projector, and raw writes to balances, entries and trades stay in the ledger service and the engine', () => {
+  it('only the projector claims to be the projector, and raw writes to balances, entries, trades and orders stay in the ledger service and the engine', () => {
     const outside = files.filter((f) => !ALLOWED.some((dir) => f.startsWith(dir)) && !f.includes(`${sep}migrations${sep}`));
     expect(outside.filter((f) => /kestrel\.writer/.test(withoutComments(readFileSync(f, 'utf8')))).map(rel)).toEqual([]);
     expect(
@@ -445,6 +445,10 @@ describe('static check: nothing outside the engine posts to the sequencer accoun
     ).toEqual(['backend/src/modules/ledger/ledger.service.ts']);
     // A trade's row holds its ledger legs: only the projector writes trades.
     expect(outside.filter((f) => /\b(?:INSERT\s+INTO|UPDATE|COPY)\s+"?trades\b/i.test(withoutComments(readFileSync(f, 'utf8')))).map(rel)).toEqual([]);
+    // An order's row holds its freeze and release: only the projector writes orders, and nobody deletes one.
+    expect(
+      outside.filter((f) => /\b(?:INSERT\s+INTO|UPDATE|COPY|DELETE\s+FROM|TRUNCATE)\s+"?orders\b/i.test(withoutComments(readFileSync(f, 'utf8')))).map(rel),
+    ).toEqual([]);
   });
 
   describe('fails on code that would be a second writer', () => {

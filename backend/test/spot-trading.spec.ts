@@ -166,6 +166,40 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     await trialOk();
   });
 
+  it('an order projected before OrderFreezeLedger (its freeze in ledger_entries) and released after it: the release in its row, its frozen amount from the release', async () => {
+    const buyer = await trader('1000');
+    const seller = await trader('0', '1');
+    const rest = await order(buyer.token, { side: 'buy', type: 'limit', price: '20000', quantity: '0.03' });
+    const id = rest.body.data.order_id;
+    await t.app.get(EngineHost).settledFor(buyer.user.id);
+    // As the projector wrote it before the migration: the freeze an entry of ledger_entries (same id, same line), none in the row.
+    await t.ds.transaction(async (m) => {
+      await m.query(`SET LOCAL kestrel.writer = 'projector'`);
+      const cols = 'id, event_seq, owner_type, owner_id, account_type, currency_id, code, available_delta, frozen_delta, available_after, frozen_after, ref_type, ref_id, memo, created_at';
+      await m.query(`INSERT INTO ledger_entries (${cols}) SELECT ${cols} FROM order_freezes WHERE ref_id = $1`, [id]);
+      await m.query(
+        `UPDATE orders SET frozen_amount = NULL, freeze_ledger_id = NULL, freeze_seq = NULL, freeze_available_after = NULL, freeze_frozen_after = NULL WHERE id = $1`,
+        [id],
+      );
+    });
+    // A partial fill (0.01 at 20,000 paid from frozen), then the cancel releases the other 400.
+    expect((await order(seller.token, { side: 'sell', type: 'limit', price: '20000', quantity: '0.01' })).body.data.status).toBe('completed');
+    await t.http().put('/api/coin/trade').set('Authorization', buyer.token).type('form').send({ order_id: id });
+    await t.app.get(EngineHost).settledFor(buyer.user.id);
+    const lines = await t.ds.query(
+      `SELECT code, available_delta::text AS a, frozen_delta::text AS f FROM ledger WHERE ref_type = 'order' AND ref_id = $1 ORDER BY id`,
+      [id],
+    );
+    expect(lines.map((l: { code: number; a: string; f: string }) => [l.code, Number(l.a), Number(l.f)])).toEqual([
+      [901, -600, 600],
+      [902, 400, -400],
+    ]);
+    const [row] = await t.ds.query('SELECT frozen_amount::text AS f, freeze_ledger_id FROM orders WHERE id = $1', [id]);
+    expect([Number(row.f), row.freeze_ledger_id]).toEqual([600, null]);
+    expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '800', frozen: '0' });
+    await trialOk();
+  });
+
   it('insufficient balance: the spec messages, nothing changes', async () => {
     const u = await trader('10', '0.001');
     const before = await t.ds.query('SELECT COUNT(*)::int AS n FROM orders');

@@ -105,4 +105,3 @@ export class Order {
   @Column({ ...MONEY_OR_NULL, name: 'release_frozen_after' })
   releaseFrozenAfter: string | null;
 }
-

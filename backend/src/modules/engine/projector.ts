@@ -235,7 +235,7 @@ export function projectionRows(batches: AppliedBatch[]): {
   /** The orders' freezes and releases in these batches, by order id. */
   freezes: Map<number, OrderPosting>;
   releases: Map<number, OrderPosting>;
-  /** Places in the ledger's order: one per entry and one per trade (each takes a ledger id). */
+  /** Places in the ledger's order: one per entry, per trade and per order freeze or release (each takes a ledger id). */
   slots: number;
   /** The sequencer's accounts these batches changed, with their balances after the last of them. */
   owned: Map<string, AccountTotal>;
@@ -280,14 +280,9 @@ export function projectionRows(batches: AppliedBatch[]): {
         if (p.commandId !== undefined) commands.push({ id: p.commandId, seq: b.seq, ts: b.ts });
         const trade = p.refType === 'trade';
         if (trade) (posted ??= new Map()).set(p.refId, tradeLedger(p, slots++));
+        // A spot order's freeze or release is stored with the order, in its row.
         const ofOrder = orderPosting(p);
-        if (ofOrder) {
-          const [orderId, kind] = ofOrder;
-          const leg = p.legs[0];
-          (kind === 'freeze' ? freezes : releases).set(orderId, { slot: slots++, seq: b.seq, leg });
-          owned.set(accountKey(leg), { key: leg, available: leg.availableAfter!, frozen: leg.frozenAfter! });
-          continue;
-        }
+        if (ofOrder) (ofOrder[1] === 'freeze' ? freezes : releases).set(ofOrder[0], { slot: slots++, seq: b.seq, leg: p.legs[0] });
         for (const leg of p.legs) {
           const ours = leg.availableAfter !== undefined;
           const key = ours || leg.accountType === 'spot-fee' ? accountKey(leg) : undefined;
@@ -297,7 +292,7 @@ export function projectionRows(batches: AppliedBatch[]): {
             fees.set(key!, { leg: { ...leg, available: (f?.leg.available ?? 0n) + leg.available }, from: f?.from ?? b.seq, seq: b.seq, ts: b.ts });
             continue;
           }
-          if (trade) continue;
+          if (trade || ofOrder) continue;
           if (leg.accountType === 'spot-fee') flush(key!);
           entries.push({ slot: slots++, seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
         }

@@ -50,8 +50,9 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger('Simulator');
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
-  /** When the tick in flight started, and whether its slowness was logged. */
+  /** When the tick in flight started, what it is doing, and whether its slowness was logged. */
   private tickStarted = 0;
+  private stage = '';
   private slowLogged = false;
   private markets: SimMarket[] = [];
   private makerId = 0;
@@ -118,9 +119,6 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
       this.slowLogged = false;
     });
   }
-
-  /** What the tick in flight is doing (for the slow-tick warning). */
-  private stage = '';
 
   /** One tick of market life: move the reference, requote now and then, maybe take. */
   async tick(): Promise<void> {

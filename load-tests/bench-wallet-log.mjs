@@ -5,6 +5,8 @@
 // projector's session write them); then the
 // exchange answers the pages. For comparison it also times the query the endpoint used before
 // (the view `ledger` ordered by id, and its full count), on the same data.
+// Then the same trader's `GET coin/list` once it also has twice as many finished orders (line
+// `coin/list: page 1 <ms> ms, …`).
 // Last line: `wallet/log: page 1 <ms> ms, page 5 of one currency <ms> ms (view sorted: <ms> ms)`.
 import { call, log, makeTraders, percentile, sql, startStack } from './lib/stack.mjs';
 
@@ -55,6 +57,28 @@ try {
   );
   const count = await timed(() => sql(stack.databaseUrl, `SELECT COUNT(*) FROM ledger e WHERE e.owner_type = 'user' AND e.owner_id = $1`, [heavy.id]));
   log(`medians of ${RUNS}: the view's first page sorted ${view} ms, its full count ${count} ms; code 901's first page ${frozen} ms`);
+  // coin/list of the same trader once it also has twice as many finished orders, newer than its resting ones
+  // (two in three completed, one in three cancelled, in two markets), among another trader's.
+  await sql(
+    stack.databaseUrl,
+    `DO $$ BEGIN
+       SET LOCAL kestrel.writer = 'projector';
+       INSERT INTO orders (id, user_id, market_id, side, type, price, quantity, frozen_currency_id, frozen_left, status, filled_qty, filled_quote)
+       SELECT 2000000 + g, CASE WHEN g % 4 = 0 THEN ${other.id} ELSE ${heavy.id} END, 1 + g % 2, 'sell', 'limit', 1, 1, 1 + g % 2, 0,
+         CASE WHEN g % 3 = 0 THEN 'cancelled' ELSE 'completed' END, CASE WHEN g % 3 = 0 THEN 0 ELSE 1 END, CASE WHEN g % 3 = 0 THEN 0 ELSE 1 END
+       FROM generate_series(1, ${Math.round((TRADES * 2 * 4) / 9)}) g;
+     END $$`,
+  );
+  await sql(stack.databaseUrl, 'ANALYZE orders');
+  const list = (query) => async () => {
+    const r = await call(stack.apiUrl, 'GET', `coin/list?${new URLSearchParams(query)}`, undefined, heavy.token);
+    if (r.code !== 1 || r.data.items.length !== query.limit) throw new Error(`coin/list: ${JSON.stringify(r).slice(0, 200)}`);
+  };
+  const listFirst = await timed(list({ page: 1, limit: 20 }));
+  const listFifth = await timed(list({ page: 5, limit: 20 }));
+  const listWaiting = await timed(list({ page: 1, limit: 20, status: 'waiting' }));
+  const listSymbol = await timed(list({ page: 1, limit: 20, symbol: 'ETH/USDT' }));
+  console.log(`coin/list: page 1 ${listFirst} ms, page 5 ${listFifth} ms, page 1 waiting ${listWaiting} ms, page 1 of one market ${listSymbol} ms`);
   console.log(`wallet/log: page 1 ${first} ms, page 5 of one currency ${fifth} ms (view sorted: ${view} ms)`);
 } finally {
   await stack.stop();

@@ -147,6 +147,50 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     await trialOk();
   });
 
+  it('coin/list: every page is the orders table newest first, whatever the filter (a page of every status merges the newest of each)', async () => {
+    const a = await trader('100000', '1');
+    const b = await trader('100000', '1');
+    await deposit(t, a.user.id, ETH, '10');
+    // Twelve sells of one trader in two markets: in turn resting (above the market), cancelled, and completed by the other trader.
+    for (let i = 0; i < 12; i++) {
+      const [symbol, price, above, quantity] = i % 2 ? ['ETH/USDT', '3000', '3500', '0.1'] : ['BTC/USDT', '60000', '70000', '0.01'];
+      const placed = await order(a.token, { symbol, side: 'sell', type: 'limit', price: i % 3 === 0 ? above : price, quantity });
+      expect(placed.body.data.status).toBe('waiting');
+      if (i % 3 === 1)
+        expect((await t.http().put('/api/coin/trade').set('Authorization', a.token).type('form').send({ order_id: placed.body.data.order_id })).body.code).toBe(1);
+      if (i % 3 === 2) expect((await order(b.token, { symbol, side: 'buy', type: 'limit', price, quantity })).body.data.status).toBe('completed');
+    }
+    await t.app.get(EngineHost).settledFor(a.user.id);
+    const filters: Array<Record<string, string>> = [
+      {},
+      { status: 'waiting' },
+      { status: 'completed' },
+      { status: 'cancelled' },
+      { symbol: 'ETH/USDT' },
+      { symbol: 'BTC/USDT', status: 'waiting' },
+      { symbol: 'BTC/USDT', status: 'completed' },
+    ];
+    for (const f of filters) {
+      const params: Array<string | number> = [a.user.id];
+      const where = [f.status === undefined ? '' : `AND o.status = $${params.push(f.status)}`, f.symbol === undefined ? '' : `AND m.symbol = $${params.push(f.symbol)}`];
+      const rows = await t.ds.query(`SELECT o.id::text FROM orders o JOIN markets m ON m.id = o.market_id WHERE o.user_id = $1 ${where.join(' ')} ORDER BY o.id DESC`, params);
+      const expected = rows.map((r: { id: string }) => r.id);
+      expect(expected.length).toBeGreaterThan(1);
+      const got: string[] = [];
+      for (let page = 1; page <= 20; page++) {
+        const p = (await t.http().get('/api/coin/list').query({ ...f, page, limit: 3 }).set('Authorization', a.token)).body.data;
+        expect({ f, total: p.total }).toEqual({ f, total: expected.length });
+        got.push(...p.items.map((o: { order_id: string; status: string; symbol: string }) => o.order_id));
+        for (const o of p.items) expect(o).toMatchObject({ ...(f.status ? { status: f.status } : {}), ...(f.symbol ? { symbol: f.symbol } : {}) });
+        if (p.items.length < 3) break;
+      }
+      expect({ f, got }).toEqual({ f, got: expected });
+    }
+    // Every status is there to merge.
+    const statuses = await t.ds.query(`SELECT DISTINCT status FROM orders WHERE user_id = $1 ORDER BY status`, [a.user.id]);
+    expect(statuses.map((s: { status: string }) => s.status)).toEqual(['cancelled', 'completed', 'waiting']);
+  });
+
   it('cancel releases exactly what was frozen; a retried client id places one order', async () => {
     const buyer = await trader('1000');
     const first = await order(buyer.token, { side: 'buy', type: 'limit', price: '100.01', quantity: '3', client_order_id: 'abc-1' });

@@ -11,7 +11,13 @@ import type { OrderState, PlaceCmd } from '../engine/sequencer/commands';
 import { refusal, TradeAccountCommands } from '../engine/trade-account-commands';
 import { OrderQueryDto } from './dto/order-query.dto';
 import { PlaceOrderDto } from './dto/place-order.dto';
-import { Order } from './order.entity';
+import { ORDER_STATUSES, Order, OrderStatus } from './order.entity';
+
+/** coin/list's `total` counts this many orders at most. */
+export const LIST_TOTAL_MAX = 10_000;
+
+/** Two order ids (decimal strings of bigints) compared as numbers. */
+const compareIds = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 
 /** The order as /api answers it: one type with the web app (contracts). */
 export type OrderView = SpotOrderView;
@@ -119,14 +125,39 @@ export class CoinTradeService {
     return this.toView(order);
   }
 
+  /**
+   * coin/list: the trader's orders, newest first. Every read goes through `orders (user_id, status,
+   * id)`: a page of one status reads just that page; a page of every status reads the newest
+   * `page × limit` of each status and merges them, not every order of the trader sorted (a market
+   * maker has millions). `total` counts up to LIST_TOTAL_MAX orders (a longer history answers that;
+   * its pages go on).
+   */
   async list(userId: number, q: OrderQueryDto): Promise<Page<OrderView>> {
-    const where: Record<string, unknown> = { userId };
-    if (q.status) where.status = q.status;
-    if (q.symbol) where.marketId = this.markets.get(q.symbol).id;
-    const [rows, total] = await this.dataSource
-      .getRepository(Order)
-      .findAndCount({ where, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
-    return { items: rows.map((o) => this.toView(o)), total, page: q.page, limit: q.limit };
+    const marketId = q.symbol ? this.markets.get(q.symbol).id : undefined;
+    const repo = this.dataSource.getRepository(Order);
+    const where = (status: OrderStatus) => ({ userId, status, ...(marketId === undefined ? {} : { marketId }) });
+    const skip = (q.page - 1) * q.limit;
+    const rows = q.status
+      ? repo.find({ where: where(q.status), order: { id: 'DESC' }, skip, take: q.limit })
+      : Promise.all(ORDER_STATUSES.map((status) => repo.find({ where: where(status), order: { id: 'DESC' }, take: q.page * q.limit }))).then((parts) =>
+          parts
+            .flat()
+            .sort((a, b) => compareIds(b.id, a.id))
+            .slice(skip, skip + q.limit),
+        );
+    const params: unknown[] = [userId];
+    const filters = ['user_id = $1'];
+    for (const [column, value] of [
+      ['status', q.status],
+      ['market_id', marketId],
+    ] as const)
+      if (value !== undefined) filters.push(`${column} = $${params.push(value)}`);
+    const counted = this.dataSource.query(
+      `SELECT COUNT(*)::int AS total FROM (SELECT 1 FROM orders WHERE ${filters.join(' AND ')} LIMIT ${LIST_TOTAL_MAX}) c`,
+      params,
+    ) as Promise<Array<{ total: number }>>;
+    const [page, [{ total }]] = await Promise.all([rows, counted]);
+    return { items: page.map((o) => this.toView(o)), total, page: q.page, limit: q.limit };
   }
 
   toView(o: Order): OrderView {

@@ -25,12 +25,16 @@
 //   omission). At most BENCH_CONCURRENCY requests are in flight; an order that finds no free
 //   slot is not sent and is reported as `not sent`.
 //
+// BENCH_PERF=<file> also profiles the whole machine over the measured window with Linux `perf` and
+// prints where its CPU went by role (lib/machine-profile.mjs).
+//
 // BENCH_API_PROCESSES=N runs the split roles (one engine, N api processes joined by Redis Streams,
 // lib/stack.mjs startSplitStack) and spreads the HTTP connections over the api processes; the
 // server's CPU is then the sum over all of them.
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machineProfile } from './lib/machine-profile.mjs';
 import { openLoop } from './lib/open-loop.mjs';
 import { beyondBareHttp, call, cpuMsPer, cpuReport, cpuTimes, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
 
@@ -164,10 +168,12 @@ try {
   const admin = process.env.API_URL
     ? undefined
     : (await call(stack.apiUrl, 'POST', 'admin/login', { email: stack.env.ADMIN_EMAIL, password: stack.env.ADMIN_PASSWORD })).data?.token;
+  let profile;
   const win = measuredWindow(WARMUP, SECONDS, async () => {
     await rows?.mark();
     cpuBefore = cpuTimes(pids);
     if (serverPid) threadsBefore = threadTimes(serverPid);
+    if (process.env.BENCH_PERF) profile = machineProfile(process.env.BENCH_PERF, SECONDS, { server: serverPid, generator: process.pid });
     if (admin) await call(stack.apiUrl, 'GET', 'admin/engine', undefined, admin); // the lag is counted from here
   });
   const deadline = win.deadline;
@@ -238,6 +244,7 @@ try {
   );
   console.log(`cores used (of 2): ${cpu}`);
   if (threads) console.log(`server threads: ${threads}`);
+  if (profile && latencies.length) console.log(await profile.report(latencies.length));
   // The server: its one process, or the split roles' processes together.
   const serverGroups = Object.keys(pids).filter((g) => g !== 'generator');
   if (!process.env.API_URL && latencies.length) console.log(beyondBareHttp(cpuMsPer(cpuBefore, cpuAfter, serverGroups, latencies.length)));

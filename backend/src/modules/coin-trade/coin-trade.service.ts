@@ -14,7 +14,7 @@ import { PlaceOrderDto } from './dto/place-order.dto';
 import { ORDER_STATUSES, Order, OrderStatus } from './order.entity';
 
 /** coin/list's `total` counts this many orders at most. */
-export const LIST_TOTAL_MAX = 10_000;
+const LIST_TOTAL_MAX = 10_000;
 
 /** Two order ids (decimal strings of bigints) compared as numbers. */
 const compareIds = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
@@ -147,11 +147,8 @@ export class CoinTradeService {
         );
     const params: unknown[] = [userId];
     const filters = ['user_id = $1'];
-    for (const [column, value] of [
-      ['status', q.status],
-      ['market_id', marketId],
-    ] as const)
-      if (value !== undefined) filters.push(`${column} = $${params.push(value)}`);
+    if (q.status) filters.push(`status = $${params.push(q.status)}`);
+    if (marketId !== undefined) filters.push(`market_id = $${params.push(marketId)}`);
     const counted = this.dataSource.query(
       `SELECT COUNT(*)::int AS total FROM (SELECT 1 FROM orders WHERE ${filters.join(' AND ')} LIMIT ${LIST_TOTAL_MAX}) c`,
       params,

@@ -189,6 +189,9 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     // Every status is there to merge.
     const statuses = await t.ds.query(`SELECT DISTINCT status FROM orders WHERE user_id = $1 ORDER BY status`, [a.user.id]);
     expect(statuses.map((s: { status: string }) => s.status)).toEqual(['cancelled', 'completed', 'waiting']);
+    // The last page there is: nothing on it, the count as on the first.
+    const far = (await t.http().get('/api/coin/list').query({ page: 10000, limit: 100 }).set('Authorization', a.token)).body;
+    expect(far).toMatchObject({ code: 1, data: { items: [], total: 12, page: 10000, limit: 100 } });
   });
 
   it('cancel releases exactly what was frozen; a retried client id places one order', async () => {

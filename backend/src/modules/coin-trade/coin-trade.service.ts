@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SpotOrderView } from '@kestrel/contracts';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { Page } from '../../infra/http/page.dto';
@@ -11,13 +11,10 @@ import type { OrderState, PlaceCmd } from '../engine/sequencer/commands';
 import { refusal, TradeAccountCommands } from '../engine/trade-account-commands';
 import { OrderQueryDto } from './dto/order-query.dto';
 import { PlaceOrderDto } from './dto/place-order.dto';
-import { ORDER_STATUSES, Order, OrderStatus } from './order.entity';
+import { ORDER_STATUSES, Order } from './order.entity';
 
 /** coin/list's `total` counts this many orders at most. */
 const LIST_TOTAL_MAX = 10_000;
-
-/** Two order ids (decimal strings of bigints) compared as numbers. */
-const compareIds = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 
 /** The order as /api answers it: one type with the web app (contracts). */
 export type OrderView = SpotOrderView;
@@ -127,34 +124,32 @@ export class CoinTradeService {
 
   /**
    * coin/list: the trader's orders, newest first. Every read goes through `orders (user_id, status,
-   * id)`: a page of one status reads just that page; a page of every status reads the newest
-   * `page × limit` of each status and merges them, not every order of the trader sorted (a market
-   * maker has millions). `total` counts up to LIST_TOTAL_MAX orders (a longer history answers that;
-   * its pages go on).
+   * id)`: the page's ids are the newest of each status's newest `page × limit` (of one status, or
+   * of each of the three, merged in SQL: only the page's ids come back), not every order of the
+   * trader sorted (a market maker has millions); then those orders' rows. `total` counts up to
+   * LIST_TOTAL_MAX orders (a longer history answers that; its pages go on).
    */
   async list(userId: number, q: OrderQueryDto): Promise<Page<OrderView>> {
     const marketId = q.symbol ? this.markets.get(q.symbol).id : undefined;
-    const repo = this.dataSource.getRepository(Order);
-    const where = (status: OrderStatus) => ({ userId, status, ...(marketId === undefined ? {} : { marketId }) });
-    const skip = (q.page - 1) * q.limit;
-    const rows = q.status
-      ? repo.find({ where: where(q.status), order: { id: 'DESC' }, skip, take: q.limit })
-      : Promise.all(ORDER_STATUSES.map((status) => repo.find({ where: where(status), order: { id: 'DESC' }, take: q.page * q.limit }))).then((parts) =>
-          parts
-            .flat()
-            .sort((a, b) => compareIds(b.id, a.id))
-            .slice(skip, skip + q.limit),
-        );
     const params: unknown[] = [userId];
-    const filters = ['user_id = $1'];
-    if (q.status) filters.push(`status = $${params.push(q.status)}`);
-    if (marketId !== undefined) filters.push(`market_id = $${params.push(marketId)}`);
-    const counted = this.dataSource.query(
-      `SELECT COUNT(*)::int AS total FROM (SELECT 1 FROM orders WHERE ${filters.join(' AND ')} LIMIT ${LIST_TOTAL_MAX}) c`,
-      params,
-    ) as Promise<Array<{ total: number }>>;
-    const [page, [{ total }]] = await Promise.all([rows, counted]);
-    return { items: page.map((o) => this.toView(o)), total, page: q.page, limit: q.limit };
+    const where = ['user_id = $1'];
+    if (marketId !== undefined) where.push(`market_id = $${params.push(marketId)}`);
+    if (q.status) where.push(`status = $${params.push(q.status)}`);
+    // Each status's newest (statuses are the entity's constants, not input).
+    const parts = q.status ? [where] : ORDER_STATUSES.map((status) => [...where, `status = '${status}'`]);
+    const newest = parts.map((w) => `(SELECT id FROM orders WHERE ${w.join(' AND ')} ORDER BY id DESC LIMIT ${q.page * q.limit})`);
+    const [ids, [{ total }]] = await Promise.all([
+      this.dataSource.query(
+        `SELECT id::text FROM (${newest.join(' UNION ALL ')}) o ORDER BY id DESC LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
+        params,
+      ) as Promise<Array<{ id: string }>>,
+      this.dataSource.query(`SELECT COUNT(*)::int AS total FROM (SELECT 1 FROM orders WHERE ${where.join(' AND ')} LIMIT ${LIST_TOTAL_MAX}) c`, params) as Promise<
+        Array<{ total: number }>
+      >,
+    ]);
+    const rows = ids.length ? await this.dataSource.getRepository(Order).findBy({ id: In(ids.map((r) => r.id)) }) : [];
+    const byId = new Map(rows.map((o) => [o.id, o]));
+    return { items: ids.map((r) => this.toView(byId.get(r.id) as Order)), total, page: q.page, limit: q.limit };
   }
 
   toView(o: Order): OrderView {

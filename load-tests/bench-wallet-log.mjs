@@ -45,10 +45,12 @@ try {
       50,
     ).toFixed(1);
   };
-  const page = (query) => async () => {
-    const r = await call(stack.apiUrl, 'GET', `wallet/log?${new URLSearchParams(query)}`, undefined, heavy.token);
-    if (r.code !== 1 || !r.data.items.length) throw new Error(`wallet/log: ${JSON.stringify(r).slice(0, 200)}`);
+  /** A page of the heavy trader's `path` (wallet/log, coin/list), which must come back full. */
+  const fullPage = (path) => (query) => async () => {
+    const r = await call(stack.apiUrl, 'GET', `${path}?${new URLSearchParams(query)}`, undefined, heavy.token);
+    if (r.code !== 1 || r.data.items.length !== query.limit) throw new Error(`${path}: ${JSON.stringify(r).slice(0, 200)}`);
   };
+  const page = fullPage('wallet/log');
   const first = await timed(page({ page: 1, limit: 20 }));
   const fifth = await timed(page({ page: 5, limit: 20, currency_id: 1 }));
   const frozen = await timed(page({ page: 1, limit: 20, code: 901 }));
@@ -70,10 +72,7 @@ try {
      END $$`,
   );
   await sql(stack.databaseUrl, 'ANALYZE orders');
-  const list = (query) => async () => {
-    const r = await call(stack.apiUrl, 'GET', `coin/list?${new URLSearchParams(query)}`, undefined, heavy.token);
-    if (r.code !== 1 || r.data.items.length !== query.limit) throw new Error(`coin/list: ${JSON.stringify(r).slice(0, 200)}`);
-  };
+  const list = fullPage('coin/list');
   const listFirst = await timed(list({ page: 1, limit: 20 }));
   const listFifth = await timed(list({ page: 5, limit: 20 }));
   const listWaiting = await timed(list({ page: 1, limit: 20, status: 'waiting' }));

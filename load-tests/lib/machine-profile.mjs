@@ -3,11 +3,12 @@
 // profiles (`--cpu-prof`) see only JavaScript threads and count time off the CPU inside a system
 // call as that call's. Printed as one line of roles (the server's main thread, its busiest other
 // thread — the projection replica —, its other threads, the generator, PostgreSQL, idle, the rest),
-// each as a share of the two cores, its CPU ms per order and the part of it in the kernel; then
+// each as a share of the machine's cores, its CPU ms per order and the part of it in the kernel; then
 // one line of what PostgreSQL's share went to (its executor's main steps, inclusive). Needs `perf`
 // (Debian's linux-perf) and root; without them the bench says so and goes on.
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 /** PostgreSQL's steps reported inclusively (a sample counts for every step on its stack). */
 const PG_STEPS = [
@@ -39,7 +40,7 @@ export function machineProfile(file, seconds, { server, generator }) {
     async report(units) {
       if (!(await recorded)) return 'machine by role: no profile (`perf record -a` failed: is linux-perf installed and are we root?)';
       const perf = (args) => spawnSync('perf', ['report', '-i', file, '--stdio', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout ?? '';
-      // Each line `  12.34%  <tid>:<comm>  <dso>`: a share of all samples (both cores, idle included), per thread.
+      // Each line `  12.34%  <tid>:<comm>  <dso>`: a share of all samples (every core, idle included), per thread.
       const threads = new Map();
       for (const line of perf(['--no-children', '--sort', 'pid,dso', '-g', 'none']).split('\n')) {
         const m = /^\s*([\d.]+)%\s+(\d+):(\S+)\s+(.*\S)\s*$/.exec(line);
@@ -66,7 +67,7 @@ export function machineProfile(file, seconds, { server, generator }) {
         shares.set(name, s);
       }
       const total = [...shares.values()].reduce((a, s) => a + s.all, 0) || 100;
-      const cores = 2;
+      const cores = availableParallelism();
       const order = ['server main', 'server busiest other', 'server other', 'generator', 'PostgreSQL', 'idle', 'other'];
       const roles = order
         .filter((n) => shares.has(n))

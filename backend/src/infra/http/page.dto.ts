@@ -31,6 +31,13 @@ export class PageQueryDto {
   limit: number = 20;
 }
 
+/**
+ * The most a long list's `total` counts (wallet/log, coin/list): a longer history answers this
+ * number and its pages go on; counting a market maker's millions of lines on every page would cost
+ * more than the page.
+ */
+export const TOTAL_MAX = 10_000;
+
 export interface Page<T> {
   items: T[];
   total: number;

@@ -3,7 +3,7 @@ import type { SpotOrderView } from '@kestrel/contracts';
 import { DataSource, In } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
-import { Page } from '../../infra/http/page.dto';
+import { Page, TOTAL_MAX } from '../../infra/http/page.dto';
 import { isoTime } from '../../infra/iso-time';
 import { moneyString, trimDecimal, units, unitsDiv, unitsString } from '../../infra/money';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
@@ -12,9 +12,6 @@ import { refusal, TradeAccountCommands } from '../engine/trade-account-commands'
 import { OrderQueryDto } from './dto/order-query.dto';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { ORDER_STATUSES, Order } from './order.entity';
-
-/** coin/list's `total` counts this many orders at most. */
-const LIST_TOTAL_MAX = 10_000;
 
 /** The order as /api answers it: one type with the web app (contracts). */
 export type OrderView = SpotOrderView;
@@ -127,7 +124,7 @@ export class CoinTradeService {
    * id)`: the page's ids are the newest of each status's newest `page × limit` (of one status, or
    * of each of the three, merged in SQL: only the page's ids come back), not every order of the
    * trader sorted (a market maker has millions); then those orders' rows. `total` counts up to
-   * LIST_TOTAL_MAX orders (a longer history answers that; its pages go on).
+   * TOTAL_MAX orders (a longer history answers that; its pages go on).
    */
   async list(userId: number, q: OrderQueryDto): Promise<Page<OrderView>> {
     const marketId = q.symbol ? this.markets.get(q.symbol).id : undefined;
@@ -143,7 +140,7 @@ export class CoinTradeService {
         `SELECT id::text FROM (${newest.join(' UNION ALL ')}) o ORDER BY id DESC LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
         params,
       ) as Promise<Array<{ id: string }>>,
-      this.dataSource.query(`SELECT COUNT(*)::int AS total FROM (SELECT 1 FROM orders WHERE ${where.join(' AND ')} LIMIT ${LIST_TOTAL_MAX}) c`, params) as Promise<
+      this.dataSource.query(`SELECT COUNT(*)::int AS total FROM (SELECT 1 FROM orders WHERE ${where.join(' AND ')} LIMIT ${TOTAL_MAX}) c`, params) as Promise<
         Array<{ total: number }>
       >,
     ]);

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { orConcurrentRetry } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
-import type { Page } from '../../infra/http/page.dto';
+import { type Page, TOTAL_MAX } from '../../infra/http/page.dto';
 import type { Lang } from '../../infra/i18n/catalogue';
 import { money, Money, truncate } from '../../infra/money';
 import { ORDER_STATUSES } from '../coin-trade/order.entity';
@@ -75,15 +75,12 @@ const ROW_SOURCES: ReadonlyArray<{ codes: readonly number[]; parts: (oneCurrency
         : ORDER_STATUSES.map((status) => ({ from: 'order_freezes', where: `e.order_status = '${status}'`, order: 'e.order_id DESC' })),
   },
   { codes: [LedgerCode.Unfreeze], parts: () => [{ from: 'order_releases', order: 'e.id DESC' }] },
-  // Last: the count stops at LOG_TOTAL_MAX lines, and a trade's legs cost the most to count (three from each row).
+  // Last: the count stops at TOTAL_MAX lines, and a trade's legs cost the most to count (three from each row).
   {
     codes: [LedgerCode.CoinTradeDeduction, LedgerCode.CoinTradeFee, LedgerCode.CoinTradeIncrease],
     parts: () => ['trade_legs_maker', 'trade_legs_taker'].map((from) => ({ from, order: 'e.trade_ledger_id DESC, e.id DESC' })),
   },
 ];
-
-/** wallet/log's `total` counts this many lines at most. */
-const LOG_TOTAL_MAX = 10_000;
 
 /** Read side of the four accounts, and transfers between them (ledger 502/503). */
 @Injectable()
@@ -173,7 +170,7 @@ export class AccountsService {
    * entries by id, each side's trade legs by the trade's place in the ledger, the orders' freezes
    * and releases by theirs, each through an index), not every line of the trader sorted, and leaves
    * out the views whose lines the filter's code or account excludes.
-   * `total` counts up to LOG_TOTAL_MAX lines (a longer history answers that; its pages go on).
+   * `total` counts up to TOTAL_MAX lines (a longer history answers that; its pages go on).
    */
   async log(userId: number, q: Pick<WalletLogDto, 'code' | 'currency_id' | 'account' | 'page' | 'limit'>, lang: Lang): Promise<Page<LogLine>> {
     if (q.code !== undefined && !isLedgerCode(q.code)) throw new BusinessError(ErrorCode.VALIDATION, 'error.ledger_code_invalid');
@@ -202,7 +199,7 @@ export class AccountsService {
         params,
       ),
       this.dataSource.query(
-        `SELECT COUNT(*)::int AS total FROM (${sources.map((s) => `SELECT 1 FROM ${s.from} e WHERE ${filter(s)}`).join(' UNION ALL ')} LIMIT ${LOG_TOTAL_MAX}) c`,
+        `SELECT COUNT(*)::int AS total FROM (${sources.map((s) => `SELECT 1 FROM ${s.from} e WHERE ${filter(s)}`).join(' UNION ALL ')} LIMIT ${TOTAL_MAX}) c`,
         params,
       ),
       this.coins(),

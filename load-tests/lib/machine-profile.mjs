@@ -7,8 +7,8 @@
 // one line of what PostgreSQL's share went to (its executor's main steps, inclusive). Needs `perf`
 // (Debian's linux-perf) and root; without them the bench says so and goes on.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { threadTimes } from './stack.mjs';
 
 /** PostgreSQL's steps reported inclusively (a sample counts for every step on its stack). */
 const PG_STEPS = [
@@ -21,13 +21,8 @@ const PG_STEPS = [
   ['pq_getbyte', 'reading the client'],
 ];
 
-const tasks = (pid) => {
-  try {
-    return readdirSync(`/proc/${pid}/task`).map(Number);
-  } catch {
-    return [];
-  }
-};
+/** A process's thread ids (none once it has ended). */
+const tasks = (pid) => [...threadTimes(pid).keys()];
 
 /** Starts `perf record -a` for `seconds`; `report(units)` (after the window, while the processes still run) resolves to the lines to print. */
 export function machineProfile(file, seconds, { server, generator }) {

@@ -509,7 +509,18 @@ export function cpuTimes(pids) {
       (comm.startsWith('postgres') ? 'postgres' : comm.startsWith('redis') ? 'redis' : undefined);
     if (group) ticks.set(pid, { group, ...statTicks(stat) });
   }
+  ticks.machine = machineTicks();
   return ticks;
+}
+
+/**
+ * The whole machine's idle and steal ticks (`/proc/stat`'s first line). Steal is the time the
+ * hypervisor gave our virtual cores to someone else: on a day with much of it, every latency tail
+ * (the do-nothing floor's too) is the host's, not the code's, so the reports print it beside the figures.
+ */
+function machineTicks() {
+  const [, user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  return { all: user + nice + system + idle + iowait + irq + softirq + steal, idle: idle + iowait, steal };
 }
 
 /** CPU seconds per group between two `cpuTimes` readings (a process that exited in between is not counted). */
@@ -525,9 +536,12 @@ function cpuSeconds(before, after) {
  * counted); with `units` (e.g. acknowledged orders), also each group's CPU milliseconds per unit.
  */
 export function cpuReport(before, after, seconds, units) {
-  return Object.entries(cpuSeconds(before, after))
+  const groups = Object.entries(cpuSeconds(before, after))
     .map(([g, t]) => `${g} ${(t / seconds).toFixed(2)}` + (units ? ` (${((t * 1000) / units).toFixed(3)} ms/order)` : ''))
     .join(', ');
+  const all = after.machine.all - before.machine.all;
+  const share = (k) => `${((100 * (after.machine[k] - before.machine[k])) / (all || 1)).toFixed(0)} %`;
+  return `${groups}; machine idle ${share('idle')}, steal ${share('steal')}`;
 }
 
 /** The CPU milliseconds per unit of these groups together, between two `cpuTimes` readings. */

@@ -17,7 +17,7 @@ import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { openLoop } from './lib/open-loop.mjs';
-import { cpuMsPer, cpuReport, cpuTimes, loadClient, log, measuredWindow, percentile, saveFloor } from './lib/stack.mjs';
+import { cpuMsPer, cpuReport, cpuTimes, loadClient, log, machineShare, measuredWindow, percentile, saveFloor } from './lib/stack.mjs';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -131,7 +131,7 @@ async function closedFloor(client, pids, request) {
   latencies.sort((a, b) => a - b);
   const rate = Math.round(latencies.length / elapsed);
   // bench:api subtracts this server's CPU per order (the bare HTTP cost) from the exchange's.
-  if (!EXCHANGE_ANSWER) saveFloor(rate, cpuMsPer(cpuBefore, cpuAfter, ['server'], latencies.length));
+  if (!EXCHANGE_ANSWER) saveFloor(rate, cpuMsPer(cpuBefore, cpuAfter, ['server'], latencies.length), machineShare(cpuBefore, cpuAfter, 'steal'));
   console.log(`${EXCHANGE_ANSWER ? 'answer floor' : 'floor'}: ${rate} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`);
 }
 

@@ -539,9 +539,13 @@ export function cpuReport(before, after, seconds, units) {
   const groups = Object.entries(cpuSeconds(before, after))
     .map(([g, t]) => `${g} ${(t / seconds).toFixed(2)}` + (units ? ` (${((t * 1000) / units).toFixed(3)} ms/order)` : ''))
     .join(', ');
+  return `${groups}; machine idle ${machineShare(before, after, 'idle').toFixed(0)} %, steal ${machineShare(before, after, 'steal').toFixed(0)} %`;
+}
+
+/** The machine's idle or steal share (%) between two `cpuTimes` readings. */
+export function machineShare(before, after, kind) {
   const all = after.machine.all - before.machine.all;
-  const share = (k) => `${((100 * (after.machine[k] - before.machine[k])) / (all || 1)).toFixed(0)} %`;
-  return `${groups}; machine idle ${share('idle')}, steal ${share('steal')}`;
+  return (100 * (after.machine[kind] - before.machine[kind])) / (all || 1);
 }
 
 /** The CPU milliseconds per unit of these groups together, between two `cpuTimes` readings. */
@@ -553,9 +557,9 @@ export function cpuMsPer(before, after, groups, units) {
 /** Where `npm run bench:floor` leaves its figures for the benchmarks run after it (same machine, same sitting). */
 const FLOOR_FILE = join(tmpdir(), 'kestrel-bench-floor.json');
 
-/** bench:floor's result: F (orders/s) and its do-nothing server's CPU ms per order (bare HTTP). */
-export function saveFloor(ordersPerSecond, serverMsPerOrder) {
-  writeFileSync(FLOOR_FILE, JSON.stringify({ ordersPerSecond, serverMsPerOrder, at: Date.now() }));
+/** bench:floor's result: F (orders/s), its do-nothing server's CPU ms per order (bare HTTP) and the machine's steal share (%) while it ran. */
+export function saveFloor(ordersPerSecond, serverMsPerOrder, stealPercent) {
+  writeFileSync(FLOOR_FILE, JSON.stringify({ ordersPerSecond, serverMsPerOrder, stealPercent, at: Date.now() }));
 }
 
 /**
@@ -573,7 +577,7 @@ export function beyondBareHttp(serverMsPerOrder) {
   const minutes = Math.round((Date.now() - floor.at) / 60_000);
   return (
     `server CPU beyond bare HTTP: ${(serverMsPerOrder - floor.serverMsPerOrder).toFixed(3)} ms/order ` +
-    `(server ${serverMsPerOrder.toFixed(3)} less bench:floor's do-nothing server ${floor.serverMsPerOrder.toFixed(3)}; that floor: F = ${floor.ordersPerSecond}, ${minutes} min ago)`
+    `(server ${serverMsPerOrder.toFixed(3)} less bench:floor's do-nothing server ${floor.serverMsPerOrder.toFixed(3)}; that floor: F = ${floor.ordersPerSecond} at ${(floor.stealPercent ?? 0).toFixed(0)} % steal, ${minutes} min ago)`
   );
 }
 

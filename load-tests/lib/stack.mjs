@@ -531,15 +531,21 @@ function cpuSeconds(before, after) {
   return used;
 }
 
+/** A steal share (%) from which the benches warn that the host, not only the code, shaped the figures. */
+const STEAL_WARNING = 5;
+
 /**
  * Cores used per group between two `cpuTimes` readings (a process that exited in between is not
- * counted); with `units` (e.g. acknowledged orders), also each group's CPU milliseconds per unit.
+ * counted); with `units` (e.g. acknowledged orders), also each group's CPU milliseconds per unit;
+ * then the machine's idle and steal shares (and a warning on stderr from STEAL_WARNING % of steal).
  */
 export function cpuReport(before, after, seconds, units) {
+  const steal = machineShare(before, after, 'steal');
+  if (steal >= STEAL_WARNING) log(`warning: the host took ${steal.toFixed(0)} % of the cores (steal) during the window: latencies and rates then measure the host as much as the code; compare runs at like steal`);
   const groups = Object.entries(cpuSeconds(before, after))
     .map(([g, t]) => `${g} ${(t / seconds).toFixed(2)}` + (units ? ` (${((t * 1000) / units).toFixed(3)} ms/order)` : ''))
     .join(', ');
-  return `${groups}; machine idle ${machineShare(before, after, 'idle').toFixed(0)} %, steal ${machineShare(before, after, 'steal').toFixed(0)} %`;
+  return `${groups}; machine idle ${machineShare(before, after, 'idle').toFixed(0)} %, steal ${steal.toFixed(0)} %`;
 }
 
 /** The machine's idle or steal share (%) between two `cpuTimes` readings. */

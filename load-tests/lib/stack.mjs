@@ -583,7 +583,7 @@ export function beyondBareHttp(serverMsPerOrder) {
   const minutes = Math.round((Date.now() - floor.at) / 60_000);
   return (
     `server CPU beyond bare HTTP: ${(serverMsPerOrder - floor.serverMsPerOrder).toFixed(3)} ms/order ` +
-    `(server ${serverMsPerOrder.toFixed(3)} less bench:floor's do-nothing server ${floor.serverMsPerOrder.toFixed(3)}; that floor: F = ${floor.ordersPerSecond} at ${(floor.stealPercent ?? 0).toFixed(0)} % steal, ${minutes} min ago)`
+    `(server ${serverMsPerOrder.toFixed(3)} less bench:floor's do-nothing server ${floor.serverMsPerOrder.toFixed(3)}; that floor: F = ${floor.ordersPerSecond} at ${floor.stealPercent === undefined ? 'unknown' : `${floor.stealPercent.toFixed(0)} %`} steal, ${minutes} min ago)`
   );
 }
 

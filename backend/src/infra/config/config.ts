@@ -178,7 +178,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       projectAhead: int('ENGINE_PROJECT_AHEAD', 4000),
       projectAheadMs: Math.max(10, int('ENGINE_PROJECT_AHEAD_MS', 400)),
       projectBatch: int('ENGINE_PROJECT_BATCH', 1000),
-      projectLingerMs: int('ENGINE_PROJECT_LINGER_MS', 5),
+      projectLingerMs: int('ENGINE_PROJECT_LINGER_MS', 30),
       snapshotEvery: int('ENGINE_SNAPSHOT_EVERY', 50_000),
       projectorThread: (process.env.ENGINE_PROJECTOR_THREAD ?? 'on') !== 'off',
       projectorNice: Math.min(19, Math.max(0, int('ENGINE_PROJECTOR_NICE', 10))),

@@ -66,8 +66,9 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.journal = new JournalWriter(dataSource);
     this.projector = new Projector(dataSource, registry);
     this.snapshots = new Snapshotter(dataSource);
-    // A read waiting for the watermark: the projector does not linger up to it.
-    this.marks = new Watermarks((seq) => this.replica?.flush(seq));
+    // A read waiting for the watermark: the projector does not linger up to it (split roles: the
+    // api process asks the engine's, which is on another process).
+    this.marks = new Watermarks((seq) => (this.replica ? this.replica.flush(seq) : this.link?.publish({ kind: 'hurry', seq })));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -156,6 +157,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       if (!this.seqr) void this.registry.load();
     } else if (e.kind === 'outbox') {
       if (this.seqr) this.bus.emit('outbox');
+    } else if (e.kind === 'hurry') {
+      this.replica?.flush(e.seq);
     }
   }
 

@@ -278,7 +278,8 @@ export class EngineLink {
   }
 }
 
-export type LinkEvent = { kind: 'projected'; seq: number } | { kind: 'markets' } | { kind: 'outbox' };
+/** `hurry`: a read on an api process waits for the watermark to reach `seq` (the engine's projector stops lingering). */
+export type LinkEvent = { kind: 'projected'; seq: number } | { kind: 'markets' } | { kind: 'outbox' } | { kind: 'hurry'; seq: number };
 
 type StreamRead = Array<[Buffer, Array<[Buffer, Buffer[]]>]>;
 

@@ -56,6 +56,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private replica?: ProjectorThread | ProjectionReplica;
   /** Owners of orders this process saw leave their book (the recent ones): a late cancel is answered "closed" without waiting for the projector. */
   private readonly closedOwners = new ClosedOwners();
+  /** The highest sequence this process has asked the engine's projector not to linger up to (split roles). */
+  private hurried = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -66,9 +68,19 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.journal = new JournalWriter(dataSource);
     this.projector = new Projector(dataSource, registry);
     this.snapshots = new Snapshotter(dataSource);
-    // A read waiting for the watermark: the projector does not linger up to it (split roles: the
-    // api process asks the engine's, which is on another process).
-    this.marks = new Watermarks((seq) => (this.replica ? this.replica.flush(seq) : this.link?.publish({ kind: 'hurry', seq })));
+    // A read waiting for the watermark: the projector does not linger up to it.
+    this.marks = new Watermarks((seq) => this.hurry(seq));
+  }
+
+  /**
+   * Asks the projector not to linger up to `seq`: this process's replica, or (an api process of the
+   * split roles) the engine's, by one `hurry` on the engine link per sequence not asked for yet.
+   */
+  private hurry(seq: number): void {
+    if (this.replica) return this.replica.flush(seq);
+    if (seq <= this.hurried) return;
+    this.hurried = seq;
+    this.link?.publish({ kind: 'hurry', seq });
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,22 +1,11 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { runLoadScript } from './support/load-script';
 
 // The backup and restore drill (load-tests/backup-drill.mjs, docs/operations.md) kept as a test:
 // pg_dump during order load, restore into a new database, start the built stack on it: the
 // journal replays to the dump's head, the trial balance is exact, the held totals are the dump's,
 // and the replay hash equals an independent replay of the dumped journal.
-const root = join(__dirname, '..', '..');
-
 it('a dump taken under load restores to a stack with the same books and journal head', async () => {
-  const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'load-tests', 'backup-drill.mjs')], { cwd: root, env: { ...process.env, API_URL: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const r = await runLoadScript('backup-drill.mjs', [], { ...process.env, API_URL: '' });
   const last = r.stdout.trim().split('\n').pop() ?? '';
   const m = /^backup drill: journal (\d+) restored to batch (\d+), trial balance (ok|NOT ok), replay hash ([0-9a-f]{64}), independent replay (same|DIFFERENT)$/.exec(last);
   expect({ code: r.code, last, stderr: r.code === 0 ? '' : r.stderr }).toEqual({ code: 0, last, stderr: '' });

@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { runLoadScript } from './support/load-script';
 
 /**
  * The fast subset of `npm run test:chaos` in `npm test`: `load-tests/chaos.mjs --fast` on the built
@@ -11,12 +10,7 @@ import { join } from 'node:path';
  */
 describe('chaos --fast: kill -9 and a PostgreSQL restart (private instances)', () => {
   it('loses nothing acknowledged and does nothing twice', async () => {
-    const root = join(__dirname, '..', '..');
-    const child = spawn(process.execPath, [join(root, 'load-tests', 'chaos.mjs'), '--fast'], { cwd: root, env: process.env });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, out } = await runLoadScript('chaos.mjs', ['--fast']);
     if (code !== 0) process.stderr.write(out.slice(-20_000));
     expect(out).toMatch(/^chaos: 2 faults, 0 lost, 0 duplicated$/m);
     expect(out).not.toMatch(/^FAIL /m);

@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { runLoadScript } from './support/load-script';
 
 /**
  * "Scale beyond one process" in `npm test`: the multi-process run of `npm run test:scale`
@@ -9,12 +8,7 @@ import { join } from 'node:path';
  */
 describe('scale: api × 3, engine × 2, worker (built server processes)', () => {
   it('takes over within 5 s with nothing lost or duplicated, and fences the paused engine', async () => {
-    const root = join(__dirname, '..', '..');
-    const child = spawn(process.execPath, [join(root, 'load-tests', 'scale.mjs')], { cwd: root, env: { ...process.env, SCALE_LEASE_MS: '2000' } });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, out } = await runLoadScript('scale.mjs', [], { ...process.env, SCALE_LEASE_MS: '2000' });
     if (code !== 0) process.stderr.write(out.slice(-20_000));
     expect(out).toMatch(/^scale: take-over \d+\.\d s, 0 lost, 0 duplicated$/m);
     expect(out).not.toMatch(/^FAIL /m);

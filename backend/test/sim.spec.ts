@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { runLoadScript } from './support/load-script';
 
 // The fast, seeded subset of `npm run sim` (load-tests/sim.mjs) kept in `npm test`: the built
 // stack on a fresh database, a few simulated users, a few hundred operations of every kind
@@ -8,19 +7,7 @@ import { join } from 'node:path';
 // trial balance exact, every user account equal to its ledger sum, and the journal replayed
 // independently giving the engine's snapshot hashes and the projection. Needs backend/dist
 // (npm test builds first).
-const root = join(__dirname, '..', '..');
-
-function runSim(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'load-tests', 'sim.mjs'), ...args], { cwd: root, env: { ...process.env, API_URL: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runSim = (args: string[]) => runLoadScript('sim.mjs', args, { ...process.env, API_URL: '' });
 
 describe('whole-venue simulation (seeded subset)', () => {
   it('600 operations of every kind from seed 1 leave the books exact and replay to the engine hashes', async () => {

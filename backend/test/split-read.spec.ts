@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { runLoadScript } from './support/load-script';
 
 /**
  * Split roles, read-your-writes on an api process (load-tests/split-read.mjs on the built code):
@@ -8,12 +7,7 @@ import { join } from 'node:path';
  */
 describe('split roles: an api process does not wait out the projector linger for its own writes', () => {
   it('shows each new order on the next read at once', async () => {
-    const root = join(__dirname, '..', '..');
-    const child = spawn(process.execPath, [join(root, 'load-tests', 'split-read.mjs')], { cwd: root, env: process.env });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, out } = await runLoadScript('split-read.mjs');
     if (code !== 0) process.stderr.write(out.slice(-20_000));
     expect(out).toMatch(/^split read: 3 of 3 reads within 1500 ms$/m);
     expect(code).toBe(0);

@@ -34,6 +34,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { machineProfile } from './lib/machine-profile.mjs';
 import { openLoop } from './lib/open-loop.mjs';
 import { beyondBareHttp, call, cpuMsPer, cpuReport, cpuTimes, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
@@ -169,7 +170,10 @@ try {
     ? undefined
     : (await call(stack.apiUrl, 'POST', 'admin/login', { email: stack.env.ADMIN_EMAIL, password: stack.env.ADMIN_PASSWORD })).data?.token;
   let profile;
+  // The generator's own event-loop delay in the window, beside the server's (admin/engine).
+  const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
   const win = measuredWindow(WARMUP, SECONDS, async () => {
+    generatorLoop.enable();
     await rows?.mark();
     cpuBefore = cpuTimes(pids);
     if (serverPid) threadsBefore = threadTimes(serverPid);
@@ -229,6 +233,7 @@ try {
     await win.ready;
   }
   const elapsed = win.elapsed();
+  generatorLoop.disable();
   logTrace(trace);
   const cpuAfter = cpuTimes(pids);
   const cpu = cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length);
@@ -267,6 +272,11 @@ try {
     console.log(`projector lag ms: p50 ${lag.p50} p99 ${lag.p99} max ${lag.max}; journal write ms p50 ${e.journal_write_ms.p50} p99 ${e.journal_write_ms.p99} max ${e.journal_write_ms.max}; commands per journal row p50 ${e.commands_per_journal_row.p50}`);
     const c = e.command_ms;
     console.log(`in the sequencer ms (queued, journaled, applied): p50 ${c.p50} p99 ${c.p99} max ${c.max}; the rest of a latency is the transport, the event loops and the generator`);
+    // A due timer's lateness: how long a ready answer (server) or a due request or read answer (generator) waits for its thread.
+    const d = e.event_loop_delay_ms;
+    // (The histogram holds whole intervals between the timer's runs: the lateness is what exceeds the 10 ms resolution.)
+    const g = (q) => (generatorLoop.count ? Math.max(0, (q === 'max' ? generatorLoop.max : generatorLoop.percentile(q)) / 1e6 - 10) : 0).toFixed(1);
+    console.log(`event loop delay ms: server p50 ${d.p50} p99 ${d.p99} max ${d.max}; generator p50 ${g(50)} p99 ${g(99)} max ${g('max')}`);
     const trial = (await call(stack.apiUrl, 'GET', 'admin/ledger/trial-balance', undefined, admin)).data;
     console.log(`trial balance after the run: ${trial.ok ? 'exact' : `WRONG ${JSON.stringify(trial.currencies)}`}`);
   }

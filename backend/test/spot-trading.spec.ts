@@ -1,9 +1,9 @@
 import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
-import { registerByEmail, setFundPassword } from './support/accounts';
+import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { brokenLedgerChains } from './support/ledger-chain';
-import { startTestApp, TestApp } from './support/test-app';
+import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const BTC = 1;
 const ETH = 2;
@@ -359,6 +359,25 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
       hold.restore();
     }
     await trialOk();
+  });
+
+  it("GET admin/engine: the pipeline's positions and, since the previous call, its timings and this process's event-loop delay", async () => {
+    const op = await adminToken(t, ADMIN.email, ADMIN.password);
+    const engine = () => t.http().get('/api/admin/engine').set('Authorization', op);
+    await engine(); // a new window from here
+    const u = await trader('100');
+    await order(u.token, { side: 'buy', type: 'limit', price: '10', quantity: '0.001' });
+    const until = performance.now() + 120;
+    while (performance.now() < until); // the event loop blocked for 120 ms
+    await new Promise((r) => setTimeout(r, 50));
+    const { body } = await engine();
+    expect(body).toMatchObject({ type: 'ok', code: 1 });
+    const e = body.data;
+    expect(e.journaled).toBeGreaterThanOrEqual(e.projected);
+    expect(e.command_ms.samples).toBeGreaterThan(0);
+    expect(e.event_loop_delay_ms.samples).toBeGreaterThan(0);
+    expect(e.event_loop_delay_ms.max).toBeGreaterThanOrEqual(100);
+    expect((await t.http().get('/api/admin/engine')).body.code).not.toBe(1); // operators only
   });
 
   it('commands keep being journaled and answered while the projector is slow, until a batch is ENGINE_PROJECT_AHEAD_MS old', async () => {

@@ -16,6 +16,7 @@ import { ProjectionReplica, ReplicaEvent } from './projection-replica';
 import { Projector } from './projector';
 import { ProjectorThread } from './projector-thread';
 import { rebuild } from './recovery';
+import { LoopDelay } from './samples';
 import type { Balance } from './sequencer/balances';
 import type { MarketParams, SeqCode, SeqCommand, SeqOutcome, TradeRecord } from './sequencer/commands';
 import type { Sequencer } from './sequencer/sequencer';
@@ -56,6 +57,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private replica?: ProjectorThread | ProjectionReplica;
   /** Owners of orders this process saw leave their book (the recent ones): a late cancel is answered "closed" without waiting for the projector. */
   private readonly closedOwners = new ClosedOwners();
+  /** This process's event-loop delay, for `stats` (admin/engine). */
+  private readonly loopDelay = new LoopDelay();
   /** The highest sequence this process has asked the engine's projector not to linger up to (split roles). */
   private hurried = 0;
 
@@ -145,6 +148,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
     this.keeper?.close();
+    this.loopDelay.stop();
     // Let batches in flight finish so every acknowledged command is projected (a restart would anyway).
     for (let i = 0; i < 200 && (this.commits?.busy || this.marks.unprojected) && !this.stopped; i++) await new Promise((r) => setTimeout(r, 20));
     await this.link?.stopServing();
@@ -238,6 +242,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       journal_write_ms: this.commits?.writeMs.take() ?? none,
       commands_per_journal_row: this.commits?.sizes.take() ?? none,
       command_ms: this.commits?.commandMs.take() ?? none,
+      event_loop_delay_ms: this.loopDelay.take(),
     };
   }
 

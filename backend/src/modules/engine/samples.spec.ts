@@ -1,4 +1,4 @@
-import { Samples } from './samples';
+import { LoopDelay, Samples } from './samples';
 
 describe('Samples', () => {
   it('reports nearest-rank percentiles of what was added, rounded to one decimal, and forgets them', () => {
@@ -12,5 +12,24 @@ describe('Samples', () => {
     const s = new Samples(3);
     [5, 1, 9, 7].forEach((v) => s.add(v));
     expect(s.take()).toEqual({ samples: 3, p50: 5, p99: 9, max: 9 });
+  });
+});
+
+describe('LoopDelay', () => {
+  it('reports how late the event loop ran while it was blocked, and starts a new window on each take', async () => {
+    const d = new LoopDelay(5);
+    try {
+      await new Promise((r) => setTimeout(r, 30));
+      const until = performance.now() + 60;
+      while (performance.now() < until); // the loop is blocked for 60 ms
+      await new Promise((r) => setTimeout(r, 30));
+      const blocked = d.take();
+      expect(blocked.samples).toBeGreaterThan(0);
+      expect(blocked.max).toBeGreaterThanOrEqual(50);
+      expect(blocked.p50).toBeLessThanOrEqual(blocked.p99);
+      expect(d.take()).toEqual({ samples: 0, p50: 0, p99: 0, max: 0 });
+    } finally {
+      d.stop();
+    }
   });
 });

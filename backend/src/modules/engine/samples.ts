@@ -1,3 +1,5 @@
+import { IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+
 /** A distribution as the operator endpoint and the benchmarks print it (ms or counts, one decimal). */
 export interface Distribution {
   samples: number;
@@ -22,5 +24,33 @@ export class Samples {
     this.values = [];
     const at = (p: number) => (s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : 0);
     return { samples: s.length, p50: at(50), p99: at(99), max: at(100) };
+  }
+}
+
+/**
+ * How late the process's event loop runs a timer that is due (ms; Node's `monitorEventLoopDelay`,
+ * one sample per `resolutionMs`) since the last call: the time a ready answer or a read socket
+ * waits for the thread, because it is busy with other work or the machine's scheduler runs
+ * something else. The rest of a latency beside the sequencer's own (`command_ms`).
+ */
+export class LoopDelay {
+  private readonly histogram: IntervalHistogram;
+
+  constructor(private readonly resolutionMs = 10) {
+    this.histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+    this.histogram.enable();
+  }
+
+  take(): Distribution {
+    const h = this.histogram;
+    // The histogram holds each whole interval between the timer's runs: the lateness is what exceeds the resolution.
+    const ms = (ns: number) => (h.count ? Math.max(0, Math.round(ns / 1e5 - this.resolutionMs * 10) / 10) : 0);
+    const d = { samples: h.count, p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) };
+    h.reset();
+    return d;
+  }
+
+  stop(): void {
+    this.histogram.disable();
   }
 }

@@ -34,7 +34,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { machineProfile } from './lib/machine-profile.mjs';
 import { openLoop } from './lib/open-loop.mjs';
 import { beyondBareHttp, call, cpuMsPer, cpuReport, cpuTimes, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
@@ -170,10 +169,11 @@ try {
     ? undefined
     : (await call(stack.apiUrl, 'POST', 'admin/login', { email: stack.env.ADMIN_EMAIL, password: stack.env.ADMIN_PASSWORD })).data?.token;
   let profile;
-  // The generator's own event-loop delay in the window, beside the server's (admin/engine).
-  const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
+  // The generator's own event-loop delay in the window, beside the server's (admin/engine): the backend's own LoopDelay.
+  const { LoopDelay } = require('./backend/dist/modules/engine/samples.js');
+  let generatorLoop;
   const win = measuredWindow(WARMUP, SECONDS, async () => {
-    generatorLoop.enable();
+    generatorLoop = new LoopDelay();
     await rows?.mark();
     cpuBefore = cpuTimes(pids);
     if (serverPid) threadsBefore = threadTimes(serverPid);
@@ -233,7 +233,8 @@ try {
     await win.ready;
   }
   const elapsed = win.elapsed();
-  generatorLoop.disable();
+  const generatorDelay = generatorLoop.take();
+  generatorLoop.stop();
   logTrace(trace);
   const cpuAfter = cpuTimes(pids);
   const cpu = cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length);
@@ -273,10 +274,8 @@ try {
     const c = e.command_ms;
     console.log(`in the sequencer ms (queued, journaled, applied): p50 ${c.p50} p99 ${c.p99} max ${c.max}; the rest of a latency is the transport, the event loops and the generator`);
     // A due timer's lateness: how long a ready answer (server) or a due request or read answer (generator) waits for its thread.
-    const d = e.event_loop_delay_ms;
-    // (The histogram holds whole intervals between the timer's runs: the lateness is what exceeds the 10 ms resolution.)
-    const g = (q) => (generatorLoop.count ? Math.max(0, (q === 'max' ? generatorLoop.max : generatorLoop.percentile(q)) / 1e6 - 10) : 0).toFixed(1);
-    console.log(`event loop delay ms: server p50 ${d.p50} p99 ${d.p99} max ${d.max}; generator p50 ${g(50)} p99 ${g(99)} max ${g('max')}`);
+    const [d, g] = [e.event_loop_delay_ms, generatorDelay];
+    console.log(`event loop delay ms: server p50 ${d.p50} p99 ${d.p99} max ${d.max}; generator p50 ${g.p50} p99 ${g.p99} max ${g.max}`);
     const trial = (await call(stack.apiUrl, 'GET', 'admin/ledger/trial-balance', undefined, admin)).data;
     console.log(`trial balance after the run: ${trial.ok ? 'exact' : `WRONG ${JSON.stringify(trial.currencies)}`}`);
   }

@@ -8,10 +8,12 @@
 // Three ways in (BENCH_TRANSPORT):
 // - `http` (default): POST / PUT /api/coin/trade, form-encoded, over one keep-alive pool;
 // - `ws`: the same mix as `order` messages on Socket.IO (`{id, method: 'place'|'cancel', params}`,
-//   answered through the ack with the same envelope), one socket.io-client connection per trader
-//   (BENCH_USERS of them), websocket transport, the token in the handshake. Like the web app's
-//   socket, each one is in its user's private room, so the server also pushes it its `order` and
-//   `balance` messages: that cost is part of what is measured;
+//   answered through the ack with the same envelope), one connection per trader (BENCH_USERS of
+//   them), websocket transport, the token in the handshake. Like the web app's socket, each one is
+//   in its user's private room, so the server also pushes it its `order` and `balance` messages:
+//   that cost is part of what is measured. The generator speaks Socket.IO's wire format on the
+//   `ws` package, as the k6 script does (pushes skipped by their prefix, not decoded);
+//   BENCH_WS_CLIENT=socket.io-client uses the library's client instead (more generator CPU per order);
 // - `plain`: the same requests as text messages on the plain WebSocket endpoint `/api/coin/ws`
 //   (the `ws` package), one connection per trader with its token in the upgrade's Authorization
 //   header, each answer matched to its request by `id`. No pushes come on it (as over HTTP).
@@ -46,9 +48,12 @@ const RATE = Number(process.env.BENCH_RATE ?? 0);
 /** Load before the measured window (not counted): connections open, code is compiled, caches fill. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const TRANSPORT = process.env.BENCH_TRANSPORT ?? 'http';
+/** The `ws` transport's client: Socket.IO's wire format on `ws` (as k6 speaks it), or the socket.io-client library. */
+const WS_CLIENT = process.env.BENCH_WS_CLIENT ?? 'wire';
 /** A socket order with no ack by then is counted as unanswered (as a broken HTTP connection is). */
 const ACK_TIMEOUT_MS = 30_000;
 if (!['http', 'ws', 'plain'].includes(TRANSPORT)) throw new Error(`BENCH_TRANSPORT is http, ws or plain, not ${TRANSPORT}`);
+if (!['wire', 'socket.io-client'].includes(WS_CLIENT)) throw new Error(`BENCH_WS_CLIENT is wire or socket.io-client, not ${WS_CLIENT}`);
 
 /** The project's packages (socket.io-client, ws), from the repository root. */
 const require = createRequire(join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'package.json'));
@@ -73,10 +78,12 @@ async function connectAll(traders, open) {
 }
 
 /**
- * The `ws` transport with loadClient's interface: `call('POST' | 'PUT', 'coin/trade', body, token)`
- * sends the order (or cancel) on that trader's socket and resolves with the ack's envelope.
+ * The `ws` transport through socket.io-client (BENCH_WS_CLIENT=socket.io-client): loadClient's
+ * interface, `call('POST' | 'PUT', 'coin/trade', body, token)` sends the order (or cancel) on that
+ * trader's socket and resolves with the ack's envelope. The library's client costs the generator
+ * more per order than the wire client below (a timer per emit, every push decoded).
  */
-async function socketClient(apiUrl, traders) {
+async function socketIoClient(apiUrl, traders) {
   const { io } = require('socket.io-client');
   const sockets = await connectAll(traders, (t) => {
     const s = io(apiUrl, { path: '/socket.io', transports: ['websocket'], auth: { token: t.token }, reconnection: false });
@@ -92,14 +99,17 @@ async function socketClient(apiUrl, traders) {
 }
 
 /**
- * The `plain` transport with loadClient's interface: each request a text message on the trader's
- * connection to `/api/coin/ws`, resolved by the answer with its `id`.
+ * A transport of requests matched to their answers by id over one `ws` connection per trader:
+ * `wire.url`, `wire.headers(trader)`, `wire.encode(request)` → the text frame, and
+ * `wire.read(ws, text, trader, ready)` → `[id, answer]` for an answer, or undefined for anything
+ * else (the protocol's own frames, pushes); the connection is ready when it opens
+ * (`wire.readyOnOpen`) or when `read` calls `ready.ok()`. A dropped connection fails what it still owes at once
+ * (as a broken HTTP connection does); an answer missing after ACK_TIMEOUT_MS counts as unanswered.
  */
-async function plainClient(apiUrl, traders) {
+async function wsClient(traders, wire) {
   const WebSocket = require('ws');
-  const url = `${apiUrl.replace(/^http/, 'ws')}/api/coin/ws`;
   const sockets = await connectAll(traders, (t) => {
-    const ws = new WebSocket(url, { headers: { authorization: t.token }, perMessageDeflate: false });
+    const ws = new WebSocket(wire.url, { headers: wire.headers(t), perMessageDeflate: false });
     ws.waiting = new Map(); // request id → {ok, fail, timer}
     const settle = (id) => {
       const w = ws.waiting.get(id);
@@ -107,16 +117,19 @@ async function plainClient(apiUrl, traders) {
       if (w) clearTimeout(w.timer);
       return w;
     };
-    ws.on('message', (data) => {
-      const answer = JSON.parse(data.toString());
-      settle(answer.id)?.ok(answer);
+    const ready = new Promise((ok, fail) => {
+      ws.once('error', fail);
+      if (wire.readyOnOpen) ws.once('open', ok);
+      ws.on('message', (data) => {
+        const answered = wire.read(ws, data.toString(), t, { ok, fail });
+        if (answered) settle(answered[0])?.ok(answered[1]);
+      });
     });
-    // A dropped connection fails what it still owes at once (as a broken HTTP connection does).
     ws.on('close', () => {
       for (const id of [...ws.waiting.keys()]) settle(id).fail(new Error('connection closed'));
     });
     ws.settle = settle;
-    return [ws, new Promise((ok, fail) => ws.once('open', ok).once('error', fail))];
+    return [ws, ready];
   });
   let next = 0;
   return {
@@ -128,7 +141,7 @@ async function plainClient(apiUrl, traders) {
         const timer = setTimeout(() => ws.settle(request.id)?.fail(new Error('no answer')), ACK_TIMEOUT_MS);
         timer.unref();
         ws.waiting.set(request.id, { ok, fail, timer });
-        ws.send(JSON.stringify(request));
+        ws.send(wire.encode(request));
       });
     },
     close: async () => {
@@ -136,6 +149,45 @@ async function plainClient(apiUrl, traders) {
     },
   };
 }
+
+/**
+ * The `plain` transport: each request a text message on the trader's connection to
+ * `/api/coin/ws` (its token in the upgrade's Authorization header), answered by a message with its `id`.
+ */
+const plainWire = (apiUrl) => ({
+  url: `${apiUrl.replace(/^http/, 'ws')}/api/coin/ws`,
+  headers: (t) => ({ authorization: t.token }),
+  readyOnOpen: true,
+  encode: (request) => JSON.stringify(request),
+  read(ws, text) {
+    const answer = JSON.parse(text);
+    return [answer.id, answer];
+  },
+});
+
+/**
+ * The `ws` transport on Socket.IO's wire format, as the k6 script (k6/order-socket.js) speaks it:
+ * Engine.IO v4 + Socket.IO v5 text packets over the WebSocket transport. `0{…}` open → `40{token}`
+ * connect with auth → `40{…}` accepted (`44{…}` refused); `42<n>["order",{…}]` → `43<n>[{…}]` the
+ * ack; `2` ping → `3` pong. Pushes (`42[…]`: order, balance) still arrive and are skipped by their
+ * prefix, without being decoded, as a client that does not listen for them would.
+ */
+const socketIoWire = (apiUrl) => ({
+  url: `${apiUrl.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`,
+  headers: () => ({}),
+  encode: (request) => `42${request.id}["order",${JSON.stringify(request)}]`,
+  read(ws, text, t, ready) {
+    if (text.startsWith('43')) {
+      const bracket = text.indexOf('[');
+      return [Number(text.slice(2, bracket)), JSON.parse(text.slice(bracket))[0]];
+    }
+    if (text === '2') ws.send('3');
+    else if (text.startsWith('40')) ready.ok();
+    else if (text.startsWith('44')) ready.fail(new Error(`Socket.IO connect refused: ${text.slice(2)}`));
+    else if (text.startsWith('0')) ws.send(`40${JSON.stringify({ token: t.token })}`);
+    return undefined;
+  },
+});
 
 const stack = await startStack();
 try {
@@ -151,9 +203,15 @@ try {
   let notSent = 0;
   const trace = [];
   const client =
-    TRANSPORT === 'ws' ? await socketClient(stack.apiUrl, traders) : TRANSPORT === 'plain' ? await plainClient(stack.apiUrl, traders) : loadClient(stack.apiUrls ?? stack.apiUrl, CONCURRENCY);
+    TRANSPORT === 'ws'
+      ? WS_CLIENT === 'socket.io-client'
+        ? await socketIoClient(stack.apiUrl, traders)
+        : await wsClient(traders, socketIoWire(stack.apiUrl))
+      : TRANSPORT === 'plain'
+        ? await wsClient(traders, plainWire(stack.apiUrl))
+        : loadClient(stack.apiUrls ?? stack.apiUrl, CONCURRENCY);
   log(
-    `transport: ${TRANSPORT === 'http' ? `HTTP, a pool of ${CONCURRENCY} connections` : TRANSPORT === 'ws' ? `Socket.IO \`order\` messages, ${traders.length} sockets` : `plain WebSocket /api/coin/ws, ${traders.length} connections`}`,
+    `transport: ${TRANSPORT === 'http' ? `HTTP, a pool of ${CONCURRENCY} connections` : TRANSPORT === 'ws' ? `Socket.IO \`order\` messages, ${traders.length} sockets (${WS_CLIENT})` : `plain WebSocket /api/coin/ws, ${traders.length} connections`}`,
   );
   const pids = { ...(stack.pidGroups ?? { server: stack.pids ?? [] }), generator: [process.pid] };
 

@@ -10,7 +10,8 @@
 //   → `40{…}` accepted; `42<n>["order",{…}]` an event wanting ack n → `43<n>[{…}]` the ack; `2`
 //   ping → `3` pong. Pushed `42[…]` messages (order, balance) are ignored. Not covered: the polling
 //   transport, reconnection and connection-state recovery (the socket.io-client path is covered by
-//   `BENCH_TRANSPORT=ws npm run bench:api` and backend/test/order-entry.spec.ts).
+//   backend/test/order-entry.spec.ts). The project's own harness for the same load speaks the same
+//   wire format: `BENCH_TRANSPORT=ws npm run bench:api` (BENCH_WS_CLIENT=socket.io-client: the library).
 // - `plain`: text messages on the plain WebSocket endpoint /api/coin/ws, the token in the
 //   upgrade's Authorization header, each answer matched to its request by id (the project's own
 //   harness for the same load: `BENCH_TRANSPORT=plain npm run bench:api`).

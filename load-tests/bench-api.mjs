@@ -10,7 +10,7 @@
 // - `ws`: the same mix as `order` messages on Socket.IO (`{id, method: 'place'|'cancel', params}`,
 //   answered through the ack with the same envelope), one connection per trader (BENCH_USERS of
 //   them), websocket transport, the token in the handshake. Like the web app's socket, each one is
-//   in its user's private room, so the server also pushes it its `order` and `balance` messages:
+//   in its user's private room, so the server also pushes it its `orders` and `balance` messages:
 //   that cost is part of what is measured. The generator speaks Socket.IO's wire format on the
 //   `ws` package, as the k6 script does (pushes skipped by their prefix, not decoded);
 //   BENCH_WS_CLIENT=socket.io-client uses the library's client instead (more generator CPU per order);
@@ -169,7 +169,7 @@ const plainWire = (apiUrl) => ({
  * The `ws` transport on Socket.IO's wire format, as the k6 script (k6/order-socket.js) speaks it:
  * Engine.IO v4 + Socket.IO v5 text packets over the WebSocket transport. `0{…}` open → `40{token}`
  * connect with auth → `40{…}` accepted (`44{…}` refused); `42<n>["order",{…}]` → `43<n>[{…}]` the
- * ack; `2` ping → `3` pong. Pushes (`42[…]`: order, balance) still arrive and are skipped by their
+ * ack; `2` ping → `3` pong. Pushes (`42[…]`: orders, balance) still arrive and are skipped by their
  * prefix, without being decoded, as a client that does not listen for them would.
  */
 const socketIoWire = (apiUrl) => ({

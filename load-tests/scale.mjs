@@ -63,7 +63,7 @@ async function main() {
   // 1. Across api processes.
   const socket = io(apis[0].url, { path: '/socket.io', transports: ['websocket'], auth: { token: maker.token } });
   const pushes = [];
-  socket.on('order', (m) => pushes.push(m));
+  socket.on('orders', (m) => pushes.push(m));
   await until('the socket on api #1', () => socket.connected, 10_000);
   // A visitor on api #2 taking its market data batched, as the web app does: one `feed` per cycle.
   const watcher = io(apis[1].url, { path: '/socket.io', transports: ['websocket'], auth: { feed: 'batch' } });
@@ -75,7 +75,7 @@ async function main() {
   const rest = await order(apis[0], maker.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '61000', quantity: '0.02' });
   const buy = await order(apis[2], taker.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '60000', quantity: '0.01' });
   check('a sell via api #1 and a buy via api #3 match', sell.code === 1 && buy.code === 1 && buy.data.status === 'completed' && buy.data.filled_qty === '0.01', `${buy.data?.status} ${buy.data?.filled_qty}`);
-  await until('the fill pushed to the socket on api #1', () => pushes.some((m) => m.data.order_id === sell.data.order_id && m.data.status === 'completed'), 10_000).then(
+  await until('the fill pushed to the socket on api #1', () => pushes.some((m) => m.data.some((o) => o.order_id === sell.data.order_id && o.status === 'completed')), 10_000).then(
     (ms) => check('a socket on api #1 receives the fill caused through api #3', true, `${ms} ms`),
     () => check('a socket on api #1 receives the fill caused through api #3', false, JSON.stringify(pushes)),
   );

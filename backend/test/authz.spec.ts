@@ -205,7 +205,7 @@ describe('authorization matrix', () => {
     try {
       const [sa, sb] = [await connect(w.a.token), await connect(w.b.token)];
       const heardByB: string[] = [];
-      for (const ev of ['order', 'balance', 'position', 'option', 'chat:message', 'chat:read', 'notice']) sb.on(ev, (m: unknown) => heardByB.push(`${ev} ${JSON.stringify(m)}`));
+      for (const ev of ['orders', 'balance', 'position', 'option', 'chat:message', 'chat:read', 'notice']) sb.on(ev, (m: unknown) => heardByB.push(`${ev} ${JSON.stringify(m)}`));
       const check = async (name: string, act: () => Promise<Record<string, unknown> | unknown[]>, refused: (a: Record<string, unknown>) => boolean, row: () => Promise<unknown>) => {
         const before = { balances: await balances(w), row: await row() };
         const answer = (await act()) as Record<string, unknown>;
@@ -244,7 +244,7 @@ describe('authorization matrix', () => {
       await check('chat:ops', () => emit(sb, 'chat:ops'), (a) => a.ok === false, async () => null);
 
       // A's pushes after all that: an order update, a balance change and an operator's reply reach A only.
-      const heardByA = Promise.all(['chat:message', 'order'].map((ev) => new Promise((resolve) => sa.once(ev, resolve))));
+      const heardByA = Promise.all(['chat:message', 'orders'].map((ev) => new Promise((resolve) => sa.once(ev, resolve))));
       const second = await w.post(w.a, 'coin/trade', { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '101', quantity: '0.01' });
       await w.post(w.admin, `admin/help/conversations/${conv}/reply`, { text: 'Checking it now' });
       await heardByA;

@@ -57,12 +57,12 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     const received: Array<{ event: string; seq: number }> = [];
     const depthMsgs: Envelope<{ bids: string[][]; asks: string[][] }>[] = [];
     const tradeMsgs: Envelope<Array<{ price: string; quantity: string }>>[] = [];
-    const orders: Array<{ seq: number; data: { status: string } }> = [];
+    const orderMsgs: Array<{ seq: number; data: Array<{ status: string }> }> = [];
     const balances: Array<{ data: Array<{ currency_id: number; available: string }> }> = [];
     client.on('depth', (m) => (received.push({ event: 'depth', seq: m.seq }), depthMsgs.push(m as never)));
     client.on('trades', (m) => (received.push({ event: 'trades', seq: m.seq }), tradeMsgs.push(m as never)));
     client.on('kline', (m) => received.push({ event: `kline:${m.topic}`, seq: m.seq }));
-    client.on('order', (m) => orders.push(m));
+    client.on('orders', (m) => orderMsgs.push(m));
     client.on('balance', (m) => balances.push(m));
 
     const snapshots = (await client.emitWithAck('subscribe', ['tickers', 'depth:BTC/USDT', 'trades:BTC/USDT', 'kline:BTC/USDT:1min'])) as SnapshotData[];
@@ -76,7 +76,8 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     await order(buyer.token, { ...btc, side: 'buy', type: 'limit', price: '60000', quantity: '0.1' });
     await order(buyer.token, { ...btc, side: 'buy', type: 'limit', price: '59000', quantity: '0.2' });
 
-    await until(() => tradeMsgs.length > 0 && depthMsgs.some((d) => d.data.bids.length > 0) && orders.length >= 2 && balances.length > 0);
+    const orders = () => orderMsgs.flatMap((m) => m.data);
+    await until(() => tradeMsgs.length > 0 && depthMsgs.some((d) => d.data.bids.length > 0) && orders().length >= 2 && balances.length > 0);
 
     expect(tradeMsgs.flatMap((m) => m.data).map((x) => [x.price, x.quantity])).toEqual([['60000', '0.1']]);
     const lastDepth = depthMsgs[depthMsgs.length - 1].data;
@@ -89,16 +90,39 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
       expect(seqs[0]).toBeGreaterThan(snapshots.find((s) => s.topic.startsWith(topic))!.seq);
     }
     // Only the buyer's own orders reach the buyer: one completed, one waiting.
-    expect(orders.map((o) => o.data.status).sort()).toEqual(['completed', 'waiting']);
-    expect(orders.map((o) => o.seq)).toEqual([1, 2]);
+    expect(orders().map((o) => o.status).sort()).toEqual(['completed', 'waiting']);
+    expect(orderMsgs.map((m) => m.seq)).toEqual(orderMsgs.map((_, i) => i + 1));
     expect(balances[balances.length - 1].data.find((b) => b.currency_id === 1)).toMatchObject({ available: '0.0999' });
 
     const visitor = await connect();
     const seen: string[] = [];
-    visitor.on('order', () => seen.push('order'));
+    visitor.on('orders', () => seen.push('orders'));
     await order(buyer.token, { ...btc, side: 'buy', type: 'limit', price: '58000', quantity: '0.1' });
     await new Promise((r) => setTimeout(r, 400));
     expect(seen).toEqual([]);
+  });
+  it('the order changes of one step come in one message, in the order they happened', async () => {
+    const { seller, buyer } = await pair(1);
+    const client = await connect(seller.token);
+    const msgs: Array<{ seq: number; data: Array<{ order_id: string; status: string; filled_qty: string }> }> = [];
+    client.on('orders', (m) => msgs.push(m));
+    // Five resting asks above the book (best is 60000), then one buy that takes every ask up to them in one command.
+    const asks: string[] = [];
+    for (const price of ['61000', '61100', '61200', '61300', '61400']) {
+      const r = await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price, quantity: '0.01' });
+      expect(r.body.data.status).toBe('waiting');
+      asks.push(String(r.body.data.order_id));
+    }
+    await until(() => msgs.flatMap((m) => m.data).length >= 5);
+    const before = msgs.length;
+    const buy = await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '61400', quantity: '0.25' });
+    expect(buy.body.data.status).toBe('completed');
+    await until(() => msgs.length > before);
+    await new Promise((r) => setTimeout(r, 300));
+    // The seller's five fills: one message, best price first (the buyer's order and the other seller's are not this seller's business).
+    expect(msgs.slice(before)).toHaveLength(1);
+    expect(msgs[before].data.map((o) => [o.order_id, o.status, o.filled_qty])).toEqual(asks.map((id) => [id, 'completed', '0.01']));
+    expect(msgs.map((m) => m.seq)).toEqual(msgs.map((_, i) => i + 1));
   });
   it('a dropped socket comes back as a new one; subscribing again gives the trade it missed and the topic goes on in sequence', async () => {
     const { seller, buyer } = await pair(2);

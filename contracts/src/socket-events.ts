@@ -4,7 +4,7 @@
  *
  * Market topics: `tickers`, `depth:<symbol>`, `trades:<symbol>`, `kline:<symbol>:<period>`
  * (symbol as "BTC/USDT"; period as in kline/historyV3). The private room of the handshake
- * token's user receives `order` and `balance` without subscribing.
+ * token's user receives `orders` and `balance` without subscribing.
  *
  * A socket that connects with `auth.feed = 'batch'` gets its market messages batched: one `feed`
  * event per conflation cycle carrying that cycle's messages for its topics (FeedItem).
@@ -116,8 +116,11 @@ export interface ServerToClientEvents {
   trades: (m: Envelope<TradeData[]>) => void;
   /** The current (last) candle of a period. */
   kline: (m: Envelope<CandleData>) => void;
-  /** Private: one of your orders changed. */
-  order: (m: { seq: number; ts: number; data: OrderData }) => void;
+  /**
+   * Private: your orders that changed, every change in the order it happened (an order that
+   * changed twice appears twice): what one step of the projector wrote, in one message.
+   */
+  orders: (m: { seq: number; ts: number; data: OrderData[] }) => void;
   /** Private: your balances after a change (all accounts). */
   balance: (m: { seq: number; ts: number; data: BalanceData[] }) => void;
   /** Private: one of your options was delivered. */

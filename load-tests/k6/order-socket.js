@@ -8,7 +8,7 @@
 //   handshake. k6 has no Socket.IO client: this speaks the wire format over k6/ws (Engine.IO v4 +
 //   Socket.IO v5 packets, text frames, no binary): `0{…}` open → `40{"token":…}` connect with auth
 //   → `40{…}` accepted; `42<n>["order",{…}]` an event wanting ack n → `43<n>[{…}]` the ack; `2`
-//   ping → `3` pong. Pushed `42[…]` messages (order, balance) are ignored. Not covered: the polling
+//   ping → `3` pong. Pushed `42[…]` messages (orders, balance) are ignored. Not covered: the polling
 //   transport, reconnection and connection-state recovery (the socket.io-client path is covered by
 //   backend/test/order-entry.spec.ts). The project's own harness for the same load speaks the same
 //   wire format: `BENCH_TRANSPORT=ws npm run bench:api` (BENCH_WS_CLIENT=socket.io-client: the library).

@@ -16,7 +16,7 @@ interface LiveState {
   balanceSeq: number;
   balances: Record<string, BalanceData>;
   balanceVersion: number;
-  /** The private `order` stream: bumped on every order change, with the change. */
+  /** The private `orders` stream: bumped on every message (one or more order changes), with the latest change. */
   orderVersion: number;
   lastOrder: OrderData | null;
   /** The private `option` stream: bumped when one of the user's options is delivered. */
@@ -74,7 +74,7 @@ const onPosition = (m: { seq: number; data: PositionsData }) => {
       toast(t('positionsLive.endedToast', { symbol: c.symbol, reason: t(`lever.closeReason.${c.reason}`), pnl: c.pnl ?? '0' }), 4000);
   set({ positionSeq: m.seq, positions: m.data.positions });
 };
-const onOrder = (m: { data: OrderData }) => set((s) => ({ orderVersion: s.orderVersion + 1, lastOrder: m.data }));
+const onOrders = (m: { data: OrderData[] }) => set((s) => ({ orderVersion: s.orderVersion + 1, lastOrder: m.data[m.data.length - 1] ?? s.lastOrder }));
 
 /** A delivered option: a settlement toast (result in words, never colour alone) and the lists reload. */
 const onOption = (m: { data: OptionResultData }) => {
@@ -100,7 +100,7 @@ function bind(): void {
   socket.on('disconnect', onDown);
   socket.on('connect_error', onDown);
   socket.on('balance', onBalance);
-  socket.on('order', onOrder);
+  socket.on('orders', onOrders);
   socket.on('option', onOption);
   socket.on('position', onPosition);
 }
@@ -111,7 +111,7 @@ function unbind(): void {
   bound.off('disconnect', onDown);
   bound.off('connect_error', onDown);
   bound.off('balance', onBalance);
-  bound.off('order', onOrder);
+  bound.off('orders', onOrders);
   bound.off('option', onOption);
   bound.off('position', onPosition);
   bound = null;

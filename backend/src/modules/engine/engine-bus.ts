@@ -36,8 +36,11 @@ export interface BusEvents {
   outbox: [];
   /** The book of a market changed (depth readers re-read it, conflated). */
   book: [number];
-  /** An order's state or fill changed (pushed to its owner). */
-  order: [OrderUpdate];
+  /**
+   * Orders whose state or fill changed, in the order of the changes: everything one step of the
+   * projector made visible (pushed to their owners, one message per owner).
+   */
+  orders: [OrderUpdate[]];
   /** A user's balances changed (pushed to the owner). */
   balance: [number];
   /** An option was delivered (pushed to its owner). */

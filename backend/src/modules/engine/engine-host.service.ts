@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig, role } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode, ErrorCodeValue } from '../../infra/http/error-codes';
 import { ClosedOwners } from './closed-owners';
-import { EngineBus } from './engine-bus';
+import { EngineBus, type OrderUpdate } from './engine-bus';
 import { EngineLease } from './engine-lease';
 import { EngineLink, EngineReply, EngineRequest, LinkEvent, processId } from './engine-link';
 import { GroupCommit, Queued } from './group-commit';
@@ -370,11 +370,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     const done = this.marks.advance(e.seq, performance.now());
     if (!done) return;
     const users = new Set<number>();
+    const orders: OrderUpdate[] = [];
     for (const b of done)
       for (const o of b.outcomes) {
-        for (const ord of o.orders) this.bus.emit('order', ord);
+        orders.push(...o.orders);
         for (const u of o.users) users.add(u);
       }
+    if (orders.length) this.bus.emit('orders', orders);
     for (const u of users) this.bus.emit('balance', u);
     this.bus.emit('projected', e.seq);
     this.link?.publish({ kind: 'projected', seq: e.seq });

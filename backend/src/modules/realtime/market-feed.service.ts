@@ -101,9 +101,16 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     this.bus.on('mark', (marketIds) => marketIds.forEach((id) => this.markedMarkets.add(id)));
     // A push that fails (Redis gone, the process stopping) is logged, never an unhandled rejection.
     const pushed = (p: Promise<void>) => void p.catch((err: unknown) => this.logger.warn({ err }, 'push failed'));
-    // Checked before the async push: no promise per changed order for users nobody listens for.
-    this.bus.on('order', (o) => {
-      if (this.listening(o.userId)) pushed(this.pushOrder(o));
+    // One message per owner for what one projector step made visible; users nobody listens for cost nothing.
+    this.bus.on('orders', (orders) => {
+      const byUser = new Map<number, OrderUpdate[]>();
+      for (const o of orders) {
+        if (!this.listening(o.userId)) continue;
+        const list = byUser.get(o.userId);
+        if (list) list.push(o);
+        else byUser.set(o.userId, [o]);
+      }
+      for (const [userId, list] of byUser) pushed(this.pushOrders(userId, list));
     });
     this.bus.on('option', (o) => pushed(this.pushOption(o.userId, o.data)));
     // Split roles: the engine shares every book once when it takes over (then each changed one).
@@ -152,21 +159,25 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     return this.shared || this.sockets.has(userId);
   }
 
-  /** Order changes are rare per user and matter: sent at once, not conflated (the bus handler skips users nobody listens for). */
-  private async pushOrder(o: OrderUpdate): Promise<void> {
+  /**
+   * A user's order changes, sent as soon as the projector has written them (not conflated: every
+   * change, in order), in one message per projector step: a trader whose orders fill by the
+   * hundred gets one message for them, not a hundred (the bus handler skips users nobody listens for).
+   */
+  private async pushOrders(userId: number, orders: OrderUpdate[]): Promise<void> {
     if (!this.server) return;
-    const market = this.registry.byIdOrUndefined(o.marketId);
-    this.server.to(userRoom(o.userId)).emit('order', {
-      seq: await this.next(`order:${o.userId}`),
+    const seq = await this.next(`order:${userId}`);
+    this.server.to(userRoom(userId)).emit('orders', {
+      seq,
       ts: Date.now(),
-      data: {
+      data: orders.map((o) => ({
         order_id: String(o.id),
-        symbol: market?.symbol ?? String(o.marketId),
+        symbol: this.registry.byIdOrUndefined(o.marketId)?.symbol ?? String(o.marketId),
         status: o.status,
         filled_qty: unitsString(o.filledQty),
         filled_amount: unitsString(o.filledQuote),
         fee: unitsString(o.fee),
-      },
+      })),
     });
   }
 

@@ -12,7 +12,7 @@ const HISTORY: Array<OrderStatus | 'all'> = ['all', 'completed', 'cancelled', 'w
 
 /**
  * Current orders (waiting, with cancel) and history (completed, cancelled, waiting). Reloaded
- * when one of the user's orders changes (private `order` push), after a resync and after placing.
+ * when one of the user's orders changes (private `orders` push), after a resync and after placing.
  */
 export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; reloadKey: number; offline: boolean }) {
   const { t } = useTranslation();

@@ -373,7 +373,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     const orders: OrderUpdate[] = [];
     for (const b of done)
       for (const o of b.outcomes) {
-        orders.push(...o.orders);
+        for (const ord of o.orders) orders.push(ord);
         for (const u of o.users) users.add(u);
       }
     if (orders.length) this.bus.emit('orders', orders);

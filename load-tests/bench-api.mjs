@@ -103,8 +103,9 @@ async function socketIoClient(apiUrl, traders) {
  * `wire.url`, `wire.headers(trader)`, `wire.encode(request)` → the text frame, and
  * `wire.read(ws, text, trader, ready)` → `[id, answer]` for an answer, or undefined for anything
  * else (the protocol's own frames, pushes); the connection is ready when it opens
- * (`wire.readyOnOpen`) or when `read` calls `ready.ok()`. A dropped connection fails what it still owes at once
- * (as a broken HTTP connection does); an answer missing after ACK_TIMEOUT_MS counts as unanswered.
+ * (`wire.readyOnOpen`) or when `read` calls `ready.ok()`. A dropped connection fails what it still
+ * owes at once (as a broken HTTP connection does); an answer missing after ACK_TIMEOUT_MS counts as
+ * unanswered.
  */
 async function wsClient(traders, wire) {
   const WebSocket = require('ws');

@@ -117,6 +117,9 @@ try {
   console.log(`journal: ${j.samples} rows, write ms p50 ${j.p50} p99 ${j.p99}; commands per row p50 ${b.p50} p99 ${b.p99}`);
   const c = engine.command_ms;
   console.log(`in the sequencer ms (queued, journaled, applied): p50 ${c.p50} p99 ${c.p99} max ${c.max}`);
+  // How late this process (the sequencer and the generator on one thread) ran a due timer: a command's wait for the thread.
+  const d = engine.event_loop_delay_ms;
+  console.log(`event loop delay ms: p50 ${d.p50} p99 ${d.p99} max ${d.max}`);
   console.log(`projector lag ms: p50 ${engine.projector_lag_ms.p50} p99 ${engine.projector_lag_ms.p99} max ${engine.projector_lag_ms.max} (${engine.projector_lag_ms.samples} batches)`);
   console.log(`trial balance after the run: ${trial.ok ? 'exact' : `WRONG ${JSON.stringify(trial.currencies)}`}`);
   console.log(`latency ms: p50 ${percentile(latencies, 50).toFixed(1)}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}`);

@@ -38,7 +38,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machineProfile } from './lib/machine-profile.mjs';
 import { openLoop } from './lib/open-loop.mjs';
-import { beyondBareHttp, call, cpuMsPer, cpuReport, cpuTimes, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
+import { beyondBareHttp, call, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -335,6 +335,7 @@ try {
     // A due timer's lateness: how long a ready answer (server) or a due request or read answer (generator) waits for its thread.
     const [d, g] = [e.event_loop_delay_ms, generatorDelay];
     console.log(`event loop delay ms: server p50 ${d.p50} p99 ${d.p99} max ${d.max}; generator p50 ${g.p50} p99 ${g.p99} max ${g.max}`);
+    console.log(`GC pauses ms (the server's main thread): ${gcPausesText(e.gc_pauses)}`);
     const trial = (await call(stack.apiUrl, 'GET', 'admin/ledger/trial-balance', undefined, admin)).data;
     console.log(`trial balance after the run: ${trial.ok ? 'exact' : `WRONG ${JSON.stringify(trial.currencies)}`}`);
   }

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLoop } from './lib/open-loop.mjs';
-import { cpuReport, cpuTimes, freshStackEnv, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter } from './lib/stack.mjs';
+import { cpuReport, cpuTimes, freshStackEnv, gcPausesText, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -120,6 +120,8 @@ try {
   // How late this process (the sequencer and the generator on one thread) ran a due timer: a command's wait for the thread.
   const d = engine.event_loop_delay_ms;
   console.log(`event loop delay ms: p50 ${d.p50} p99 ${d.p99} max ${d.max}`);
+  // Each pause stops every order the thread holds (docs/performance.md, twenty-ninth sitting).
+  console.log(`GC pauses ms (this process's main thread): ${gcPausesText(engine.gc_pauses)}`);
   console.log(`projector lag ms: p50 ${engine.projector_lag_ms.p50} p99 ${engine.projector_lag_ms.p99} max ${engine.projector_lag_ms.max} (${engine.projector_lag_ms.samples} batches)`);
   console.log(`trial balance after the run: ${trial.ok ? 'exact' : `WRONG ${JSON.stringify(trial.currencies)}`}`);
   console.log(`latency ms: p50 ${percentile(latencies, 50).toFixed(1)}  p90 ${percentile(latencies, 90).toFixed(1)}  p99 ${p99}`);

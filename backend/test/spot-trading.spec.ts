@@ -377,6 +377,7 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     expect(e.command_ms.samples).toBeGreaterThan(0);
     expect(e.event_loop_delay_ms.samples).toBeGreaterThan(0);
     expect(e.event_loop_delay_ms.max).toBeGreaterThanOrEqual(100);
+    expect(e.gc_pauses).toEqual({ scavenge_ms: expect.objectContaining({ samples: expect.any(Number) }), mark_compact_ms: expect.objectContaining({ samples: expect.any(Number) }), share_pct: expect.any(Number) });
     expect((await t.http().get('/api/admin/engine')).body.code).not.toBe(1); // operators only
   });
 

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 
 const WINDOW_S = 20;
+const WRITES = /^(writev|write|writeBuffer|writeUtf8String|writeLatin1String) :/;
 
 function load(file, orders) {
   const p = JSON.parse(readFileSync(file, 'utf8'));
@@ -58,6 +59,13 @@ const b = args.length === 4 ? load(args[2], Number(args[3])) : undefined;
 const per = (x, k) => (x.self.get(k) ?? 0) / x.orders;
 const f = (n) => n.toFixed(2).padStart(8);
 console.log(`busy µs per order: ${f(a.busy / a.orders)}${b ? ` ${f(b.busy / b.orders)} (B)` : ''}`);
+// A sample is taken when the profiler's signal reaches the thread, and a thread that is not running
+// gets it when it runs again. A write (to a socket, mostly) that wakes a sleeping peer (PostgreSQL's backend, the
+// load generator) lets that peer preempt the writer on a busy machine, so the samples of such a
+// write include the time the thread then spent off the CPU: an upper bound on the system call's
+// own cost (`perf trace -s -p <pid>` measures that), and `cores used` is the thread's CPU.
+const writes = (x) => [...x.self].reduce((sum, [k, us]) => (WRITES.test(k) ? sum + us : sum), 0) / x.orders;
+console.log(`of which in writes (with the time off the CPU after waking a peer): ${f(writes(a))}${b ? ` ${f(writes(b))} (B)` : ''}`);
 const keys = [...new Set([...a.self.keys(), ...(b ? b.self.keys() : [])])];
 const rank = b ? (k) => Math.abs(per(b, k) - per(a, k)) : (k) => per(a, k);
 keys.sort((x, y) => rank(y) - rank(x));

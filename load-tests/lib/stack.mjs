@@ -427,6 +427,12 @@ export function measuredWindow(warmup, seconds, onStart) {
   return w;
 }
 
+/** A thread's GC pauses as `admin/engine` reports them (`gc_pauses`), in one line. */
+export function gcPausesText(g) {
+  const [s, m] = [g.scavenge_ms, g.mark_compact_ms];
+  return `scavenges ${s.samples} (p50 ${s.p50} p99 ${s.p99} max ${s.max}), mark-compact ${m.samples} (max ${m.max}); stopped ${g.share_pct} % of the time`;
+}
+
 /** BENCH_TRACE=1: each second of the measured window (`[second, latency ms]` pairs) as one line, to see whether a p99 is a stall or the whole run. */
 export function logTrace(trace) {
   const bySecond = new Map();

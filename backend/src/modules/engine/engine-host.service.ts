@@ -16,7 +16,7 @@ import { ProjectionReplica, ReplicaEvent } from './projection-replica';
 import { Projector } from './projector';
 import { ProjectorThread } from './projector-thread';
 import { rebuild } from './recovery';
-import { LoopDelay } from './samples';
+import { GcPauses, LoopDelay } from './samples';
 import type { Balance } from './sequencer/balances';
 import type { MarketParams, SeqCode, SeqCommand, SeqOutcome, TradeRecord } from './sequencer/commands';
 import type { Sequencer } from './sequencer/sequencer';
@@ -59,6 +59,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly closedOwners = new ClosedOwners();
   /** This process's event-loop delay, for `stats` (admin/engine). */
   private readonly loopDelay = new LoopDelay();
+  /** This process's main-thread GC pauses, for `stats` (admin/engine). */
+  private readonly gcPauses = new GcPauses();
   /** The highest sequence this process has asked the engine's projector not to linger up to (split roles). */
   private hurried = 0;
 
@@ -149,6 +151,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.closed = true;
     this.keeper?.close();
     this.loopDelay.stop();
+    this.gcPauses.stop();
     // Let batches in flight finish so every acknowledged command is projected (a restart would anyway).
     for (let i = 0; i < 200 && (this.commits?.busy || this.marks.unprojected) && !this.stopped; i++) await new Promise((r) => setTimeout(r, 20));
     await this.link?.stopServing();
@@ -243,6 +246,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       commands_per_journal_row: this.commits?.sizes.take() ?? none,
       command_ms: this.commits?.commandMs.take() ?? none,
       event_loop_delay_ms: this.loopDelay.take(),
+      gc_pauses: this.gcPauses.take(),
     };
   }
 

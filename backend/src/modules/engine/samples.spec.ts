@@ -1,4 +1,4 @@
-import { LoopDelay, Samples } from './samples';
+import { GcPauses, LoopDelay, Samples } from './samples';
 
 describe('Samples', () => {
   it('reports nearest-rank percentiles of what was added, rounded to one decimal, and forgets them', () => {
@@ -30,6 +30,27 @@ describe('LoopDelay', () => {
       expect(d.take()).toEqual({ samples: 0, p50: 0, p99: 0, max: 0 });
     } finally {
       d.stop();
+    }
+  });
+});
+
+describe('GcPauses', () => {
+  it("reports this thread's scavenges while it allocates, and starts a new window on each take", async () => {
+    const gc = new GcPauses();
+    try {
+      gc.take();
+      // Short-lived objects, tens of megabytes of them: the young generation fills and is collected.
+      const ring: Array<{ i: number }> = new Array(1024);
+      for (let i = 0; i < 2_000_000; i++) ring[i & 1023] = { i };
+      expect(ring[1_999_999 & 1023].i).toBe(1_999_999);
+      await new Promise((r) => setTimeout(r, 20)); // the entries are delivered after the collection
+      const r = gc.take();
+      expect(r.scavenge_ms.samples).toBeGreaterThan(0);
+      expect(r.scavenge_ms.max).toBeGreaterThan(0);
+      expect(r.share_pct).toBeGreaterThan(0);
+      expect(gc.take().scavenge_ms.samples).toBe(0);
+    } finally {
+      gc.stop();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, IntervalHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 /** A distribution as the operator endpoint and the benchmarks print it (ms or counts, one decimal). */
 export interface Distribution {
@@ -52,5 +52,50 @@ export class LoopDelay {
 
   stop(): void {
     this.histogram.disable();
+  }
+}
+
+/** This thread's garbage-collection pauses since the last report: what `GcPauses.take` answers. */
+export interface GcReport {
+  /** Young-generation collections (scavenges): frequent, each stops the thread for the survivors' copy. */
+  scavenge_ms: Distribution;
+  /** The whole heap's collections: mark-compact, and the incremental marking's steps and weak callbacks that V8 reports as pauses. */
+  mark_compact_ms: Distribution;
+  /** The share of the wall time since the last report the thread spent stopped in them (%, one decimal). */
+  share_pct: number;
+}
+
+/**
+ * This thread's garbage-collection pauses (Node's `gc` performance entries), for `stats`
+ * (admin/engine): a pause stops every order the thread holds for its length, so a share of a
+ * percent or more of pauses longer than a latency target is that target's p99 (docs/performance.md).
+ */
+export class GcPauses {
+  private readonly scavenges = new Samples();
+  private readonly majors = new Samples();
+  private pausedMs = 0;
+  private since = performance.now();
+  private readonly observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as { detail?: { kind?: number } | null }).detail?.kind;
+      (kind === constants.NODE_PERFORMANCE_GC_MINOR ? this.scavenges : this.majors).add(e.duration);
+      this.pausedMs += e.duration;
+    }
+  });
+
+  constructor() {
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  take(): GcReport {
+    const now = performance.now();
+    const share = now > this.since ? Math.round((1000 * this.pausedMs) / (now - this.since)) / 10 : 0;
+    this.pausedMs = 0;
+    this.since = now;
+    return { scavenge_ms: this.scavenges.take(), mark_compact_ms: this.majors.take(), share_pct: share };
+  }
+
+  stop(): void {
+    this.observer.disconnect();
   }
 }

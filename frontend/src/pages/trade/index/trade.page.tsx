@@ -35,10 +35,12 @@ export function TradePage({ titleKey }: { titleKey: string }) {
   const { depth, trades } = useMarketFeed(market?.symbol);
   const { holdings, reload } = useAccountHoldings('coin');
   useEffect(() => setPrice(''), [market?.symbol]);
-  // A limit order starts at the last price once it is known.
+  // A limit order starts at the last price once it is known. The update reads the newest price, not
+  // this render's: a tap on a book price handled before this effect runs (React runs pending effects
+  // after the tap's handler) keeps the tapped price.
   const last = trades[0]?.price ?? ticker?.last ?? null;
   useEffect(() => {
-    if (!price && last) setPrice(last);
+    if (!price && last) setPrice((p) => p || last);
   }, [last, price]);
   const onPlaced = useCallback(() => {
     setPlaced((n) => n + 1);

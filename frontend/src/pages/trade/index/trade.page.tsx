@@ -19,6 +19,7 @@ import { useMarkets } from '../use-markets';
 import { MyOrders } from './my-orders';
 import { LatestTrades, OrderBook } from './order-book';
 import { TradeForm } from './trade-form';
+import { useLimitPrice } from './use-limit-price';
 import { useMarketFeed } from './use-market-feed';
 
 /** Spot trade: market switcher, 24 h figures, K-line, depth, latest trades, buy/sell, my orders. */
@@ -27,21 +28,15 @@ export function TradePage({ titleKey }: { titleKey: string }) {
   const { markets, market, choose } = useMarkets();
   const { status, offline } = useLive();
   const [period, setPeriod] = useState<Period>('1min');
-  const [price, setPrice] = useState('');
   const [placed, setPlaced] = useState(0);
   const follow = useMarketStore((s) => s.follow);
   const ticker = useMarketStore((s) => s.tickers.find((m) => m.symbol === market?.symbol)) as TickerData | undefined;
   useEffect(() => follow(), [follow]);
   const { depth, trades } = useMarketFeed(market?.symbol);
   const { holdings, reload } = useAccountHoldings('coin');
-  useEffect(() => setPrice(''), [market?.symbol]);
-  // A limit order starts at the last price once it is known. The update reads the newest price, not
-  // this render's: a tap on a book price handled before this effect runs (React runs pending effects
-  // after the tap's handler) keeps the tapped price.
+  // A limit order starts at the last price once it is known.
   const last = trades[0]?.price ?? ticker?.last ?? null;
-  useEffect(() => {
-    if (!price && last) setPrice((p) => p || last);
-  }, [last, price]);
+  const [price, setPrice] = useLimitPrice(market?.symbol, last);
   const onPlaced = useCallback(() => {
     setPlaced((n) => n + 1);
     void reload();

@@ -97,4 +97,54 @@ describe('market config: decimal <-> ticks/lots', () => {
     expect(formatScaled(5n, 3)).toBe('0.005');
     expect(formatScaled(12340n, 0)).toBe('12340');
   });
+
+  it('reads every price and quantity as the BigInt rule does, on and off the fast path (random decimals)', () => {
+    // The rule, in BigInt: floor(value / step), undefined past 2^53 - 1 or (exact) off the grid.
+    const reference = (value: string, step: string, exact: boolean): number | undefined => {
+      const v = parseDecimal(value);
+      const s = parseDecimal(step)!;
+      if (v === undefined) return undefined;
+      const num = v.mantissa * 10n ** BigInt(s.scale);
+      const den = s.mantissa * 10n ** BigInt(v.scale);
+      if (exact && num % den !== 0n) return undefined;
+      const q = num / den;
+      return q <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(q) : undefined;
+    };
+    let seed = 7;
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    const digits = (n: number) => Array.from({ length: n }, () => rand(10)).join('');
+    const value = (): string => {
+      switch (rand(12)) {
+        case 0:
+          return ['', '.', '1.', '.5', '1.2.3', '-1', '+1', '1e3', ' 1', '1 ', '١', '0x10', 'NaN'][rand(13)];
+        case 1:
+          return `${digits(1 + rand(20))}.${digits(1 + rand(22))}`; // past 15 digits: the BigInt path
+        case 2: {
+          // Near 2^52, where the fast path ends.
+          const whole = String(2 ** 52 - 1 - rand(1000));
+          return rand(2) ? whole : `${whole.slice(0, 10)}.${whole.slice(10)}`;
+        }
+        default:
+          return rand(3) ? `${digits(1 + rand(7))}.${digits(1 + rand(8))}` : digits(1 + rand(15));
+      }
+    };
+    const steps = ['0.01', '0.0001', '0.5', '0.00000001', '1', '25', '0.000000000000000001', '0.3', '7', '0.000000000000001'];
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const step of steps) {
+      const m = createMarket({ symbol: 'X/Y', tickSize: step, lotSize: step, minQty: step });
+      for (let i = 0; i < 4000; i++, checked++) {
+        const v = value();
+        const [floor, exact] = [reference(v, step, false), reference(v, step, true)];
+        if (m.priceToTicks(v) !== floor || m.qtyToLots(v) !== floor || m.priceToTicksExact(v) !== exact)
+          wrong.push(`${v} / ${step}: ${m.priceToTicks(v)}, ${m.priceToTicksExact(v)} (expected ${floor}, ${exact})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBe(40_000);
+    // Quotients just below a whole number.
+    const fine = createMarket({ symbol: 'X/Y', tickSize: '3', lotSize: '1', minQty: '1' });
+    expect(fine.priceToTicks(String(3 * 1_000_000_000_000 - 1))).toBe(999_999_999_999);
+    expect(fine.priceToTicks('4503599627370495')).toBe(Number(4503599627370495n / 3n));
+  });
 });

@@ -50,6 +50,52 @@ export function formatScaled(mantissa: bigint | number, scale: number): string {
  * `exact`, also when value is not a whole number of steps.
  */
 function toSteps(value: string, step: Scaled, exact = false): number | undefined {
+  const fast = typeof value === 'string' ? toStepsFast(value, step, exact) : undefined;
+  if (fast !== SLOW) return fast;
+  return toStepsExact(value, step, exact);
+}
+
+/** Returned by `toStepsFast` when the value needs the BigInt path. */
+const SLOW = -1;
+/**
+ * Below this, integers are exact in a double and so is the floor of their quotient: the division's
+ * rounding error (under 2^-53 of the quotient) is smaller than a quotient's distance to the next
+ * whole number (at least 1 / num of it, more than 2^-52), so it never rounds up to that number.
+ */
+const FAST_MAX = 2 ** 52;
+
+/**
+ * `toSteps` for the usual order (a price or quantity and a step whose mantissas times the
+ * powers of ten stay below 2^52): the digits read in one pass, no regular
+ * expression and no BigInt. The arithmetic is on whole numbers below 2^52, where every double
+ * here is exact (FAST_MAX). Anything else gives SLOW, and the BigInt path decides; a malformed
+ * value is undefined on both.
+ */
+function toStepsFast(value: string, step: Scaled, exact: boolean): number | undefined {
+  const n = value.length;
+  let mantissa = 0;
+  let digits = 0;
+  let scale = -1;
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      mantissa = mantissa * 10 + (c - 48);
+      digits++;
+      if (scale >= 0) scale++;
+    } else if (c === 46 && scale < 0 && digits > 0) scale = 0;
+    else return undefined;
+  }
+  if (digits === 0 || scale === 0) return undefined; // "" or "12."
+  if (scale < 0) scale = 0;
+  // Each of these only grows once it is past 2^53 and inexact, so below FAST_MAX it is exact.
+  const num = mantissa * 10 ** step.scale;
+  const den = Number(step.mantissa) * 10 ** scale;
+  if (!(num < FAST_MAX && den < FAST_MAX)) return SLOW;
+  if (exact && num % den !== 0) return undefined;
+  return Math.floor(num / den);
+}
+
+function toStepsExact(value: string, step: Scaled, exact: boolean): number | undefined {
   const v = parseDecimal(value);
   if (v === undefined) return undefined;
   // value / step = (mv / 10^sv) / (ms / 10^ss) = mv * 10^ss / (ms * 10^sv); BigInt division truncates.

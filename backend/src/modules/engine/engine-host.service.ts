@@ -164,7 +164,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private async serveRequest(req: EngineRequest): Promise<EngineReply> {
     if (req.ctl === 'markets') return { id: req.id, result: await this.marketsChanged() };
     if (req.ctl === 'stats') return { id: req.id, result: await this.stats() };
-    const { outcome, seq } = await this.submitLocal(req.cmd!);
+    if (!this.commits || this.closed) throw new BusinessError(ErrorCode.MARKET_BUSY);
+    const { outcome, seq } = await this.commits.submitWithSeq(req.cmd!);
     return { id: req.id, seq, outcome };
   }
 
@@ -254,9 +255,15 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
    * Journals, applies and answers one command (in the next group commit): here when this process
    * holds the sequencer, else forwarded to the holder over the command stream (split roles).
    */
-  async submit(cmd: SeqCommand): Promise<SeqOutcome> {
-    if (this.seqr || !this.link) return (await this.submitLocal(cmd)).outcome;
-    const reply = await this.link.ask({ cmd }, this.config.engine.forwardTimeoutMs);
+  submit(cmd: SeqCommand): Promise<SeqOutcome> {
+    if (!this.seqr && this.link) return this.forward(this.link, cmd);
+    // Here: the group commit's own promise is the answer (no async frame around it).
+    if (!this.commits || this.closed) return Promise.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+    return this.commits.submit(cmd);
+  }
+
+  private async forward(link: EngineLink, cmd: SeqCommand): Promise<SeqOutcome> {
+    const reply = await link.ask({ cmd }, this.config.engine.forwardTimeoutMs);
     if (reply.error !== undefined) throw new BusinessError(reply.error as ErrorCodeValue);
     const outcome = reply.outcome!;
     this.marks.answered(outcome.users, reply.seq!);
@@ -269,11 +276,6 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     const reply = await this.link.ask({ ctl }, this.config.engine.forwardTimeoutMs);
     if (reply.error !== undefined) throw new BusinessError(reply.error as ErrorCodeValue);
     return reply.result as T;
-  }
-
-  private submitLocal(cmd: SeqCommand): Promise<{ outcome: SeqOutcome; seq: number }> {
-    if (!this.commits || this.closed) return Promise.reject(new BusinessError(ErrorCode.MARKET_BUSY));
-    return this.commits.submit(cmd);
   }
 
   /** The sequencer refuses commands until a restart (`recover`): a journal write whose fate is unknown, a broken invariant, or projection failing. */
@@ -436,7 +438,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
         if (list) list.push(t);
         else trades.set(t.marketId, [t]);
       }
-      batch[i].resolve({ outcome: o, seq });
+      batch[i].done(o, seq);
     });
     for (const list of trades.values()) this.bus.emit('trades', list, seq);
     for (const b of books) this.bus.emit('book', b);

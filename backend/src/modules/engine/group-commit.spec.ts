@@ -39,7 +39,7 @@ function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: num
       if (seq === brokenAt) return commits.stop(batch);
       applied.push({ seq, ts, cmds: batch.map((q) => (q.cmd as CancelCmd).orderId) });
       const outcomes = batch.map(() => ok([1]));
-      batch.forEach((q, i) => q.resolve({ outcome: outcomes[i], seq }));
+      batch.forEach((q, i) => q.done(outcomes[i], seq));
       marks.applied({ seq, ts, outcomes }, performance.now());
     },
     lost: (reason) => events.push(`lost: ${reason}`),
@@ -50,7 +50,7 @@ function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: num
   const fates: Array<number | string | undefined> = [];
   const submit = (id: number) => {
     const i = fates.push(undefined) - 1;
-    commits.submit(cmd(id)).then(
+    commits.submitWithSeq(cmd(id)).then(
       (r) => (fates[i] = r.seq),
       (e: { code?: number }) => (fates[i] = `refused ${e.code}`),
     );

@@ -11,7 +11,8 @@ export interface Queued {
   cmd: SeqCommand;
   /** When it was submitted (performance.now()): its time in the sequencer is counted from here. */
   at: number;
-  resolve: (r: { outcome: SeqOutcome; seq: number }) => void;
+  /** Its answer: the outcome, and the batch it was journaled in (no object built per command for the pair). */
+  done: (outcome: SeqOutcome, seq: number) => void;
   reject: (e: unknown) => void;
 }
 
@@ -34,7 +35,7 @@ export interface GroupCommitOptions {
 export interface GroupCommitHost {
   /** The lease's fencing token for the next write; undefined when the lease ran out. Absent host lease: no fencing (tests). */
   readonly lease?: { readonly current: number | undefined };
-  /** A batch is durable: apply it, answer its callers (each `Queued.resolve`), push. Synchronous. */
+  /** A batch is durable: apply it, answer its callers (each `Queued.done`), push. Synchronous. */
   apply(seq: number, ts: number, batch: Queued[]): void;
   /** Not the sequencer any more (the lease ran out, or a newer holder fenced the write): the host steps down. */
   lost(reason: string): void;
@@ -74,15 +75,22 @@ export class GroupCommit {
     private lastTs = 0,
   ) {}
 
-  /** Journals, applies and answers `cmd` in the next group commit. */
-  submit(cmd: SeqCommand): Promise<{ outcome: SeqOutcome; seq: number }> {
-    return new Promise((resolve, reject) => {
-      if (this.stopped || this.retired) return reject(busy());
-      // Bounded lag: past it the sequencer takes nothing new (and says so) until the projector catches up.
-      if (this.marks.unprojected >= this.options.maxUnprojected) return reject(new BusinessError(ErrorCode.SEQUENCER_BEHIND));
-      this.queue.push({ cmd, at: performance.now(), resolve, reject });
-      if (!this.flushing) void this.drain();
-    });
+  /** Journals, applies and answers `cmd` in the next group commit: its outcome (the order path's one promise per command). */
+  submit(cmd: SeqCommand): Promise<SeqOutcome> {
+    return new Promise((resolve, reject) => this.enqueue(cmd, resolve, reject));
+  }
+
+  /** As `submit`, with the sequence number of the batch it joined (a forwarded command's reply carries it). */
+  submitWithSeq(cmd: SeqCommand): Promise<{ outcome: SeqOutcome; seq: number }> {
+    return new Promise((resolve, reject) => this.enqueue(cmd, (outcome, seq) => resolve({ outcome, seq }), reject));
+  }
+
+  private enqueue(cmd: SeqCommand, done: Queued['done'], reject: Queued['reject']): void {
+    if (this.stopped || this.retired) return reject(busy());
+    // Bounded lag: past it the sequencer takes nothing new (and says so) until the projector catches up.
+    if (this.marks.unprojected >= this.options.maxUnprojected) return reject(new BusinessError(ErrorCode.SEQUENCER_BEHIND));
+    this.queue.push({ cmd, at: performance.now(), done, reject });
+    if (!this.flushing) void this.drain();
   }
 
   /** A journal write is in flight or commands wait for one. */

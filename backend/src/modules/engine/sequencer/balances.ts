@@ -20,7 +20,7 @@ export interface Balance {
 
 export interface BalanceStore {
   get(key: string): Balance;
-  /** All or nothing; false (and nothing changed) when an account would go negative. */
+  /** All or nothing; false (and nothing changed) when an account would go negative. Keeps nothing of `deltas` (the sequencer reuses them). */
   apply(deltas: readonly Delta[]): boolean;
   /** Every account ever touched, sorted by key (snapshots and hashes). */
   entries(): Array<[string, Balance]>;
@@ -160,7 +160,7 @@ export class ReferenceBalances implements BalanceStore {
       const f = mine.reduce((s, d) => s + d.frozen, b.frozen);
       if (a < 0n || f < 0n) return false;
     }
-    this.history.push(...deltas);
+    this.history.push(...deltas.map((d) => ({ key: d.key, available: d.available, frozen: d.frozen })));
     return true;
   }
 

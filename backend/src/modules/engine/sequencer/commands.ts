@@ -163,12 +163,12 @@ export interface SeqOutcome {
   readonly order?: OrderState;
   /** place: the command made `order` (the projector inserts it; every other order it changed exists already). */
   readonly created?: boolean;
-  /** Every order the command changed (copies, final state after it). */
-  readonly orders: OrderState[];
-  readonly trades: TradeRecord[];
-  readonly postings: AppliedPosting[];
+  /** Every order the command changed (copies, final state after it). The lists are read-only: an empty one is shared. */
+  readonly orders: readonly OrderState[];
+  readonly trades: readonly TradeRecord[];
+  readonly postings: readonly AppliedPosting[];
   /** Users whose balances or orders changed. */
-  readonly users: number[];
+  readonly users: readonly number[];
   /** Markets whose book changed. */
-  readonly books: number[];
+  readonly books: readonly number[];
 }

@@ -188,14 +188,15 @@ const sellerAndBuyer = () => [deposit(SELLER, BTC, '1'), deposit(BUYER, USDT, '4
 
 describe('Sequencer', () => {
   describe('matching and settlement', () => {
-    it('a buy sweeping twelve makers names each order and each user once, in the order first touched', () => {
-      const makers = Array.from({ length: 12 }, (_, i) => 10 + i);
+    // 12 makers: the outcome's lists are scanned for "already listed"; 24: past 16 a set takes over.
+    it.each([12, 24])('a buy sweeping %i makers names each order and each user once, in the order first touched', (n) => {
+      const makers = Array.from({ length: n }, (_, i) => 10 + i);
       const history = makers.flatMap((u, i) => [deposit(u, BTC, '1'), limit(u, 'sell', String(60000 + i), '0.1')]);
-      const { out } = given(...history, deposit(BUYER, USDT, '100000')).when(limit(BUYER, 'buy', '60011', '1.2'));
+      const { out } = given(...history, deposit(BUYER, USDT, '200000')).when(limit(BUYER, 'buy', String(60000 + n - 1), (n / 10).toFixed(1)));
 
-      expect(out.trades).toHaveLength(12);
+      expect(out.trades).toHaveLength(n);
       // The taker first, then each maker as it filled (filled and closed: touched twice, listed once).
-      expect(out.orders.map((o) => o.id)).toEqual([13, ...makers.map((_, i) => i + 1)]);
+      expect(out.orders.map((o) => o.id)).toEqual([n + 1, ...makers.map((_, i) => i + 1)]);
       expect(out.orders.map((o) => o.status)).toEqual(['completed', ...makers.map(() => 'completed')]);
       expect(out.users).toEqual([BUYER, ...makers]);
       expect(out.books).toEqual([1]);
@@ -239,7 +240,7 @@ describe('Sequencer', () => {
         [1, 'completed', '0.5', '0'],
       ]);
       expect(out.order).toMatchObject({ id: 2, status: 'completed', filledQuote: units('30000'), fee: units('0.0005') });
-      expect(out.users.sort()).toEqual([SELLER, BUYER]);
+      expect([...out.users].sort()).toEqual([SELLER, BUYER]);
       expect(out.books).toEqual([1]);
     });
 

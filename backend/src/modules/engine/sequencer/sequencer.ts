@@ -94,6 +94,11 @@ export class Sequencer {
    * per trade. The state (books, balances, counters, the replay hash) is the same either way.
    */
   postings = true;
+  /**
+   * The balance changes of a freeze, a release or a trade, written into reused objects (the store
+   * reads them during `apply` and keeps nothing): `changes[n]` is a list of the first n of them.
+   */
+  private readonly changes: MutableDelta[][];
 
   constructor(
     private readonly balances: BalanceStore = new FastBalances(),
@@ -101,6 +106,16 @@ export class Sequencer {
     firstOrderId = 1,
   ) {
     this.nextOrderId = firstOrderId;
+    const cells = Array.from({ length: 6 }, (): MutableDelta => ({ key: '', available: 0n, frozen: 0n }));
+    this.changes = Array.from({ length: 7 }, (_, n) => cells.slice(0, n));
+  }
+
+  /** Fills reused change `i`; the caller then applies `this.changes[n]`, the first n. */
+  private change(i: number, key: string, available: bigint, frozen: bigint): void {
+    const d = this.changes[6][i];
+    d.key = key;
+    d.available = available;
+    d.frozen = frozen;
   }
 
   /** Starts the next journaled batch: its sequence number and time (given, never read from a clock). */
@@ -200,7 +215,8 @@ export class Sequencer {
     if (freeze === undefined) return empty('INVALID_ORDER');
     const [currency, amount] = freeze;
     const key = userCoin(cmd.userId, currency);
-    if (!this.balances.apply([{ key, available: -amount, frozen: amount }])) return empty(cmd.side === 'sell' ? 'SELLABLE_INSUFFICIENT' : 'INSUFFICIENT_BALANCE');
+    this.change(0, key, -amount, amount);
+    if (!this.balances.apply(this.changes[1])) return empty(cmd.side === 'sell' ? 'SELLABLE_INSUFFICIENT' : 'INSUFFICIENT_BALANCE');
 
     const id = this.nextOrderId++;
     const order: OrderState = {
@@ -253,7 +269,7 @@ export class Sequencer {
     if (!this.balances.apply(owned)) return this.remember(dedupKey, 'INSUFFICIENT_BALANCE');
     this.dedup.set(dedupKey, { ts: this.ts, code: 'OK' });
     const out = new Out();
-    for (const u of postingUsers(cmd)) out.users.add(u);
+    for (const u of postingUsers(cmd)) out.user(u);
     if (!this.postings) return out.result('OK');
     const after = new Map(owned.map((d) => [d.key, this.balances.get(d.key)]));
     const legs = withRunning(
@@ -326,8 +342,9 @@ export class Sequencer {
   /** Codes 600 (from frozen), 602 (received) and 601 (fee, to the house's spot-fee account); buyer pays in base, seller in quote. */
   private trade(m: MarketRuntime, t: TradeEvent, out: Out): void {
     m.lastTradePrice = t.price;
-    const qty = BigInt(t.qty) * m.lotUnits;
-    const quote = BigInt(t.price) * BigInt(t.qty) * m.quoteUnit;
+    const lots = BigInt(t.qty);
+    const qty = lots * m.lotUnits;
+    const quote = BigInt(t.price) * lots * m.quoteUnit;
     const buyerRate = t.takerSide === 'buy' ? m.takerRate : m.makerRate;
     const sellerRate = t.takerSide === 'buy' ? m.makerRate : m.takerRate;
     const buyerFee = unitsTimes(qty, buyerRate, FEE_DECIMALS);
@@ -340,16 +357,15 @@ export class Sequencer {
     const bb = userCoin(buyerOrder.userId, B);
     const sb = userCoin(sellerOrder.userId, B);
     const sq = userCoin(sellerOrder.userId, Q);
-    const deltas: Delta[] = [
-      { key: bq, available: 0n, frozen: -quote },
-      { key: bb, available: qty - buyerFee, frozen: 0n },
-      { key: sb, available: 0n, frozen: -qty },
-      { key: sq, available: quote - sellerFee, frozen: 0n },
-    ];
-    if (buyerFee) deltas.push({ key: SPOT_FEE_ACCOUNT(B), available: buyerFee, frozen: 0n });
-    if (sellerFee) deltas.push({ key: SPOT_FEE_ACCOUNT(Q), available: sellerFee, frozen: 0n });
+    this.change(0, bq, 0n, -quote);
+    this.change(1, bb, qty - buyerFee, 0n);
+    this.change(2, sb, 0n, -qty);
+    this.change(3, sq, quote - sellerFee, 0n);
+    let n = 4;
+    if (buyerFee) this.change(n++, SPOT_FEE_ACCOUNT(B), buyerFee, 0n);
+    if (sellerFee) this.change(n++, SPOT_FEE_ACCOUNT(Q), sellerFee, 0n);
     // Frozen funds cover every fill by construction; a refusal here is a broken invariant.
-    if (!this.balances.apply(deltas)) throw new Error(`sequencer invariant: trade ${m.params.id}:${t.tradeId} not covered by frozen funds`);
+    if (!this.balances.apply(this.changes[n])) throw new Error(`sequencer invariant: trade ${m.params.id}:${t.tradeId} not covered by frozen funds`);
     buyerOrder.frozenLeft -= quote;
     sellerOrder.frozenLeft -= qty;
     this.filled(buyerOrder, qty, quote, buyerFee, out);
@@ -357,7 +373,7 @@ export class Sequencer {
     if (this.postings) this.tradePosting(m, t, out, { keys: [bq, bb, sb, sq], buyer: buyerOrder.userId, seller: sellerOrder.userId, qty, quote, buyerFee, sellerFee });
     const makerFee = t.takerSide === 'buy' ? sellerFee : buyerFee;
     const takerFee = t.takerSide === 'buy' ? buyerFee : sellerFee;
-    out.trades.push({
+    out.trade({
       marketId: m.params.id,
       tradeId: t.tradeId,
       price: t.price,
@@ -425,11 +441,12 @@ export class Sequencer {
     o.status = status;
     o.updatedTs = this.ts;
     out.touch(o);
-    out.books.add(m.params.id);
+    out.book = m.params.id;
     if (o.frozenLeft === 0n) return;
     const key = userCoin(o.userId, o.frozenCurrency);
     const left = o.frozenLeft;
-    if (!this.balances.apply([{ key, available: left, frozen: -left }])) throw new Error(`sequencer invariant: order ${id} release not covered`);
+    this.change(0, key, left, -left);
+    if (!this.balances.apply(this.changes[1])) throw new Error(`sequencer invariant: order ${id} release not covered`);
     o.frozenLeft = 0n;
     if (this.postings) out.posting({ refType: 'order', refId: String(id), actor: 'engine', memo: '', legs: [this.coinLeg(o.userId, o.frozenCurrency, CODE.unfreeze, left, -left)] });
   }
@@ -598,33 +615,91 @@ function postingUsers(cmd: PostCmd): number[] {
   return cmd.legs.filter((l) => l.ownerType === 'user').map((l) => l.ownerId);
 }
 
+/**
+ * The empty list every outcome without orders, trades, postings, users or books shares: read-only
+ * by its type (not frozen: a frozen array takes the consumers' loops off V8's fast path for arrays).
+ */
+const NONE: readonly never[] = [];
+
 /** An outcome that changed nothing. */
 export function empty(code: SeqCode): SeqOutcome {
-  return { code, orders: [], trades: [], postings: [], users: [], books: [] };
+  return { code, orders: NONE, trades: NONE, postings: NONE, users: NONE, books: NONE };
 }
 
-/** Collects what one command did. */
+/** A balance change the sequencer writes into a reused object. */
+type MutableDelta = { -readonly [K in keyof Delta]: Delta[K] };
+
+/** Above this many entries a list's "already in it?" uses a set instead of a scan. */
+const SCAN_MAX = 16;
+
+/**
+ * Collects what one command did. Lists, not maps or sets, each made at its first entry with that
+ * entry (a list literal's exact size): a command touches an order or two and a user or two (a
+ * sweep of many makers switches to a set past `SCAN_MAX`), and one book at most.
+ */
 class Out {
-  readonly orders = new Map<number, OrderState>();
-  readonly trades: TradeRecord[] = [];
-  readonly postings: AppliedPosting[] = [];
-  readonly users = new Set<number>();
-  readonly books = new Set<number>();
+  private orders: OrderState[] | undefined;
+  private trades: TradeRecord[] | undefined;
+  private postings: AppliedPosting[] | undefined;
+  private users: number[] | undefined;
+  /** The market whose book changed, if one did. */
+  book: number | undefined;
+  private seenOrders?: Set<OrderState>;
+  private seenUsers?: Set<number>;
 
   posting(p: AppliedPosting): void {
-    this.postings.push(p);
+    if (this.postings) this.postings.push(p);
+    else this.postings = [p];
+  }
+
+  trade(t: TradeRecord): void {
+    if (this.trades) this.trades.push(t);
+    else this.trades = [t];
   }
 
   touch(o: OrderState): void {
-    this.orders.set(o.id, o);
-    this.users.add(o.userId);
+    const orders = this.orders;
+    if (!orders) this.orders = [o];
+    else if (!has(orders, o, this.seenOrders)) {
+      orders.push(o);
+      if (orders.length > SCAN_MAX) this.seenOrders ??= new Set(orders);
+      this.seenOrders?.add(o);
+    }
+    this.user(o.userId);
+  }
+
+  user(u: number): void {
+    const users = this.users;
+    if (!users) this.users = [u];
+    else if (!has(users, u, this.seenUsers)) {
+      users.push(u);
+      if (users.length > SCAN_MAX) this.seenUsers ??= new Set(users);
+      this.seenUsers?.add(u);
+    }
   }
 
   /** With `orderId`, the outcome names that order and carries its state (the same copy as in `orders`: it was touched); `created` when the command made it. */
   result(code: SeqCode, orderId?: number, book?: number, created?: true): SeqOutcome {
-    if (book !== undefined) this.books.add(book);
-    const orders = [...this.orders.values()].map((o) => ({ ...o }));
-    const order = orderId === undefined ? undefined : orders.find((o) => o.id === orderId);
-    return { code, orderId, order, created, orders, trades: this.trades, postings: this.postings, users: [...this.users], books: [...this.books] };
+    if (book !== undefined) this.book = book;
+    const orders = this.orders ? this.orders.map((o) => ({ ...o })) : NONE;
+    let order: OrderState | undefined;
+    if (orderId !== undefined) for (const o of orders) if (o.id === orderId) order = o;
+    return {
+      code,
+      orderId,
+      order,
+      created,
+      orders,
+      trades: this.trades ?? NONE,
+      postings: this.postings ?? NONE,
+      users: this.users ?? NONE,
+      books: this.book === undefined ? NONE : [this.book],
+    };
   }
+}
+
+function has<T>(list: readonly T[], x: T, seen: Set<T> | undefined): boolean {
+  if (seen) return seen.has(x);
+  for (let i = list.length - 1; i >= 0; i--) if (list[i] === x) return true;
+  return false;
 }

@@ -114,7 +114,7 @@ try {
   console.log(`rows written per acknowledged order: ${perOrder.join(', ')}`);
   const j = engine.journal_write_ms;
   const b = engine.commands_per_journal_row;
-  console.log(`journal: ${j.samples} rows, write ms p50 ${j.p50} p99 ${j.p99}; commands per row p50 ${b.p50} p99 ${b.p99}`);
+  console.log(`journal: ${j.samples} rows, write ms p50 ${j.p50} p99 ${j.p99} max ${j.max}; commands per row p50 ${b.p50} p99 ${b.p99}`);
   const c = engine.command_ms;
   console.log(`in the sequencer ms (queued, journaled, applied): p50 ${c.p50} p99 ${c.p99} max ${c.max}`);
   // How late this process (the sequencer and the generator on one thread) ran a due timer: a command's wait for the thread.

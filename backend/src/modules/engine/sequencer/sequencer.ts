@@ -632,20 +632,34 @@ type MutableDelta = { -readonly [K in keyof Delta]: Delta[K] };
 /** Above this many entries a list's "already in it?" uses a set instead of a scan. */
 const SCAN_MAX = 16;
 
+/** A list without repeats, made at its first entry (a list literal of that size), with a set beside it past `SCAN_MAX`. */
+class Distinct<T> {
+  items: T[] | undefined;
+  private seen?: Set<T>;
+
+  add(x: T): void {
+    const items = this.items;
+    if (!items) this.items = [x];
+    else if (!(this.seen ? this.seen.has(x) : items.includes(x))) {
+      items.push(x);
+      if (this.seen) this.seen.add(x);
+      else if (items.length > SCAN_MAX) this.seen = new Set(items);
+    }
+  }
+}
+
 /**
- * Collects what one command did. Lists, not maps or sets, each made at its first entry with that
- * entry (a list literal's exact size): a command touches an order or two and a user or two (a
- * sweep of many makers switches to a set past `SCAN_MAX`), and one book at most.
+ * Collects what one command did. Lists, not maps or sets, each made at its first entry: a command
+ * touches an order or two and a user or two (a sweep of many makers switches to a set past
+ * `SCAN_MAX`), and one book at most.
  */
 class Out {
-  private orders: OrderState[] | undefined;
+  private readonly orders = new Distinct<OrderState>();
+  private readonly users = new Distinct<number>();
   private trades: TradeRecord[] | undefined;
   private postings: AppliedPosting[] | undefined;
-  private users: number[] | undefined;
   /** The market whose book changed, if one did. */
   book: number | undefined;
-  private seenOrders?: Set<OrderState>;
-  private seenUsers?: Set<number>;
 
   posting(p: AppliedPosting): void {
     if (this.postings) this.postings.push(p);
@@ -658,30 +672,18 @@ class Out {
   }
 
   touch(o: OrderState): void {
-    const orders = this.orders;
-    if (!orders) this.orders = [o];
-    else if (!has(orders, o, this.seenOrders)) {
-      orders.push(o);
-      if (orders.length > SCAN_MAX) this.seenOrders ??= new Set(orders);
-      this.seenOrders?.add(o);
-    }
-    this.user(o.userId);
+    this.orders.add(o);
+    this.users.add(o.userId);
   }
 
   user(u: number): void {
-    const users = this.users;
-    if (!users) this.users = [u];
-    else if (!has(users, u, this.seenUsers)) {
-      users.push(u);
-      if (users.length > SCAN_MAX) this.seenUsers ??= new Set(users);
-      this.seenUsers?.add(u);
-    }
+    this.users.add(u);
   }
 
   /** With `orderId`, the outcome names that order and carries its state (the same copy as in `orders`: it was touched); `created` when the command made it. */
   result(code: SeqCode, orderId?: number, book?: number, created?: true): SeqOutcome {
     if (book !== undefined) this.book = book;
-    const orders = this.orders ? this.orders.map((o) => ({ ...o })) : NONE;
+    const orders = this.orders.items ? this.orders.items.map((o) => ({ ...o })) : NONE;
     let order: OrderState | undefined;
     if (orderId !== undefined) for (const o of orders) if (o.id === orderId) order = o;
     return {
@@ -692,14 +694,8 @@ class Out {
       orders,
       trades: this.trades ?? NONE,
       postings: this.postings ?? NONE,
-      users: this.users ?? NONE,
+      users: this.users.items ?? NONE,
       books: this.book === undefined ? NONE : [this.book],
     };
   }
-}
-
-function has<T>(list: readonly T[], x: T, seen: Set<T> | undefined): boolean {
-  if (seen) return seen.has(x);
-  for (let i = list.length - 1; i >= 0; i--) if (list[i] === x) return true;
-  return false;
 }

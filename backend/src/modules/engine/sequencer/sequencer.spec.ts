@@ -192,7 +192,7 @@ describe('Sequencer', () => {
     it.each([12, 24])('a buy sweeping %i makers names each order and each user once, in the order first touched', (n) => {
       const makers = Array.from({ length: n }, (_, i) => 10 + i);
       const history = makers.flatMap((u, i) => [deposit(u, BTC, '1'), limit(u, 'sell', String(60000 + i), '0.1')]);
-      const { out } = given(...history, deposit(BUYER, USDT, '200000')).when(limit(BUYER, 'buy', String(60000 + n - 1), (n / 10).toFixed(1)));
+      const { out } = given(...history, deposit(BUYER, USDT, '200000')).when(limit(BUYER, 'buy', String(60000 + n - 1), unitsString(units('0.1') * BigInt(n))));
 
       expect(out.trades).toHaveLength(n);
       // The taker first, then each maker as it filled (filled and closed: touched twice, listed once).

@@ -164,8 +164,9 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private async serveRequest(req: EngineRequest): Promise<EngineReply> {
     if (req.ctl === 'markets') return { id: req.id, result: await this.marketsChanged() };
     if (req.ctl === 'stats') return { id: req.id, result: await this.stats() };
-    if (!this.commits || this.closed) throw new BusinessError(ErrorCode.MARKET_BUSY);
-    const { outcome, seq } = await this.commits.submitWithSeq(req.cmd!);
+    const commits = this.taking;
+    if (!commits) throw new BusinessError(ErrorCode.MARKET_BUSY);
+    const { outcome, seq } = await commits.submitWithSeq(req.cmd!);
     return { id: req.id, seq, outcome };
   }
 
@@ -258,8 +259,14 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   submit(cmd: SeqCommand): Promise<SeqOutcome> {
     if (!this.seqr && this.link) return this.forward(this.link, cmd);
     // Here: the group commit's own promise is the answer (no async frame around it).
-    if (!this.commits || this.closed) return Promise.reject(new BusinessError(ErrorCode.MARKET_BUSY));
-    return this.commits.submit(cmd);
+    const commits = this.taking;
+    if (!commits) return Promise.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+    return commits.submit(cmd);
+  }
+
+  /** This term's group commit while this process takes commands (it holds the sequencer and is not shutting down). */
+  private get taking(): GroupCommit | undefined {
+    return this.closed ? undefined : this.commits;
   }
 
   private async forward(link: EngineLink, cmd: SeqCommand): Promise<SeqOutcome> {

@@ -181,6 +181,13 @@ export async function freshStackEnv({ simulator = false, env = {}, ports = Numbe
   return { db, databaseUrl, port, env: childEnv, apiUrl: `http://127.0.0.1:${port}`, dropDatabase };
 }
 
+/**
+ * The server's V8 flags as `npm start` and the image give them (package.json, infra/docker/Dockerfile;
+ * docs/performance.md, thirty-first sitting): a 64 MB young generation, and no allocation-site
+ * pretenuring. A bench's own (BENCH_NODE_ARGS) come after them.
+ */
+export const SERVER_NODE_ARGS = ['--max-semi-space-size=64', '--no-allocation-site-pretenuring'];
+
 /** Starts `node backend/dist/main.js` on a fresh database; returns {apiUrl, databaseUrl, stop}. */
 export async function startStack({ simulator = false, env = {} } = {}) {
   if (Number(process.env.BENCH_API_PROCESSES ?? 0) > 0 && !process.env.API_URL) return startSplitStack({ apiProcesses: Number(process.env.BENCH_API_PROCESSES), simulator, env });
@@ -189,8 +196,7 @@ export async function startStack({ simulator = false, env = {} } = {}) {
     return { apiUrl: process.env.API_URL.replace(/\/$/, ''), databaseUrl: process.env.DATABASE_URL, stop: async () => undefined };
   }
   const { db, databaseUrl, env: childEnv, apiUrl, dropDatabase } = await freshStackEnv({ simulator, env });
-  // The server's V8 flags as `npm start` and the image give them (package.json, infra/docker/Dockerfile), then the bench's own.
-  const nodeArgs = ['--max-semi-space-size=64', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const nodeArgs = [...SERVER_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, join(root, 'backend', 'dist', 'main.js')], {
     cwd: root,
     env: childEnv,
@@ -226,7 +232,7 @@ export async function startStack({ simulator = false, env = {} } = {}) {
  * `keepChars`) for checks and for printing on failure; added to `procs`.
  */
 export function startRoleProcess(procs, name, env, role, port, keepChars = 400_000) {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', join(root, 'backend', 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, join(root, 'backend', 'dist', 'main.js')], {
     cwd: root,
     env: { ...env, ROLE: role, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -260,7 +266,7 @@ export const holdsLease = (p) => /sequencer lease taken/.test(p.out) && !/steppi
  */
 export async function startSplitStack({ apiProcesses, simulator = false, env = {} }) {
   const { db, databaseUrl, port, env: baseEnv, dropDatabase } = await freshStackEnv({ simulator, env: { ENGINE_TRANSPORT: 'redis', ...env } });
-  const nodeArgs = ['--max-semi-space-size=64', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const nodeArgs = [...SERVER_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const children = [];
   const start = (role, p) => {
     const child = spawn(process.execPath, [...nodeArgs, join(root, 'backend', 'dist', 'main.js')], {

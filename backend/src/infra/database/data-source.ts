@@ -12,7 +12,12 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     migrations: MIGRATIONS,
     synchronize: false,
     migrationsRun: false,
-    extra: { max: Number(process.env.DB_POOL_SIZE ?? 20) },
+    // A connection, once opened, is kept (DB_POOL_IDLE_MS=0: never closed for being idle; node-postgres
+    // closes them after 10 s by default). A burst of reads opens up to DB_POOL_SIZE connections and
+    // they went idle together; closing them together 10 s later woke as many PostgreSQL backends at
+    // once to exit, each taking ~20 ms of CPU, and the sequencer's thread waited 80–170 ms for a
+    // core (docs/performance.md, thirty-first sitting).
+    extra: { max: Number(process.env.DB_POOL_SIZE ?? 20), idleTimeoutMillis: Number(process.env.DB_POOL_IDLE_MS ?? 0) },
   };
 }
 

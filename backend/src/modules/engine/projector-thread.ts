@@ -92,7 +92,8 @@ async function serve(data: ThreadStart): Promise<void> {
     type: 'postgres',
     url: data.databaseUrl,
     entities: [],
-    extra: { max: 2, idle_in_transaction_session_timeout: data.idleTransactionMs, application_name: PROJECTOR_APPLICATION },
+    // Its connections are kept, as the app's pool keeps its own (infra/database/data-source.ts).
+    extra: { max: 2, idleTimeoutMillis: 0, idle_in_transaction_session_timeout: data.idleTransactionMs, application_name: PROJECTOR_APPLICATION },
   });
   await ds.initialize();
   // A market listed after start is learned from the journal (the replica's sequencer), before any of its trades.

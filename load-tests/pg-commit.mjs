@@ -40,13 +40,14 @@ try {
       each.push(performance.now() - c0);
     }
     const wall = ((performance.now() - t0) * 1000) / N;
-    each.sort((a, b) => a - b);
-    const ms = (p) => percentile(each, p).toFixed(2);
-    log(`${mode === 'on' ? 'synchronous' : 'asynchronous'}: wall ms per commit p50 ${ms(50)} p99 ${ms(99)} p99.9 ${ms(99.9)} max ${each[N - 1].toFixed(1)}; over 20 ms: ${each.filter((t) => t > 20).length}`);
     const after = cpu();
     const u = Math.round((after.user - before.user) / N);
     const s = Math.round((after.system - before.system) / N);
-    log(`${mode === 'on' ? 'synchronous' : 'asynchronous'}: ${N} commits, user ${u} µs, system ${s} µs, wall ${wall.toFixed(0)} µs each`);
+    const name = mode === 'on' ? 'synchronous' : 'asynchronous';
+    log(`${name}: ${N} commits, user ${u} µs, system ${s} µs, wall ${wall.toFixed(0)} µs each`);
+    each.sort((a, b) => a - b);
+    const ms = (p) => percentile(each, p).toFixed(2);
+    log(`${name}: wall ms per commit p50 ${ms(50)} p99 ${ms(99)} p99.9 ${ms(99.9)} max ${each[N - 1].toFixed(1)}; over 20 ms: ${each.filter((t) => t > 20).length}`);
     parts.push(`${mode === 'on' ? 'sync' : 'async'} ${u}+${s} µs CPU (${wall.toFixed(0)} µs wall)`);
   }
   console.log(`pg commit: ${parts.join(', ')}`);

@@ -184,9 +184,12 @@ export async function freshStackEnv({ simulator = false, env = {}, ports = Numbe
 /**
  * The server's V8 flags as `npm start` and the image give them (package.json, infra/docker/Dockerfile;
  * docs/performance.md, thirty-first sitting): a 64 MB young generation, and no allocation-site
- * pretenuring. A bench's own (BENCH_NODE_ARGS) come after them.
+ * pretenuring.
  */
 export const SERVER_NODE_ARGS = ['--max-semi-space-size=64', '--no-allocation-site-pretenuring'];
+
+/** A bench's server: the server's flags, then the bench's own (BENCH_NODE_ARGS). */
+const benchServerArgs = () => [...SERVER_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 
 /** Starts `node backend/dist/main.js` on a fresh database; returns {apiUrl, databaseUrl, stop}. */
 export async function startStack({ simulator = false, env = {} } = {}) {
@@ -196,7 +199,7 @@ export async function startStack({ simulator = false, env = {} } = {}) {
     return { apiUrl: process.env.API_URL.replace(/\/$/, ''), databaseUrl: process.env.DATABASE_URL, stop: async () => undefined };
   }
   const { db, databaseUrl, env: childEnv, apiUrl, dropDatabase } = await freshStackEnv({ simulator, env });
-  const nodeArgs = [...SERVER_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const nodeArgs = benchServerArgs();
   const child = spawn(process.execPath, [...nodeArgs, join(root, 'backend', 'dist', 'main.js')], {
     cwd: root,
     env: childEnv,
@@ -266,7 +269,7 @@ export const holdsLease = (p) => /sequencer lease taken/.test(p.out) && !/steppi
  */
 export async function startSplitStack({ apiProcesses, simulator = false, env = {} }) {
   const { db, databaseUrl, port, env: baseEnv, dropDatabase } = await freshStackEnv({ simulator, env: { ENGINE_TRANSPORT: 'redis', ...env } });
-  const nodeArgs = [...SERVER_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const nodeArgs = benchServerArgs();
   const children = [];
   const start = (role, p) => {
     const child = spawn(process.execPath, [...nodeArgs, join(root, 'backend', 'dist', 'main.js')], {

@@ -29,15 +29,16 @@ function withDb(url, db) {
 async function replayIndependently(url) {
   const { Sequencer } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'sequencer.js'));
   const { ReferenceBalances } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'balances.js'));
+  const { JOURNAL_COMMANDS } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'journal-writer.js'));
   const [genesis] = await sql(url, 'SELECT state FROM sequencer_snapshots WHERE seq = 0');
   if (!genesis) throw new Error('no genesis snapshot in the dump');
   const seqr = Sequencer.restore(JSON.parse(genesis.state), (init) => new ReferenceBalances(init));
   for (let after = 0; ; ) {
-    const rows = await sql(url, 'SELECT j.seq::text AS seq, j.ts::text AS ts, j.commands FROM sequencer_journal j WHERE j.seq > $1 ORDER BY j.seq LIMIT 500', [after]);
+    const rows = await sql(url, `SELECT j.seq::text AS seq, j.ts::text AS ts, ${JOURNAL_COMMANDS} AS commands FROM sequencer_journal j WHERE j.seq > $1 ORDER BY j.seq LIMIT 500`, [after]);
     if (!rows.length) break;
     for (const b of rows) {
       seqr.beginBatch(Number(b.seq), Number(b.ts));
-      for (const c of b.commands) seqr.apply(c);
+      for (const c of JSON.parse(b.commands)) seqr.apply(c);
       after = Number(b.seq);
     }
   }

@@ -38,6 +38,7 @@ const require = createRequire(join(root, 'package.json'));
 // of our own (SimBalances, below), fed the journal here, in this process (as backend/test/crash.spec.ts).
 const { Sequencer } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'sequencer.js'));
 const { accountKey, SEQUENCER_ACCOUNT_TYPES } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'sequencer', 'balances.js'));
+const { JOURNAL_COMMANDS } = require(join(root, 'backend', 'dist', 'modules', 'engine', 'journal-writer.js'));
 
 /**
  * The replay's balance store, written here rather than taken from the engine: a map of account →
@@ -211,13 +212,13 @@ async function main() {
     const replayTo = async (pg, target, snapshots) => {
       while (replay.seq < target) {
         const rows = (
-          await pg.query('SELECT seq::text AS seq, ts::text AS ts, commands FROM sequencer_journal j WHERE j.seq > $1 AND j.seq <= $2 ORDER BY j.seq LIMIT 2000', [replay.seq, target])
+          await pg.query(`SELECT seq::text AS seq, ts::text AS ts, ${JOURNAL_COMMANDS} AS commands FROM sequencer_journal j WHERE j.seq > $1 AND j.seq <= $2 ORDER BY j.seq LIMIT 2000`, [replay.seq, target])
         ).rows;
         if (!rows.length || Number(rows[0].seq) !== replay.seq + 1) return [`journal gap after batch ${replay.seq}`];
         const bad = [];
         for (const b of rows) {
           replay.beginBatch(Number(b.seq), Number(b.ts));
-          for (const c of b.commands) {
+          for (const c of JSON.parse(b.commands)) {
             const out = replay.apply(c);
             if (process.env.SIM_DEBUG && c.t === 'post' && out?.code !== 'OK') log(`debug replay refused ${c.commandId} at ${b.seq}: ${JSON.stringify(out)} ${JSON.stringify(c.legs).slice(0, 400)}`);
           }
@@ -233,7 +234,7 @@ async function main() {
                 const eb = new Map(state.balances.map(([k, a, f]) => [k, `${a} ${f}`]));
                 for (const [k, a, f] of m.balances) if (eb.get(k) !== `${a} ${f}`) log(`debug ${k}: engine ${eb.get(k)}, replay ${a} ${f}`);
                 for (const key of Object.keys(state)) if (JSON.stringify(state[key]) !== JSON.stringify(m[key])) log(`debug field ${key} differs`);
-                const prev = (await pg.query('SELECT seq, commands FROM sequencer_journal WHERE seq > $1 AND seq <= $2 ORDER BY seq', [replay.seq - 60, replay.seq])).rows;
+                const prev = (await pg.query(`SELECT seq, ${JOURNAL_COMMANDS} AS commands FROM sequencer_journal WHERE seq > $1 AND seq <= $2 ORDER BY seq`, [replay.seq - 60, replay.seq])).rows;
                 log(`debug journal: ${JSON.stringify(prev).slice(0, 6000)}`);
                 return bad;
               }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { accountKey, ReferenceBalances, SEQUENCER_ACCOUNT_TYPES } from '../src/modules/engine/sequencer/balances';
+import { JOURNAL_COMMANDS } from '../src/modules/engine/journal-writer';
 import type { SeqCommand } from '../src/modules/engine/sequencer/commands';
 import { Sequencer, SequencerSnapshot } from '../src/modules/engine/sequencer/sequencer';
 import { coinLeg, Posting, systemLeg } from '../src/modules/engine/trade-account-commands';
@@ -446,14 +447,14 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
     const [genesis] = await q<{ state: string }>('SELECT state FROM sequencer_snapshots WHERE seq = 0');
     expect(genesis).toBeDefined();
     const seqr = Sequencer.restore(JSON.parse(genesis.state) as SequencerSnapshot, (init) => new ReferenceBalances(init));
-    const journal = await q<{ seq: string; ts: string; commands: SeqCommand[] }>(
-      'SELECT seq::text AS seq, ts::text AS ts, commands FROM sequencer_journal j WHERE j.seq <= $1 ORDER BY j.seq',
+    const journal = await q<{ seq: string; ts: string; commands: string }>(
+      `SELECT seq::text AS seq, ts::text AS ts, ${JOURNAL_COMMANDS} AS commands FROM sequencer_journal j WHERE j.seq <= $1 ORDER BY j.seq`,
       [restartLog.batch],
     );
     expect(journal.map((r) => Number(r.seq))).toEqual(Array.from({ length: restartLog.batch }, (_, i) => i + 1)); // no gap
     for (const b of journal) {
       seqr.beginBatch(Number(b.seq), Number(b.ts));
-      for (const c of b.commands) seqr.apply(c);
+      for (const c of JSON.parse(b.commands) as SeqCommand[]) seqr.apply(c);
     }
     expect(seqr.seq).toBe(restartLog.batch);
     expect(seqr.hash()).toBe(restartLog.hash);
@@ -493,11 +494,11 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
     // The projection (balances, live orders) equals the journal replayed independently to its head.
     const [genesis] = await q<{ state: string }>('SELECT state FROM sequencer_snapshots WHERE seq = 0');
     const seqr = Sequencer.restore(JSON.parse(genesis.state) as SequencerSnapshot, (init) => new ReferenceBalances(init));
-    for (const b of await q<{ seq: string; ts: string; commands: SeqCommand[] }>(
-      'SELECT seq::text AS seq, ts::text AS ts, commands FROM sequencer_journal j ORDER BY j.seq',
+    for (const b of await q<{ seq: string; ts: string; commands: string }>(
+      `SELECT seq::text AS seq, ts::text AS ts, ${JOURNAL_COMMANDS} AS commands FROM sequencer_journal j ORDER BY j.seq`,
     )) {
       seqr.beginBatch(Number(b.seq), Number(b.ts));
-      for (const c of b.commands) seqr.apply(c);
+      for (const c of JSON.parse(b.commands) as SeqCommand[]) seqr.apply(c);
     }
     expect(seqr.seq).toBe(head);
     const state = seqr.snapshot();

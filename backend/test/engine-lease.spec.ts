@@ -78,7 +78,7 @@ describe('engine lease with a fencing token', () => {
     await qr.connect();
     await qr.startTransaction();
     await qr.query(
-      `INSERT INTO sequencer_journal (seq, ts, commands, token) SELECT $1, $2, '[]', token FROM engine_lease WHERE name = 'engine' AND token = $3 FOR SHARE`,
+      `INSERT INTO sequencer_journal (seq, ts, commands_text, token) SELECT $1, $2, '[]', token FROM engine_lease WHERE name = 'engine' AND token = $3 FOR SHARE`,
       [head + 1, Date.now(), token],
     );
     await sleep(400);

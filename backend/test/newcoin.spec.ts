@@ -6,6 +6,7 @@ import { IeoAllocationService } from '../src/modules/newcoin/ieo-allocation.serv
 import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
+import { JOURNAL_COMMANDS } from '../src/modules/engine/journal-writer';
 
 const USDT = 3;
 
@@ -418,7 +419,7 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
       .type('form')
       .send({ tick_size: '0.0001', lot_size: '0.01', reason: 'r' });
     expect(twice.body).toMatchObject({ code: 2609 });
-    const journaled = await t.ds.query(`SELECT 1 FROM sequencer_journal WHERE commands @> $1::jsonb`, [
+    const journaled = await t.ds.query(`SELECT 1 FROM sequencer_journal WHERE (${JOURNAL_COMMANDS})::jsonb @> $1::jsonb`, [
       JSON.stringify([{ t: 'market', market: { symbol: `${p.symbol}/USDT` } }]),
     ]);
     expect(journaled).toHaveLength(1);

@@ -10,6 +10,13 @@ export interface JournalBatch {
 }
 
 /**
+ * A journal row's commands as JSON text, whichever column holds them: `commands_text` (written as
+ * text: PostgreSQL neither parses nor prints it on the answers' path) or, in rows written before
+ * migration JournalText, the jsonb `commands`. Every reader of the journal selects this and parses it.
+ */
+export const JOURNAL_COMMANDS = 'COALESCE(commands_text, commands::text)';
+
+/**
  * The sequencer's only synchronous write (DESIGN §1.4): one row per group commit, in one round
  * trip, committed before anything of the batch is applied, answered or pushed. The primary key
  * refuses a second row with the same sequence number, and with a fencing token the row is only
@@ -21,7 +28,7 @@ export class JournalWriter {
 
   async append(batch: JournalBatch, token?: number): Promise<void> {
     if (token === undefined) {
-      await this.dataSource.query('INSERT INTO sequencer_journal (seq, ts, commands) VALUES ($1, $2, $3)', [batch.seq, batch.ts, JSON.stringify(batch.commands)]);
+      await this.dataSource.query('INSERT INTO sequencer_journal (seq, ts, commands_text) VALUES ($1, $2, $3)', [batch.seq, batch.ts, JSON.stringify(batch.commands)]);
       return;
     }
     // A named statement: parsed and planned once per connection, not on every group commit (at
@@ -29,7 +36,7 @@ export class JournalWriter {
     const rows = await preparedQuery(
       this.dataSource.manager,
       'kestrel-journal-append',
-      `INSERT INTO sequencer_journal (seq, ts, commands, token)
+      `INSERT INTO sequencer_journal (seq, ts, commands_text, token)
        SELECT $1, $2, $3, token FROM engine_lease WHERE name = 'engine' AND token = $4 FOR SHARE
        RETURNING seq`,
       [batch.seq, batch.ts, JSON.stringify(batch.commands), token],
@@ -44,10 +51,10 @@ export class JournalWriter {
 
   /** Batches after `seq`, in order, at most `limit` of them. */
   async after(seq: number, limit: number): Promise<JournalBatch[]> {
-    const rows: Array<{ seq: string; ts: string; commands: SeqCommand[] }> = await this.dataSource.query(
-      'SELECT seq, ts, commands FROM sequencer_journal WHERE seq > $1 ORDER BY seq LIMIT $2',
+    const rows: Array<{ seq: string; ts: string; commands: string }> = await this.dataSource.query(
+      `SELECT seq, ts, ${JOURNAL_COMMANDS} AS commands FROM sequencer_journal WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [seq, limit],
     );
-    return rows.map((r) => ({ seq: Number(r.seq), ts: Number(r.ts), commands: r.commands }));
+    return rows.map((r) => ({ seq: Number(r.seq), ts: Number(r.ts), commands: JSON.parse(r.commands) as SeqCommand[] }));
   }
 }

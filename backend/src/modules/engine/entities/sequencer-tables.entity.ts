@@ -15,8 +15,13 @@ export class SequencerJournalRow {
   @Column({ type: 'bigint' })
   ts: string;
 
-  @Column({ type: 'jsonb' })
-  commands: unknown[];
+  /** The batch's commands as the JSON text the host wrote (rows since JournalText); read through `JOURNAL_COMMANDS`. */
+  @Column({ name: 'commands_text', type: 'text', nullable: true })
+  commandsText: string | null;
+
+  /** The same, as jsonb: rows written before JournalText (the newer ones leave it null). */
+  @Column({ type: 'jsonb', nullable: true })
+  commands: unknown[] | null;
 
   /** The writer's fencing token (engine_lease): which holder wrote the batch; null before leases. */
   @Column({ type: 'bigint', nullable: true })

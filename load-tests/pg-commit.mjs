@@ -8,24 +8,17 @@
 // many took over 20 ms): a synchronous commit waits for the disk's flush, so its tail is the
 // slowest a journal write can be on this machine with nothing else running (the core's p99 target
 // is 20 ms). Last line: `pg commit: sync <U>+<S> µs CPU (<T> µs wall), async <U>+<S> µs CPU (<T> µs wall)`.
-import { createRequire } from 'node:module';
-import { cpuTimes, freshStackEnv, log, percentile } from './lib/stack.mjs';
+import { backendProbe, freshStackEnv, log, percentile } from './lib/stack.mjs';
 
-const require = createRequire(import.meta.url);
-const { Client } = require('pg');
 const i = process.argv.indexOf('--commits');
 const N = i > 0 ? Number(process.argv[i + 1]) : 5000;
 
 const { databaseUrl, dropDatabase } = await freshStackEnv();
-const client = new Client({ connectionString: databaseUrl });
+const { client, cpu } = await backendProbe(databaseUrl).catch(async (err) => {
+  await dropDatabase();
+  throw err;
+});
 try {
-  await client.connect();
-  const [{ pid }] = (await client.query('SELECT pg_backend_pid() AS pid')).rows;
-  // The backend's user and system CPU in µs (clock ticks of 10 ms).
-  const cpu = () => {
-    const t = cpuTimes({ backend: [pid] }).get(pid);
-    return { user: t.user * 10_000, system: t.system * 10_000 };
-  };
   await client.query('CREATE TABLE commit_probe (id bigint PRIMARY KEY, doc jsonb NOT NULL)');
   const doc = JSON.stringify([{ t: 'place', u: 1, m: 1, s: 'buy', p: '6000000', q: '100' }]);
   const parts = [];

@@ -6,11 +6,8 @@
 // table read back as text (a replay or the projector reading the journal). The backend's CPU is read
 // from /proc; a fresh database on DATABASE_URL's server, dropped at the end.
 // Last line: `journal format: <B> commands: jsonb <J> µs, text <T> µs per row written; read jsonb <RJ>, text <RT> µs per row` (medians).
-import { createRequire } from 'node:module';
-import { cpuTimes, freshStackEnv, log } from './lib/stack.mjs';
+import { backendProbe, freshStackEnv, log } from './lib/stack.mjs';
 
-const require = createRequire(import.meta.url);
-const { Client } = require('pg');
 const i = process.argv.indexOf('--rows');
 const N = i > 0 ? Number(process.argv[i + 1]) : 4000;
 const ROUNDS = 3;
@@ -19,15 +16,17 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const place = (k) => ({ t: 'place', userId: 1000 + (k % 100), marketId: 1, side: k % 2 ? 'buy' : 'sell', type: 'limit', price: 6_000_000 + (k % 500), qty: 1 + (k % 7), quoteBudget: 0, clientOrderId: null });
 
 const { databaseUrl, dropDatabase } = await freshStackEnv();
-const client = new Client({ connectionString: databaseUrl });
+const probe = await backendProbe(databaseUrl).catch(async (err) => {
+  await dropDatabase();
+  throw err;
+});
+const { client } = probe;
+/** The backend's user + system CPU so far, µs. */
+const cpu = () => {
+  const t = probe.cpu();
+  return t.user + t.system;
+};
 try {
-  await client.connect();
-  const [{ pid }] = (await client.query('SELECT pg_backend_pid() AS pid')).rows;
-  // The backend's user + system CPU in µs (clock ticks of 10 ms).
-  const cpu = () => {
-    const t = cpuTimes({ backend: [pid] }).get(pid);
-    return (t.user + t.system) * 10_000;
-  };
   const [lz4] = (await client.query(`SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)`)).rows;
   for (const type of ['jsonb', 'text']) {
     await client.query(`CREATE TABLE journal_${type} (seq bigint PRIMARY KEY, ts bigint NOT NULL, commands ${type} NOT NULL)`);

@@ -507,6 +507,21 @@ function statTicks(stat) {
  * `pids` names our own processes ({server: [pid], generator: [process.pid]}); PostgreSQL and
  * Redis are found by command name.
  */
+/**
+ * A connection to `databaseUrl` and what its backend's CPU has been so far (`cpu()`: user and
+ * system µs, from /proc's clock ticks of 10 ms): for probes of what statements cost PostgreSQL.
+ */
+export async function backendProbe(databaseUrl) {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  const [{ pid }] = (await client.query('SELECT pg_backend_pid() AS pid')).rows;
+  const cpu = () => {
+    const t = cpuTimes({ backend: [pid] }).get(pid);
+    return { user: t.user * 10_000, system: t.system * 10_000 };
+  };
+  return { client, cpu };
+}
+
 export function cpuTimes(pids) {
   const ticks = new Map();
   for (const entry of readdirSync('/proc')) {

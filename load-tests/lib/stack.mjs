@@ -502,12 +502,6 @@ function statTicks(stat) {
 }
 
 /**
- * CPU time per process group from /proc (Linux), to show where the machine's two cores went
- * during a load window: `const t = cpuTimes(pids); …; cpuReport(t, cpuTimes(pids), seconds)`.
- * `pids` names our own processes ({server: [pid], generator: [process.pid]}); PostgreSQL and
- * Redis are found by command name.
- */
-/**
  * A connection to `databaseUrl` and what its backend's CPU has been so far (`cpu()`: user and
  * system µs, from /proc's clock ticks of 10 ms): for probes of what statements cost PostgreSQL.
  */
@@ -522,6 +516,12 @@ export async function backendProbe(databaseUrl) {
   return { client, cpu };
 }
 
+/**
+ * CPU time per process group from /proc (Linux), to show where the machine's two cores went
+ * during a load window: `const t = cpuTimes(pids); …; cpuReport(t, cpuTimes(pids), seconds)`.
+ * `pids` names our own processes ({server: [pid], generator: [process.pid]}); PostgreSQL and
+ * Redis are found by command name.
+ */
 export function cpuTimes(pids) {
   const ticks = new Map();
   for (const entry of readdirSync('/proc')) {

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Whether this server compresses with lz4 (PostgreSQL 14+ built with it). */
-async function hasLz4(queryRunner: QueryRunner): Promise<boolean> {
+export async function hasLz4(queryRunner: QueryRunner): Promise<boolean> {
   const rows = await queryRunner.query(`SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)`);
   return rows.length > 0;
 }

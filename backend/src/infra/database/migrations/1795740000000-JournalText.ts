@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { hasLz4 } from './1795610000000-JournalLz4';
 
 /**
  * The journal's commands as text (`commands_text`, the JSON the sequencer's host wrote) instead of
@@ -16,8 +17,7 @@ export class JournalText1795740000000 implements MigrationInterface {
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`SET LOCAL lock_timeout = '2s'`);
     await queryRunner.query(`ALTER TABLE "sequencer_journal" ADD "commands_text" text, ALTER COLUMN "commands" DROP NOT NULL`);
-    const [lz4] = await queryRunner.query(`SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)`);
-    if (lz4) await queryRunner.query(`ALTER TABLE "sequencer_journal" ALTER COLUMN "commands_text" SET COMPRESSION lz4`);
+    if (await hasLz4(queryRunner)) await queryRunner.query(`ALTER TABLE "sequencer_journal" ALTER COLUMN "commands_text" SET COMPRESSION lz4`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

@@ -42,7 +42,18 @@ export async function phonePage(
 
 /** Full navigation (a new document), so the stored session, language and theme are read at launch. */
 export async function go(page: Page, base: string, path: string): Promise<void> {
-  await page.goto(`${base}/?n=${Date.now()}#${path}`);
+  const url = `${base}/?n=${Date.now()}#${path}`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.goto(url);
+      break;
+    } catch (err) {
+      // Chromium can report a late navigation of the page being left (CI once saw the previous
+      // document's URL with another hash) as interrupting this one: go again, up to three times.
+      if (attempt === 3 || !/interrupted by another navigation/.test(String(err))) throw err;
+      console.warn(`go(${path}), attempt ${attempt}: ${String(err).split('\n')[0]}`);
+    }
+  }
   await page.locator('.nav-bar__title').first().waitFor();
 }
 

@@ -99,11 +99,14 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
     expect(depths.asks[depths.asks.length - 2]).toBeGreaterThanOrEqual(depths.asks[depths.asks.length - 1]);
     await expect(page.locator('[data-testid="book-spread"]').innerText()).resolves.toMatch(/Spread \d[\d,.]* \(\d+\.\d{2}%\)/);
 
-    // Read and tap in one step inside the page: the live book (the simulator's trades and requotes)
-    // can re-render between a separate read and tap, and the tap then fills another row's price.
-    const price = await bids.nth(1).evaluate((e) => {
-      (e as HTMLElement).click();
-      return e.getAttribute('data-price')!;
+    // Find, read and tap in one step inside the page: the live book (the simulator's trades and
+    // requotes) can re-render between a separate read and tap, and the tap then fills another
+    // row's price; and a row found by a locator can be replaced before a function on it runs, so
+    // its tap lands on a detached button that React no longer listens to.
+    const price = await page.evaluate(() => {
+      const row = document.querySelectorAll<HTMLElement>('.book__row--bid')[1];
+      row.click();
+      return row.getAttribute('data-price')!;
     });
     expect(await page.locator('input[name="price"]').inputValue()).toBe(price);
   });

@@ -45,6 +45,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
 const RATE = Number(process.env.BENCH_RATE ?? 0);
+const TRACE = Boolean(process.env.BENCH_TRACE);
 /** Load before the measured window (not counted): connections open, code is compiled, caches fill. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const TRANSPORT = process.env.BENCH_TRANSPORT ?? 'http';
@@ -264,7 +265,7 @@ try {
     if (!counted) return;
     if (r.code === 1) {
       latencies.push(ms);
-      if (process.env.BENCH_TRACE) trace.push([Math.floor((t0 - win.started) / 1000), ms]);
+      if (TRACE) trace.push([Math.floor((t0 - win.started) / 1000), ms]);
     } else errors.set(r.code, (errors.get(r.code) ?? 0) + 1);
   }
 

@@ -23,6 +23,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
 const RATE = Number(process.env.BENCH_RATE ?? 0);
+const TRACE = Boolean(process.env.BENCH_TRACE);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'backend', 'dist', 'main.js'));
@@ -65,10 +66,12 @@ try {
   async function step(trader, scheduled) {
     const id = mix.cancelFrom(trader.open);
     if (id !== undefined) {
-      // Refused when the order filled meanwhile (code 2104), as in bench:api: not counted; anything else is.
-      await orders.cancel(trader.id, id).catch((err) => {
+      try {
+        await orders.cancel(trader.id, id);
+      } catch (err) {
+        // Refused when the order filled meanwhile (code 2104), as in bench:api: not counted; anything else is.
         if (!(err instanceof BusinessError) && win.recording) errors.set(`cancel: ${err?.message}`, (errors.get(`cancel: ${err?.message}`) ?? 0) + 1);
-      });
+      }
       return;
     }
     try {
@@ -79,7 +82,7 @@ try {
       if (counted) {
         const ms = performance.now() - t0;
         latencies.push(ms);
-        if (process.env.BENCH_TRACE) trace.push([Math.floor((t0 - win.started) / 1000), ms]);
+        if (TRACE) trace.push([Math.floor((t0 - win.started) / 1000), ms]);
       }
     } catch (err) {
       const code = err?.code ?? err?.message;

@@ -71,7 +71,8 @@ const args = process.argv.slice(2);
 const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args.splice(topAt, 2)[1]) : 40;
 const byAt = args.indexOf('--by-package');
-const byPlace = byAt >= 0 && args.splice(byAt, 1).length === 1;
+const byPlace = byAt >= 0;
+if (byPlace) args.splice(byAt, 1);
 if (args.length !== 2 && args.length !== 4) {
   console.error('usage: node load-tests/lib/cpu-profile.mjs <profile> <orders> [<profile B> <orders B>] [--top N] [--by-package]');
   process.exit(2);

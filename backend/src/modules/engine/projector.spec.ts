@@ -126,7 +126,7 @@ describe('projectionRows: a trade’s posting is stored with the trade', () => {
       const b = seq.balance(coin(user, currency));
       expect(after).toEqual([b.available, b.frozen]);
       // The balances written for the accounts are the sequencer's too, although no entry carries them.
-      expect(owned.get(coin(user, currency))).toMatchObject({ available: b.available, frozen: b.frozen });
+      expect(owned.get(coin(user, currency))).toMatchObject({ availableAfter: b.available, frozenAfter: b.frozen });
     }
     expect(trades[0]).toMatchObject({ seq: 2, record: { makerUserId: 1, takerUserId: 2, takerSide: 'buy' }, ledger: { base: BTC, quote: USDT } });
   });
@@ -173,7 +173,7 @@ describe('projectionRows: a spot order’s freeze and release are stored with th
     // The fill paid 10,000 from frozen; the release gives back the other 10,000.
     expect(releases.get(2)).toMatchObject({ seq: 3, leg: { ownerId: 2, currencyId: USDT, code: LedgerCode.Unfreeze, available: units('10000'), frozen: -units('10000'), availableAfter: units('90000'), frozenAfter: 0n } });
     const b = seq.balance(coin(2, USDT));
-    expect(owned.get(coin(2, USDT))).toMatchObject({ available: b.available, frozen: b.frozen });
+    expect(owned.get(coin(2, USDT))).toMatchObject({ availableAfter: b.available, frozenAfter: b.frozen });
   });
 
   it('a posting command about an order (a service’s, with a command id) stays an entry', () => {

@@ -6,7 +6,7 @@ import { LedgerCode } from '../ledger/ledger-codes';
 import { writeCandles } from '../market/candle-writer';
 import type { TradeTick } from './engine-bus';
 import type { Market as EngineMarket } from '@kestrel/matching-engine';
-import { accountKey } from './sequencer/balances';
+import { accountKey, userCoin } from './sequencer/balances';
 import type { AccountKey, AppliedLeg, AppliedPosting, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
 
 /**
@@ -184,6 +184,9 @@ function orderPosting(p: AppliedPosting): [number, 'freeze' | 'release'] | undef
   return kind && [Number(p.refId), kind];
 }
 
+/** A leg's account key (`accountKey`); a user's trade account's is built once (`userCoin`): a trade has six such legs. */
+const legKey = (l: AccountKey): string => (l.ownerType === 'user' && l.accountType === 'coin' ? userCoin(l.ownerId, l.currencyId) : accountKey(l));
+
 /** A trade as the projector writes it: the sequencer's record, its batch and its ledger posting. */
 export interface ProjectedTrade {
   record: TradeRecord;
@@ -237,8 +240,8 @@ export function projectionRows(batches: AppliedBatch[]): {
   releases: Map<number, OrderPosting>;
   /** Places in the ledger's order: one per entry, per trade and per order freeze or release (each takes a ledger id). */
   slots: number;
-  /** The sequencer's accounts these batches changed, with their balances after the last of them. */
-  owned: Map<string, AccountTotal>;
+  /** The sequencer's accounts these batches changed, each with its last leg (its balances after the last of them). */
+  owned: Map<string, AppliedLeg>;
   commands: Array<{ id: string; seq: number; ts: number }>;
 } {
   const orders = new Map<number, OrderState>();
@@ -247,7 +250,7 @@ export function projectionRows(batches: AppliedBatch[]): {
   const entries: ProjectedEntry[] = [];
   const freezes = new Map<number, OrderPosting>();
   const releases = new Map<number, OrderPosting>();
-  const owned = new Map<string, AccountTotal>();
+  const owned = new Map<string, AppliedLeg>();
   let slots = 0;
   // The applied posting commands (a retry past the sequencer's window is answered from their rows).
   const commands: Array<{ id: string; seq: number; ts: number }> = [];
@@ -255,7 +258,8 @@ export function projectionRows(batches: AppliedBatch[]): {
   // trade. A run ends where another posting touches that account (a referral rebate paid from
   // it): the merged entry is written there, so the entries stay in the sequencer's order, each
   // balance after follows from the one before, and the account's balance is its last leg's.
-  const fees = new Map<string, { leg: AppliedLeg; from: number; seq: number; ts: number }>();
+  // A run is added to in place; its entry is made once, when it ends.
+  const fees = new Map<string, { last: AppliedLeg; sum: bigint; from: number; seq: number; ts: number }>();
   const flush = (key: string) => {
     const f = fees.get(key);
     if (!f) return;
@@ -267,41 +271,52 @@ export function projectionRows(batches: AppliedBatch[]): {
       refType: 'spot-fees',
       refId: f.from === f.seq ? String(f.seq) : `${f.from}-${f.seq}`,
       memo: 'spot trading fees',
-      leg: f.leg,
+      leg: { ...f.last, available: f.sum },
     });
   };
   for (const b of batches) {
     for (const o of b.outcomes) {
       for (const ord of o.orders) orders.set(ord.id, ord);
       if (o.created) created.add(o.orderId!);
-      // A trade's posting is stored with the trade (its row carries what its legs do not repeat).
-      let posted: Map<string, TradeLedger> | undefined;
+      // A trade's posting is stored with the trade (its row carries what its legs do not repeat);
+      // the outcome lists its trades in the order of their postings.
+      let posted: Array<[string, TradeLedger]> | undefined;
       for (const p of o.postings) {
         if (p.commandId !== undefined) commands.push({ id: p.commandId, seq: b.seq, ts: b.ts });
-        const trade = p.refType === 'trade';
-        if (trade) (posted ??= new Map()).set(p.refId, tradeLedger(p, slots++));
+        if (p.refType === 'trade') {
+          (posted ??= []).push([p.refId, tradeLedger(p, slots++)]);
+          // Its legs are all the sequencer's accounts: the users' trade accounts and the house's fee accounts.
+          for (const leg of p.legs) {
+            const key = legKey(leg);
+            if (leg.availableAfter !== undefined) owned.set(key, leg);
+            if (leg.accountType !== 'spot-fee') continue;
+            const f = fees.get(key);
+            if (f) {
+              f.last = leg;
+              f.sum += leg.available;
+              f.seq = b.seq;
+              f.ts = b.ts;
+            } else fees.set(key, { last: leg, sum: leg.available, from: b.seq, seq: b.seq, ts: b.ts });
+          }
+          continue;
+        }
         // A spot order's freeze or release is stored with the order, in its row.
         const ofOrder = orderPosting(p);
         if (ofOrder) (ofOrder[1] === 'freeze' ? freezes : releases).set(ofOrder[0], { slot: slots++, seq: b.seq, leg: p.legs[0] });
         for (const leg of p.legs) {
           const ours = leg.availableAfter !== undefined;
-          const key = ours || leg.accountType === 'spot-fee' ? accountKey(leg) : undefined;
-          if (ours) owned.set(key!, { key: leg, available: leg.availableAfter!, frozen: leg.frozenAfter! });
-          if (leg.accountType === 'spot-fee' && trade) {
-            const f = fees.get(key!);
-            fees.set(key!, { leg: { ...leg, available: (f?.leg.available ?? 0n) + leg.available }, from: f?.from ?? b.seq, seq: b.seq, ts: b.ts });
-            continue;
-          }
-          if (trade || ofOrder) continue;
+          const key = ours || leg.accountType === 'spot-fee' ? legKey(leg) : undefined;
+          if (ours) owned.set(key!, leg);
+          if (ofOrder) continue;
           if (leg.accountType === 'spot-fee') flush(key!);
           entries.push({ slot: slots++, seq: b.seq, ts: b.ts, refType: p.refType, refId: p.refId, memo: p.memo, leg });
         }
       }
-      for (const t of o.trades) {
-        const ledger = posted?.get(`${t.marketId}:${t.tradeId}`);
-        if (!ledger) throw new Error(`projector: trade ${t.marketId}:${t.tradeId} has no posting`);
+      o.trades.forEach((t, i) => {
+        const [refId, ledger] = posted?.[i] ?? [];
+        if (!ledger || refId !== `${t.marketId}:${t.tradeId}`) throw new Error(`projector: trade ${t.marketId}:${t.tradeId} has no posting`);
         trades.push({ record: t, seq: b.seq, ledger });
-      }
+      });
     }
   }
   for (const key of [...fees.keys()]) flush(key);
@@ -378,7 +393,7 @@ export class Projector {
       );
       // Planned for its own arrays every time (an unnamed statement), not prepared: a generic plan made while
       // the orders table was small joined it by a sequential scan, and kept doing so as it grew.
-      const [{ orders: updated }] = (await client.query<{ orders: number }>(ROWS, [...accountColumns([...owned.values()]), ...changed])).rows;
+      const [{ orders: updated }] = (await client.query<{ orders: number }>(ROWS, [...ownedColumns(owned), ...changed])).rows;
       if (updated !== orders.size - created.size)
         throw new Error(`projector: ${orders.size - created.size - updated} of the orders batches ${first}–${last} changed are missing`);
       if (commands.length)
@@ -554,6 +569,11 @@ function ledgerText(entries: ProjectedEntry[], after: Map<string, { available: b
     text += `${ids[e.slot]}\t${e.seq}\t${copyField(l.ownerType)}\t${l.ownerId}\t${copyField(l.accountType)}\t${l.currencyId}\t${l.code}\t${unitsString(l.available)}\t${unitsString(l.frozen)}\t${unitsString(runs[i][0])}\t${unitsString(runs[i][1])}\t${copyField(e.refType)}\t${copyField(e.refId)}\t${copyField(e.memo.slice(0, 200))}\t${at.of(e.ts)}\n`;
   });
   return text;
+}
+
+/** The sequencer's accounts as accountColumns gives them, each with its balances after its last leg. */
+function ownedColumns(owned: Map<string, AppliedLeg>): string[] {
+  return accountColumns([...owned.values()].map((leg) => ({ key: leg, available: leg.availableAfter!, frozen: leg.frozenAfter! })));
 }
 
 /** Accounts and their balances as the array columns of a bulk statement: owner type, owner id, account type, currency, available, frozen. */

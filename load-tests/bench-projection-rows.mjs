@@ -72,12 +72,22 @@ function projection() {
   return batches;
 }
 
-const projector = new Projector(undefined, marketLookup([{ id: 1, symbol: market.symbol, tickSize: market.tickSize, lotSize: market.lotSize, minQty: market.lotSize }]));
+const projector = new Projector(
+  undefined,
+  marketLookup([{ id: 1, symbol: market.symbol, tickSize: market.tickSize, lotSize: market.lotSize, minQty: market.lotSize }]),
+);
 const projections = Array.from({ length: PROJECTIONS }, projection);
 const commands = projections.reduce((n, p) => n + p.reduce((m, b) => m + b.outcomes.length, 0), 0);
 // Ledger ids as the projection reserves them (each the first of eight), made once per size.
 const idsOf = new Map();
-const ids = (n) => idsOf.get(n) ?? idsOf.set(n, Array.from({ length: n }, (_, i) => 1 + 8 * i)).get(n);
+const ids = (n) =>
+  idsOf.get(n) ??
+  idsOf
+    .set(
+      n,
+      Array.from({ length: n }, (_, i) => 1 + 8 * i),
+    )
+    .get(n);
 
 function rows(batches) {
   const r = projectionRows(batches);

@@ -1,10 +1,12 @@
-// npm run bench:projection-rows — the projector thread's JavaScript for one projection's rows, per
-// command, without PostgreSQL: a sequencer with its postings (as the projection replica runs it)
-// applies a bench-like stream (100 traders, limit orders around one price, 30 % cancels) in
-// batches of 33 commands; each projection of 20 batches is turned into its rows (projectionRows,
-// then the orders' and the trades' COPY text and changed columns). Seven passes over the same
-// projections; the median pass is the figure. Last line:
-// `projection rows: <µs> µs per command (median of 7; min <µs>)`.
+// npm run bench:projection-rows — the projector thread's JavaScript per command, without
+// PostgreSQL: a bench-like stream (100 traders, limit orders around one price, 30 % cancels) in
+// batches of 33 commands, 20 batches a projection. `replay`: a fresh sequencer with its postings
+// applies them all, as the projection replica does with the journal. `projection rows`: each
+// projection is turned into its rows (projectionRows, then the orders' and the trades' COPY text
+// and changed columns). One projection at a time, replayed then made into rows, as the projector
+// thread works; seven passes, each with a fresh sequencer; the median pass is each figure. Last
+// two lines: `replay: <µs> µs per command (median of 7; min <µs>)`, then the same for
+// `projection rows`.
 //
 // BENCH_BUILD=<dir> measures another build of the backend (e.g. a copy of an earlier dist/ inside backend/).
 import { createRequire } from 'node:module';
@@ -23,10 +25,6 @@ const BTC = 1;
 const USDT = 3;
 const market = { id: 1, symbol: 'BTC/USDT', baseId: BTC, quoteId: USDT, tickSize: '0.01', lotSize: '0.0001', makerFee: '0.001', takerFee: '0.001' };
 
-const seqr = new Sequencer();
-let batch = 0;
-seqr.beginBatch(++batch, 1.7e12);
-seqr.apply({ t: 'market', market });
 const deposit = (userId, currencyId, amount) => ({
   t: 'post',
   commandId: `deposit-${userId}-${currencyId}`,
@@ -38,12 +36,11 @@ const deposit = (userId, currencyId, amount) => ({
     { ownerType: 'system', ownerId: 0, accountType: 'external', currencyId, code: 500, available: `-${amount}` },
   ],
 });
-for (let u = 1; u <= 100; u++) {
-  seqr.apply(deposit(u, BTC, '1000000'));
-  seqr.apply(deposit(u, USDT, '10000000000'));
-}
+const setup = [{ t: 'market', market }];
+for (let u = 1; u <= 100; u++) setup.push(deposit(u, BTC, '1000000'), deposit(u, USDT, '10000000000'));
 
-// A fixed pseudo-random stream: the same commands on every run.
+// A fixed pseudo-random stream, recorded once (the cancels name orders the sequencer left resting):
+// the same commands on every run, in batches of 33, 20 batches a projection.
 let state = 12345;
 const random = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 const resting = [];
@@ -56,38 +53,53 @@ function command() {
   const price = 1_000_000 + Math.floor((random() - 0.5) * 400) + (side === 'buy' ? 40 : -40);
   return { t: 'place', userId: 1 + Math.floor(random() * 100), marketId: 1, side, type: 'limit', price, qty: 1 + Math.floor(random() * 20000), quoteBudget: 0 };
 }
-function projection() {
-  const batches = [];
-  for (let b = 0; b < 20; b++) {
-    seqr.beginBatch(++batch, 1.7e12 + batch);
-    const outcomes = [];
-    for (let i = 0; i < 33; i++) {
+const recorder = new Sequencer();
+recorder.beginBatch(1, 1.7e12);
+setup.forEach((c) => recorder.apply(c));
+const recorded = Array.from({ length: PROJECTIONS }, (_, p) =>
+  Array.from({ length: 20 }, (_, b) => {
+    recorder.beginBatch(2 + p * 20 + b, 1.7e12);
+    return Array.from({ length: 33 }, () => {
       const c = command();
-      const o = seqr.apply(c);
+      const o = recorder.apply(c);
       if (c.t === 'place' && o.order?.status === 'waiting') resting.push([o.orderId, c.userId]);
-      outcomes.push(o);
-    }
-    batches.push({ seq: batch, ts: 1.7e12 + batch, outcomes });
-  }
-  return batches;
+      return c;
+    });
+  }),
+);
+
+/** A fresh sequencer that has applied the set-up, with its postings (as the projection replica's). */
+function replica() {
+  const seqr = new Sequencer();
+  seqr.beginBatch(1, 1.7e12);
+  setup.forEach((c) => seqr.apply(c));
+  return seqr;
+}
+
+/** One projection's batches applied by the replica: its AppliedBatches. */
+function replay(seqr, p) {
+  return recorded[p].map((commands, b) => {
+    const seq = 2 + p * 20 + b;
+    seqr.beginBatch(seq, 1.7e12 + seq);
+    return { seq, ts: 1.7e12 + seq, outcomes: commands.map((c) => seqr.apply(c)) };
+  });
 }
 
 const projector = new Projector(
   undefined,
   marketLookup([{ id: 1, symbol: market.symbol, tickSize: market.tickSize, lotSize: market.lotSize, minQty: market.lotSize }]),
 );
-const projections = Array.from({ length: PROJECTIONS }, projection);
-const commands = projections.reduce((n, p) => n + p.reduce((m, b) => m + b.outcomes.length, 0), 0);
+const commands = recorded.reduce((n, p) => n + p.reduce((m, b) => m + b.length, 0), 0);
 // Ledger ids as the projection reserves them (each the first of eight), made once per size.
 const idsOf = new Map();
-const ids = (n) =>
-  idsOf.get(n) ??
-  idsOf
-    .set(
+function ids(n) {
+  if (!idsOf.has(n))
+    idsOf.set(
       n,
       Array.from({ length: n }, (_, i) => 1 + 8 * i),
-    )
-    .get(n);
+    );
+  return idsOf.get(n);
+}
 
 function rows(batches) {
   const r = projectionRows(batches);
@@ -97,14 +109,30 @@ function rows(batches) {
   return made.length + trades.length + changed.length + r.owned.size;
 }
 
-const passes = [];
+// Seven passes, each a fresh replica: every projection replayed, then its rows built, one at a
+// time as the projector thread does (its outcomes are garbage once its rows are made).
+const replayed = [];
+const built = [];
 let sink = 0;
+let trades = 0;
 for (let pass = 0; pass < 7; pass++) {
-  const t0 = process.hrtime.bigint();
-  for (const p of projections) sink += rows(p);
-  passes.push(Number(process.hrtime.bigint() - t0) / 1e3 / commands);
+  const seqr = replica();
+  let replayNs = 0n;
+  let rowsNs = 0n;
+  for (let p = 0; p < PROJECTIONS; p++) {
+    const t0 = process.hrtime.bigint();
+    const batches = replay(seqr, p);
+    const t1 = process.hrtime.bigint();
+    sink += rows(batches);
+    rowsNs += process.hrtime.bigint() - t1;
+    replayNs += t1 - t0;
+    if (pass === 0) trades += batches.reduce((n, b) => n + b.outcomes.reduce((m, o) => m + o.trades.length, 0), 0);
+  }
+  replayed.push(Number(replayNs) / 1e3 / commands);
+  built.push(Number(rowsNs) / 1e3 / commands);
 }
-passes.sort((a, b) => a - b);
-const trades = projections.reduce((n, p) => n + projectionRows(p).trades.length, 0);
+replayed.sort((a, b) => a - b);
+built.sort((a, b) => a - b);
 console.error(`[bench] ${commands} commands in ${PROJECTIONS} projections of 20 batches; ${trades} trades; ${sink > 0 ? 'rows built' : 'no rows'}`);
-console.log(`projection rows: ${passes[3].toFixed(2)} µs per command (median of 7; min ${passes[0].toFixed(2)})`);
+console.log(`replay: ${replayed[3].toFixed(2)} µs per command (median of 7; min ${replayed[0].toFixed(2)})`);
+console.log(`projection rows: ${built[3].toFixed(2)} µs per command (median of 7; min ${built[0].toFixed(2)})`);

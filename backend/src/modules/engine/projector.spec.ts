@@ -146,6 +146,39 @@ describe('projectionRows: a trade’s posting is stored with the trade', () => {
     expect(places.sort((a, b) => a - b)).toEqual(Array.from({ length: slots }, (_, i) => i));
   });
 
+  it('a taker that sweeps several makers: each trade has its own posting, in the order they traded', () => {
+    // Three sellers at three prices (1 BTC each); user 2 buys 3 BTC at the highest: three trades in one command.
+    const ask = (userId: number, price: number): PlaceCmd => ({ ...limit(userId, 'sell'), price });
+    const sweep: PlaceCmd = { ...limit(2, 'buy'), price: 1_000_200, qty: 30_000 };
+    const { seq, applied } = run([
+      [...setup, deposit(3, BTC, '10'), deposit(4, BTC, '10')],
+      [ask(1, 1_000_000), ask(3, 1_000_100), ask(4, 1_000_200), sweep],
+    ]);
+    const { trades } = projectionRows(applied);
+    expect(trades.map((t) => [t.record.tradeId, t.record.makerUserId, t.record.price])).toEqual([
+      [1, 1, 1_000_000],
+      [2, 3, 1_000_100],
+      [3, 4, 1_000_200],
+    ]);
+    // Each seller's accounts after its own trade; the buyer's BTC grows trade by trade, its last is the sequencer's.
+    for (const [t, seller] of trades.map((t, i) => [t, [1, 3, 4][i]] as const)) {
+      expect(t.ledger.seller.pay).toEqual([units('9'), 0n]);
+      expect(t.ledger.seller.receive[0]).toBe(seq.balance(coin(seller, USDT)).available);
+    }
+    expect(trades.map((t) => t.ledger.buyer.receive[0])).toEqual([1n, 2n, 3n].map((n) => n * (units('1') - 10n ** 15n)));
+    expect(trades[2].ledger.buyer.receive).toEqual([seq.balance(coin(2, BTC)).available, 0n]);
+  });
+
+  it('refuses a trade whose posting is missing (rather than write it with another trade’s ledger)', () => {
+    const { applied } = run([setup, [limit(1, 'sell'), limit(2, 'buy')]]);
+    const outcome = applied[1].outcomes[1];
+    const broken: AppliedBatch = {
+      ...applied[1],
+      outcomes: [applied[1].outcomes[0], { ...outcome, postings: outcome.postings.filter((p) => p.refType !== 'trade') }],
+    };
+    expect(() => projectionRows([broken])).toThrow(/has no posting/);
+  });
+
   it('refuses a trade posting that is not in the sequencer’s shape (rather than write a wrong ledger)', () => {
     const { applied } = run([setup, [limit(1, 'sell'), limit(2, 'buy')]]);
     const outcome = applied[1].outcomes[1];

@@ -6,7 +6,7 @@ import { LedgerCode } from '../ledger/ledger-codes';
 import { writeCandles } from '../market/candle-writer';
 import type { TradeTick } from './engine-bus';
 import type { Market as EngineMarket } from '@kestrel/matching-engine';
-import { accountKey, userCoin } from './sequencer/balances';
+import { accountKey } from './sequencer/balances';
 import type { AccountKey, AppliedLeg, AppliedPosting, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
 
 /**
@@ -184,9 +184,6 @@ function orderPosting(p: AppliedPosting): [number, 'freeze' | 'release'] | undef
   return kind && [Number(p.refId), kind];
 }
 
-/** A leg's account key (`accountKey`); a user's trade account's is built once (`userCoin`): a trade has six such legs. */
-const legKey = (l: AccountKey): string => (l.ownerType === 'user' && l.accountType === 'coin' ? userCoin(l.ownerId, l.currencyId) : accountKey(l));
-
 /** A trade as the projector writes it: the sequencer's record, its batch and its ledger posting. */
 export interface ProjectedTrade {
   record: TradeRecord;
@@ -287,7 +284,7 @@ export function projectionRows(batches: AppliedBatch[]): {
           (posted ??= []).push([p.refId, tradeLedger(p, slots++)]);
           // Its legs are all the sequencer's accounts: the users' trade accounts and the house's fee accounts.
           for (const leg of p.legs) {
-            const key = legKey(leg);
+            const key = accountKey(leg);
             if (leg.availableAfter !== undefined) owned.set(key, leg);
             if (leg.accountType !== 'spot-fee') continue;
             const f = fees.get(key);
@@ -305,7 +302,7 @@ export function projectionRows(batches: AppliedBatch[]): {
         if (ofOrder) (ofOrder[1] === 'freeze' ? freezes : releases).set(ofOrder[0], { slot: slots++, seq: b.seq, leg: p.legs[0] });
         for (const leg of p.legs) {
           const ours = leg.availableAfter !== undefined;
-          const key = ours || leg.accountType === 'spot-fee' ? legKey(leg) : undefined;
+          const key = ours || leg.accountType === 'spot-fee' ? accountKey(leg) : undefined;
           if (ours) owned.set(key!, leg);
           if (ofOrder) continue;
           if (leg.accountType === 'spot-fee') flush(key!);

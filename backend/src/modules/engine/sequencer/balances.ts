@@ -36,7 +36,10 @@ export function ownedBySequencer(k: Pick<AccountKey, 'accountType'>): boolean {
   return OWNED.has(k.accountType);
 }
 
-export const accountKey = (k: AccountKey): string => `${k.ownerType}:${k.ownerId}:${k.accountType}:${k.currencyId}`;
+/** An account's key; a user's trade account's is built once (`userCoin`): the projector meets six a trade. */
+export const accountKey = (k: AccountKey): string =>
+  k.ownerType === 'user' && k.accountType === 'coin' ? userCoin(k.ownerId, k.currencyId) : `${k.ownerType}:${k.ownerId}:${k.accountType}:${k.currencyId}`;
+
 /** Trade-account keys, built once per account: a trade meets four of them. */
 const userCoinKeys = new Map<number, string>();
 const CURRENCY_IDS = 2 ** 20;

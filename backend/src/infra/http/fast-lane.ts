@@ -137,7 +137,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
-/** Form bodies as Express's `urlencoded({ extended: false })` reads them (a repeated key is an array); JSON must be an object. */
+/**
+ * Form bodies as Express's `urlencoded({ extended: false })` reads them (a repeated key is an array),
+ * copied into a plain object; JSON must be an object.
+ */
 function parseBody(type: string, text: string): object {
   if (type === JSON_TYPE) {
     let value: unknown;
@@ -149,5 +152,20 @@ function parseBody(type: string, text: string): object {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BusinessError(ErrorCode.VALIDATION, 'error.validation');
     return value;
   }
-  return { ...parseForm(text) };
+  return plainCopy(parseForm(text));
+}
+
+/**
+ * The fields of querystring's null-prototype object in a plain one, as a spread copies them, by a
+ * loop: a spread of that object takes V8's slow path, 2–3 µs of the lane's ~0.2 ms per order here
+ * (docs/performance.md, thirty-eighth sitting). A `__proto__` field stays a field, as with the
+ * spread, never the copy's prototype (the transformer then drops it, as on the Express route).
+ */
+function plainCopy(form: Record<string, string | string[]>): Record<string, string | string[]> {
+  const body: Record<string, string | string[]> = {};
+  for (const key of Object.keys(form)) {
+    if (key === '__proto__') Object.defineProperty(body, key, { value: form[key], enumerable: true, writable: true, configurable: true });
+    else body[key] = form[key];
+  }
+  return body;
 }

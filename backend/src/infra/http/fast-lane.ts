@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ClassConstructor } from 'class-transformer';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { parse as parseForm } from 'node:querystring';
+import { parse as parseForm, type ParsedUrlQuery } from 'node:querystring';
 import type { HttpLogger } from 'pino-http';
 import { AuthContext } from '../auth/guards';
 import { TokenService, tokenFromHeader } from '../auth/token.service';
@@ -161,8 +161,8 @@ function parseBody(type: string, text: string): object {
  * (docs/performance.md, thirty-eighth sitting). A `__proto__` field stays a field, as with the
  * spread, never the copy's prototype (the transformer then drops it, as on the Express route).
  */
-function plainCopy(form: Record<string, string | string[]>): Record<string, string | string[]> {
-  const body: Record<string, string | string[]> = {};
+function plainCopy(form: ParsedUrlQuery): ParsedUrlQuery {
+  const body: ParsedUrlQuery = {};
   for (const key of Object.keys(form)) {
     if (key === '__proto__') Object.defineProperty(body, key, { value: form[key], enumerable: true, writable: true, configurable: true });
     else body[key] = form[key];

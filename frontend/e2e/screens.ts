@@ -42,16 +42,18 @@ export async function phonePage(
 
 /** Full navigation (a new document), so the stored session, language and theme are read at launch. */
 export async function go(page: Page, base: string, path: string): Promise<void> {
-  const url = `${base}/?n=${Date.now()}#${path}`;
   for (let attempt = 1; ; attempt++) {
+    const url = `${base}/?n=${Date.now()}-${attempt}#${path}`;
     try {
       await page.goto(url);
       break;
     } catch (err) {
-      // Chromium can report a late navigation of the page being left (CI once saw the previous
-      // document's URL with another hash) as interrupting this one: go again, up to three times.
+      // A navigation the page being left still makes (a late history step, say) interrupts this
+      // one. Let that navigation finish, then go again with a fresh URL (so the retry cannot be
+      // mistaken for the interrupted attempt), up to three times.
       if (attempt === 3 || !/interrupted by another navigation/.test(String(err))) throw err;
       console.warn(`go(${path}), attempt ${attempt}: ${String(err).split('\n')[0]}`);
+      await page.waitForLoadState('load').catch(() => undefined);
     }
   }
   await page.locator('.nav-bar__title').first().waitFor();

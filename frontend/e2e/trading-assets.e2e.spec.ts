@@ -208,6 +208,9 @@ describe('trading and assets screens on the real stack', () => {
       await pageB.getByRole('button', { name: 'Send code' }).click();
       await pageB.locator('input[name=code]').fill(await latestCode(stack.url, b.email, 'address'));
       await pageB.getByTestId('address-submit').click();
+      // The screen goes back a page when the address is bound (a history step to the previous
+      // document): wait for it, or the next go() races that navigation.
+      await pageB.waitForURL((u) => !u.hash.includes('/address/create'));
       await eventually(
         async () => (await api<unknown[]>('POST', 'wallet/get_address', { currency_id: USDT }, b.token)).length,
         (v) => expect(v).toBe(1),

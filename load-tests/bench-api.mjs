@@ -1,8 +1,9 @@
 // npm run bench:api — many concurrent users placing and cancelling spot orders against the API
 // on loopback. An order counts when the API acknowledged it (code 1): journaled in PostgreSQL and
 // matched. It prints the per-order budgets (CPU ms of the server, the generator and PostgreSQL;
-// the server's beyond bare HTTP, against the last `npm run bench:floor`'s do-nothing server; rows
-// written), the projector's lag and the trial balance after the run. Last line:
+// the server's beyond bare HTTP, against the last `npm run bench:floor`'s do-nothing server; the
+// whole stack's in units of that floor's generator's CPU per order; rows written), the projector's
+// lag and the trial balance after the run. Last line:
 // `orders: <N>/s p99 <L> ms cancels p99 <C> ms`.
 //
 // Three ways in (BENCH_TRANSPORT):
@@ -38,7 +39,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machineProfile } from './lib/machine-profile.mjs';
 import { openLoop } from './lib/open-loop.mjs';
-import { beyondBareHttp, call, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
+import { beyondBareHttp, call, inFloorUnits, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -313,7 +314,10 @@ try {
   if (profile && latencies.length) console.log(await profile.report(latencies.length));
   // The server: its one process, or the split roles' processes together.
   const serverGroups = Object.keys(pids).filter((g) => g !== 'generator');
-  if (!process.env.API_URL && latencies.length) console.log(beyondBareHttp(cpuMsPer(cpuBefore, cpuAfter, serverGroups, latencies.length)));
+  if (!process.env.API_URL && latencies.length) {
+    console.log(beyondBareHttp(cpuMsPer(cpuBefore, cpuAfter, serverGroups, latencies.length)));
+    console.log(inFloorUnits(cpuMsPer(cpuBefore, cpuAfter, [...Object.keys(pids), 'postgres', 'redis'], latencies.length)));
+  }
   if (!process.env.API_URL && latencies.length) {
     // What the load wrote, once the projector has caught up (the counts stop moving).
     let after = await rows.since();

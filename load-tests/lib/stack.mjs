@@ -593,9 +593,25 @@ export function cpuMsPer(before, after, groups, units) {
 /** Where `npm run bench:floor` leaves its figures for the benchmarks run after it (same machine, same sitting). */
 const FLOOR_FILE = join(tmpdir(), 'kestrel-bench-floor.json');
 
-/** bench:floor's result: F (orders/s), its do-nothing server's CPU ms per order (bare HTTP) and the machine's steal share (%) while it ran. */
-export function saveFloor(ordersPerSecond, serverMsPerOrder, stealPercent) {
-  writeFileSync(FLOOR_FILE, JSON.stringify({ ordersPerSecond, serverMsPerOrder, stealPercent, at: Date.now() }));
+/**
+ * bench:floor's result: F (orders/s), its do-nothing server's CPU ms per order (bare HTTP), its
+ * generator's CPU ms per order (the unit of `inFloorUnits`) and the machine's steal share (%) while it ran.
+ */
+export function saveFloor(ordersPerSecond, serverMsPerOrder, generatorMsPerOrder, stealPercent) {
+  writeFileSync(FLOOR_FILE, JSON.stringify({ ordersPerSecond, serverMsPerOrder, generatorMsPerOrder, stealPercent, at: Date.now() }));
+}
+
+/** The last bench:floor's figures, with how a budget line names them; undefined before any. */
+function lastFloor() {
+  let floor;
+  try {
+    floor = JSON.parse(readFileSync(FLOOR_FILE, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const minutes = Math.round((Date.now() - floor.at) / 60_000);
+  const steal = floor.stealPercent === undefined ? 'unknown' : `${floor.stealPercent.toFixed(0)} %`;
+  return { ...floor, named: `that floor: F = ${floor.ordersPerSecond} at ${steal} steal, ${minutes} min ago` };
 }
 
 /**
@@ -604,16 +620,26 @@ export function saveFloor(ordersPerSecond, serverMsPerOrder, stealPercent) {
  * envelope, nothing else), with how old that floor is.
  */
 export function beyondBareHttp(serverMsPerOrder) {
-  let floor;
-  try {
-    floor = JSON.parse(readFileSync(FLOOR_FILE, 'utf8'));
-  } catch {
-    return 'server CPU beyond bare HTTP: unknown (run `npm run bench:floor` first: its do-nothing server is the bare HTTP cost)';
-  }
-  const minutes = Math.round((Date.now() - floor.at) / 60_000);
+  const floor = lastFloor();
+  if (!floor) return 'server CPU beyond bare HTTP: unknown (run `npm run bench:floor` first: its do-nothing server is the bare HTTP cost)';
   return (
     `server CPU beyond bare HTTP: ${(serverMsPerOrder - floor.serverMsPerOrder).toFixed(3)} ms/order ` +
-    `(server ${serverMsPerOrder.toFixed(3)} less bench:floor's do-nothing server ${floor.serverMsPerOrder.toFixed(3)}; that floor: F = ${floor.ordersPerSecond} at ${floor.stealPercent === undefined ? 'unknown' : `${floor.stealPercent.toFixed(0)} %`} steal, ${minutes} min ago)`
+    `(server ${serverMsPerOrder.toFixed(3)} less bench:floor's do-nothing server ${floor.serverMsPerOrder.toFixed(3)}; ${floor.named})`
+  );
+}
+
+/**
+ * The budget line "stack CPU in floor-generator units": the whole stack's CPU ms per order (server,
+ * PostgreSQL, Redis, generator) divided by the last bench:floor's generator's. F is the ~1.03 cores
+ * that generator takes divided by its CPU per order, so this multiple K takes the day's speed out of
+ * a run: a load of s × F keeps about s × 1.03 × K cores busy (docs/performance.md, fortieth sitting).
+ */
+export function inFloorUnits(stackMsPerOrder) {
+  const floor = lastFloor();
+  if (!floor?.generatorMsPerOrder) return 'stack CPU in floor-generator units: unknown (run `npm run bench:floor` first: its generator is the unit)';
+  return (
+    `stack CPU in floor-generator units: K = ${(stackMsPerOrder / floor.generatorMsPerOrder).toFixed(2)} ` +
+    `(stack ${stackMsPerOrder.toFixed(3)} ms/order over bench:floor's generator ${floor.generatorMsPerOrder.toFixed(3)}; ${floor.named})`
   );
 }
 

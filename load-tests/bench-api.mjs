@@ -39,7 +39,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machineProfile } from './lib/machine-profile.mjs';
 import { openLoop } from './lib/open-loop.mjs';
-import { beyondBareHttp, call, inFloorUnits, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
+import { beyondBareHttp, call, inFloorUnits, cpuGroups, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -316,7 +316,7 @@ try {
   const serverGroups = Object.keys(pids).filter((g) => g !== 'generator');
   if (!process.env.API_URL && latencies.length) {
     console.log(beyondBareHttp(cpuMsPer(cpuBefore, cpuAfter, serverGroups, latencies.length)));
-    console.log(inFloorUnits(cpuMsPer(cpuBefore, cpuAfter, [...Object.keys(pids), 'postgres', 'redis'], latencies.length)));
+    console.log(inFloorUnits(cpuMsPer(cpuBefore, cpuAfter, cpuGroups(cpuAfter), latencies.length)));
   }
   if (!process.env.API_URL && latencies.length) {
     // What the load wrote, once the projector has caught up (the counts stop moving).

@@ -131,7 +131,12 @@ async function closedFloor(client, pids, request) {
   latencies.sort((a, b) => a - b);
   const rate = Math.round(latencies.length / elapsed);
   // bench:api subtracts this server's CPU per order (the bare HTTP cost) from the exchange's, and counts the stack's in this generator's.
-  if (!EXCHANGE_ANSWER) saveFloor(rate, ...['server', 'generator'].map((g) => cpuMsPer(cpuBefore, cpuAfter, [g], latencies.length)), machineShare(cpuBefore, cpuAfter, 'steal'));
+  if (!EXCHANGE_ANSWER) saveFloor(
+      rate,
+      cpuMsPer(cpuBefore, cpuAfter, ['server'], latencies.length),
+      cpuMsPer(cpuBefore, cpuAfter, ['generator'], latencies.length),
+      machineShare(cpuBefore, cpuAfter, 'steal'),
+    );
   console.log(`${EXCHANGE_ANSWER ? 'answer floor' : 'floor'}: ${rate} orders/s p99 ${percentile(latencies, 99).toFixed(1)} ms (${Math.round(requests / elapsed)} requests/s)`);
 }
 

@@ -590,6 +590,11 @@ export function cpuMsPer(before, after, groups, units) {
   return (groups.reduce((sum, g) => sum + (used[g] ?? 0), 0) * 1000) / units;
 }
 
+/** The groups a `cpuTimes` reading counted (the given processes' groups, PostgreSQL's, Redis's): the whole stack. */
+export function cpuGroups(reading) {
+  return [...new Set([...reading.values()].map((t) => t.group))];
+}
+
 /** Where `npm run bench:floor` leaves its figures for the benchmarks run after it (same machine, same sitting). */
 const FLOOR_FILE = join(tmpdir(), 'kestrel-bench-floor.json');
 

@@ -29,7 +29,8 @@
 //   slot is not sent and is reported as `not sent`.
 //
 // BENCH_PERF=<file> also profiles the whole machine over the measured window with Linux `perf` and
-// prints where its CPU went by role (lib/machine-profile.mjs).
+// prints where its CPU went by role (lib/machine-profile.mjs); BENCH_SYSCALLS=1 counts the system
+// calls each role makes per order in the same window (lib/syscall-count.mjs).
 //
 // BENCH_API_PROCESSES=N runs the split roles (one engine, N api processes joined by Redis Streams,
 // lib/stack.mjs startSplitStack) and spreads the HTTP connections over the api processes; the
@@ -39,6 +40,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machineProfile } from './lib/machine-profile.mjs';
 import { openLoop } from './lib/open-loop.mjs';
+import { countSyscalls } from './lib/syscall-count.mjs';
 import { beyondBareHttp, call, inFloorUnits, cpuGroups, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
@@ -230,6 +232,7 @@ try {
     ? undefined
     : (await call(stack.apiUrl, 'POST', 'admin/login', { email: stack.env.ADMIN_EMAIL, password: stack.env.ADMIN_PASSWORD })).data?.token;
   let profile;
+  let syscalls;
   // The generator's own event-loop delay in the window, beside the server's (admin/engine): the backend's own LoopDelay.
   const { LoopDelay } = require('./backend/dist/modules/engine/samples.js');
   let generatorLoop;
@@ -239,6 +242,7 @@ try {
     cpuBefore = cpuTimes(pids);
     if (serverPid) threadsBefore = threadTimes(serverPid);
     if (process.env.BENCH_PERF) profile = machineProfile(process.env.BENCH_PERF, SECONDS, { server: serverPid, generator: process.pid });
+    if (process.env.BENCH_SYSCALLS) syscalls = countSyscalls(SECONDS, { server: serverPid, generator: process.pid });
     if (admin) await call(stack.apiUrl, 'GET', 'admin/engine', undefined, admin); // the lag is counted from here
   });
   const deadline = win.deadline;
@@ -312,6 +316,7 @@ try {
   console.log(`cores used (of 2): ${cpu}`);
   if (threads) console.log(`server threads: ${threads}`);
   if (profile && latencies.length) console.log(await profile.report(latencies.length));
+  if (syscalls && latencies.length) console.log(await syscalls.report(latencies.length));
   // The server: its one process, or the split roles' processes together.
   const serverGroups = Object.keys(pids).filter((g) => g !== 'generator');
   if (!process.env.API_URL && latencies.length) {

@@ -24,13 +24,24 @@ const PG_STEPS = [
 /** A process's thread ids (none once it has ended). */
 const tasks = (pid) => [...threadTimes(pid).keys()];
 
+/**
+ * Runs `perf <args> -- sleep <seconds>`: `done` resolves to whether it succeeded (false without
+ * perf or without the right to use it), `stderr()` is what it printed there (perf stat's counts).
+ */
+export function perfFor(seconds, args) {
+  const perf = spawn('perf', [...args, '--', 'sleep', String(seconds)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  perf.stderr.on('data', (d) => (stderr += d));
+  const done = new Promise((resolve) => {
+    perf.on('error', () => resolve(false));
+    perf.on('close', (code) => resolve(code === 0));
+  });
+  return { done, stderr: () => stderr };
+}
+
 /** Starts `perf record -a` for `seconds`; `report(units)` (after the window, while the processes still run) resolves to the lines to print. */
 export function machineProfile(file, seconds, { server, generator }) {
-  const rec = spawn('perf', ['record', '-a', '-g', '-F', '999', '-o', file, '--', 'sleep', String(seconds)], { stdio: 'ignore' });
-  const recorded = new Promise((resolve) => {
-    rec.on('error', () => resolve(false));
-    rec.on('close', (code) => resolve(code === 0));
-  });
+  const recorded = perfFor(seconds, ['record', '-a', '-g', '-F', '999', '-o', file]).done;
   return {
     async report(units) {
       if (!(await recorded)) return 'machine by role: no profile (`perf record -a` failed: is linux-perf installed and are we root?)';

@@ -5,7 +5,7 @@
 // and a write on each side per message, unless two messages share one call. Roles as in
 // lib/machine-profile.mjs: the server's main thread, its other threads, the generator, PostgreSQL.
 // Needs `perf` (Debian's linux-perf) and root; without them the bench says so and goes on.
-import { spawn } from 'node:child_process';
+import { perfFor } from './machine-profile.mjs';
 import { threadTimes } from './stack.mjs';
 
 /** The calls counted by name (x86-64 Linux); the rest are counted together as `other`. */
@@ -21,18 +21,10 @@ const EVENTS = [TOTAL, ...KINDS.flatMap(([, calls]) => calls.map((c) => `syscall
 
 /** Starts `perf stat -a --per-thread` for `seconds`; `report(units)` (after the window, while the processes still run) resolves to the line to print. */
 export function countSyscalls(seconds, { server, generator }) {
-  const stat = spawn('perf', ['stat', '-x', ',', '-a', '--per-thread', '-e', EVENTS.join(','), '--', 'sleep', String(seconds)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let out = '';
-  stat.stderr.on('data', (d) => (out += d));
-  const counted = new Promise((resolve) => {
-    stat.on('error', () => resolve(false));
-    stat.on('close', (code) => resolve(code === 0));
-  });
+  const stat = perfFor(seconds, ['stat', '-x', ',', '-a', '--per-thread', '-e', EVENTS.join(',')]);
   return {
     async report(units) {
-      if (!(await counted)) return 'system calls per order: not counted (`perf stat` failed: is linux-perf installed and are we root?)';
+      if (!(await stat.done)) return 'system calls per order: not counted (`perf stat` failed: is linux-perf installed and are we root?)';
       const serverThreads = new Set(threadTimes(server).keys());
       const generatorThreads = new Set(threadTimes(generator).keys());
       const roleOf = (comm, tid) =>
@@ -47,7 +39,7 @@ export function countSyscalls(seconds, { server, generator }) {
                 : undefined;
       // Each line `<comm>-<tid>,<count>,,<event>,…` (a comm may itself hold dashes).
       const roles = new Map();
-      for (const line of out.split('\n')) {
+      for (const line of stat.stderr().split('\n')) {
         const m = /^(.*)-(\d+),(\d+),[^,]*,([^,]+),/.exec(line);
         if (!m) continue;
         const role = roleOf(m[1], Number(m[2]));

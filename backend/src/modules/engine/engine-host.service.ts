@@ -228,6 +228,17 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /**
+   * Where the pipeline stands, for a stall's log line: its positions, the commands not projected yet
+   * and what the group commit has been waiting on (a journal write, the projector) and for how long.
+   */
+  pipelineState(): string {
+    const m = this.marks;
+    const w = this.commits?.waiting();
+    const waiting = !this.commits ? 'not the sequencer here' : w ? `waiting ${w.ms} ms on ${w.on}, ${w.queued} commands queued` : 'waiting on nothing';
+    return `journaled ${m.journaled}, projected ${m.projected}, ${m.unprojected} commands not projected; ${waiting}`;
+  }
+
+  /**
    * The pipeline's positions and the projector's lag (from a batch's answer to its projection's
    * commit) since the last call: what the operator endpoint and the benchmarks print.
    */
@@ -328,7 +339,12 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       this.journal,
       this.marks,
       { maxBatch, projectAhead, projectAheadMs, maxUnprojected },
-      { lease: this.lease, apply: (seq, ts, batch) => this.apply(seq, ts, batch), lost: (reason) => this.stepDown(reason), failed: (what, err) => this.failed(what, err) },
+      {
+        lease: this.lease,
+        apply: (seq, ts, batch) => this.apply(seq, ts, batch),
+        lost: (reason) => this.stepDown(reason),
+        failed: (what, err) => this.failed(what, err),
+      },
       lastTs,
     );
     this.logger.log(`sequencer at batch ${seqr.seq} (snapshot ${snapshot}, ${replayed} batches replayed); replay hash ${seqr.hash()}`);

@@ -45,7 +45,12 @@ function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: num
     lost: (reason) => events.push(`lost: ${reason}`),
     failed: (what) => events.push(`failed: ${what}`),
   };
-  const commits: GroupCommit = new GroupCommit(journal, marks, { maxBatch: 100, projectAhead: 1_000, projectAheadMs: Infinity, maxUnprojected: 2_000, ...options }, host);
+  const commits: GroupCommit = new GroupCommit(
+    journal,
+    marks,
+    { maxBatch: 100, projectAhead: 1_000, projectAheadMs: Infinity, maxUnprojected: 2_000, ...options },
+    host,
+  );
   /** Each submission's fate: the batch it was answered in, or the refusal's code. */
   const fates: Array<number | string | undefined> = [];
   const submit = (id: number) => {
@@ -163,6 +168,29 @@ describe('GroupCommit', () => {
     } finally {
       now.mockRestore();
     }
+  });
+
+  it('says what it waits on (a journal write, the projector), since when and how many commands queue behind it', async () => {
+    const { journal, marks, commits, submit } = setup({ projectAhead: 2 });
+    expect(commits.waiting()).toBeUndefined();
+    submit(1);
+    submit(2);
+    await flush();
+    const write = commits.waiting(performance.now() + 1_000)!;
+    expect(write).toMatchObject({ on: 'a journal write', queued: 1 });
+    expect(write.ms).toBeGreaterThanOrEqual(1_000);
+    await journal.commit();
+    expect(commits.waiting()).toMatchObject({ on: 'a journal write', queued: 0 });
+    await journal.commit(); // 2 unprojected: at projectAhead
+    expect(commits.waiting()).toBeUndefined();
+    submit(3);
+    await flush();
+    expect(commits.waiting()).toMatchObject({ on: 'the projector', queued: 1 });
+    marks.advance(2, 0); // the projector caught up: the write goes
+    await flush();
+    expect(commits.waiting()).toMatchObject({ on: 'a journal write', queued: 0 });
+    await journal.commit();
+    expect(commits.waiting()).toBeUndefined();
   });
 
   it('a fenced write (a newer lease holder) is not applied: the host steps down and its callers hear busy', async () => {

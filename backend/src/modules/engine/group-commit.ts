@@ -63,6 +63,9 @@ export class GroupCommit {
   readonly commandMs = new Samples();
   private queue: Queued[] = [];
   private flushing = false;
+  /** What the drain waits on now, and since when (performance.now()): for a stall's report (`waiting`). */
+  private waitingOn?: 'the projector' | 'a journal write';
+  private waitingSince = 0;
   private stopped = false;
   private retired = false;
 
@@ -91,6 +94,20 @@ export class GroupCommit {
     if (this.marks.unprojected >= this.options.maxUnprojected) return reject(new BusinessError(ErrorCode.SEQUENCER_BEHIND));
     this.queue.push({ cmd, at: performance.now(), done, reject });
     if (!this.flushing) void this.drain();
+  }
+
+  /**
+   * What the group commit has been waiting on, for how long (ms) and how many commands queue behind
+   * it; undefined while it waits on nothing. A log line for a stall says where it is (a journal write
+   * PostgreSQL has not answered, or a projector that does not move).
+   */
+  waiting(now = performance.now()): { on: 'the projector' | 'a journal write'; ms: number; queued: number } | undefined {
+    return this.waitingOn && { on: this.waitingOn, ms: Math.round(now - this.waitingSince), queued: this.queue.length };
+  }
+
+  private wait(on: 'the projector' | 'a journal write' | undefined): void {
+    if (on !== this.waitingOn) this.waitingSince = performance.now();
+    this.waitingOn = on;
   }
 
   /** A journal write is in flight or commands wait for one. */
@@ -133,7 +150,10 @@ export class GroupCommit {
       while (this.queue.length && !this.stopped && !this.retired) {
         // Backpressure: with this many commands not yet projected, or one answered that long ago, the next
         // journal write waits for the projector, so answers slow down before the lag grows (the hard bound refuses, above).
-        while (this.behind() && !this.stopped && !this.retired) await this.marks.waitFor(this.marks.projected + 1);
+        while (this.behind() && !this.stopped && !this.retired) {
+          this.wait('the projector');
+          await this.marks.waitFor(this.marks.projected + 1);
+        }
         if (this.stopped || this.retired || !this.queue.length) break;
         const batch = this.queue.splice(0, this.options.maxBatch);
         const seq = this.marks.journaled + 1;
@@ -149,11 +169,13 @@ export class GroupCommit {
           break;
         }
         let failed: { err: unknown } | undefined;
+        this.wait('a journal write');
         try {
           await this.journal.append({ seq, ts, commands: batch.map((p) => p.cmd) }, token);
         } catch (err) {
           failed = { err };
         }
+        this.wait(undefined);
         if (this.retired) {
           // The host stepped down or restarted meanwhile: another term's business now; only these callers hear of it.
           for (const p of batch) p.reject(busy());
@@ -180,6 +202,7 @@ export class GroupCommit {
         for (const p of batch) this.commandMs.add(applied - p.at);
       }
     } finally {
+      this.wait(undefined);
       this.flushing = false;
     }
   }

@@ -28,6 +28,8 @@ const TICK_MS = Number(process.env.MARKET_SIMULATOR_TICK_MS ?? 250);
 const REQUOTE_EVERY_MS = 5000;
 /** A tick running longer than this is logged (a stalled simulator leaves the markets still). */
 const SLOW_TICK_MS = 5000;
+/** A slow tick is logged again this often while it runs (with the sequencer's state each time: does it move?). */
+const SLOW_TICK_AGAIN_MS = 15_000;
 /** Chance of a taker order on each tick (about two trades a second per market at the defaults). */
 const TAKER_PROBABILITY = 0.5;
 
@@ -50,10 +52,11 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger('Simulator');
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
-  /** When the tick in flight started, what it is doing, and whether its slowness was logged. */
+  /** When the tick in flight started and what it is doing. */
   private tickStarted = 0;
   private stage = '';
-  private slowLogged = false;
+  /** When (ms into the running tick) a slow tick is logged next. */
+  private slowLogAt = SLOW_TICK_MS;
   private markets: SimMarket[] = [];
   private makerId = 0;
   private takerId = 0;
@@ -108,16 +111,19 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
     );
   }
 
-  /** A tick still running this long (the markets stand still meanwhile) is logged once, with what it waits for. */
+  /** A tick still running this long (the markets stand still meanwhile) is logged, with what it waits for, and again while it runs. */
   private watch(): void {
     const ms = Date.now() - this.tickStarted;
-    if (ms < SLOW_TICK_MS || this.slowLogged) return;
-    this.slowLogged = true;
-    this.logger.warn(`a simulator tick has been running for ${ms} ms (${this.stage}); no quotes or trades meanwhile`);
-    void this.running?.finally(() => {
-      this.logger.warn(`the slow simulator tick ended after ${Date.now() - this.tickStarted} ms`);
-      this.slowLogged = false;
-    });
+    if (ms < this.slowLogAt) return;
+    if (this.slowLogAt === SLOW_TICK_MS)
+      void this.running?.finally(() => {
+        this.logger.warn(`the slow simulator tick ended after ${Date.now() - this.tickStarted} ms`);
+        this.slowLogAt = SLOW_TICK_MS;
+      });
+    this.slowLogAt = ms + SLOW_TICK_AGAIN_MS;
+    this.logger.warn(
+      `a simulator tick has been running for ${ms} ms (${this.stage}); no quotes or trades meanwhile; the sequencer: ${this.host.pipelineState()}`,
+    );
   }
 
   /** One tick of market life: move the reference, requote now and then, maybe take. */

@@ -45,6 +45,9 @@ export interface GroupCommitHost {
 
 const busy = () => new BusinessError(ErrorCode.MARKET_BUSY);
 
+/** What a group commit can be held up by: the write in flight, or the projector's backpressure. */
+export type GroupCommitWait = 'the projector' | 'a journal write';
+
 /**
  * Group commit (DESIGN §6): commands queue while a journal write is in flight; each write takes the
  * whole queue (up to `maxBatch`) as one row, and only once it is committed are the commands
@@ -64,7 +67,7 @@ export class GroupCommit {
   private queue: Queued[] = [];
   private flushing = false;
   /** What the drain waits on now, and since when (performance.now()): for a stall's report (`waiting`). */
-  private waitingOn?: 'the projector' | 'a journal write';
+  private waitingOn?: GroupCommitWait;
   private waitingSince = 0;
   private stopped = false;
   private retired = false;
@@ -101,11 +104,11 @@ export class GroupCommit {
    * it; undefined while it waits on nothing. A log line for a stall says where it is (a journal write
    * PostgreSQL has not answered, or a projector that does not move).
    */
-  waiting(now = performance.now()): { on: 'the projector' | 'a journal write'; ms: number; queued: number } | undefined {
+  waiting(now = performance.now()): { on: GroupCommitWait; ms: number; queued: number } | undefined {
     return this.waitingOn && { on: this.waitingOn, ms: Math.round(now - this.waitingSince), queued: this.queue.length };
   }
 
-  private wait(on: 'the projector' | 'a journal write' | undefined): void {
+  private wait(on: GroupCommitWait | undefined): void {
     if (on !== this.waitingOn) this.waitingSince = performance.now();
     this.waitingOn = on;
   }

@@ -322,8 +322,6 @@ try {
   if (!process.env.API_URL && latencies.length) {
     console.log(beyondBareHttp(cpuMsPer(cpuBefore, cpuAfter, serverGroups, latencies.length)));
     console.log(inFloorUnits(cpuMsPer(cpuBefore, cpuAfter, cpuGroups(cpuAfter), latencies.length)));
-  }
-  if (!process.env.API_URL && latencies.length) {
     // What the load wrote, once the projector has caught up (the counts stop moving).
     let after = await rows.since();
     for (let i = 0; i < 50; i++) {

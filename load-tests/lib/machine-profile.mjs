@@ -25,6 +25,20 @@ const PG_STEPS = [
 const tasks = (pid) => [...threadTimes(pid).keys()];
 
 /**
+ * The server's and the generator's threads by role: the server's main thread, its other threads
+ * (ranked by `weight` when given: the heaviest is 'server busiest other', the projection replica's)
+ * and the generator's. Other threads have no role here (PostgreSQL's are known by their name).
+ */
+export function threadRoles({ server, generator }, weight) {
+  const role = new Map(tasks(generator).map((tid) => [tid, 'generator']));
+  const others = tasks(server).filter((tid) => tid !== server);
+  if (weight) others.sort((a, b) => weight(b) - weight(a));
+  others.forEach((tid, i) => role.set(tid, weight && i === 0 ? 'server busiest other' : 'server other'));
+  if (server !== undefined) role.set(server, 'server main');
+  return role;
+}
+
+/**
  * Runs `perf <args> -- sleep <seconds>`: `done` resolves to whether it succeeded (false without
  * perf or without the right to use it), `stderr()` is what it printed there (perf stat's counts).
  */
@@ -57,13 +71,7 @@ export function machineProfile(file, seconds, { server, generator }) {
         if (dso.includes('kernel')) t.kernel += Number(pct);
         threads.set(Number(tid), t);
       }
-      const role = new Map(tasks(generator).map((tid) => [tid, 'generator']));
-      // The server's main thread, its busiest other thread (the projection replica), the rest of its threads.
-      const serverOthers = tasks(server)
-        .filter((tid) => tid !== server)
-        .sort((a, b) => (threads.get(b)?.all ?? 0) - (threads.get(a)?.all ?? 0));
-      serverOthers.forEach((tid, i) => role.set(tid, i === 0 ? 'server busiest other' : 'server other'));
-      if (server !== undefined) role.set(server, 'server main');
+      const role = threadRoles({ server, generator }, (tid) => threads.get(tid)?.all ?? 0);
       const shares = new Map();
       for (const [tid, t] of threads) {
         const name = role.get(tid) ?? (t.comm === 'postgres' ? 'PostgreSQL' : t.comm === 'swapper' ? 'idle' : 'other');

@@ -5,8 +5,7 @@
 // and a write on each side per message, unless two messages share one call. Roles as in
 // lib/machine-profile.mjs: the server's main thread, its other threads, the generator, PostgreSQL.
 // Needs `perf` (Debian's linux-perf) and root; without them the bench says so and goes on.
-import { perfFor } from './machine-profile.mjs';
-import { threadTimes } from './stack.mjs';
+import { perfFor, threadRoles } from './machine-profile.mjs';
 
 /** The calls counted by name (x86-64 Linux); the rest are counted together as `other`. */
 const KINDS = [
@@ -25,18 +24,8 @@ export function countSyscalls(seconds, { server, generator }) {
   return {
     async report(units) {
       if (!(await stat.done)) return 'system calls per order: not counted (`perf stat` failed: is linux-perf installed and are we root?)';
-      const serverThreads = new Set(threadTimes(server).keys());
-      const generatorThreads = new Set(threadTimes(generator).keys());
-      const roleOf = (comm, tid) =>
-        tid === server
-          ? 'server main'
-          : serverThreads.has(tid)
-            ? 'server other threads'
-            : generatorThreads.has(tid)
-              ? 'generator'
-              : comm === 'postgres'
-                ? 'PostgreSQL'
-                : undefined;
+      const role = threadRoles({ server, generator });
+      const roleOf = (comm, tid) => role.get(tid) ?? (comm === 'postgres' ? 'PostgreSQL' : undefined);
       // Each line `<comm>-<tid>,<count>,,<event>,…` (a comm may itself hold dashes).
       const roles = new Map();
       for (const line of stat.stderr().split('\n')) {
@@ -50,7 +39,7 @@ export function countSyscalls(seconds, { server, generator }) {
         roles.set(role, counts);
       }
       const per = (n) => (n / units).toFixed(2);
-      const parts = ['server main', 'server other threads', 'generator', 'PostgreSQL']
+      const parts = ['server main', 'server other', 'generator', 'PostgreSQL']
         .filter((r) => roles.has(r))
         .map((r) => {
           const counts = roles.get(r);

@@ -5,6 +5,7 @@ import type { Server, Socket } from 'socket.io';
 import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
 import { OrderChannel } from '../coin-trade/order-channel';
 import { MarketFeedService } from './market-feed.service';
+import { answerOrderEvents } from './order-events';
 import { PUSH_SERVER } from './push-server';
 import { feedRoom, feedRoomTopics, parseTopic, userRoom } from './topics';
 
@@ -60,6 +61,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   async handleConnection(socket: Socket): Promise<void> {
     socket.on('order', (request: unknown, ack?: unknown) => this.order(socket, request, ack));
+    if (process.env.FAST_LANE !== 'off') answerOrderEvents(socket, (request) => this.orders.answer(socket.handshake, request));
     // Every connection starts afresh (no connection-state recovery: push-server.ts).
     socket.data.batch = socket.handshake.auth?.feed === 'batch';
     const userId = await this.handshakeUser(socket.handshake);
@@ -125,7 +127,9 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
    * pipe, interceptors or filter acts on Socket.IO messages (each passes them through), and that
    * pipeline's per-message rxjs chain was ~10 % of the server's main thread under
    * `BENCH_TRANSPORT=ws npm run bench:api`. OrderChannel does the token check, validation and
-   * error mapping, as for every other way in, and never throws.
+   * error mapping, as for every other way in, and never throws. The messages that ask for an ack
+   * are read and answered by `answerOrderEvents` before Socket.IO decodes them (unless
+   * `FAST_LANE=off`); this listener answers the rest as Socket.IO delivers them.
    */
   private order(socket: Socket, request: unknown, ack: unknown): void {
     void this.orders.answer(socket.handshake, request).then((answer: OrderAck) => {

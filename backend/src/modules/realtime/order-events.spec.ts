@@ -1,0 +1,117 @@
+import { createServer, Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from 'socket.io';
+import { Encoder, PacketType } from 'socket.io-parser';
+import WebSocket from 'ws';
+import { answerOrderEvents } from './order-events';
+
+/**
+ * The `order` events answered from the Engine.IO connection: the same bytes Socket.IO's encoder
+ * would send, and every packet this path does not take left to Socket.IO as before. A real
+ * Socket.IO server, and a client speaking its wire format over `ws` (as the k6 script and
+ * bench:api's generator do).
+ */
+describe('answerOrderEvents', () => {
+  let http: HttpServer;
+  let io: Server;
+  let url: string;
+  /** What the direct path was asked, and what reached Socket.IO's own `order` listener (its arguments' count). */
+  const direct: unknown[] = [];
+  const viaSocketIo: number[] = [];
+  const open: WebSocket[] = [];
+
+  beforeAll(async () => {
+    http = createServer();
+    io = new Server(http);
+    io.on('connection', (socket) => {
+      socket.on('order', (...args: unknown[]) => {
+        viaSocketIo.push(args.length);
+        const ack = args[args.length - 1];
+        if (typeof ack === 'function') (ack as (a: unknown) => void)({ via: 'socket.io', args: args.length });
+      });
+      socket.on('echo', (value: unknown, ack: (a: unknown) => void) => ack({ echoed: value }));
+      socket.on('leave-namespace', () => socket.disconnect());
+      answerOrderEvents(socket, async (request) => {
+        direct.push(request);
+        return { id: (request as { id?: unknown })?.id ?? null, type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } };
+      });
+    });
+    await new Promise<void>((ok) => http.listen(0, '127.0.0.1', ok));
+    url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}/socket.io/?EIO=4&transport=websocket`;
+  });
+  afterAll(async () => {
+    for (const ws of open) ws.terminate();
+    await new Promise((ok) => io.close(ok));
+  });
+  beforeEach(() => {
+    direct.length = 0;
+    viaSocketIo.length = 0;
+  });
+
+  /** A connected client: `next()` is the next message that is not a ping, `closed` settles when the server closes it. */
+  async function connect() {
+    const ws = new WebSocket(url);
+    open.push(ws);
+    const inbox: string[] = [];
+    const waiting: Array<(m: string) => void> = [];
+    ws.on('message', (data) => {
+      const text = data.toString();
+      if (text === '2') return void ws.send('3');
+      const w = waiting.shift();
+      if (w) w(text);
+      else inbox.push(text);
+    });
+    const closed = new Promise<void>((ok) => ws.once('close', () => ok()));
+    const next = () => new Promise<string>((ok) => (inbox.length ? ok(inbox.shift()!) : waiting.push(ok)));
+    await new Promise((ok, fail) => ws.once('open', ok).once('error', fail));
+    expect(await next()).toMatch(/^0\{/);
+    ws.send('40');
+    expect(await next()).toMatch(/^40\{"sid":/);
+    return { ws, next, closed, send: (packet: string) => ws.send(packet) };
+  }
+
+  /** The text Socket.IO's own encoder makes of an ack on the main namespace. */
+  const socketIoAck = (id: number, answer: unknown) => new Encoder().encode({ type: PacketType.ACK, nsp: '/', id, data: [answer] })[0];
+
+  it('answers `42<id>["order",request]` itself, with the bytes Socket.IO would send', async () => {
+    const c = await connect();
+    const request = { id: 'p-1', method: 'place', params: { symbol: 'BTC/USDT' } };
+    c.send(`4217["order",${JSON.stringify(request)}]`);
+    const reply = await c.next();
+    const answer = { id: 'p-1', type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } };
+    expect(reply).toBe(`4${socketIoAck(17, answer)}`);
+    expect(direct).toEqual([request]);
+    expect(viaSocketIo).toEqual([]);
+    // The ack id as Socket.IO reads it: a number (leading zeros dropped).
+    c.send('42007["order",{"id":2}]');
+    expect(await c.next()).toBe(`4${socketIoAck(7, { ...answer, id: 2 })}`);
+  });
+
+  it('leaves every other packet to Socket.IO: other events, an order without an ack id or with more arguments', async () => {
+    const c = await connect();
+    c.send('421["echo",{"a":1}]');
+    expect(await c.next()).toBe(`4${socketIoAck(1, { echoed: { a: 1 } })}`);
+    c.send('42["order",{"id":3}]');
+    c.send('422["order",{"id":4},"extra"]');
+    expect(await c.next()).toBe(`4${socketIoAck(2, { via: 'socket.io', args: 3 })}`);
+    expect(viaSocketIo).toEqual([1, 3]);
+    expect(direct).toEqual([]);
+  });
+
+  it('a socket that left the namespace is not answered: Socket.IO closes the connection, as it did', async () => {
+    const c = await connect();
+    c.send('42["leave-namespace"]');
+    expect(await c.next()).toBe('41');
+    c.send('429["order",{"id":5}]');
+    await c.closed;
+    expect(direct).toEqual([]);
+  });
+
+  it('malformed JSON goes to Socket.IO, which closes the connection', async () => {
+    const c = await connect();
+    c.send('429["order",{"id":');
+    await c.closed;
+    expect(direct).toEqual([]);
+    expect(viaSocketIo).toEqual([]);
+  });
+});

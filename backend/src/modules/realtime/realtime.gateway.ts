@@ -24,6 +24,8 @@ const marketRoom = (room: string) => parseTopic(room) !== undefined || feedRoomT
 @WebSocketGateway(PUSH_SERVER)
 export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
   private readonly logger = new Logger('Realtime');
+  /** Socket.IO `order` events answered from the connection (`answerOrderEvents`): read once at start, as the HTTP lane's switch is. */
+  private readonly directOrders = process.env.FAST_LANE !== 'off';
 
   constructor(
     private readonly feed: MarketFeedService,
@@ -61,7 +63,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   async handleConnection(socket: Socket): Promise<void> {
     socket.on('order', (request: unknown, ack?: unknown) => this.order(socket, request, ack));
-    if (process.env.FAST_LANE !== 'off') answerOrderEvents(socket, (request) => this.orders.answer(socket.handshake, request));
+    if (this.directOrders) answerOrderEvents(socket, (request) => this.orders.answer(socket.handshake, request));
     // Every connection starts afresh (no connection-state recovery: push-server.ts).
     socket.data.batch = socket.handshake.auth?.feed === 'batch';
     const userId = await this.handshakeUser(socket.handshake);

@@ -13,6 +13,16 @@ describe('Samples', () => {
     [5, 1, 9, 7].forEach((v) => s.add(v));
     expect(s.take()).toEqual({ samples: 3, p50: 5, p99: 9, max: 9 });
   });
+
+  it('keeps every value as it grows past its first capacity, and starts afresh after each take', () => {
+    const s = new Samples(5000);
+    for (let i = 3000; i >= 1; i--) s.add(i);
+    expect(s.take()).toEqual({ samples: 3000, p50: 1501, p99: 2971, max: 3000 });
+    [0.5, 0.25].forEach((v) => s.add(v));
+    expect(s.take()).toEqual({ samples: 2, p50: 0.5, p99: 0.5, max: 0.5 });
+    for (let i = 0; i < 6000; i++) s.add(i);
+    expect(s.take()).toMatchObject({ samples: 5000, max: 4999 });
+  });
 });
 
 describe('LoopDelay', () => {

@@ -8,20 +8,34 @@ export interface Distribution {
   max: number;
 }
 
-/** Recent measurements (a bounded number of them) until they are taken for a report. */
+/**
+ * Recent measurements (a bounded number of them) until they are taken for a report. They are kept
+ * in a `Float64Array` that is reused from one report to the next, growing by doubling up to the
+ * limit: nothing of them is on V8's heap. A JS array of them was: it was copied to a larger one as
+ * it grew, by scavenges while young and then in the old generation, where each discarded copy was
+ * garbage for the next mark-compact (the per-command sample under the order loops added ~4 % of
+ * what survived a scavenge on the server's main thread: docs/performance.md, forty-third sitting).
+ */
 export class Samples {
-  private values: number[] = [];
+  private values = new Float64Array(0);
+  private count = 0;
 
   constructor(private readonly limit = 200_000) {}
 
   add(value: number): void {
-    if (this.values.length < this.limit) this.values.push(value);
+    if (this.count === this.values.length) {
+      if (this.count >= this.limit) return;
+      const grown = new Float64Array(Math.min(this.limit, Math.max(1024, this.count * 2)));
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.count++] = value;
   }
 
   /** The distribution of what was added since the last call (nearest-rank percentiles), and forgets it. */
   take(): Distribution {
-    const s = this.values.sort((a, b) => a - b);
-    this.values = [];
+    const s = this.values.subarray(0, this.count).sort();
+    this.count = 0;
     const at = (p: number) => (s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : 0);
     return { samples: s.length, p50: at(50), p99: at(99), max: at(100) };
   }

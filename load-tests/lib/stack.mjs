@@ -442,6 +442,16 @@ export function gcPausesText(g) {
   return `scavenges ${s.samples} (p50 ${s.p50} p99 ${s.p99} max ${s.max}), mark-compact ${m.samples} (max ${m.max}); stopped ${g.share_pct} % of the time`;
 }
 
+/**
+ * `backpressure_ms` of admin/engine: how often, and how long, the backpressure held a journal write
+ * for the projector, by the bound that held it (ENGINE_PROJECT_AHEAD commands, ENGINE_PROJECT_AHEAD_MS).
+ * Every order that arrives while a write is held waits with it.
+ */
+export function backpressureText(b) {
+  const part = (d, bound) => `${d.samples} past ${bound}${d.samples ? ` (ms p50 ${d.p50} p99 ${d.p99} max ${d.max})` : ''}`;
+  return `${part(b.commands, 'ENGINE_PROJECT_AHEAD')}, ${part(b.age, 'ENGINE_PROJECT_AHEAD_MS')}`;
+}
+
 /** BENCH_TRACE=1: each second of the measured window (`[second, latency ms]` pairs) as one line, to see whether a p99 is a stall or the whole run. */
 export function logTrace(trace) {
   const bySecond = new Map();

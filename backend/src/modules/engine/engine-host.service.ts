@@ -258,6 +258,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       journal_write_ms: this.commits?.writeMs.take() ?? none,
       commands_per_journal_row: this.commits?.sizes.take() ?? none,
       command_ms: this.commits?.commandMs.take() ?? none,
+      backpressure_ms: { commands: this.commits?.heldMs.commands.take() ?? none, age: this.commits?.heldMs.age.take() ?? none },
       event_loop_delay_ms: this.loopDelay.take(),
       gc_pauses: this.gcPauses.take(),
     };

@@ -126,11 +126,12 @@ describe('GroupCommit', () => {
   });
 
   it('past the lag bound it refuses at once (SEQUENCER_BEHIND); past projectAhead the next write waits for the projector', async () => {
-    const { journal, marks, fates, submit } = setup({ projectAhead: 2, maxUnprojected: 3 });
+    const { journal, marks, fates, commits, submit } = setup({ projectAhead: 2, maxUnprojected: 3 });
     submit(1);
     submit(2);
     await journal.commit();
     await journal.commit(); // 2 unprojected: at projectAhead
+    expect(commits.heldMs.commands.take().samples).toBe(0); // no write held yet
     submit(3); // queued, its write waits
     await flush();
     expect(journal.rows).toHaveLength(2);
@@ -144,10 +145,13 @@ describe('GroupCommit', () => {
     expect(journal.rows.map((r) => r.batch.commands.length)).toEqual([1, 1, 2]);
     await journal.commit();
     expect(fates.slice(0, 4)).toEqual([1, 2, 3, 3]);
+    // One write held, by the command bound (the stats' backpressure_ms).
+    expect(commits.heldMs.commands.take().samples).toBe(1);
+    expect(commits.heldMs.age.take().samples).toBe(0);
   });
 
   it('with a batch answered projectAheadMs ago still unprojected, the next write waits for the projector', async () => {
-    const { journal, marks, submit } = setup({ projectAheadMs: 100 });
+    const { journal, marks, commits, submit } = setup({ projectAheadMs: 100 });
     submit(1);
     await journal.commit(); // batch 1 answered now, not projected
     submit(2);
@@ -165,6 +169,9 @@ describe('GroupCommit', () => {
       marks.advance(2, 0);
       await flush();
       expect(journal.rows).toHaveLength(3);
+      // One write held, by the age bound, for as long as the mocked clock says (it stood still).
+      expect(commits.heldMs.age.take()).toEqual({ samples: 1, p50: 0, p99: 0, max: 0 });
+      expect(commits.heldMs.commands.take().samples).toBe(0);
     } finally {
       now.mockRestore();
     }

@@ -45,6 +45,9 @@ export interface GroupCommitHost {
 
 const busy = () => new BusinessError(ErrorCode.MARKET_BUSY);
 
+/** The bound of the backpressure that holds a journal write: unprojected commands, or an unprojected batch's age. */
+export type Backpressure = 'commands' | 'age';
+
 /** What a group commit can be held up by: the write in flight, or the projector's backpressure. */
 export type GroupCommitWait = 'the projector' | 'a journal write';
 
@@ -64,6 +67,11 @@ export class GroupCommit {
    * outside the sequencer (the transport, the event loop, the client).
    */
   readonly commandMs = new Samples();
+  /**
+   * Each time the backpressure held a journal write for the projector, how long (ms), by the bound
+   * that held it first: `projectAhead` commands unprojected, or a batch `projectAheadMs` old.
+   */
+  readonly heldMs: Record<Backpressure, Samples> = { commands: new Samples(), age: new Samples() };
   private queue: Queued[] = [];
   private flushing = false;
   /** What the drain waits on now, and since when (performance.now()): for a stall's report (`waiting`). */
@@ -139,11 +147,11 @@ export class GroupCommit {
     for (const p of [...batch, ...this.queue.splice(0)]) p.reject(busy());
   }
 
-  /** The projector is as far behind as the backpressure lets it be (`projectAhead`, `projectAheadMs`). */
-  private behind(): boolean {
-    if (this.marks.unprojected >= this.options.projectAhead) return true;
+  /** Which bound says the projector is as far behind as the backpressure lets it be (`projectAhead`, `projectAheadMs`), if one does. */
+  private behind(): Backpressure | undefined {
+    if (this.marks.unprojected >= this.options.projectAhead) return 'commands';
     const oldest = this.marks.oldestUnprojectedAt();
-    return oldest !== undefined && performance.now() - oldest >= this.options.projectAheadMs;
+    return oldest !== undefined && performance.now() - oldest >= this.options.projectAheadMs ? 'age' : undefined;
   }
 
   /** Whatever queued while the previous batch was journaled forms the next batch. */
@@ -153,9 +161,12 @@ export class GroupCommit {
       while (this.queue.length && !this.stopped && !this.retired) {
         // Backpressure: with this many commands not yet projected, or one answered that long ago, the next
         // journal write waits for the projector, so answers slow down before the lag grows (the hard bound refuses, above).
-        while (this.behind() && !this.stopped && !this.retired) {
+        const held = this.behind();
+        if (held) {
+          const since = performance.now();
           this.wait('the projector');
-          await this.marks.waitFor(this.marks.projected + 1);
+          while (this.behind() && !this.stopped && !this.retired) await this.marks.waitFor(this.marks.projected + 1);
+          this.heldMs[held].add(performance.now() - since);
         }
         if (this.stopped || this.retired || !this.queue.length) break;
         const batch = this.queue.splice(0, this.options.maxBatch);

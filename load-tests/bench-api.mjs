@@ -41,7 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { machineProfile } from './lib/machine-profile.mjs';
 import { openLoop } from './lib/open-loop.mjs';
 import { countSyscalls } from './lib/syscall-count.mjs';
-import { backpressureText, beyondBareHttp, call, inFloorUnits, cpuGroups, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
+import { backpressureLine, beyondBareHttp, call, inFloorUnits, cpuGroups, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -338,7 +338,7 @@ try {
     const e = (await call(stack.apiUrl, 'GET', 'admin/engine', undefined, admin)).data;
     const lag = e.projector_lag_ms;
     console.log(`projector lag ms: p50 ${lag.p50} p99 ${lag.p99} max ${lag.max}; journal write ms p50 ${e.journal_write_ms.p50} p99 ${e.journal_write_ms.p99} max ${e.journal_write_ms.max}; commands per journal row p50 ${e.commands_per_journal_row.p50}`);
-    console.log(`journal writes held for the projector (backpressure): ${backpressureText(e.backpressure_ms)}`);
+    console.log(backpressureLine(e.backpressure_ms));
     const c = e.command_ms;
     console.log(`in the sequencer ms (queued, journaled, applied): p50 ${c.p50} p99 ${c.p99} max ${c.max}; the rest of a latency is the transport, the event loops and the generator`);
     // A due timer's lateness: how long a ready answer (server) or a due request or read answer (generator) waits for its thread.

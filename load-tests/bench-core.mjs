@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { openLoop } from './lib/open-loop.mjs';
 import { pgWaitsText, samplePgWaits } from './lib/pg-waits.mjs';
 import { walText, walWindow } from './lib/pg-wal.mjs';
-import { backpressureText, cpuReport, cpuTimes, freshStackEnv, gcPausesText, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter } from './lib/stack.mjs';
+import { backpressureLine, cpuReport, cpuTimes, freshStackEnv, gcPausesText, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
@@ -128,7 +128,7 @@ try {
   const j = engine.journal_write_ms;
   const b = engine.commands_per_journal_row;
   console.log(`journal: ${j.samples} rows, write ms p50 ${j.p50} p99 ${j.p99} max ${j.max}; commands per row p50 ${b.p50} p99 ${b.p99}`);
-  console.log(`journal writes held for the projector (backpressure): ${backpressureText(engine.backpressure_ms)}`);
+  console.log(backpressureLine(engine.backpressure_ms));
   const c = engine.command_ms;
   console.log(`in the sequencer ms (queued, journaled, applied): p50 ${c.p50} p99 ${c.p99} max ${c.max}`);
   if (waits) for (const line of pgWaitsText(waits)) console.log(line);

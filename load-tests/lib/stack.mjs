@@ -443,13 +443,14 @@ export function gcPausesText(g) {
 }
 
 /**
- * `backpressure_ms` of admin/engine: how often, and how long, the backpressure held a journal write
- * for the projector, by the bound that held it (ENGINE_PROJECT_AHEAD commands, ENGINE_PROJECT_AHEAD_MS).
- * Every order that arrives while a write is held waits with it.
+ * `backpressure_ms` of admin/engine as the benches print it: how often, and how long, the
+ * backpressure held a journal write for the projector, by the bound that held it
+ * (ENGINE_PROJECT_AHEAD commands, ENGINE_PROJECT_AHEAD_MS). Every order that arrives while a write
+ * is held waits with it.
  */
-export function backpressureText(b) {
+export function backpressureLine(b) {
   const part = (d, bound) => `${d.samples} past ${bound}${d.samples ? ` (ms p50 ${d.p50} p99 ${d.p99} max ${d.max})` : ''}`;
-  return `${part(b.commands, 'ENGINE_PROJECT_AHEAD')}, ${part(b.age, 'ENGINE_PROJECT_AHEAD_MS')}`;
+  return `journal writes held for the projector (backpressure): ${part(b.commands, 'ENGINE_PROJECT_AHEAD')}, ${part(b.age, 'ENGINE_PROJECT_AHEAD_MS')}`;
 }
 
 /** BENCH_TRACE=1: each second of the measured window (`[second, latency ms]` pairs) as one line, to see whether a p99 is a stall or the whole run. */

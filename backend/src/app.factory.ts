@@ -36,6 +36,9 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   // Security headers on every answer (Nest routes, the fast lane, static files, Socket.IO polling); HSTS over TLS only.
   secureEveryResponse(app.getHttpServer(), app.getHttpAdapter().getInstance().get('trust proxy fn'));
   if (process.env.WS_COALESCE !== 'off') coalesceUpgradedWrites(app.getHttpServer());
+  // Idle keep-alive connections stay open past a balancer's idle timeout (Node's default is 5 s): a client that comes
+  // back, or a pool that grows in a burst, reuses one instead of opening new ones just when the server is busiest.
+  app.getHttpServer().keepAliveTimeout = config.httpKeepAliveMs;
 
   await migrate(app.get(DataSource));
   await app.get(SeedService).seed();

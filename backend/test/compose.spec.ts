@@ -1,7 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { loadConfig } from '../src/infra/config/config';
 
 /**
  * docker-compose.yml ("Scale beyond one process"): there is no Docker engine here, so the file is
@@ -25,6 +28,14 @@ function resolved(): { services: Record<string, Service> } {
   if (out.error) throw new Error(`docker-compose is not installed (apt-get install docker-compose): ${out.error.message}`);
   if (out.status !== 0) throw new Error(out.stderr);
   return parse(out.stdout);
+}
+
+/** Starts `server` on a free loopback port and answers the port (`close`: the port is free again, for another listener). */
+async function listening(server: Server, close = false): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  if (close) await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 describe('docker-compose.yml', () => {
@@ -71,5 +82,70 @@ describe('docker-compose.yml', () => {
     expect(upstream('kestrel_socket')).toMatch(/ip_hash;/);
     expect(conf).toMatch(/location \/socket\.io\/ \{[^}]*proxy_pass http:\/\/kestrel_socket;/);
     expect(conf).toMatch(/location \/api\/ \{[^}]*proxy_pass http:\/\/kestrel_api;/);
+  });
+
+  it('nginx keeps its /api connections alive, and closes an idle one before the api process would', () => {
+    const conf = readFileSync(join(root, 'infra', 'nginx', 'nginx.conf'), 'utf8');
+    const upstream = /upstream kestrel_api \{([^}]*)\}/.exec(conf)?.[1] ?? '';
+    expect(upstream).toMatch(/\bkeepalive \d+;/);
+    // HTTP/1.1 without `Connection: close`, or nginx closes each upstream connection after its request.
+    expect(conf).toMatch(/location \/api\/ \{[^}]*proxy_http_version 1\.1;[^}]*proxy_set_header Connection "";/);
+    const idle = /\bkeepalive_timeout (\d+)s;/.exec(upstream);
+    expect(idle).not.toBeNull();
+    const before = process.env.HTTP_KEEP_ALIVE_MS;
+    delete process.env.HTTP_KEEP_ALIVE_MS;
+    try {
+      expect(Number(idle![1]) * 1000).toBeLessThan(loadConfig().httpKeepAliveMs);
+    } finally {
+      if (before !== undefined) process.env.HTTP_KEEP_ALIVE_MS = before;
+    }
+  });
+
+  it('nginx itself runs nginx.conf (`nginx -t`, then serving): /api reuses one upstream connection for many requests', async () => {
+    const nginx = ['/usr/sbin/nginx', 'nginx'].find((bin) => !spawnSync(bin, ['-v']).error);
+    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light)');
+    const dir = mkdtempSync(join(tmpdir(), 'kestrel-nginx-'));
+    // The api replicas: one loopback server standing for all three (their names resolve only in compose).
+    let connections = 0;
+    const upstream = createServer((req, res) => req.resume().on('end', () => res.end('{}')));
+    upstream.on('connection', () => connections++);
+    const upstreamPort = await listening(upstream);
+    const port = await listening(createServer(), true);
+    const site = readFileSync(join(root, 'infra', 'nginx', 'nginx.conf'), 'utf8')
+      .replace(/\bapi-\d+:3000\b/g, `127.0.0.1:${upstreamPort}`)
+      .replace(/\blisten 80;/, `listen 127.0.0.1:${port};`);
+    writeFileSync(join(dir, 'site.conf'), site);
+    // The image's main file includes conf.d/*.conf inside http {}; a minimal one does the same, in the foreground.
+    const main = `daemon off;\nmaster_process off;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  include ${dir}/site.conf;\n}\n`;
+    writeFileSync(join(dir, 'nginx.conf'), main);
+    const args = ['-c', join(dir, 'nginx.conf'), '-p', dir];
+    let server: ChildProcess | undefined;
+    try {
+      const check = spawnSync(nginx, ['-t', '-q', ...args], { encoding: 'utf8' });
+      expect(check.stderr).toBe('');
+      expect(check.status).toBe(0);
+      server = spawn(nginx, args, { stdio: 'ignore' });
+      for (let i = 0; ; i++) {
+        const up = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (up) break;
+        if (i > 100) throw new Error(`nginx did not start: ${readFileSync(join(dir, 'error.log'), 'utf8')}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const before = connections;
+      for (let i = 0; i < 20; i++) {
+        const r = await fetch(`http://127.0.0.1:${port}/api/coin/list`, { method: i % 2 ? 'POST' : 'GET', body: i % 2 ? 'page=1' : undefined });
+        expect(r.status).toBe(200);
+        await r.text();
+      }
+      // Without upstream keepalive nginx opens (and closes) one connection per request: 20 here.
+      expect(connections - before).toBeLessThanOrEqual(1);
+    } finally {
+      server?.kill();
+      upstream.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

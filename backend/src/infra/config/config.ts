@@ -7,6 +7,13 @@ export interface RateLimitRule {
 export interface AppConfig {
   env: string;
   port: number;
+  /**
+   * How long the HTTP server keeps an idle keep-alive connection open (HTTP_KEEP_ALIVE_MS, 1 s–10 min,
+   * default 65 s): longer than a balancer's idle timeout for its upstream connections (nginx's
+   * `keepalive_timeout`, 60 s in infra/nginx/nginx.conf), so the server never closes one it may
+   * be sending a request on.
+   */
+  httpKeepAliveMs: number;
   databaseUrl: string;
   redisUrl: string;
   /** Prefix for every Redis key this process writes (lets tests and tenants share one Redis). */
@@ -146,6 +153,12 @@ function rule(name: string, fallback: string): RateLimitRule {
   return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
 }
 
+function httpKeepAlive(): number {
+  const ms = int('HTTP_KEEP_ALIVE_MS', 65_000);
+  if (ms < 1000 || ms > 600_000) throw new Error(`HTTP_KEEP_ALIVE_MS must be between 1000 and 600000, got "${ms}"`);
+  return ms;
+}
+
 function bodyLimit(): number {
   const bytes = int('BODY_LIMIT_BYTES', 1024 * 1024);
   if (bytes < 1024 || bytes > 10 * 1024 * 1024) throw new Error(`BODY_LIMIT_BYTES must be between 1024 and 10485760, got "${bytes}"`);
@@ -156,6 +169,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
   const base: AppConfig = {
     env: process.env.NODE_ENV ?? 'development',
     port: int('PORT', 3000),
+    httpKeepAliveMs: httpKeepAlive(),
     databaseUrl: text('DATABASE_URL') ?? 'postgres://postgres@127.0.0.1:5432/kestrel',
     redisUrl: text('REDIS_URL') ?? 'redis://127.0.0.1:6379',
     redisPrefix: process.env.REDIS_PREFIX ?? 'kestrel:',

@@ -3,7 +3,8 @@
 // matched. It prints the per-order budgets (CPU ms of the server, the generator and PostgreSQL;
 // the server's beyond bare HTTP, against the last `npm run bench:floor`'s do-nothing server; the
 // whole stack's in units of that floor's generator's CPU per order; rows written), the projector's
-// lag and the trial balance after the run. Last line:
+// lag and the trial balance after the run; over HTTP, also how many connections the generator's pool
+// opened in the measured window (each one's first request waits to be accepted). Last line:
 // `orders: <N>/s p99 <L> ms cancels p99 <C> ms`.
 //
 // Three ways in (BENCH_TRANSPORT):
@@ -236,8 +237,10 @@ try {
   // The generator's own event-loop delay in the window, beside the server's (admin/engine): the backend's own LoopDelay.
   const { LoopDelay } = require('./backend/dist/modules/engine/samples.js');
   let generatorLoop;
+  let openedBefore;
   const win = measuredWindow(WARMUP, SECONDS, async () => {
     generatorLoop = new LoopDelay();
+    openedBefore = client.opened?.();
     await rows?.mark();
     cpuBefore = cpuTimes(pids);
     if (serverPid) threadsBefore = threadTimes(serverPid);
@@ -304,6 +307,7 @@ try {
   const cpuAfter = cpuTimes(pids);
   const cpu = cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length);
   const threads = serverPid && latencies.length ? threadReport(serverPid, threadsBefore, threadTimes(serverPid), elapsed, latencies.length) : undefined;
+  const opened = openedBefore === undefined ? undefined : client.opened() - openedBefore;
   await client.close();
   latencies.sort((a, b) => a - b);
   const rate = Math.round(latencies.length / elapsed);
@@ -314,6 +318,8 @@ try {
       (RATE > 0 ? `; not sent (no free slot): ${notSent}` : ''),
   );
   console.log(`cores used (of 2): ${cpu}`);
+  // A new connection's first request waits for the server to accept it, in a burst for 100 ms or more (docs/performance.md, forty-fourth sitting).
+  if (opened !== undefined) console.log(`HTTP connections opened in the window: ${opened} (at most ${CONCURRENCY} open at once)`);
   if (threads) console.log(`server threads: ${threads}`);
   if (profile && latencies.length) console.log(await profile.report(latencies.length));
   if (syscalls && latencies.length) console.log(await syscalls.report(latencies.length));

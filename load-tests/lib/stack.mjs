@@ -318,13 +318,18 @@ export function loadClient(apiUrl, connections) {
     const clients = apiUrl.map((u) => loadClient(u, Math.max(1, Math.ceil(connections / apiUrl.length))));
     let turn = 0;
     return {
+      opened: () => clients.reduce((n, c) => n + c.opened(), 0),
       call: (...args) => clients[turn++ % clients.length].call(...args),
       close: () => Promise.all(clients.map((c) => c.close())),
     };
   }
   const { Pool } = require('undici');
   const pool = new Pool(apiUrl, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  // Connections the pool has opened: it closes idle ones as the server's Keep-Alive says, and opens new ones in a burst.
+  let opened = 0;
+  pool.on('connect', () => opened++);
   return {
+    opened: () => opened,
     async call(method, path, body, token) {
       const res = await pool.request({
         path: `/api/${path}`,

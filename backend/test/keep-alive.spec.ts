@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { loadConfig } from '../src/infra/config/config';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -19,7 +19,7 @@ describe('HTTP keep-alive (real app on PostgreSQL + Redis)', () => {
   afterAll(async () => t?.close());
 
   /** One raw connection: `ask` sends a GET and resolves with the answer's head; `closed` resolves when the server closes it. */
-  function rawConnection(): { ask: (path: string) => Promise<string>; closed: Promise<number>; socket: Socket } {
+  function rawConnection(): { ask: (path: string) => Promise<string>; closed: Promise<number> } {
     const socket = connect(port, '127.0.0.1');
     let buffered = '';
     let waiting: ((head: string) => void) | undefined;
@@ -40,7 +40,7 @@ describe('HTTP keep-alive (real app on PostgreSQL + Redis)', () => {
         waiting = resolve;
         socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
       });
-    return { ask, closed, socket };
+    return { ask, closed };
   }
 
   it('keeps an idle connection for HTTP_KEEP_ALIVE_MS, says so in Keep-Alive, then closes it', async () => {

@@ -30,6 +30,10 @@ function resolved(): { services: Record<string, Service> } {
   return parse(out.stdout);
 }
 
+/** infra/nginx/nginx.conf as written, and the body of one of its `upstream` blocks. */
+const nginxConf = () => readFileSync(join(root, 'infra', 'nginx', 'nginx.conf'), 'utf8');
+const upstreamBlock = (conf: string, name: string) => new RegExp(`upstream ${name} \\{([^}]*)\\}`).exec(conf)?.[1] ?? '';
+
 /** Starts `server` on a free loopback port and answers the port (`close`: the port is free again, for another listener). */
 async function listening(server: Server, close = false): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -71,10 +75,10 @@ describe('docker-compose.yml', () => {
   });
 
   it('nginx balances /api over the three api replicas and keeps /socket.io sticky', () => {
-    const conf = readFileSync(join(root, 'infra', 'nginx', 'nginx.conf'), 'utf8');
+    const conf = nginxConf();
     const { services } = resolved();
     const apis = Object.keys(services).filter((name) => services[name].environment?.ROLE === 'api');
-    const upstream = (name: string) => new RegExp(`upstream ${name} \\{([^}]*)\\}`).exec(conf)?.[1] ?? '';
+    const upstream = (name: string) => upstreamBlock(conf, name);
     for (const api of apis) {
       expect(upstream('kestrel_api')).toContain(`server ${api}:3000`);
       expect(upstream('kestrel_socket')).toContain(`server ${api}:3000`);
@@ -85,8 +89,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('nginx keeps its /api connections alive, and closes an idle one before the api process would', () => {
-    const conf = readFileSync(join(root, 'infra', 'nginx', 'nginx.conf'), 'utf8');
-    const upstream = /upstream kestrel_api \{([^}]*)\}/.exec(conf)?.[1] ?? '';
+    const conf = nginxConf();
+    const upstream = upstreamBlock(conf, 'kestrel_api');
     expect(upstream).toMatch(/\bkeepalive \d+;/);
     // HTTP/1.1 without `Connection: close`, or nginx closes each upstream connection after its request.
     expect(conf).toMatch(/location \/api\/ \{[^}]*proxy_http_version 1\.1;[^}]*proxy_set_header Connection "";/);
@@ -111,7 +115,7 @@ describe('docker-compose.yml', () => {
     upstream.on('connection', () => connections++);
     const upstreamPort = await listening(upstream);
     const port = await listening(createServer(), true);
-    const site = readFileSync(join(root, 'infra', 'nginx', 'nginx.conf'), 'utf8')
+    const site = nginxConf()
       .replace(/\bapi-\d+:3000\b/g, `127.0.0.1:${upstreamPort}`)
       .replace(/\blisten 80;/, `listen 127.0.0.1:${port};`);
     writeFileSync(join(dir, 'site.conf'), site);

@@ -153,23 +153,18 @@ function rule(name: string, fallback: string): RateLimitRule {
   return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
 }
 
-function httpKeepAlive(): number {
-  const ms = int('HTTP_KEEP_ALIVE_MS', 65_000);
-  if (ms < 1000 || ms > 600_000) throw new Error(`HTTP_KEEP_ALIVE_MS must be between 1000 and 600000, got "${ms}"`);
-  return ms;
-}
-
-function bodyLimit(): number {
-  const bytes = int('BODY_LIMIT_BYTES', 1024 * 1024);
-  if (bytes < 1024 || bytes > 10 * 1024 * 1024) throw new Error(`BODY_LIMIT_BYTES must be between 1024 and 10485760, got "${bytes}"`);
-  return bytes;
+/** An integer variable that must lie in [min, max]; outside it the start stops. */
+function intBetween(name: string, fallback: number, min: number, max: number): number {
+  const n = int(name, fallback);
+  if (n < min || n > max) throw new Error(`${name} must be between ${min} and ${max}, got "${n}"`);
+  return n;
 }
 
 export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
   const base: AppConfig = {
     env: process.env.NODE_ENV ?? 'development',
     port: int('PORT', 3000),
-    httpKeepAliveMs: httpKeepAlive(),
+    httpKeepAliveMs: intBetween('HTTP_KEEP_ALIVE_MS', 65_000, 1000, 600_000),
     databaseUrl: text('DATABASE_URL') ?? 'postgres://postgres@127.0.0.1:5432/kestrel',
     redisUrl: text('REDIS_URL') ?? 'redis://127.0.0.1:6379',
     redisPrefix: process.env.REDIS_PREFIX ?? 'kestrel:',
@@ -208,7 +203,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     optionWorker: (process.env.OPTION_WORKER ?? 'on') !== 'off',
     uploadDir: text('UPLOAD_DIR') ?? './.data/uploads',
     uploadRateLimit: rule('RATE_LIMIT_UPLOAD_USER', '60/3600'),
-    bodyLimitBytes: bodyLimit(),
+    bodyLimitBytes: intBetween('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 10 * 1024 * 1024),
     faultPoints: (process.env.FAULT_POINTS ?? '').split(',').map((p) => p.trim()).filter(Boolean),
     rateLimits: {
       fundPassword: rule('RATE_LIMIT_FUND_PASSWORD', '5/900'),

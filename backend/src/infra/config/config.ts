@@ -48,6 +48,8 @@ export interface AppConfig {
     projectAhead: number;
     /** ms: a batch answered this long ago and not projected makes the next journal write wait too. */
     projectAheadMs: number;
+    /** The least time between the starts of two journal writes (GroupCommitOptions.journalIntervalMs). */
+    journalIntervalMs: number;
     projectBatch: number;
     /** ms the projector lets batches gather before a transaction (a waiting read cuts it short). */
     projectLingerMs: number;
@@ -183,6 +185,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     },
     engine: {
       maxBatch: int('ENGINE_MAX_BATCH', 1000),
+      journalIntervalMs: intBetween('ENGINE_JOURNAL_INTERVAL_MS', 4, 0, 100),
       maxUnprojected: lagBound(),
       projectAhead: int('ENGINE_PROJECT_AHEAD', 4000),
       projectAheadMs: Math.max(10, int('ENGINE_PROJECT_AHEAD_MS', 400)),

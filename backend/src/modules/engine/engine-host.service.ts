@@ -335,11 +335,11 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     );
     this.marks.reset(seqr.seq, watermark);
     this.seqr = seqr;
-    const { maxBatch, projectAhead, projectAheadMs, maxUnprojected } = this.config.engine;
+    const { maxBatch, projectAhead, projectAheadMs, maxUnprojected, journalIntervalMs } = this.config.engine;
     this.commits = new GroupCommit(
       this.journal,
       this.marks,
-      { maxBatch, projectAhead, projectAheadMs, maxUnprojected },
+      { maxBatch, projectAhead, projectAheadMs, maxUnprojected, journalIntervalMs },
       {
         lease: this.lease,
         apply: (seq, ts, batch) => this.apply(seq, ts, batch),

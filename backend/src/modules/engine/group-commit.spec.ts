@@ -1,3 +1,4 @@
+import { loadConfig } from '../../infra/config/config';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { FencedError } from './engine-lease';
 import { GroupCommit, GroupCommitHost, GroupCommitOptions, Queued } from './group-commit';
@@ -48,7 +49,7 @@ function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: num
   const commits: GroupCommit = new GroupCommit(
     journal,
     marks,
-    { maxBatch: 100, projectAhead: 1_000, projectAheadMs: Infinity, maxUnprojected: 2_000, ...options },
+    { maxBatch: 100, projectAhead: 1_000, projectAheadMs: Infinity, maxUnprojected: 2_000, journalIntervalMs: 0, ...options },
     host,
   );
   /** Each submission's fate: the batch it was answered in, or the refusal's code. */
@@ -107,6 +108,72 @@ describe('GroupCommit', () => {
     await journal.commit();
     await journal.commit();
     expect(journal.rows.map((r) => r.batch.commands.length)).toEqual([1, 2, 2, 1]);
+  });
+
+  it('starts journal writes at least journalIntervalMs apart: what arrives meanwhile joins the next row', async () => {
+    const { journal, fates, submit } = setup({ journalIntervalMs: 60 });
+    const rows = () => journal.rows.map((r) => r.batch.commands.map((c) => (c as CancelCmd).orderId));
+    submit(1); // the journal was idle: written at once
+    await flush();
+    expect(rows()).toEqual([[1]]);
+    await journal.commit();
+    submit(2);
+    submit(3);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(rows()).toEqual([[1]]); // within the interval: they wait, though no write is in flight
+    expect(fates).toEqual([1, undefined, undefined]);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(rows()).toEqual([[1], [2, 3]]);
+    await journal.commit();
+    expect(fates).toEqual([1, 2, 2]);
+    await new Promise((r) => setTimeout(r, 80)); // idle for longer than the interval
+    submit(4);
+    await flush();
+    expect(rows()).toEqual([[1], [2, 3], [4]]); // written at once
+  });
+
+  it('a full row (maxBatch) does not wait for the interval', async () => {
+    const { journal, submit } = setup({ journalIntervalMs: 60_000, maxBatch: 2 });
+    const rows = () => journal.rows.map((r) => r.batch.commands.map((c) => (c as CancelCmd).orderId));
+    submit(1);
+    await flush();
+    await journal.commit();
+    submit(2);
+    submit(3);
+    await flush();
+    expect(rows()).toEqual([[1], [2, 3]]);
+    await journal.commit();
+  });
+
+  it('retired while it waits out the interval: the wait ends, nothing is written and the queue hears busy', async () => {
+    const { journal, fates, submit, commits } = setup({ journalIntervalMs: 60_000 });
+    submit(1);
+    await flush();
+    await journal.commit();
+    submit(2); // waits for the interval
+    await flush();
+    commits.retire();
+    await flush();
+    expect(fates).toEqual([1, `refused ${ErrorCode.MARKET_BUSY}`]);
+    expect(journal.rows).toHaveLength(1);
+    expect(commits.busy).toBe(false);
+  });
+
+  it('ENGINE_JOURNAL_INTERVAL_MS: 4 ms by default; a value out of 0–100 stops the start', () => {
+    const before = process.env.ENGINE_JOURNAL_INTERVAL_MS;
+    try {
+      delete process.env.ENGINE_JOURNAL_INTERVAL_MS;
+      expect(loadConfig().engine.journalIntervalMs).toBe(4);
+      process.env.ENGINE_JOURNAL_INTERVAL_MS = '0';
+      expect(loadConfig().engine.journalIntervalMs).toBe(0);
+      for (const bad of ['-1', '101', 'soon']) {
+        process.env.ENGINE_JOURNAL_INTERVAL_MS = bad;
+        expect(() => loadConfig()).toThrow('ENGINE_JOURNAL_INTERVAL_MS');
+      }
+    } finally {
+      if (before === undefined) delete process.env.ENGINE_JOURNAL_INTERVAL_MS;
+      else process.env.ENGINE_JOURNAL_INTERVAL_MS = before;
+    }
   });
 
   it('a batch time never goes back, whatever the clock does', async () => {

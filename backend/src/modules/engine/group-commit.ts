@@ -29,6 +29,13 @@ export interface GroupCommitOptions {
   projectAheadMs: number;
   /** With this many the sequencer refuses new commands (the lag bound). */
   maxUnprojected: number;
+  /**
+   * The least time (ms) from the start of one journal write to the start of the next (0: none):
+   * what arrives meanwhile joins the next row. A full row (`maxBatch`) goes at once, and so does the
+   * first command after the journal has been idle that long. Every journal row costs PostgreSQL a
+   * synchronous commit, and every batch the host a pass of applying, answering and pushing.
+   */
+  journalIntervalMs: number;
 }
 
 /** What the group commit needs of its host. */
@@ -79,6 +86,9 @@ export class GroupCommit {
   private waitingSince = 0;
   private stopped = false;
   private retired = false;
+  /** When the last journal write started (performance.now()), and how to end a wait for the interval (`spacing`). */
+  private lastWriteAt = -Infinity;
+  private endSpacing?: () => void;
 
   constructor(
     private readonly journal: { append(batch: JournalBatch, token?: number): Promise<void> },
@@ -105,6 +115,7 @@ export class GroupCommit {
     if (this.marks.unprojected >= this.options.maxUnprojected) return reject(new BusinessError(ErrorCode.SEQUENCER_BEHIND));
     this.queue.push({ cmd, at: performance.now(), done, reject });
     if (!this.flushing) void this.drain();
+    else if (this.queue.length >= this.options.maxBatch) this.endSpacing?.();
   }
 
   /**
@@ -137,6 +148,7 @@ export class GroupCommit {
    */
   retire(): void {
     this.retired = true;
+    this.endSpacing?.();
     for (const p of this.queue.splice(0)) p.reject(busy());
   }
 
@@ -144,6 +156,7 @@ export class GroupCommit {
   stop(batch: Queued[] = []): void {
     this.stopped = true;
     this.marks.halted = true;
+    this.endSpacing?.();
     for (const p of [...batch, ...this.queue.splice(0)]) p.reject(busy());
   }
 
@@ -154,7 +167,23 @@ export class GroupCommit {
     return oldest !== undefined && performance.now() - oldest >= this.options.projectAheadMs ? 'age' : undefined;
   }
 
-  /** Whatever queued while the previous batch was journaled forms the next batch. */
+  /**
+   * What is left of `journalIntervalMs` since the last write started, to wait out (undefined: write
+   * now, with no turn of the event loop in between); a full row, a stop or a retirement ends the wait.
+   */
+  private spacing(): Promise<void> | undefined {
+    const left = this.lastWriteAt + this.options.journalIntervalMs - performance.now();
+    if (left < 1 || this.queue.length >= this.options.maxBatch) return undefined;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, left);
+      this.endSpacing = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).then(() => (this.endSpacing = undefined));
+  }
+
+  /** Whatever queued while the previous batch was journaled (or the interval between writes ran) forms the next batch. */
   private async drain(): Promise<void> {
     this.flushing = true;
     try {
@@ -168,7 +197,10 @@ export class GroupCommit {
           while (this.behind() && !this.stopped && !this.retired) await this.marks.waitFor(this.marks.projected + 1);
           this.heldMs[held].add(performance.now() - since);
         }
+        const spacing = this.spacing();
+        if (spacing) await spacing;
         if (this.stopped || this.retired || !this.queue.length) break;
+        this.lastWriteAt = performance.now();
         const batch = this.queue.splice(0, this.options.maxBatch);
         const seq = this.marks.journaled + 1;
         const ts = Math.max(Date.now(), this.lastTs);

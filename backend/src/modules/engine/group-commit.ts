@@ -70,8 +70,8 @@ export class GroupCommit {
   readonly sizes = new Samples();
   /**
    * Each command's time from its submission to its answer being ready (ms): the queue behind the
-   * write in flight (or the interval between writes), its own batch's write and the apply. The rest of what a client waits is
-   * outside the sequencer (the transport, the event loop, the client).
+   * write in flight (or the interval between writes), its own batch's write and the apply. The
+   * rest of what a client waits is outside the sequencer (the transport, the event loop, the client).
    */
   readonly commandMs = new Samples();
   /**

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/infra/config/config';
+import { withEnv } from './support/env';
 
 /**
  * docker-compose.yml ("Scale beyond one process"): there is no Docker engine here, so the file is
@@ -96,13 +97,7 @@ describe('docker-compose.yml', () => {
     expect(conf).toMatch(/location \/api\/ \{[^}]*proxy_http_version 1\.1;[^}]*proxy_set_header Connection "";/);
     const idle = /\bkeepalive_timeout (\d+)s;/.exec(upstream);
     expect(idle).not.toBeNull();
-    const before = process.env.HTTP_KEEP_ALIVE_MS;
-    delete process.env.HTTP_KEEP_ALIVE_MS;
-    try {
-      expect(Number(idle![1]) * 1000).toBeLessThan(loadConfig().httpKeepAliveMs);
-    } finally {
-      if (before !== undefined) process.env.HTTP_KEEP_ALIVE_MS = before;
-    }
+    expect(Number(idle![1]) * 1000).toBeLessThan(withEnv('HTTP_KEEP_ALIVE_MS', undefined, () => loadConfig().httpKeepAliveMs));
   });
 
   it('nginx itself runs nginx.conf (`nginx -t`, then serving): /api reuses one upstream connection for many requests', async () => {

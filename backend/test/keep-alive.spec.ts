@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { loadConfig } from '../src/infra/config/config';
+import { withEnv } from './support/env';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -60,17 +61,7 @@ describe('HTTP keep-alive (real app on PostgreSQL + Redis)', () => {
   });
 
   it('defaults to 65 s, and a value out of 1 s–10 min stops the start', () => {
-    const before = process.env.HTTP_KEEP_ALIVE_MS;
-    try {
-      delete process.env.HTTP_KEEP_ALIVE_MS;
-      expect(loadConfig().httpKeepAliveMs).toBe(65_000);
-      for (const bad of ['500', '600001', 'soon']) {
-        process.env.HTTP_KEEP_ALIVE_MS = bad;
-        expect(() => loadConfig()).toThrow('HTTP_KEEP_ALIVE_MS');
-      }
-    } finally {
-      if (before === undefined) delete process.env.HTTP_KEEP_ALIVE_MS;
-      else process.env.HTTP_KEEP_ALIVE_MS = before;
-    }
+    expect(withEnv('HTTP_KEEP_ALIVE_MS', undefined, () => loadConfig().httpKeepAliveMs)).toBe(65_000);
+    for (const bad of ['500', '600001', 'soon']) expect(() => withEnv('HTTP_KEEP_ALIVE_MS', bad, () => loadConfig())).toThrow('HTTP_KEEP_ALIVE_MS');
   });
 });

@@ -1,3 +1,4 @@
+import { withEnv } from '../../../test/support/env';
 import { loadConfig } from '../../infra/config/config';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { FencedError } from './engine-lease';
@@ -160,20 +161,10 @@ describe('GroupCommit', () => {
   });
 
   it('ENGINE_JOURNAL_INTERVAL_MS: 4 ms by default; a value out of 0–100 stops the start', () => {
-    const before = process.env.ENGINE_JOURNAL_INTERVAL_MS;
-    try {
-      delete process.env.ENGINE_JOURNAL_INTERVAL_MS;
-      expect(loadConfig().engine.journalIntervalMs).toBe(4);
-      process.env.ENGINE_JOURNAL_INTERVAL_MS = '0';
-      expect(loadConfig().engine.journalIntervalMs).toBe(0);
-      for (const bad of ['-1', '101', 'soon']) {
-        process.env.ENGINE_JOURNAL_INTERVAL_MS = bad;
-        expect(() => loadConfig()).toThrow('ENGINE_JOURNAL_INTERVAL_MS');
-      }
-    } finally {
-      if (before === undefined) delete process.env.ENGINE_JOURNAL_INTERVAL_MS;
-      else process.env.ENGINE_JOURNAL_INTERVAL_MS = before;
-    }
+    const interval = (value: string | undefined) => withEnv('ENGINE_JOURNAL_INTERVAL_MS', value, () => loadConfig().engine.journalIntervalMs);
+    expect(interval(undefined)).toBe(4);
+    expect(interval('0')).toBe(0);
+    for (const bad of ['-1', '101', 'soon']) expect(() => interval(bad)).toThrow('ENGINE_JOURNAL_INTERVAL_MS');
   });
 
   it('a batch time never goes back, whatever the clock does', async () => {

@@ -107,6 +107,18 @@ describe('answerOrderEvents', () => {
     expect(direct).toEqual([]);
   });
 
+  it('a socket that joins the namespace again on the same connection is answered directly, as its first was', async () => {
+    const c = await connect();
+    c.send('42["leave-namespace"]');
+    expect(await c.next()).toBe('41');
+    c.send('40');
+    expect(await c.next()).toMatch(/^40\{"sid":/);
+    c.send('4211["order",{"id":6}]');
+    expect(await c.next()).toBe(`4${socketIoAck(11, { id: 6, type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } })}`);
+    expect(direct).toEqual([{ id: 6 }]);
+    expect(viaSocketIo).toEqual([]);
+  });
+
   it('malformed JSON goes to Socket.IO, which closes the connection', async () => {
     const c = await connect();
     c.send('429["order",{"id":');

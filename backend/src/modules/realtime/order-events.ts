@@ -12,8 +12,12 @@ interface ClientInternals {
   decoder: { reconstructor?: unknown };
 }
 
-/** The connections that already answer their own `order` events (a client has one socket per namespace). */
-const answering = new WeakSet<object>();
+/**
+ * The connections that already answer their own `order` events, each with its main-namespace
+ * socket now: a client has one socket per namespace at a time, and one that leaves the main
+ * namespace and joins it again on the same connection gets a new socket.
+ */
+const answering = new WeakMap<object, { socket: Socket; answer: (request: unknown) => Promise<unknown> }>();
 
 /**
  * Answers a socket's `order` events straight from its Engine.IO connection: the packet is read
@@ -35,13 +39,21 @@ const answering = new WeakSet<object>();
  */
 export function answerOrderEvents(socket: Socket, answer: (request: unknown) => Promise<unknown>): void {
   const conn = socket.conn;
-  if (socket.nsp.name !== '/' || answering.has(conn)) return;
-  answering.add(conn);
+  if (socket.nsp.name !== '/') return;
+  const known = answering.get(conn);
+  if (known) {
+    // The namespace joined again on this connection: its listener below answers for the new socket.
+    known.socket = socket;
+    known.answer = answer;
+    return;
+  }
+  const current = { socket, answer };
+  answering.set(conn, current);
   const client = socket.client as unknown as ClientInternals;
   const toSocketIo = client.ondata;
   conn.off('data', toSocketIo);
   conn.on('data', (data: unknown) => {
-    if (typeof data === 'string' && socket.connected && client.decoder.reconstructor === undefined) {
+    if (typeof data === 'string' && current.socket.connected && client.decoder.reconstructor === undefined) {
       const id = ORDER_EVENT.exec(data)?.[1];
       if (id !== undefined) {
         let event: unknown;
@@ -53,7 +65,7 @@ export function answerOrderEvents(socket: Socket, answer: (request: unknown) => 
         if (Array.isArray(event) && event.length === 2) {
           // The ack id as Socket.IO's decoder reads it (a number) and its encoder writes it.
           const ack = `3${Number(id)}`;
-          void answer(event[1]).then((reply) => {
+          void current.answer(event[1]).then((reply) => {
             if (conn.readyState === 'open') conn.write(`${ack}${JSON.stringify([reply])}`, { compress: true });
           });
           return;

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { API_CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY, cameOverTls, isApiRequest } from '../src/infra/http/security-headers';
 import { loadConfig } from '../src/infra/config/config';
 import { adminToken, lastCode, registerByEmail, uniqueEmail } from './support/accounts';
+import { withEnv } from './support/env';
 import { makePng } from './support/images';
 import { nestRoutes, Route } from './support/routes';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
@@ -406,14 +407,7 @@ describe('rate limits and lock-outs', () => {
       ['RATE_LIMIT_LOGIN_IP', '0/60'],
       ['BODY_LIMIT_BYTES', '10'],
     ]) {
-      const before = process.env[name];
-      process.env[name] = value;
-      try {
-        expect(() => loadConfig()).toThrow(name);
-      } finally {
-        if (before === undefined) delete process.env[name];
-        else process.env[name] = before;
-      }
+      withEnv(name, value, () => expect(() => loadConfig()).toThrow(name));
     }
     expect(loadConfig().rateLimits.withdrawPerUser).toEqual({ limit: 20, windowSeconds: 3600 });
   });

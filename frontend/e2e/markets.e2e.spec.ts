@@ -77,13 +77,24 @@ describe('the Markets tab and the home page (real stack, simulator on)', () => {
     });
     expect(order).toBeTruthy();
     await expect(page.getByTestId('login-prompt').isVisible()).resolves.toBe(true);
-    // The simulator trades: a shown price changes without a reload.
+    // The simulator trades: a shown price changes without a reload. (On a loaded CI machine the
+    // markets once stood still for 30 s, as in trader-positions: the wait is longer, and a timeout
+    // says what the page showed and carries the server's output, with the simulator's slow-tick lines.)
     const before = await prices.allTextContents();
-    await page.waitForFunction((b) => {
-      const now = [...document.querySelectorAll('[data-testid="top-price"]')].map((e) => e.textContent);
-      return now.length === b.length && now.some((p, i) => p !== b[i]);
-    }, before, { timeout: 30_000 });
-  });
+    await page
+      .waitForFunction(
+        (b) => {
+          const now = [...document.querySelectorAll('[data-testid="top-price"]')].map((e) => e.textContent);
+          return now.length === b.length && now.some((p, i) => p !== b[i]);
+        },
+        before,
+        { timeout: 90_000 },
+      )
+      .catch(async (err: Error) => {
+        const shown = { before, after: await prices.allTextContents(), live: await page.locator('.home-markets .live').getAttribute('class') };
+        throw new Error(`${err.message}\nthe page: ${JSON.stringify(shown)}\nthe server's output:\n${stack.log()}`);
+      });
+  }, 180_000);
 
   it('sorts and searches the list; a visitor keeps a favourite across a reload', async () => {
     await go(MARKET);

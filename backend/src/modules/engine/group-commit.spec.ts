@@ -14,6 +14,10 @@ const flush = () => new Promise((r) => setImmediate(r));
 /** A journal whose writes finish when the test says so (in order), recording each row. */
 class FakeJournal {
   readonly rows: Array<{ batch: JournalBatch; token?: number }> = [];
+  /** Each row's commands, as their order ids. */
+  orderIds(): number[][] {
+    return this.rows.map((r) => r.batch.commands.map((c) => (c as CancelCmd).orderId));
+  }
   private inFlight: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   append(batch: JournalBatch, token?: number): Promise<void> {
     this.rows.push({ batch, token });
@@ -72,11 +76,11 @@ describe('GroupCommit', () => {
     submit(2);
     submit(3); // both wait for the first write
     await flush();
-    expect(journal.rows.map((r) => r.batch.commands.map((c) => (c as CancelCmd).orderId))).toEqual([[1]]);
+    expect(journal.orderIds()).toEqual([[1]]);
     expect(fates).toEqual([undefined, undefined, undefined]); // nothing answered before the commit
     await journal.commit();
     expect(fates).toEqual([1, undefined, undefined]);
-    expect(journal.rows.map((r) => r.batch.commands.map((c) => (c as CancelCmd).orderId))).toEqual([[1], [2, 3]]);
+    expect(journal.orderIds()).toEqual([[1], [2, 3]]);
     await journal.commit();
     expect(fates).toEqual([1, 2, 2]);
     expect(applied.map((a) => [a.seq, a.cmds])).toEqual([
@@ -113,36 +117,34 @@ describe('GroupCommit', () => {
 
   it('starts journal writes at least journalIntervalMs apart: what arrives meanwhile joins the next row', async () => {
     const { journal, fates, submit } = setup({ journalIntervalMs: 60 });
-    const rows = () => journal.rows.map((r) => r.batch.commands.map((c) => (c as CancelCmd).orderId));
     submit(1); // the journal was idle: written at once
     await flush();
-    expect(rows()).toEqual([[1]]);
+    expect(journal.orderIds()).toEqual([[1]]);
     await journal.commit();
     submit(2);
     submit(3);
     await new Promise((r) => setTimeout(r, 20));
-    expect(rows()).toEqual([[1]]); // within the interval: they wait, though no write is in flight
+    expect(journal.orderIds()).toEqual([[1]]); // within the interval: they wait, though no write is in flight
     expect(fates).toEqual([1, undefined, undefined]);
     await new Promise((r) => setTimeout(r, 60));
-    expect(rows()).toEqual([[1], [2, 3]]);
+    expect(journal.orderIds()).toEqual([[1], [2, 3]]);
     await journal.commit();
     expect(fates).toEqual([1, 2, 2]);
     await new Promise((r) => setTimeout(r, 80)); // idle for longer than the interval
     submit(4);
     await flush();
-    expect(rows()).toEqual([[1], [2, 3], [4]]); // written at once
+    expect(journal.orderIds()).toEqual([[1], [2, 3], [4]]); // written at once
   });
 
   it('a full row (maxBatch) does not wait for the interval', async () => {
     const { journal, submit } = setup({ journalIntervalMs: 60_000, maxBatch: 2 });
-    const rows = () => journal.rows.map((r) => r.batch.commands.map((c) => (c as CancelCmd).orderId));
     submit(1);
     await flush();
     await journal.commit();
     submit(2);
     submit(3);
     await flush();
-    expect(rows()).toEqual([[1], [2, 3]]);
+    expect(journal.orderIds()).toEqual([[1], [2, 3]]);
     await journal.commit();
   });
 

@@ -92,7 +92,7 @@ describe('the Markets tab and the home page (real stack, simulator on)', () => {
       )
       .catch(async (err: Error) => {
         const shown = { before, after: await prices.allTextContents(), live: await page.locator('.home-markets .live').getAttribute('class') };
-        throw new Error(`${err.message}\nthe page: ${JSON.stringify(shown)}\nthe server's output:\n${stack.log()}`);
+        throw stack.failure(`${err.message}\nthe page: ${JSON.stringify(shown)}`);
       });
   }, 180_000);
 

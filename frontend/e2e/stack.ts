@@ -35,8 +35,8 @@ async function sql(text: string): Promise<void> {
 export interface Stack {
   url: string;
   stop: () => Promise<void>;
-  /** The end of the server's output (warnings and errors): for a failure's message. */
-  log: (chars?: number) => string;
+  /** An error with this message and the end of the server's output (warnings and errors): what a failure says. */
+  failure: (message: string) => Error;
 }
 
 export async function startStack(opts: { simulator?: boolean } = {}): Promise<Stack> {
@@ -92,7 +92,7 @@ export async function startStack(opts: { simulator?: boolean } = {}): Promise<St
       (r) => ((last = `HTTP ${r.status}`), r.ok),
       (err: Error) => ((last = `${err.message}${err.cause ? ` (${String((err.cause as Error).message ?? err.cause)})` : ''}`), false),
     );
-    if (up) return { url, stop, log: (chars = 4000) => output.slice(-chars) };
+    if (up) return { url, stop, failure: (message) => new Error(`${message}\nthe server's output:\n${output.slice(-4000)}`) };
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -107,7 +107,7 @@ describe('live contract positions', () => {
         timeout: 90_000,
       })
       .catch((err: Error) => {
-        throw new Error(`${err.message}\nthe server's output:\n${stack.log()}`);
+        throw stack.failure(err.message);
       });
     expect(await position.getByTestId('risk-rate').textContent()).toMatch(/^\d+(\.\d+)?%$/);
 

@@ -138,7 +138,7 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
       }
       await page.waitForTimeout(250);
     }
-    if (moved === null) throw new Error(`the server's top of book did not move in 45 s; the server's output:\n${stack.log()}`);
+    if (moved === null) throw stack.failure("the server's top of book did not move in 45 s");
     expect(await shownBook()).toBe(frozen);
     await page.screenshot({ path: join(ARTIFACTS, 'trader-offline.png') });
 

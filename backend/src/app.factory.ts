@@ -31,11 +31,11 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.enableShutdownHooks();
   // Split roles: sockets on every api process share rooms through Redis (pushes from the engine and workers reach them).
   if (config.engine.transport === 'redis') app.useWebSocketAdapter(new RedisIoAdapter(app, config.redisUrl, config.redisPrefix));
-  app.set('trust proxy', process.env.TRUST_PROXY ?? 'loopback');
+  app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   // Security headers on every answer (Nest routes, the fast lane, static files, Socket.IO polling); HSTS over TLS only.
   secureEveryResponse(app.getHttpServer(), app.getHttpAdapter().getInstance().get('trust proxy fn'));
-  if (process.env.WS_COALESCE !== 'off') coalesceUpgradedWrites(app.getHttpServer());
+  if (config.wsCoalesce) coalesceUpgradedWrites(app.getHttpServer());
   // Idle keep-alive connections stay open past a balancer's idle timeout (Node's default is 5 s): a client that comes
   // back, or a pool that grows in a burst, reuses one instead of opening new ones just when the server is busiest.
   app.getHttpServer().keepAliveTimeout = config.httpKeepAliveMs;
@@ -43,7 +43,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   await migrate(app.get(DataSource));
   await app.get(SeedService).seed();
 
-  if (process.env.FAST_LANE !== 'off') {
+  if (config.fastLane) {
     const [place, cancel] = coinTradeLaneRoutes(app.get(CoinTradeController));
     new FastLane(app.get(TokenService), logging.http, config.bodyLimitBytes).route(place).route(cancel).attach(app.getHttpServer());
   }

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import express from 'express';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/infra/config/config';
 import { withEnv } from './support/env';
@@ -98,6 +99,20 @@ describe('docker-compose.yml', () => {
     const idle = /\bkeepalive_timeout (\d+)s;/.exec(upstream);
     expect(idle).not.toBeNull();
     expect(Number(idle![1]) * 1000).toBeLessThan(withEnv('HTTP_KEEP_ALIVE_MS', undefined, () => loadConfig().httpKeepAliveMs));
+  });
+
+  it('the api processes trust the one proxy in front of them (nginx) for X-Forwarded-For and X-Forwarded-Proto, and no hop before it', () => {
+    const { services } = resolved();
+    for (const name of Object.keys(services).filter((n) => services[n].environment?.ROLE === 'api')) {
+      // TRUST_PROXY as the process reads it, compiled by Express as createApp sets it.
+      const setting = withEnv('TRUST_PROXY', services[name].environment?.TRUST_PROXY, () => loadConfig().trustProxy);
+      const app = express();
+      app.set('trust proxy', setting);
+      const trusted = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+      // nginx's address on the compose network is the first hop: trusted; whatever a client put before it is not.
+      expect(trusted('172.18.0.9', 0)).toBe(true);
+      expect(trusted('203.0.113.7', 1)).toBe(false);
+    }
   });
 
   it('nginx itself runs nginx.conf (`nginx -t`, then serving): /api reuses one upstream connection for many requests', async () => {

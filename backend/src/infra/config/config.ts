@@ -14,6 +14,20 @@ export interface AppConfig {
    * be sending a request on.
    */
   httpKeepAliveMs: number;
+  /**
+   * Express's `trust proxy` setting (TRUST_PROXY, default `loopback`): a number is how many proxies
+   * in front of the server to trust (`1` behind one proxy such as nginx), `true`/`false` all or none,
+   * anything else a comma-separated list of addresses, subnets or Express's names (`loopback`, …).
+   */
+  trustProxy: boolean | number | string;
+  /**
+   * The order lanes (FAST_LANE, on unless `off`): `POST`/`PUT /api/coin/trade` answered by the HTTP
+   * fast lane and Socket.IO `order` messages read from the connection; `off` sends both through
+   * Express and Socket.IO's dispatch (same answers).
+   */
+  fastLane: boolean;
+  /** One write per WebSocket per event-loop turn (WS_COALESCE, on unless `off`: only for measuring it). */
+  wsCoalesce: boolean;
   databaseUrl: string;
   redisUrl: string;
   /** Prefix for every Redis key this process writes (lets tests and tenants share one Redis). */
@@ -162,11 +176,24 @@ function intBetween(name: string, fallback: number, min: number, max: number): n
   return n;
 }
 
+/**
+ * TRUST_PROXY as Express reads its `trust proxy` setting: a hop count must reach it as a number (the
+ * string `'1'` would be taken for the address 0.0.0.1, so behind nginx every client would have
+ * nginx's address and no `X-Forwarded-Proto` would be believed).
+ */
+export function trustProxy(raw: string): boolean | number | string {
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
+}
+
 export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
   const base: AppConfig = {
     env: process.env.NODE_ENV ?? 'development',
     port: int('PORT', 3000),
     httpKeepAliveMs: intBetween('HTTP_KEEP_ALIVE_MS', 65_000, 1000, 600_000),
+    trustProxy: trustProxy(text('TRUST_PROXY') ?? 'loopback'),
+    fastLane: (process.env.FAST_LANE ?? 'on') !== 'off',
+    wsCoalesce: (process.env.WS_COALESCE ?? 'on') !== 'off',
     databaseUrl: text('DATABASE_URL') ?? 'postgres://postgres@127.0.0.1:5432/kestrel',
     redisUrl: text('REDIS_URL') ?? 'redis://127.0.0.1:6379',
     redisPrefix: process.env.REDIS_PREFIX ?? 'kestrel:',

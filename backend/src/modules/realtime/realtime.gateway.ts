@@ -1,8 +1,9 @@
-import { Logger } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { OrderAck, SnapshotData, Topic } from '@kestrel/contracts';
 import type { Server, Socket } from 'socket.io';
 import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { OrderChannel } from '../coin-trade/order-channel';
 import { MarketFeedService } from './market-feed.service';
 import { answerOrderEvents } from './order-events';
@@ -24,14 +25,17 @@ const marketRoom = (room: string) => parseTopic(room) !== undefined || feedRoomT
 @WebSocketGateway(PUSH_SERVER)
 export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
   private readonly logger = new Logger('Realtime');
-  /** Socket.IO `order` events answered from the connection (`answerOrderEvents`): read once at start, as the HTTP lane's switch is. */
-  private readonly directOrders = process.env.FAST_LANE !== 'off';
+  /** Socket.IO `order` events answered from the connection (`answerOrderEvents`), with the HTTP lane (`FAST_LANE`). */
+  private readonly directOrders: boolean;
 
   constructor(
     private readonly feed: MarketFeedService,
     private readonly tokens: TokenService,
     private readonly orders: OrderChannel,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.directOrders = config.fastLane;
+  }
 
   afterInit(server: Server): void {
     this.feed.attach(server);

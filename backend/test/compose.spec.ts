@@ -4,6 +4,7 @@ import { createServer, Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
+import { WebSocket, WebSocketServer } from 'ws';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/infra/config/config';
 import { withEnv } from './support/env';
@@ -44,6 +45,48 @@ async function listening(server: Server, close = false): Promise<number> {
   return port;
 }
 
+/**
+ * Runs nginx (`nginx -t` first) with infra/nginx/nginx.conf in front of `upstream`, a loopback server
+ * standing for the three api replicas (their names resolve only in compose), and gives `fn` nginx's port.
+ */
+async function behindNginx(upstream: Server, fn: (port: number) => Promise<void>): Promise<void> {
+  const nginx = ['/usr/sbin/nginx', 'nginx'].find((bin) => !spawnSync(bin, ['-v']).error);
+  if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light)');
+  const dir = mkdtempSync(join(tmpdir(), 'kestrel-nginx-'));
+  const upstreamPort = await listening(upstream);
+  const port = await listening(createServer(), true);
+  const site = nginxConf()
+    .replace(/\bapi-\d+:3000\b/g, `127.0.0.1:${upstreamPort}`)
+    .replace(/\blisten 80;/, `listen 127.0.0.1:${port};`);
+  writeFileSync(join(dir, 'site.conf'), site);
+  // The image's main file includes conf.d/*.conf inside http {}; a minimal one does the same, in the foreground.
+  const main = `daemon off;\nmaster_process off;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  include ${dir}/site.conf;\n}\n`;
+  writeFileSync(join(dir, 'nginx.conf'), main);
+  const args = ['-c', join(dir, 'nginx.conf'), '-p', dir];
+  let server: ChildProcess | undefined;
+  try {
+    const check = spawnSync(nginx, ['-t', '-q', ...args], { encoding: 'utf8' });
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
+    server = spawn(nginx, args, { stdio: 'ignore' });
+    for (let i = 0; ; i++) {
+      const up = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (up) break;
+      if (i > 100) throw new Error(`nginx did not start: ${readFileSync(join(dir, 'error.log'), 'utf8')}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await fn(port);
+  } finally {
+    server?.kill();
+    upstream.closeAllConnections();
+    upstream.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('docker-compose.yml', () => {
   it('passes `docker-compose config -q`', () => {
     const out = spawnSync('docker-compose', ['-f', file, 'config', '-q'], { env, encoding: 'utf8' });
@@ -74,6 +117,22 @@ describe('docker-compose.yml', () => {
       .join('\n');
     expect(raw).not.toMatch(/ROLE=/);
     expect(raw.match(/ROLE: (api|engine|worker) \}/g)).toHaveLength(7);
+  });
+
+  it('keeps uploads on one volume every api replica mounts, serves the web app built in the image, and leaves local data out of it', () => {
+    const { services } = resolved();
+    // An image uploaded through one replica is read through any other (/api is round robin), and outlives its container.
+    for (const name of Object.keys(services).filter((n) => services[n].environment?.ROLE === 'api')) {
+      expect((services[name] as { volumes?: string[] }).volumes).toContain('uploads:/app/.data/uploads:rw');
+      // Migrations and the seed run before the process listens: a long migration must not mark it unhealthy.
+      expect((services[name].healthcheck as { start_period?: string }).start_period).toBe('5m');
+    }
+    // nginx serves what the image built (the Dockerfile's `web` stage), not a host folder that may be empty.
+    expect(services.nginx.build).toMatchObject({ dockerfile: 'infra/docker/Dockerfile', target: 'web' });
+    expect(readFileSync(join(root, 'infra', 'docker', 'Dockerfile'), 'utf8')).toMatch(/FROM nginx:[\d.]+ AS web\n[^]*COPY --from=build \/app\/frontend\/dist /);
+    // `COPY . .` must not carry the embedded database, uploaded identity photos, secrets or history.
+    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['.git', '.env', '.data/', '**/node_modules/', '**/dist/']));
   });
 
   it('nginx balances /api over the three api replicas and keeps /socket.io sticky', () => {
@@ -116,38 +175,10 @@ describe('docker-compose.yml', () => {
   });
 
   it('nginx itself runs nginx.conf (`nginx -t`, then serving): /api reuses one upstream connection for many requests', async () => {
-    const nginx = ['/usr/sbin/nginx', 'nginx'].find((bin) => !spawnSync(bin, ['-v']).error);
-    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light)');
-    const dir = mkdtempSync(join(tmpdir(), 'kestrel-nginx-'));
-    // The api replicas: one loopback server standing for all three (their names resolve only in compose).
     let connections = 0;
     const upstream = createServer((req, res) => req.resume().on('end', () => res.end('{}')));
     upstream.on('connection', () => connections++);
-    const upstreamPort = await listening(upstream);
-    const port = await listening(createServer(), true);
-    const site = nginxConf()
-      .replace(/\bapi-\d+:3000\b/g, `127.0.0.1:${upstreamPort}`)
-      .replace(/\blisten 80;/, `listen 127.0.0.1:${port};`);
-    writeFileSync(join(dir, 'site.conf'), site);
-    // The image's main file includes conf.d/*.conf inside http {}; a minimal one does the same, in the foreground.
-    const main = `daemon off;\nmaster_process off;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  include ${dir}/site.conf;\n}\n`;
-    writeFileSync(join(dir, 'nginx.conf'), main);
-    const args = ['-c', join(dir, 'nginx.conf'), '-p', dir];
-    let server: ChildProcess | undefined;
-    try {
-      const check = spawnSync(nginx, ['-t', '-q', ...args], { encoding: 'utf8' });
-      expect(check.stderr).toBe('');
-      expect(check.status).toBe(0);
-      server = spawn(nginx, args, { stdio: 'ignore' });
-      for (let i = 0; ; i++) {
-        const up = await fetch(`http://127.0.0.1:${port}/api/health`).then(
-          (r) => r.ok,
-          () => false,
-        );
-        if (up) break;
-        if (i > 100) throw new Error(`nginx did not start: ${readFileSync(join(dir, 'error.log'), 'utf8')}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+    await behindNginx(upstream, async (port) => {
       const before = connections;
       for (let i = 0; i < 20; i++) {
         const r = await fetch(`http://127.0.0.1:${port}/api/coin/list`, { method: i % 2 ? 'POST' : 'GET', body: i % 2 ? 'page=1' : undefined });
@@ -156,10 +187,38 @@ describe('docker-compose.yml', () => {
       }
       // Without upstream keepalive nginx opens (and closes) one connection per request: 20 here.
       expect(connections - before).toBeLessThanOrEqual(1);
+    });
+  });
+
+  it('nginx passes WebSocket upgrades on: the plain order socket /api/coin/ws and Socket.IO', async () => {
+    // The api process's side of an upgrade: a WebSocket server that echoes, and the headers it was asked with.
+    const upstream = createServer((req, res) => req.resume().on('end', () => res.end('{}')));
+    const wss = new WebSocketServer({ server: upstream });
+    const asked: Array<{ path?: string; proto?: string | string[] }> = [];
+    wss.on('connection', (ws, req) => {
+      asked.push({ path: req.url, proto: req.headers['x-forwarded-proto'] });
+      ws.on('message', (data) => ws.send(String(data)));
+    });
+    try {
+      await behindNginx(upstream, async (port) => {
+        for (const path of ['/api/coin/ws', '/socket.io/?EIO=4&transport=websocket']) {
+          const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`);
+          const echoed = await new Promise<string>((resolve, reject) => {
+            ws.once('open', () => ws.send('ping through nginx'));
+            ws.once('message', (data) => resolve(String(data)));
+            ws.once('unexpected-response', (_req, res) => reject(new Error(`${path}: HTTP ${res.statusCode} instead of an upgrade`)));
+            ws.once('error', reject);
+          });
+          ws.close();
+          expect(echoed).toBe('ping through nginx');
+        }
+      });
+      expect(asked).toEqual([
+        { path: '/api/coin/ws', proto: 'http' },
+        { path: '/socket.io/?EIO=4&transport=websocket', proto: 'http' },
+      ]);
     } finally {
-      server?.kill();
-      upstream.close();
-      rmSync(dir, { recursive: true, force: true });
+      wss.close();
     }
   });
 });

@@ -100,12 +100,12 @@ export interface AppConfig {
   };
 }
 
+/** An unset or blank variable is the fallback; anything but digits stops the start (`7d` or `3s` is not read as 7 or 3). */
 function int(name: string, fallback: number): number {
-  const raw = process.env[name];
+  const raw = process.env[name]?.trim();
   if (raw === undefined || raw === '') return fallback;
-  const n = Number.parseInt(raw, 10);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return n;
+  if (!/^\d{1,15}$/.test(raw)) throw new Error(`${name} must be a non-negative integer (digits only), got "${raw}"`);
+  return Number(raw);
 }
 
 /**
@@ -133,7 +133,7 @@ function decimal(name: string, fallback: string): string {
 
 /** "USDT:1000000,BTC:10" → { USDT: '1000000', BTC: '10' }. */
 function floats(name: string, fallback: string): Record<string, string> {
-  const raw = process.env[name]?.trim() ?? fallback;
+  const raw = process.env[name]?.trim() || fallback;
   const out: Record<string, string> = {};
   for (const part of raw.split(',').filter(Boolean)) {
     const m = /^([A-Z0-9]{2,16}):(\d{1,18}(\.\d{1,18})?)$/.exec(part.trim());
@@ -169,8 +169,11 @@ function rule(name: string, fallback: string): RateLimitRule {
   return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
 }
 
-/** An integer variable that must lie in [min, max]; outside it the start stops. */
-function intBetween(name: string, fallback: number, min: number, max: number): number {
+/**
+ * An integer variable that must lie in [min, max]; outside it the start stops. Exported for the few
+ * settings read where they are used (the pool's, the simulator's clock, the pushes' conflation).
+ */
+export function intBetween(name: string, fallback: number, min: number, max: number): number {
   const n = int(name, fallback);
   if (n < min || n > max) throw new Error(`${name} must be between ${min} and ${max}, got "${n}"`);
   return n;

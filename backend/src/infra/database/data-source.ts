@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { DataSource, DataSourceOptions } from 'typeorm';
+import { intBetween } from '../config/config';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
@@ -17,7 +18,7 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     // they went idle together; closing them together 10 s later woke as many PostgreSQL backends at
     // once to exit, each taking ~20 ms of CPU, and the sequencer's thread waited 80–170 ms for a
     // core (docs/performance.md, thirty-first sitting).
-    extra: { max: Number(process.env.DB_POOL_SIZE ?? 20), idleTimeoutMillis: Number(process.env.DB_POOL_IDLE_MS ?? 0) },
+    extra: { max: intBetween('DB_POOL_SIZE', 20, 1, 1000), idleTimeoutMillis: intBetween('DB_POOL_IDLE_MS', 0, 0, 86_400_000) },
   };
 }
 

@@ -4,7 +4,7 @@ import type { Server } from 'socket.io';
 import type { Market as EngineMarket } from '@kestrel/matching-engine';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { APP_CONFIG, AppConfig, intBetween } from '../../infra/config/config';
 import { REDIS } from '../../infra/redis/redis.module';
 import { moneyString, trimDecimal, unitsString } from '../../infra/money';
 import { EngineBus, OrderUpdate } from '../engine/engine-bus';
@@ -17,7 +17,7 @@ import { REQUEST_PERIODS, storedPeriod } from '../market/periods';
 import { depthTopic, feedRoomTopics, klineTopic, ParsedTopic, tradesTopic, userRoom } from './topics';
 
 /** At most one message per topic per this many ms (DESIGN §8: conflation). */
-export const CONFLATE_MS = Number(process.env.WS_CONFLATE_MS ?? 200);
+export const CONFLATE_MS = intBetween('WS_CONFLATE_MS', 200, 10, 10_000);
 const DEPTH_LEVELS = 20;
 
 /**

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { hashPassword } from '../../infra/auth/password';
-import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { APP_CONFIG, AppConfig, intBetween } from '../../infra/config/config';
 import { money, Money, moneyString, unitsString } from '../../infra/money';
 import { CoinTradeService } from '../coin-trade/coin-trade.service';
 import { EngineHost } from '../engine/engine-host.service';
@@ -24,7 +24,7 @@ const LEVELS = 8;
 const LEVEL_STEP = 0.0004; // 4 bp between quote levels
 const HALF_SPREAD = 0.0003;
 /** The simulator's clock: one step of the reference price per tick. */
-const TICK_MS = Number(process.env.MARKET_SIMULATOR_TICK_MS ?? 250);
+const TICK_MS = intBetween('MARKET_SIMULATOR_TICK_MS', 250, 10, 60_000);
 const REQUOTE_EVERY_MS = 5000;
 /** A tick running longer than this is logged (a stalled simulator leaves the markets still). */
 const SLOW_TICK_MS = 5000;

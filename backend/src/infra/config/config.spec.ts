@@ -1,0 +1,44 @@
+import { withEnv } from '../../../test/support/env';
+import { loadConfig, trustProxy } from './config';
+
+describe('loadConfig', () => {
+  it('reads a number of seconds or milliseconds only as digits: `7d`, `3s` or `2.5` stop the start instead of becoming 7, 3 or 2', () => {
+    for (const bad of ['7d', '3s', '2.5', '-1', '1e3']) {
+      expect(() => withEnv('USER_TOKEN_TTL_SECONDS', bad, () => loadConfig())).toThrow(
+        `USER_TOKEN_TTL_SECONDS must be a non-negative integer (digits only), got "${bad}"`,
+      );
+    }
+    expect(withEnv('USER_TOKEN_TTL_SECONDS', ' 3600 ', () => loadConfig()).userTokenTtlSeconds).toBe(3600);
+    expect(withEnv('USER_TOKEN_TTL_SECONDS', '', () => loadConfig()).userTokenTtlSeconds).toBe(7 * 24 * 3600);
+  });
+
+  it('gives the flash desk its documented float when FLASH_FLOAT is blank, as for an unset one', () => {
+    const documented = { USDT: '1000000', BTC: '10', ETH: '300' };
+    expect(withEnv('FLASH_FLOAT', undefined, () => loadConfig()).flashExchange.float).toEqual(documented);
+    expect(withEnv('FLASH_FLOAT', '  ', () => loadConfig()).flashExchange.float).toEqual(documented);
+    expect(withEnv('FLASH_FLOAT', 'USDT:5', () => loadConfig()).flashExchange.float).toEqual({ USDT: '5' });
+  });
+
+  it('reads FAST_LANE and WS_COALESCE as on unless `off`', () => {
+    expect(withEnv('FAST_LANE', undefined, () => loadConfig()).fastLane).toBe(true);
+    expect(withEnv('FAST_LANE', 'off', () => loadConfig()).fastLane).toBe(false);
+    expect(withEnv('WS_COALESCE', undefined, () => loadConfig()).wsCoalesce).toBe(true);
+    expect(withEnv('WS_COALESCE', 'off', () => loadConfig()).wsCoalesce).toBe(false);
+  });
+});
+
+describe('trustProxy (TRUST_PROXY as Express takes it)', () => {
+  it('gives a hop count as a number, true/false as booleans, and anything else as the list it is', () => {
+    expect(trustProxy('1')).toBe(1);
+    expect(trustProxy('2')).toBe(2);
+    expect(trustProxy('true')).toBe(true);
+    expect(trustProxy('false')).toBe(false);
+    expect(trustProxy('loopback')).toBe('loopback');
+    expect(trustProxy('loopback, 10.0.0.0/8')).toBe('loopback, 10.0.0.0/8');
+  });
+
+  it('defaults to loopback', () => {
+    expect(withEnv('TRUST_PROXY', undefined, () => loadConfig()).trustProxy).toBe('loopback');
+    expect(withEnv('TRUST_PROXY', '1', () => loadConfig()).trustProxy).toBe(1);
+  });
+});

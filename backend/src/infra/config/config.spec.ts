@@ -19,6 +19,10 @@ describe('loadConfig', () => {
     expect(withEnv('FLASH_FLOAT', 'USDT:5', () => loadConfig()).flashExchange.float).toEqual({ USDT: '5' });
   });
 
+  it('takes a blank rate limit for its default', () => {
+    expect(withEnv('RATE_LIMIT_LOGIN_IP', ' ', () => loadConfig()).rateLimits.loginPerIp).toEqual({ limit: 30, windowSeconds: 60 });
+  });
+
   it('reads FAST_LANE and WS_COALESCE as on unless `off`', () => {
     expect(withEnv('FAST_LANE', undefined, () => loadConfig()).fastLane).toBe(true);
     expect(withEnv('FAST_LANE', 'off', () => loadConfig()).fastLane).toBe(false);

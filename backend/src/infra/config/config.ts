@@ -162,7 +162,7 @@ function transport(): 'local' | 'redis' {
 
 /** "10/60" = 10 requests per 60 seconds. */
 function rule(name: string, fallback: string): RateLimitRule {
-  const raw = process.env[name] ?? fallback;
+  const raw = process.env[name]?.trim() || fallback;
   const m = /^(\d+)\/(\d+)$/.exec(raw);
   if (!m) throw new Error(`${name} must look like LIMIT/SECONDS (e.g. 10/60), got "${raw}"`);
   if (Number(m[1]) < 1 || Number(m[2]) < 1) throw new Error(`${name} needs a limit and a window of at least 1, got "${raw}"`);

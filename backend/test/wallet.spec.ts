@@ -313,6 +313,27 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect(tb.currencies.find((c) => c.symbol === 'USDT')!.completed_withdrawals).not.toBe('0');
   });
 
+  it('a deposit or withdrawal made while its coin was enabled is still decided after the coin is disabled: the frozen amount goes back', async () => {
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const w = (await post(u.token, 'wallet/out', { address_id: addr, amount: '200', password: '135790' })).body.data.withdrawal_id;
+    const image = await proofImage(u.token);
+    const d = (await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '10', image_id: image })).body.data.deposit_id;
+    await t.ds.query('UPDATE coins SET enabled = false WHERE id = $1', [USDT]);
+    try {
+      // A new request in the coin is refused; the ones already made are not stuck.
+      expect((await post(u.token, 'wallet/out', { address_id: addr, amount: '1', password: '135790' })).body.code).toBe(1000);
+      expect((await post(admin, `admin/withdrawals/${w}/reject`, { reason: 'coin retired' })).body).toMatchObject({
+        code: 1,
+        data: { status: 'rejected', symbol: 'USDT' },
+      });
+      expect((await post(admin, `admin/deposits/${d}/approve`, {})).body).toMatchObject({ code: 1, data: { status: 'passed', symbol: 'USDT' } });
+    } finally {
+      await t.ds.query('UPDATE coins SET enabled = true WHERE id = $1', [USDT]);
+    }
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '510', frozen: '0' });
+  });
+
   it('a withdrawal whose answer was lost (2107) is finished by its retry or, without one, by the sweep: frozen once, never left hidden', async () => {
     const u = await user('500');
     const addr = await addAddress(u);

@@ -99,7 +99,7 @@ export class DepositService {
         reason,
         legs: [coinLeg(d.userId, d.currencyId, LedgerCode.DepositIncrease, amount), systemLeg('external', d.currencyId, LedgerCode.DepositIncrease, `-${amount}`)],
       });
-      const coin = await this.funding.coin(d.currencyId);
+      const coin = await this.funding.coin(d.currencyId, true);
       await this.messages.leave(m, d.userId, 'notice.deposit_approved', { amount, coin: coin.symbol }, `deposit:${id}`);
       return recordView(d, coin.symbol, true);
     });
@@ -114,7 +114,7 @@ export class DepositService {
       await this.events.append(m, { streamId: `deposit:${id}`, metadata: { actor: `admin:${adminId}`, reason } }, [
         { type: 'DepositRejected', payload: { depositId: id, userId: d.userId } },
       ]);
-      const coin = await this.funding.coin(d.currencyId);
+      const coin = await this.funding.coin(d.currencyId, true);
       await this.messages.leave(m, d.userId, 'notice.deposit_rejected', { amount: moneyString(d.amount), coin: coin.symbol, reason }, `deposit:${id}`);
       return recordView(d, coin.symbol, true);
     });

@@ -22,8 +22,9 @@ export class FundingConfigService {
     return new Map(coins.map((c) => [c.id, c]));
   }
 
-  async coin(currencyId: number): Promise<Coin> {
-    const c = await this.dataSource.getRepository(Coin).findOne({ where: { id: currencyId, enabled: true } });
+  /** An enabled coin (what a new deposit or withdrawal may be in); `anyState`: also a disabled one. */
+  async coin(currencyId: number, anyState = false): Promise<Coin> {
+    const c = await this.dataSource.getRepository(Coin).findOne({ where: anyState ? { id: currencyId } : { id: currencyId, enabled: true } });
     if (!c) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_invalid');
     return c;
   }

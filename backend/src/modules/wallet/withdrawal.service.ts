@@ -281,7 +281,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
         systemLeg('external', w.currencyId, LedgerCode.WithdrawalDeduction, moneyString(w.actualAmount)),
       ];
       if (money(w.fee).gt(0)) legs.push(systemLeg('fees', w.currencyId, LedgerCode.WithdrawalDeduction, moneyString(w.fee)));
-      const coin = await this.funding.coin(w.currencyId);
+      const coin = await this.funding.coin(w.currencyId, true);
       await this.messages.leave(m, w.userId, 'notice.withdrawal_approved', { amount: moneyString(w.actualAmount), coin: coin.symbol }, `withdrawal:${id}`);
       return { posting: { refType: 'withdrawal', refId: String(id), actor: `admin:${adminId}`, reason: dto.reason, legs }, view: recordView(w, coin.symbol, true) };
     });
@@ -292,7 +292,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     return this.decideWith(id, `withdrawal-reject:${id}`, async (m) => {
       const w = await decide(m, 'withdrawals', this.dataSource.getRepository(Withdrawal), id, { status: 'rejected', adminId, reason });
       const amount = moneyString(w.amount);
-      const coin = await this.funding.coin(w.currencyId);
+      const coin = await this.funding.coin(w.currencyId, true);
       await this.messages.leave(m, w.userId, 'notice.withdrawal_rejected', { amount, coin: coin.symbol, reason }, `withdrawal:${id}`);
       return {
         posting: { refType: 'withdrawal', refId: String(id), actor: `admin:${adminId}`, reason, legs: [coinLeg(w.userId, w.currencyId, LedgerCode.Unfreeze, amount, `-${amount}`)] },

@@ -995,6 +995,7 @@ export const en = {
   // news, notices and map pickers (pages/notice, /choose-location, /open-location)
   news: {
     banners: "News banners",
+    carousel: "carousel",
     slide: "Slide {{n}} of {{total}}",
     tabsLabel: "Notice types",
     tabs: {

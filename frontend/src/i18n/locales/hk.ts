@@ -997,6 +997,7 @@ const hk: Catalogue = {
   // news, notices and map pickers (pages/notice, /choose-location, /open-location)
   news: {
     banners: "資訊輪播",
+    carousel: "輪播",
     slide: "第 {{n}} 張，共 {{total}} 張",
     tabsLabel: "通知類型",
     tabs: {

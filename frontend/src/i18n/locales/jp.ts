@@ -997,6 +997,7 @@ const jp: Catalogue = {
   // news, notices and map pickers (pages/notice, /choose-location, /open-location)
   news: {
     banners: "ニュースバナー",
+    carousel: "カルーセル",
     slide: "{{total}} 枚中 {{n}} 枚目",
     tabsLabel: "お知らせの種類",
     tabs: {

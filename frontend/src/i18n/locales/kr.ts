@@ -997,6 +997,7 @@ const kr: Catalogue = {
   // news, notices and map pickers (pages/notice, /choose-location, /open-location)
   news: {
     banners: "뉴스 배너",
+    carousel: "캐러셀",
     slide: "{{total}}개 중 {{n}}번째",
     tabsLabel: "알림 종류",
     tabs: {

@@ -998,6 +998,7 @@ const py: Catalogue = {
   // news, notices and map pickers (pages/notice, /choose-location, /open-location)
   news: {
     banners: "Banners de notícias",
+    carousel: "carrossel",
     slide: "Slide {{n}} de {{total}}",
     tabsLabel: "Tipos de aviso",
     tabs: {

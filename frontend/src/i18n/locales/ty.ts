@@ -997,6 +997,7 @@ const ty: Catalogue = {
   // news, notices and map pickers (pages/notice, /choose-location, /open-location)
   news: {
     banners: "แบนเนอร์ข่าว",
+    carousel: "ภาพหมุนเวียน",
     slide: "สไลด์ที่ {{n}} จาก {{total}}",
     tabsLabel: "ประเภทการแจ้งเตือน",
     tabs: {

@@ -997,6 +997,7 @@ const zh: Catalogue = {
   // news, notices and map pickers (pages/notice, /choose-location, /open-location)
   news: {
     banners: "资讯轮播",
+    carousel: "轮播",
     slide: "第 {{n}} 张，共 {{total}} 张",
     tabsLabel: "通知类型",
     tabs: {

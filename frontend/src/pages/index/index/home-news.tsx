@@ -47,7 +47,7 @@ export function HomeBanner() {
   return (
     <section
       className="news-banner"
-      aria-roledescription="carousel"
+      aria-roledescription={t('news.carousel')}
       aria-label={t('news.banners')}
       data-testid="home-banner"
       data-banner-id={b.id}

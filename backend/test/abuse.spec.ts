@@ -230,7 +230,7 @@ describe('rate limits and lock-outs', () => {
         codePerTarget: { limit: 2, windowSeconds: 60 },
         fundPassword: { limit: 3, windowSeconds: 600 },
         withdrawPerUser: { limit: 3, windowSeconds: 60 },
-        lookupPerIp: { limit: 3, windowSeconds: 60 },
+        lookupPerIp: { limit: 5, windowSeconds: 60 },
       } as never,
     });
   });
@@ -302,9 +302,24 @@ describe('rate limits and lock-outs', () => {
   it('account lookups are limited per IP (regression: anyone could list accounts in bulk)', async () => {
     const from = nextIp();
     const codes: number[] = [];
-    for (let i = 0; i < 3; i++) codes.push((await t.http().post('/api/user/check_email').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('l') })).body.code);
+    for (let i = 0; i < 5; i++) codes.push((await t.http().post('/api/user/check_email').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('l') })).body.code);
     codes.push((await t.http().post('/api/user/check_mobile').set('X-Forwarded-For', from).type('form').send({ phone: '13800138078' })).body.code);
-    expect(codes).toEqual([1, 1, 1, 1002]);
+    expect(codes).toEqual([1, 1, 1, 1, 1, 1002]);
+  });
+
+  it('a code sent to register or recover, and the password reset, count as lookups too (regression: their answers told accounts apart with no limit)', async () => {
+    const from = nextIp();
+    // Each answer says whether the account exists (1107: none), so each is counted like check_email.
+    const recoverCode = () => t.http().post('/api/sms_mail').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('n'), purpose: 'forget' });
+    const reset = () =>
+      t.http().post('/api/user/forget').set('X-Forwarded-For', from).type('form').send({ type: 'email', email: uniqueEmail('n'), code: '000000', password: 'secret-pass', re_password: 'secret-pass' });
+    const codes: number[] = [];
+    for (let i = 0; i < 3; i++) codes.push((await recoverCode()).body.code);
+    for (let i = 0; i < 2; i++) codes.push((await reset()).body.code);
+    codes.push((await recoverCode()).body.code, (await reset()).body.code);
+    codes.push((await t.http().post('/api/sms_mail').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('n'), purpose: 'register' })).body.code);
+    expect(codes).toEqual([1107, 1107, 1107, 1107, 1107, 1002, 1002, 1002]);
+    expect((await t.http().post('/api/user/check_email').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('l') })).body.code).toBe(1002);
   });
 
   it('wrong current passwords sent in parallel get no more checks than the limit (regression: each read the count before any was added)', async () => {

@@ -173,6 +173,7 @@ describe('kill -9 in the middle of a load, then a restart (built server, real Po
       RATE_LIMIT_LOGIN_ACCOUNT: '100000/60',
       RATE_LIMIT_REGISTER_IP: '100000/60',
       RATE_LIMIT_CODE_IP: '100000/60',
+      RATE_LIMIT_LOOKUP_IP: '100000/60',
       RATE_LIMIT_CODE_TARGET: '100000/60',
       RATE_LIMIT_FUND_PASSWORD: '100000/60',
       FAST_LANE: 'on',

@@ -489,6 +489,7 @@ describe('loans: kill -9 between reserving an approval and its payout, then a re
     FLASH_FLOAT: '',
     RATE_LIMIT_REGISTER_IP: '100000/60',
     RATE_LIMIT_CODE_IP: '100000/60',
+    RATE_LIMIT_LOOKUP_IP: '100000/60',
     RATE_LIMIT_CODE_TARGET: '100000/60',
   });
 

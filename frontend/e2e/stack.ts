@@ -62,6 +62,7 @@ export async function startStack(opts: { simulator?: boolean } = {}): Promise<St
       ADMIN_PASSWORD: ADMIN.password,
       RATE_LIMIT_REGISTER_IP: '1000/60',
       RATE_LIMIT_CODE_IP: '1000/60',
+      RATE_LIMIT_LOOKUP_IP: '1000/60',
       RATE_LIMIT_LOGIN_IP: '1000/60',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

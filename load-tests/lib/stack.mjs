@@ -173,6 +173,7 @@ export async function freshStackEnv({ simulator = false, env = {}, ports = Numbe
     ADMIN_PASSWORD: 'bench-admin-password',
     RATE_LIMIT_REGISTER_IP: '100000/60',
     RATE_LIMIT_CODE_IP: '100000/60',
+    RATE_LIMIT_LOOKUP_IP: '100000/60',
     RATE_LIMIT_LOGIN_IP: '100000/60',
     RATE_LIMIT_UPLOAD_USER: '100000/60',
     ...env,

@@ -30,8 +30,8 @@ export class UserController {
   }
 
   @Post('user/forget')
-  async forget(@Body() dto: ForgetDto) {
-    await this.users.forget(dto);
+  async forget(@Body() dto: ForgetDto, @ClientIp() ip: string) {
+    await this.users.forget(dto, ip);
     return new Reply(null, 'msg.password_reset');
   }
 

@@ -80,7 +80,11 @@ export class UserService {
     return (await this.users.count({ where })) > 0;
   }
 
-  /** Whether an account exists, for the public lookups: limited per IP (RATE_LIMIT_LOOKUP_IP), so accounts cannot be listed in bulk. */
+  /**
+   * Whether an account exists, for every public answer that tells (the lookups, sending a code to
+   * register or recover, the password reset): all limited by one count per IP
+   * (RATE_LIMIT_LOOKUP_IP), so accounts cannot be listed in bulk through any of them.
+   */
   async registered(where: ContactWhere, ip: string): Promise<{ registered: boolean }> {
     await this.rateLimit.hit(`lookup:ip:${ip}`, this.config.rateLimits.lookupPerIp);
     return { registered: await this.exists(where) };
@@ -164,9 +168,11 @@ export class UserService {
     return matches.length === 1 ? matches[0] : undefined;
   }
 
-  async forget(dto: ForgetDto): Promise<void> {
+  async forget(dto: ForgetDto, ip: string): Promise<void> {
     if (dto.password !== dto.re_password) throw new BusinessError(ErrorCode.PASSWORDS_DIFFER);
     const contact = this.contactOf(dto);
+    // Its answer says whether the account exists (1107 before the code is checked): a lookup.
+    await this.rateLimit.hit(`lookup:ip:${ip}`, this.config.rateLimits.lookupPerIp);
     const user = await this.users.findOne({ where: contact.where });
     if (!user) throw new BusinessError(ErrorCode.ACCOUNT_NOT_FOUND);
     const codeId = await this.codes.check(contact.target, 'forget', dto.code);

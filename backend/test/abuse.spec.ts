@@ -177,6 +177,10 @@ describe('security headers and HTTP 200 on every route', () => {
     let many = t.http().post('/api/upload/image').set('Authorization', u.token);
     for (let i = 0; i < 5; i++) many = many.attach(`f${i}`, makePng(), { filename: `${i}.png`, contentType: 'image/png' });
     expect((await many).body.code).toBe(1004);
+    // Multipart on a route that takes no file: its fields only, within the form limit; a file, or a
+    // body over that limit, is refused from its declared length before anything is buffered.
+    expectTooLarge(await t.http().post('/api/user/login').attach('file', makePng(), { filename: 'a.png', contentType: 'image/png' }), '64 KB', 'multipart file where none is taken');
+    expectTooLarge(await t.http().post('/api/user/login').field('account', big).field('password', 'p'), '64 KB', 'multipart fields over the form limit');
     const zh = await t.http().post('/api/user/login').set('lang', 'zh').type('json').send(JSON.stringify({ account: big }));
     expect(zh.body.message).toBe('请求内容过大：最多 64 KB');
     // Under the cap the same request is read normally.

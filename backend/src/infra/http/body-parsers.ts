@@ -7,6 +7,12 @@ import { requestLang } from './request-context';
 /** Upload limits: proof images and ID photos, compressed by the app before sending. */
 export const UPLOAD_LIMITS = { fileSize: 5 * 1024 * 1024, files: 4, fields: 50 };
 
+/**
+ * The routes that take a file (the `file` field: an image). Any other route reads a multipart body
+ * for its fields only, within the form limit: a file there is refused before it is buffered.
+ */
+export const FILE_ROUTES: ReadonlySet<string> = new Set(['/api/upload/image', '/api/admin/nft/images', '/api/admin/news/images']);
+
 /** "1048576" → "1 MB", as the too-large message names the cap. */
 export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MB`;
@@ -22,10 +28,15 @@ const MULTER_TOO_LARGE = new Set(['LIMIT_FILE_SIZE', 'LIMIT_FILE_COUNT', 'LIMIT_
  * client error: answered here with the envelope (these run before Nest's filters can). A body over
  * its cap (`limitBytes` for JSON and forms, UPLOAD_LIMITS for multipart) is code 1004 naming the
  * cap, never a 413 page.
+ *
+ * Multipart bodies are read into memory before any guard runs, so their size is bounded by what
+ * the route takes, from the declared length, before anything is read: on FILE_ROUTES the files'
+ * caps plus `limitBytes` of fields, elsewhere `limitBytes` (a body with no declared length, i.e.
+ * chunked, is refused: browsers and the app always declare it for a form).
  */
 export function bodyParsers(limitBytes = 1024 * 1024): RequestHandler[] {
   const guard =
-    (parser: RequestHandler, code: number, key: 'error.validation' | 'error.upload_failed', max: number): RequestHandler =>
+    (parser: RequestHandler, code: number, key: 'error.validation' | 'error.upload_failed', max: number | ((req: Request) => number)): RequestHandler =>
     (req: Request, res: Response, next: NextFunction) =>
       parser(req, res, (err?: unknown) => {
         if (err) {
@@ -35,15 +46,31 @@ export function bodyParsers(limitBytes = 1024 * 1024): RequestHandler[] {
           if (tooLarge) res.setHeader('Connection', 'close');
           res
             .status(200)
-            .json(tooLarge ? errorEnvelope(requestLang(req), ErrorCode.BODY_TOO_LARGE, 'error.body_too_large', { max: formatBytes(max) }) : errorEnvelope(requestLang(req), code, key));
+            .json(
+              tooLarge
+                ? errorEnvelope(requestLang(req), ErrorCode.BODY_TOO_LARGE, 'error.body_too_large', {
+                    max: formatBytes(typeof max === 'number' ? max : max(req)),
+                  })
+                : errorEnvelope(requestLang(req), code, key),
+            );
           return;
         }
         next();
       });
-  const upload = multer({ storage: multer.memoryStorage(), limits: UPLOAD_LIMITS }).any();
+  const withFiles = multer({ storage: multer.memoryStorage(), limits: { ...UPLOAD_LIMITS, fieldSize: limitBytes } }).any();
+  const fieldsOnly = multer({ storage: multer.memoryStorage(), limits: { files: 0, fields: UPLOAD_LIMITS.fields, fieldSize: limitBytes } }).any();
+  const takesFiles = (req: Request) => FILE_ROUTES.has(req.path.toLowerCase());
+  const multipart: RequestHandler = (req, res, next) => {
+    if (!req.is('multipart/form-data')) return next();
+    const files = takesFiles(req);
+    const declared = Number(req.headers['content-length']);
+    const cap = files ? UPLOAD_LIMITS.files * UPLOAD_LIMITS.fileSize + limitBytes : limitBytes;
+    if (!req.headers['content-length'] || !(declared <= cap)) return next({ type: 'entity.too.large' });
+    return (files ? withFiles : fieldsOnly)(req, res, next);
+  };
   return [
     guard(express.json({ limit: limitBytes }), ErrorCode.VALIDATION, 'error.validation', limitBytes),
     guard(express.urlencoded({ extended: false, limit: limitBytes }), ErrorCode.VALIDATION, 'error.validation', limitBytes),
-    guard((req, res, next) => (req.is('multipart/form-data') ? upload(req, res, next) : next()), ErrorCode.UPLOAD_FAILED, 'error.upload_failed', UPLOAD_LIMITS.fileSize),
+    guard(multipart, ErrorCode.UPLOAD_FAILED, 'error.upload_failed', (req) => (takesFiles(req) ? UPLOAD_LIMITS.fileSize : limitBytes)),
   ];
 }

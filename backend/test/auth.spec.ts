@@ -16,6 +16,18 @@ describe('tokens, admin separation and the /api contract', () => {
     }
   });
 
+  it('an operator logs out: that token opens no admin route after it, another session of theirs still does', async () => {
+    const [ending, other] = [await adminToken(t, ADMIN.email, ADMIN.password), await adminToken(t, ADMIN.email, ADMIN.password)];
+    expect((await t.http().get('/api/admin/users').set('Authorization', ending)).body.code).toBe(1);
+    expect((await t.http().post('/api/admin/logout').set('Authorization', ending)).body).toMatchObject({ type: 'ok', code: 1, message: 'Logged out' });
+    expect((await t.http().get('/api/admin/users').set('Authorization', ending)).body.code).toBe(401);
+    expect((await t.http().post('/api/admin/logout').set('Authorization', ending)).body.code).toBe(401);
+    expect((await t.http().get('/api/admin/users').set('Authorization', other)).body.code).toBe(1);
+    // A user token cannot end an operator session (or anything else on /api/admin).
+    const u = await registerByEmail(t);
+    expect((await t.http().post('/api/admin/logout').set('Authorization', u.token)).body.code).toBe(401);
+  });
+
   it('an admin token is refused by user endpoints, and works for the admin API', async () => {
     const token = await adminToken(t, ADMIN.email, ADMIN.password);
     expect((await t.http().get('/api/user/center').set('Authorization', token)).body.code).toBe(401);

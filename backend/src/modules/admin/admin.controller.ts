@@ -1,6 +1,8 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { AdminAuth } from '../../infra/auth/guards';
+import { AdminAuth, Auth, AuthContext } from '../../infra/auth/guards';
+import { TokenService } from '../../infra/auth/token.service';
+import { Reply } from '../../infra/http/envelope';
 import { ClientIp } from '../../infra/http/request-context';
 import { EngineHost } from '../engine/engine-host.service';
 import { TrialBalanceService } from '../ledger/trial-balance.service';
@@ -14,11 +16,20 @@ export class AdminController {
     private readonly admin: AdminService,
     private readonly trialBalance: TrialBalanceService,
     private readonly host: EngineHost,
+    private readonly tokens: TokenService,
   ) {}
 
   @Post('login')
   login(@Body() dto: AdminLoginDto, @ClientIp() ip: string) {
     return this.admin.login(dto, ip);
+  }
+
+  /** Ends this operator session: the token no longer opens any route (as `user/logout` for a user). */
+  @Post('logout')
+  @AdminAuth()
+  async logout(@Auth() auth: AuthContext) {
+    await this.tokens.revoke(auth.token);
+    return new Reply(null, 'msg.logout_success');
   }
 
   @Get('users')

@@ -11,6 +11,7 @@ import { migrate } from './infra/database/migrate';
 import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
 import { bodyParsers } from './infra/http/body-parsers';
 import { EnvelopeInterceptor } from './infra/http/envelope.interceptor';
+import { FileUploadInterceptor } from './infra/http/file-upload.interceptor';
 import { createValidationPipe } from './infra/http/validation';
 import { FastLane } from './infra/http/fast-lane';
 import { coalesceUpgradedWrites } from './infra/http/coalesce-writes';
@@ -54,8 +55,9 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   for (const parser of bodyParsers(config.bodyLimitBytes)) app.use(parser);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());
-  // Every global interceptor, guard and filter is registered here, in this order.
-  app.useGlobalInterceptors(new SettledReadsInterceptor(app.get(EngineHost)), new EnvelopeInterceptor());
+  // Every global interceptor, guard and filter is registered here, in this order. Interceptors run after
+  // the routes' guards: the file routes' files are read only for a caller the guard let through.
+  app.useGlobalInterceptors(new FileUploadInterceptor(config.bodyLimitBytes), new SettledReadsInterceptor(app.get(EngineHost)), new EnvelopeInterceptor());
   app.useGlobalFilters(new AllExceptionsFilter());
 
   const doc = new DocumentBuilder()

@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
 import { REDIS } from '../src/infra/redis/redis.module';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Server, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -185,6 +187,32 @@ describe('security headers and HTTP 200 on every route', () => {
     expect(zh.body.message).toBe('请求内容过大：最多 64 KB');
     // Under the cap the same request is read normally.
     expect((await t.http().post('/api/user/login').type('form').send({ account: 'x'.repeat(100), password: 'p' })).body.code).not.toBe(1004);
+  });
+
+  it('a file route answers a caller with no valid token before reading its file (regression: the file was held in memory before the login check)', async () => {
+    const server = t.app.getHttpServer() as Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    // Declares a 5 MB upload, sends its first kilobyte and waits: only an answer that needs none of
+    // the rest can arrive.
+    const answerToPartialUpload = (path: string, authorization: string) =>
+      new Promise<{ code: number }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'Content-Type': 'multipart/form-data; boundary=b', 'Content-Length': String(5 * 1024 * 1024), Authorization: authorization } });
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => {
+            req.destroy();
+            resolve(JSON.parse(body) as { code: number });
+          });
+        });
+        req.on('error', reject);
+        req.write(`--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n${'x'.repeat(1024)}`);
+      });
+    for (const path of ['/api/upload/image', '/api/admin/nft/images', '/api/admin/news/images']) {
+      expect([path, (await answerToPartialUpload(path, '')).code]).toEqual([path, 401]);
+      expect([path, (await answerToPartialUpload(path, 'not-a-token')).code]).toEqual([path, 401]);
+    }
   });
 
   it('a limit above the maximum is a validation error on every paged list (none answers a page)', async () => {

@@ -1,7 +1,8 @@
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import { errorEnvelope } from './error-envelope';
-import { ErrorCode } from './error-codes';
+import { BusinessError } from './business-error';
+import { ErrorCode, ErrorCodeValue } from './error-codes';
 import { requestLang } from './request-context';
 
 /** Upload limits: proof images and ID photos, compressed by the app before sending. */
@@ -23,41 +24,45 @@ export function formatBytes(bytes: number): string {
 /** multer's limit errors: the request is over a cap (too large), not a broken upload. */
 const MULTER_TOO_LARGE = new Set(['LIMIT_FILE_SIZE', 'LIMIT_FILE_COUNT', 'LIMIT_FIELD_COUNT', 'LIMIT_FIELD_VALUE', 'LIMIT_FIELD_KEY', 'LIMIT_PART_COUNT']);
 
+/** multer for the file routes: the files' caps, and fields within `limitBytes`. */
+export function fileParser(limitBytes: number): RequestHandler {
+  return multer({ storage: multer.memoryStorage(), limits: { ...UPLOAD_LIMITS, fieldSize: limitBytes } }).any();
+}
+
+/**
+ * A parser's error as the client's refusal: over a cap is code 1004 naming `max` (and the
+ * connection closes after the answer: nothing more is read from the body), anything else `code`.
+ */
+export function parserRefusal(err: unknown, res: Response, code: ErrorCodeValue, key: 'error.validation' | 'error.upload_failed', max: number): BusinessError {
+  const e = err as { type?: string; code?: string };
+  const tooLarge = e.type === 'entity.too.large' || (e.code !== undefined && MULTER_TOO_LARGE.has(e.code));
+  if (!tooLarge) return new BusinessError(code, key);
+  res.setHeader('Connection', 'close');
+  return new BusinessError(ErrorCode.BODY_TOO_LARGE, 'error.body_too_large', { max: formatBytes(max) });
+}
+
 /**
  * Body parsers for form-encoded, JSON and multipart bodies. A body the parser cannot read is a
  * client error: answered here with the envelope (these run before Nest's filters can). A body over
  * its cap (`limitBytes` for JSON and forms, UPLOAD_LIMITS for multipart) is code 1004 naming the
  * cap, never a 413 page.
  *
- * Multipart bodies are read into memory before any guard runs, so their size is bounded by what
- * the route takes, from the declared length, before anything is read: on FILE_ROUTES the files'
- * caps plus `limitBytes` of fields, elsewhere `limitBytes` (a body with no declared length, i.e.
- * chunked, is refused: browsers and the app always declare it for a form).
+ * A multipart body's size is checked against what its route takes, from the declared length,
+ * before anything is read (a body with no declared length, i.e. chunked, is refused: browsers and
+ * the app always declare it for a form): on FILE_ROUTES the files' caps plus `limitBytes` of
+ * fields, elsewhere `limitBytes`. Elsewhere its fields are read here. On FILE_ROUTES nothing is
+ * read here: `FileUploadInterceptor` reads the files after the route's login check, so a caller
+ * with no token never has a file held in memory.
  */
 export function bodyParsers(limitBytes = 1024 * 1024): RequestHandler[] {
   const guard =
-    (parser: RequestHandler, code: number, key: 'error.validation' | 'error.upload_failed', max: number | ((req: Request) => number)): RequestHandler =>
+    (parser: RequestHandler, code: ErrorCodeValue, key: 'error.validation' | 'error.upload_failed', max: number | ((req: Request) => number)): RequestHandler =>
     (req: Request, res: Response, next: NextFunction) =>
       parser(req, res, (err?: unknown) => {
-        if (err) {
-          const e = err as { type?: string; code?: string };
-          const tooLarge = e.type === 'entity.too.large' || (e.code !== undefined && MULTER_TOO_LARGE.has(e.code));
-          // Nothing more is read from a refused body: the connection closes after the answer.
-          if (tooLarge) res.setHeader('Connection', 'close');
-          res
-            .status(200)
-            .json(
-              tooLarge
-                ? errorEnvelope(requestLang(req), ErrorCode.BODY_TOO_LARGE, 'error.body_too_large', {
-                    max: formatBytes(typeof max === 'number' ? max : max(req)),
-                  })
-                : errorEnvelope(requestLang(req), code, key),
-            );
-          return;
-        }
-        next();
+        if (!err) return next();
+        const refused = parserRefusal(err, res, code, key, typeof max === 'number' ? max : max(req));
+        res.status(200).json(errorEnvelope(requestLang(req), refused.code, refused.messageKey, refused.params));
       });
-  const withFiles = multer({ storage: multer.memoryStorage(), limits: { ...UPLOAD_LIMITS, fieldSize: limitBytes } }).any();
   const fieldsOnly = multer({ storage: multer.memoryStorage(), limits: { files: 0, fields: UPLOAD_LIMITS.fields, fieldSize: limitBytes } }).any();
   const takesFiles = (req: Request) => FILE_ROUTES.has(req.path.toLowerCase());
   const multipart: RequestHandler = (req, res, next) => {
@@ -66,7 +71,7 @@ export function bodyParsers(limitBytes = 1024 * 1024): RequestHandler[] {
     const declared = Number(req.headers['content-length']);
     const cap = files ? UPLOAD_LIMITS.files * UPLOAD_LIMITS.fileSize + limitBytes : limitBytes;
     if (!req.headers['content-length'] || !(declared <= cap)) return next({ type: 'entity.too.large' });
-    return (files ? withFiles : fieldsOnly)(req, res, next);
+    return files ? next() : fieldsOnly(req, res, next);
   };
   return [
     guard(express.json({ limit: limitBytes }), ErrorCode.VALIDATION, 'error.validation', limitBytes),

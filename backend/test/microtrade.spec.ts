@@ -278,6 +278,28 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     expect(await optionBalance(u.user.id)).toBe('90');
   });
 
+  it('a purchase whose delivery job cannot be queued (Redis down) still answers that it was bought, and is delivered when due by its sweep (regression: it answered an error after the money had moved)', async () => {
+    await tick('60000');
+    const u = await trader('100');
+    const [p30] = await periods();
+    const delivery = t.app.get(OptionDeliveryService);
+    const queue = (delivery as unknown as { queue: { add: (...a: unknown[]) => Promise<unknown> } }).queue;
+    const add = queue.add;
+    queue.add = () => Promise.reject(new Error('Connection is closed.'));
+    let bought;
+    try {
+      bought = await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '10' });
+    } finally {
+      queue.add = add;
+    }
+    expect(bought.body).toMatchObject({ code: 1, data: { status: 'pending' } });
+    expect(await optionBalance(u.user.id)).toBe('90');
+    await tick('60001', new Date(new Date(bought.body.data.deliver_at).getTime() + 50));
+    await delivery.deliverDue(new Date(new Date(bought.body.data.deliver_at).getTime() + 2000));
+    const [o] = (await t.http().get('/api/microtrade/lists').set('Authorization', u.token).query({ status: 'delivered' })).body.data.items;
+    expect(o).toMatchObject({ order_id: bought.body.data.order_id, result: 'up' });
+  });
+
   it('the BullMQ job delivers by itself at the delivery time', async () => {
     const set = await t
       .http()

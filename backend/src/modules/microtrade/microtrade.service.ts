@@ -159,7 +159,8 @@ export class MicrotradeService {
       return saved;
     };
     const order = await orConcurrentRetry(() => this.dataSource.transaction(buy), prior);
-    await this.delivery.schedule(new Date(order.deliverAt));
+    // After the commit the purchase stands whatever the queue does: the answer says it was bought.
+    this.delivery.schedule(new Date(order.deliverAt));
     this.bus.emit('balance', userId);
     return orderView(order, market.symbol);
   }

@@ -100,10 +100,14 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
     if (this.sweeper) clearInterval(this.sweeper);
   }
 
-  /** Called after a purchase: the job of its delivery second (one per second, however many orders). */
-  async schedule(deliverAt: Date): Promise<void> {
+  /**
+   * Called after a purchase has committed: queues the job of its delivery second (one per second,
+   * however many orders) and never fails the purchase. Without Redis the job is not queued, and the
+   * purchase stands: the sweep delivers every due option once the queue is back.
+   */
+  schedule(deliverAt: Date): void {
     const second = Math.floor(deliverAt.getTime() / 1000);
-    await this.queue!.add(
+    this.queue!.add(
       'deliver',
       { second },
       {
@@ -114,7 +118,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
         removeOnComplete: { age: 3600 },
         removeOnFail: { age: 24 * 3600 },
       },
-    );
+    ).catch((err: unknown) => this.logger.warn({ err, second }, 'delivery job not queued: the sweep delivers it'));
   }
 
   private async sweep(): Promise<void> {

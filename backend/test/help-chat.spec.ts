@@ -62,6 +62,16 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     expect(await emit(user, 'chat:join', { conversation_id: conv })).toMatchObject({ ok: true, messages: [] });
     expect((await emit(operator, 'chat:join', { conversation_id: conv })).ok).toBe(true);
 
+    // The socket checks what the HTTP route checks: a bad image, or text over 1000 characters, is refused and nothing is sent.
+    for (const [bad, code] of [
+      [{ text: 'see the picture', image: 'nope' }, 1000],
+      [{ text: 'x'.repeat(1001) }, 1000],
+      [{ text: 'hi', extra: 1 }, 1001],
+    ] as const) {
+      expect(await emit(user, 'chat:send', bad)).toMatchObject({ ok: false, code });
+    }
+    expect((await userApi.get('help/chat')).body.data.messages).toEqual([]);
+
     // User → operator, over the socket.
     const atOperator = next(operator, 'chat:message', (m) => m.text === 'My deposit has not arrived');
     const sent = await emit(user, 'chat:send', { text: 'My deposit has not arrived' });

@@ -173,6 +173,25 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     expect(balances.find((b) => b.account_type === 'lever')).toMatchObject({ available: '40' });
   });
 
+  it('a refused subscribe leaves the socket following what it followed before (regression: the topics before the bad one stayed joined)', async () => {
+    const { seller, buyer } = await pair(2);
+    const refused = await connect();
+    const reference = await connect();
+    const got: string[] = [];
+    refused.on('trades', () => got.push('refused'));
+    reference.on('trades', () => got.push('reference'));
+    expect(await refused.emitWithAck('subscribe', ['trades:ETH/USDT', 'depth:NOPE/USDT'])).toEqual({ error: 'unknown market in topic: depth:NOPE/USDT' });
+    expect(await refused.emitWithAck('subscribe', ['trades:ETH/USDT', 'user:1'] as never)).toEqual({ error: 'unknown topic: user:1' });
+    expect(await refused.emitWithAck('subscribe', ['trades:ETH/USDT', { toString: 1 }] as never)).toEqual({ error: 'unknown topic: {"toString":1}' });
+    await reference.emitWithAck('subscribe', ['trades:ETH/USDT']);
+    const eth = { symbol: 'ETH/USDT', type: 'limit', price: '3100', quantity: '0.1' };
+    expect((await order(seller.token, { ...eth, side: 'sell' })).body.code).toBe(1);
+    expect((await order(buyer.token, { ...eth, side: 'buy' })).body.code).toBe(1);
+    await until(() => got.includes('reference'));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(got).toEqual(['reference']);
+  });
+
   it('a batched socket (auth.feed = batch) gets each cycle in one feed event: the same messages, seqs and data as the per-topic events', async () => {
     const { seller, buyer } = await pair(2);
     const topics = ['depth:ETH/USDT', 'trades:ETH/USDT', 'tickers'] as const;

@@ -2,9 +2,11 @@ import { ConnectedSocket, MessageBody, OnGatewayInit, SubscribeMessage, WebSocke
 import type { Server, Socket } from 'socket.io';
 import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
 import { BusinessError } from '../../infra/http/business-error';
+import { validateBody } from '../../infra/http/validation';
 import { resolveLang, translate } from '../../infra/i18n/i18n';
 import { ChatPush, conversationRoom, OPERATORS_ROOM } from './chat-push';
 import { ChatService } from './chat.service';
+import { ChatSendDto } from './help.dto';
 import { PUSH_SERVER } from '../realtime/push-server';
 
 type Subject = { type: 'user' | 'admin'; id: number };
@@ -75,12 +77,10 @@ export class ChatGateway implements OnGatewayInit {
   async send(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<Ack> {
     const subject = await this.subject(socket);
     if (subject?.type !== 'user') return { ok: false, error: 'users only', code: 401 };
-    const b = (body ?? {}) as { text?: unknown; image?: unknown };
-    const text = typeof b.text === 'string' ? b.text.slice(0, 1001) : undefined;
-    const image = typeof b.image === 'string' && /^[0-9a-fA-F-]{36}$/.test(b.image) ? b.image : undefined;
-    if (text !== undefined && text.trim().length > 1000) return { ok: false, error: 'at most 1000 characters' };
     try {
-      const message = await this.chat.userSend(subject.id, text, image);
+      // The HTTP route's checks (help/chat/send): a bad image or an over-long text is refused, nothing sent.
+      const dto = validateBody(ChatSendDto, typeof body === 'object' && body !== null ? body : {});
+      const message = await this.chat.userSend(subject.id, dto.text, dto.image);
       await socket.join(conversationRoom(message.conversation_id));
       return { ok: true, message };
     } catch (err) {

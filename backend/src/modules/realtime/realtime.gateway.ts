@@ -91,17 +91,24 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   @SubscribeMessage('subscribe')
   async subscribe(@ConnectedSocket() socket: Socket, @MessageBody() topics: unknown): Promise<SnapshotData[] | { error: string }> {
     if (!Array.isArray(topics) || topics.length > MAX_TOPICS) return { error: `send an array of at most ${MAX_TOPICS} topics` };
+    // Every topic is checked before any is joined, and a market that turns out unknown undoes this
+    // call's joins: a refused subscribe leaves the socket's topics as they were.
+    const parsed = topics.map(parseTopic);
+    const bad = parsed.findIndex((p) => !p);
+    if (bad >= 0) return { error: `unknown topic: ${shown(topics[bad])}` };
+    const joined: string[] = [];
     const snapshots: SnapshotData[] = [];
-    for (const topic of topics) {
-      const parsed = parseTopic(topic);
-      if (!parsed) return { error: `unknown topic: ${String(topic).slice(0, 64)}` };
+    for (const [i, topic] of (topics as string[]).entries()) {
       try {
         // Join first, then read: a message published in between has a higher seq than the snapshot.
-        await this.follow(socket, topic, true);
-        snapshots.push(await this.feed.snapshot(topic as Topic, parsed));
+        if (!this.follows(socket, topic)) {
+          await this.follow(socket, topic, true);
+          joined.push(topic);
+        }
+        snapshots.push(await this.feed.snapshot(topic as Topic, parsed[i]!));
       } catch {
-        await this.follow(socket, topic, false);
-        return { error: `unknown market in topic: ${String(topic).slice(0, 64)}` };
+        for (const t of joined) await this.follow(socket, t, false);
+        return { error: `unknown market in topic: ${shown(topic)}` };
       }
     }
     return snapshots;
@@ -112,6 +119,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     if (Array.isArray(topics))
       for (const t of topics.slice(0, MAX_TOPICS)) if (typeof t === 'string' && !t.startsWith('user:')) await this.follow(socket, t, false);
     return { ok: true };
+  }
+
+  private follows(socket: Socket, topic: string): boolean {
+    return socket.data.batch ? ((socket.data.topics as string[] | undefined) ?? []).includes(topic) : socket.rooms.has(topic);
   }
 
   /** Joins or leaves a topic: its room, or for a batched socket the room of its new set of topics. */
@@ -142,4 +153,9 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
       if (typeof ack === 'function') ack(answer);
     });
   }
+}
+
+/** A topic as an error names it: any JSON value a client sent, shortened (never throws). */
+function shown(topic: unknown): string {
+  return (typeof topic === 'string' ? topic : (JSON.stringify(topic) ?? typeof topic)).slice(0, 64);
 }

@@ -215,6 +215,22 @@ describe('security headers and HTTP 200 on every route', () => {
     }
   });
 
+  it('a value the checks let through but the database cannot hold is bad input (1000), never a server error (regression: 9000)', async () => {
+    const u = await registerByEmail(t);
+    const op = await adminToken(t, ADMIN.email, ADMIN.password);
+    const cases: Array<[string, request.Test, number]> = [
+      ['nft/list id past the column', t.http().get('/api/nft/list').query({ id: '3000000000' }), 1000],
+      ['nft/list id 1e21', t.http().get('/api/nft/list').query({ id: '1e21' }), 1000],
+      ['newcoin config', t.http().get('/api/lh/newcoin/config').query({ id: '3000000000' }), 1000],
+      ['wallet/log currency', t.http().get('/api/wallet/log').set('Authorization', u.token).query({ currency_id: '3000000000' }), 1000],
+      ['help/chat after', t.http().get('/api/help/chat').set('Authorization', u.token).query({ after: '1e21' }), 1000],
+      ['operator path id', t.http().post('/api/admin/deposits/3000000000/approve').set('Authorization', op).type('form').send({ reason: 'x' }), 1000],
+      ['kline range past year 9999', t.http().post('/api/kline/historyV3').type('form').send({ symbol: 'BTC/USDT', period: '1min', from: '1000000000000000' }), 1000],
+      ['news image id of 36 hex digits', t.http().get(`/api/news/image/${'a'.repeat(36)}`), 2904],
+    ];
+    for (const [name, req, code] of cases) expect([name, (await req).body.code]).toEqual([name, code]);
+  });
+
   it('a limit above the maximum is a validation error on every paged list (none answers a page)', async () => {
     const user = await registerByEmail(t);
     const op = await adminToken(t, ADMIN.email, ADMIN.password);

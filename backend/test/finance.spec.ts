@@ -240,6 +240,13 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
       message: 'Product settings are invalid: capacity cannot go below what is sold (2000)',
     });
     expect((await post(admin, 'admin/wealth/products', { kind: 'fixed', code: 'bad', name: 'Bad', days: 0, min_amount: '1', rate: '0.1', capacity: '1', reason: 'x' })).body.code).toBe(2507);
+    // A time the pattern lets through but the calendar has not is refused and stores nothing (regression: it answered 9000).
+    for (const [field, value] of [['sale_start', '2026-13-01T00:00Z'], ['sale_end', '2026-02-31T00:00:00Z']]) {
+      expect((await post(admin, `admin/wealth/products/${id}`, { [field]: value, reason: 'typo' })).body).toMatchObject({
+        code: 1000,
+        message: `${field} is invalid`,
+      });
+    }
     const ev = await t.ds.query(`SELECT type, metadata->>'actor' AS actor, metadata->>'reason' AS reason FROM events WHERE stream_id = $1 ORDER BY seq`, [`wealth-product:${id}`]);
     expect(ev.map((e: { type: string; reason: string }) => [e.type, e.reason])).toEqual([
       ['WealthProductCreated', 'launch'],

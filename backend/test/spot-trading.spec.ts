@@ -288,6 +288,9 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
       message: 'Quantity cannot be less than the minimum (0.0001)',
     });
     expect((await order(u.token, { side: 'buy', type: 'market' })).body).toMatchObject({ code: 1000, message: 'Amount cannot be empty' });
+    // An amount sent with any order must be a decimal, as the API says (regression: off a market buy it was not checked).
+    expect((await order(u.token, { side: 'buy', type: 'limit', price: '100', quantity: '0.001', amount: 'abc' })).body).toMatchObject({ code: 1000 });
+    expect((await order(u.token, { side: 'buy', type: 'market', quantity: '0.001', amount: '1e3' })).body).toMatchObject({ code: 1000 });
   });
 
   it('a price off the tick grid is refused, not rounded (a sell would drop below its price, a worst price under one tick would be no bound)', async () => {

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { QueryFailedError } from 'typeorm';
 import { BusinessError } from './business-error';
 import { errorEnvelope } from './error-envelope';
 import { ErrorCode } from './error-codes';
@@ -42,7 +43,20 @@ export class AllExceptionsFilter implements ExceptionFilter {
       res.status(200).json(errorEnvelope(lang, ErrorCode.VALIDATION, 'error.validation'));
       return;
     }
+    if (isDataException(exception)) {
+      // A value the request's checks let through but the database cannot hold or read (an id past
+      // its column's range, a timestamp out of range): the request's fault, not ours. Its statement
+      // failed, so its transaction wrote nothing; logged for the check that should have caught it.
+      this.logger.warn({ err: exception, path: req.url, reqId: req.id }, 'input the database refused');
+      res.status(200).json(errorEnvelope(lang, ErrorCode.VALIDATION, 'error.validation'));
+      return;
+    }
     this.logger.error({ err: exception, path: req.url, reqId: req.id }, 'unhandled error');
     res.status(200).json(errorEnvelope(lang, ErrorCode.INTERNAL, 'error.internal'));
   }
+}
+
+/** PostgreSQL's class 22, "data exception" (22003 out of range, 22P02 bad syntax, 22008 datetime overflow, …). */
+function isDataException(e: unknown): boolean {
+  return e instanceof QueryFailedError && /^22/.test(String((e.driverError as { code?: unknown } | undefined)?.code ?? ''));
 }

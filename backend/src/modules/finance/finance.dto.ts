@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 
@@ -148,12 +148,15 @@ export class ProductEditDto {
   @IsOptional()
   @IsString()
   @Matches(/^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/)
+  @IsISO8601({ strict: true })
   sale_start?: string;
 
   @ApiPropertyOptional({ description: 'ISO time, or empty for no end' })
   @IsOptional()
   @IsString()
   @Matches(/^(|\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d))$/)
+  @ValidateIf((_, v) => v !== '')
+  @IsISO8601({ strict: true })
   sale_end?: string;
 
   @ApiPropertyOptional()

@@ -3,6 +3,9 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { REQUEST_PERIODS, RequestPeriod } from './periods';
 
+/** 9999-12-31T23:59:59Z: the last second a K-line range may name (PostgreSQL's timestamps hold it). */
+const LAST_SECOND = 253_402_300_799;
+
 export class SymbolDto {
   @ApiProperty({ example: 'BTC/USDT' })
   @IsNotEmpty({ message: 'error.market_not_found' })
@@ -36,18 +39,20 @@ export class KlineQueryDto extends SymbolDto {
   @IsIn(REQUEST_PERIODS)
   period: RequestPeriod;
 
-  @ApiPropertyOptional({ description: 'Unix seconds, inclusive' })
+  @ApiPropertyOptional({ description: 'Unix seconds, inclusive', maximum: LAST_SECOND })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(LAST_SECOND)
   from?: number;
 
-  @ApiPropertyOptional({ description: 'Unix seconds, inclusive' })
+  @ApiPropertyOptional({ description: 'Unix seconds, inclusive', maximum: LAST_SECOND })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(LAST_SECOND)
   to?: number;
 
   @ApiPropertyOptional({ default: 300, maximum: 1500 })

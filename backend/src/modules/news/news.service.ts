@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { Lang } from '../../infra/i18n/catalogue';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
-import { UploadService } from '../upload/upload.service';
+import { UploadService, UUID_RE } from '../upload/upload.service';
 import { NewsCategory } from './news.entities';
 import { ArticleRow, articleView, NEWS_OWNER, newsImageUrl, pick } from './news-views';
 
@@ -75,7 +75,7 @@ export class NewsService {
 
   /** An image of a live article or banner, for anyone; any other id is 2904. */
   async image(id: string): Promise<{ mime: string; bytes: Buffer }> {
-    const ok = /^[0-9a-f-]{36}$/i.test(id)
+    const ok = UUID_RE.test(id)
       ? await this.dataSource.query(
           `SELECT 1 FROM news_articles WHERE cover_image_id = $1 AND NOT deleted UNION ALL SELECT 1 FROM news_banners WHERE image_id = $1 AND NOT deleted LIMIT 1`,
           [id],

@@ -33,7 +33,7 @@ export class PlaceOrderDto {
   quantity?: string;
 
   @ApiPropertyOptional({ example: '100', description: 'Market buy: quote amount to spend (e.g. USDT)' })
-  @ValidateIf((o: PlaceOrderDto) => o.type === 'market' && o.side === 'buy' && o.quantity === undefined)
+  @ValidateIf((o: PlaceOrderDto) => (o.type === 'market' && o.side === 'buy' && o.quantity === undefined) || o.amount !== undefined)
   @IsNotEmpty({ message: 'error.amount_empty' })
   @IsString({ message: 'error.amount_empty' })
   @Matches(DECIMAL)

@@ -222,6 +222,25 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect((await t.http().get('/api/user/invite')).body.code).toBe(401);
   });
 
+  it('a user who binds an authorization code later earns the partner rebates on the fees paid since, none on those before (regression: the next accrual paid on earlier ones too)', async () => {
+    const partner = await registerByEmail(t);
+    const { auth_code } = (
+      await t.http().post(`/api/admin/promotion/partners/${partner.user.id}`).set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })
+    ).body.data;
+    const loner = await registerByEmail(t);
+    await setFundPassword(t, loner);
+    // A fee before the bind, not yet read by an accrual.
+    expect(await inviteeSells(loner)).toBe('30');
+    expect((await t.http().post('/api/user/bind_auth_code').set('Authorization', loner.token).type('form').send({ auth_code })).body.code).toBe(1);
+    await rebates.accrue();
+    expect((await get('user/my_account_return', partner.token)).body.data.total).toBe(0);
+    // After it: rebated.
+    expect(await inviteeSells(loner)).toBe('30');
+    await rebates.accrue();
+    const records = (await get('user/my_account_return', partner.token)).body.data;
+    expect(records.items.map((r: { kind: string; fee: string }) => [r.kind, r.fee])).toEqual([['spot', '30']]);
+  });
+
   it('invitees and the ranking are masked; the ranking is the top 10 by rebate; share text, poster and settings validate', async () => {
     const big = await pair(uniqueEmail('big'));
     const small = await pair(uniqueEmail('small'));

@@ -196,7 +196,8 @@ export class PromotionService {
         [partnerId, userId],
       );
       if (loop) throw new BusinessError(ErrorCode.PROMOTION_SELF_BIND);
-      await m.query('UPDATE users SET inviter_id = $2 WHERE id = $1', [userId, partnerId]);
+      // From now on: the fees paid before the link earn the partner nothing.
+      await m.query('UPDATE users SET inviter_id = $2, invited_at = now() WHERE id = $1', [userId, partnerId]);
       await this.events.append(m, { streamId: `user:${userId}`, metadata: { actor: `user:${userId}` } }, [
         { type: 'PartnerSubAccountBound', payload: { userId, partnerId, authCode } },
       ]);

@@ -32,12 +32,17 @@ const FEE_LEGS = [
   { kind: 'option', code: LedgerCode.EtfFee, account: 'option' },
 ] as const;
 
-/** A fee leg and who paid it, as both sources give it: `invitee` joins `users` for the inviter. */
+/**
+ * A fee leg and who paid it, as both sources give it: `invitee` joins `users` for the inviter. Only
+ * a fee paid since the link (`f.at` from `invited_at`: a user who bound an authorization code later
+ * earns the partner nothing on the fees before; one invited at registration has `invited_at` null).
+ */
 const FEE_ROWS = (legs: string) => `SELECT f.id::text, f.invitee, u.inviter_id AS inviter, f.account, f.currency, f.fee::text AS fee, COALESCE(p.partner, false) AS partner
   FROM (${legs}) f
   JOIN users u ON u.id = f.invitee
   LEFT JOIN promotion_partners p ON p.user_id = u.inviter_id
-  WHERE f.id > $1 AND f.id <= $2 AND u.inviter_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM promotion_rebates r WHERE r.source_entry = f.id)
+  WHERE f.id > $1 AND f.id <= $2 AND u.inviter_id IS NOT NULL AND (u.invited_at IS NULL OR f.at >= u.invited_at)
+    AND NOT EXISTS (SELECT 1 FROM promotion_rebates r WHERE r.source_entry = f.id)
   ORDER BY f.id`;
 
 /**
@@ -57,7 +62,7 @@ const SOURCES = [
     cursor: 1,
     overlap: BigInt(OVERLAP),
     top: `SELECT COALESCE(max(id), 0) FROM ledger_entries`,
-    fees: FEE_ROWS(`SELECT e.id, e.owner_id AS invitee, e.account_type AS account, e.currency_id AS currency, -e.available_delta AS fee
+    fees: FEE_ROWS(`SELECT e.id, e.owner_id AS invitee, e.account_type AS account, e.currency_id AS currency, -e.available_delta AS fee, e.created_at AS at
       FROM ledger_entries e
       WHERE e.id > $1 AND e.id <= $2 AND e.owner_type = 'user' AND e.available_delta < 0
         AND (e.code, e.account_type) IN (${FEE_LEGS.map((l) => `(${l.code}, '${l.account}')`).join(', ')})`),
@@ -67,7 +72,7 @@ const SOURCES = [
     overlap: 0n,
     top: `SELECT COALESCE(max(ledger_id) + 5, 0) FROM trades`,
     fees: FEE_ROWS(`SELECT t.ledger_id + CASE WHEN s.buys THEN 4 ELSE 5 END AS id, s.user_id AS invitee, 'coin' AS account,
-        CASE WHEN s.buys THEN t.base_currency_id ELSE t.quote_currency_id END AS currency, s.fee
+        CASE WHEN s.buys THEN t.base_currency_id ELSE t.quote_currency_id END AS currency, s.fee, t.executed_at AS at
       FROM trades t
       CROSS JOIN LATERAL (VALUES (t.maker_user_id, t.maker_fee, t.taker_side = 'sell'), (t.taker_user_id, t.taker_fee, t.taker_side = 'buy')) s(user_id, fee, buys)
       WHERE t.ledger_id > $1::bigint - 8 AND t.ledger_id <= $2 AND s.fee > 0`),

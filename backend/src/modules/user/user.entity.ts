@@ -40,6 +40,10 @@ export class User {
   @Column({ name: 'inviter_id', type: 'int', nullable: true })
   inviterId: number | null;
 
+  /** When a user who registered without an inviter bound one (user/bind_auth_code); null: at registration, or never. */
+  @Column({ name: 'invited_at', type: 'timestamptz', nullable: true })
+  invitedAt: Date | null;
+
   /** 0 unverified, 1 basic, 2 advanced. */
   @Column({ name: 'verification_level', type: 'smallint', default: 0 })
   verificationLevel: number;

@@ -12,6 +12,7 @@ import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
 import { bodyParsers } from './infra/http/body-parsers';
 import { EnvelopeInterceptor } from './infra/http/envelope.interceptor';
 import { FileUploadInterceptor } from './infra/http/file-upload.interceptor';
+import { NoBodyFieldsInterceptor } from './infra/http/no-body-fields.interceptor';
 import { createValidationPipe } from './infra/http/validation';
 import { FastLane } from './infra/http/fast-lane';
 import { coalesceUpgradedWrites } from './infra/http/coalesce-writes';
@@ -57,7 +58,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.useGlobalPipes(createValidationPipe());
   // Every global interceptor, guard and filter is registered here, in this order. Interceptors run after
   // the routes' guards: the file routes' files are read only for a caller the guard let through.
-  app.useGlobalInterceptors(new FileUploadInterceptor(config.bodyLimitBytes), new SettledReadsInterceptor(app.get(EngineHost)), new EnvelopeInterceptor());
+  app.useGlobalInterceptors(new FileUploadInterceptor(config.bodyLimitBytes), new NoBodyFieldsInterceptor(), new SettledReadsInterceptor(app.get(EngineHost)), new EnvelopeInterceptor());
   app.useGlobalFilters(new AllExceptionsFilter());
 
   const doc = new DocumentBuilder()

@@ -231,6 +231,24 @@ describe('security headers and HTTP 200 on every route', () => {
     for (const [name, req, code] of cases) expect([name, (await req).body.code]).toEqual([name, code]);
   });
 
+  it('a route that takes no fields refuses a body with one as an unknown field and does nothing (regression: notice/read_all {id} read every message)', async () => {
+    const u = await registerByEmail(t);
+    const unread = async () => (await t.http().get('/api/notice/unread').set('Authorization', u.token)).body;
+    const before = await unread();
+    const routes = [
+      ['/api/notice/read_all', u.token],
+      ['/api/user/has_password', u.token],
+      ['/api/settings/get', undefined],
+    ] as const;
+    const post = (path: string, token: string | undefined) => (token ? t.http().post(path).set('Authorization', token) : t.http().post(path));
+    for (const [path, token] of routes) {
+      const refused = await post(path, token).type('json').send(JSON.stringify({ id: 5 }));
+      expect([path, refused.body]).toMatchObject([path, { code: 1001, message: 'Unknown field: id' }]);
+    }
+    expect(await unread()).toEqual(before);
+    for (const [path, token] of routes) expect([path, (await post(path, token)).body.code]).toEqual([path, 1]);
+  });
+
   it('a limit above the maximum is a validation error on every paged list (none answers a page)', async () => {
     const user = await registerByEmail(t);
     const op = await adminToken(t, ADMIN.email, ADMIN.password);

@@ -198,6 +198,21 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect(await lever(u.user.id)).toEqual({ available: '0', frozen: '0' });
   });
 
+  it('a limit order fills only on a tick recorded after it was placed, whatever the clocks say of their times (regression: a tick stamped ahead of the database filled it at that earlier price)', async () => {
+    await tick('60000');
+    await watch();
+    // Recorded before the order, stamped 2 s ahead of it: the sampler's clock ahead of the database's.
+    await tick('57000', new Date(Date.now() + 2000));
+    const u = await trader('1000');
+    const limit = (await open(u.token, { type: 'limit', price: '59000', side: 'long', lots: '10', take_profit: '65000', stop_loss: '55000' })).body.data;
+    await watch();
+    expect((await post(u.token, 'my_trade', { status: 'pending' })).body.data.items.map((p: { id: string }) => p.id)).toEqual([limit.id]);
+    await tick('58990', new Date(Date.now() + 2100));
+    await watch();
+    const [h] = (await post(u.token, 'my_trade', { status: 'holding' })).body.data.items;
+    expect(h).toMatchObject({ id: limit.id, open_price: '58990' });
+  });
+
   it('a limit order freezes margin and fee, opens on the tick that crosses its price, and cancels exactly', async () => {
     await tick('60000');
     await watch();

@@ -66,6 +66,14 @@ export class LeverPosition {
   @Column({ name: 'tpsl_tick_id', type: 'bigint', nullable: true })
   tpslTickId: string | null;
 
+  /**
+   * A limit order's market's newest recorded tick when it was placed: only later ticks fill it (ids,
+   * not times: a tick's time is the sampling process's clock, the order's the database's). Null for
+   * a market order, and for limit orders placed before this column (those compare times).
+   */
+  @Column({ name: 'placed_tick_id', type: 'bigint', nullable: true })
+  placedTickId: string | null;
+
   @Column({ type: 'varchar', length: 10, default: 'pending' })
   status: LeverStatus;
 

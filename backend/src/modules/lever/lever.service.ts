@@ -106,6 +106,8 @@ export class LeverService {
     if (!c.multiples.includes(dto.multiple)) throw new BusinessError(ErrorCode.LEVER_MULTIPLE_INVALID, undefined, { multiples: c.multiples.join(', ') });
     if (dto.type === 'limit' && (!dto.price || money(dto.price).lte(0))) throw new BusinessError(ErrorCode.VALIDATION, 'error.price_invalid');
     const tick = dto.type === 'market' ? await this.marks.now(market) : undefined;
+    // A limit order fills only on a tick recorded after it is placed.
+    const placedTickId = dto.type === 'limit' ? await this.marks.newestTickId(market.id) : null;
     const reference = dto.type === 'market' ? tick!.price : dto.price!;
     this.checkTpSl(dto.side, reference, dto.take_profit, dto.stop_loss);
 
@@ -134,6 +136,7 @@ export class LeverService {
           openPrice: tick ? moneyString(tick.price) : null,
           openTickId: tick?.id ?? null,
           openedAt: tick ? new Date() : null,
+          placedTickId,
           clientId: dto.client_id ?? null,
         }),
       );
@@ -363,7 +366,7 @@ export class LeverService {
     let closed = 0;
     const pending = await repo.find({ where: { marketId, status: 'pending' } });
     for (const p of pending) {
-      if (new Date(p.createdAt).getTime() > new Date(tick.ts).getTime()) continue;
+      if (p.placedTickId !== null ? BigInt(tick.id) <= BigInt(p.placedTickId) : new Date(p.createdAt).getTime() > new Date(tick.ts).getTime()) continue;
       const crossed = p.side === 'long' ? money(tick.price).lte(p.targetPrice!) : money(tick.price).gte(p.targetPrice!);
       if (crossed && (await this.fillAt(p, tick).catch((err) => (this.logger.error({ err }, `fill of #${p.id} failed`), false)))) filled++;
     }

@@ -72,6 +72,16 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     return row;
   }
 
+  /**
+   * The id of a market's newest recorded tick, whatever this process's clock says of its time ('0'
+   * before any). Newest by time, through the market's time index (one sampler records a market's
+   * ticks in time and id order).
+   */
+  async newestTickId(marketId: number): Promise<string> {
+    const [row] = await this.dataSource.query('SELECT id::text FROM mark_prices WHERE market_id = $1 ORDER BY ts DESC, id DESC LIMIT 1', [marketId]);
+    return (row?.id as string | undefined) ?? '0';
+  }
+
   /** A recorded tick by its id. */
   async byId(id: string): Promise<Tick | undefined> {
     const [tick] = await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE id = $1', [id]);

@@ -72,14 +72,10 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     return row;
   }
 
-  /**
-   * The id of a market's newest recorded tick, whatever this process's clock says of its time ('0'
-   * before any). Newest by time, through the market's time index (one sampler records a market's
-   * ticks in time and id order).
-   */
+  /** The highest id of a market's recorded ticks, whatever their times ('0' before any): every tick recorded so far has an id at most this. */
   async newestTickId(marketId: number): Promise<string> {
-    const [row] = await this.dataSource.query('SELECT id::text FROM mark_prices WHERE market_id = $1 ORDER BY ts DESC, id DESC LIMIT 1', [marketId]);
-    return (row?.id as string | undefined) ?? '0';
+    const [row] = await this.dataSource.query('SELECT COALESCE(MAX(id), 0)::text AS id FROM mark_prices WHERE market_id = $1', [marketId]);
+    return row.id as string;
   }
 
   /** A recorded tick by its id. */

@@ -368,6 +368,17 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** A topic's state now, with the seq the next message will exceed. */
+  /** Whether a parsed topic names a market that exists (`tickers` always does). */
+  knows(parsed: ParsedTopic): boolean {
+    if (parsed.kind === 'tickers') return true;
+    try {
+      this.registry.get(parsed.symbol);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async snapshot(topic: Topic, parsed: ParsedTopic): Promise<SnapshotData> {
     const seq = await this.current(topic);
     if (parsed.kind === 'tickers') return { topic, seq, data: await this.data.tickers() };

@@ -91,25 +91,23 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   @SubscribeMessage('subscribe')
   async subscribe(@ConnectedSocket() socket: Socket, @MessageBody() topics: unknown): Promise<SnapshotData[] | { error: string }> {
     if (!Array.isArray(topics) || topics.length > MAX_TOPICS) return { error: `send an array of at most ${MAX_TOPICS} topics` };
-    // Every topic is checked before any is joined, and a market that turns out unknown undoes this
-    // call's joins: a refused subscribe leaves the socket's topics as they were.
+    // Every topic and its market are checked before any is joined: a refused subscribe changes
+    // nothing of what the socket follows.
     const parsed = topics.map(parseTopic);
     const bad = parsed.findIndex((p) => !p);
     if (bad >= 0) return { error: `unknown topic: ${shown(topics[bad])}` };
-    const joined: string[] = [];
+    const unknown = parsed.findIndex((p) => !this.feed.knows(p!));
+    if (unknown >= 0) return { error: `unknown market in topic: ${shown(topics[unknown])}` };
     const snapshots: SnapshotData[] = [];
-    for (const [i, topic] of (topics as string[]).entries()) {
-      try {
+    try {
+      for (const [i, topic] of (topics as string[]).entries()) {
         // Join first, then read: a message published in between has a higher seq than the snapshot.
-        if (!this.follows(socket, topic)) {
-          await this.follow(socket, topic, true);
-          joined.push(topic);
-        }
+        await this.follow(socket, topic, true);
         snapshots.push(await this.feed.snapshot(topic as Topic, parsed[i]!));
-      } catch {
-        for (const t of joined) await this.follow(socket, t, false);
-        return { error: `unknown market in topic: ${shown(topic)}` };
       }
+    } catch {
+      // A snapshot that could not be read (the database away): the ack still comes; subscribe again.
+      return { error: 'snapshot unavailable: subscribe again' };
     }
     return snapshots;
   }
@@ -119,10 +117,6 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     if (Array.isArray(topics))
       for (const t of topics.slice(0, MAX_TOPICS)) if (typeof t === 'string' && !t.startsWith('user:')) await this.follow(socket, t, false);
     return { ok: true };
-  }
-
-  private follows(socket: Socket, topic: string): boolean {
-    return socket.data.batch ? ((socket.data.topics as string[] | undefined) ?? []).includes(topic) : socket.rooms.has(topic);
   }
 
   /** Joins or leaves a topic: its room, or for a batched socket the room of its new set of topics. */

@@ -11,6 +11,7 @@ export class LeverPlacedTick1795760000000 implements MigrationInterface {
   name = 'LeverPlacedTick1795760000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`SET LOCAL lock_timeout = '2s'`);
     await queryRunner.query(`ALTER TABLE "lever_positions" ADD "placed_tick_id" bigint`);
   }
 

@@ -14,6 +14,11 @@ export const UPLOAD_LIMITS = { fileSize: 5 * 1024 * 1024, files: 4, fields: 50 }
  */
 export const FILE_ROUTES: ReadonlySet<string> = new Set(['/api/upload/image', '/api/admin/nft/images', '/api/admin/news/images']);
 
+/** Whether this request's route is one of FILE_ROUTES. */
+export function takesFiles(req: Request): boolean {
+  return FILE_ROUTES.has(req.path.toLowerCase());
+}
+
 /** "1048576" → "1 MB", as the too-large message names the cap. */
 export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MB`;
@@ -64,7 +69,6 @@ export function bodyParsers(limitBytes = 1024 * 1024): RequestHandler[] {
         res.status(200).json(errorEnvelope(requestLang(req), refused.code, refused.messageKey, refused.params));
       });
   const fieldsOnly = multer({ storage: multer.memoryStorage(), limits: { files: 0, fields: UPLOAD_LIMITS.fields, fieldSize: limitBytes } }).any();
-  const takesFiles = (req: Request) => FILE_ROUTES.has(req.path.toLowerCase());
   const multipart: RequestHandler = (req, res, next) => {
     if (!req.is('multipart/form-data')) return next();
     const files = takesFiles(req);

@@ -1,7 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, RequestHandler, Response } from 'express';
 import { Observable } from 'rxjs';
-import { FILE_ROUTES, fileParser, parserRefusal, UPLOAD_LIMITS } from './body-parsers';
+import { fileParser, parserRefusal, takesFiles, UPLOAD_LIMITS } from './body-parsers';
 import { ErrorCode } from './error-codes';
 
 /**
@@ -21,7 +21,7 @@ export class FileUploadInterceptor implements NestInterceptor {
     if (context.getType() === 'http') {
       const req = context.switchToHttp().getRequest<Request>();
       const res = context.switchToHttp().getResponse<Response>();
-      if (req.is('multipart/form-data') && FILE_ROUTES.has(req.path.toLowerCase())) {
+      if (req.is('multipart/form-data') && takesFiles(req)) {
         await new Promise<void>((resolve, reject) =>
           this.parse(req, res, (err?: unknown) =>
             err ? reject(parserRefusal(err, res, ErrorCode.UPLOAD_FAILED, 'error.upload_failed', UPLOAD_LIMITS.fileSize)) : resolve(),

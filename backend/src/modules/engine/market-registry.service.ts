@@ -65,9 +65,14 @@ export class MarketRegistry {
     return this.byId.get(id);
   }
 
-  /** Accepts "BTC/USDT", "btc_usdt", "BTCUSDT"-style spellings. */
+  /** Accepts "BTC/USDT", "btc_usdt", "BTCUSDT"-style spellings; undefined for no such market. */
+  find(symbol: string): MarketInfo | undefined {
+    return this.bySymbol.get(normalizeSymbol(symbol));
+  }
+
+  /** As `find`, refusing an unknown market (2001). */
   get(symbol: string): MarketInfo {
-    const m = this.bySymbol.get(normalizeSymbol(symbol));
+    const m = this.find(symbol);
     if (!m) throw new BusinessError(ErrorCode.MARKET_NOT_FOUND);
     return m;
   }

@@ -45,10 +45,8 @@ export class MarketFavoritesService {
   }
 
   private market(symbol: string): MarketInfo {
-    try {
-      return this.registry.get(symbol);
-    } catch {
-      throw new BusinessError(ErrorCode.FAVORITE_MARKET_UNKNOWN, undefined, { symbol: symbol.slice(0, 32) });
-    }
+    const market = this.registry.find(symbol);
+    if (!market) throw new BusinessError(ErrorCode.FAVORITE_MARKET_UNKNOWN, undefined, { symbol: symbol.slice(0, 32) });
+    return market;
   }
 }

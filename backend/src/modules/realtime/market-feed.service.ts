@@ -370,13 +370,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   /** A topic's state now, with the seq the next message will exceed. */
   /** Whether a parsed topic names a market that exists (`tickers` always does). */
   knows(parsed: ParsedTopic): boolean {
-    if (parsed.kind === 'tickers') return true;
-    try {
-      this.registry.get(parsed.symbol);
-      return true;
-    } catch {
-      return false;
-    }
+    return parsed.kind === 'tickers' || this.registry.find(parsed.symbol) !== undefined;
   }
 
   async snapshot(topic: Topic, parsed: ParsedTopic): Promise<SnapshotData> {

@@ -377,6 +377,37 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     await withdrawals.onApplicationBootstrap(); // the sweep again
   });
 
+  it('a retry refused by the lag bound (2106) keeps its row: the first send of its freeze may be applied, and the sweep records it', async () => {
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const trading = t.app.get(TradeAccountCommands);
+    const withdrawals = t.app.get(WithdrawalService);
+    clearInterval((withdrawals as unknown as { sweeper: NodeJS.Timeout }).sweeper);
+    const send = trading.post.bind(trading);
+    const spy = jest
+      .spyOn(trading, 'post')
+      // The first request's answer is lost (2107)…
+      .mockRejectedValueOnce(new BusinessError(ErrorCode.ENGINE_UNKNOWN))
+      // …its freeze is applied meanwhile, and the retry's own send finds the sequencer behind (2106).
+      .mockImplementationOnce(async (cmd) => {
+        await send(cmd);
+        throw new BusinessError(ErrorCode.SEQUENCER_BEHIND);
+      });
+    const body = { address_id: addr, amount: '100', password: '135790', client_id: 'w-behind' };
+    expect((await post(u.token, 'wallet/out', body)).body.code).toBe(2107);
+    expect((await post(u.token, 'wallet/out', body)).body.code).toBe(2106);
+    spy.mockRestore();
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '400', frozen: '100' });
+    // Regression: the retry's 2106 removed the row, leaving 100 frozen with no withdrawal to approve or reject.
+    expect(await withdrawals.finishLeftovers(0)).toBe(1);
+    expect((await get(u.token, 'charge_mention/log3')).body.data.items.map((w: { amount: string; status: string }) => [w.amount, w.status])).toEqual([
+      ['100', 'review'],
+    ]);
+    expect((await post(u.token, 'wallet/out', body)).body).toMatchObject({ code: 1, data: { duplicate: true } });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '400', frozen: '100' });
+    await withdrawals.onApplicationBootstrap();
+  });
+
   it('the fourth withdrawal of a day is refused with the limit message; the daily amount limit holds', async () => {
     const u = await user('5000');
     const addr = await addAddress(u);

@@ -187,7 +187,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
       const w = await this.dataSource.getRepository(Withdrawal).findOneBy({ id: row.id });
       // Gone: refused meanwhile (a `submitting` row is only ever removed by its refusal).
       if (!w) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
-      if (!(await this.finishSubmission(w).catch((err: unknown) => this.notSent(w, err)))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+      if (!(await this.finishSubmission(w).catch((err: unknown) => this.notSent(w, err, row.duplicate)))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
     }
     return { withdrawal_id: row.id, duplicate: row.duplicate };
   }
@@ -215,12 +215,15 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * The sequencer refused to take the freeze at all (2106, the lag bound: nothing was journaled), as
-   * the answer tells the user: the row goes too, so no sweep freezes it after the user was told
-   * nothing was done. Any other error leaves the result unknown: the row stays for a retry or the sweep.
+   * The sequencer refused to take this send of the freeze (2106, the lag bound: this send was not
+   * journaled). On the request that made the row, that was the only send, as the answer tells the
+   * user: the row goes too, so no sweep freezes it after the user was told nothing was done. On a
+   * retry (`retry`), an earlier send of the same command may still be queued or applied, so the row
+   * stays for a later retry or the sweep, which answer what that send did. Any other error leaves
+   * the result unknown: the row stays.
    */
-  private async notSent(w: Withdrawal, err: unknown): Promise<never> {
-    if (err instanceof BusinessError && err.code === ErrorCode.SEQUENCER_BEHIND)
+  private async notSent(w: Withdrawal, err: unknown, retry: boolean): Promise<never> {
+    if (!retry && err instanceof BusinessError && err.code === ErrorCode.SEQUENCER_BEHIND)
       await this.dataSource.query(`DELETE FROM withdrawals WHERE id = $1 AND status = 'submitting'`, [w.id]);
     throw err;
   }

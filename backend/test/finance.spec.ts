@@ -114,6 +114,16 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     ]);
     expect((await post(u.token, `admin/wealth/products/${d7.id}/close`, { reason: 'x' })).body.code).toBe(401);
     expect((await post(admin, `admin/wealth/products/${d7.id}/close`, {})).body.message).toBe('A reason is required');
+    // A reason of spaces is none (regression: it was recorded blank).
+    expect((await post(admin, `admin/wealth/products/${d7.id}/close`, { reason: '   ' })).body.message).toBe('A reason is required');
+    // Another product's code: refused with the rule (regression: the unique index answered 9000); nothing changes.
+    const renamed = await post(admin, `admin/wealth/products/${soon.body.data.id}`, { code: 'hosting-7d', reason: 'rename' });
+    expect(renamed.body).toMatchObject({ code: 2507, message: expect.stringContaining('code hosting-7d exists') });
+    expect(await t.ds.query('SELECT code FROM wealth_products WHERE id = $1', [soon.body.data.id])).toEqual([{ code: 'later-10d' }]);
+    // Two operators creating the same code at once: one product, the other told why.
+    const twin = { kind: 'fixed', code: 'twin-10d', name: 'Twin', days: 10, min_amount: '100', rate: '0.003', capacity: '10000', reason: 'new' };
+    const twins = await Promise.all([post(admin, 'admin/wealth/products', twin), post(admin, 'admin/wealth/products', twin)]);
+    expect(twins.map((r) => r.body.code).sort()).toEqual([1, 2507]);
   });
 
   it('a purchase locks the principal (40), reserves the whole interest from the treasury; a retried client id buys once', async () => {

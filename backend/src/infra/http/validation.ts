@@ -1,5 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ClassConstructor, plainToInstance } from 'class-transformer';
+import { ClassConstructor, plainToInstance, Transform } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { en } from '../i18n/locales/en';
 import type { MessageKey } from '../i18n/catalogue';
@@ -17,6 +17,13 @@ function firstError(errors: ValidationError[], prefix = ''): { field: string; co
   }
   return undefined;
 }
+
+/**
+ * A string field trimmed before its rules run, so a required text of spaces is missing; `collapse`
+ * also folds inner runs of whitespace into one space. Other types pass through and fail their rules.
+ */
+export const Trim = (collapse = false) =>
+  Transform(({ value }) => (typeof value !== 'string' ? value : collapse ? value.trim().replace(/\s+/g, ' ') : value.trim()));
 
 const PRIORITY = ['whitelistValidation', 'isDefined', 'isNotEmpty', 'isString', 'isIn'];
 

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
 import { Type } from 'class-transformer';
+import { Trim } from '../../infra/http/validation';
 
 export class RateQueryDto {
   @ApiProperty({ example: 'CNY' })
@@ -47,6 +48,7 @@ export class SetFiatRateDto {
   sort?: number;
 
   @ApiProperty({ description: 'Why the rate changes (kept with the event)' })
+  @Trim()
   @IsNotEmpty({ message: 'error.reason_required' })
   @IsString({ message: 'error.reason_required' })
   @MaxLength(500)

@@ -1,5 +1,6 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { isUniqueViolation } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -111,8 +112,12 @@ export class WealthProductsService implements OnApplicationBootstrap {
         }),
       });
       check(next);
-      if (id === null && (await repo.findOne({ where: { code: next.code } }))) throw invalid(`code ${next.code} exists`);
-      const saved = await repo.save(next);
+      const dup = await repo.findOne({ where: { code: next.code } });
+      if (dup && dup.id !== prior?.id) throw invalid(`code ${next.code} exists`);
+      // A concurrent create of the same code: the unique index decides, with the same answer.
+      const saved = await repo.save(next).catch((err: unknown) => {
+        throw isUniqueViolation(err) ? invalid(`code ${next.code} exists`) : err;
+      });
       await this.events.append(m, { streamId: `wealth-product:${saved.id}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
         { type, payload: { product: productView(saved, new Date()), previous: prior ? productView(prior, new Date()) : null } },
       ]);

@@ -10,10 +10,12 @@ import { coinOf } from '../reference/coins';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { AccountType, LedgerCode, SYSTEM_OWNER_ID } from './ledger-codes';
 import { LedgerService } from './ledger.service';
+import { Trim } from '../../infra/http/validation';
 
 /** An operator's funding of a house account from outside: the lending pool, the treasury. */
 export class HouseFundingDto {
   @ApiProperty()
+  @Trim()
   @IsNotEmpty({ message: 'error.reason_required' })
   @IsString({ message: 'error.reason_required' })
   @MaxLength(500)

@@ -1,5 +1,6 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -84,7 +85,10 @@ export class LoanAdminService implements OnApplicationBootstrap {
         throw invalid('the currency cannot change once loans exist');
       const dup = await repo.findOne({ where: { code: next.code } });
       if (dup && dup.id !== prior?.id) throw invalid('code already used');
-      const saved = await repo.save(next);
+      // A concurrent create of the same code: the unique index decides, with the same answer.
+      const saved = await repo.save(next).catch((err: unknown) => {
+        throw isUniqueViolation(err) ? invalid('code already used') : err;
+      });
       await this.events.append(m, { streamId: `loan-product:${saved.id}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
         {
           type: prior ? 'LoanProductEdited' : 'LoanProductCreated',

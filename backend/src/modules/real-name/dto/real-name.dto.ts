@@ -3,11 +3,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../infra/http/page.dto';
+import { Trim } from '../../../infra/http/validation';
 import type { MessageKey } from '../../../infra/i18n/catalogue';
 import type { IdType } from '../identity-verification.entity';
 
-// Strings are trimmed (and inner runs of spaces collapsed) before validation; other types pass through and fail cleanly.
-const Trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim().replace(/\s+/g, ' ') : value));
 /** "ab 12-3456 x" → "AB12-3456X": ID numbers are compared and stored in one form. */
 const NormalizeIdNumber = () => Transform(({ value }) => (typeof value === 'string' ? value.replace(/\s+/g, '').toUpperCase() : value));
 const ID_NUMBER_RE = /^[A-Z0-9][A-Z0-9-]{2,30}[A-Z0-9]$/;
@@ -21,14 +20,14 @@ const ImageId = (required: MessageKey) =>
 /** `POST user/real_name`: the spec's verification form; every field is required (spec §5). */
 export class BasicVerificationDto {
   @ApiProperty({ maxLength: 64 })
-  @Trim()
+  @Trim(true)
   @IsNotEmpty({ message: 'kyc.country_required' })
   @IsString({ message: 'kyc.country_required' })
   @MaxLength(64, { message: 'kyc.country_invalid' })
   country: string;
 
   @ApiProperty({ maxLength: 100, description: 'Full name as on the ID' })
-  @Trim()
+  @Trim(true)
   @IsNotEmpty({ message: 'kyc.name_required' })
   @IsString({ message: 'kyc.name_required' })
   @MaxLength(100, { message: 'kyc.name_invalid' })
@@ -42,7 +41,7 @@ export class BasicVerificationDto {
   id_number: string;
 
   @ApiProperty({ maxLength: 255, description: 'Contact address' })
-  @Trim()
+  @Trim(true)
   @IsNotEmpty({ message: 'kyc.address_required' })
   @IsString({ message: 'kyc.address_required' })
   @MaxLength(255, { message: 'kyc.address_invalid' })
@@ -111,7 +110,7 @@ export class VerificationQueryDto extends PageQueryDto {
 export class ApproveDto {
   @ApiPropertyOptional({ maxLength: 255, description: 'Optional note, kept in the event' })
   @IsOptional()
-  @Trim()
+  @Trim(true)
   @IsString({ message: 'kyc.reason_invalid' })
   @MaxLength(255, { message: 'kyc.reason_invalid' })
   reason?: string;
@@ -119,7 +118,7 @@ export class ApproveDto {
 
 export class RejectDto {
   @ApiProperty({ maxLength: 255, description: 'Shown to the user' })
-  @Trim()
+  @Trim(true)
   @IsNotEmpty({ message: 'kyc.reason_required' })
   @IsString({ message: 'kyc.reason_required' })
   @MaxLength(255, { message: 'kyc.reason_invalid' })

@@ -484,4 +484,38 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     expect(o.status).toBe('cancelled');
     await trialOk();
   });
+
+  it('a split engine whose projection keeps failing hands the lease over; the next term projects everything once', async () => {
+    const host = t.app.get(EngineHost);
+    // This app runs ROLE=all; as ROLE=engine the host hands over instead of waiting for a restart.
+    const internals = host as unknown as { role: string; keeper: { release(): Promise<void> } };
+    const role = internals.role;
+    internals.role = 'engine';
+    const released = jest.spyOn(internals.keeper, 'release');
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const seller = await trader('0', '1');
+    const buyer = await trader('100000');
+    await order(seller.token, { side: 'sell', type: 'limit', price: '60000', quantity: '0.5' });
+    await host.idle();
+    const spy = jest.spyOn(host.projector, 'project');
+    for (let i = 0; i < 5; i++) spy.mockRejectedValueOnce(new Error('database unreachable'));
+    try {
+      const buy = (await order(buyer.token, { side: 'buy', type: 'limit', price: '60000', quantity: '0.7' })).body;
+      expect(buy.data).toMatchObject({ status: 'waiting', filled_qty: '0.5' });
+      // Regression: the lease was kept (and renewed) while every command was refused, until a restart by hand.
+      for (let i = 0; i < 100 && !released.mock.calls.length; i++) await sleep(100);
+      expect(released).toHaveBeenCalled();
+      // A standby takes it (here this process again) and rebuilds from the journal.
+      for (let i = 0; i < 100 && !host.owner; i++) await sleep(100);
+      expect(host.owner).toBe(true);
+    } finally {
+      spy.mockRestore();
+      released.mockRestore();
+      internals.role = role;
+    }
+    await host.idle();
+    expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '58000', frozen: '12000' });
+    expect(await coinBalance(t, buyer.user.id, BTC)).toEqual({ available: '0.4995', frozen: '0' });
+    await trialOk();
+  });
 });

@@ -118,7 +118,15 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
    * runs beside the sequencer only. Every journal write carries the lease's fencing token.
    */
   private async becomeOwner(): Promise<void> {
-    await this.recover();
+    try {
+      await this.recover();
+    } catch (err) {
+      // Nothing half-built keeps running (the keeper gives the lease up; a later take-over starts afresh).
+      await this.forget()
+        ?.stop()
+        .catch(() => undefined);
+      throw err;
+    }
     this.link?.serve(this.link.processId, (req) => this.serveRequest(req));
     for (const hook of this.ownerHooks) await Promise.resolve(hook()).catch((err) => this.logger.warn({ err }, 'a task beside the sequencer failed to start'));
   }
@@ -131,14 +139,19 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     if (!this.seqr) return;
     this.logger.warn(`stepping down: ${reason}`);
     void this.link?.stopServing();
+    void this.forget()?.stop();
+    this.keeper?.stepDown();
+  }
+
+  /** Drops the sequencer's state (the next holder rebuilds it from the journal); the replica, for the caller to stop. */
+  private forget(): ProjectionReplica | ProjectorThread | undefined {
     this.commits?.retire();
     this.marks.drop();
     const replica = this.replica;
     this.replica = undefined;
     this.seqr = undefined;
     this.commits = undefined;
-    void replica?.stop();
-    this.keeper?.stepDown();
+    return replica;
   }
 
   /** Runs `fn` in the process that holds the sequencer: now if this is it, else if and when it takes over. */
@@ -392,9 +405,10 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       return;
     }
     if (e.kind === 'failed') {
-      this.logger.fatal({ err: e.error }, 'projection keeps failing; the sequencer takes no more commands until it restarts');
       this.commits?.stop();
       this.marks.releaseAll();
+      // As a failed journal write: reported, and a split engine hands over (the next holder projects from the watermark).
+      this.failed('projection keeps failing', e.error);
       return;
     }
     const done = this.marks.advance(e.seq, performance.now());

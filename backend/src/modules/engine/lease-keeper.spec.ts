@@ -130,4 +130,52 @@ describe('LeaseKeeper', () => {
     await jest.advanceTimersByTimeAsync(1_000);
     expect(lease.tries).toBe(tries);
   });
+
+  it('a take-over whose recovery fails gives the lease up at once and tries again (it never renews a lease it does not use)', async () => {
+    const lease = new FakeLease();
+    const seen: string[] = [];
+    let recoveries = 0;
+    const keeper = new LeaseKeeper(lease, {
+      gained: async (token) => {
+        // The first recovery fails (the database went away in the middle of it).
+        if (++recoveries === 1) throw new Error('connection terminated');
+        seen.push(`gained ${token}`);
+      },
+      lost: (reason) => seen.push(`lost: ${reason}`),
+      log: (level, message) => seen.push(`${level}: ${message}`),
+    });
+    lease.free = false;
+    await keeper.start(false); // a standby
+    lease.free = true; // the holder stopped
+    await jest.advanceTimersByTimeAsync(100);
+    expect(seen.slice(1, 4)).toEqual([
+      'log: sequencer lease taken (fencing token 1)',
+      'warn: taking over failed, lease given up: connection terminated',
+      'warn: lease: connection terminated',
+    ]);
+    expect(lease.free).toBe(true); // released, not renewed
+    const renewals = lease.renewals;
+    await jest.advanceTimersByTimeAsync(100);
+    expect(seen.slice(4)).toEqual(['log: sequencer lease taken (fencing token 2)', 'gained 2']);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(lease.renewals).toBeGreaterThan(renewals); // the second take-over's lease is kept
+    keeper.close();
+    await keeper.release();
+  });
+
+  it('at start, a failed recovery gives the lease up and fails the start', async () => {
+    const lease = new FakeLease();
+    const keeper = new LeaseKeeper(lease, {
+      gained: async () => {
+        throw new Error('relation "sequencer_journal" does not exist');
+      },
+      lost: () => undefined,
+      log: () => undefined,
+    });
+    await expect(keeper.start(true)).rejects.toThrow('sequencer_journal');
+    expect(lease.free).toBe(true);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(lease.renewals).toBe(0);
+    keeper.close();
+  });
 });

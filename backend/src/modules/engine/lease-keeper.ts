@@ -72,7 +72,16 @@ export class LeaseKeeper {
     this.events.log('log', `sequencer lease taken (fencing token ${token})`);
     this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.lease.ttlMs / RENEWALS)));
     this.renewTimer.unref();
-    await this.events.gained(token);
+    try {
+      await this.events.gained(token);
+    } catch (err) {
+      // Taking over failed (e.g. the database went away during recovery): the lease is given up at
+      // once, so this process or another tries again, instead of being renewed for a sequencer that
+      // does not run. At start the error goes on to the caller (the boot fails); a standby keeps trying.
+      this.events.log('warn', `taking over failed, lease given up: ${(err as Error).message}`);
+      await this.release().catch(() => this.lease.drop());
+      throw err;
+    }
   }
 
   /** A standby takes the lease once the holder's expiry has passed (the database's clock). */
@@ -86,7 +95,10 @@ export class LeaseKeeper {
         void this.lease
           .tryAcquire()
           .then((token) => (token !== undefined ? this.gain(token) : undefined))
-          .catch((err) => this.events.log('warn', `lease: ${(err as Error).message}`))
+          .catch((err) => {
+            this.events.log('warn', `lease: ${(err as Error).message}`);
+            this.standby(); // a failed take-over cleared the timer: wait again
+          })
           .finally(() => (trying = false));
       },
       Math.max(100, Math.floor(this.lease.ttlMs / STANDBY_TRIES)),

@@ -37,23 +37,33 @@ export class ProjectorThread {
   private readonly signal = new JournalSignal();
   private readonly started: Promise<void>;
   private stopped?: () => void;
+  private exited = false;
   /** The thread's nice value once started (undefined: the process's own). */
   nice?: number;
 
   constructor(data: ThreadData, onEvent: (e: ReplicaEvent) => void) {
     this.worker = new Worker(join(__dirname, 'projector-thread.js'), { workerData: { ...data, signal: this.signal.buffer } satisfies ThreadStart });
     this.started = new Promise((resolve, reject) => {
+      let up = false;
       this.worker.on('message', (m: FromThread) => {
         if (m.kind === 'started') {
+          up = true;
           this.nice = m.nice;
           resolve();
-        }
-        else if (m.kind === 'stopped') this.stopped?.();
+        } else if (m.kind === 'stopped') this.stopped?.();
+        // A failure before it started (its database, its rebuild) fails the start, so recovery does not wait forever.
+        else if (m.kind === 'failed' && !up) reject(new Error(`projector thread: ${m.error}`));
         else onEvent(m);
       });
       this.worker.once('error', (err) => {
         reject(err);
         onEvent({ kind: 'failed', error: err.message });
+      });
+      // It ended before it said it started (a failure before its listener was set): the start fails.
+      this.worker.once('exit', (code) => {
+        this.exited = true;
+        this.stopped?.();
+        if (!up) reject(new Error(`projector thread exited (code ${code}) before it started`));
       });
     });
   }
@@ -77,6 +87,7 @@ export class ProjectorThread {
   }
 
   async stop(): Promise<void> {
+    if (this.exited) return;
     await new Promise<void>((resolve) => {
       this.stopped = resolve;
       this.worker.postMessage({ kind: 'stop' } satisfies ToThread);

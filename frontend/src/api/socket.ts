@@ -32,3 +32,14 @@ export function getSocket(): MarketSocket {
   socket = s;
   return s;
 }
+
+/**
+ * The app's language changed: the server words pushed notices by the handshake's `lang`, so a
+ * signed-in socket reconnects with the new one. The same socket object reconnects, so the screens'
+ * listeners stay, and their topics are subscribed again on `connect`.
+ */
+export function setSocketLanguage(lang: string): void {
+  if (!socket || !socketToken) return;
+  socket.auth = { ...(socket.auth as Record<string, unknown>), lang };
+  socket.disconnect().connect();
+}

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Tick } from '../api/derivatives';
+import { formatTime } from './format';
 
 /**
  * Pieces of the settlement audit views (contract closes and option deliveries): every figure is
@@ -30,7 +31,7 @@ export function compareDecimal(a: string, b: string): number {
 
 export function tickTime(iso: string): string {
   const d = new Date(iso);
-  return `${d.toLocaleString(undefined, { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+  return `${formatTime(d, 'both', { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
 }
 
 /** One recorded tick: its id, price and time (to the millisecond). */

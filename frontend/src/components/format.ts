@@ -2,6 +2,8 @@
  * Display formatting of decimal strings (DESIGN §1 principle 3): amounts are truncated, never
  * rounded, and never pass through a JavaScript float.
  */
+import { currentLang, HTML_LANG } from '../i18n/i18n';
+
 const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?$/;
 
 function parts(value: string): { sign: string; int: string; frac: string } | null {
@@ -64,4 +66,14 @@ export function signedPercent(value: string | null | undefined, decimals = 2): s
   const dir = direction(value);
   const abs = truncate((value ?? '0').replace(/^[+-]/, ''), decimals, false);
   return `${dir === 'up' ? '+' : dir === 'down' ? '−' : ''}${abs}%`;
+}
+
+/**
+ * A time from the API written the way the app's language writes it (not the device's): the date
+ * and time (`both`), or one of them. `opts` adds to the language's defaults (e.g. `hour12: false`).
+ */
+export function formatTime(value: string | number | Date, part: 'both' | 'date' | 'time' = 'both', opts: Intl.DateTimeFormatOptions = {}): string {
+  const d = value instanceof Date ? value : new Date(value);
+  const locale = HTML_LANG[currentLang()];
+  return part === 'date' ? d.toLocaleDateString(locale, opts) : part === 'time' ? d.toLocaleTimeString(locale, opts) : d.toLocaleString(locale, opts);
 }

@@ -40,9 +40,16 @@ export function storedLang(): Lang {
   return isLang(v) ? v : DEFAULT_LANG;
 }
 
+/**
+ * i18next runs on the BCP 47 tags (`HTML_LANG`), not the app's codes: its plural forms come from
+ * `Intl.PluralRules`, which does not know `jp`, `kr`, `ty`, `hk` or `py` and would take the
+ * device's rules instead (a Polish phone's `few` for 2, a key no catalogue has, so English).
+ */
+const langOfTag = (tag: string): Lang | undefined => LANGS.find((l) => HTML_LANG[l] === tag);
+
 /** The language in effect now: what the `lang` header carries. */
 export function currentLang(): Lang {
-  return isLang(i18next.language) ? i18next.language : storedLang();
+  return langOfTag(i18next.language) ?? storedLang();
 }
 
 export async function loadCatalogue(lang: Lang): Promise<Catalogue> {
@@ -50,7 +57,8 @@ export async function loadCatalogue(lang: Lang): Promise<Catalogue> {
 }
 
 async function ensureLoaded(lang: Lang): Promise<void> {
-  if (!i18next.hasResourceBundle(lang, 'translation')) i18next.addResourceBundle(lang, 'translation', await loadCatalogue(lang));
+  const tag = HTML_LANG[lang];
+  if (!i18next.hasResourceBundle(tag, 'translation')) i18next.addResourceBundle(tag, 'translation', await loadCatalogue(lang));
 }
 
 export async function initI18n(lang: Lang = storedLang()): Promise<typeof i18next> {
@@ -70,7 +78,7 @@ export async function initI18n(lang: Lang = storedLang()): Promise<typeof i18nex
 /** Switches the language: loads its catalogue, stores it under `lang` and updates <html lang>. */
 export async function setLanguage(lang: Lang, persist = true): Promise<void> {
   await ensureLoaded(lang);
-  await i18next.changeLanguage(lang);
+  await i18next.changeLanguage(HTML_LANG[lang]);
   if (persist) storage.set('lang', lang);
   if (typeof document !== 'undefined') document.documentElement.lang = HTML_LANG[lang];
 }

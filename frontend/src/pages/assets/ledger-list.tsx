@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { LedgerLine } from '../../api/wallet';
 import { Empty } from '../../components/feedback';
-import { direction, truncate } from '../../components/format';
+import { direction, formatTime, truncate } from '../../components/format';
 
 /** Ledger lines: the code's name in the reader's language (from the API), the signed change, the balance after. */
 export function LedgerList({ lines }: { lines: LedgerLine[] }) {
@@ -23,7 +23,7 @@ export function LedgerList({ lines }: { lines: LedgerLine[] }) {
               </span>
             </div>
             <div className="record__head muted small">
-              <span>{new Date(l.created_at).toLocaleString()}</span>
+              <span>{formatTime(l.created_at)}</span>
               <span>
                 {t('assets.balanceAfter')} {truncate(l.balance_after, 8)}
               </span>

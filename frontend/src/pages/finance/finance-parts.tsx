@@ -67,7 +67,7 @@ export function ProductCard({ p, loadedAt }: { p: WealthProduct; loadedAt: numbe
         {p.kind !== 'flexible' && (
           <div>
             <dt>{t('finance.kind.' + p.kind)}</dt>
-            <dd className="num">{t('finance.days', { days: p.days })}</dd>
+            <dd className="num">{t('finance.days', { count: p.days })}</dd>
           </div>
         )}
         <div>

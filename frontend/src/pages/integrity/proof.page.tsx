@@ -9,6 +9,7 @@ import { PATHS } from '../../app/paths';
 import { Skeleton } from '../../components/feedback';
 import { Page } from '../../components/page';
 import { toast } from '../../stores/toast.store';
+import { formatTime } from '../../components/format';
 
 /** Units per currency when the root does not say: 10^-18 for every currency (the ledger's scale, docs/integrity.md). */
 const DEFAULT_DECIMALS = PROOF_DECIMALS;
@@ -256,7 +257,7 @@ function ProofView({ proof, roots, symbols }: { proof: LiabilityProof; roots: Pu
           <dl className="rows rows--compact">
             <div>
               <dt>{t('integrity.proof.publishedAt')}</dt>
-              <dd className="num">{new Date(published.time).toLocaleString(undefined, { hour12: false })}</dd>
+              <dd className="num">{formatTime(published.time, 'both', { hour12: false })}</dd>
             </div>
             <div>
               <dt>{t('integrity.proof.watermark')}</dt>

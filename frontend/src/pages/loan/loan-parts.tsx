@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import type { LoanOrder, LoanStatus } from '../../api/loan';
 import { PATHS } from '../../app/paths';
 import { mul } from '../../components/decimal';
-import { truncate } from '../../components/format';
+import { formatTime, truncate } from '../../components/format';
 import './loan.css';
 
 /** A daily rate as a percentage (0.001 → 0.1%), truncated. */
@@ -19,7 +19,7 @@ export function LoanBadge({ status }: { status: LoanStatus }) {
   );
 }
 
-const date = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '--');
+const date = (iso: string | null) => (iso ? formatTime(iso) : '--');
 
 /** One loan: amounts, dates, state; a repay link while something is owed. */
 export function LoanCard({ o }: { o: LoanOrder }) {
@@ -37,7 +37,7 @@ export function LoanCard({ o }: { o: LoanOrder }) {
       <dl className="rows rows--compact">
         <div>
           <dt>{t('loan.cycle')}</dt>
-          <dd className="num">{t('loan.days', { days: o.days })}</dd>
+          <dd className="num">{t('loan.days', { count: o.days })}</dd>
         </div>
         <div>
           <dt>{t('loan.dailyRate')}</dt>

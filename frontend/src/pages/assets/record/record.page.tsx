@@ -7,6 +7,7 @@ import { Empty, Skeleton } from '../../../components/feedback';
 import { Segmented, SelectField } from '../../../components/form';
 import { Page } from '../../../components/page';
 import { LedgerList } from '../ledger-list';
+import { formatTime } from '../../../components/format';
 
 type Tab = 'deposit' | 'withdraw' | 'ledger';
 /** The ledger codes a user meets (docs/api.md "Ledger codes"), for the type filter. */
@@ -66,7 +67,7 @@ export function FundingRecords({ records, kind }: { records: FundingRecord[]; ki
               {t(`funding.status.${r.status}`)}
             </span>
           </Link>
-          <div className="muted small">{new Date(r.created_at).toLocaleString()}</div>
+          <div className="muted small">{formatTime(r.created_at)}</div>
           {r.status === 'rejected' && r.reason && (
             <p className="small" data-testid="record-reason">
               {t('funding.reason', { reason: r.reason })}

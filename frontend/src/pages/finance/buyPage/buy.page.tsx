@@ -7,7 +7,7 @@ import { useMoneySubmit } from '../../../components/client-id';
 import { cmp, isAmount, isPositive, mul } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Field } from '../../../components/form';
-import { truncate } from '../../../components/format';
+import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { toast } from '../../../stores/toast.store';
 import { pct, StatusBadge } from '../finance-parts';
@@ -83,7 +83,7 @@ export function BuyPage({ titleKey }: { titleKey: string }) {
             <div>
               <dt>{t('finance.totalRate')}</dt>
               <dd className="num">
-                {pct(product.total_rate)} · {t('finance.days', { days: product.days })}
+                {pct(product.total_rate)} · {t('finance.days', { count: product.days })}
               </dd>
             </div>
           )}
@@ -93,12 +93,12 @@ export function BuyPage({ titleKey }: { titleKey: string }) {
           </div>
           <div>
             <dt>{t('finance.interestStart')}</dt>
-            <dd className="num">{new Date(product.interest_start).toLocaleString()}</dd>
+            <dd className="num">{formatTime(product.interest_start)}</dd>
           </div>
           {product.maturity && (
             <div>
               <dt>{t('finance.maturity')}</dt>
-              <dd className="num">{new Date(product.maturity).toLocaleString()}</dd>
+              <dd className="num">{formatTime(product.maturity)}</dd>
             </div>
           )}
           <div>

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import { financeApi, type WealthOrder, type WealthOrderStatus } from '../../../api/finance';
 import { Empty, Skeleton } from '../../../components/feedback';
-import { truncate } from '../../../components/format';
+import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { ReportCard, useDuration, useNow } from '../finance-parts';
 import { useReport } from '../index/finance.page';
@@ -89,11 +89,11 @@ export function OrdersPage({ titleKey }: { titleKey: string }) {
                   </div>
                   <div>
                     <dt>{t('finance.purchaseTime')}</dt>
-                    <dd className="num">{new Date(o.purchase_time).toLocaleString()}</dd>
+                    <dd className="num">{formatTime(o.purchase_time)}</dd>
                   </div>
                   <div>
                     <dt>{t('finance.completionTime')}</dt>
-                    <dd className="num">{o.completion_time ? new Date(o.completion_time).toLocaleString() : o.end_at ? new Date(o.end_at).toLocaleString() : '--'}</dd>
+                    <dd className="num">{o.completion_time ? formatTime(o.completion_time) : o.end_at ? formatTime(o.end_at) : '--'}</dd>
                   </div>
                   {o.status === 'redeemed' && (
                     <div>

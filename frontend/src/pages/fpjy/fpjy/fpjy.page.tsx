@@ -7,6 +7,7 @@ import { Empty, Skeleton } from '../../../components/feedback';
 import { Field, SelectField } from '../../../components/form';
 import { Page } from '../../../components/page';
 import { toast } from '../../../stores/toast.store';
+import { formatTime } from '../../../components/format';
 
 /** Flash exchange: a 15 s quote from the last trades, then one conversion with the quote id as its command id. */
 export function FpjyPage({ titleKey }: { titleKey: string }) {
@@ -125,7 +126,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
                     {h.amount} {h.from_symbol} → {h.receive} {h.to_symbol}
                   </strong>
                 </div>
-                <div className="muted small">{h.created_at ? new Date(h.created_at).toLocaleString() : ''}</div>
+                <div className="muted small">{h.created_at ? formatTime(h.created_at) : ''}</div>
               </li>
             ))}
           </ul>

@@ -10,6 +10,7 @@ import { Page } from '../../../components/page';
 import { useSessionStore } from '../../../stores/session.store';
 import { toast } from '../../../stores/toast.store';
 import '../help.css';
+import { formatTime } from '../../../components/format';
 
 /**
  * `help/center/center` (spec §2, §3 "Help centre: feedback, online service, FAQ"): the online
@@ -149,7 +150,7 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
                     <span className="muted">{t('help.reply')}</span> {f.reply}
                   </p>
                 )}
-                <span className="muted small">{new Date(f.created_at).toLocaleString()}</span>
+                <span className="muted small">{formatTime(f.created_at)}</span>
               </li>
             ))}
           </ul>

@@ -9,6 +9,7 @@ import { compressImage } from '../../../components/image';
 import { NavBar } from '../../../components/nav-bar';
 import { toast } from '../../../stores/toast.store';
 import '../help.css';
+import { formatTime } from '../../../components/format';
 
 type JoinAck = { ok: boolean; messages?: ChatMessage[] };
 
@@ -154,7 +155,7 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
                   {m.text && <p>{m.text}</p>}
                   {m.image_url && <ChatImage url={m.image_url} alt={t('help.imageAlt')} />}
                   <span className="chat__meta">
-                    {new Date(m.created_at).toLocaleTimeString()}
+                    {formatTime(m.created_at, 'time')}
                     {m.sender === 'user' && ` · ${Number(m.id) <= Number(operatorRead) ? t('help.read') : t('help.sent')}`}
                   </span>
                 </li>

@@ -6,7 +6,7 @@ import { leverApi, type LeverDeal, type Position } from '../../../api/derivative
 import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
 import { Empty, Skeleton } from '../../../components/feedback';
-import { truncate } from '../../../components/format';
+import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { balanceKey, useLive, useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
@@ -202,7 +202,7 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
               <li key={p.id} className="order">
                 <div className="order__head">
                   <Side side={p.side} lots={p.lots} multiple={p.multiple} />
-                  <span className="muted small">{new Date(p.created_at).toLocaleString()}</span>
+                  <span className="muted small">{formatTime(p.created_at)}</span>
                 </div>
                 <dl className="order__grid">
                   <div>

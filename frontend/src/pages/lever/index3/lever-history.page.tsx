@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { leverApi, type Position } from '../../../api/derivatives';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Segmented } from '../../../components/form';
-import { priceDecimals, truncate } from '../../../components/format';
+import { formatTime, priceDecimals, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { PnL, Side } from '../index/position-parts';
 import { LeverAuditView } from './lever-audit';
@@ -50,7 +50,7 @@ export function LeverHistoryPage({ titleKey }: { titleKey: string }) {
                     {p.status === 'closed' && <PnL value={p.pnl} />}
                   </div>
                   <p className="muted small">
-                    {p.symbol} · {new Date(p.closed_at ?? p.created_at).toLocaleString()}
+                    {p.symbol} · {formatTime(p.closed_at ?? p.created_at)}
                   </p>
                   <dl className="order__grid">
                     <div>

@@ -9,7 +9,7 @@ import { copyText } from '../../../components/copy';
 import { cmp, isAmount, isPositive, sub } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Field, Segmented } from '../../../components/form';
-import { truncate } from '../../../components/format';
+import { formatTime, truncate } from '../../../components/format';
 import { ImageUpload } from '../../../components/image-upload';
 import { Page } from '../../../components/page';
 import { toast } from '../../../stores/toast.store';
@@ -115,7 +115,7 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
           )}
           <div>
             <dt>{t('loan.dueAt')}</dt>
-            <dd className="num">{o.due_at ? new Date(o.due_at).toLocaleString() : '--'}</dd>
+            <dd className="num">{o.due_at ? formatTime(o.due_at) : '--'}</dd>
           </div>
         </dl>
       </section>

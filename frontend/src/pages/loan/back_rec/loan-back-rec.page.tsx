@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import { loanApi, type LoanRepayment } from '../../../api/loan';
 import { Empty, Skeleton } from '../../../components/feedback';
-import { truncate } from '../../../components/format';
+import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { PullRefresh } from '../../../components/pull-refresh';
 import '../loan.css';
@@ -58,7 +58,7 @@ export function LoanBackRecPage({ titleKey }: { titleKey: string }) {
                     )}
                     <div>
                       <dt>{t('loan.time')}</dt>
-                      <dd className="num">{new Date(r.created_at).toLocaleString()}</dd>
+                      <dd className="num">{formatTime(r.created_at)}</dd>
                     </div>
                   </dl>
                   {r.reason && r.status === 'rejected' && <p className="muted small">{t('loan.reason', { reason: r.reason })}</p>}

@@ -174,7 +174,7 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
                 onClick={() => setDays(c)}
                 data-testid={`loan-cycle-${c}`}
               >
-                {t('loan.days', { days: c })}
+                {t('loan.days', { count: c })}
               </button>
             ))}
           </div>

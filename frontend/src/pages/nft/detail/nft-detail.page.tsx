@@ -9,6 +9,7 @@ import { Page } from '../../../components/page';
 import { useSessionStore } from '../../../stores/session.store';
 import { NftArt, nftPrice, OwnerName, StateBadge } from '../nft-parts';
 import { NftTrade } from './nft-trade';
+import { formatTime } from '../../../components/format';
 
 type Detail = NftItem & { provenance: NftProvenance[] };
 
@@ -123,7 +124,7 @@ export function NftDetailPage({ titleKey }: { titleKey: string }) {
                       to: p.to.type === 'house' ? t('nft.house') : p.to.name,
                     })}
                 {' · '}
-                {new Date(p.at).toLocaleString()}
+                {formatTime(p.at)}
               </small>
             </li>
           ))}

@@ -7,6 +7,7 @@ import { Empty, Skeleton } from '../../../components/feedback';
 import { Page } from '../../../components/page';
 import { PullRefresh } from '../../../components/pull-refresh';
 import { NftArt, nftPrice } from '../nft-parts';
+import { formatTime } from '../../../components/format';
 
 type Tab = 'all' | NftOrderType;
 const TABS: Tab[] = ['all', 'purchase', 'sale', 'listing'];
@@ -82,7 +83,7 @@ export function NftOrdersPage({ titleKey }: { titleKey: string }) {
                       )}
                       <div>
                         <dt>{t('nft.time')}</dt>
-                        <dd className="num small">{new Date(o.created_at).toLocaleString()}</dd>
+                        <dd className="num small">{formatTime(o.created_at)}</dd>
                       </div>
                     </dl>
                   </div>

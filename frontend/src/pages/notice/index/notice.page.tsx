@@ -8,10 +8,11 @@ import { Page } from '../../../components/page';
 import { useSessionStore } from '../../../stores/session.store';
 import { useUnreadNotices, useUnreadStore } from '../unread.store';
 import '../notice.css';
+import { formatTime } from '../../../components/format';
 
 type Tab = 'announcement' | 'message';
 const LIMIT = 20;
-const when = (iso: string) => new Date(iso).toLocaleString();
+const when = (iso: string) => formatTime(iso);
 
 /**
  * `pages/notice/index`: announcements (the CMS's `announcement` category; `?article=` opens one

@@ -8,6 +8,7 @@ import { Page } from '../../../components/page';
 import { toast } from '../../../stores/toast.store';
 import { drawPoster } from '../poster';
 import '../promotion.css';
+import { formatTime } from '../../../components/format';
 
 type Tab = 'records' | 'invitees';
 
@@ -197,7 +198,7 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
                       <div className="muted">
                         {t(`promotion.kind.${r.kind}`)} · {r.invitee} · {t('promotion.feeOf', { fee: r.fee, coin: r.currency, ratio: pctOf(r.ratio) })}
                       </div>
-                      <div className="muted">{new Date(r.created_at).toLocaleString()}</div>
+                      <div className="muted">{formatTime(r.created_at)}</div>
                     </li>
                   ))}
                 </ul>
@@ -215,7 +216,7 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
                       <span className="muted">{u.verified ? t('promotion.verified') : t('promotion.unverified')}</span>
                     </div>
                     <div className="muted">
-                      {new Date(u.registered_at).toLocaleDateString()} · {t('promotion.earned', { amount: u.rebate, coin: info.rebate_currency })}
+                      {formatTime(u.registered_at, 'date')} · {t('promotion.earned', { amount: u.rebate, coin: info.rebate_currency })}
                     </div>
                   </li>
                 ))}

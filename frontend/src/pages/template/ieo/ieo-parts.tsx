@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { newcoinApi, type IeoProject, type IeoState } from '../../../api/newcoin';
-import { truncate } from '../../../components/format';
+import { formatTime, truncate } from '../../../components/format';
 import './ieo.css';
 
 /** The current time, ticking every second (live countdowns). */
@@ -109,8 +109,8 @@ export function ProjectTerms({ project }: { project: IeoProject }) {
       <div>
         <dt>{t('ieo.cycle')}</dt>
         <dd className="num small ieo-cycle">
-          <span>{new Date(project.start_at).toLocaleString()} –</span>
-          <span>{new Date(project.end_at).toLocaleString()}</span>
+          <span>{formatTime(project.start_at)} –</span>
+          <span>{formatTime(project.end_at)}</span>
         </dd>
       </div>
       <div>

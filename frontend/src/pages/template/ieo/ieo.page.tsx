@@ -4,7 +4,7 @@ import { Link } from 'react-router-dom';
 import { newcoinApi, type IeoProject, type IeoState } from '../../../api/newcoin';
 import { PATHS } from '../../../app/paths';
 import { Empty, Skeleton } from '../../../components/feedback';
-import { truncate } from '../../../components/format';
+import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { ProjectCountdown, StateBadge, useNow } from './ieo-parts';
 
@@ -79,7 +79,7 @@ export function IeoPage({ titleKey }: { titleKey: string }) {
                 </div>
                 <div>
                   <dt>{t('ieo.endTime')}</dt>
-                  <dd className="num small">{new Date(p.end_at).toLocaleString()}</dd>
+                  <dd className="num small">{formatTime(p.end_at)}</dd>
                 </div>
               </dl>
               <ProjectCountdown project={p} loadedAt={loadedAt} now={now} />

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { tradingApi, type MarketInfo, type Order, type OrderStatus } from '../../../api/trading';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Segmented } from '../../../components/form';
-import { truncate } from '../../../components/format';
+import { formatTime, truncate } from '../../../components/format';
 import { useLiveStore } from '../../../live/live.store';
 import { toast } from '../../../stores/toast.store';
 
@@ -88,7 +88,7 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
                   <span aria-hidden="true">{o.side === 'buy' ? '▲' : '▼'} </span>
                   {t(o.side === 'buy' ? 'trade.buy' : 'trade.sell')} · {t(o.type === 'limit' ? 'trade.limit' : 'trade.market')}
                 </strong>
-                <span className="muted small">{new Date(o.created_at).toLocaleString()}</span>
+                <span className="muted small">{formatTime(o.created_at)}</span>
               </div>
               <dl className="order__grid">
                 <div>

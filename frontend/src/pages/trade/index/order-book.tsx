@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { MarketInfo } from '../../../api/trading';
 import { Skeleton } from '../../../components/feedback';
 import { add, cmp, div, mul, sub } from '../../../components/decimal';
-import { truncate } from '../../../components/format';
+import { formatTime, truncate } from '../../../components/format';
 
 const LEVELS = 8;
 
@@ -109,7 +109,7 @@ export const LatestTrades = memo(function LatestTrades({ market, trades }: { mar
       <tbody>
         {trades.map((d) => (
           <tr key={d.trade_id} className={`deals__row deals__row--${d.side}`}>
-            <td>{new Date(d.time).toLocaleTimeString([], { hour12: false })}</td>
+            <td>{formatTime(d.time, 'time', { hour12: false })}</td>
             <td className="num">
               <span aria-hidden="true">{d.side === 'buy' ? '▲' : '▼'} </span>
               <span className="visually-hidden">{t(d.side === 'buy' ? 'trade.buy' : 'trade.sell')} </span>

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { walletApi, type Transfer } from '../../../../api/wallet';
 import { Empty, Skeleton } from '../../../../components/feedback';
 import { Page } from '../../../../components/page';
+import { formatTime } from '../../../../components/format';
 
 /** Transfers between the user's accounts, newest first. */
 export function TransferRecordPage({ titleKey }: { titleKey: string }) {
@@ -28,7 +29,7 @@ export function TransferRecordPage({ titleKey }: { titleKey: string }) {
                     {t(`assets.account.${x.from}`)} → {t(`assets.account.${x.to}`)}
                   </span>
                 </div>
-                <div className="muted small">{new Date(x.created_at).toLocaleString()}</div>
+                <div className="muted small">{formatTime(x.created_at)}</div>
               </li>
             ))}
           </ul>

@@ -5,6 +5,7 @@ import { walletApi, type FundingRecord } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { Empty, Skeleton } from '../../../../components/feedback';
 import { Page } from '../../../../components/page';
+import { formatTime } from '../../../../components/format';
 
 /** One withdrawal (`?id=`): amount, fee, what arrives, address, state, reason or transaction hash. */
 export function WithdrawDetailPage({ titleKey }: { titleKey: string }) {
@@ -41,7 +42,7 @@ export function WithdrawDetailPage({ titleKey }: { titleKey: string }) {
             {row(t('funding.remark'), record.remark)}
             {row(t('funding.txHash'), record.tx_hash)}
             {row(t('funding.reasonLabel'), record.reason, 'withdraw-reason')}
-            {row(t('funding.time'), new Date(record.created_at).toLocaleString())}
+            {row(t('funding.time'), formatTime(record.created_at))}
           </dl>
           <Link className="button button--block" to={`${PATHS.assetsRecord}?tab=withdraw`}>{t('funding.records')}</Link>
         </section>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../../../api/endpoints';
+import { setSocketLanguage } from '../../../../api/socket';
 import { Icon } from '../../../../components/icons';
 import { Page } from '../../../../components/page';
 import { currentLang, LANGS, LANGUAGE_NAMES, setLanguage, type Lang } from '../../../../i18n/i18n';
@@ -13,6 +14,7 @@ export function LanguagePage({ titleKey }: { titleKey: string }) {
   const choose = async (next: Lang) => {
     setLang(next);
     await setLanguage(next);
+    setSocketLanguage(next);
     // Answered in the new language (the header now carries it).
     api.setLang(next).then((r) => typeof r === 'string' && toast(r), () => undefined);
   };

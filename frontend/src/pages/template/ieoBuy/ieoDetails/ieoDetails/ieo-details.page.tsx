@@ -5,7 +5,7 @@ import { newcoinApi, type IeoOrderInfo, type IeoProject } from '../../../../../a
 import { PATHS } from '../../../../../app/paths';
 import { mul } from '../../../../../components/decimal';
 import { Empty, Skeleton } from '../../../../../components/feedback';
-import { truncate } from '../../../../../components/format';
+import { formatTime, truncate } from '../../../../../components/format';
 import { Page } from '../../../../../components/page';
 import { useSessionStore } from '../../../../../stores/session.store';
 import { ProjectCountdown, ProjectTerms, projectIdOf, StateBadge, useProject } from '../../../ieo/ieo-parts';
@@ -111,7 +111,7 @@ function Mine({ project, info }: { project: IeoProject; info: IeoOrderInfo | nul
               </strong>
               <span className="ieo-state">{t(`ieo.status.${s.status}`)}</span>
             </div>
-            <div className="muted small">{new Date(s.created_at).toLocaleString()}</div>
+            <div className="muted small">{formatTime(s.created_at)}</div>
           </li>
         ))}
       </ul>

@@ -779,6 +779,8 @@ describe('Sequencer', () => {
       expect(JSON.stringify(Sequencer.restore(shuffled).snapshot())).toBe(text);
       // The hash is the sorted-key definition's: a hash logged by a build before this one names the same state.
       expect(stateHash(snap)).toBe(createHash('sha256').update(JSON.stringify(snap, sorted)).digest('hex'));
+      // Another format (a newer build's) is refused with the reason, not read as this one.
+      expect(() => Sequencer.restore({ ...snap, v: 2 } as unknown as SequencerSnapshot)).toThrow(`sequencer snapshot of batch ${snap.seq} has format v2; this build reads v1`);
     });
 
     // Found by this suite: `snapshot().lastTradePrices` lists markets in the order they were

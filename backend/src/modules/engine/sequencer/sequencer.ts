@@ -511,6 +511,8 @@ export class Sequencer {
   }
 
   static restore(s: SequencerSnapshot, store?: (initial: Array<[string, Balance]>) => BalanceStore, dedup: DedupOptions = DEFAULT_DEDUP): Sequencer {
+    // Another format (a newer build's) is refused, not read as this one: recovery stops with the reason.
+    if (s.v !== 1) throw new Error(`sequencer snapshot of batch ${s.seq} has format v${String(s.v)}; this build reads v1`);
     const initial = s.balances.map(([k, a, f]): [string, Balance] => [k, { available: BigInt(a), frozen: BigInt(f) }]);
     const seq = new Sequencer(store ? store(initial) : new FastBalances(initial), dedup, s.nextOrderId);
     seq.seq = s.seq;

@@ -92,7 +92,7 @@ export const financeApi = {
   product: (id: number) => get<WealthProductInfo>('lh/deposit/product_info', { id }),
   report: () => get<WealthReport>('lh/deposit/report'),
   orders: (status: WealthOrderStatus, page = 1, limit = 50) => get<Page<WealthOrder>>('lh/deposit/order', { status, page, limit }),
-  buy: (p: { product_id: number; amount: string; agree: string; client_id: string }) => post<WealthOrder>('lh/deposit', p),
+  buy: (p: { product_id: number; amount: string; agree: string; client_id: string }) => post<WealthOrder>('lh/deposit', p, { quiet: true }),
   preview: (orderId: string) => post<Redemption>('lh/deposit/cancel', { order_id: orderId, preview: 1 }),
-  redeem: (orderId: string) => post<Redemption>('lh/deposit/cancel', { order_id: orderId }),
+  redeem: (orderId: string) => post<Redemption>('lh/deposit/cancel', { order_id: orderId }, { quiet: true }),
 };

@@ -77,12 +77,12 @@ export const loanApi = {
   preview: (productId: number, amount: string, days: number) =>
     get<{ items: LoanProduct[]; preview: LoanPreview }>('borrow/list', { product_id: productId, amount, days }, { quiet: true }),
   apply: (p: { product_id: number; amount: string; days: number; front_image: string; back_image: string; passport_image: string; client_id: string }) =>
-    post<LoanOrder>('borrow/order/apply', p),
+    post<LoanOrder>('borrow/order/apply', p, { quiet: true }),
   orders: (status: LoanFilter, page = 1, limit = 50) => get<Page<LoanOrder>>('borrow/order/list', { status, page, limit }),
   detail: (orderId: string) => post<{ order: LoanOrder; addresses: RepayAddress[]; records: LoanRepayment[] }>('borrow/back/detail', { order_id: orderId }),
-  repay: (p: { order_id: string; amount: string; client_id: string }) => post<LoanRepayment & { remaining: string }>('borrow/order/back', p),
+  repay: (p: { order_id: string; amount: string; client_id: string }) => post<LoanRepayment & { remaining: string }>('borrow/order/back', p, { quiet: true }),
   repayByTransfer: (p: { order_id: string; amount: string; image_id: string; client_id: string }) =>
-    post<LoanRepayment & { remaining: string }>('borrow/back/apply', p),
+    post<LoanRepayment & { remaining: string }>('borrow/back/apply', p, { quiet: true }),
   records: (orderId?: string, page = 1, limit = 50) => get<Page<LoanRepayment>>('borrow/back/list', { order_id: orderId, page, limit }),
   address: (orderId?: string) => get<{ currency_id: number; symbol: string; addresses: RepayAddress[] }>('borrow/repay_in_address', { order_id: orderId }),
 };

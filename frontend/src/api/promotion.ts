@@ -59,7 +59,7 @@ export const promotionApi = {
   ranking: () => get<Ranking>('user/invite_ranking'),
   poster: () => get<Poster>('user/my_poster'),
   share: () => get<{ invite_code: string; link: string; text: string }>('user/my_share'),
-  bind: (auth_code: string) => post<{ inviter_id: number }>('user/bind_auth_code', { auth_code }),
+  bind: (auth_code: string) => post<{ inviter_id: number }>('user/bind_auth_code', { auth_code }, { quiet: true }),
 };
 
 export interface ChatMessage {
@@ -109,7 +109,7 @@ export const helpApi = {
   chat: (after = 0) => get<Conversation>('help/chat', { after }),
   send: (text: string, image?: string) => post<ChatMessage>('help/chat/send', { text, image }),
   read: (message_id: string) => post<unknown>('help/chat/read', { message_id }, { quiet: true }),
-  feedback: (body: { category: FeedbackCategory; content: string; image?: string }) => post<Feedback>('help/feedback', body),
+  feedback: (body: { category: FeedbackCategory; content: string; image?: string }) => post<Feedback>('help/feedback', body, { quiet: true }),
   myFeedback: () => get<Page<Feedback>>('help/feedback', { limit: 50 }),
   faq: () => get<Page<FaqArticle>>('newsArticle/list', { category: 'faq', limit: 50 }, { quiet: true }),
 };

@@ -1,4 +1,5 @@
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
+import { t } from '../i18n/i18n';
 import { NavBar } from './nav-bar';
 
 interface PageProps {
@@ -12,6 +13,11 @@ interface PageProps {
 
 /** A screen: its navigation bar and its content (the tab bar is the layout's). */
 export function Page({ title, back, left, right, children, className }: PageProps) {
+  // The tab's title (and what a screen reader announces for it) names the screen, in the app's language.
+  useEffect(() => {
+    const app = t('common.appName');
+    document.title = title && title !== app ? `${title} · ${app}` : app;
+  }, [title]);
   return (
     <>
       <NavBar title={title} back={back} left={left} right={right} />

@@ -84,3 +84,22 @@ export async function setLanguage(lang: Lang, persist = true): Promise<void> {
 }
 
 export const t = (key: string, options?: Record<string, unknown>): string => i18next.t(key, options) as string;
+
+const displayNames = new Map<string, Intl.DisplayNames>();
+
+/**
+ * A country's or a currency's name in the app's language (`Intl.DisplayNames`), for names the API
+ * sends in English (the dial codes' countries, the pricing currencies); `fallback` when the
+ * browser does not know the code.
+ */
+export function localName(type: 'region' | 'currency', code: string, fallback: string): string {
+  const tag = HTML_LANG[currentLang()];
+  const key = `${tag}:${type}`;
+  try {
+    let names = displayNames.get(key);
+    if (!names) displayNames.set(key, (names = new Intl.DisplayNames([tag], { type, fallback: 'none' })));
+    return names.of(code) ?? fallback;
+  } catch {
+    return fallback; // not a well-formed code
+  }
+}

@@ -4,6 +4,7 @@ import { walletApi, type FiatRate } from '../../../api/wallet';
 import { Skeleton } from '../../../components/feedback';
 import { Icon } from '../../../components/icons';
 import { Page } from '../../../components/page';
+import { localName } from '../../../i18n/i18n';
 import { usePricingStore } from '../../../stores/pricing.store';
 
 /** The pricing currency: every displayed total (assets, accounts) is shown in it. */
@@ -34,7 +35,7 @@ export function RatePage({ titleKey }: { titleKey: string }) {
                 <span>
                   <strong>{r.code}</strong>{' '}
                   <span className="muted">
-                    {r.symbol} · {r.name}
+                    {r.symbol} · {localName('currency', r.code, r.name)}
                   </span>
                   <small className="muted block">{t('rate.perUsd', { rate: r.rate, code: r.code })}</small>
                 </span>

@@ -2,7 +2,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, type AreaCode } from '../../../api/endpoints';
 import { Field } from '../../../components/form';
-import { currentLang } from '../../../i18n/i18n';
+import { currentLang, localName } from '../../../i18n/i18n';
 
 let cache: Promise<AreaCode[]> | null = null;
 // A sensible first choice of calling code per language; the user can change it.
@@ -64,7 +64,7 @@ export function ContactField({ type, value, onChange, areaCode, onAreaCode, erro
         <select className="area-code" aria-label={t('auth.areaCode')} value={areaCode} onChange={(e) => onAreaCode(e.target.value)}>
           {codes.map((c) => (
             <option key={`${c.iso}-${c.code}`} value={c.code}>
-              +{c.code} {c.name}
+              +{c.code} {localName('region', c.iso, c.name)}
             </option>
           ))}
         </select>

@@ -488,7 +488,8 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
   it('a split engine whose projection keeps failing hands the lease over; the next term projects everything once', async () => {
     const host = t.app.get(EngineHost);
     // This app runs ROLE=all; as ROLE=engine the host hands over instead of waiting for a restart.
-    const internals = host as unknown as { role: string; keeper: { release(): Promise<void> } };
+    const internals = host as unknown as { role: string; keeper: { release(): Promise<void> }; lease: { current?: number } };
+    const term = internals.lease.current!;
     const role = internals.role;
     internals.role = 'engine';
     const released = jest.spyOn(internals.keeper, 'release');
@@ -505,9 +506,10 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
       // Regression: the lease was kept (and renewed) while every command was refused, until a restart by hand.
       for (let i = 0; i < 100 && !released.mock.calls.length; i++) await sleep(100);
       expect(released).toHaveBeenCalled();
-      // A standby takes it (here this process again) and rebuilds from the journal.
-      for (let i = 0; i < 100 && !host.owner; i++) await sleep(100);
-      expect(host.owner).toBe(true);
+      // A standby takes it (here this process again, with the next fencing token) and rebuilds from the journal.
+      const nextTerm = () => host.owner && (internals.lease.current ?? 0) > term;
+      for (let i = 0; i < 100 && !nextTerm(); i++) await sleep(100);
+      expect(nextTerm()).toBe(true);
     } finally {
       spy.mockRestore();
       released.mockRestore();

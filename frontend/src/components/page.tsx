@@ -11,13 +11,17 @@ interface PageProps {
   className?: string;
 }
 
-/** A screen: its navigation bar and its content (the tab bar is the layout's). */
-export function Page({ title, back, left, right, children, className }: PageProps) {
-  // The tab's title (and what a screen reader announces for it) names the screen, in the app's language.
+/** The tab's title (and what a screen reader announces for it) names the screen, in the app's language. */
+export function useDocumentTitle(title: string): void {
   useEffect(() => {
     const app = t('common.appName');
     document.title = title && title !== app ? `${title} · ${app}` : app;
   }, [title]);
+}
+
+/** A screen: its navigation bar and its content (the tab bar is the layout's). */
+export function Page({ title, back, left, right, children, className }: PageProps) {
+  useDocumentTitle(title);
   return (
     <>
       <NavBar title={title} back={back} left={left} right={right} />

@@ -122,7 +122,11 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
         <label className="field">
           <span className="field__label">{t('help.content')}</span>
           <textarea className="field__control help__textarea" value={content} maxLength={1000} rows={4} onChange={(e) => setContent(e.target.value)} placeholder={t('help.contentPlaceholder')} />
-          {error && <span className="field__error">{error}</span>}
+          {error && (
+            <span className="field__error" role="alert">
+              {error}
+            </span>
+          )}
         </label>
         <ImageUpload label={t('help.image')} value={image} onChange={setImage} />
         <button type="submit" className="button button--primary button--block" disabled={busy}>

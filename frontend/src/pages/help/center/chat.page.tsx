@@ -7,6 +7,7 @@ import { getSocket } from '../../../api/socket';
 import { Skeleton } from '../../../components/feedback';
 import { compressImage } from '../../../components/image';
 import { NavBar } from '../../../components/nav-bar';
+import { useDocumentTitle } from '../../../components/page';
 import { toast } from '../../../stores/toast.store';
 import '../help.css';
 import { formatTime } from '../../../components/format';
@@ -28,6 +29,7 @@ const merge = (list: ChatMessage[], more: ChatMessage[]) => {
  */
 export function HelpChatPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
+  useDocumentTitle(t(titleKey));
   const [conv, setConv] = useState<Conversation | null | undefined>(undefined);
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [operatorRead, setOperatorRead] = useState('0');

@@ -454,7 +454,8 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     await trialOk();
   });
 
-  it('when the projector gives up, the sequencer takes nothing more; a restart projects everything once, in order', async () => {
+  /** A resting sell of 0.5 BTC at 60,000 and a buyer with 100,000 USDT; then the projector's next five transactions fail. */
+  async function failingProjection() {
     const host = t.app.get(EngineHost);
     const seller = await trader('0', '1');
     const buyer = await trader('100000');
@@ -462,6 +463,11 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     await host.idle();
     const spy = jest.spyOn(host.projector, 'project');
     for (let i = 0; i < 5; i++) spy.mockRejectedValueOnce(new Error('database unreachable'));
+    return { host, buyer, spy };
+  }
+
+  it('when the projector gives up, the sequencer takes nothing more; a restart projects everything once, in order', async () => {
+    const { host, buyer, spy } = await failingProjection();
     let buyId: string | undefined;
     try {
       // Journaled and answered: the buy takes the 0.5 and rests with 0.2; its projection keeps failing.
@@ -486,21 +492,15 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
   });
 
   it('a split engine whose projection keeps failing hands the lease over; the next term projects everything once', async () => {
-    const host = t.app.get(EngineHost);
+    const { host, buyer, spy } = await failingProjection();
     // This app runs ROLE=all; as ROLE=engine the host hands over instead of waiting for a restart.
     const internals = host as unknown as { role: string; keeper: { release(): Promise<void> }; lease: { current?: number } };
     const term = internals.lease.current!;
     const role = internals.role;
-    internals.role = 'engine';
     const released = jest.spyOn(internals.keeper, 'release');
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    const seller = await trader('0', '1');
-    const buyer = await trader('100000');
-    await order(seller.token, { side: 'sell', type: 'limit', price: '60000', quantity: '0.5' });
-    await host.idle();
-    const spy = jest.spyOn(host.projector, 'project');
-    for (let i = 0; i < 5; i++) spy.mockRejectedValueOnce(new Error('database unreachable'));
     try {
+      internals.role = 'engine';
       const buy = (await order(buyer.token, { side: 'buy', type: 'limit', price: '60000', quantity: '0.7' })).body;
       expect(buy.data).toMatchObject({ status: 'waiting', filled_qty: '0.5' });
       // Regression: the lease was kept (and renewed) while every command was refused, until a restart by hand.

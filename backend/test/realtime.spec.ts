@@ -3,6 +3,8 @@ import { AddressInfo } from 'node:net';
 import { io, Socket } from 'socket.io-client';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
+import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { MarketFeedService } from '../src/modules/realtime/market-feed.service';
 import { startTestApp, TestApp } from './support/test-app';
 
 type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -238,5 +240,44 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     await new Promise((r) => setTimeout(r, 400));
     expect(fed().map(([, m]) => m.topic)).toEqual(single.filter(([, m]) => m.topic === 'trades:ETH/USDT').map(([, m]) => m.topic));
     expect(fed().length).toBeGreaterThan(0);
+  });
+
+  it('a cycle whose trades cross a minute boundary sends the finished candle, with its last trade, before the new one', async () => {
+    const { seller, buyer } = await pair(1);
+    const feed = t.app.get(MarketFeedService);
+    const host = t.app.get(EngineHost);
+    const client = await connect();
+    const candles: Array<{ seq: number; data: { time: number; close: string; volume: string } }> = [];
+    client.on('kline', (m) => void (m.topic === 'kline:BTC/USDT:1min' && candles.push(m as never)));
+    await client.emitWithAck('subscribe', ['kline:BTC/USDT:1min']);
+    // The cycles are this test's: the feed's timer is paused, what earlier tests left is sent now.
+    clearInterval((feed as unknown as { timer: NodeJS.Timeout }).timer);
+    await host.idle();
+    await feed.publish();
+    await new Promise((r) => setTimeout(r, 200));
+    candles.length = 0;
+    // Two trades 100 ms apart, on either side of a minute boundary (the batch time is the clock's).
+    const boundary = Math.ceil(Date.now() / 60_000) * 60_000 + 120_000;
+    await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '70000', quantity: '0.1' });
+    await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '70100', quantity: '0.1' });
+    const clock = jest.spyOn(Date, 'now');
+    try {
+      clock.mockReturnValue(boundary - 50);
+      expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '70000', quantity: '0.1' })).body.data.status).toBe('completed');
+      clock.mockReturnValue(boundary + 50);
+      expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '70100', quantity: '0.1' })).body.data.status).toBe('completed');
+    } finally {
+      clock.mockRestore();
+    }
+    await host.idle();
+    await feed.publish(); // one cycle for both trades
+    await until(() => candles.length >= 2);
+    // Regression: only the newest candle was sent, so the finished one never got its last trade live.
+    expect(candles.map((c) => [c.data.time, c.data.close, c.data.volume])).toEqual([
+      [(boundary - 60_000) / 1000, '70000', '0.1'],
+      [boundary / 1000, '70100', '0.1'],
+    ]);
+    expect(candles[1].seq).toBe(candles[0].seq + 1);
+    (feed as unknown as { timer: NodeJS.Timeout }).timer = setInterval(() => void feed.publish(), 200);
   });
 });

@@ -13,7 +13,7 @@ import { MarketRegistry } from '../engine/market-registry.service';
 import type { TradeRecord } from '../engine/sequencer/commands';
 import { LeverService } from '../lever/lever.service';
 import { MarketDataService } from '../market/market-data.service';
-import { REQUEST_PERIODS, storedPeriod } from '../market/periods';
+import { bucketStart, PERIODS, REQUEST_PERIODS, storedPeriod } from '../market/periods';
 import { depthTopic, feedRoomTopics, klineTopic, ParsedTopic, tradesTopic, userRoom } from './topics';
 
 /** At most one message per topic per this many ms (DESIGN §8: conflation). */
@@ -33,9 +33,14 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private readonly seq = new Map<string, number>();
   private readonly dirtyBooks = new Set<number>();
   private readonly newTrades = new Map<number, TradeRecord[]>();
-  /** Markets with trades the projector has not written yet (→ the journal batch to wait for), and ones whose candles can be pushed. */
-  private readonly candlesDue = new Map<number, number>();
-  private readonly candlesReady = new Set<number>();
+  /** Markets with trades the projector has not written yet: per journaled batch, [its seq (to wait for), its time]. */
+  private readonly candlesDue = new Map<number, Array<[number, number]>>();
+  /**
+   * Per market whose new trades are projected: the earliest of their times. Every candle from the
+   * one holding it on is pushed, so a cycle whose trades cross a period's boundary sends the
+   * finished candle (its last trades) before the new one.
+   */
+  private readonly candlesReady = new Map<number, number>();
   private readonly dirtyUsers = new Set<number>();
   /** Contract positions: users whose positions changed, markets with a new mark tick, and what each user was last sent. */
   private readonly dirtyPositions = new Set<number>();
@@ -81,16 +86,22 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const list = this.newTrades.get(id);
       if (list) for (const t of trades) list.push(t);
       else this.newTrades.set(id, [...trades]);
-      this.candlesDue.set(id, seq);
+      const due = this.candlesDue.get(id);
+      if (due) due.push([seq, trades[0].ts]);
+      else this.candlesDue.set(id, [[seq, trades[0].ts]]);
     });
     // Candles and tickers are read from the tables the projector writes: pushed once it has the trades.
     this.bus.on('projected', (seq) => {
-      for (const [id, due] of this.candlesDue)
-        if (due <= seq) {
-          this.candlesDue.delete(id);
-          this.candlesReady.add(id);
-          this.tickersDirty = true;
-        }
+      for (const [id, due] of this.candlesDue) {
+        let n = 0;
+        let from = this.candlesReady.get(id) ?? Infinity;
+        for (; n < due.length && due[n][0] <= seq; n++) from = Math.min(from, due[n][1]);
+        if (!n) continue;
+        if (n === due.length) this.candlesDue.delete(id);
+        else due.splice(0, n);
+        this.candlesReady.set(id, from);
+        this.tickersDirty = true;
+      }
     });
     this.bus.on('balance', (userId) => {
       if (this.listening(userId)) this.dirtyUsers.add(userId);
@@ -232,11 +243,11 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     }
     this.newTrades.clear();
 
-    for (const marketId of this.candlesReady) {
+    for (const [marketId, from] of this.candlesReady) {
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
       parts.push(
-        this.lastCandles(marketId).then((candles) =>
+        this.candlesSince(marketId, from).then((candles) =>
           Promise.all(
             candles.map(async ([period, candle]): Promise<FeedItem> => {
               const topic = klineTopic(m.symbol, period);
@@ -303,18 +314,26 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     return this.data.depth(symbol, DEPTH_LEVELS) as Promise<{ symbol: string; bids: Array<[string, string]>; asks: Array<[string, string]> }>;
   }
 
-  /** The current candle of every period (time-share shares the 1-minute one). */
-  private async lastCandles(marketId: number): Promise<Array<[(typeof REQUEST_PERIODS)[number], CandleData]>> {
+  /**
+   * Every period's candles from the one holding `from` (ms) on, oldest first (time-share shares the
+   * 1-minute ones): the candles the trades projected since the last cycle changed.
+   */
+  private async candlesSince(marketId: number, from: number): Promise<Array<[(typeof REQUEST_PERIODS)[number], CandleData]>> {
     const rows: Array<{ period: string; time: string; open: string; high: string; low: string; close: string; volume: string }> = await this.dataSource.query(
-      `SELECT DISTINCT ON (period) period, EXTRACT(EPOCH FROM open_time)::bigint AS time, open::text, high::text, low::text, close::text, volume::text
-       FROM klines WHERE market_id = $1 ORDER BY period, open_time DESC`,
-      [marketId],
+      `SELECT k.period, EXTRACT(EPOCH FROM k.open_time)::bigint AS time, k.open::text, k.high::text, k.low::text, k.close::text, k.volume::text
+       FROM unnest($2::text[], $3::timestamptz[]) AS s(period, since)
+       JOIN klines k ON k.market_id = $1 AND k.period = s.period AND k.open_time >= s.since
+       ORDER BY k.period, k.open_time`,
+      [marketId, PERIODS, PERIODS.map((p) => new Date(bucketStart(p, from)).toISOString())],
     );
-    const by = new Map(rows.map((r) => [r.period, { time: Number(r.time), open: moneyString(r.open), high: moneyString(r.high), low: moneyString(r.low), close: moneyString(r.close), volume: moneyString(r.volume) }]));
-    return REQUEST_PERIODS.flatMap((p) => {
-      const c = by.get(storedPeriod(p));
-      return c ? [[p, c] as [(typeof REQUEST_PERIODS)[number], CandleData]] : [];
-    });
+    const by = new Map<string, CandleData[]>();
+    for (const r of rows) {
+      const c = { time: Number(r.time), open: moneyString(r.open), high: moneyString(r.high), low: moneyString(r.low), close: moneyString(r.close), volume: moneyString(r.volume) };
+      const list = by.get(r.period);
+      if (list) list.push(c);
+      else by.set(r.period, [c]);
+    }
+    return REQUEST_PERIODS.flatMap((p) => (by.get(storedPeriod(p)) ?? []).map((c): [(typeof REQUEST_PERIODS)[number], CandleData] => [p, c]));
   }
 
   private async publishBalances(): Promise<void> {

@@ -4,6 +4,7 @@ import { io, Socket } from 'socket.io-client';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { MarketDataService } from '../src/modules/market/market-data.service';
 import { MarketFeedService } from '../src/modules/realtime/market-feed.service';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -279,5 +280,52 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     ]);
     expect(candles[1].seq).toBe(candles[0].seq + 1);
     (feed as unknown as { timer: NodeJS.Timeout }).timer = setInterval(() => void feed.publish(), 200);
+  });
+
+  it('a trade sent before a subscriber joined and not yet projected is in its snapshot (regression: the snapshot read only the table)', async () => {
+    const { seller, buyer } = await pair(1);
+    const host = t.app.get(EngineHost);
+    await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '80000', quantity: '0.1' });
+    await host.idle();
+    // The projector is held: the trade is journaled, answered and pushed, not yet in the trades table.
+    const real = host.projector.project.bind(host.projector);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = jest.spyOn(host.projector, 'project').mockImplementation(async (...args) => {
+      await gate;
+      return real(...args);
+    });
+    try {
+      const buy = await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '80000', quantity: '0.1' });
+      expect(buy.body.data.status).toBe('completed');
+      await new Promise((r) => setTimeout(r, 500)); // a few push cycles
+      const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM trades WHERE price = 80000`);
+      expect(n).toBe(0);
+      const visitor = await connect();
+      const [snap] = (await visitor.emitWithAck('subscribe', ['trades:BTC/USDT'])) as SnapshotData[];
+      const trades = snap.data as Array<{ trade_id: string; price: string; quantity: string }>;
+      expect(trades[trades.length - 1]).toMatchObject({ price: '80000', quantity: '0.1' });
+      expect(trades.map((x) => Number(x.trade_id))).toEqual([...trades.map((x) => Number(x.trade_id))].sort((a, b) => a - b));
+    } finally {
+      release();
+      held.mockRestore();
+    }
+    await host.idle();
+  });
+
+  it('the tickers are recomputed at least once a minute without trades (their 24 h window moves on)', async () => {
+    const data = t.app.get(MarketDataService);
+    await t.app.get(EngineHost).idle();
+    await new Promise((r) => setTimeout(r, 400)); // what earlier trades made due is sent
+    const tickers = jest.spyOn(data, 'tickers');
+    const later = Date.now() + 61_000;
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(later);
+    try {
+      // Regression: with no trade nothing made them due, so a quiet market kept day-old figures.
+      await until(() => tickers.mock.calls.some(([fresh]) => fresh === true));
+    } finally {
+      clock.mockRestore();
+      tickers.mockRestore();
+    }
   });
 });

@@ -6,6 +6,11 @@ export const marketsApi = {
   favorites: () => get<{ symbols: string[] }>('market/favorites', undefined, { quiet: true }),
   addFavorite: (symbol: string) => post<{ symbols: string[] }>('market/favorites/add', { symbol }),
   removeFavorite: (symbol: string) => post<{ symbols: string[] }>('market/favorites/remove', { symbol }),
-  /** The last 24 hourly closes of a market. */
-  spark: (symbol: string) => post<CandleData[]>('kline/historyV3', { symbol, period: '60min', limit: 24 }, { quiet: true }),
+  /** The hourly candles of the last 24 hours (only those: a quiet market's older hours are not "24 h"). */
+  spark: (symbol: string) =>
+    post<CandleData[]>(
+      'kline/historyV3',
+      { symbol, period: '60min', from: Math.floor(Date.now() / 3_600_000) * 3_600 - 23 * 3_600, limit: 24 },
+      { quiet: true },
+    ),
 };

@@ -19,6 +19,10 @@ import { depthTopic, feedRoomTopics, klineTopic, ParsedTopic, tradesTopic, userR
 /** At most one message per topic per this many ms (DESIGN §8: conflation). */
 export const CONFLATE_MS = intBetween('WS_CONFLATE_MS', 200, 10, 10_000);
 const DEPTH_LEVELS = 20;
+/** The longest the tickers go without being recomputed (their 24 h window moves on without trades). */
+const TICKERS_REFRESH_MS = 60_000;
+/** Trades in a `trades:<symbol>` snapshot (the newest). */
+const SNAPSHOT_TRADES = 50;
 
 /**
  * Turns engine events into conflated, sequenced Socket.IO messages. Engine events only mark
@@ -33,6 +37,8 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private readonly seq = new Map<string, number>();
   private readonly dirtyBooks = new Set<number>();
   private readonly newTrades = new Map<number, TradeRecord[]>();
+  /** Per `trades:<symbol>` topic, the newest trades sent (`SNAPSHOT_TRADES`, oldest first). */
+  private readonly recentTrades = new Map<string, TradeData[]>();
   /** Markets with trades the projector has not written yet: per journaled batch, [its seq (to wait for), its time]. */
   private readonly candlesDue = new Map<number, Array<[number, number]>>();
   /**
@@ -47,6 +53,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private readonly markedMarkets = new Set<number>();
   private readonly sentPositions = new Map<number, { json: string; ids: string[] }>();
   private tickersDirty = true;
+  private tickersAt = 0;
   private lastTickers = '';
   private publishing = false;
   /** Users with a socket now (count). */
@@ -76,7 +83,11 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     this.server = server as unknown as NonNullable<MarketFeedService['server']>;
     // Split roles: the engine sends each cycle's market messages to every process once; each writes
     // them to its own batched sockets.
-    if (this.shared) this.server.on('feed', (items) => this.writeFeed(items));
+    if (this.shared)
+      this.server.on('feed', (items) => {
+        for (const [event, m] of items) if (event === 'trades') this.rememberTrades(m.topic, m.data as TradeData[]);
+        this.writeFeed(items);
+      });
   }
 
   onApplicationBootstrap(): void {
@@ -237,9 +248,11 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
       const topic = tradesTopic(m.symbol);
+      const data = trades.map((t) => tradeData(m.engine, t));
+      this.rememberTrades(topic, data);
       // Nobody here listens: no message is built (a later subscriber starts from the snapshot and its sequence number).
       if (watched && !watched.has(topic)) continue;
-      parts.push(this.next(topic).then((seq): FeedItem[] => [['trades', { topic, seq, ts: 0, data: trades.map((t) => tradeData(m.engine, t)) }]]));
+      parts.push(this.next(topic).then((seq): FeedItem[] => [['trades', { topic, seq, ts: 0, data }]]));
     }
     this.newTrades.clear();
 
@@ -259,8 +272,12 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     }
     this.candlesReady.clear();
 
-    if (this.tickersDirty) {
+    // The 24 h window moves on without trades too (a quiet market's volume, high and low age out):
+    // recomputed at least once a minute, sent only if it changed.
+    const now = Date.now();
+    if (this.tickersDirty || now - this.tickersAt >= TICKERS_REFRESH_MS) {
       this.tickersDirty = false;
+      this.tickersAt = now;
       parts.push(
         (async (): Promise<FeedItem[]> => {
           const tickers = await this.data.tickers(true);
@@ -308,6 +325,12 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const mine = items.filter(([, m]) => topics.includes(m.topic));
       if (mine.length) server.local.to(room).emit('feed', mine);
     }
+  }
+
+  /** The newest trades sent on a topic (oldest first), for its snapshot. */
+  private rememberTrades(topic: string, data: TradeData[]): void {
+    const list = [...(this.recentTrades.get(topic) ?? []), ...data];
+    this.recentTrades.set(topic, list.length > SNAPSHOT_TRADES ? list.slice(-SNAPSHOT_TRADES) : list);
   }
 
   private depth(symbol: string) {
@@ -397,7 +420,15 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     if (parsed.kind === 'tickers') return { topic, seq, data: await this.data.tickers() };
     const symbol = this.registry.get(parsed.symbol).symbol;
     if (parsed.kind === 'depth') return { topic, seq, data: await this.depth(symbol) };
-    if (parsed.kind === 'trades') return { topic, seq, data: ((await this.data.deals(symbol, 50)) as TradeData[]).reverse() };
+    if (parsed.kind === 'trades') {
+      // The table has a trade once it is projected, the feed once it is journaled: the snapshot has
+      // both, so a trade sent before this subscriber joined (and not projected yet) is not lost to it.
+      const byId = new Map<string, TradeData>();
+      for (const t of (await this.data.deals(symbol, SNAPSHOT_TRADES)) as TradeData[]) byId.set(t.trade_id, t);
+      for (const t of this.recentTrades.get(topic) ?? []) byId.set(t.trade_id, t);
+      const data = [...byId.values()].sort((a, b) => Number(a.trade_id) - Number(b.trade_id)).slice(-SNAPSHOT_TRADES);
+      return { topic, seq, data };
+    }
     if (parsed.kind === 'kline') return { topic, seq, data: await this.data.candles(symbol, parsed.period, undefined, undefined, 300) };
     throw new Error(`unhandled topic ${topic}`);
   }

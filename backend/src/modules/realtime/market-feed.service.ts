@@ -248,10 +248,14 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
       const topic = tradesTopic(m.symbol);
+      // Nobody here listens: no message is built (a later subscriber starts from the snapshot and its
+      // sequence number); only the newest trades are kept, for that snapshot.
+      if (watched && !watched.has(topic)) {
+        this.rememberTrades(topic, trades.slice(-SNAPSHOT_TRADES).map((t) => tradeData(m.engine, t)));
+        continue;
+      }
       const data = trades.map((t) => tradeData(m.engine, t));
       this.rememberTrades(topic, data);
-      // Nobody here listens: no message is built (a later subscriber starts from the snapshot and its sequence number).
-      if (watched && !watched.has(topic)) continue;
       parts.push(this.next(topic).then((seq): FeedItem[] => [['trades', { topic, seq, ts: 0, data }]]));
     }
     this.newTrades.clear();
@@ -329,7 +333,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
 
   /** The newest trades sent on a topic (oldest first), for its snapshot. */
   private rememberTrades(topic: string, data: TradeData[]): void {
-    const list = [...(this.recentTrades.get(topic) ?? []), ...data];
+    const list = data.length >= SNAPSHOT_TRADES ? data : (this.recentTrades.get(topic) ?? []).concat(data);
     this.recentTrades.set(topic, list.length > SNAPSHOT_TRADES ? list.slice(-SNAPSHOT_TRADES) : list);
   }
 

@@ -5,7 +5,9 @@ import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { MarketDataService } from '../src/modules/market/market-data.service';
-import { MarketFeedService } from '../src/modules/realtime/market-feed.service';
+import { CONFLATE_MS, MarketFeedService } from '../src/modules/realtime/market-feed.service';
+import type { Redis } from 'ioredis';
+import { REDIS } from '../src/infra/redis/redis.module';
 import { startTestApp, TestApp } from './support/test-app';
 
 type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -252,34 +254,42 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     client.on('kline', (m) => void (m.topic === 'kline:BTC/USDT:1min' && candles.push(m as never)));
     await client.emitWithAck('subscribe', ['kline:BTC/USDT:1min']);
     // The cycles are this test's: the feed's timer is paused, what earlier tests left is sent now.
-    clearInterval((feed as unknown as { timer: NodeJS.Timeout }).timer);
-    await host.idle();
-    await feed.publish();
-    await new Promise((r) => setTimeout(r, 200));
-    candles.length = 0;
-    // Two trades 100 ms apart, on either side of a minute boundary (the batch time is the clock's).
-    const boundary = Math.ceil(Date.now() / 60_000) * 60_000 + 120_000;
-    await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '70000', quantity: '0.1' });
-    await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '70100', quantity: '0.1' });
-    const clock = jest.spyOn(Date, 'now');
+    const timer = feed as unknown as { timer: NodeJS.Timeout };
+    clearInterval(timer.timer);
     try {
-      clock.mockReturnValue(boundary - 50);
-      expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '70000', quantity: '0.1' })).body.data.status).toBe('completed');
-      clock.mockReturnValue(boundary + 50);
-      expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '70100', quantity: '0.1' })).body.data.status).toBe('completed');
+      await host.idle();
+      await feed.publish();
+      await new Promise((r) => setTimeout(r, 200));
+      candles.length = 0;
+      // Two trades 100 ms apart, on either side of a minute boundary (the batch time is the clock's).
+      const boundary = Math.ceil(Date.now() / 60_000) * 60_000 + 120_000;
+      await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '70000', quantity: '0.1' });
+      await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '70100', quantity: '0.1' });
+      const clock = jest.spyOn(Date, 'now');
+      try {
+        clock.mockReturnValue(boundary - 50);
+        expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '70000', quantity: '0.1' })).body.data.status).toBe(
+          'completed',
+        );
+        clock.mockReturnValue(boundary + 50);
+        expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '70100', quantity: '0.1' })).body.data.status).toBe(
+          'completed',
+        );
+      } finally {
+        clock.mockRestore();
+      }
+      await host.idle();
+      await feed.publish(); // one cycle for both trades
+      await until(() => candles.length >= 2);
+      // Regression: only the newest candle was sent, so the finished one never got its last trade live.
+      expect(candles.map((c) => [c.data.time, c.data.close, c.data.volume])).toEqual([
+        [(boundary - 60_000) / 1000, '70000', '0.1'],
+        [boundary / 1000, '70100', '0.1'],
+      ]);
+      expect(candles[1].seq).toBe(candles[0].seq + 1);
     } finally {
-      clock.mockRestore();
+      timer.timer = setInterval(() => void feed.publish(), CONFLATE_MS);
     }
-    await host.idle();
-    await feed.publish(); // one cycle for both trades
-    await until(() => candles.length >= 2);
-    // Regression: only the newest candle was sent, so the finished one never got its last trade live.
-    expect(candles.map((c) => [c.data.time, c.data.close, c.data.volume])).toEqual([
-      [(boundary - 60_000) / 1000, '70000', '0.1'],
-      [boundary / 1000, '70100', '0.1'],
-    ]);
-    expect(candles[1].seq).toBe(candles[0].seq + 1);
-    (feed as unknown as { timer: NodeJS.Timeout }).timer = setInterval(() => void feed.publish(), 200);
   });
 
   it('a trade sent before a subscriber joined and not yet projected is in its snapshot (regression: the snapshot read only the table)', async () => {
@@ -327,5 +337,44 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
       clock.mockRestore();
       tickers.mockRestore();
     }
+  });
+
+  describe('split roles (a process that does not hold the books)', () => {
+    const internals = () =>
+      t.app.get(MarketFeedService) as unknown as {
+        shared: boolean;
+        candlesReady: Map<number, number>;
+        candlesDue: Map<number, unknown>;
+        newTrades: Map<number, unknown>;
+      };
+    let owner: jest.SpyInstance;
+    beforeEach(() => {
+      owner = jest.spyOn(t.app.get(EngineHost), 'owner', 'get').mockReturnValue(false);
+      internals().shared = true;
+    });
+    afterEach(() => {
+      internals().shared = false;
+      owner.mockRestore();
+    });
+
+    it('keeps nothing to send on a later take-over (else a day of candles would go out at once)', async () => {
+      const feed = internals();
+      feed.candlesReady.set(1, Date.now() - 86_400_000);
+      feed.candlesDue.set(1, [[1e12, Date.now()]]);
+      await until(() => (void t.app.get(MarketFeedService).publish(), feed.candlesReady.size === 0 && feed.candlesDue.size === 0));
+    });
+
+    it("a trades snapshot carries the seq of the last message it received, with that message's trades (not the shared counter's, one ahead)", async () => {
+      const feed = t.app.get(MarketFeedService);
+      const topic = 'trades:ETH/USDT' as const;
+      const trade = { trade_id: '990000001', price: '3100', quantity: '0.5', side: 'buy' as const, time: Date.now() };
+      feed.received([['trades', { topic, seq: 41, ts: Date.now(), data: [trade] }]]);
+      // The process holding the books has already counted its next message, not yet received here.
+      const redis = t.app.get<Redis>(REDIS);
+      await redis.set(`feed-seq:${topic}`, '42');
+      const snap = await feed.snapshot(topic, { kind: 'trades', symbol: 'ETH/USDT' });
+      expect(snap.seq).toBe(41);
+      expect((snap.data as Array<{ trade_id: string }>).at(-1)).toMatchObject({ trade_id: '990000001' });
+    });
   });
 });

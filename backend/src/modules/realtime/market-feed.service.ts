@@ -39,6 +39,12 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private readonly newTrades = new Map<number, TradeRecord[]>();
   /** Per `trades:<symbol>` topic, the newest trades sent (`SNAPSHOT_TRADES`, oldest first). */
   private readonly recentTrades = new Map<string, TradeData[]>();
+  /**
+   * Split roles: per `trades:<symbol>` topic, the seq of the last message this process received.
+   * Its snapshot carries that seq, not the shared counter's (which counts a message built but not
+   * received here yet, whose trades are neither in the table nor in `recentTrades`).
+   */
+  private readonly tradesSeq = new Map<string, number>();
   /** Markets with trades the projector has not written yet: per journaled batch, [its seq (to wait for), its time]. */
   private readonly candlesDue = new Map<number, Array<[number, number]>>();
   /**
@@ -83,11 +89,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     this.server = server as unknown as NonNullable<MarketFeedService['server']>;
     // Split roles: the engine sends each cycle's market messages to every process once; each writes
     // them to its own batched sockets.
-    if (this.shared)
-      this.server.on('feed', (items) => {
-        for (const [event, m] of items) if (event === 'trades') this.rememberTrades(m.topic, m.data as TradeData[]);
-        this.writeFeed(items);
-      });
+    if (this.shared) this.server.on('feed', (items) => this.received(items));
   }
 
   onApplicationBootstrap(): void {
@@ -213,6 +215,13 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     this.publishing = true;
     try {
       if (!this.shared || this.host.owner) await this.publishMarkets();
+      else {
+        // Another process holds the books and sends the market topics: nothing piles up here to be sent on a later take-over.
+        this.dirtyBooks.clear();
+        this.newTrades.clear();
+        this.candlesDue.clear();
+        this.candlesReady.clear();
+      }
       await this.publishBalances();
       await this.publishPositions();
     } catch (err) {
@@ -251,7 +260,10 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       // Nobody here listens: no message is built (a later subscriber starts from the snapshot and its
       // sequence number); only the newest trades are kept, for that snapshot.
       if (watched && !watched.has(topic)) {
-        this.rememberTrades(topic, trades.slice(-SNAPSHOT_TRADES).map((t) => tradeData(m.engine, t)));
+        this.rememberTrades(
+          topic,
+          trades.slice(-SNAPSHOT_TRADES).map((t) => tradeData(m.engine, t)),
+        );
         continue;
       }
       const data = trades.map((t) => tradeData(m.engine, t));
@@ -331,6 +343,16 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
+  /** Split roles: a cycle's market messages from the process holding the books, for this process's sockets and snapshots. */
+  received(items: FeedItem[]): void {
+    for (const [event, m] of items)
+      if (event === 'trades') {
+        this.rememberTrades(m.topic, m.data as TradeData[]);
+        this.tradesSeq.set(m.topic, m.seq);
+      }
+    this.writeFeed(items);
+  }
+
   /** The newest trades sent on a topic (oldest first), for its snapshot. */
   private rememberTrades(topic: string, data: TradeData[]): void {
     const list = data.length >= SNAPSHOT_TRADES ? data : (this.recentTrades.get(topic) ?? []).concat(data);
@@ -355,7 +377,14 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     );
     const by = new Map<string, CandleData[]>();
     for (const r of rows) {
-      const c = { time: Number(r.time), open: moneyString(r.open), high: moneyString(r.high), low: moneyString(r.low), close: moneyString(r.close), volume: moneyString(r.volume) };
+      const c = {
+        time: Number(r.time),
+        open: moneyString(r.open),
+        high: moneyString(r.high),
+        low: moneyString(r.low),
+        close: moneyString(r.close),
+        volume: moneyString(r.volume),
+      };
       const list = by.get(r.period);
       if (list) list.push(c);
       else by.set(r.period, [c]);
@@ -420,7 +449,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   }
 
   async snapshot(topic: Topic, parsed: ParsedTopic): Promise<SnapshotData> {
-    const seq = await this.current(topic);
+    const seq = (parsed.kind === 'trades' && this.shared && !this.host.owner && this.tradesSeq.get(topic)) || (await this.current(topic));
     if (parsed.kind === 'tickers') return { topic, seq, data: await this.data.tickers() };
     const symbol = this.registry.get(parsed.symbol).symbol;
     if (parsed.kind === 'depth') return { topic, seq, data: await this.depth(symbol) };

@@ -15,6 +15,28 @@ export type Ticker = TickerData;
 
 export type Candle = CandleData;
 
+/** A `klines` row read with its time in Unix seconds and its figures as text. */
+export interface CandleRow {
+  time: string;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+}
+
+/** A candle as the API and the feed send it, from its row. */
+export function candleOf(r: CandleRow): Candle {
+  return {
+    time: Number(r.time),
+    open: moneyString(r.open),
+    high: moneyString(r.high),
+    low: moneyString(r.low),
+    close: moneyString(r.close),
+    volume: moneyString(r.volume),
+  };
+}
+
 /** The most depth levels anyone can ask for (DepthQueryDto), and what the book's owner shares with api processes. */
 export const MAX_DEPTH_LEVELS = 100;
 type Levels = { bids: Array<{ price: number; qty: number }>; asks: Array<{ price: number; qty: number }> };
@@ -131,14 +153,7 @@ export class MarketDataService {
        ORDER BY open_time DESC LIMIT $5`,
       [m.id, storedPeriod(period), from ?? null, to ?? null, limit],
     );
-    return rows.reverse().map((r: { time: string; open: string; high: string; low: string; close: string; volume: string }) => ({
-      time: Number(r.time),
-      open: moneyString(r.open),
-      high: moneyString(r.high),
-      low: moneyString(r.low),
-      close: moneyString(r.close),
-      volume: moneyString(r.volume),
-    }));
+    return rows.reverse().map(candleOf);
   }
 
   /** Aggregated book levels as decimal strings: best first on each side. */

@@ -12,7 +12,7 @@ import { EngineHost } from '../engine/engine-host.service';
 import { MarketRegistry } from '../engine/market-registry.service';
 import type { TradeRecord } from '../engine/sequencer/commands';
 import { LeverService } from '../lever/lever.service';
-import { MarketDataService } from '../market/market-data.service';
+import { CandleRow, candleOf, MarketDataService } from '../market/market-data.service';
 import { bucketStart, PERIODS, REQUEST_PERIODS, storedPeriod } from '../market/periods';
 import { depthTopic, feedRoomTopics, klineTopic, ParsedTopic, tradesTopic, userRoom } from './topics';
 
@@ -368,7 +368,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
    * 1-minute ones): the candles the trades projected since the last cycle changed.
    */
   private async candlesSince(marketId: number, from: number): Promise<Array<[(typeof REQUEST_PERIODS)[number], CandleData]>> {
-    const rows: Array<{ period: string; time: string; open: string; high: string; low: string; close: string; volume: string }> = await this.dataSource.query(
+    const rows: Array<CandleRow & { period: string }> = await this.dataSource.query(
       `SELECT k.period, EXTRACT(EPOCH FROM k.open_time)::bigint AS time, k.open::text, k.high::text, k.low::text, k.close::text, k.volume::text
        FROM unnest($2::text[], $3::timestamptz[]) AS s(period, since)
        JOIN klines k ON k.market_id = $1 AND k.period = s.period AND k.open_time >= s.since
@@ -377,14 +377,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     );
     const by = new Map<string, CandleData[]>();
     for (const r of rows) {
-      const c = {
-        time: Number(r.time),
-        open: moneyString(r.open),
-        high: moneyString(r.high),
-        low: moneyString(r.low),
-        close: moneyString(r.close),
-        volume: moneyString(r.volume),
-      };
+      const c = candleOf(r);
       const list = by.get(r.period);
       if (list) list.push(c);
       else by.set(r.period, [c]);

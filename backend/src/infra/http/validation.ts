@@ -1,6 +1,6 @@
-import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { applyDecorators, ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ClassConstructor, plainToInstance, Transform } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { IsNotEmpty, IsString, MaxLength, validateSync } from 'class-validator';
 import { en } from '../i18n/locales/en';
 import type { MessageKey } from '../i18n/catalogue';
 import { BusinessError } from './business-error';
@@ -24,6 +24,18 @@ function firstError(errors: ValidationError[], prefix = ''): { field: string; co
  */
 export const Trim = (collapse = false) =>
   Transform(({ value }) => (typeof value !== 'string' ? value : collapse ? value.trim().replace(/\s+/g, ' ') : value.trim()));
+
+/**
+ * An operator's required `reason`: trimmed first, so one of only spaces is missing ("A reason is
+ * required"); at most `max` characters (`tooLong`: that refusal's message, else the generic one).
+ */
+export const RequiredReason = (max = 500, tooLong?: MessageKey) =>
+  applyDecorators(
+    Trim(),
+    IsNotEmpty({ message: 'error.reason_required' }),
+    IsString({ message: 'error.reason_required' }),
+    MaxLength(max, tooLong ? { message: tooLong } : undefined),
+  );
 
 const PRIORITY = ['whitelistValidation', 'isDefined', 'isNotEmpty', 'isString', 'isIn'];
 

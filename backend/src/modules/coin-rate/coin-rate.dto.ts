@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
 import { Type } from 'class-transformer';
-import { Trim } from '../../infra/http/validation';
+import { RequiredReason } from '../../infra/http/validation';
 
 export class RateQueryDto {
   @ApiProperty({ example: 'CNY' })
@@ -48,9 +48,6 @@ export class SetFiatRateDto {
   sort?: number;
 
   @ApiProperty({ description: 'Why the rate changes (kept with the event)' })
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { Trim } from '../../infra/http/validation';
+import { RequiredReason } from '../../infra/http/validation';
 
 const RATE_RE = /^\d{1,4}(\.\d{1,8})?$/;
 const FLAG_RE = /^(true|false|1|0)$/;
@@ -167,18 +167,12 @@ export class ProductEditDto {
   sort?: number;
 
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }
 
 export class ReasonDto {
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
-import { Trim } from '../../infra/http/validation';
+import { RequiredReason } from '../../infra/http/validation';
 
 export const FEEDBACK_CATEGORIES = ['account', 'deposit', 'withdraw', 'trade', 'suggestion', 'other'] as const;
 const UPLOAD_ID_RE = /^[0-9a-fA-F-]{36}$/;
@@ -92,9 +92,6 @@ export class CustomerUrlDto {
   url: string;
 
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(255, { message: 'error.reason_required' })
+  @RequiredReason(255, 'error.reason_required')
   reason: string;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Min } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
@@ -10,15 +10,12 @@ import { coinOf } from '../reference/coins';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { AccountType, LedgerCode, SYSTEM_OWNER_ID } from './ledger-codes';
 import { LedgerService } from './ledger.service';
-import { Trim } from '../../infra/http/validation';
+import { RequiredReason } from '../../infra/http/validation';
 
 /** An operator's funding of a house account from outside: the lending pool, the treasury. */
 export class HouseFundingDto {
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 
   @ApiProperty({ example: 3 })

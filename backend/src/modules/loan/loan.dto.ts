@@ -4,7 +4,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptiona
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { HouseFundingDto } from '../ledger/house-funding';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { Trim } from '../../infra/http/validation';
+import { RequiredReason } from '../../infra/http/validation';
 
 const RATE_RE = /^0(\.\d{1,8})?$/;
 const UPLOAD_ID_RE = /^[0-9a-fA-F-]{36}$/;
@@ -165,10 +165,7 @@ export class AdminRepaymentListDto extends PageQueryDto {
 
 export class LoanReasonDto {
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }
 

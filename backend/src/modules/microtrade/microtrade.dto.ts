@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { Trim } from '../../infra/http/validation';
+import { RequiredReason } from '../../infra/http/validation';
 
 export class OptionSubmitDto {
   @ApiProperty({ example: 'BTC/USDT' })
@@ -86,9 +86,6 @@ export class OptionPeriodDto {
   enabled?: string;
 
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { Trim } from '../../infra/http/validation';
+import { RequiredReason } from '../../infra/http/validation';
 
 /** Prices: at most 8 decimals, so quantity × price is exact in the ledger's 18. */
 const PRICE_RE = /^\d{1,12}(\.\d{1,8})?$/;
@@ -114,10 +114,7 @@ export class IeoProjectEditDto {
   intro?: string;
 
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }
 
@@ -198,10 +195,7 @@ export class IeoProjectCreateDto {
   intro?: string;
 
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }
 
@@ -236,9 +230,6 @@ export class IeoMarketDto {
   taker_fee?: string;
 
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }

@@ -3,7 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { LANGS } from '../../infra/i18n/catalogue';
 import { PageQueryDto } from '../../infra/http/page.dto';
-import { Trim } from '../../infra/http/validation';
+import { RequiredReason } from '../../infra/http/validation';
 
 export const CATEGORY_CODE_RE = /^[a-z0-9_-]{2,32}$/;
 /** An app route a banner opens (`/pages/promotion/index`) or an article id. */
@@ -39,10 +39,7 @@ export class NewsDetailDto {
 
 class Reasoned {
   @ApiProperty({ description: 'Why (kept with the event)' })
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }
 

@@ -4,7 +4,7 @@ import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matche
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { FEE_RATE_RE, PRICE_RE } from './nft-terms';
-import { Trim } from '../../infra/http/validation';
+import { RequiredReason } from '../../infra/http/validation';
 
 /** "1"/"true" → true, "0"/"false" → false (query strings and forms); anything else stays and fails. */
 const flag = ({ value }: { value: unknown }) =>
@@ -88,10 +88,7 @@ export class NftOrderListDto extends PageQueryDto {
 
 export class NftReasonDto {
   @ApiProperty({ description: 'Why (kept with the event)' })
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }
 

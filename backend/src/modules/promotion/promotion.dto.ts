@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, Matches } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
-import { Trim } from '../../infra/http/validation';
+import { RequiredReason } from '../../infra/http/validation';
 
 /** Ratios: a decimal from 0 to 0.9 with at most 8 decimals (a rebate never exceeds the fee). */
 export const RATIO_RE = /^0(\.[0-8]\d{0,7}|\.90{0,7})?$/;
@@ -20,10 +20,7 @@ export class BindAuthCodeDto {
 
 export class PromotionReasonDto {
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(255, { message: 'error.reason_required' })
+  @RequiredReason(255, 'error.reason_required')
   reason: string;
 }
 

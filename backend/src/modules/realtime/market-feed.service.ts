@@ -106,13 +106,12 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     // Candles and tickers are read from the tables the projector writes: pushed once it has the trades.
     this.bus.on('projected', (seq) => {
       for (const [id, due] of this.candlesDue) {
-        let n = 0;
-        let from = this.candlesReady.get(id) ?? Infinity;
-        for (; n < due.length && due[n][0] <= seq; n++) from = Math.min(from, due[n][1]);
-        if (!n) continue;
-        if (n === due.length) this.candlesDue.delete(id);
-        else due.splice(0, n);
-        this.candlesReady.set(id, from);
+        if (due[0][0] > seq) continue;
+        // Batch times never go back: the first projected batch's is the earliest, unless one is pending already.
+        if (!this.candlesReady.has(id)) this.candlesReady.set(id, due[0][1]);
+        const left = due.findIndex(([s]) => s > seq);
+        if (left < 0) this.candlesDue.delete(id);
+        else due.splice(0, left);
         this.tickersDirty = true;
       }
     });

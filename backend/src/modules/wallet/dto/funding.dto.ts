@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from './wallet.dto';
-import { Trim } from '../../../infra/http/validation';
+import { RequiredReason } from '../../../infra/http/validation';
 
 const CHAIN_RE = /^[A-Za-z0-9]{2,16}$/;
 
@@ -170,10 +170,7 @@ export class ApproveDepositDto {
 
 export class RejectDto {
   @ApiProperty({ description: 'Shown to the user' })
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }
 
@@ -197,10 +194,7 @@ export class CoinConfigDto {
   withdraw_fee?: string;
 
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }
 
@@ -218,9 +212,6 @@ export class ChainConfigDto {
   enabled?: string;
 
   @ApiProperty()
-  @Trim()
-  @IsNotEmpty({ message: 'error.reason_required' })
-  @IsString({ message: 'error.reason_required' })
-  @MaxLength(500)
+  @RequiredReason()
   reason: string;
 }

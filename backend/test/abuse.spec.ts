@@ -388,6 +388,18 @@ describe('rate limits and lock-outs', () => {
     expect((await t.http().post('/api/user/check_email').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('l') })).body.code).toBe(1002);
   });
 
+  it('a registration counts as a lookup too, before the account is looked up (regression: its 1105 told accounts apart with no code and no lookup limit)', async () => {
+    const { email } = await register(nextIp());
+    const from = nextIp();
+    const again = () =>
+      t.http().post('/api/user/register').set('X-Forwarded-For', from).type('form').send({ type: 'email', email, code: '000000', password: 'secret-pass', re_password: 'secret-pass', agreement: '1' });
+    const codes: number[] = [];
+    // registerPerIp (2) would stop a third registration first: the lookups are spent on check_email before.
+    for (let i = 0; i < 4; i++) codes.push((await t.http().post('/api/user/check_email').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('l') })).body.code);
+    codes.push((await again()).body.code, (await again()).body.code);
+    expect(codes).toEqual([1, 1, 1, 1, 1105, 1002]);
+  });
+
   it('wrong current passwords sent in parallel get no more checks than the limit (regression: each read the count before any was added)', async () => {
     const { res } = await register(nextIp());
     const token = res.body.data.token as string;

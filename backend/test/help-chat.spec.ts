@@ -150,6 +150,33 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     expect((await api(admin).post('admin/help/conversations/999999/close')).body.code).toBe(3011);
   });
 
+  it('an operator who logs out hears no more chat: the socket leaves the operators’ room and the conversations it joined', async () => {
+    const a = await registerByEmail(t);
+    const conv = (await api(a.token).get('help/chat')).body.data.conversation_id as string;
+    const user = await connect(a.token);
+    expect((await emit(user, 'chat:join', { conversation_id: conv })).ok).toBe(true);
+    // A session of its own (logged out below), and another operator session that stays.
+    const leaving = await adminToken(t, ADMIN.email, ADMIN.password);
+    const operator = await connect(leaving);
+    const staying = await connect(admin);
+    for (const s of [operator, staying]) {
+      expect((await emit(s, 'chat:ops')).ok).toBe(true);
+      expect((await emit(s, 'chat:join', { conversation_id: conv })).ok).toBe(true);
+    }
+    const heard: string[] = [];
+    for (const event of ['chat:message', 'chat:opened', 'chat:closed', 'chat:read']) operator.on(event, (m: unknown) => heard.push(`${event} ${JSON.stringify(m)}`));
+    expect((await api(leaving).post('admin/logout')).body.code).toBe(1);
+    // The other session still hears the user (so the message went out after the sweep); the logged-out one does not.
+    const atStaying = next(staying, 'chat:message', (m) => m.text === 'anyone there?');
+    expect((await emit(user, 'chat:send', { text: 'anyone there?' })).ok).toBe(true);
+    await atStaying;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(heard).toEqual([]);
+    expect(operator.connected).toBe(true);
+    expect(await emit(operator, 'chat:ops')).toMatchObject({ ok: false, code: 401 });
+    expect(await emit(operator, 'chat:join', { conversation_id: conv })).toMatchObject({ ok: false, code: 401 });
+  });
+
   it('feedback: category, text and an optional image; the operator lists and replies once; the user sees the reply; customer_url', async () => {
     const u = await registerByEmail(t);
     const userApi = api(u.token);

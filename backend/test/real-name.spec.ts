@@ -227,8 +227,10 @@ describe('identity verification', () => {
     await post(twin, 'user/real_name', { ...(await basicForm(twin)), id_number: idNumberOf(u) });
     expect((await asAdmin('get', `real_name/${await submitted(twin)}`)).body.data.same_id_number_user_ids).toEqual([u.user.id]);
     expect((await asAdmin('get', 'real_name/999999')).body).toMatchObject({ code: 2313, message: 'Verification not found' });
-    expect((await asAdmin('get', 'real_name/abc')).body.code).toBe(2313);
-    expect((await asAdmin('post', 'real_name/99999999999/approve')).body.code).toBe(2313);
+    // A malformed id, or one past the column, is a malformed request (1000), as in every operator route.
+    expect((await asAdmin('get', 'real_name/abc')).body).toMatchObject({ code: 1000, message: 'Invalid request' });
+    expect((await asAdmin('post', 'real_name/99999999999/approve')).body.code).toBe(1000);
+    expect((await asAdmin('get', 'real_name/0')).body.code).toBe(2313);
   });
 
   it('user tokens never reach the operator routes, and change nothing trying', async () => {

@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Server } from 'socket.io';
 
-export const conversationRoom = (id: string | number) => `chat:${id}`;
+/** Every room of a chat push starts with this (a conversation's, the operators'). */
+export const CHAT_ROOM_PREFIX = 'chat:';
+export const conversationRoom = (id: string | number) => `${CHAT_ROOM_PREFIX}${id}`;
 /** Every operator's socket that asked for chat notices (chat:ops). */
-export const OPERATORS_ROOM = 'chat:operators';
+export const OPERATORS_ROOM = `${CHAT_ROOM_PREFIX}operators`;
+/** An operator's own room: how the revocation sweep finds that operator's sockets (not a push target). */
+export const operatorRoom = (adminId: number) => `admin:${adminId}`;
 
 /** The Socket.IO server, for the chat's pushes (set by ChatGateway when the gateway starts). */
 @Injectable()

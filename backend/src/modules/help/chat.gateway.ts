@@ -1,10 +1,11 @@
+import { Logger } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { Server, Socket } from 'socket.io';
 import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { validateBody } from '../../infra/http/validation';
 import { resolveLang, translate } from '../../infra/i18n/i18n';
-import { ChatPush, conversationRoom, OPERATORS_ROOM } from './chat-push';
+import { CHAT_ROOM_PREFIX, ChatPush, conversationRoom, OPERATORS_ROOM, operatorRoom } from './chat-push';
 import { ChatService } from './chat.service';
 import { ChatSendDto } from './help.dto';
 import { PUSH_SERVER } from '../realtime/push-server';
@@ -21,6 +22,8 @@ type Ack = { ok: true; [k: string]: unknown } | { ok: false; error: string; code
  */
 @WebSocketGateway(PUSH_SERVER)
 export class ChatGateway implements OnGatewayInit {
+  private readonly logger = new Logger('Chat');
+
   constructor(
     private readonly chat: ChatService,
     private readonly tokens: TokenService,
@@ -29,6 +32,38 @@ export class ChatGateway implements OnGatewayInit {
 
   afterInit(server: Server): void {
     this.push.attach(server);
+    // An operator's logged-out session hears no more chat: its sockets leave the chat rooms (users' are swept by RealtimeGateway).
+    this.tokens.onRevoked((type, id) => (type === 'admin' ? this.dropRevokedOperator(server, id) : Promise.resolve()));
+  }
+
+  /**
+   * The operator's sockets (on every process, through the adapter) whose handshake token no
+   * longer verifies leave the operators' room, every conversation they joined and their own
+   * operator room; they stay connected (market data only).
+   */
+  private async dropRevokedOperator(server: Server, adminId: number): Promise<void> {
+    try {
+      for (const s of await server.in(operatorRoom(adminId)).fetchSockets()) {
+        const token = tokenFromHeader(s.handshake.auth?.token ?? s.handshake.headers.authorization);
+        if (token && (await this.tokens.verify(token, 'admin')) === adminId) continue;
+        for (const room of s.rooms) if (room === operatorRoom(adminId) || room.startsWith(CHAT_ROOM_PREFIX)) s.leave(room);
+      }
+    } catch (err) {
+      this.logger.warn(`dropping revoked sockets of operator ${adminId} failed: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * Joins a room of a chat push for an operator's socket, with its operator room (found by the
+   * revocation sweep), then checks the token again: a logout that committed in between (its sweep
+   * may have run before the join) is seen here, and the rooms are left.
+   */
+  private async joinAsOperator(socket: Socket, subject: Subject, room: string): Promise<boolean> {
+    await socket.join([room, operatorRoom(subject.id)]);
+    if ((await this.subject(socket))?.id === subject.id) return true;
+    await socket.leave(room);
+    await socket.leave(operatorRoom(subject.id));
+    return false;
   }
 
   /**
@@ -54,7 +89,9 @@ export class ChatGateway implements OnGatewayInit {
     const after = Number(b.after ?? 0);
     if (!Number.isSafeInteger(after) || after < 0) return { ok: false, error: 'after must be a message id' };
     if (!(await this.chat.mayAccess(subject, id))) return { ok: false, error: 'conversation not found', code: 3011 };
-    await socket.join(conversationRoom(id));
+    if (subject.type === 'admin') {
+      if (!(await this.joinAsOperator(socket, subject, conversationRoom(id)))) return { ok: false, error: 'not logged in', code: 401 };
+    } else await socket.join(conversationRoom(id));
     // Joined first, then read: a message pushed in between is also in the history (the client drops duplicates by id).
     return { ok: true, conversation_id: id, messages: await this.chat.history(subject, id, after) };
   }
@@ -69,7 +106,7 @@ export class ChatGateway implements OnGatewayInit {
   async ops(@ConnectedSocket() socket: Socket): Promise<Ack> {
     const subject = await this.subject(socket);
     if (subject?.type !== 'admin') return { ok: false, error: 'operators only', code: 401 };
-    await socket.join(OPERATORS_ROOM);
+    if (!(await this.joinAsOperator(socket, subject, OPERATORS_ROOM))) return { ok: false, error: 'operators only', code: 401 };
     return { ok: true };
   }
 

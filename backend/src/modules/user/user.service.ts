@@ -106,6 +106,8 @@ export class UserService {
     if (dto.password !== dto.re_password) throw new BusinessError(ErrorCode.PASSWORDS_DIFFER);
     if (dto.agreement !== true) throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED);
     const contact = this.contactOf(dto);
+    // 1105 says whether the account exists, before any code is checked: counted as the other lookups are.
+    await this.countLookup(ip);
     if (await this.exists(contact.where)) throw new BusinessError(ErrorCode.ACCOUNT_EXISTS);
     let inviterId: number | null = null;
     if (dto.invite_code) {

@@ -205,6 +205,16 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect((await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id })).body).toMatchObject({ code: 2506, message: 'This order is no longer in hosting' });
   });
 
+  it('an early redemption of an order whose end has passed but that the daily job has not reached yet matures it, then answers 2506 (regression: the maturity was rolled back with the refusal)', async () => {
+    const u = await investor('1000');
+    const order = (await buy(u.token, (await product('hosting-15d')).id, '1000')).body.data;
+    // Bought 16 days ago as far as the order knows: its end has passed, and no job has paid it.
+    await t.ds.query(`UPDATE wealth_orders SET start_day = start_day - 16, end_at = end_at - interval '16 days' WHERE id = $1`, [order.order_id]);
+    expect((await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id })).body).toMatchObject({ code: 2506, message: 'This order is no longer in hosting' });
+    expect((await get(u.token, 'lh/deposit/order', { status: 'completed' })).body.data.items[0]).toMatchObject({ order_id: order.order_id, paid_days: 15, earned: '60' });
+    expect(await trust(u.user.id)).toEqual({ available: '1060', frozen: '0' });
+  });
+
   it('the hosting tip: 1.5 × the daily interest (30-day product)', async () => {
     const u = await investor('1000');
     const order = (await buy(u.token, (await product('hosting-30d')).id, '1000')).body.data;

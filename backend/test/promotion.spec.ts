@@ -222,6 +222,22 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect((await t.http().get('/api/user/invite')).body.code).toBe(401);
   });
 
+  it('two partners binding each other’s codes at the same moment: one joins, the other is refused as a loop (regression: both joined, each the other’s inviter)', async () => {
+    const partnerWithCode = async () => {
+      const u = await registerByEmail(t);
+      const { auth_code } = (await t.http().post(`/api/admin/promotion/partners/${u.user.id}`).set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })).body.data;
+      return { ...u, auth_code: auth_code as string };
+    };
+    for (let round = 0; round < 5; round++) {
+      const [a, b] = await Promise.all([partnerWithCode(), partnerWithCode()]);
+      const bind = (token: string, code: string) => t.http().post('/api/user/bind_auth_code').set('Authorization', token).type('form').send({ auth_code: code });
+      const codes = (await Promise.all([bind(a.token, b.auth_code), bind(b.token, a.auth_code)])).map((r) => r.body.code).sort();
+      expect(codes).toEqual([1, 3002]);
+      const rows: Array<{ id: number; inviter_id: number | null }> = await t.ds.query('SELECT id, inviter_id FROM users WHERE id = ANY($1)', [[a.user.id, b.user.id]]);
+      expect(rows.filter((r) => r.inviter_id !== null)).toHaveLength(1);
+    }
+  });
+
   it('a user who binds an authorization code later earns the partner rebates on the fees paid since, none on those before (regression: the next accrual paid on earlier ones too)', async () => {
     const partner = await registerByEmail(t);
     const { auth_code } = (

@@ -180,7 +180,9 @@ export class FinanceService {
     const out = await this.dataSource.transaction(async (m) => {
       await this.accrual.settleIn(m, o.id, now);
       const locked = await m.getRepository(WealthOrder).findOne({ where: { id: o.id, userId }, lock: { mode: 'pessimistic_write' } });
-      if (!locked || locked.status !== 'hosting') throw new BusinessError(ErrorCode.WEALTH_ORDER_CLOSED);
+      // Closed meanwhile, or matured just now by the settlement above (its end passed before the
+      // daily job reached it): that maturity commits, and the answer is 2506 after the commit.
+      if (!locked || locked.status !== 'hosting') return undefined;
       const remaining = locked.kind === 'flexible' ? 0 : Math.max(0, locked.days - locked.paidDays);
       const penalty = penaltyOf(locked, remaining);
       const a = moneyString(locked.amount);
@@ -197,6 +199,7 @@ export class FinanceService {
       return { ...redemptionView(locked, penalty, remaining, false), order: orderView({ ...locked, status: 'redeemed', penalty, closedAt: now }, p, now) };
     });
     this.bus.emit('balance', userId);
+    if (!out) throw new BusinessError(ErrorCode.WEALTH_ORDER_CLOSED);
     return out;
   }
 

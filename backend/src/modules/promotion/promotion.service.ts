@@ -183,6 +183,9 @@ export class PromotionService {
   /** user/bind_auth_code: a user without an inviter becomes the partner's sub-account. */
   async bindAuthCode(userId: number, authCode: string) {
     return this.dataSource.transaction(async (m) => {
+      // Binds one at a time (they are rare): two partners binding each other's codes at once would
+      // each pass the loop check below (neither sees the other's uncommitted link) and form a loop.
+      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['kestrel:promotion-bind']);
       const [p] = await m.query('SELECT user_id FROM promotion_partners WHERE auth_code = $1 AND partner', [authCode]);
       if (!p) throw new BusinessError(ErrorCode.PROMOTION_AUTH_CODE_INVALID);
       const partnerId = p.user_id as number;

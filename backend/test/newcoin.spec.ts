@@ -3,6 +3,7 @@ import { TradeAccountCommands } from '../src/modules/engine/trade-account-comman
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { money, moneyString } from '../src/infra/money';
 import { IeoAllocationService } from '../src/modules/newcoin/ieo-allocation.service';
+import { IeoProject } from '../src/modules/newcoin/ieo-project.entity';
 import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
@@ -228,6 +229,59 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '4100', frozen: '900' });
   });
 
+  it('a client id is answered before the window: a retry after the end hears its subscription; in its own project, also when sent for another (regression: 2602, and a freeze in the other project’s currency)', async () => {
+    const a = await project({ supply: '5000', price: '1', decimals: 0, min_qty: '1', max_qty: '1000' });
+    const b = await project({ supply: '5000', price: '2', decimals: 0, min_qty: '1', max_qty: '1000' });
+    const u = await user('5000');
+    const first = (await subscribe(u.token, { project_id: a.id, quantity: '100', client_id: 'retry-1' })).body;
+    expect(first).toMatchObject({ code: 1, data: { project_id: a.id, payment: '100' } });
+    // The same id for project B: the first request's subscription, in A; nothing made or frozen in B.
+    const other = (await subscribe(u.token, { project_id: b.id, quantity: '10', client_id: 'retry-1' })).body;
+    expect(other).toMatchObject({ code: 1, data: { id: first.data.id, project_id: a.id, payment: '100' } });
+    await close(a.id);
+    const late = (await subscribe(u.token, { project_id: a.id, quantity: '100', client_id: 'retry-1' })).body;
+    expect(late).toMatchObject({ code: 1, data: { id: first.data.id } });
+    // A new id after the end is refused as before.
+    expect((await subscribe(u.token, { project_id: a.id, quantity: '100', client_id: 'retry-2' })).body.code).toBe(2602);
+    // The same new id sent for both projects at once: one subscription, and both answer it.
+    const c = await project({ supply: '5000', price: '2', decimals: 0, min_qty: '1', max_qty: '1000' });
+    const both = await Promise.all([b, c].map((p) => subscribe(u.token, { project_id: p.id, quantity: '5', client_id: 'twin' })));
+    expect(both.map((r) => r.body.code)).toEqual([1, 1]);
+    expect(both[0].body.data.id).toBe(both[1].body.data.id);
+    const rows: Array<{ project_id: number }> = await t.ds.query('SELECT project_id FROM ieo_subscriptions WHERE user_id = $1 ORDER BY id', [u.user.id]);
+    expect(rows.map((r) => r.project_id)).toEqual([a.id, both[0].body.data.project_id]);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '4890', frozen: '110' });
+  });
+
+  it('once someone has subscribed the terms stay, whatever the operator’s clock says; a subscription is priced by the terms under the lock (regression: an edit raced it, and the allocation could never pay)', async () => {
+    const p = await project({ start_at: iso(3_600_000), end_at: iso(7_200_000) });
+    const u = await user('1000');
+    const edit = (body: Record<string, unknown>) =>
+      t
+        .http()
+        .post(`/api/admin/ieo/${p.id}`)
+        .set('Authorization', admin)
+        .type('form')
+        .send({ ...body, reason: 'r' });
+    // Another process's clock opened the window: a subscription exists while this one's says upcoming.
+    await t.ds.query(`UPDATE ieo_projects SET start_at = now() - interval '1 second' WHERE id = $1`, [p.id]);
+    expect((await subscribe(u.token, { project_id: p.id, quantity: '100' })).body).toMatchObject({ code: 1, data: { payment: '50' } });
+    await t.ds.query(`UPDATE ieo_projects SET start_at = now() + interval '1 hour' WHERE id = $1`, [p.id]);
+    expect((await edit({ price: '0.8' })).body.code).toBe(2607);
+    expect((await edit({ intro: 'still editable' })).body.code).toBe(1);
+    // A subscription whose first read saw other terms than those under the lock is checked against the locked ones.
+    const q = await project({ price: '0.5' });
+    const repo = t.ds.getRepository(IeoProject);
+    const real = repo.findOne.bind(repo);
+    // The request's first read (outside its transaction) sees a price of 0.1; the row under the lock says 0.5.
+    const findOne = jest.spyOn(repo, 'findOne').mockImplementationOnce(async (o) => ({ ...(await real(o))!, price: '0.1' }) as IeoProject);
+    try {
+      expect((await subscribe(u.token, { project_id: q.id, quantity: '100' })).body).toMatchObject({ code: 1, data: { payment: '50' } });
+    } finally {
+      findOne.mockRestore();
+    }
+  });
+
   it('oversubscribed 3× by 100 subscribers: allocations ≤ supply, refunds + allocations × price = payments exactly; totals published, own amounts private', async () => {
     // 100 random requests (1.000–300.000, 3 decimals) whose total is exactly 3× the supply.
     let seed = 42;
@@ -365,6 +419,19 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
       [USDT, '200'],
       [p.coin_id, '0'],
     ]);
+  });
+
+  it('a project whose total requested passes 10^18 is allocated (regression: its totals overflowed numeric(36,18) and the job retried for ever)', async () => {
+    const big = '500000000000000000';
+    const p = await project({ supply: big, price: '0.00000001', decimals: 0, min_qty: '1', max_qty: big });
+    const users = await Promise.all([user('5000000000'), user('5000000000'), user('5000000000')]);
+    for (const u of users)
+      expect((await subscribe(u.token, { project_id: p.id, quantity: big })).body).toMatchObject({ code: 1, data: { payment: '5000000000' } });
+    await close(p.id);
+    expect(await t.app.get(IeoAllocationService).run(p.id)).toBe('distributed');
+    const pub = (await t.http().get('/api/lh/newcoin/config').query({ id: p.id })).body.data;
+    expect(pub.result).toMatchObject({ requested: '1500000000000000000', payments: '15000000000' });
+    expect(await coinBalance(t, users[0].user.id, p.coin_id)).toEqual({ available: '166666666666666666', frozen: '0' });
   });
 
   it('not oversubscribed: everyone gets what they asked for, no refund; then an operator lists the coin and it trades', async () => {

@@ -80,8 +80,10 @@ export class IeoAdminService {
   }
 
   /**
-   * Until the window opens everything may change; once it is open (subscriptions may exist)
-   * only the texts and the end may; after it closes, nothing. A supply change moves the
+   * Until the window opens (and while no one has subscribed) everything may change; once it is
+   * open only the texts and the end may; after it closes, nothing. Subscriptions take the
+   * project's row FOR SHARE and check its terms under it, so none is priced by terms an edit
+   * changes. A supply change moves the
    * difference between `external` and the issuer's account.
    */
   async edit(adminId: number, id: number, dto: IeoProjectEditDto) {
@@ -91,9 +93,12 @@ export class IeoAdminService {
       const now = new Date();
       if (p.status !== 'open' || now >= p.endAt) throw new BusinessError(ErrorCode.IEO_ENDED);
       const coin = (await m.getRepository(Coin).findOne({ where: { id: p.coinId } }))!;
-      const started = now >= p.startAt;
       const terms = ['price', 'supply', 'start_at', 'min_qty', 'max_qty'] as const;
-      if (started && terms.some((k) => dto[k] !== undefined)) throw new BusinessError(ErrorCode.IEO_STARTED);
+      // Started by this process's clock, or by a subscription's (another process's clock may be ahead): the terms stay.
+      if (terms.some((k) => dto[k] !== undefined)) {
+        const [subscribed] = await m.query('SELECT 1 FROM ieo_subscriptions WHERE project_id = $1 LIMIT 1', [p.id]);
+        if (now >= p.startAt || subscribed) throw new BusinessError(ErrorCode.IEO_STARTED);
+      }
       const previous = { ...p };
       const fields = this.checked(
         {

@@ -1,6 +1,9 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { CREATED_AT, MONEY, RATE } from '../../infra/database/columns';
 
+/** A sum over every subscription: no bound of its own (a migration lifted numeric(36,18), 1795770000000). */
+const TOTAL = { type: 'numeric' as const };
+
 /**
  * Internal status: `open` until the allocation job closes it (subscriptions are taken while
  * `start_at <= now < end_at`), `ended` (closed, no more subscriptions), `allocated` (allocations
@@ -57,7 +60,7 @@ export class IeoProject {
   status: IeoStatus;
 
   /** Published at allocation: totals only, never a subscriber's amount or identity. */
-  @Column({ ...MONEY, nullable: true, default: null })
+  @Column({ ...TOTAL, nullable: true, default: null })
   requested: string | null;
 
   @Column({ ...MONEY, nullable: true, default: null })
@@ -72,13 +75,13 @@ export class IeoProject {
   ratio: string | null;
 
   /** Payments frozen, refunded and kept (in the purchase currency). */
-  @Column({ ...MONEY, nullable: true, default: null })
+  @Column({ ...TOTAL, nullable: true, default: null })
   payments: string | null;
 
-  @Column({ ...MONEY, nullable: true, default: null })
+  @Column({ ...TOTAL, nullable: true, default: null })
   refunded: string | null;
 
-  @Column({ ...MONEY, nullable: true, default: null })
+  @Column({ ...TOTAL, nullable: true, default: null })
   proceeds: string | null;
 
   @Column({ type: 'int', nullable: true })

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
+import { orConcurrentRetry } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
@@ -20,6 +21,18 @@ export function ieoState(p: IeoProject, now: Date): IeoState {
   if (p.status === 'distributed') return 'distributed';
   if (p.status !== 'open' || now >= p.endAt) return 'ended';
   return now < p.startAt ? 'upcoming' : 'active';
+}
+
+/** The checks of a subscription against a project's terms at `now`, in the order they answer; its quantity and payment (truncated). */
+function subscriptionTerms(p: IeoProject, coin: Coin, raw: string, now: Date) {
+  const state = ieoState(p, now);
+  if (state === 'upcoming') throw new BusinessError(ErrorCode.IEO_NOT_OPEN);
+  if (state !== 'active') throw new BusinessError(ErrorCode.IEO_ENDED);
+  const quantity = positive(raw);
+  if (quantity.decimalPlaces() > coin.displayDecimals) throw new BusinessError(ErrorCode.IEO_QUANTITY_DECIMALS, undefined, { decimals: coin.displayDecimals });
+  if (quantity.lt(p.minQty) || quantity.gt(p.maxQty))
+    throw new BusinessError(ErrorCode.IEO_QUANTITY_RANGE, undefined, { min: moneyString(p.minQty), max: moneyString(p.maxQty) });
+  return { quantity, payment: unitsString((units(moneyString(quantity)) * units(moneyString(p.price))) / UNIT) };
 }
 
 /** The command that freezes a subscription's payment (one per subscription: a retry is one effect). */
@@ -68,46 +81,68 @@ export class NewcoinService {
     return rows.map((p) => projectView(p, coins, now)).filter((v) => !q.state || v.state === q.state);
   }
 
-  /** lh/newcoin/order/submit: checks in order, then the row, then the freeze through the sequencer. */
+  /**
+   * lh/newcoin/order/submit: checks in order, then the row, then the freeze through the sequencer.
+   * A retry (the same `client_id`) is answered before any check that depends on the moment (the
+   * window may have closed since): with what the first request created, in its own project.
+   */
   async submit(userId: number, dto: IeoSubmitDto) {
+    const earlier = dto.client_id ? await this.priorOf(userId, dto.client_id) : null;
+    if (earlier) return this.answer(userId, earlier);
     const p = await this.project(dto.project_id);
     const coins = await this.coins([p.coinId, p.currencyId]);
     const coin = coins.get(p.coinId)!;
-    const now = new Date();
-    const state = ieoState(p, now);
-    if (state === 'upcoming') throw new BusinessError(ErrorCode.IEO_NOT_OPEN);
-    if (state !== 'active') throw new BusinessError(ErrorCode.IEO_ENDED);
-    const quantity = positive(dto.quantity);
-    if (quantity.decimalPlaces() > coin.displayDecimals)
-      throw new BusinessError(ErrorCode.IEO_QUANTITY_DECIMALS, undefined, { decimals: coin.displayDecimals });
-    if (quantity.lt(p.minQty) || quantity.gt(p.maxQty))
-      throw new BusinessError(ErrorCode.IEO_QUANTITY_RANGE, undefined, { min: moneyString(p.minQty), max: moneyString(p.maxQty) });
-    const payment = unitsString((units(moneyString(quantity)) * units(moneyString(p.price))) / UNIT);
+    const { payment } = subscriptionTerms(p, coin, dto.quantity, new Date());
     // Checked before anything is written; the sequencer checks again when it freezes.
     if (!dto.client_id && this.trading.clearlyShort(userId, p.currencyId, units(payment))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
 
-    const sub = await this.dataSource.transaction(async (m) => {
-      // One user's subscriptions to a project are taken one at a time: the maximum and a retried client id are checked against every earlier one.
-      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ieo:${p.id}:user:${userId}`]);
-      if (dto.client_id) {
-        const prior = await m.getRepository(IeoSubscription).findOne({ where: { userId, clientId: dto.client_id } });
-        if (prior) return prior;
-        if (this.trading.clearlyShort(userId, p.currencyId, units(payment))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
-      }
-      // The allocation job closes the project under FOR UPDATE: a subscription is in before it, or refused.
-      const [locked] = await m.query('SELECT status FROM ieo_projects WHERE id = $1 FOR SHARE', [p.id]);
-      if (locked.status !== 'open' || new Date() >= p.endAt) throw new BusinessError(ErrorCode.IEO_ENDED);
-      const [{ total }] = await m.query(
-        `SELECT COALESCE(SUM(quantity), 0)::text AS total FROM ieo_subscriptions WHERE project_id = $1 AND user_id = $2 AND status IN ('pending', 'active')`,
-        [p.id, userId],
-      );
-      if (money(total).plus(quantity).gt(p.maxQty)) {
-        const left = money(p.maxQty).minus(total);
-        throw new BusinessError(ErrorCode.IEO_USER_LIMIT, undefined, { max: moneyString(p.maxQty), left: moneyString(left.lt(0) ? money(0) : left) });
-      }
-      const repo = m.getRepository(IeoSubscription);
-      return repo.save(repo.create({ projectId: p.id, userId, quantity: moneyString(quantity), payment, status: 'pending', clientId: dto.client_id ?? null }));
-    });
+    const create = () =>
+      this.dataSource.transaction(async (m) => {
+        // One user's subscriptions to a project are taken one at a time: the maximum and a retried client id are checked against every earlier one.
+        await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ieo:${p.id}:user:${userId}`]);
+        if (dto.client_id) {
+          const prior = await m.getRepository(IeoSubscription).findOne({ where: { userId, clientId: dto.client_id } });
+          if (prior) return prior;
+          if (this.trading.clearlyShort(userId, p.currencyId, units(payment))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+        }
+        // The project's terms as they are now, held until the commit: the allocation job closes it
+        // under FOR UPDATE, and an operator's edit of its terms takes the same lock (a subscription
+        // is in before either, priced by the terms it was checked against, or checked again after).
+        const locked = (await m.getRepository(IeoProject).findOne({ where: { id: p.id }, lock: { mode: 'pessimistic_read' } }))!;
+        const terms = subscriptionTerms(locked, coin, dto.quantity, new Date());
+        const [{ total }] = await m.query(
+          `SELECT COALESCE(SUM(quantity), 0)::text AS total FROM ieo_subscriptions WHERE project_id = $1 AND user_id = $2 AND status IN ('pending', 'active')`,
+          [p.id, userId],
+        );
+        if (money(total).plus(terms.quantity).gt(locked.maxQty)) {
+          const left = money(locked.maxQty).minus(total);
+          throw new BusinessError(ErrorCode.IEO_USER_LIMIT, undefined, { max: moneyString(locked.maxQty), left: moneyString(left.lt(0) ? money(0) : left) });
+        }
+        const repo = m.getRepository(IeoSubscription);
+        return repo.save(
+          repo.create({
+            projectId: p.id,
+            userId,
+            quantity: moneyString(terms.quantity),
+            payment: terms.payment,
+            status: 'pending',
+            clientId: dto.client_id ?? null,
+          }),
+        );
+      });
+    // The same client id sent for two projects at once: the unique index takes one, the other answers it.
+    const sub = dto.client_id ? await orConcurrentRetry(create, () => this.priorOf(userId, dto.client_id!)) : await create();
+    return this.answer(userId, sub, sub.projectId === p.id ? { p, coins } : undefined);
+  }
+
+  private priorOf(userId: number, clientId: string): Promise<IeoSubscription | null> {
+    return this.dataSource.getRepository(IeoSubscription).findOne({ where: { userId, clientId } });
+  }
+
+  /** A subscription's answer: its freeze sent (again, for a retry: one effect), in its own project's currency and view. */
+  private async answer(userId: number, sub: IeoSubscription, known?: { p: IeoProject; coins: Map<number, Coin> }) {
+    const p = known?.p ?? (await this.project(sub.projectId));
+    const coins = known?.coins ?? (await this.coins([p.coinId, p.currencyId]));
     const final = await this.freeze(sub, p.currencyId);
     if (final.status === 'rejected') throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
     await this.trading.settled(userId);

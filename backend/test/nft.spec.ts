@@ -197,6 +197,25 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     expect((await get(null, 'nft/list', { mine: 1, colour: 'red' })).body.code).toBe(1001);
   });
 
+  it('on a process without the sequencer (ROLE=api) a buyer who cannot pay is refused before the item is held, from the projected balance (regression: each try reserved the item)', async () => {
+    const m = await mint('100');
+    const poor = await buyer('50');
+    const rich = await buyer('1000');
+    const host = t.app.get(EngineHost);
+    const owner = jest.spyOn(host, 'owner', 'get').mockReturnValue(false);
+    const balance = jest.spyOn(host, 'balance').mockReturnValue(undefined);
+    try {
+      expect((await post(poor.token, 'nft/buy', { item_id: m.id })).body).toMatchObject({ code: 2000, message: 'Insufficient balance' });
+      expect(await q('SELECT id FROM nft_sales WHERE item_id = $1', [m.id])).toEqual([]);
+      expect((await item(m.id)).on_sale).toBe(true);
+      expect((await post(rich.token, 'nft/buy', { item_id: m.id })).body.code).toBe(1);
+    } finally {
+      owner.mockRestore();
+      balance.mockRestore();
+    }
+    expect(await usdt(poor.user.id)).toBe('50');
+  });
+
   it('20 buyers of one item at the same instant: one owner, one payment (700/701/702 exact); the others are told "sold" and pay nothing', async () => {
     const m = await mint('100');
     const buyers = await Promise.all(Array.from({ length: 20 }, () => buyer('1000')));

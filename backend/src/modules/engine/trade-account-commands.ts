@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
+import { units } from '../../infra/money';
 import { EngineHost } from './engine-host.service';
 import { accountKey, userCoin } from './sequencer/balances';
 import type { AccountKey, Leg, PlaceCmd, PostCmd, SeqCode, SeqOutcome } from './sequencer/commands';
@@ -112,6 +113,23 @@ export class TradeAccountCommands {
    */
   clearlyShort(userId: number, currencyId: number, amount: bigint): boolean {
     return this.host.owner && this.coinBalance(userId, currencyId).available < amount;
+  }
+
+  /**
+   * The same quick refusal where a request would otherwise hold something for others while the
+   * sequencer decides (an NFT's reservation): a process without the sequencer reads the projected
+   * balance instead, once this user's own commands through it are projected. That figure may lag
+   * a credit made through another process by the projector's lag (a refusal a retry clears); the
+   * sequencer's check still decides every payment.
+   */
+  async shortBeforeHolding(userId: number, currencyId: number, amount: bigint): Promise<boolean> {
+    if (this.host.owner) return this.coinBalance(userId, currencyId).available < amount;
+    await this.settled(userId);
+    const [row]: Array<{ available: string }> = await this.dataSource.query(
+      `SELECT available::text FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'coin' AND currency_id = $2`,
+      [userId, currencyId],
+    );
+    return units(row?.available ?? '0') < amount;
   }
 
   /** The owner of an order this process saw leave its book, if it remembers it. */

@@ -110,9 +110,8 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
     const price = moneyString(item.price);
     if (dto.price !== undefined && moneyString(dto.price) !== price) throw new BusinessError(ErrorCode.NFT_PRICE_CHANGED, undefined, { price });
     const collection = await this.dataSource.getRepository(NftCollection).findOneOrFail({ where: { id: item.collectionId } });
-    // Checked before anything is written (the sequencer checks again when it pays).
-    if (this.host.owner && this.trading.coinBalance(userId, collection.currencyId).available < units(price))
-      throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+    // Checked before anything is written, so a buyer who cannot pay holds no item (the sequencer checks again when it pays).
+    if (await this.trading.shortBeforeHolding(userId, collection.currencyId, units(price))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
 
     const sale = await this.reserve(userId, item, collection, price, dto.client_id ?? null);
     this.fault('nft:after-reserve');

@@ -35,7 +35,12 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
 
   const get = (path: string, token: string, query: Record<string, unknown> = {}) => t.http().get(`/api/${path}`).set('Authorization', token).query(query);
   const order = (token: string, body: Record<string, string>) =>
-    t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'BTC/USDT', type: 'limit', ...body });
+    t
+      .http()
+      .post('/api/coin/trade')
+      .set('Authorization', token)
+      .type('form')
+      .send({ symbol: 'BTC/USDT', type: 'limit', ...body });
   const run = async () => {
     await rebates.accrue();
     await rebates.settle(new Date(Date.now() + 1000));
@@ -66,12 +71,18 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
   it('a spot trade by an invitee credits the inviter exactly ratio × fee (905, from spot-fee), once, with the job run twice', async () => {
     const { inviter, invitee } = await pair();
     const before = await get('user/invite', inviter.token);
-    expect(before.body).toMatchObject({ code: 1, data: { invite_code: inviter.user.invite_code, ratio: '0.2', promoted_count: 1, total_rebate: '0', pending_rebate: '0', partner: false } });
+    expect(before.body).toMatchObject({
+      code: 1,
+      data: { invite_code: inviter.user.invite_code, ratio: '0.2', promoted_count: 1, total_rebate: '0', pending_rebate: '0', partner: false },
+    });
     expect(before.body.data.link).toMatch(new RegExp(`/#/pages/user/login/register\\?code=${inviter.user.invite_code}$`));
 
     const fee = await inviteeSells(invitee);
     expect(fee).toBe('30');
-    const houseBefore = await t.ds.query(`SELECT trim_scale(available)::text AS available FROM balances WHERE owner_type = 'system' AND account_type = 'spot-fee' AND currency_id = $1`, [USDT]);
+    const houseBefore = await t.ds.query(
+      `SELECT trim_scale(available)::text AS available FROM balances WHERE owner_type = 'system' AND account_type = 'spot-fee' AND currency_id = $1`,
+      [USDT],
+    );
 
     // Accrued: pending, not yet paid.
     await rebates.accrue();
@@ -85,9 +96,15 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     await run();
     await t.app.get(EngineHost).idle();
     expect(await coinBalance(t, inviter.user.id, USDT)).toEqual({ available: '6', frozen: '0' });
-    const entries = await t.ds.query(`SELECT owner_type, account_type, trim_scale(available_delta)::text AS d FROM ledger_entries WHERE code = 905 AND currency_id = $1 ORDER BY id`, [USDT]);
+    const entries = await t.ds.query(
+      `SELECT owner_type, account_type, trim_scale(available_delta)::text AS d FROM ledger_entries WHERE code = 905 AND currency_id = $1 ORDER BY id`,
+      [USDT],
+    );
     expect(entries.filter((e: { owner_type: string }) => e.owner_type === 'user')).toEqual([{ owner_type: 'user', account_type: 'coin', d: '6' }]);
-    const houseAfter = await t.ds.query(`SELECT trim_scale(available)::text AS available FROM balances WHERE owner_type = 'system' AND account_type = 'spot-fee' AND currency_id = $1`, [USDT]);
+    const houseAfter = await t.ds.query(
+      `SELECT trim_scale(available)::text AS available FROM balances WHERE owner_type = 'system' AND account_type = 'spot-fee' AND currency_id = $1`,
+      [USDT],
+    );
     expect(Number(houseBefore[0].available) - Number(houseAfter[0].available)).toBe(6);
 
     // One message for the settlement, in the notices.
@@ -120,7 +137,9 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
       [invitee.user.id],
     );
     expect(rows).toEqual([{ source_entry: expect.any(String), kind: 'spot', currency_id: BTC, fee: '0.0005', amount: '0.0001' }]);
-    const legs = await t.ds.query(`SELECT owner_id, code, currency_id, trim_scale(-available_delta)::text AS fee FROM ledger WHERE id = $1`, [rows[0].source_entry]);
+    const legs = await t.ds.query(`SELECT owner_id, code, currency_id, trim_scale(-available_delta)::text AS fee FROM ledger WHERE id = $1`, [
+      rows[0].source_entry,
+    ]);
     expect(legs).toEqual([{ owner_id: invitee.user.id, code: 601, currency_id: BTC, fee: '0.0005' }]);
     const [{ ledger_id }] = await t.ds.query(`SELECT ledger_id::text FROM trades WHERE taker_user_id = $1`, [invitee.user.id]);
     expect(BigInt(rows[0].source_entry)).toBe(BigInt(ledger_id) + 4n);
@@ -131,7 +150,12 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     // Partner (with a reason, an event): the ratio becomes 0.4 for fees accrued from now on.
     const bad = await t.http().post(`/api/admin/promotion/partners/${inviter.user.id}`).set('Authorization', admin).type('form').send({ partner: 'yes' });
     expect(bad.body.code).toBe(1000);
-    const set = await t.http().post(`/api/admin/promotion/partners/${inviter.user.id}`).set('Authorization', admin).type('form').send({ partner: '1', reason: 'regional partner contract 12' });
+    const set = await t
+      .http()
+      .post(`/api/admin/promotion/partners/${inviter.user.id}`)
+      .set('Authorization', admin)
+      .type('form')
+      .send({ partner: '1', reason: 'regional partner contract 12' });
     expect(set.body).toMatchObject({ code: 1, data: { partner: true } });
     expect(set.body.data.auth_code).toMatch(/^P[A-Z0-9]{7}$/);
     const [event] = await t.ds.query(`SELECT metadata FROM events WHERE type = 'PartnerStatusChanged' ORDER BY seq DESC LIMIT 1`);
@@ -141,7 +165,16 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
 
     // A contract fee exactly as the contract service writes it: lever account → fees, code 21.
     await deposit(t, invitee.user.id, USDT, '100');
-    expect((await t.http().post('/api/wallet/change').set('Authorization', invitee.token).type('form').send({ from: 'coin', to: 'lever', currency_id: USDT, amount: '100' })).body.code).toBe(1);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/wallet/change')
+          .set('Authorization', invitee.token)
+          .type('form')
+          .send({ from: 'coin', to: 'lever', currency_id: USDT, amount: '100' })
+      ).body.code,
+    ).toBe(1);
     const id = randomUUID();
     await t.app.get(LedgerService).post({
       commandId: `lever-open:${id}`,
@@ -158,7 +191,9 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     await t.app.get(OutboxRelay).applied(`rebate:${(await t.ds.query(`SELECT max(id)::text AS id FROM promotion_rebates`))[0].id}`);
     // 1.23456789 × 0.4 = 0.493827156 → truncated to 8 decimals.
     expect(await coinBalance(t, inviter.user.id, USDT)).toEqual({ available: '0.49382715', frozen: '0' });
-    const legs = await t.ds.query(`SELECT owner_type, account_type, trim_scale(available_delta)::text AS d FROM ledger_entries WHERE code = 905 AND ref_id = (SELECT max(id)::text FROM promotion_rebates) ORDER BY id`);
+    const legs = await t.ds.query(
+      `SELECT owner_type, account_type, trim_scale(available_delta)::text AS d FROM ledger_entries WHERE code = 905 AND ref_id = (SELECT max(id)::text FROM promotion_rebates) ORDER BY id`,
+    );
     expect(legs).toEqual(
       expect.arrayContaining([
         { owner_type: 'system', account_type: 'fees', d: '-0.49382715' },
@@ -171,7 +206,16 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
 
     // An option fee (401, option account → fees) is rebated the same way.
     await deposit(t, invitee.user.id, USDT, '10');
-    expect((await t.http().post('/api/wallet/change').set('Authorization', invitee.token).type('form').send({ from: 'coin', to: 'option', currency_id: USDT, amount: '10' })).body.code).toBe(1);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/wallet/change')
+          .set('Authorization', invitee.token)
+          .type('form')
+          .send({ from: 'coin', to: 'option', currency_id: USDT, amount: '10' })
+      ).body.code,
+    ).toBe(1);
     await t.app.get(LedgerService).post({
       commandId: `option-buy:${id}`,
       refType: 'option',
@@ -193,8 +237,64 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     ]);
 
     // Partner off again: back to 0.2 for the next fee.
-    await t.http().post(`/api/admin/promotion/partners/${inviter.user.id}`).set('Authorization', admin).type('form').send({ partner: '0', reason: 'contract ended' });
+    await t
+      .http()
+      .post(`/api/admin/promotion/partners/${inviter.user.id}`)
+      .set('Authorization', admin)
+      .type('form')
+      .send({ partner: '0', reason: 'contract ended' });
     expect((await get('user/invite', inviter.token)).body.data).toMatchObject({ ratio: '0.2', partner: false });
+  });
+
+  it('a contract fee whose transaction commits after the accrual’s cursor has run far past its id is still rebated (regression: the re-read was 80,000 ids, passed in moments under load)', async () => {
+    const { inviter, invitee } = await pair();
+    await deposit(t, invitee.user.id, USDT, '100');
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/wallet/change')
+          .set('Authorization', invitee.token)
+          .type('form')
+          .send({ from: 'coin', to: 'lever', currency_id: USDT, amount: '100' })
+      ).body.code,
+    ).toBe(1);
+    await rebates.accrue();
+    const id = randomUUID();
+    let commit!: () => void;
+    const held = new Promise<void>((r) => (commit = r));
+    let posted!: () => void;
+    const inside = new Promise<void>((r) => (posted = r));
+    // The fee takes its ledger id, then its transaction stays open.
+    const late = t.ds.transaction(async (m) => {
+      await t.app.get(LedgerService).post(
+        {
+          commandId: `lever-open:${id}`,
+          refType: 'lever',
+          refId: id,
+          actor: `user:${invitee.user.id}`,
+          movements: [
+            { ownerType: 'user', ownerId: invitee.user.id, accountType: 'lever', currencyId: USDT, code: LedgerCode.LeverageFee, available: '-2' },
+            { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId: USDT, code: LedgerCode.LeverageFee, available: '2' },
+          ],
+        },
+        m,
+      );
+      posted();
+      await held;
+    });
+    await inside;
+    // Meanwhile a million ids go by (the projector's reservations under load), and another posting commits above them.
+    await t.ds.query(`SELECT setval(pg_get_serial_sequence('ledger_entries', 'id'), nextval(pg_get_serial_sequence('ledger_entries', 'id')) + 1000000)`);
+    await deposit(t, inviter.user.id, BTC, '1');
+    await rebates.accrue();
+    commit();
+    await late;
+    await rebates.accrue();
+    const [rebate] = await t.ds.query(`SELECT trim_scale(fee)::text AS fee, trim_scale(amount)::text AS amount FROM promotion_rebates WHERE inviter_id = $1`, [
+      inviter.user.id,
+    ]);
+    expect(rebate).toEqual({ fee: '2', amount: '0.4' });
   });
 
   it('authorization code: a user without an inviter joins a partner; loops, own codes, second binds and bad codes are refused', async () => {
@@ -218,22 +318,29 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     ).body.data;
     const partnerWithoutInviter = partner; // has no inviter
     expect((await bind(partnerWithoutInviter.token, code2)).body.code).toBe(3002);
-    expect((await t.http().post('/api/admin/promotion/partners/999999').set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })).body.code).toBe(3003);
+    expect(
+      (await t.http().post('/api/admin/promotion/partners/999999').set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })).body.code,
+    ).toBe(3003);
     expect((await t.http().get('/api/user/invite')).body.code).toBe(401);
   });
 
   it('two partners binding each other’s codes at the same moment: one joins, the other is refused as a loop (regression: both joined, each the other’s inviter)', async () => {
     const partnerWithCode = async () => {
       const u = await registerByEmail(t);
-      const { auth_code } = (await t.http().post(`/api/admin/promotion/partners/${u.user.id}`).set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })).body.data;
+      const { auth_code } = (
+        await t.http().post(`/api/admin/promotion/partners/${u.user.id}`).set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })
+      ).body.data;
       return { ...u, auth_code: auth_code as string };
     };
     for (let round = 0; round < 5; round++) {
       const [a, b] = await Promise.all([partnerWithCode(), partnerWithCode()]);
-      const bind = (token: string, code: string) => t.http().post('/api/user/bind_auth_code').set('Authorization', token).type('form').send({ auth_code: code });
+      const bind = (token: string, code: string) =>
+        t.http().post('/api/user/bind_auth_code').set('Authorization', token).type('form').send({ auth_code: code });
       const codes = (await Promise.all([bind(a.token, b.auth_code), bind(b.token, a.auth_code)])).map((r) => r.body.code).sort();
       expect(codes).toEqual([1, 3002]);
-      const rows: Array<{ id: number; inviter_id: number | null }> = await t.ds.query('SELECT id, inviter_id FROM users WHERE id = ANY($1)', [[a.user.id, b.user.id]]);
+      const rows: Array<{ id: number; inviter_id: number | null }> = await t.ds.query('SELECT id, inviter_id FROM users WHERE id = ANY($1)', [
+        [a.user.id, b.user.id],
+      ]);
       expect(rows.filter((r) => r.inviter_id !== null)).toHaveLength(1);
     }
   });

@@ -42,7 +42,7 @@ import { AuthToken } from '../auth/auth-token.entity';
 import { EventRecord } from '../event-store/event.entity';
 import { OutboxMessage } from '../notifier/outbox-message.entity';
 import { ChatConversation, ChatMessage, HelpFeedback } from '../../modules/help/help.entities';
-import { PromotionCursor, PromotionPartner, PromotionRebate } from '../../modules/promotion/promotion.entities';
+import { PromotionCursor, PromotionCursorMark, PromotionPartner, PromotionRebate } from '../../modules/promotion/promotion.entities';
 import { ProofLeaf, ProofRootRow, ProofSalt } from '../../modules/proof/proof.entities';
 
 /** Every entity, for the data source and the drift check. */
@@ -92,6 +92,7 @@ export const ENTITIES = [
   PromotionPartner,
   PromotionRebate,
   PromotionCursor,
+  PromotionCursorMark,
   HelpFeedback,
   ChatConversation,
   ChatMessage,

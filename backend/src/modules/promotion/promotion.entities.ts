@@ -81,3 +81,20 @@ export class PromotionCursor {
   @Column({ name: 'entry_id', type: 'bigint' })
   entryId: string;
 }
+
+/** Where the accrual's cursor over a source stood, and when (its re-read goes back a time, not a count of ids). */
+@Entity('promotion_cursor_marks')
+@Index('ix_promotion_cursor_marks_source_at', ['source', 'at'])
+export class PromotionCursorMark {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id: string;
+
+  @Column({ type: 'int' })
+  source: number;
+
+  @Column({ name: 'entry_id', type: 'bigint' })
+  entryId: string;
+
+  @Column({ type: 'timestamptz' })
+  at: Date;
+}

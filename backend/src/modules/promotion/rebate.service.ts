@@ -16,11 +16,15 @@ const QUEUE = 'promotion-rebates';
 /** Ledger ids read per accrual step (ids step by 8 since CompactTradeLedger: ~20,000 entries or trades). */
 const WINDOW = 160_000;
 /**
- * Each accrual re-reads this many ledger ids below its cursor over `ledger_entries`: an entry whose
- * transaction got its id before a later one but committed after the cursor passed is still seen
- * (the unique source index makes the re-read harmless).
+ * Each accrual over `ledger_entries` re-reads from where its cursor stood this long ago
+ * (`promotion_cursor_marks`): an entry whose transaction got its id before a later one but
+ * committed after the cursor passed is still seen, unless it committed more than this after taking
+ * its id (the unique source index makes the re-read harmless). A time, not a count of ids: the
+ * projector's id reservations pass any fixed count in moments under load.
  */
-const OVERLAP = 80_000;
+export const OVERLAP_SECONDS = 600;
+/** The re-read before any mark exists (the first runs): this many ids below the cursor. */
+const OVERLAP_IDS = 80_000;
 const CHUNK = 200;
 /** How often accrual runs. */
 const ACCRUE_EVERY_MS = 10_000;
@@ -60,7 +64,7 @@ const FEE_ROWS = (legs: string) => `SELECT f.id::text, f.invitee, u.inviter_id A
 const SOURCES = [
   {
     cursor: 1,
-    overlap: BigInt(OVERLAP),
+    overlap: true,
     top: `SELECT COALESCE(max(id), 0) FROM ledger_entries`,
     fees: FEE_ROWS(`SELECT e.id, e.owner_id AS invitee, e.account_type AS account, e.currency_id AS currency, -e.available_delta AS fee, e.created_at AS at
       FROM ledger_entries e
@@ -69,7 +73,7 @@ const SOURCES = [
   },
   {
     cursor: 2,
-    overlap: 0n,
+    overlap: false,
     top: `SELECT COALESCE(max(ledger_id) + 5, 0) FROM trades`,
     fees: FEE_ROWS(`SELECT t.ledger_id + CASE WHEN s.buys THEN 4 ELSE 5 END AS id, s.user_id AS invitee, 'coin' AS account,
         CASE WHEN s.buys THEN t.base_currency_id ELSE t.quote_currency_id END AS currency, s.fee, t.executed_at AS at
@@ -120,15 +124,20 @@ export class RebateService implements OnApplicationBootstrap {
     let recorded = 0;
     for (const source of SOURCES)
       for (;;) {
-        const [{ cursor, top }] = await this.dataSource.query(
-          `SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = $1), 0)::text AS cursor, (${source.top})::text AS top`,
-          [source.cursor],
+        // `since`: where the cursor stood OVERLAP_SECONDS ago (the newest mark that old, else the oldest mark); `at`: when `top` was read.
+        const [{ cursor, top, since, at }] = await this.dataSource.query(
+          `SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = $1), 0)::text AS cursor, (${source.top})::text AS top,
+             COALESCE((SELECT entry_id FROM promotion_cursor_marks WHERE source = $1 AND at <= now() - make_interval(secs => $2) ORDER BY at DESC LIMIT 1),
+                      (SELECT entry_id FROM promotion_cursor_marks WHERE source = $1 ORDER BY at LIMIT 1))::text AS since,
+             clock_timestamp() AS at`,
+          [source.cursor, OVERLAP_SECONDS],
         );
         const from = BigInt(cursor);
         const max = BigInt(top);
         // With nothing new, one pass still re-reads the overlap below the cursor.
         const to = from + BigInt(WINDOW) < max ? from + BigInt(WINDOW) : max > from ? max : from;
-        const lower = from > source.overlap ? from - source.overlap : 0n;
+        const back = since === null ? from - BigInt(OVERLAP_IDS) : BigInt(since);
+        const lower = !source.overlap ? from : back > 0n ? (back < from ? back : from) : 0n;
         const rows: Array<{ id: string; invitee: number; inviter: number; account: string; currency: number; fee: string; partner: boolean }> =
           await this.dataSource.query(source.fees, [lower.toString(), to.toString()]);
         await this.dataSource.transaction(async (m) => {
@@ -148,6 +157,14 @@ export class RebateService implements OnApplicationBootstrap {
             'INSERT INTO promotion_cursor (id, entry_id) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET entry_id = GREATEST(promotion_cursor.entry_id, EXCLUDED.entry_id)',
             [source.cursor, to.toString()],
           );
+          if (source.overlap) {
+            // Where the cursor stands now; marks older than the newest one past the overlap are no longer needed.
+            await m.query('INSERT INTO promotion_cursor_marks (source, entry_id, at) VALUES ($1, $2, $3)', [source.cursor, to.toString(), at]);
+            await m.query(
+              `DELETE FROM promotion_cursor_marks WHERE source = $1 AND at < (SELECT max(at) FROM promotion_cursor_marks WHERE source = $1 AND at <= now() - make_interval(secs => $2))`,
+              [source.cursor, OVERLAP_SECONDS],
+            );
+          }
         });
         if (to >= max) break;
       }

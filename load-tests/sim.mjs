@@ -126,7 +126,7 @@ async function main() {
   log(`sim: seed ${SEED}, ${OPS} ops, ${USERS} users`);
   const stack = await startStack({
     // Engine snapshots every M commands, so each check has recent engine hashes to compare with the independent replay.
-    env: { RATE_LIMIT_WITHDRAW_USER: '1000000/60', RATE_LIMIT_CODE_TARGET: '100000/60', RATE_LIMIT_FUND_PASSWORD: '100000/60', ENGINE_SNAPSHOT_EVERY: SNAPSHOT_EVERY },
+    env: { RATE_LIMIT_WITHDRAW_USER: '1000000/60', RATE_LIMIT_FLASH_USER: '1000000/60', RATE_LIMIT_HELP_USER: '1000000/60', RATE_LIMIT_CODE_TARGET: '100000/60', RATE_LIMIT_FUND_PASSWORD: '100000/60', ENGINE_SNAPSHOT_EVERY: SNAPSHOT_EVERY },
   });
   const api = stack.apiUrl;
   // Interrupted (Ctrl-C, a timeout): stop the server and drop the database before leaving.

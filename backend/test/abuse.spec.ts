@@ -296,6 +296,8 @@ describe('rate limits and lock-outs', () => {
         codePerTarget: { limit: 2, windowSeconds: 60 },
         fundPassword: { limit: 3, windowSeconds: 600 },
         withdrawPerUser: { limit: 3, windowSeconds: 60 },
+        flashQuotePerUser: { limit: 3, windowSeconds: 60 },
+        helpPerUser: { limit: 3, windowSeconds: 60 },
         lookupPerIp: { limit: 5, windowSeconds: 60 },
       } as never,
     });
@@ -492,6 +494,27 @@ describe('rate limits and lock-outs', () => {
     const codes: number[] = [];
     for (let i = 0; i < 4; i++) codes.push((await t.http().post('/api/upload/image').set('Authorization', token).attach('file', makePng(), { filename: 'a.png', contentType: 'image/png' })).body.code);
     expect(codes).toEqual([1, 1, 1, 1002]);
+  });
+
+  it('flash-exchange quotes per user: every quote counts, priced or not; then 1002 (regression: unlimited, each kept an hour)', async () => {
+    const r = await register(nextIp());
+    const token = r.res.body.data.token as string;
+    const quote = () => t.http().post('/api/fpjy/quote').set('Authorization', token).type('form').send({ from_currency_id: 3, to_currency_id: 2, amount: '10' });
+    const codes: number[] = [];
+    for (let i = 0; i < 4; i++) codes.push((await quote()).body.code);
+    expect(codes.slice(0, 3).every((c) => c !== 1002)).toBe(true);
+    expect(codes[3]).toBe(1002);
+  });
+
+  it('help-centre writes per user: feedback and chat messages share one count; then 1002 and no row (regression: unlimited rows)', async () => {
+    const r = await register(nextIp());
+    const token = r.res.body.data.token as string;
+    const userId = r.res.body.data.user.id as number;
+    const feedback = () => t.http().post('/api/help/feedback').set('Authorization', token).type('form').send({ category: 'other', content: 'the chart is slow' });
+    const chat = () => t.http().post('/api/help/chat/send').set('Authorization', token).type('form').send({ text: 'hello' });
+    const codes = [(await feedback()).body.code, (await chat()).body.code, (await feedback()).body.code, (await chat()).body.code, (await feedback()).body.code];
+    expect(codes).toEqual([1, 1, 1, 1002, 1002]);
+    expect(await t.ds.query('SELECT count(*)::int AS n FROM help_feedback WHERE user_id = $1', [userId])).toEqual([{ n: 2 }]);
   });
 
   it('limits are validated configuration: a malformed or zero rule stops the start', () => {

@@ -1,3 +1,4 @@
+import { EngineHost } from '../src/modules/engine/engine-host.service';
 import type { Redis } from 'ioredis';
 import { REDIS } from '../src/infra/redis/redis.module';
 import { TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
@@ -139,6 +140,21 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect(await streamOf(q.quote_id)).toEqual(['FlashRequested']);
     expect((await t.http().get('/api/fpjy/list').set('Authorization', u.token)).body.data.items).toEqual([]);
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '100', frozen: '0' });
+  });
+
+  it('on a process without the sequencer (ROLE=api) a user short of the amount hears 2000, not the desk’s 2214 (regression: the desk read as empty there)', async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, USDT, '100');
+    const tooMuch = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '1000' })).body.data;
+    const host = t.app.get(EngineHost);
+    const owner = jest.spyOn(host, 'owner', 'get').mockReturnValue(false);
+    const balance = jest.spyOn(host, 'balance').mockReturnValue(undefined);
+    try {
+      expect((await post(u.token, 'convert', { quote_id: tooMuch.quote_id })).body).toMatchObject({ code: 2000, message: 'Insufficient balance' });
+    } finally {
+      owner.mockRestore();
+      balance.mockRestore();
+    }
   });
 
   it('a conversion left unrecorded is recorded by its retry after the quote expired; an expired quote never converted stays refused', async () => {

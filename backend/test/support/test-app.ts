@@ -73,6 +73,8 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
       codePerTarget: generous,
       lookupPerIp: generous,
       withdrawPerUser: generous,
+      flashQuotePerUser: generous,
+      helpPerUser: generous,
       ...(overrides.rateLimits ?? {}),
     },
   });

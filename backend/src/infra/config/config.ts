@@ -97,6 +97,10 @@ export interface AppConfig {
     lookupPerIp: RateLimitRule;
     /** Withdrawal requests per user (RATE_LIMIT_WITHDRAW_USER), accepted or refused, before any other check. */
     withdrawPerUser: RateLimitRule;
+    /** Flash-exchange quotes per user (RATE_LIMIT_FLASH_USER): each is kept in Redis, and its conversion is recorded for good. */
+    flashQuotePerUser: RateLimitRule;
+    /** Help-centre writes per user (RATE_LIMIT_HELP_USER): feedback and chat messages, each a row kept for good. */
+    helpPerUser: RateLimitRule;
   };
 }
 
@@ -247,6 +251,8 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       codePerTarget: rule('RATE_LIMIT_CODE_TARGET', '10/3600'),
       lookupPerIp: rule('RATE_LIMIT_LOOKUP_IP', '30/60'),
       withdrawPerUser: rule('RATE_LIMIT_WITHDRAW_USER', '20/3600'),
+      flashQuotePerUser: rule('RATE_LIMIT_FLASH_USER', '60/60'),
+      helpPerUser: rule('RATE_LIMIT_HELP_USER', '30/60'),
     },
   };
   const config = { ...base, ...overrides, rateLimits: { ...base.rateLimits, ...(overrides.rateLimits ?? {}) } };

@@ -7,6 +7,7 @@ import { ConcurrencyError, EventStoreService } from '../../infra/event-store/eve
 import { isUniqueViolation } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
+import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { money, moneyString, truncate, units } from '../../infra/money';
 import { REDIS } from '../../infra/redis/redis.module';
 import { PricingService } from '../coin-rate/pricing.service';
@@ -45,8 +46,6 @@ type FlashOutcome = 'FlashExchanged' | 'FlashRefused';
 const terminal = (stream: Array<{ type: string; streamVersion: number }>): number | undefined =>
   stream.some((e) => e.type === 'FlashExchanged' || e.type === 'FlashRefused') ? undefined : (stream.at(-1)?.streamVersion ?? 0);
 
-const desk = (currencyId: number) => ({ ownerType: 'system' as const, ownerId: SYSTEM_OWNER_ID, accountType: 'desk', currencyId });
-
 /**
  * Flash exchange (route pages/fpjy): convert one coin to another at the current market price.
  * The price is the venue's own last trade of each coin against USDT (DESIGN §1); the desk (the
@@ -70,6 +69,7 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     private readonly host: EngineHost,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly rateLimit: RateLimitService,
   ) {}
 
   /**
@@ -138,6 +138,8 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
 
   async quote(userId: number, fromId: number, toId: number, rawAmount: string): Promise<Quote> {
     if (fromId === toId) throw new BusinessError(ErrorCode.VALIDATION, 'error.flash_same_coin');
+    // Each quote is kept in Redis for an hour and its conversion (or refusal) recorded for good: counted per user.
+    await this.rateLimit.hit(`flash:user:${userId}`, this.config.rateLimits.flashQuotePerUser);
     const [from, to] = await Promise.all([this.accounts.coin(fromId), this.accounts.coin(toId)]);
     const amount = positive(rawAmount);
     const prices = await this.pricing.usdtPrices();
@@ -198,8 +200,8 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     // retry comes, the sweep finds it and records the conversion (recordLeftovers).
     await this.requested(q);
     // No desk check before the command: a retry of a conversion that emptied the desk must still hear it
-    // was done. The sequencer checks the desk and keeps a refusal, which names the desk when it is short.
-    const deskShort = () => this.trading.balance(desk(q.to_currency_id)).available < units(q.receive);
+    // was done. The sequencer checks the desk and keeps a refusal, which names the desk when the user
+    // was not short (by the sequencer's figure, or on a process without it by the projected one).
     // One sequencer command, all four legs or none; the quote id is its command id.
     const r = await this.trading.post({
       commandId: `flash:${quoteId}`,
@@ -218,7 +220,8 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     if (r.code !== 'OK') {
       // Final: the sequencer answers this command id with the same refusal for longer than a quote lives.
       await this.appendOnce(q, 'FlashRefused', terminal);
-      throw deskShort() ? new BusinessError(ErrorCode.FLASH_UNAVAILABLE) : refusal(r.code);
+      const deskShort = r.code === 'INSUFFICIENT_BALANCE' && !(await this.trading.shortBeforeHolding(userId, q.from_currency_id, units(q.amount)));
+      throw deskShort ? new BusinessError(ErrorCode.FLASH_UNAVAILABLE) : refusal(r.code);
     }
     // A concurrent convert of this quote may record it first, or this is the retry of one whose
     // process stopped between the conversion and its record.

@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
+import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { uploadUrl, UploadService } from '../upload/upload.service';
 import { ChatPush } from './chat-push';
 
@@ -51,6 +53,8 @@ export class ChatService {
     private readonly uploads: UploadService,
     private readonly events: EventStoreService,
     private readonly push: ChatPush,
+    private readonly rateLimit: RateLimitService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   private async conversation(m: EntityManager, id: string, lock = false): Promise<ConversationRow | undefined> {
@@ -113,6 +117,7 @@ export class ChatService {
   async userSend(userId: number, text: string | undefined, image: string | undefined): Promise<MessageView> {
     const body = (text ?? '').trim();
     if (!body && !image) throw new BusinessError(ErrorCode.HELP_MESSAGE_EMPTY);
+    await this.rateLimit.hit(`help:user:${userId}`, this.config.rateLimits.helpPerUser);
     const { message, fresh } = await this.dataSource.transaction(async (m) => {
       if (image) await this.uploads.claim(m, userId, image);
       const had = await m.query(`SELECT 1 FROM chat_conversations WHERE user_id = $1 AND status = 'open'`, [userId]);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { LedgerModule } from '../ledger/ledger.module';
 import { NoticeModule } from '../notice/notice.module';
 import { UploadModule } from '../upload/upload.module';
@@ -12,6 +13,6 @@ import { HelpService } from './help.service';
 @Module({
   imports: [LedgerModule, UploadModule, NoticeModule],
   controllers: [HelpController, HelpAdminController],
-  providers: [HelpService, ChatService, ChatPush, ChatGateway],
+  providers: [HelpService, ChatService, ChatPush, ChatGateway, RateLimitService],
 })
 export class HelpModule {}

@@ -150,6 +150,28 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     expect((await api(admin).post('admin/help/conversations/999999/close')).body.code).toBe(3011);
   });
 
+  it('a catch-up after a message id pages forward from it, and the operator’s read covers only what was shown (regression: the newest 200 after it skipped the rest)', async () => {
+    const a = await registerByEmail(t);
+    const userApi = api(a.token);
+    for (let i = 1; i <= 205; i++) expect((await userApi.post('help/chat/send', { text: `m${i}` })).body.code).toBe(1);
+    const conv = (await userApi.get('help/chat')).body.data;
+    const texts = (ms: Msg[]) => ms.map((m) => m.text);
+    // A first load: the newest 200.
+    expect(texts(conv.messages)).toEqual(Array.from({ length: 200 }, (_, i) => `m${i + 6}`));
+    const first = conv.messages[0].id as string; // m6
+    const ids: string[] = (await t.ds.query('SELECT id::text FROM chat_messages WHERE conversation_id = $1 ORDER BY chat_messages.id', [conv.conversation_id])).map((r: { id: string }) => r.id);
+    // After m1: m2 … m201, then after m201: the last four.
+    const page1 = (await api(admin).get(`admin/help/conversations/${conv.conversation_id}`, { after: ids[0] })).body.data;
+    expect(texts(page1.messages)).toEqual(Array.from({ length: 200 }, (_, i) => `m${i + 2}`));
+    const [{ operator_read_id }] = await t.ds.query('SELECT operator_read_id::text FROM chat_conversations WHERE id = $1', [conv.conversation_id]);
+    expect(operator_read_id).toBe(ids[200]);
+    const page2 = (await api(admin).get(`admin/help/conversations/${conv.conversation_id}`, { after: ids[200] })).body.data;
+    expect(texts(page2.messages)).toEqual(['m202', 'm203', 'm204', 'm205']);
+    expect(page2.operator_unread).toBe(4);
+    expect((await emit(await connect(a.token), 'chat:join', { conversation_id: conv.conversation_id, after: ids[203] })).messages!.map((m) => m.text)).toEqual(['m205']);
+    expect(first).toBe(ids[5]);
+  });
+
   it('an operator who logs out hears no more chat: the socket leaves the operators’ room and the conversations it joined', async () => {
     const a = await registerByEmail(t);
     const conv = (await api(a.token).get('help/chat')).body.data.conversation_id as string;

@@ -7,6 +7,8 @@ import { CREATED_AT } from '../database/columns';
 @Index('uq_events_command_id', ['commandId'], { unique: true, where: 'command_id IS NOT NULL' })
 // A flash exchange's requests by age, for the sweep that records conversions left unrecorded (FlashRequests migration).
 @Index('ix_events_flash_requested', ['createdAt'], { where: "type = 'FlashRequested'" })
+// A user's conversions (fpjy/list): an expression index, created by its migration (1795790000000).
+@Index('ix_events_flash_exchanged_user', { synchronize: false })
 export class EventRecord {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   seq: string;

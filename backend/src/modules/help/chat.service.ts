@@ -75,10 +75,19 @@ export class ChatService {
     return this.conversation(m, n.id, true);
   }
 
+  /**
+   * Oldest first. Without `after` (a first load) the newest HISTORY; with it, the first HISTORY
+   * after it, so a catch-up that gets a full page asks again from its last id and misses nothing
+   * (the newest HISTORY after it would skip what lies between). Ordered by the id's number, not the
+   * text it is selected as (as text, "100" sorts before "99").
+   */
   private async messages(conversationId: string, after = 0): Promise<MessageView[]> {
+    const cols = 'id::text, conversation_id::text, sender, text, image, created_at';
     const rows = await this.dataSource.query(
-      `SELECT * FROM (SELECT id::text, conversation_id::text, sender, text, image, created_at FROM chat_messages WHERE conversation_id = $1 AND id > $2 ORDER BY id DESC LIMIT ${HISTORY}) x ORDER BY id`,
-      [conversationId, after],
+      after > 0
+        ? `SELECT ${cols} FROM chat_messages WHERE conversation_id = $1 AND id > $2 ORDER BY chat_messages.id LIMIT ${HISTORY}`
+        : `SELECT ${cols} FROM (SELECT * FROM chat_messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT ${HISTORY}) x ORDER BY x.id`,
+      after > 0 ? [conversationId, after] : [conversationId],
     );
     return rows.map(view);
   }
@@ -104,7 +113,7 @@ export class ChatService {
 
   /** help/chat: the user's conversation (open one, else the latest) and its messages after `after`. */
   async mine(userId: number, after = 0) {
-    let [c] = await this.dataSource.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 ORDER BY (status = 'open') DESC, id DESC LIMIT 1`, [userId]);
+    let [c] = await this.dataSource.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 ORDER BY (status = 'open') DESC, chat_conversations.id DESC LIMIT 1`, [userId]);
     if (!c) {
       await this.dataSource.transaction((m) => this.openFor(m, userId, true));
       [c] = await this.dataSource.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 AND status = 'open'`, [userId]);
@@ -156,7 +165,7 @@ export class ChatService {
   }
 
   async userRead(userId: number, messageId: number) {
-    const [c] = await this.dataSource.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 ORDER BY (status = 'open') DESC, id DESC LIMIT 1`, [userId]);
+    const [c] = await this.dataSource.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 ORDER BY (status = 'open') DESC, chat_conversations.id DESC LIMIT 1`, [userId]);
     if (!c) throw new BusinessError(ErrorCode.HELP_CONVERSATION_NOT_FOUND);
     return this.markRead(c.id, 'user', messageId);
   }

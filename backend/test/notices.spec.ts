@@ -163,4 +163,17 @@ describe('notices: messages from decisions (real PostgreSQL + Redis)', () => {
     ]);
     expect(p2.items.map((m: Notice) => m.content)).toEqual([`Your deposit of 11 USDT was rejected: no transfer ${ids[0]}`]);
   });
+
+  it('newest first also across a power of ten in the ids (regression: sorted as text, 1000 came after 999)', async () => {
+    const a = await registerByEmail(t);
+    const [{ next }] = await t.ds.query(`SELECT nextval(pg_get_serial_sequence('user_messages', 'id'))::int AS next`);
+    const ten = 10 ** String(next).length;
+    // The next two messages get ids ten − 1 and ten (e.g. 999 and 1000).
+    await t.ds.query(`SELECT setval(pg_get_serial_sequence('user_messages', 'id'), $1)`, [ten - 2]);
+    const ids: number[] = [];
+    for (const amount of ['21', '22']) ids.push(await depositRequest(a.token, amount));
+    for (const id of ids) expect((await post(admin, `admin/deposits/${id}/reject`, { reason: 'none' })).body.code).toBe(1);
+    const items = (await get(a.token, 'notice/list', { page: 1, limit: 10 })).body.data.items as Notice[];
+    expect(items.map((m) => m.content)).toEqual(['Your deposit of 22 USDT was rejected: none', 'Your deposit of 21 USDT was rejected: none']);
+  });
 });

@@ -137,7 +137,7 @@ export class CoinTradeService {
     const newest = parts.map((w) => `(SELECT id FROM orders WHERE ${w.join(' AND ')} ORDER BY id DESC LIMIT ${q.page * q.limit})`);
     const [ids, [{ total }]] = await Promise.all([
       this.dataSource.query(
-        `SELECT id::text FROM (${newest.join(' UNION ALL ')}) o ORDER BY id DESC LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
+        `SELECT id::text FROM (${newest.join(' UNION ALL ')}) o ORDER BY o.id DESC LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}`,
         params,
       ) as Promise<Array<{ id: string }>>,
       this.dataSource.query(`SELECT COUNT(*)::int AS total FROM (SELECT 1 FROM orders WHERE ${where.join(' AND ')} LIMIT ${TOTAL_MAX}) c`, params) as Promise<

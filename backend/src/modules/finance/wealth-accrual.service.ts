@@ -73,7 +73,7 @@ export class WealthAccrualService implements OnApplicationBootstrap {
       const rows: Array<{ id: string }> = await this.dataSource.query(
         `SELECT id::text FROM wealth_orders
          WHERE status = 'hosting' AND id > $1 AND (start_day + paid_days < $2 OR (end_at IS NOT NULL AND end_at <= $3))
-         ORDER BY id LIMIT $4`,
+         ORDER BY wealth_orders.id LIMIT $4`,
         [after, today, now, CHUNK],
       );
       for (const r of rows) {

@@ -81,7 +81,7 @@ export class HelpService {
   async myFeedback(userId: number, page: number, limit: number) {
     const [rows, [{ total }]] = await Promise.all([
       this.dataSource.query(
-        `SELECT id::text, user_id, category, content, image, status, reply, replied_at, created_at FROM help_feedback WHERE user_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
+        `SELECT id::text, user_id, category, content, image, status, reply, replied_at, created_at FROM help_feedback WHERE user_id = $1 ORDER BY help_feedback.id DESC LIMIT $2 OFFSET $3`,
         [userId, limit, (page - 1) * limit],
       ),
       this.dataSource.query('SELECT count(*)::int AS total FROM help_feedback WHERE user_id = $1', [userId]),

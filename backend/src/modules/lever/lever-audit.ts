@@ -67,7 +67,7 @@ export class LeverAuditService {
     const between: TickRow[] = await this.dataSource.query(
       `SELECT id::text, price::text, ts FROM mark_prices
         WHERE market_id = $1 AND ts >= $2 AND ts <= $3 AND id <> $4::bigint
-        ORDER BY ts, id LIMIT ${AUDIT_TICKS_MAX + 1}`,
+        ORDER BY ts, mark_prices.id LIMIT ${AUDIT_TICKS_MAX + 1}`,
       [p.marketId, open.ts, close.ts, p.openTickId],
     );
     // Tick prices are read from the recorded ticks, not from the position's copy.

@@ -40,12 +40,14 @@ export class LeverWatchService implements OnApplicationBootstrap {
       const [cursor] = await this.dataSource.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [market.id]);
       // First run: start at the latest tick (history before the watcher existed is not replayed).
       const ticks: Tick[] = cursor
-        ? await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND id > $2 ORDER BY id LIMIT $3', [
+        ? await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND id > $2 ORDER BY mark_prices.id LIMIT $3', [
             market.id,
             cursor.tick_id,
             MAX_TICKS_PER_RUN,
           ])
-        : await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 ORDER BY id DESC LIMIT 1', [market.id]);
+        : await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 ORDER BY mark_prices.id DESC LIMIT 1', [
+            market.id,
+          ]);
       for (const tick of ticks) {
         const r = await this.lever.evaluate(market.id, tick);
         out.ticks++;

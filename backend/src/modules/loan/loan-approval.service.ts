@@ -100,7 +100,7 @@ export class LoanApprovalService {
 
   /** Every reserved approval left by a crash or a slow sequencer, finished or released. */
   async resume(): Promise<number> {
-    const rows: Array<{ id: string }> = await this.dataSource.query(`SELECT id::text FROM loan_orders WHERE status = 'disbursing' ORDER BY id`);
+    const rows: Array<{ id: string }> = await this.dataSource.query(`SELECT id::text FROM loan_orders WHERE status = 'disbursing' ORDER BY loan_orders.id`);
     for (const r of rows)
       await this.complete(r.id).catch((err: unknown) => this.logger.warn(`loan ${r.id}: ${err instanceof Error ? err.message : String(err)}`));
     return rows.length;

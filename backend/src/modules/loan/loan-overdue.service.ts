@@ -57,7 +57,7 @@ export class LoanOverdueService implements OnApplicationBootstrap {
   /** Marks the loans due before `now` and still owed; returns their ids. */
   async markOverdue(now: Date): Promise<string[]> {
     const due: Array<{ id: string }> = await this.dataSource.query(
-      `SELECT id::text FROM loan_orders WHERE status IN ('approved', 'repaying') AND due_at <= $1 ORDER BY id`,
+      `SELECT id::text FROM loan_orders WHERE status IN ('approved', 'repaying') AND due_at <= $1 ORDER BY loan_orders.id`,
       [now],
     );
     const marked: string[] = [];

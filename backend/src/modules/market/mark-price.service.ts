@@ -66,7 +66,7 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
   /** The latest recorded tick of a market, never one stamped after now. */
   async latestRecorded(marketId: number): Promise<Tick | undefined> {
     const [row] = await this.dataSource.query(
-      'SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND ts <= $2 ORDER BY ts DESC, id DESC LIMIT 1',
+      'SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND ts <= $2 ORDER BY ts DESC, mark_prices.id DESC LIMIT 1',
       [marketId, new Date()],
     );
     return row;

@@ -132,7 +132,7 @@ export class MarketDataService {
   async deals(symbol: string, limit: number) {
     const m = this.registry.get(symbol);
     const rows = await this.dataSource.query(
-      `SELECT trade_id::text, price::text, quantity::text, taker_side, executed_at FROM trades WHERE market_id = $1 ORDER BY trade_id DESC LIMIT $2`,
+      `SELECT trade_id::text, price::text, quantity::text, taker_side, executed_at FROM trades WHERE market_id = $1 ORDER BY trades.trade_id DESC LIMIT $2`,
       [m.id, limit],
     );
     return rows.map((r: { trade_id: string; price: string; quantity: string; taker_side: string; executed_at: Date }) => ({

@@ -185,7 +185,7 @@ export class MicrotradeService {
     if (!o) throw new BusinessError(ErrorCode.OPTION_NOT_FOUND);
     const until = o.deliveryTs ?? new Date();
     const rows: Array<{ id: string; price: string; ts: Date; source: string }> = await this.dataSource.query(
-      'SELECT id::text, price::text, ts, source FROM mark_prices WHERE market_id = $1 AND ts >= $2 AND ts <= $3 ORDER BY ts, id LIMIT 5000',
+      'SELECT id::text, price::text, ts, source FROM mark_prices WHERE market_id = $1 AND ts >= $2 AND ts <= $3 ORDER BY ts, mark_prices.id LIMIT 5000',
       [o.marketId, o.openTs, until],
     );
     return {

@@ -42,7 +42,7 @@ export class NoticeService {
 
   async list(userId: number, lang: Lang, q: { page: number; limit: number }) {
     const rows: MessageRow[] = await this.dataSource.query(
-      'SELECT id::text, title_key, params, ref, read_at, created_at FROM user_messages WHERE user_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3',
+      'SELECT id::text, title_key, params, ref, read_at, created_at FROM user_messages WHERE user_id = $1 ORDER BY user_messages.id DESC LIMIT $2 OFFSET $3',
       [userId, q.limit, (q.page - 1) * q.limit],
     );
     const [{ total }] = await this.dataSource.query('SELECT COUNT(*)::int AS total FROM user_messages WHERE user_id = $1', [userId]);

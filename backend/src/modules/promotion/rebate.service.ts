@@ -211,7 +211,7 @@ export class RebateService implements OnApplicationBootstrap {
     return this.dataSource.transaction(async (m) => {
       const rows: Array<{ id: string; kind: string; amount: string }> = await m.query(
         `SELECT id::text, kind, amount::text FROM promotion_rebates
-         WHERE inviter_id = $1 AND currency_id = $2 AND status = 'pending' AND created_at <= $3 ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED`,
+         WHERE inviter_id = $1 AND currency_id = $2 AND status = 'pending' AND created_at <= $3 ORDER BY promotion_rebates.id LIMIT $4 FOR UPDATE SKIP LOCKED`,
         [inviterId, currencyId, now, CHUNK],
       );
       if (!rows.length) return undefined;

@@ -210,7 +210,7 @@ export class ProofService {
 
   /** The user's proof for the latest root that contains them. */
   async mine(userId: number): Promise<LiabilityProof> {
-    const [leaf] = await this.dataSource.query(`SELECT root_id::text AS root_id, position FROM proof_leaves WHERE user_id = $1 ORDER BY root_id DESC LIMIT 1`, [userId]);
+    const [leaf] = await this.dataSource.query(`SELECT root_id::text AS root_id, position FROM proof_leaves WHERE user_id = $1 ORDER BY proof_leaves.root_id DESC LIMIT 1`, [userId]);
     if (!leaf) {
       const any = await this.dataSource.getRepository(ProofRootRow).exists();
       throw new BusinessError(any ? ErrorCode.PROOF_NOT_INCLUDED : ErrorCode.PROOF_NO_ROOT);

@@ -1,4 +1,4 @@
-import { cmp, div, isAmount, mul, percentOf, toStep } from './decimal';
+import { cmp, div, isAmount, mul, percentOf, toStep, typedDecimal } from './decimal';
 
 describe('decimal-string helpers (truncated, never floats)', () => {
   it('multiplies and divides without float error, truncating', () => {
@@ -18,5 +18,13 @@ describe('decimal-string helpers (truncated, never floats)', () => {
     expect(isAmount('1.5')).toBe(true);
     expect(isAmount('1.')).toBe(false);
     expect(isAmount('-1')).toBe(false);
+  });
+
+  it('reads a typed amount with a decimal comma or stray spaces as the API takes it', () => {
+    const typed: string[] = [];
+    const onChange = typedDecimal((v) => typed.push(v));
+    for (const v of ['10,5', ' 50 ', '0,0001', '12']) onChange(v);
+    expect(typed).toEqual(['10.5', '50', '0.0001', '12']);
+    expect(typed.every(isAmount)).toBe(true);
   });
 });

@@ -7,6 +7,12 @@ import Decimal from 'decimal.js';
  */
 const D = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_DOWN, toExpNeg: -40, toExpPos: 40 });
 
+/**
+ * An amount field's change handler: a decimal comma becomes a point (a phone's decimal keypad in a
+ * comma region offers only ","), and spaces go (a pasted "50 " is sent as "50", which the server takes).
+ */
+export const typedDecimal = (set: (v: string) => void) => (v: string) => set(v.replace(',', '.').trim());
+
 /** A valid non-negative decimal as typed into an amount field ("", "1.", ".5" are not). */
 export const isAmount = (v: string) => /^\d+(\.\d+)?$/.test(v.trim());
 

@@ -4,7 +4,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { financeApi, type WealthProductInfo, type WealthReport } from '../../../api/finance';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
-import { cmp, isAmount, isPositive, mul } from '../../../components/decimal';
+import { cmp, isAmount, isPositive, mul, typedDecimal } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Field } from '../../../components/form';
 import { formatTime, truncate } from '../../../components/format';
@@ -121,7 +121,7 @@ export function BuyPage({ titleKey }: { titleKey: string }) {
           autoComplete="off"
           name="amount"
           value={amount}
-          onChange={(v) => setAmount(v.replace(',', '.'))}
+          onChange={typedDecimal(setAmount)}
           placeholder={t('finance.amountPlaceholder', { min: truncate(product.min_amount, 2) })}
           addon={
             <button type="button" className="button" onClick={() => report && setAmount(report.trust_available)}>

@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { walletApi, type FlashQuote, type UserCurrency } from '../../../api/wallet';
 import { fateUnknown, useMoneySubmit } from '../../../components/client-id';
-import { cmp, isAmount, isPositive } from '../../../components/decimal';
+import { cmp, isAmount, isPositive, typedDecimal } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Field, SelectField } from '../../../components/form';
 import { Page } from '../../../components/page';
@@ -19,17 +19,23 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
   const [error, setError] = useState<string>();
   const [quote, setQuote] = useState<FlashQuote | null>(null);
   const [left, setLeft] = useState(0);
+  /** The kept quote's conversion had no answer (or 2105–2107): it may have happened, so it is retried with the same quote id, expired or not. */
+  const [unanswered, setUnanswered] = useState(false);
   const [history, setHistory] = useState<FlashQuote[] | null>(null);
   const [quoting, setQuoting] = useState(false);
   const { busy, run } = useMoneySubmit();
   const load = () => {
-    walletApi.currencies().then(setCoins, () => setCoins([]));
+    // A failed reload keeps what is shown (a first load that fails shows the empty form's skeleton).
+    walletApi.currencies().then(setCoins, () => setCoins((c) => c ?? []));
     walletApi.conversions().then((p) => setHistory(p.items), () => setHistory([]));
   };
   useEffect(load, []);
   const fromCoin = coins?.find((c) => String(c.currency_id) === from) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
   const toCoin = coins?.find((c) => String(c.currency_id) === to && c !== fromCoin) ?? coins?.find((c) => c !== fromCoin);
-  useEffect(() => setQuote(null), [from, to, amount]);
+  useEffect(() => {
+    setQuote(null);
+    setUnanswered(false);
+  }, [from, to, amount]);
   useEffect(() => {
     if (!quote) return;
     const tick = () => setLeft(Math.max(0, Math.ceil((Date.parse(quote.expires_at) - Date.now()) / 1000)));
@@ -47,6 +53,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
     setQuoting(true);
     try {
       setQuote(await walletApi.quote({ from_currency_id: fromCoin.currency_id, to_currency_id: toCoin.currency_id, amount }));
+      setUnanswered(false);
     } catch {
       // shown by the client
     } finally {
@@ -61,13 +68,18 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
       if (!done) return;
       toast(t('fpjy.done'));
       setQuote(null);
+      setUnanswered(false);
       setAmount('');
       load();
     } catch (err) {
       // Fate unknown (no answer, 2105–2107): the conversion may have happened. Keep the quote, so a
       // retry sends the same quote id (the server converts once and answers `duplicate`), and show
       // the balances as they are now. Any other refusal ends the quote.
-      if (!fateUnknown(err)) setQuote(null);
+      if (fateUnknown(err)) setUnanswered(true);
+      else {
+        setQuote(null);
+        setUnanswered(false);
+      }
       load();
     }
   };
@@ -84,7 +96,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
             inputMode="decimal"
             autoComplete="off"
             value={amount}
-            onChange={setAmount}
+            onChange={typedDecimal(setAmount)}
             error={error}
             name="amount"
             addon={<button type="button" className="button button--small" onClick={() => setAmount(fromCoin.available)}>{t('funding.all')}</button>}
@@ -93,7 +105,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
             {t('trade.available')}: <span className="num" data-testid="fpjy-available">{fromCoin.available}</span> {fromCoin.symbol}
           </p>
           <SelectField label={t('fpjy.to')} value={String(toCoin.currency_id)} onChange={setTo} options={options.filter((o) => o.value !== String(fromCoin.currency_id))} name="to" />
-          {quote && left > 0 ? (
+          {quote && (left > 0 || unanswered) ? (
             <>
               <dl className="rows" data-testid="fpjy-quote">
                 <div><dt>{t('fpjy.rate')}</dt><dd className="num">1 {quote.from_symbol} ≈ {quote.rate} {quote.to_symbol}</dd></div>
@@ -101,7 +113,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
                 <div><dt>{t('fpjy.receive')}</dt><dd className="num" data-testid="fpjy-receive">{quote.receive} {quote.to_symbol}</dd></div>
               </dl>
               <button type="button" className="button button--primary button--block" onClick={() => void convert()} disabled={busy} data-testid="fpjy-convert">
-                {t('fpjy.convert', { seconds: left })}
+                {unanswered ? t('common.retry') : t('fpjy.convert', { seconds: left })}
               </button>
             </>
           ) : (

@@ -5,7 +5,7 @@ import { leverApi, type LeverDeal } from '../../../api/derivatives';
 import type { MarketInfo } from '../../../api/trading';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
-import { add, cmp, div, isAmount, isPositive, mul } from '../../../components/decimal';
+import { add, cmp, div, isAmount, isPositive, mul, typedDecimal } from '../../../components/decimal';
 import { Field, Segmented } from '../../../components/form';
 import { truncate } from '../../../components/format';
 import { toast } from '../../../stores/toast.store';
@@ -88,7 +88,6 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
     }
   };
   const errorOf = (f: FieldName) => (error?.field === f ? error.text : undefined);
-  const decimal = (set: (v: string) => void) => (v: string) => set(v.replace(',', '.'));
   return (
     <form className="card trade-form" onSubmit={submit} noValidate data-testid="lever-form">
       <Segmented
@@ -117,7 +116,7 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
         ]}
       />
       {kind === 'limit' ? (
-        <Field label={t('trade.price', { quote: market.quote })} inputMode="decimal" autoComplete="off" value={price} onChange={decimal(setPrice)} error={errorOf('price')} name="price" />
+        <Field label={t('trade.price', { quote: market.quote })} inputMode="decimal" autoComplete="off" value={price} onChange={typedDecimal(setPrice)} error={errorOf('price')} name="price" />
       ) : (
         <p className="muted small trade-form__market">{t('lever.atMarket')}</p>
       )}
@@ -138,8 +137,8 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
           </button>
         ))}
       </div>
-      <Field label={t('lever.takeProfit')} inputMode="decimal" autoComplete="off" value={tp} onChange={decimal(setTp)} error={errorOf('take_profit')} name="take_profit" />
-      <Field label={t('lever.stopLoss')} inputMode="decimal" autoComplete="off" value={sl} onChange={decimal(setSl)} error={errorOf('stop_loss')} name="stop_loss" />
+      <Field label={t('lever.takeProfit')} inputMode="decimal" autoComplete="off" value={tp} onChange={typedDecimal(setTp)} error={errorOf('take_profit')} name="take_profit" />
+      <Field label={t('lever.stopLoss')} inputMode="decimal" autoComplete="off" value={sl} onChange={typedDecimal(setSl)} error={errorOf('stop_loss')} name="stop_loss" />
       <p className="muted small">{t(side === 'long' ? 'lever.tpslHintLong' : 'lever.tpslHintShort')}</p>
       <dl className="rows rows--compact">
         <div>

@@ -13,8 +13,9 @@ import { toast } from '../../../stores/toast.store';
  */
 export function TpSlSheet({ position, mark, pd, onClose }: { position: Position; mark: string | null; pd: number; onClose: () => void }) {
   const { t } = useTranslation();
-  const [tp, setTp] = useState(truncate(position.take_profit, pd, false));
-  const [sl, setSl] = useState(truncate(position.stop_loss, pd, false));
+  // The stored levels as they are: shortened to the price's decimals, saving one field would move the other.
+  const [tp, setTp] = useState(position.take_profit);
+  const [sl, setSl] = useState(position.stop_loss);
   const [error, setError] = useState<{ field: 'take_profit' | 'stop_loss' | 'form'; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const dialog = useRef<HTMLDivElement>(null);

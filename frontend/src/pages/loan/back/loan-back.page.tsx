@@ -6,7 +6,7 @@ import { walletApi } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
 import { copyText } from '../../../components/copy';
-import { cmp, isAmount, isPositive, sub } from '../../../components/decimal';
+import { cmp, isAmount, isPositive, sub, typedDecimal } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Field, Segmented } from '../../../components/form';
 import { formatTime, truncate } from '../../../components/format';
@@ -153,7 +153,7 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
             autoComplete="off"
             name="amount"
             value={amount}
-            onChange={(v) => setAmount(v.replace(',', '.'))}
+            onChange={typedDecimal(setAmount)}
             placeholder={t('loan.repayPlaceholder', { max: truncate(free, D) })}
             addon={
               <button type="button" className="button" onClick={() => setAmount(free)}>

@@ -4,7 +4,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import { loanApi, type LoanPreview, type LoanProduct } from '../../../api/loan';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
-import { cmp, isAmount, isPositive } from '../../../components/decimal';
+import { cmp, isAmount, isPositive, typedDecimal } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Field } from '../../../components/form';
 import { truncate } from '../../../components/format';
@@ -155,7 +155,7 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
           autoComplete="off"
           name="amount"
           value={amount}
-          onChange={(v) => setAmount(v.replace(',', '.'))}
+          onChange={typedDecimal(setAmount)}
           placeholder={t('loan.amountPlaceholder', {
             min: truncate(product.min_amount, product.decimals),
             max: truncate(product.max_amount, product.decimals),

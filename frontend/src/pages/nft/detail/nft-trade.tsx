@@ -4,7 +4,7 @@ import { Link } from 'react-router-dom';
 import { nftApi, type NftItem } from '../../../api/nft';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
-import { cmp } from '../../../components/decimal';
+import { cmp, typedDecimal } from '../../../components/decimal';
 import { Field } from '../../../components/form';
 import { truncate } from '../../../components/format';
 import { useSessionStore } from '../../../stores/session.store';
@@ -137,7 +137,7 @@ export function NftTrade({ item, available, onChanged }: { item: NftItem; availa
         autoComplete="off"
         name="price"
         value={price}
-        onChange={setPrice}
+        onChange={typedDecimal(setPrice)}
         error={error}
         placeholder={item.on_sale ? nftPrice(item.price) : t('nft.pricePlaceholder')}
         data-testid="nft-sell-price"

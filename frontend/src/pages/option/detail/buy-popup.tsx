@@ -3,8 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { optionApi, type OptionPeriod, type Payable } from '../../../api/derivatives';
 import { PATHS } from '../../../app/paths';
-import { useMoneySubmit } from '../../../components/client-id';
-import { isAmount, isPositive, mul } from '../../../components/decimal';
+import type { useMoneySubmit } from '../../../components/client-id';
+import { isAmount, isPositive, mul, typedDecimal } from '../../../components/decimal';
 import { Field } from '../../../components/form';
 import { truncate } from '../../../components/format';
 import { toast } from '../../../stores/toast.store';
@@ -14,7 +14,20 @@ import { toast } from '../../../stores/toast.store';
  * range, the payable balance (`microtrade/payable_currencies`) and the possible win. Refusals are
  * the server's messages, shown in the popup; 2402 (not verified) asks "go and verify?".
  */
-export function BuyPopup({ symbol, direction, price, onClose }: { symbol: string; direction: 'up' | 'down'; price: string | null; onClose: () => void }) {
+export function BuyPopup({
+  symbol,
+  direction,
+  price,
+  onClose,
+  submitter,
+}: {
+  symbol: string;
+  direction: 'up' | 'down';
+  price: string | null;
+  onClose: () => void;
+  /** The page's money submit: it outlives the popup, so a retry after closing and reopening it keeps the unanswered request's client id. */
+  submitter: ReturnType<typeof useMoneySubmit>;
+}) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [periods, setPeriods] = useState<OptionPeriod[] | null>(null);
@@ -22,12 +35,15 @@ export function BuyPopup({ symbol, direction, price, onClose }: { symbol: string
   const [period, setPeriod] = useState<OptionPeriod | null>(null);
   const [qty, setQty] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = submitter;
   const dialog = useRef<HTMLDivElement>(null);
+  // Once per opening (a re-render of the page, on every price push, must not refetch or take the focus from the quantity).
   useEffect(() => {
     optionApi.seconds().then(setPeriods, () => setPeriods([]));
     optionApi.payable().then((l) => setPayable(l[0] ?? null), () => undefined);
     dialog.current?.focus();
+  }, []);
+  useEffect(() => {
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -97,7 +113,7 @@ export function BuyPopup({ symbol, direction, price, onClose }: { symbol: string
             inputMode="decimal"
             autoComplete="off"
             value={qty}
-            onChange={(v) => setQty(v.replace(',', '.'))}
+            onChange={typedDecimal(setQty)}
             name="quantity"
             disabled={!period}
             placeholder={period ? t('option.range', { min: truncate(period.min_qty, 0), max: truncate(period.max_qty, 0) }) : t('option.chooseTime')}

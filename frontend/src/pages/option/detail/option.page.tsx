@@ -1,9 +1,10 @@
 import type { TickerData } from '@kestrel/contracts';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
+import { useMoneySubmit } from '../../../components/client-id';
 import { Skeleton } from '../../../components/feedback';
 import { truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
@@ -24,6 +25,9 @@ export function OptionPage({ titleKey }: { titleKey: string }) {
   const ticker = useMarketStore((s) => s.tickers.find((m) => m.symbol === market?.symbol)) as TickerData | undefined;
   useEffect(() => follow(), [follow]);
   const [buying, setBuying] = useState<'up' | 'down' | null>(null);
+  const closeBuy = useCallback(() => setBuying(null), []);
+  // Here, not in the popup: the client id of a request left unanswered survives closing the popup.
+  const submitter = useMoneySubmit();
   return (
     <Page
       title={t(titleKey)}
@@ -70,7 +74,7 @@ export function OptionPage({ titleKey }: { titleKey: string }) {
               {t('option.history')}
             </Link>
           </nav>
-          {buying && <BuyPopup symbol={market.symbol} direction={buying} price={ticker?.last ?? null} onClose={() => setBuying(null)} />}
+          {buying && <BuyPopup symbol={market.symbol} direction={buying} price={ticker?.last ?? null} onClose={closeBuy} submitter={submitter} />}
         </>
       )}
     </Page>

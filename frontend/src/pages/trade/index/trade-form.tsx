@@ -4,7 +4,7 @@ import { Link } from 'react-router-dom';
 import { tradingApi, type MarketInfo } from '../../../api/trading';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
-import { cmp, div, isAmount, isPositive, mul, percentOf, toStep } from '../../../components/decimal';
+import { cmp, div, isAmount, isPositive, mul, percentOf, toStep, typedDecimal } from '../../../components/decimal';
 import { Field, Segmented } from '../../../components/form';
 import { truncate } from '../../../components/format';
 import type { Holding } from '../../../live/use-balances';
@@ -121,7 +121,7 @@ export function TradeForm({
           inputMode="decimal"
           autoComplete="off"
           value={price}
-          onChange={(v) => setPrice(v.replace(',', '.'))}
+          onChange={typedDecimal(setPrice)}
           error={error?.field === 'price' ? error.text : undefined}
           name="price"
         />
@@ -133,7 +133,7 @@ export function TradeForm({
         inputMode="decimal"
         autoComplete="off"
         value={qty}
-        onChange={(v) => setQty(v.replace(',', '.'))}
+        onChange={typedDecimal(setQty)}
         error={error?.field === 'qty' ? error.text : undefined}
         name="quantity"
       />

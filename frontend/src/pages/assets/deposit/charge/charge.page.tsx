@@ -4,7 +4,7 @@ import { useNavigate, useSearchParams } from 'react-router-dom';
 import { walletApi, type DepositAddress } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { useMoneySubmit } from '../../../../components/client-id';
-import { cmp, isAmount, isPositive } from '../../../../components/decimal';
+import { cmp, isAmount, isPositive, typedDecimal } from '../../../../components/decimal';
 import { Skeleton } from '../../../../components/feedback';
 import { Field } from '../../../../components/form';
 import { ImageUpload } from '../../../../components/image-upload';
@@ -53,7 +53,7 @@ export function ChargePage({ titleKey }: { titleKey: string }) {
             {info.symbol} · {info.chain}
           </p>
           <p className="address-box">{info.address}</p>
-          <Field label={t('funding.amount', { symbol: info.symbol })} inputMode="decimal" autoComplete="off" value={amount} onChange={setAmount} error={errors.amount} name="amount" />
+          <Field label={t('funding.amount', { symbol: info.symbol })} inputMode="decimal" autoComplete="off" value={amount} onChange={typedDecimal(setAmount)} error={errors.amount} name="amount" />
           <p className="muted small">{t('funding.minDeposit', { min: info.min_deposit, symbol: info.symbol })}</p>
           <ImageUpload label={t('funding.proof')} value={image} onChange={setImage} error={errors.image} testId="proof-upload" />
           <button type="submit" className="button button--primary button--block" disabled={busy} data-testid="charge-submit">

@@ -4,7 +4,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { accountParam, walletApi, type AccountType, type TransferOptions } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { useMoneySubmit } from '../../../../components/client-id';
-import { cmp, isAmount, isPositive } from '../../../../components/decimal';
+import { cmp, isAmount, isPositive, typedDecimal } from '../../../../components/decimal';
 import { Skeleton } from '../../../../components/feedback';
 import { Field, SelectField } from '../../../../components/form';
 import { Page } from '../../../../components/page';
@@ -68,7 +68,7 @@ export function TransferPage({ titleKey }: { titleKey: string }) {
             inputMode="decimal"
             autoComplete="off"
             value={amount}
-            onChange={setAmount}
+            onChange={typedDecimal(setAmount)}
             error={error}
             name="amount"
             addon={

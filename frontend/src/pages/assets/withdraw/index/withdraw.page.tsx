@@ -5,7 +5,7 @@ import { walletApi, type AddressEntry, type UserCurrency, type WithdrawInfo } fr
 import { PATHS } from '../../../../app/paths';
 import { isFundPassword } from '../../../../app/validation';
 import { useMoneySubmit } from '../../../../components/client-id';
-import { cmp, isAmount, isPositive, sub } from '../../../../components/decimal';
+import { cmp, isAmount, isPositive, sub, typedDecimal } from '../../../../components/decimal';
 import { Skeleton } from '../../../../components/feedback';
 import { Field, SelectField } from '../../../../components/form';
 import { Page } from '../../../../components/page';
@@ -125,7 +125,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
             inputMode="decimal"
             autoComplete="off"
             value={amount}
-            onChange={setAmount}
+            onChange={typedDecimal(setAmount)}
             error={errors.amount}
             name="amount"
             addon={

@@ -5,7 +5,7 @@ import { newcoinApi } from '../../../../api/newcoin';
 import { walletApi } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { useMoneySubmit } from '../../../../components/client-id';
-import { cmp, isAmount, isPositive, mul } from '../../../../components/decimal';
+import { cmp, isAmount, isPositive, mul, typedDecimal } from '../../../../components/decimal';
 import { Empty, Skeleton } from '../../../../components/feedback';
 import { Field } from '../../../../components/form';
 import { truncate } from '../../../../components/format';
@@ -34,7 +34,7 @@ export function IeoBuyPage({ titleKey }: { titleKey: string }) {
     if (!project || !token) return;
     walletApi.currencies().then(
       (list) => setAvailable(list.find((c) => c.currency_id === project.currency_id)?.available ?? '0'),
-      () => setAvailable('0'),
+      () => setAvailable(null),
     );
   }, [project, token]);
 
@@ -100,7 +100,7 @@ export function IeoBuyPage({ titleKey }: { titleKey: string }) {
             inputMode="decimal"
             autoComplete="off"
             value={quantity}
-            onChange={setQuantity}
+            onChange={typedDecimal(setQuantity)}
             error={error}
             name="quantity"
             placeholder={t('ieo.rangeHint', { min: truncate(project.min_qty, d), max: truncate(project.max_qty, d) })}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { OutboxRelay } from '../src/modules/engine/outbox-relay.service';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../src/modules/ledger/ledger-codes';
-import { LedgerService } from '../src/modules/ledger/ledger.service';
+import { LedgerService, type Posting } from '../src/modules/ledger/ledger.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { RebateService } from '../src/modules/promotion/rebate.service';
 import { adminToken, registerByEmail, setFundPassword, uniqueEmail } from './support/accounts';
@@ -60,6 +60,21 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     );
     return fee.fee as string;
   }
+  /** A contract fee exactly as the contract service writes it: the user's lever account → fees, code 21. */
+  const contractFee = (userId: number, id: string, fee: string): Posting => ({
+    commandId: `lever-open:${id}`,
+    refType: 'lever',
+    refId: id,
+    actor: `user:${userId}`,
+    movements: [
+      { ownerType: 'user', ownerId: userId, accountType: 'lever', currencyId: USDT, code: LedgerCode.LeverageFee, available: `-${fee}` },
+      { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId: USDT, code: LedgerCode.LeverageFee, available: fee },
+    ],
+  });
+  /** Moves USDT from the trade account to another of the user's accounts (`wallet/change`); the answer's code. */
+  const fromTradeAccount = async (token: string, to: string, amount: string) =>
+    (await t.http().post('/api/wallet/change').set('Authorization', token).type('form').send({ from: 'coin', to, currency_id: USDT, amount })).body
+      .code as number;
   /** An inviter (`inviterEmail`: its masked account tells it apart in the ranking) and an invitee. */
   async function pair(inviterEmail = uniqueEmail()) {
     const inviter = await registerByEmail(t, inviterEmail);
@@ -165,27 +180,9 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
 
     // A contract fee exactly as the contract service writes it: lever account → fees, code 21.
     await deposit(t, invitee.user.id, USDT, '100');
-    expect(
-      (
-        await t
-          .http()
-          .post('/api/wallet/change')
-          .set('Authorization', invitee.token)
-          .type('form')
-          .send({ from: 'coin', to: 'lever', currency_id: USDT, amount: '100' })
-      ).body.code,
-    ).toBe(1);
+    expect(await fromTradeAccount(invitee.token, 'lever', '100')).toBe(1);
     const id = randomUUID();
-    await t.app.get(LedgerService).post({
-      commandId: `lever-open:${id}`,
-      refType: 'lever',
-      refId: id,
-      actor: `user:${invitee.user.id}`,
-      movements: [
-        { ownerType: 'user', ownerId: invitee.user.id, accountType: 'lever', currencyId: USDT, code: LedgerCode.LeverageFee, available: '-1.23456789' },
-        { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId: USDT, code: LedgerCode.LeverageFee, available: '1.23456789' },
-      ],
-    });
+    await t.app.get(LedgerService).post(contractFee(invitee.user.id, id, '1.23456789'));
     await run();
     await run();
     await t.app.get(OutboxRelay).applied(`rebate:${(await t.ds.query(`SELECT max(id)::text AS id FROM promotion_rebates`))[0].id}`);
@@ -206,16 +203,7 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
 
     // An option fee (401, option account → fees) is rebated the same way.
     await deposit(t, invitee.user.id, USDT, '10');
-    expect(
-      (
-        await t
-          .http()
-          .post('/api/wallet/change')
-          .set('Authorization', invitee.token)
-          .type('form')
-          .send({ from: 'coin', to: 'option', currency_id: USDT, amount: '10' })
-      ).body.code,
-    ).toBe(1);
+    expect(await fromTradeAccount(invitee.token, 'option', '10')).toBe(1);
     await t.app.get(LedgerService).post({
       commandId: `option-buy:${id}`,
       refType: 'option',
@@ -249,16 +237,7 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
   it('a contract fee whose transaction commits after the accrual’s cursor has run far past its id is still rebated (regression: the re-read was 80,000 ids, passed in moments under load)', async () => {
     const { inviter, invitee } = await pair();
     await deposit(t, invitee.user.id, USDT, '100');
-    expect(
-      (
-        await t
-          .http()
-          .post('/api/wallet/change')
-          .set('Authorization', invitee.token)
-          .type('form')
-          .send({ from: 'coin', to: 'lever', currency_id: USDT, amount: '100' })
-      ).body.code,
-    ).toBe(1);
+    expect(await fromTradeAccount(invitee.token, 'lever', '100')).toBe(1);
     await rebates.accrue();
     const id = randomUUID();
     let commit!: () => void;
@@ -267,19 +246,7 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     const inside = new Promise<void>((r) => (posted = r));
     // The fee takes its ledger id, then its transaction stays open.
     const late = t.ds.transaction(async (m) => {
-      await t.app.get(LedgerService).post(
-        {
-          commandId: `lever-open:${id}`,
-          refType: 'lever',
-          refId: id,
-          actor: `user:${invitee.user.id}`,
-          movements: [
-            { ownerType: 'user', ownerId: invitee.user.id, accountType: 'lever', currencyId: USDT, code: LedgerCode.LeverageFee, available: '-2' },
-            { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'fees', currencyId: USDT, code: LedgerCode.LeverageFee, available: '2' },
-          ],
-        },
-        m,
-      );
+      await t.app.get(LedgerService).post(contractFee(invitee.user.id, id, '2'), m);
       posted();
       await held;
     });

@@ -168,7 +168,11 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     const page2 = (await api(admin).get(`admin/help/conversations/${conv.conversation_id}`, { after: ids[200] })).body.data;
     expect(texts(page2.messages)).toEqual(['m202', 'm203', 'm204', 'm205']);
     expect(page2.operator_unread).toBe(4);
-    expect((await emit(await connect(a.token), 'chat:join', { conversation_id: conv.conversation_id, after: ids[203] })).messages!.map((m) => m.text)).toEqual(['m205']);
+    // A message the operator got pushed live: a read with `after` at it shows nothing new and marks it read.
+    const pushed = (await userApi.post('help/chat/send', { text: 'm206' })).body.data.id as string;
+    expect((await api(admin).get(`admin/help/conversations/${conv.conversation_id}`, { after: pushed })).body.data.messages).toEqual([]);
+    expect((await t.ds.query('SELECT operator_read_id::text FROM chat_conversations WHERE id = $1', [conv.conversation_id]))[0].operator_read_id).toBe(pushed);
+    expect((await emit(await connect(a.token), 'chat:join', { conversation_id: conv.conversation_id, after: ids[203] })).messages!.map((m) => m.text)).toEqual(['m205', 'm206']);
     expect(first).toBe(ids[5]);
   });
 

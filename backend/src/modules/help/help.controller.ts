@@ -71,9 +71,10 @@ export class HelpAdminController {
   async conversation(@Param('id') id: string, @Query() q: ChatHistoryDto) {
     if (!/^\d{1,18}$/.test(id)) return this.chat.read('0');
     const c = await this.chat.read(id, q.after ?? 0);
-    // Read up to the last message this answer shows (a page of a long catch-up is not all of it).
-    const last = c.messages.at(-1);
-    if (last) await this.chat.markRead(id, 'operator', Number(last.id));
+    // Read up to the last message this answer shows (a page of a long catch-up is not all of it), or up to
+    // `after` when the operator has everything to there already (pushed live).
+    const upTo = Math.max(Number(c.messages.at(-1)?.id ?? 0), q.after ?? 0);
+    if (upTo > 0) await this.chat.markRead(id, 'operator', upTo);
     return c;
   }
 

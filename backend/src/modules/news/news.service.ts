@@ -73,13 +73,11 @@ export class NewsService {
     return rows.map((b) => ({ id: b.id, image: newsImageUrl(b.image_id), title: pick(b.titles, lang), link_type: b.link_type, link: b.link, sort: b.sort }));
   }
 
-  /** An image of a live article (published) or banner (inside its window), for anyone; any other id is 2904 (a scheduled article's cover too). */
+  /** An image of a live article or banner, for anyone; any other id is 2904. */
   async image(id: string): Promise<{ mime: string; bytes: Buffer }> {
     const ok = UUID_RE.test(id)
       ? await this.dataSource.query(
-          `SELECT 1 FROM news_articles WHERE cover_image_id = $1 AND NOT deleted AND published_at <= now()
-           UNION ALL SELECT 1 FROM news_banners WHERE image_id = $1 AND NOT deleted AND (starts_at IS NULL OR starts_at <= now()) AND (ends_at IS NULL OR ends_at > now())
-           LIMIT 1`,
+          `SELECT 1 FROM news_articles WHERE cover_image_id = $1 AND NOT deleted UNION ALL SELECT 1 FROM news_banners WHERE image_id = $1 AND NOT deleted LIMIT 1`,
           [id],
         )
       : [];

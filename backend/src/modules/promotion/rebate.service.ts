@@ -123,7 +123,7 @@ export class RebateService implements OnApplicationBootstrap {
     const { ratio, partner_ratio } = await this.settings.get();
     let recorded = 0;
     for (const source of SOURCES)
-      for (;;) {
+      for (let step = 0; ; step++) {
         // `since`: where the cursor stood OVERLAP_SECONDS ago (the newest mark that old, else the oldest mark); `at`: when `top` was read.
         const [{ cursor, top, since, at }] = await this.dataSource.query(
           `SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = $1), 0)::text AS cursor, (${source.top})::text AS top,
@@ -136,8 +136,9 @@ export class RebateService implements OnApplicationBootstrap {
         const max = BigInt(top);
         // With nothing new, one pass still re-reads the overlap below the cursor.
         const to = from + BigInt(WINDOW) < max ? from + BigInt(WINDOW) : max > from ? max : from;
+        // The overlap once per run, on its first step: the later steps read only what follows (catching up stays linear).
         const back = since === null ? from - BigInt(OVERLAP_IDS) : BigInt(since);
-        const lower = !source.overlap ? from : back > 0n ? (back < from ? back : from) : 0n;
+        const lower = !source.overlap || step > 0 ? from : back > 0n ? (back < from ? back : from) : 0n;
         const rows: Array<{ id: string; invitee: number; inviter: number; account: string; currency: number; fee: string; partner: boolean }> =
           await this.dataSource.query(source.fees, [lower.toString(), to.toString()]);
         await this.dataSource.transaction(async (m) => {

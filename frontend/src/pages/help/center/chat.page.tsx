@@ -12,6 +12,9 @@ import { toast } from '../../../stores/toast.store';
 import '../help.css';
 import { formatTime } from '../../../components/format';
 
+/** How many messages the server sends at most per `chat:join` (and `help/chat`). */
+const CHAT_PAGE = 200;
+
 type JoinAck = { ok: boolean; messages?: ChatMessage[] };
 
 const merge = (list: ChatMessage[], more: ChatMessage[]) => {
@@ -53,10 +56,16 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
 
   const join = useCallback(() => {
     const socket = getSocket() as unknown as Socket;
-    if (!convId.current) return;
-    socket.emit('chat:join', { conversation_id: convId.current, after: lastId.current }, (ack: JoinAck) => {
-      if (ack?.ok && ack.messages) accept(ack.messages);
-    });
+    const conversation = convId.current;
+    if (!conversation) return;
+    // The server answers up to CHAT_PAGE messages after `after`, oldest first: a full page means more follow.
+    const page = (after: typeof lastId.current) =>
+      socket.emit('chat:join', { conversation_id: conversation, after }, (ack: JoinAck) => {
+        if (!ack?.ok || !ack.messages) return;
+        accept(ack.messages);
+        if (ack.messages.length >= CHAT_PAGE) page(ack.messages[ack.messages.length - 1].id);
+      });
+    page(lastId.current);
   }, [accept]);
 
   useEffect(() => {

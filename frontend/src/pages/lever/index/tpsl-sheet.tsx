@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { leverApi, type Position } from '../../../api/derivatives';
-import { cmp, isAmount, isPositive } from '../../../components/decimal';
+import { cmp, isAmount, isPositive, typedDecimal } from '../../../components/decimal';
 import { Field } from '../../../components/form';
 import { truncate } from '../../../components/format';
 import { toast } from '../../../stores/toast.store';
@@ -53,10 +53,11 @@ export function TpSlSheet({ position, mark, pd, onClose }: { position: Position;
     }
   };
   // Typing in a field clears its message (and the server's).
-  const decimal = (set: (v: string) => void, field: 'take_profit' | 'stop_loss') => (v: string) => {
-    set(v.replace(',', '.'));
-    setError((e) => (e && (e.field === field || e.field === 'form') ? null : e));
-  };
+  const decimal = (set: (v: string) => void, field: 'take_profit' | 'stop_loss') =>
+    typedDecimal((v) => {
+      set(v);
+      setError((e) => (e && (e.field === field || e.field === 'form') ? null : e));
+    });
   return (
     <div className="modal" role="presentation" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div className="modal__sheet" role="dialog" aria-modal="true" aria-labelledby="tpsl-title" tabIndex={-1} ref={dialog} data-testid="tpsl-sheet">

@@ -18,7 +18,7 @@ function sources(dir: string): string[] {
  * rows once ids passed a power of ten (the daily wealth job, the contract watcher's mark ticks).
  * Sort by the table's column instead (`orders.id`, `x.id`).
  */
-export function textSorts(sql: string): string[] {
+function textSorts(sql: string): string[] {
   const found: string[] = [];
   for (const clause of sql.matchAll(/ORDER BY\s+([\s\S]*?)(?=\bLIMIT\b|\bOFFSET\b|\bFOR UPDATE\b|\bRETURNING\b|$)/gi)) {
     for (const item of clause[1].split(',')) {

@@ -123,7 +123,7 @@ export class TradeAccountCommands {
    * sequencer's check still decides every payment.
    */
   async shortBeforeHolding(userId: number, currencyId: number, amount: bigint): Promise<boolean> {
-    if (this.host.owner) return this.coinBalance(userId, currencyId).available < amount;
+    if (this.host.owner) return this.clearlyShort(userId, currencyId, amount);
     await this.settled(userId);
     const [row]: Array<{ available: string }> = await this.dataSource.query(
       `SELECT available::text FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'coin' AND currency_id = $2`,

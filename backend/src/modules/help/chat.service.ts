@@ -123,10 +123,15 @@ export class ChatService {
   }
 
   /** A user's message: into their open conversation (a new one if the last was closed). */
+  /** One help-centre write of the user (a chat message, or feedback: one count for both), refused with 1002 past RATE_LIMIT_HELP_USER. */
+  countWrite(userId: number): Promise<void> {
+    return this.rateLimit.hit(`help:user:${userId}`, this.config.rateLimits.helpPerUser);
+  }
+
   async userSend(userId: number, text: string | undefined, image: string | undefined): Promise<MessageView> {
     const body = (text ?? '').trim();
     if (!body && !image) throw new BusinessError(ErrorCode.HELP_MESSAGE_EMPTY);
-    await this.rateLimit.hit(`help:user:${userId}`, this.config.rateLimits.helpPerUser);
+    await this.countWrite(userId);
     const { message, fresh } = await this.dataSource.transaction(async (m) => {
       if (image) await this.uploads.claim(m, userId, image);
       const had = await m.query(`SELECT 1 FROM chat_conversations WHERE user_id = $1 AND status = 'open'`, [userId]);

@@ -1,13 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
-import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { UserMessageService } from '../notice/user-message.service';
 import { uploadUrl, UploadService } from '../upload/upload.service';
+import { ChatService } from './chat.service';
 
 /** The in-app chat's route; get/customer_url answers it unless an operator set an external URL. */
 export const CHAT_ROUTE = '/pages/help/center/chat';
@@ -45,8 +44,7 @@ export class HelpService {
     private readonly uploads: UploadService,
     private readonly events: EventStoreService,
     private readonly messages: UserMessageService,
-    private readonly rateLimit: RateLimitService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly chat: ChatService,
   ) {}
 
   async customerUrl() {
@@ -65,7 +63,7 @@ export class HelpService {
 
   async submitFeedback(userId: number, dto: { category: string; content: string; image?: string }) {
     // Counted with the chat's messages: each is a row kept for good.
-    await this.rateLimit.hit(`help:user:${userId}`, this.config.rateLimits.helpPerUser);
+    await this.chat.countWrite(userId);
     const row = await this.dataSource.transaction(async (m) => {
       if (dto.image) await this.uploads.claim(m, userId, dto.image);
       const [r] = await m.query(

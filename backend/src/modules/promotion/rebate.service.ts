@@ -122,15 +122,20 @@ export class RebateService implements OnApplicationBootstrap {
   async accrue(): Promise<{ recorded: number }> {
     const { ratio, partner_ratio } = await this.settings.get();
     let recorded = 0;
-    for (const source of SOURCES)
+    for (const source of SOURCES) {
+      // Where the cursor stood OVERLAP_SECONDS ago (the newest mark that old, else the oldest mark): read once per run.
+      const [{ since }] = source.overlap
+        ? await this.dataSource.query(
+            `SELECT COALESCE((SELECT entry_id FROM promotion_cursor_marks WHERE source = $1 AND at <= now() - make_interval(secs => $2) ORDER BY at DESC LIMIT 1),
+                             (SELECT entry_id FROM promotion_cursor_marks WHERE source = $1 ORDER BY at LIMIT 1))::text AS since`,
+            [source.cursor, OVERLAP_SECONDS],
+          )
+        : [{ since: null }];
       for (let step = 0; ; step++) {
-        // `since`: where the cursor stood OVERLAP_SECONDS ago (the newest mark that old, else the oldest mark); `at`: when `top` was read.
-        const [{ cursor, top, since, at }] = await this.dataSource.query(
-          `SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = $1), 0)::text AS cursor, (${source.top})::text AS top,
-             COALESCE((SELECT entry_id FROM promotion_cursor_marks WHERE source = $1 AND at <= now() - make_interval(secs => $2) ORDER BY at DESC LIMIT 1),
-                      (SELECT entry_id FROM promotion_cursor_marks WHERE source = $1 ORDER BY at LIMIT 1))::text AS since,
-             clock_timestamp() AS at`,
-          [source.cursor, OVERLAP_SECONDS],
+        // `at`: when `top` was read.
+        const [{ cursor, top, at }] = await this.dataSource.query(
+          `SELECT COALESCE((SELECT entry_id FROM promotion_cursor WHERE id = $1), 0)::text AS cursor, (${source.top})::text AS top, clock_timestamp() AS at`,
+          [source.cursor],
         );
         const from = BigInt(cursor);
         const max = BigInt(top);
@@ -169,6 +174,7 @@ export class RebateService implements OnApplicationBootstrap {
         });
         if (to >= max) break;
       }
+    }
     return { recorded };
   }
 

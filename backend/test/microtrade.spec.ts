@@ -452,6 +452,8 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     expect(await treasury()).toEqual({ available: '70', frozen: '180' });
     // A win the house's own funds could not cover is refused at purchase.
     const d = await trader('option', '500');
+    // The same price again, fresh: making the traders may take longer than a tick stays fresh (5 s) on a slow machine.
+    await tick('60000');
     expect((await post(d.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '400' })).body.code).toBe(2403);
 
     const pos = await openLong(c.token, '90000');
@@ -487,6 +489,7 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     await tick('60000');
     const [p30] = (await t.http().get('/api/microtrade/seconds')).body.data;
     const [a, b] = [await trader('option', '100'), await trader('option', '100')];
+    await tick('60000'); // fresh again after making the traders
     // 30 available: each win of 20 fits alone, not both (100 in, 120 frozen each).
     const answers = await Promise.all(
       [a, b].map((u) => post(u.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '100' })),

@@ -408,6 +408,68 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     await withdrawals.onApplicationBootstrap();
   });
 
+  it('a withdrawal retry answers its first request before any check; amounts past the coin’s decimals and closed networks are refused', async () => {
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const body = { address_id: addr, amount: '100', password: '135790', client_id: 'w-first' };
+    const first = await post(u.token, 'wallet/out', body);
+    expect(first.body).toMatchObject({ code: 1, data: { duplicate: false } });
+    // Regression: the retry ran the checks again and answered 1000 (the coin was disabled meanwhile;
+    // likewise 2203 for a removed address, 2204 for a raised fee), so a client treating that as final
+    // made a second withdrawal with a new client id.
+    await t.ds.query('UPDATE coins SET enabled = false WHERE id = $1', [USDT]);
+    try {
+      expect((await post(u.token, 'wallet/out', body)).body).toMatchObject({
+        code: 1,
+        data: { withdrawal_id: first.body.data.withdrawal_id, duplicate: true },
+      });
+      expect((await post(u.token, 'wallet/out', { ...body, client_id: 'w-new' })).body.code).toBe(1000);
+    } finally {
+      await t.ds.query('UPDATE coins SET enabled = true WHERE id = $1', [USDT]);
+    }
+    // USDT has 4 decimals: a fifth would leave the balance and never be sent.
+    expect((await post(u.token, 'wallet/out', { address_id: addr, amount: '20.12345', password: '135790' })).body.code).toBe(1000);
+    // A network an operator closed takes no new request, though its saved addresses stay listed.
+    await t.ds.query(`UPDATE chain_types SET enabled = false WHERE currency_id = $1 AND chain = 'TRC20'`, [USDT]);
+    try {
+      expect((await post(u.token, 'wallet/out', { address_id: addr, amount: '20', password: '135790' })).body.code).toBe(1000);
+    } finally {
+      await t.ds.query(`UPDATE chain_types SET enabled = true WHERE currency_id = $1 AND chain = 'TRC20'`, [USDT]);
+    }
+    expect((await post(u.token, 'wallet/out', { address_id: addr, amount: '20.1234', password: '135790' })).body.code).toBe(1);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '379.8766', frozen: '120.1234' });
+  });
+
+  it('the sweep passes over a row whose request is still sending: a request refused by the lag bound (2106) leaves nothing frozen', async () => {
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const trading = t.app.get(TradeAccountCommands);
+    const withdrawals = t.app.get(WithdrawalService);
+    clearInterval((withdrawals as unknown as { sweeper: NodeJS.Timeout }).sweeper);
+    let sending!: () => void;
+    const inSend = new Promise<void>((r) => (sending = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const spy = jest.spyOn(trading, 'post').mockImplementationOnce(async () => {
+      sending();
+      await held;
+      throw new BusinessError(ErrorCode.SEQUENCER_BEHIND);
+    });
+    const answer = post(u.token, 'wallet/out', { address_id: addr, amount: '100', password: '135790' });
+    // The request reaches its send (an answer first would be a refusal before it: shown, and the test fails).
+    expect(await Promise.race([inSend.then(() => 'sending'), answer.then((r) => JSON.stringify(r.body))])).toBe('sending');
+    // Regression: the sweep sent the same freeze meanwhile (applied), and the request then removed the
+    // row and answered 2106: 100 frozen with no withdrawal (or, the other way round, one in review after "nothing was done").
+    expect(await withdrawals.finishLeftovers(0)).toBe(1);
+    release();
+    expect((await answer).body.code).toBe(2106);
+    expect(spy).toHaveBeenCalledTimes(1);
+    spy.mockRestore();
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '500', frozen: '0' });
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM withdrawals WHERE user_id = $1', [u.user.id]))[0].n).toBe(0);
+    await withdrawals.onApplicationBootstrap();
+  });
+
   it('the fourth withdrawal of a day is refused with the limit message; the daily amount limit holds', async () => {
     const u = await user('5000');
     const addr = await addAddress(u);

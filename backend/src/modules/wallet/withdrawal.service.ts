@@ -107,12 +107,21 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
   async request(userId: number, dto: WithdrawDto): Promise<{ withdrawal_id: number; duplicate: boolean }> {
     // Every request counts, refused or not (RATE_LIMIT_WITHDRAW_USER): no hammering of the checks below.
     await this.rateLimit.hit(`withdraw:user:${userId}`, this.config.rateLimits.withdrawPerUser);
+    // A retry answers what its first request created, before the checks below, which may answer
+    // otherwise since (an address removed, a fee raised, a coin disabled, no price for a moment).
+    if (dto.client_id) {
+      const [prior] = await this.dataSource.query('SELECT id, status FROM withdrawals WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]);
+      if (prior) return this.oneAtATime(userId, () => this.finished({ id: prior.id, duplicate: true, submitting: prior.status === 'submitting' }));
+    }
     const user = await this.users.findById(userId);
     this.fundPassword.requireSet(user.fundPasswordHash);
     if (user.verificationLevel < 1) throw new BusinessError(ErrorCode.REAL_NAME_REQUIRED);
     const address = await this.addresses.own(userId, dto.address_id);
-    const coin = await this.funding.coin(address.currencyId);
+    // The entry's network must still be enabled, as its coin must (an operator may close either).
+    const { coin } = await this.funding.chain(address.currencyId, address.chain);
     const amount = positive(dto.amount);
+    // No more decimals than the coin has: what leaves is what the network can send.
+    if (amount.decimalPlaces() > coin.displayDecimals) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
     const fee = money(coin.withdrawFee);
     const min = Money.max(coin.minWithdraw, fee);
     if (amount.lt(min) || amount.lte(fee)) throw new BusinessError(ErrorCode.WITHDRAW_BELOW_MIN, undefined, { min: moneyString(min), coin: coin.symbol });
@@ -183,12 +192,12 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     });
     // A retry whose first request has not finished (its answer lost: 2105–2107, a stopped process)
     // finishes it now with the same command id, so it answers what was done: frozen, or refused.
-    if (row.submitting) {
-      const w = await this.dataSource.getRepository(Withdrawal).findOneBy({ id: row.id });
-      // Gone: refused meanwhile (a `submitting` row is only ever removed by its refusal).
-      if (!w) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
-      if (!(await this.finishSubmission(w).catch((err: unknown) => this.notSent(w, err, row.duplicate)))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
-    }
+    return this.finished(row);
+  }
+
+  /** The answer to a request whose row exists; one left `submitting` is finished first (frozen, or refused). */
+  private async finished(row: { id: number; duplicate: boolean; submitting: boolean }): Promise<{ withdrawal_id: number; duplicate: boolean }> {
+    if (row.submitting && !(await this.finishSubmission(row.id, !row.duplicate))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
     return { withdrawal_id: row.id, duplicate: row.duplicate };
   }
 
@@ -197,35 +206,44 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
    * goes to review; if the balance is short the row is removed and nothing has changed. Run again
    * by a retry and by the sweep for rows left `submitting`: the sequencer answers a repeated command id
    * with its first result (past its window, `sequencer_commands` answers an applied one), so the
-   * freeze happens once and the row ends in one state.
+   * freeze happens once and the row ends in one state. Each run holds the row's lock from before its
+   * send to its end, so the request, a retry on another process and the sweep take turns: a row
+   * removed after one send was refused is never frozen by another send (which left the amount
+   * frozen with no withdrawal to approve or reject). The sweep passes over a row someone holds.
+   * Answers whether the withdrawal was made (undefined: passed over).
+   *
+   * `first`: the request that made the row. If the sequencer refused to take its send (2106, the lag
+   * bound: not journaled), that was the only send, as the answer tells the user: the row goes too. On
+   * a retry, an earlier send of the same command may still be queued or applied, so the row stays for
+   * a later retry or the sweep. Any other error leaves the result unknown: the row stays.
    */
-  private async finishSubmission(w: Withdrawal): Promise<boolean> {
-    const amount = moneyString(w.amount);
-    const r = await this.trading.post({
-      commandId: `withdrawal-freeze:${w.id}`,
-      refType: 'withdrawal',
-      refId: String(w.id),
-      actor: `user:${w.userId}`,
-      memo: `${w.chain} ${w.address}`,
-      legs: [coinLeg(w.userId, w.currencyId, LedgerCode.Freeze, `-${amount}`, amount)],
+  private async finishSubmission(id: number, first: boolean, skipLocked = false): Promise<boolean | undefined> {
+    const out = await this.dataSource.transaction(async (m): Promise<{ made?: boolean; err?: unknown }> => {
+      const w = await m.getRepository(Withdrawal).findOne({ where: { id }, lock: { mode: 'pessimistic_write', ...(skipLocked ? { onLocked: 'skip_locked' as const } : {}) } });
+      // Gone: refused meanwhile (a `submitting` row is only ever removed by its refusal); or held by another run.
+      if (!w) return { made: skipLocked ? undefined : false };
+      if (w.status !== 'submitting') return { made: true };
+      const amount = moneyString(w.amount);
+      let code: string;
+      try {
+        ({ code } = await this.trading.post({
+          commandId: `withdrawal-freeze:${w.id}`,
+          refType: 'withdrawal',
+          refId: String(w.id),
+          actor: `user:${w.userId}`,
+          memo: `${w.chain} ${w.address}`,
+          legs: [coinLeg(w.userId, w.currencyId, LedgerCode.Freeze, `-${amount}`, amount)],
+        }));
+      } catch (err) {
+        if (first && err instanceof BusinessError && err.code === ErrorCode.SEQUENCER_BEHIND) await m.query('DELETE FROM withdrawals WHERE id = $1', [w.id]);
+        return { err };
+      }
+      if (code === 'OK') await m.query(`UPDATE withdrawals SET status = 'review' WHERE id = $1`, [w.id]);
+      else await m.query('DELETE FROM withdrawals WHERE id = $1', [w.id]);
+      return { made: code === 'OK' };
     });
-    if (r.code === 'OK') await this.dataSource.query(`UPDATE withdrawals SET status = 'review' WHERE id = $1 AND status = 'submitting'`, [w.id]);
-    else await this.dataSource.query(`DELETE FROM withdrawals WHERE id = $1 AND status = 'submitting'`, [w.id]);
-    return r.code === 'OK';
-  }
-
-  /**
-   * The sequencer refused to take this send of the freeze (2106, the lag bound: this send was not
-   * journaled). On the request that made the row, that was the only send, as the answer tells the
-   * user: the row goes too, so no sweep freezes it after the user was told nothing was done. On a
-   * retry (`retry`), an earlier send of the same command may still be queued or applied, so the row
-   * stays for a later retry or the sweep, which answer what that send did. Any other error leaves
-   * the result unknown: the row stays.
-   */
-  private async notSent(w: Withdrawal, err: unknown, retry: boolean): Promise<never> {
-    if (!retry && err instanceof BusinessError && err.code === ErrorCode.SEQUENCER_BEHIND)
-      await this.dataSource.query(`DELETE FROM withdrawals WHERE id = $1 AND status = 'submitting'`, [w.id]);
-    throw err;
+    if (out.err !== undefined) throw out.err;
+    return out.made;
   }
 
   /**
@@ -257,7 +275,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
         .where(`w.status = 'submitting' AND w.created_at <= now() - make_interval(secs => :secs)`, { secs: olderThanMs / 1000 })
         .orderBy('w.id')
         .getMany();
-      for (const w of rows) await this.finishSubmission(w);
+      for (const w of rows) await this.finishSubmission(w.id, false, true);
       return rows.length;
     } finally {
       this.sweeping = false;

@@ -1,9 +1,22 @@
+import { BusinessError } from '../src/infra/http/business-error';
+import { ErrorCode } from '../src/infra/http/error-codes';
+import { CoinTradeService } from '../src/modules/coin-trade/coin-trade.service';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { MarketRegistry } from '../src/modules/engine/market-registry.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import * as prng from '../src/modules/simulator/prng';
 import { SimulatorService, simulatorSeed } from '../src/modules/simulator/simulator.service';
 import { registerByEmail } from './support/accounts';
 import { deposit } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
+
+// The real generators, watched: which one a start picks for each market.
+jest.mock('../src/modules/simulator/prng', () => {
+  const actual = jest.requireActual('../src/modules/simulator/prng');
+  return { ...actual, mulberry32: jest.fn(actual.mulberry32), secureRandom: jest.fn(actual.secureRandom) };
+});
+const mulberry32 = prng.mulberry32 as jest.MockedFunction<typeof prng.mulberry32>;
+const secureRandom = prng.secureRandom as jest.MockedFunction<typeof prng.secureRandom>;
 
 describe('market simulator (real PostgreSQL)', () => {
   let t: TestApp;
@@ -59,11 +72,79 @@ describe('market simulator (real PostgreSQL)', () => {
     expect(n).toBe(0);
   });
 
-  it('its seed is a fresh random one on each start unless MARKET_SIMULATOR_SEED fixes it (regression: a fixed, published default)', () => {
-    const seeds = new Set(Array.from({ length: 5 }, () => simulatorSeed(undefined)));
-    expect([...seeds].every((s) => !s.fixed)).toBe(true);
-    expect(new Set([...seeds].map((s) => s.seed)).size).toBeGreaterThan(1);
-    expect(simulatorSeed('42')).toEqual({ seed: 42, fixed: true });
+  it('has no seed unless MARKET_SIMULATOR_SEED fixes one (regression: a fixed, published default)', () => {
+    expect(simulatorSeed(undefined)).toBeUndefined();
+    expect(simulatorSeed('')).toBeUndefined();
+    expect(simulatorSeed('42')).toBe(42);
     expect(() => simulatorSeed('4e2')).toThrow(/MARKET_SIMULATOR_SEED/);
+  });
+
+  it('unseeded, each market draws from a CSPRNG of its own, never mulberry32, which MARKET_SIMULATOR_SEED alone selects (regression: its 32-bit state, recoverable from public order sizes, predicted the prices)', async () => {
+    const sim = t.app.get(SimulatorService);
+    const simulated = t.app
+      .get(MarketRegistry)
+      .all()
+      .filter((m) => m.symbol === 'BTC/USDT' || m.symbol === 'ETH/USDT')
+      .map((m) => m.id);
+    const saved = process.env.MARKET_SIMULATOR_SEED;
+    try {
+      delete process.env.MARKET_SIMULATOR_SEED;
+      mulberry32.mockClear();
+      secureRandom.mockClear();
+      await sim.start();
+      for (let i = 0; i < 3; i++) await sim.tick();
+      await sim.onApplicationShutdown();
+      expect(mulberry32).not.toHaveBeenCalled();
+      expect(secureRandom).toHaveBeenCalledTimes(simulated.length);
+
+      process.env.MARKET_SIMULATOR_SEED = '42';
+      mulberry32.mockClear();
+      secureRandom.mockClear();
+      await sim.start();
+      await sim.onApplicationShutdown();
+      expect(mulberry32.mock.calls).toEqual(simulated.map((id) => [42 + id]));
+      expect(secureRandom).not.toHaveBeenCalled();
+    } finally {
+      if (saved === undefined) delete process.env.MARKET_SIMULATOR_SEED;
+      else process.env.MARKET_SIMULATOR_SEED = saved;
+    }
+    await t.app.get(EngineHost).idle();
+  });
+
+  it('a quote whose cancel was refused (SEQUENCER_BEHIND) is cancelled at the next requote, not left in the book (regression: its id was dropped)', async () => {
+    const sim = t.app.get(SimulatorService);
+    const trade = t.app.get(CoinTradeService);
+    const host = t.app.get(EngineHost);
+    const cancel = trade.cancel.bind(trade);
+    let refuse = false;
+    const cancels = jest
+      .spyOn(trade, 'cancel')
+      .mockImplementation((userId, orderId) => (refuse ? Promise.reject(new BusinessError(ErrorCode.SEQUENCER_BEHIND)) : cancel(userId, orderId)));
+    const [{ id: maker }] = await t.ds.query(`SELECT id FROM users WHERE email = 'market-maker@simulator.kestrel'`);
+    const restingUpTo = async (mark: string) =>
+      (await t.ds.query(`SELECT COUNT(*)::int AS n FROM orders WHERE user_id = $1 AND status = 'waiting' AND id <= $2`, [maker, mark]))[0].n;
+    // Ticks until the next requote (its cancels, for every market, within one tick).
+    const untilRequote = async () => {
+      const before = cancels.mock.calls.length;
+      for (let i = 0; i < 1000 && cancels.mock.calls.length === before; i++) await sim.tick();
+      expect(cancels.mock.calls.length).toBeGreaterThan(before);
+    };
+    try {
+      await sim.start();
+      await sim.tick(); // the first requote: quotes in the book
+      refuse = true;
+      await untilRequote(); // every cancel refused; new quotes beside the old
+      refuse = false;
+      await host.idle();
+      const [{ mark }] = await t.ds.query(`SELECT max(id)::text AS mark FROM orders`);
+      expect(await restingUpTo(mark)).toBeGreaterThan(0);
+      await untilRequote(); // cancels both runs' quotes
+      await sim.onApplicationShutdown();
+      await host.idle();
+      expect(await restingUpTo(mark)).toBe(0);
+    } finally {
+      cancels.mockRestore();
+      await sim.onApplicationShutdown();
+    }
   });
 });

@@ -68,7 +68,7 @@ export async function writeCandles(m: EntityManager, marketId: number, trades: r
     'kestrel-klines',
     `INSERT INTO klines (market_id, period, open_time, open, high, low, close, volume, quote_volume, trades)
      SELECT $1, p, to_timestamp(t / 1000.0), o, h, l, c, v, qv, n
-     FROM unnest($2::varchar[], $3::bigint[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[], $10::int[]) x(p, t, o, h, l, c, v, qv, n)
+     FROM unnest($2::varchar[], $3::bigint[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[], $10::bigint[]) x(p, t, o, h, l, c, v, qv, n)
      ON CONFLICT (market_id, period, open_time) DO UPDATE SET
        high = GREATEST(klines.high, EXCLUDED.high), low = LEAST(klines.low, EXCLUDED.low), close = EXCLUDED.close,
        volume = klines.volume + EXCLUDED.volume, quote_volume = klines.quote_volume + EXCLUDED.quote_volume, trades = klines.trades + EXCLUDED.trades`,

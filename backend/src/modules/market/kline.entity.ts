@@ -32,6 +32,7 @@ export class Kline {
   @Column({ ...MONEY, name: 'quote_volume' })
   quoteVolume: string;
 
-  @Column({ type: 'int', default: 0 })
-  trades: number;
+  /** Can pass 2^31 in a busy market's month: `bigint`, read as text. */
+  @Column({ type: 'bigint', default: 0 })
+  trades: string;
 }

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { hashPassword } from '../../infra/auth/password';
 import { APP_CONFIG, AppConfig, intBetween } from '../../infra/config/config';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
 import { money, Money, moneyString, unitsString } from '../../infra/money';
 import { CoinTradeService } from '../coin-trade/coin-trade.service';
 import { EngineHost } from '../engine/engine-host.service';
@@ -10,7 +12,7 @@ import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
 import { coinLeg, systemLeg, TradeAccountCommands } from '../engine/trade-account-commands';
 import { LedgerCode } from '../ledger/ledger-codes';
 import { GbmPrice } from './gbm';
-import { mulberry32 } from './prng';
+import { mulberry32, secureRandom } from './prng';
 
 /**
  * The markets the simulator makes, and where each starts when it has never traded (near real-world
@@ -43,9 +45,10 @@ interface SimMarket {
 
 /**
  * Liquidity for a fresh install (DESIGN §7): a market-maker account quoting layered orders around
- * a seeded GBM reference price, and a taker account trading occasionally against the book. Both
- * are ordinary accounts (status `system`, no login) funded by recorded system events; they place
- * orders through the same service and engine path as users and can touch no other account.
+ * a GBM reference price (unpredictable unless MARKET_SIMULATOR_SEED fixes it), and a taker account
+ * trading occasionally against the book. Both are ordinary accounts (status `system`, no login)
+ * funded by recorded system events; they place orders through the same service and engine path as
+ * users and can touch no other account.
  */
 @Injectable()
 export class SimulatorService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -84,19 +87,24 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
   async start(): Promise<void> {
     this.makerId = await this.account('market-maker');
     this.takerId = await this.account('market-taker');
-    const { seed, fixed } = simulatorSeed();
+    const seed = simulatorSeed();
     this.markets = this.registry
       .all()
       .filter((market) => START_PRICE[market.symbol] !== undefined)
       .map((market) => {
-        const rand = mulberry32(seed + market.id);
+        // Unseeded (production): a CSPRNG of its own per market, so public order sizes reveal no state to predict prices from.
+        const rand = seed === undefined ? secureRandom() : mulberry32(seed + market.id);
         const last = this.host.lastTradePrice(market.id);
         const start = last !== undefined ? Number(market.engine.ticksToPrice(last)) : START_PRICE[market.symbol];
         return { market, rand, gbm: new GbmPrice(start, 0.8, rand), quotes: [], ticks: 0 };
       });
-    // Quotes left by a previous run are stale: withdraw them.
-    const stale = await this.dataSource.query(`SELECT id::text FROM orders WHERE user_id = $1 AND status = 'waiting'`, [this.makerId]);
-    await Promise.all(stale.map((o: { id: string }) => this.trade.cancel(this.makerId, o.id).catch(() => undefined)));
+    // Quotes left by a previous run are stale: withdraw them (one not withdrawn now is tried again at its market's requote).
+    const stale: Array<{ id: string; market_id: number }> = await this.dataSource.query(
+      `SELECT id::text, market_id FROM orders WHERE user_id = $1 AND status = 'waiting'`,
+      [this.makerId],
+    );
+    const left = new Set(await this.cancelQuotes(stale.map((o) => o.id)));
+    for (const o of stale) if (left.has(o.id)) this.markets.find((s) => s.market.id === o.market_id)?.quotes.push(o.id);
     if (this.timer) clearInterval(this.timer);
     this.timer = setInterval(() => {
       // Only beside the sequencer (a process that stepped down stops quoting; the new holder runs its own).
@@ -107,8 +115,10 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
     }, TICK_MS);
     this.timer.unref();
     this.logger.log(
-      `simulating ${this.markets.map((s) => s.market.symbol).join(', ')} (maker #${this.makerId}, taker #${this.takerId}, ${fixed ? `seed ${seed} from MARKET_SIMULATOR_SEED` : 'a fresh secret seed'})`,
+      `simulating ${this.markets.map((s) => s.market.symbol).join(', ')} (maker #${this.makerId}, taker #${this.takerId}, ${seed !== undefined ? `seed ${seed} from MARKET_SIMULATOR_SEED` : 'a secure random source'})`,
     );
+    if (seed !== undefined)
+      this.logger.warn('MARKET_SIMULATOR_SEED is set: the reference prices are predictable from it (tests and demos only, never production)');
   }
 
   /** A tick still running this long (the markets stand still meanwhile) is logged, with what it waits for, and again while it runs. */
@@ -143,7 +153,7 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
 
   private async requote(s: SimMarket): Promise<void> {
     this.stage = `${s.market.symbol} requote: cancelling ${s.quotes.length} quotes`;
-    await Promise.all(s.quotes.map((id) => this.trade.cancel(this.makerId, id).catch(() => undefined)));
+    s.quotes = await this.cancelQuotes(s.quotes);
     this.stage = `${s.market.symbol} requote: float`;
     await this.topUp(this.makerId, s.market);
     this.stage = `${s.market.symbol} requote: placing quotes`;
@@ -165,7 +175,21 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
       }
     }
     await Promise.all(orders);
-    s.quotes = placed;
+    s.quotes.push(...placed);
+  }
+
+  /** Cancels the maker's quotes; answers those that may still rest (a cancel refused, e.g. SEQUENCER_BEHIND), to try again. */
+  private async cancelQuotes(ids: string[]): Promise<string[]> {
+    const left: string[] = [];
+    await Promise.all(
+      ids.map((id) =>
+        this.trade.cancel(this.makerId, id).catch((err: unknown) => {
+          const gone = err instanceof BusinessError && (err.code === ErrorCode.ORDER_CLOSED || err.code === ErrorCode.ORDER_NOT_FOUND);
+          if (!gone) left.push(id);
+        }),
+      ),
+    );
+    return left;
   }
 
   private async take(s: SimMarket): Promise<void> {
@@ -229,12 +253,14 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
 }
 
 /**
- * The seed of the reference prices. Unset (production): a fresh random seed each start, kept in
- * memory only, so nobody — operators included — can know the coming prices, on which options and
- * contracts settle. MARKET_SIMULATOR_SEED (an integer) fixes the path, for tests and demos only.
+ * The seed of the reference prices, if one is configured. Unset (production): none; each market
+ * draws from the operating system's CSPRNG (`secureRandom`), so nobody — operators included, nor
+ * anyone reading the public order sizes — can know the coming prices, on which options and
+ * contracts settle. MARKET_SIMULATOR_SEED (an integer) fixes the path with mulberry32, whose 32-bit
+ * state is recoverable from those sizes: for tests and demos only.
  */
-export function simulatorSeed(raw = process.env.MARKET_SIMULATOR_SEED): { seed: number; fixed: boolean } {
-  if (raw === undefined || raw === '') return { seed: randomBytes(4).readUInt32BE(0), fixed: false };
+export function simulatorSeed(raw = process.env.MARKET_SIMULATOR_SEED): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
   if (!/^\d{1,9}$/.test(raw)) throw new Error(`MARKET_SIMULATOR_SEED must be a whole number (at most 9 digits), not "${raw}"`);
-  return { seed: Number(raw), fixed: true };
+  return Number(raw);
 }

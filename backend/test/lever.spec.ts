@@ -2,10 +2,12 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { moneyString } from '../src/infra/money';
 import { QueuesService } from '../src/infra/queue/queues.service';
+import type { MarketInfo } from '../src/modules/engine/market-registry.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
 import { LeverPosition } from '../src/modules/lever/lever-position.entity';
 import { LeverService } from '../src/modules/lever/lever.service';
+import { MarkPriceService } from '../src/modules/market/mark-price.service';
 import { registerByEmail } from './support/accounts';
 import { deposit } from './support/funding';
 import { tickRecorder } from './support/mark-prices';
@@ -70,6 +72,11 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
       [{ side: 'long', lots: '10', take_profit: '66000', stop_loss: '55000' }, 'Insufficient balance'],
     ] as const;
     for (const [body, message] of cases) expect((await open(u.token, body)).body.message).toBe(message);
+    // A whole number outside the market's range (1 to 1000) is 2410 however many digits it has, up to 18
+    // (regression: 10 digits answered 1000, "Lots must be a whole number").
+    for (const lots of ['1001', '1234567890', '999999999999999999'])
+      expect((await open(u.token, { side: 'long', lots, take_profit: '66000', stop_loss: '55000' })).body.code).toBe(2410);
+    expect((await open(u.token, { side: 'long', lots: '1234567890123456789', take_profit: '66000', stop_loss: '55000' })).body.code).toBe(1000);
     expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n).toBe(before);
     const deal = (await post(u.token, 'deal', { symbol: 'BTC/USDT' })).body.data;
     expect(deal).toMatchObject({ multiples: [5, 10, 20, 50, 100], lot_value: '100', min_lots: 1, fee_rate: '0.001', available: '50', mark_price: '60000' });
@@ -159,15 +166,143 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     await watch();
     const u = await trader('1000');
     const p = (await open(u.token, { side: 'long', lots: '1', take_profit: '61000', stop_loss: '50000' })).body.data;
-    const crossing = await tick('61500');
-    // The watcher has read the position (old levels) when the user's change commits.
+    // The watcher has read the position (old levels) when the user's change commits, and evaluates them
+    // on a tick recorded after the change (one recorded before it is the change's to settle: below).
     const [seen] = await t.ds.getRepository(LeverPosition).find({ where: { id: p.id } });
     expect((await post(u.token, 'tpsl', { id: p.id, take_profit: '65000', stop_loss: '50000' })).body.code).toBe(1);
+    const crossing = await tick('61500');
     const closed = await t.app.get(LeverService).closeAt(seen, { id: crossing, price: '61500', ts: new Date() }, 'take_profit');
     expect(closed).toBeUndefined();
     expect((await t.ds.query('SELECT status, take_profit::text FROM lever_positions WHERE id = $1', [p.id]))[0]).toMatchObject({ status: 'holding' });
     // A user close still closes (it is not a level's trigger).
     expect((await post(u.token, 'close', { id: p.id })).body.code).toBe(1);
+  });
+
+  // The watcher applies the triggers about once a second; a user's action on a position in between must
+  // not undo one that fired on a tick it has not reached yet (docs/api.md, Contracts).
+  it('a close does not undo a liquidation on a tick the watcher has not reached yet: it settles there (regression: closed at the rebound, −10 instead of −100)', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const p = (await open(u.token, { side: 'long', lots: '10', take_profit: '70000', stop_loss: '1' })).body.data;
+    expect(p.liquidation_price).toBe('54300');
+    const crossed = await tick('54000'); // liquidates; the watcher has not run yet
+    await tick('59400'); // the rebound, the price now
+    const closed = (await post(u.token, 'close', { id: p.id })).body;
+    expect(closed).toMatchObject({
+      code: 1,
+      data: { id: p.id, status: 'closed', close_reason: 'liquidation', close_price: '54000', close_tick_id: crossed, pnl: '-100' },
+    });
+    expect(await lever(u.user.id)).toEqual({ available: '899', frozen: '0' });
+    await watch(); // reaching the tick, the watcher finds it settled
+    const settled = async (id: string) =>
+      (await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'lever' AND ref_id = $1 AND code = 22`, [id]))[0].n;
+    expect(await settled(p.id)).toBe(1);
+
+    // The same with the watcher running at the same moment: one liquidation, at the tick that crossed.
+    const q = (await open(u.token, { side: 'long', lots: '10', take_profit: '70000', stop_loss: '1' })).body.data;
+    expect(q).toMatchObject({ open_price: '59400', liquidation_price: '53757' });
+    const gap = await tick('53000');
+    await tick('59000');
+    const [, raced] = await Promise.all([watch(), post(u.token, 'close', { id: q.id })]);
+    expect([1, 2414]).toContain(raced.body.code);
+    const [row] = await t.ds.query('SELECT status, close_reason, close_tick_id::text, pnl::text FROM lever_positions WHERE id = $1', [q.id]);
+    expect(row).toMatchObject({ status: 'closed', close_reason: 'liquidation', close_tick_id: gap });
+    expect(moneyString(row.pnl)).toBe('-100');
+    expect(await settled(q.id)).toBe(1);
+    expect(await lever(u.user.id)).toEqual({ available: '798', frozen: '0' });
+  });
+
+  it('a cancel does not undo the fill of a limit order on a tick the watcher has not reached yet: the order opens there, and the cancel answers 2414', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const limit = (await open(u.token, { type: 'limit', price: '59000', side: 'long', lots: '10', take_profit: '65000', stop_loss: '55000' })).body.data;
+    const crossed = await tick('58900');
+    await tick('59500');
+    expect((await post(u.token, 'cancel', { id: limit.id })).body.code).toBe(2414);
+    const [h] = (await post(u.token, 'my_trade', { status: 'holding' })).body.data.items;
+    expect(h).toMatchObject({ id: limit.id, open_price: '58900', open_tick_id: crossed });
+    expect(await lever(u.user.id)).toEqual({ available: '899', frozen: '100' });
+    await watch();
+    expect((await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'lever' AND ref_id = $1 AND code = 20`, [limit.id]))[0].n).toBe(1);
+    expect((await post(u.token, 'close', { id: limit.id })).body.code).toBe(1);
+  });
+
+  it('new levels do not undo a take profit on a tick the watcher has not reached yet (2414: it settles there), and a pending order crossed meanwhile opens first', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const p = (await open(u.token, { side: 'long', lots: '10', take_profit: '62000', stop_loss: '50000' })).body.data;
+    const crossed = await tick('62500');
+    await tick('61000');
+    expect((await post(u.token, 'tpsl', { id: p.id, take_profit: '64000', stop_loss: '50000' })).body.code).toBe(2414);
+    const [c] = (await post(u.token, 'my_trade', { status: 'closed' })).body.data.items;
+    expect(c).toMatchObject({ id: p.id, close_reason: 'take_profit', close_price: '62500', close_tick_id: crossed, pnl: '41.66666666', take_profit: '62000' });
+
+    // A limit order whose price was crossed: it opens on that tick, then takes the new levels (against the price now).
+    const limit = (await open(u.token, { type: 'limit', price: '60000', side: 'long', lots: '10', take_profit: '65000', stop_loss: '55000' })).body.data;
+    const fill = await tick('59900');
+    await tick('60500');
+    expect((await post(u.token, 'tpsl', { id: limit.id, take_profit: '64000', stop_loss: '56000' })).body).toMatchObject({
+      code: 1,
+      data: { status: 'holding', open_price: '59900', open_tick_id: fill, take_profit: '64000', stop_loss: '56000' },
+    });
+    await watch();
+    expect((await post(u.token, 'close', { id: limit.id })).body.data).toMatchObject({ close_reason: 'user', close_price: '60500' });
+  });
+
+  it('a limit fill that fails on the tick that crossed is retried on that tick, not skipped (regression: the cursor moved past it)', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const limit = (await open(u.token, { type: 'limit', price: '59000', side: 'long', lots: '10', take_profit: '65000', stop_loss: '55000' })).body.data;
+    const crossed = await tick('58900');
+    const svc = t.app.get(LeverService);
+    const fillAt = svc.fillAt.bind(svc);
+    const failing = jest.spyOn(svc, 'fillAt').mockImplementation(async (p, k) => {
+      if (p.id === limit.id) throw new Error('connection lost');
+      return fillAt(p, k);
+    });
+    try {
+      await expect(watch()).rejects.toThrow('connection lost');
+    } finally {
+      failing.mockRestore();
+    }
+    const [cursor] = await t.ds.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [BTC_MARKET]);
+    expect(BigInt(cursor.tick_id)).toBeLessThan(BigInt(crossed));
+    await tick('59500'); // does not cross
+    await watch();
+    const [h] = (await post(u.token, 'my_trade', { status: 'holding' })).body.data.items;
+    expect(h).toMatchObject({ id: limit.id, open_price: '58900', open_tick_id: crossed });
+    expect((await post(u.token, 'close', { id: limit.id })).body.code).toBe(1);
+  });
+
+  it('a close that meets a trigger the watcher has just kept (a take profit it could not settle) settles that trigger (regression: 2414 "already closed" while it still held)', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const p = (await open(u.token, { side: 'long', lots: '1', take_profit: '61000', stop_loss: '50000' })).body.data;
+    const fired = await tick('61500');
+    await tick('60500');
+    const marks = t.app.get(MarkPriceService);
+    const now = marks.now.bind(marks);
+    // Between the close's read of the position and its update, the watcher reaches the take profit, cannot
+    // settle it (the treasury short), keeps it on the position and moves its cursor past it.
+    const meanwhile = jest.spyOn(marks, 'now').mockImplementationOnce(async (market: MarketInfo) => {
+      await t.ds.query(`UPDATE lever_positions SET trigger_tick_id = $2, trigger_reason = 'take_profit' WHERE id = $1`, [p.id, fired]);
+      await t.ds.query('UPDATE lever_cursors SET tick_id = GREATEST(tick_id, $2) WHERE market_id = $1', [BTC_MARKET, fired]);
+      return now(market);
+    });
+    try {
+      expect((await post(u.token, 'close', { id: p.id })).body).toMatchObject({
+        code: 1,
+        data: { status: 'closed', close_reason: 'take_profit', close_price: '61500', close_tick_id: fired, pnl: '2.5' },
+      });
+    } finally {
+      meanwhile.mockRestore();
+    }
+    expect(await lever(u.user.id)).toEqual({ available: '1002.4', frozen: '0' });
   });
 
   it('an order sent twice at the same moment with one client id opens one position; both answers are it', async () => {

@@ -40,6 +40,33 @@ function terms(p: LeverPosition): PositionTerms {
 }
 
 /**
+ * The watcher's rules, one position on one recorded tick (LeverService.evaluate, and a user's action
+ * on the ticks the watcher has not reached yet, LeverService.overtake). A pending limit order opens
+ * on a tick recorded after it was placed (by id; orders placed before `placed_tick_id` compare times)
+ * at or beyond its price (long: ≤, short: ≥).
+ */
+function fillsOn(p: LeverPosition, tick: Tick): boolean {
+  if (p.placedTickId !== null ? BigInt(tick.id) <= BigInt(p.placedTickId) : new Date(p.createdAt).getTime() > new Date(tick.ts).getTime()) return false;
+  return p.side === 'long' ? money(tick.price).lte(p.targetPrice!) : money(tick.price).gte(p.targetPrice!);
+}
+
+/** A holding position closes on a tick after its open: liquidation, stop loss, take profit, in that order (the levels only on ticks after their change). */
+function triggerOn(p: LeverPosition, tick: Tick): CloseReason | undefined {
+  if (BigInt(tick.id) <= BigInt(p.openTickId!)) return undefined;
+  const levels = tpSlLive(p, tick.id);
+  return isLiquidated(terms(p), tick.price)
+    ? 'liquidation'
+    : levels && slHit(p.side, p.stopLoss, tick.price)
+      ? 'stop_loss'
+      : levels && tpHit(p.side, p.takeProfit, tick.price)
+        ? 'take_profit'
+        : undefined;
+}
+
+/** How many recorded ticks a user's action reads at a time when the watcher is behind (overtake). */
+const OVERTAKE_PAGE = 500;
+
+/**
  * Contracts (lever): positions margined in USDT in the contract account, opened and closed on
  * recorded mark-price ticks, with the house (system `treasury`) as the counterparty. Ledger: 20
  * margin (available → frozen), 21 fee, 22 margin back, 30 closing funds (the realised P/L).
@@ -99,8 +126,10 @@ export class LeverService {
     const first = await prior();
     if (first) return this.view(first, this.registry.byIdOrUndefined(first.marketId)?.symbol ?? '', (await this.marks.latestRecorded(first.marketId))?.price);
     const c = await this.config(market);
+    // Up to 18 digits (the DTO): beyond 2^53 the number is not exact, but it is still far above any
+    // market's maximum (an int), so the range check answers it (2410); only a count in range is used.
     const lots = Number(dto.lots);
-    if (!Number.isSafeInteger(lots) || lots < 1) throw new BusinessError(ErrorCode.VALIDATION, 'error.lots_integer');
+    if (!Number.isInteger(lots) || lots < 1) throw new BusinessError(ErrorCode.VALIDATION, 'error.lots_integer');
     if (lots < c.minLots || lots > c.maxLots)
       throw new BusinessError(ErrorCode.LEVER_LOTS_RANGE, undefined, { min: String(c.minLots), max: String(c.maxLots) });
     if (!c.multiples.includes(dto.multiple)) throw new BusinessError(ErrorCode.LEVER_MULTIPLE_INVALID, undefined, { multiples: c.multiples.join(', ') });
@@ -208,38 +237,59 @@ export class LeverService {
 
   /** lever/close (confirmed in the app): at the latest recorded mark tick. */
   async close(userId: number, id: string) {
-    const p = await this.own(userId, id);
-    if (p.status !== 'holding') throw new BusinessError(ErrorCode.POSITION_CLOSED);
+    let p = await this.own(userId, id);
     const market = this.registry.byIdOrUndefined(p.marketId)!;
-    // A trigger that already fired settles as it fired (the user asking to close does not undo it).
-    const triggered = p.triggerTickId ? await this.marks.byId(p.triggerTickId) : undefined;
-    const tick = triggered ?? (await this.marks.now(market));
-    const closed = await this.closeAt(p, tick, triggered ? p.triggerReason! : 'user');
-    if (!closed) throw new BusinessError(ErrorCode.POSITION_CLOSED);
-    return this.view(closed, market.symbol, tick.price);
+    // Twice at most: a close that lost to the watcher keeping a trigger (below) settles that trigger.
+    for (let attempt = 0; attempt < 2 && p.status === 'holding'; attempt++) {
+      // A trigger that already fired settles as it fired (the user asking to close does not undo it).
+      const triggered = p.triggerTickId ? await this.marks.byId(p.triggerTickId) : undefined;
+      const tick = triggered ?? (await this.marks.now(market));
+      if (!triggered) {
+        // Nor does it undo one that fires on a tick up to the price now that the watcher has not reached yet.
+        const caught = await this.overtake(p, tick.id);
+        if (caught.closed) return this.view(caught.closed, market.symbol, caught.closed.closePrice!);
+        p = caught.position;
+        if (p.status !== 'holding' || p.triggerTickId) continue; // closed meanwhile (2414), or a trigger kept to settle (above)
+      }
+      const closed = await this.closeAt(p, tick, triggered ? p.triggerReason! : 'user');
+      if (closed) return this.view(closed, market.symbol, tick.price);
+      // Nothing changed: closed meanwhile (2414), or the watcher has just kept a trigger it could not
+      // settle (a take profit the treasury could not pay), which this close then settles as above.
+      p = await this.own(userId, id);
+    }
+    throw new BusinessError(ErrorCode.POSITION_CLOSED);
   }
 
   async setTpSl(userId: number, dto: LeverTpSlDto) {
-    const p = await this.own(userId, dto.id);
+    const open = (x: LeverPosition) => (x.status === 'holding' || x.status === 'pending') && !x.triggerTickId;
+    let p = await this.own(userId, dto.id);
     // A trigger that already fired (waiting to settle) is not undone by new levels.
-    if ((p.status !== 'holding' && p.status !== 'pending') || p.triggerTickId) throw new BusinessError(ErrorCode.POSITION_CLOSED);
+    if (!open(p)) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     const market = this.registry.byIdOrUndefined(p.marketId)!;
+    // Nor is one (or a limit order's fill) on a tick recorded until now that the watcher has not
+    // reached yet: the levels in force until now apply to those ticks, the new ones only after them.
+    const upTo = await this.marks.newestTickId(p.marketId);
+    p = (await this.overtake(p, upTo)).position;
+    if (!open(p)) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     const reference = p.status === 'holding' ? (await this.marks.fresh(market)).price : p.targetPrice!;
     this.checkTpSl(p.side, reference, dto.take_profit, dto.stop_loss);
     const rows = await updateReturning<{ id: string }>(
       this.dataSource.manager,
-      `UPDATE lever_positions SET take_profit = $2, stop_loss = $3, tpsl_tick_id = (SELECT MAX(id) FROM mark_prices WHERE market_id = $4)
+      `UPDATE lever_positions SET take_profit = $2, stop_loss = $3, tpsl_tick_id = $4
         WHERE id = $1 AND status IN ('pending', 'holding') AND trigger_tick_id IS NULL RETURNING id::text`,
-      [p.id, moneyString(dto.take_profit), moneyString(dto.stop_loss), p.marketId],
+      [p.id, moneyString(dto.take_profit), moneyString(dto.stop_loss), upTo],
     );
     if (!rows.length) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     this.bus.emit('position', userId);
-    return this.view({ ...p, takeProfit: dto.take_profit, stopLoss: dto.stop_loss }, market.symbol, reference);
+    return this.view({ ...p, takeProfit: dto.take_profit, stopLoss: dto.stop_loss, tpslTickId: upTo }, market.symbol, reference);
   }
 
   /** Cancels a pending limit order: exactly its freeze is released (902). */
   async cancel(userId: number, id: string) {
-    const p = await this.own(userId, id);
+    let p = await this.own(userId, id);
+    // An order whose price a tick the watcher has not reached yet crossed opens on it, as the watcher
+    // will open it: it is then no longer pending (2414, below).
+    if (p.status === 'pending') p = (await this.overtake(p, await this.marks.newestTickId(p.marketId))).position;
     const done = await this.dataSource.transaction(async (m) => {
       const rows = await updateReturning(
         m,
@@ -366,36 +416,84 @@ export class LeverService {
     let closed = 0;
     const pending = await repo.find({ where: { marketId, status: 'pending' } });
     for (const p of pending) {
-      if (p.placedTickId !== null ? BigInt(tick.id) <= BigInt(p.placedTickId) : new Date(p.createdAt).getTime() > new Date(tick.ts).getTime()) continue;
-      const crossed = p.side === 'long' ? money(tick.price).lte(p.targetPrice!) : money(tick.price).gte(p.targetPrice!);
-      if (crossed && (await this.fillAt(p, tick).catch((err) => (this.logger.error({ err }, `fill of #${p.id} failed`), false)))) filled++;
+      // A fill that fails stops the run before the watcher's cursor passes this tick (as a trigger that
+      // cannot even be kept, below): the next run fills it here, not on a later tick or never.
+      if (fillsOn(p, tick) && (await this.fillAt(p, tick))) filled++;
     }
     const holding = await repo.find({ where: { marketId, status: 'holding' } });
     for (const p of holding) {
-      if (BigInt(tick.id) <= BigInt(p.openTickId!)) continue;
       if (p.triggerTickId) continue; // fired already, waiting to settle (settleTriggered)
-      const t = terms(p);
-      const levels = tpSlLive(p, tick.id);
-      const reason: CloseReason | undefined = isLiquidated(t, tick.price)
-        ? 'liquidation'
-        : levels && slHit(p.side, p.stopLoss, tick.price)
-          ? 'stop_loss'
-          : levels && tpHit(p.side, p.takeProfit, tick.price)
-            ? 'take_profit'
-            : undefined;
+      const reason = triggerOn(p, tick);
       if (!reason) continue;
-      const done = await this.closeAt(p, tick, reason).catch(async (err: unknown) => {
-        this.logger.error({ err }, `close of #${p.id} on tick ${tick.id} failed: kept to settle at that tick`);
-        // If even this write fails, the error stops the run before the watcher's cursor passes the tick.
-        await this.dataSource.query(
-          `UPDATE lever_positions SET trigger_tick_id = $2, trigger_reason = $3 WHERE id = $1 AND status = 'holding' AND trigger_tick_id IS NULL`,
-          [p.id, tick.id, reason],
-        );
-        return undefined;
-      });
-      if (done) closed++;
+      const fired = await this.fire(p, tick, reason);
+      if (fired.failed) this.logger.error({ err: fired.failed }, `close of #${p.id} on tick ${tick.id} failed: kept to settle at that tick`);
+      if (fired.closed) closed++;
     }
     return { filled, closed };
+  }
+
+  /**
+   * Closes a position on the tick its trigger fired. One that cannot settle then (the treasury short
+   * of a take profit's profit, a failed write) is kept on the position (`trigger_tick_id`) to settle
+   * at that tick later (settleTriggered, or a user's close), and its error is answered as `failed`.
+   * If even keeping it fails, that error is thrown (it stops a watcher run before its cursor passes the tick).
+   */
+  private async fire(p: LeverPosition, tick: Tick, reason: CloseReason): Promise<{ closed?: LeverPosition; failed?: unknown }> {
+    try {
+      return { closed: await this.closeAt(p, tick, reason) };
+    } catch (failed) {
+      await this.dataSource.query(
+        `UPDATE lever_positions SET trigger_tick_id = $2, trigger_reason = $3 WHERE id = $1 AND status = 'holding' AND trigger_tick_id IS NULL`,
+        [p.id, tick.id, reason],
+      );
+      return { failed };
+    }
+  }
+
+  /**
+   * A user's action on a position (close, cancel, new levels) first applies the watcher's rules to
+   * it on the ticks the watcher has not evaluated yet (after its cursor), up to `upTo` (the tick the
+   * action uses): a trigger that fires on one of them is not undone by the action. In order, as the
+   * watcher would: a pending order opens on the first that crosses its price, then a holding position
+   * closes on the first that triggers (a trigger that cannot settle is kept, as the watcher keeps it).
+   * The guarded updates fire each once when the watcher reaches the same tick at the same time.
+   * Answers the position as it then stands and, when this call closed it, the close.
+   */
+  private async overtake(p: LeverPosition, upTo: string): Promise<{ position: LeverPosition; closed?: LeverPosition }> {
+    // Two steps at most (a fill, then a close); one more for a guarded update that lost to the watcher.
+    for (let round = 0; round < 3 && !p.triggerTickId && (p.status === 'pending' || p.status === 'holding'); round++) {
+      const tick = await this.firstTrigger(p, upTo);
+      if (!tick) break;
+      if (p.status === 'pending') await this.fillAt(p, tick);
+      else {
+        const fired = await this.fire(p, tick, triggerOn(p, tick)!);
+        if (fired.closed) return { position: fired.closed, closed: fired.closed };
+        if (fired.failed) this.logger.warn({ err: fired.failed }, `close of #${p.id} on tick ${tick.id} failed: kept to settle at that tick`);
+      }
+      p = await this.own(p.userId, p.id);
+    }
+    return { position: p };
+  }
+
+  /**
+   * The first tick after the watcher's cursor (and after the order was placed or the position opened,
+   * as the watcher counts them), up to `upTo`, on which the watcher's rules fill this pending order or
+   * close this holding position.
+   */
+  private async firstTrigger(p: LeverPosition, upTo: string): Promise<Tick | undefined> {
+    const hit = (tick: Tick) => (p.status === 'pending' ? fillsOn(p, tick) : triggerOn(p, tick) !== undefined);
+    let after = (p.status === 'pending' ? p.placedTickId : p.openTickId) ?? '0';
+    for (;;) {
+      // GREATEST skips the cursor's null: a market the watcher never ran on counts from the order.
+      const ticks: Tick[] = await this.dataSource.query(
+        `SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND id <= $3
+          AND id > GREATEST($2::bigint, (SELECT tick_id FROM lever_cursors WHERE market_id = $1)) ORDER BY mark_prices.id LIMIT $4`,
+        [p.marketId, after, upTo, OVERTAKE_PAGE],
+      );
+      const first = ticks.find(hit);
+      if (first || ticks.length < OVERTAKE_PAGE) return first;
+      after = ticks[ticks.length - 1].id;
+    }
   }
 
   /**

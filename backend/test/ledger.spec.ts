@@ -233,6 +233,40 @@ describe('ledger batch postings (real PostgreSQL)', () => {
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
   });
 
+  it('batches lock accounts in the order every posting and the projector use, their keys’ text (regression: by owner id, 99 before 100, they deadlocked)', async () => {
+    await fund(99, '10', 'lk-dep-99');
+    await fund(100, '10', 'lk-dep-100');
+    const both = (name: string) => [99, 100].map((owner) => ({ ...freeze(owner, '1', `${name}-${owner}`), refId: `${name}-${owner}`, streamVersion: 1 }));
+    const runs: Array<[string, (m: EntityManager) => Promise<unknown>]> = [
+      ['lk-batch', (m) => ledger.postBatch(both('lk-batch'), m)],
+      ['lk-all', (m) => ledger.postAllOrFail(both('lk-all'), m)],
+    ];
+    for (const [, post] of runs) {
+      // Another transaction (a projection, a posting) takes the two accounts in key order: "user:100:…" first.
+      const other = t.ds.createQueryRunner();
+      await other.connect();
+      await other.startTransaction();
+      const lock = (owner: number) =>
+        other.query(`SELECT 1 FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'option' AND currency_id = $2 FOR UPDATE`, [
+          owner,
+          USDT,
+        ]);
+      try {
+        await lock(100);
+        const batch = t.ds.transaction(post);
+        await new Promise((r) => setTimeout(r, 300)); // the batch now waits for user 100's account (before: holding user 99's)
+        await lock(99); // before: a deadlock, and PostgreSQL aborted one of the two
+        await other.commitTransaction();
+        await batch;
+      } finally {
+        if (other.isTransactionActive) await other.rollbackTransaction();
+        await other.release();
+      }
+    }
+    expect(await ledger.balancesOf('user', 99)).toEqual([{ accountType: 'option', currencyId: USDT, available: '8', frozen: '2' }]);
+    expect(await ledger.balancesOf('user', 100)).toEqual([{ accountType: 'option', currencyId: USDT, available: '8', frozen: '2' }]);
+  });
+
   it('postAllOrFail: running balances per account in movement order; an overdraw or a missing account writes nothing', async () => {
     await fund(12, '10', 'pa-dep');
     // Two postings on the same account in one batch, each with its stated stream version.

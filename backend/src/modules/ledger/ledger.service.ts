@@ -196,10 +196,13 @@ export class LedgerService {
         Array<{ id: string; owner_type: OwnerType; owner_id: number; account_type: AccountType; currency_id: number; available: string; frozen: string }>
       > =>
         m.query(
+          // Locked in the keys' order (their text, as every posting and the projector lock accounts): by
+          // the columns, owner 9 came before owner 10 where the others lock 10 first, and a delivery
+          // batch deadlocked with a projection taking the same two users' accounts.
           `SELECT b.id::text, b.owner_type, b.owner_id, b.account_type, b.currency_id, b.available::text, b.frozen::text FROM balances b
-           JOIN unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[]) k(owner_type, owner_id, account_type, currency_id)
+           JOIN unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[]) WITH ORDINALITY k(owner_type, owner_id, account_type, currency_id, n)
              USING (owner_type, owner_id, account_type, currency_id)
-           ORDER BY b.owner_type, b.owner_id, b.account_type, b.currency_id FOR UPDATE OF b`,
+           ORDER BY k.n FOR UPDATE OF b`,
           accountColumns(keys),
         );
       const unknown = keys.filter((k) => !this.knownAccounts.has(keyOf(k)));
@@ -367,6 +370,8 @@ export class LedgerService {
     const accounts = [...keys.values()];
     const unknown = accounts.filter((k) => !this.knownAccounts.has(keyOf(k)));
     if (unknown.length) await this.createAccounts(m, unknown);
+    // Accounts are locked in their keys' text order (`keyOf`, byte order as in JavaScript), as every
+    // other posting and the projector lock them (by the columns, owner 9 came before owner 10).
     const [r] = await preparedQuery<{ locked: number; negative: number }>(
       m,
       'ledger_post_all',
@@ -377,7 +382,7 @@ export class LedgerService {
        lk AS (
          SELECT b.id, b.owner_type, b.owner_id, b.account_type, b.currency_id, b.available, b.frozen FROM balances b
          JOIN acc USING (owner_type, owner_id, account_type, currency_id)
-         ORDER BY b.owner_type, b.owner_id, b.account_type, b.currency_id FOR UPDATE OF b),
+         ORDER BY (b.owner_type || ':' || b.owner_id || ':' || b.account_type || ':' || b.currency_id) COLLATE "C" FOR UPDATE OF b),
        up AS (
          UPDATE balances b SET available = lk.available + acc.da, frozen = lk.frozen + acc.df, updated_at = now()
          FROM lk JOIN acc USING (owner_type, owner_id, account_type, currency_id) WHERE b.id = lk.id RETURNING b.id),

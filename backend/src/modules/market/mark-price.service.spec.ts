@@ -38,4 +38,32 @@ describe('MarkPriceService: recording ticks', () => {
     gates.shift()!();
     expect(await deal).toMatchObject({ id: '2', price: '102' });
   });
+
+  it('a sample reads every market’s price at its time before any insert waits; a run still going is not joined (regression: the next market’s price was read after the previous insert, seconds later)', async () => {
+    const markets = [1, 2].map((id) => ({ id, base: { symbol: `C${id}` }, engine: { ticksToPrice: (t: number) => String(t) } })) as unknown as MarketInfo[];
+    const gates: Array<() => void> = [];
+    const dataSource = {
+      query: async (_sql: string, params: unknown[]) => {
+        await new Promise<void>((r) => gates.push(r));
+        return [{ id: String(params[0]) }];
+      },
+    } as unknown as DataSource;
+    const registry = { all: () => markets } as unknown as MarketRegistry;
+    let last = 100;
+    const host = { owner: true, lastTradePrice: () => last } as unknown as EngineHost;
+    const marks = new MarkPriceService(dataSource, registry, host, { emit: () => undefined } as unknown as EngineBus);
+    const sample = marks.sample(1_000);
+    last = 105; // the market moves while the first insert waits
+    await new Promise((r) => setImmediate(r));
+    expect(await marks.sample(2_000)).toEqual([]); // overlapping run: none
+    while (gates.length) {
+      gates.shift()!();
+      await new Promise((r) => setImmediate(r));
+    }
+    const ticks = await sample;
+    expect(ticks.map((k) => [k.marketId, k.price, k.ts])).toEqual([
+      [1, '100', 1_000],
+      [2, '100', 1_000],
+    ]);
+  });
 });

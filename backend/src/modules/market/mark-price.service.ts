@@ -41,6 +41,8 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
   private readonly latest = new Map<number, MarkTick>();
   /** The tick insert in flight (record: one at a time). */
   private writing: Promise<unknown> = Promise.resolve();
+  /** A sample run in progress (sample: one at a time). */
+  private sampling = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -114,15 +116,27 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     return this.latest.get(marketId);
   }
 
+  /**
+   * One sample of every market, all stamped `now` with the prices read at `now`, before any insert
+   * waits: a tick carries the price at its time (before, each market's price was read after the
+   * previous market's insert, up to seconds later, so an option due at `now` delivered at a later
+   * price). A run still going when the next is due is not joined by another.
+   */
   async sample(now = Date.now()): Promise<MarkTick[]> {
-    const ticks: MarkTick[] = [];
-    for (const m of this.registry.all()) {
-      const last = this.host.lastTradePrice(m.id);
-      if (last === undefined) continue;
-      ticks.push(await this.record(m, moneyString(m.engine.ticksToPrice(last)), now, 'sample'));
+    if (this.sampling) return [];
+    this.sampling = true;
+    try {
+      const prices: Array<[MarketInfo, string]> = [];
+      for (const m of this.registry.all()) {
+        const last = this.host.lastTradePrice(m.id);
+        if (last !== undefined) prices.push([m, moneyString(m.engine.ticksToPrice(last))]);
+      }
+      const ticks = await Promise.all(prices.map(([m, price]) => this.record(m, price, now, 'sample')));
+      if (ticks.length) this.bus.emit('mark', ticks.map((k) => k.marketId));
+      return ticks;
+    } finally {
+      this.sampling = false;
     }
-    if (ticks.length) this.bus.emit('mark', ticks.map((k) => k.marketId));
-    return ticks;
   }
 
   /**

@@ -4,7 +4,8 @@ import { ADMIN, startTestApp, TestApp } from './support/test-app';
 describe('tokens, admin separation and the /api contract', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ rateLimits: { loginPerAccount: { limit: 3, windowSeconds: 60 } } as never });
+    // The outbox read (GET admin/outbox) is opened here, as ADMIN_OUTBOX_READ=on does; it is off by default (operator-api.spec.ts).
+    t = await startTestApp({ adminOutboxRead: true, rateLimits: { loginPerAccount: { limit: 3, windowSeconds: 60 } } as never });
   });
   afterAll(() => t.close());
 
@@ -36,8 +37,18 @@ describe('tokens, admin separation and the /api contract', () => {
     const users = await t.http().get('/api/admin/users').query({ search: u.email }).set('Authorization', token);
     expect(users.body.code).toBe(1);
     expect(users.body.data.items.map((x: { id: number }) => x.id)).toEqual([u.user.id]);
-    const outbox = await t.http().get('/api/admin/outbox').query({ recipient: u.email }).set('Authorization', token);
+    const outbox = await t.http().get('/api/admin/outbox').query({ recipient: u.email, limit: 5 }).set('Authorization', token);
     expect(outbox.body.data.items[0]).toMatchObject({ channel: 'email', recipient: u.email, purpose: 'register' });
+    // Each read (ADMIN_OUTBOX_READ on) is recorded with the operator and the messages it showed.
+    const [{ id: adminId }] = await t.ds.query('SELECT id FROM admins WHERE email = $1', [ADMIN.email]);
+    const reads = await t.ds.query(`SELECT type, payload, metadata->>'actor' AS actor FROM events WHERE stream_id = $1 ORDER BY seq`, [`admin:${adminId}`]);
+    expect(reads).toEqual([
+      {
+        type: 'OutboxRead',
+        actor: `admin:${adminId}`,
+        payload: { recipient: u.email, page: 1, limit: 5, messageIds: outbox.body.data.items.map((m: { id: string }) => m.id) },
+      },
+    ]);
   });
 
   it('an expired or revoked token gets code 401', async () => {

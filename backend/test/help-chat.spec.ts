@@ -215,7 +215,8 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     expect((await api(admin).post(`admin/help/feedback/${sent.body.data.id}/reply`, { text: '' })).body.code).toBe(1000);
     expect((await api(admin).post(`admin/help/feedback/${sent.body.data.id}/reply`, { text: 'Fixed in today’s release' })).body.code).toBe(1);
     expect((await api(admin).post(`admin/help/feedback/${sent.body.data.id}/reply`, { text: 'again' })).body.code).toBe(3014);
-    expect((await api(admin).post('admin/help/feedback/abc/reply', { text: 'x' })).body.code).toBe(3010);
+    expect((await api(admin).post('admin/help/feedback/abc/reply', { text: 'x' })).body.code).toBe(1000);
+    expect((await api(admin).post('admin/help/feedback/999999/reply', { text: 'x' })).body.code).toBe(3010);
     const mine = (await userApi.get('help/feedback')).body.data;
     expect(mine.items[0]).toMatchObject({ status: 'replied', reply: 'Fixed in today’s release' });
 

@@ -365,8 +365,8 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
       [() => postForm(u.token, 'borrow/order/apply', { product_id: product.id, amount: '100', days: 7, ...u.photos, admin: '1' }), 1001],
       [() => get(u.token, 'borrow/back/list', { order_id: 'abc' }), 1000],
       [() => get(u.token, 'borrow/repay_in_address', { order_id: 0 }), 1000],
-      [() => get(admin, 'admin/loan/orders/abc'), 2705],
-      [() => postForm(admin, 'admin/loan/repayments/abc/approve', {}), 2709],
+      [() => get(admin, 'admin/loan/orders/abc'), 1000],
+      [() => postForm(admin, 'admin/loan/repayments/abc/approve', {}), 1000],
       [() => postForm(admin, 'admin/loan/pool/fund', { currency_id: USDT, amount: '1' }), 1000],
     ];
     for (const [call, code] of cases) {
@@ -449,7 +449,8 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(made.body.data).toMatchObject({ code: 'usdt-short', cycles: [3, 7], daily_rate: '0.002' });
     const edit = await post(admin, `admin/loan/products/${made.body.data.id}`, { reason: 'pause', enabled: 'false' });
     expect(edit.body.data.enabled).toBe(false);
-    expect((await post(admin, `admin/loan/products/abc`, { reason: 'x' })).body.code).toBe(2701);
+    expect((await post(admin, `admin/loan/products/abc`, { reason: 'x' })).body.code).toBe(1000);
+    expect((await post(admin, `admin/loan/products/99999`, { reason: 'x' })).body.code).toBe(2701);
     const events = await t.ds.query(`SELECT type, metadata->>'reason' AS reason FROM events WHERE stream_id = $1 ORDER BY seq`, [
       `loan-product:${made.body.data.id}`,
     ]);

@@ -60,6 +60,8 @@ export async function startStack(opts: { simulator?: boolean } = {}): Promise<St
       MARKET_SIMULATOR: opts.simulator === false ? 'off' : 'on',
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
+      // The tests read verification codes at GET /api/admin/outbox (off unless on: docs/operations.md).
+      ADMIN_OUTBOX_READ: 'on',
       RATE_LIMIT_REGISTER_IP: '1000/60',
       RATE_LIMIT_CODE_IP: '1000/60',
       RATE_LIMIT_LOOKUP_IP: '1000/60',

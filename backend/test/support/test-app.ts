@@ -61,6 +61,8 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
     adminPassword: ADMIN.password,
     marketSimulator: false,
     tokenCacheMs: 0,
+    // The outbox read as a server has it by default (off), whatever ADMIN_OUTBOX_READ the run has (.ci/run sets it for the browser tests).
+    adminOutboxRead: false,
     // No flash-desk float unless a test asks for one: ledger totals stay the test's own.
     flashExchange: { feeRate: '0.002', quoteTtlSeconds: 15, float: {} },
     ...overrides,

@@ -23,6 +23,12 @@ describe('loadConfig', () => {
     expect(withEnv('RATE_LIMIT_LOGIN_IP', ' ', () => loadConfig()).rateLimits.loginPerIp).toEqual({ limit: 30, windowSeconds: 60 });
   });
 
+  it('keeps the outbox read (ADMIN_OUTBOX_READ) off unless set to on or 1; a value it cannot read stops the start', () => {
+    for (const off of [undefined, '', ' ', 'off', '0']) expect(withEnv('ADMIN_OUTBOX_READ', off, () => loadConfig()).adminOutboxRead).toBe(false);
+    for (const on of ['on', '1', ' ON ']) expect(withEnv('ADMIN_OUTBOX_READ', on, () => loadConfig()).adminOutboxRead).toBe(true);
+    expect(() => withEnv('ADMIN_OUTBOX_READ', 'yes', () => loadConfig())).toThrow('ADMIN_OUTBOX_READ must be on or off, got "yes"');
+  });
+
   it('reads FAST_LANE and WS_COALESCE as on unless `off`', () => {
     expect(withEnv('FAST_LANE', undefined, () => loadConfig()).fastLane).toBe(true);
     expect(withEnv('FAST_LANE', 'off', () => loadConfig()).fastLane).toBe(false);

@@ -41,6 +41,13 @@ export interface AppConfig {
   tokenCacheMs: number;
   adminEmail?: string;
   adminPassword?: string;
+  /**
+   * `GET admin/outbox` answers (ADMIN_OUTBOX_READ=on, off unless set, in every environment): the
+   * outbox holds the text of users' messages, one-time codes included, so reading it lets an operator
+   * reset a password or approve an address as the user. Only for an install without a real SMS/e-mail
+   * gateway (development, the browser tests); every read is recorded as an event with the operator.
+   */
+  adminOutboxRead: boolean;
   frontendDist?: string;
   /** The market simulator (DESIGN §7): on unless MARKET_SIMULATOR=off. */
   marketSimulator: boolean;
@@ -135,6 +142,14 @@ function decimal(name: string, fallback: string): string {
   return raw;
 }
 
+/** An opt-in switch: `on` (or `1`) turns it on; unset, blank, `off` or `0` leaves it off; anything else stops the start. */
+function optIn(name: string): boolean {
+  const raw = process.env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '' || raw === 'off' || raw === '0') return false;
+  if (raw === 'on' || raw === '1') return true;
+  throw new Error(`${name} must be on or off, got "${process.env[name]}"`);
+}
+
 /** "USDT:1000000,BTC:10" → { USDT: '1000000', BTC: '10' }. */
 function floats(name: string, fallback: string): Record<string, string> {
   const raw = process.env[name]?.trim() || fallback;
@@ -210,6 +225,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     tokenCacheMs: int('TOKEN_CACHE_MS', 2000),
     adminEmail: text('ADMIN_EMAIL'),
     adminPassword: text('ADMIN_PASSWORD'),
+    adminOutboxRead: optIn('ADMIN_OUTBOX_READ'),
     frontendDist: text('FRONTEND_DIST'),
     marketSimulator: (process.env.MARKET_SIMULATOR ?? 'on') !== 'off',
     withdrawals: {

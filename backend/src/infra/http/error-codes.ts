@@ -17,6 +17,8 @@ export const ErrorCode = {
   UPLOAD_FAILED: 1003,
   BODY_TOO_LARGE: 1004,
   FUND_PASSWORD_LOCKED: 1005,
+  /** admin/outbox: reading users' messages is off on this server (ADMIN_OUTBOX_READ, docs/operations.md). */
+  OUTBOX_READ_OFF: 1006,
   PASSWORDS_DIFFER: 1100,
   AGREEMENT_REQUIRED: 1101,
   CODE_INVALID: 1102,
@@ -157,6 +159,7 @@ export const defaultMessage: Partial<Record<ErrorCodeValue, MessageKey>> = {
   [ErrorCode.UPLOAD_FAILED]: 'error.upload_failed',
   [ErrorCode.BODY_TOO_LARGE]: 'error.body_too_large',
   [ErrorCode.FUND_PASSWORD_LOCKED]: 'error.fund_password_locked',
+  [ErrorCode.OUTBOX_READ_OFF]: 'error.outbox_read_off',
   [ErrorCode.PASSWORDS_DIFFER]: 'error.passwords_differ',
   [ErrorCode.AGREEMENT_REQUIRED]: 'error.agreement_required',
   [ErrorCode.CODE_INVALID]: 'error.code_invalid',

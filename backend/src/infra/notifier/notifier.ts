@@ -14,7 +14,7 @@ export abstract class Notifier {
 }
 
 /**
- * Default notifier: the outbox table, which operators read at GET /api/admin/outbox and a
+ * Default notifier: the outbox table, which operators read at GET /api/admin/outbox (ADMIN_OUTBOX_READ=on) and a
  * delivery worker can drain. Outside production a line says a message was queued (never its
  * body: it holds verification codes, which must not reach the logs); read it at admin/outbox.
  */
@@ -27,6 +27,6 @@ export class OutboxNotifier extends Notifier {
 
   async send(n: Notification, manager: EntityManager = this.dataSource.manager): Promise<void> {
     const [row] = (await manager.query('INSERT INTO outbox (channel, recipient, purpose, body) VALUES ($1, $2, $3, $4) RETURNING id', [n.channel, n.recipient, n.purpose, n.body])) as Array<{ id: string }>;
-    if (process.env.NODE_ENV !== 'production') this.logger.log(`${n.channel} to ${n.recipient} (${n.purpose}) queued as outbox #${row.id}: read it at GET /api/admin/outbox`);
+    if (process.env.NODE_ENV !== 'production') this.logger.log(`${n.channel} to ${n.recipient} (${n.purpose}) queued as outbox #${row.id}: read it at GET /api/admin/outbox (with ADMIN_OUTBOX_READ=on) or in the outbox table`);
   }
 }

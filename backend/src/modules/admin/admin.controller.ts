@@ -38,10 +38,11 @@ export class AdminController {
     return this.admin.users(q);
   }
 
+  /** Users' messages with their codes: off unless ADMIN_OUTBOX_READ=on (1006); each read is recorded. */
   @Get('outbox')
   @AdminAuth()
-  outbox(@Query() q: OutboxQueryDto) {
-    return this.admin.outbox(q);
+  outbox(@Auth() auth: AuthContext, @Query() q: OutboxQueryDto) {
+    return this.admin.outbox(auth.subjectId, q);
   }
 
   /** The sequencer's journal and projection positions and the projector's lag since the last call. */

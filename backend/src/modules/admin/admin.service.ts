@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { hashPassword, verifyPassword } from '../../infra/auth/password';
 import { TokenService } from '../../infra/auth/token.service';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { Page } from '../../infra/http/page.dto';
@@ -13,14 +14,27 @@ import { User } from '../user/user.entity';
 import { Admin } from './admin.entity';
 import { AdminLoginDto, OutboxQueryDto, UserSearchDto } from './admin.dto';
 
+/**
+ * The event an outbox read records (stream `admin:<id>`). A read changes nothing of the exchange, so
+ * it is not one of the operator actions listed in contracts/src/integrity.ts (the write routes, which
+ * backend/test/integrity-events.spec.ts matches against the types written inside operators' appends).
+ */
+export const OUTBOX_READ_EVENT = 'OutboxRead';
+
 @Injectable()
-export class AdminService {
+export class AdminService implements OnModuleInit {
+  private readonly logger = new Logger('Admin');
   constructor(
     private readonly dataSource: DataSource,
     private readonly tokens: TokenService,
     private readonly rateLimit: RateLimitService,
+    private readonly events: EventStoreService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  onModuleInit(): void {
+    if (this.config.adminOutboxRead) this.logger.warn("ADMIN_OUTBOX_READ is on: operators can read users' messages and their codes at GET /api/admin/outbox (each read is recorded)");
+  }
 
   async login(dto: AdminLoginDto, ip: string): Promise<{ token: string; admin: { id: number; email: string } }> {
     await this.rateLimit.hit(`admin-login:ip:${ip}`, this.config.rateLimits.loginPerIp);
@@ -43,12 +57,26 @@ export class AdminService {
     return { items: rows.map((u) => ({ ...publicUser(u), status: u.status, inviter_id: u.inviterId })), total, page: q.page, limit: q.limit };
   }
 
-  async outbox(q: OutboxQueryDto): Promise<Page<{ id: string; channel: string; recipient: string; purpose: string; body: string; created_at: Date; sent_at: Date | null }>> {
-    const [items, total] = await this.dataSource.getRepository(OutboxMessage).findAndCount({
-      where: q.recipient ? { recipient: q.recipient } : {},
-      order: { id: 'DESC' },
-      skip: (q.page - 1) * q.limit,
-      take: q.limit,
+  /**
+   * Users' messages with their text (one-time codes): only with ADMIN_OUTBOX_READ on, and each read
+   * recorded with the operator and the messages it showed, in the read's transaction (no unrecorded read).
+   */
+  async outbox(
+    adminId: number,
+    q: OutboxQueryDto,
+  ): Promise<Page<{ id: string; channel: string; recipient: string; purpose: string; body: string; created_at: Date; sent_at: Date | null }>> {
+    if (!this.config.adminOutboxRead) throw new BusinessError(ErrorCode.OUTBOX_READ_OFF);
+    const [items, total] = await this.dataSource.transaction(async (m) => {
+      const found = await m.getRepository(OutboxMessage).findAndCount({
+        where: q.recipient ? { recipient: q.recipient } : {},
+        order: { id: 'DESC' },
+        skip: (q.page - 1) * q.limit,
+        take: q.limit,
+      });
+      await this.events.append(m, { streamId: `admin:${adminId}`, metadata: { actor: `admin:${adminId}` } }, [
+        { type: OUTBOX_READ_EVENT, payload: { recipient: q.recipient ?? null, page: q.page, limit: q.limit, messageIds: found[0].map((o) => o.id) } },
+      ]);
+      return found;
     });
     return {
       items: items.map((o) => ({ id: o.id, channel: o.channel, recipient: o.recipient, purpose: o.purpose, body: o.body, created_at: o.createdAt, sent_at: o.sentAt })),

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -34,9 +35,14 @@ export class CoinRateService {
     return view(r);
   }
 
-  /** Upsert by an operator, recorded as an event with the operator and the reason. */
+  /**
+   * Upsert by an operator, recorded as an event with the operator and the reason. USD stays 1 and
+   * enabled: the code takes it for 1 USDT (rates are per USD) and it is every user's default.
+   */
   async set(adminId: number, dto: SetFiatRateDto): Promise<RateView> {
     if (money(dto.rate).lte(0)) throw new BusinessError(ErrorCode.VALIDATION, 'error.rate_invalid');
+    if (dto.code === 'USD' && (!money(dto.rate).eq(1) || dto.enabled === 'false' || dto.enabled === '0'))
+      throw new BusinessError(ErrorCode.VALIDATION, 'error.rate_usd_fixed');
     return this.dataSource.transaction(async (m) => {
       const repo = m.getRepository(FiatRate);
       const prior = await repo.findOne({ where: { code: dto.code } });
@@ -50,7 +56,10 @@ export class CoinRateService {
         enabled: dto.enabled === undefined ? (prior?.enabled ?? true) : dto.enabled === 'true' || dto.enabled === '1',
         updatedAt: new Date(),
       });
-      await repo.save(next);
+      // A concurrent create of the same code: the unique index decides, and the later one is told it exists.
+      await repo.save(next).catch((err: unknown) => {
+        throw isUniqueViolation(err) ? new BusinessError(ErrorCode.VALIDATION, 'error.already_exists') : err;
+      });
       await this.events.append(m, { streamId: `fiat-rate:${dto.code}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
         { type: 'FiatRateSet', payload: { code: next.code, rate: next.rate, previous: prior?.rate ?? null, enabled: next.enabled } },
       ]);

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
 import { Reply } from '../../infra/http/envelope';
+import { BigIdPipe } from '../../infra/http/id-pipes';
 import { ChatService } from './chat.service';
 import { ChatHistoryDto, ChatReadDto, ChatSendDto, ConversationListDto, CustomerUrlDto, FeedbackDto, FeedbackListDto, HelpPageDto, OperatorReplyDto } from './help.dto';
 import { HelpService } from './help.service';
@@ -68,8 +69,7 @@ export class HelpAdminController {
   }
 
   @Get('conversations/:id')
-  async conversation(@Param('id') id: string, @Query() q: ChatHistoryDto) {
-    if (!/^\d{1,18}$/.test(id)) return this.chat.read('0');
+  async conversation(@Param('id', BigIdPipe) id: string, @Query() q: ChatHistoryDto) {
     const c = await this.chat.read(id, q.after ?? 0);
     // Read up to the last message this answer shows (a page of a long catch-up is not all of it), or up to
     // `after` when the operator has everything to there already (pushed live).
@@ -79,13 +79,13 @@ export class HelpAdminController {
   }
 
   @Post('conversations/:id/reply')
-  reply(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: OperatorReplyDto) {
-    return this.chat.reply(auth.subjectId, /^\d{1,18}$/.test(id) ? id : '0', dto.text);
+  reply(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: OperatorReplyDto) {
+    return this.chat.reply(auth.subjectId, id, dto.text);
   }
 
   @Post('conversations/:id/close')
-  close(@Auth() auth: AuthContext, @Param('id') id: string) {
-    return this.chat.close(auth.subjectId, /^\d{1,18}$/.test(id) ? id : '0');
+  close(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string) {
+    return this.chat.close(auth.subjectId, id);
   }
 
   @Get('feedback')
@@ -94,7 +94,7 @@ export class HelpAdminController {
   }
 
   @Post('feedback/:id/reply')
-  replyFeedback(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: OperatorReplyDto) {
+  replyFeedback(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: OperatorReplyDto) {
     return this.help.reply(auth.subjectId, id, dto.text);
   }
 

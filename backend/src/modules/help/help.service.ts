@@ -100,7 +100,7 @@ export class HelpService {
   }
 
   async reply(adminId: number, id: string, text: string) {
-    if (!/^\d{1,18}$/.test(id)) throw new BusinessError(ErrorCode.HELP_FEEDBACK_NOT_FOUND);
+    if (!/^\d{1,18}$/.test(id)) throw new BusinessError(ErrorCode.VALIDATION, 'error.validation');
     const row = await this.dataSource.transaction(async (m) => {
       const [f] = await m.query('SELECT status, user_id FROM help_feedback WHERE id = $1 FOR UPDATE', [id]);
       if (!f) throw new BusinessError(ErrorCode.HELP_FEEDBACK_NOT_FOUND);

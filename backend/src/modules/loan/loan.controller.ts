@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
 import { Reply } from '../../infra/http/envelope';
+import { BigIdPipe, IntIdPipe } from '../../infra/http/id-pipes';
 import {
   AdminLoanListDto,
   AdminRepaymentListDto,
@@ -104,8 +105,8 @@ export class LoanAdminController {
   }
 
   @Post('products/:id')
-  async edit(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: LoanProductEditDto) {
-    return new Reply(await this.admin.saveProduct(auth.subjectId, productId(id), dto), 'msg.loan_saved');
+  async edit(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: LoanProductEditDto) {
+    return new Reply(await this.admin.saveProduct(auth.subjectId, id, dto), 'msg.loan_saved');
   }
 
   @Get('pool')
@@ -124,17 +125,17 @@ export class LoanAdminController {
   }
 
   @Get('orders/:id')
-  application(@Param('id') id: string) {
+  application(@Param('id', BigIdPipe) id: string) {
     return this.admin.application(id);
   }
 
   @Post('orders/:id/approve')
-  approve(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: LoanApproveDto) {
+  approve(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: LoanApproveDto) {
     return this.approvals.approve(auth.subjectId, id, dto.reason);
   }
 
   @Post('orders/:id/reject')
-  reject(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: LoanReasonDto) {
+  reject(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: LoanReasonDto) {
     return this.approvals.reject(auth.subjectId, id, dto.reason);
   }
 
@@ -144,17 +145,12 @@ export class LoanAdminController {
   }
 
   @Post('repayments/:id/approve')
-  approveProof(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: LoanApproveDto) {
+  approveProof(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: LoanApproveDto) {
     return this.repayments.approveProof(auth.subjectId, id, dto.reason);
   }
 
   @Post('repayments/:id/reject')
-  rejectProof(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: LoanReasonDto) {
+  rejectProof(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: LoanReasonDto) {
     return this.repayments.rejectProof(auth.subjectId, id, dto.reason);
   }
-}
-
-/** A path id that is not a positive integer finds nothing (2701), never a 500. */
-function productId(id: string): number {
-  return /^\d{1,9}$/.test(id) ? Number(id) : 0;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { orConcurrentRetry } from '../../infra/database/sql';
+import { isUniqueViolation, orConcurrentRetry } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -217,7 +217,10 @@ export class MicrotradeService {
         feeRate: dto.fee_rate ?? prior?.feeRate ?? '0',
         enabled: dto.enabled === undefined ? (prior?.enabled ?? true) : dto.enabled === 'true' || dto.enabled === '1',
       });
-      const saved = await repo.save(next);
+      // A concurrent create of the same period: the unique index decides, and the later one is told it exists.
+      const saved = await repo.save(next).catch((err: unknown) => {
+        throw isUniqueViolation(err) ? new BusinessError(ErrorCode.VALIDATION, 'error.already_exists') : err;
+      });
       await this.events.append(m, { streamId: `option-period:${saved.id}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
         { type: 'OptionPeriodSet', payload: { ...periodView(saved), previous: prior ? periodView(prior) : null } },
       ]);

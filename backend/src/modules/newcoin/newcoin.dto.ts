@@ -8,6 +8,8 @@ import { RequiredReason } from '../../infra/http/validation';
 /** Prices: at most 8 decimals, so quantity × price is exact in the ledger's 18. */
 const PRICE_RE = /^\d{1,12}(\.\d{1,8})?$/;
 const FEE_RE = /^0(\.\d{1,8})?$|^1$/;
+/** A subscription window's ends: a date and time with its time zone (as the wealth products' sale window), a real date (strict: no 2026-02-31). */
+const TIME_RE = /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/;
 
 export class IeoConfigDto {
   @ApiPropertyOptional({ description: 'A project id: its details; without it, the list' })
@@ -75,12 +77,14 @@ export class IeoProjectEditDto {
 
   @ApiPropertyOptional({ example: '2026-12-01T00:00:00Z' })
   @IsOptional()
-  @IsISO8601({}, { message: 'error.ieo_window_invalid' })
+  @Matches(TIME_RE, { message: 'error.ieo_window_invalid' })
+  @IsISO8601({ strict: true }, { message: 'error.ieo_window_invalid' })
   start_at?: string;
 
   @ApiPropertyOptional({ example: '2026-12-08T00:00:00Z' })
   @IsOptional()
-  @IsISO8601({}, { message: 'error.ieo_window_invalid' })
+  @Matches(TIME_RE, { message: 'error.ieo_window_invalid' })
+  @IsISO8601({ strict: true }, { message: 'error.ieo_window_invalid' })
   end_at?: string;
 
   @ApiPropertyOptional({ example: '100', description: 'Per-user minimum of one subscription (new-coin units)' })
@@ -157,11 +161,13 @@ export class IeoProjectCreateDto {
   supply: string;
 
   @ApiProperty({ example: '2026-12-01T00:00:00Z' })
-  @IsISO8601({}, { message: 'error.ieo_window_invalid' })
+  @Matches(TIME_RE, { message: 'error.ieo_window_invalid' })
+  @IsISO8601({ strict: true }, { message: 'error.ieo_window_invalid' })
   start_at: string;
 
   @ApiProperty({ example: '2026-12-08T00:00:00Z' })
-  @IsISO8601({}, { message: 'error.ieo_window_invalid' })
+  @Matches(TIME_RE, { message: 'error.ieo_window_invalid' })
+  @IsISO8601({ strict: true }, { message: 'error.ieo_window_invalid' })
   end_at: string;
 
   @ApiProperty({ example: '100', description: 'Per-user minimum of one subscription (new-coin units)' })

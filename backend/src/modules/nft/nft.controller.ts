@@ -3,6 +3,7 @@ import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AdminAuth, Auth, AuthContext, OptionalUserAuth, UserAuth } from '../../infra/auth/guards';
 import { Reply } from '../../infra/http/envelope';
+import { IntIdPipe } from '../../infra/http/id-pipes';
 import type { IncomingFile } from '../upload/upload.service';
 import { NftAdminService } from './nft-admin.service';
 import { NftSaleService } from './nft-sale.service';
@@ -87,22 +88,17 @@ export class NftAdminController {
   }
 
   @Post('collections/:id/items')
-  async mint(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: NftMintDto) {
-    return new Reply(await this.admin.mint(`admin:${auth.subjectId}`, intParam(id), dto), 'msg.nft_minted');
+  async mint(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: NftMintDto) {
+    return new Reply(await this.admin.mint(`admin:${auth.subjectId}`, id, dto), 'msg.nft_minted');
   }
 
   @Post('items/:id/price')
-  async price(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: NftPriceDto) {
-    return new Reply(await this.admin.setPrice(`admin:${auth.subjectId}`, intParam(id), dto.price, dto.reason), 'msg.nft_listed');
+  async price(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: NftPriceDto) {
+    return new Reply(await this.admin.setPrice(`admin:${auth.subjectId}`, id, dto.price, dto.reason), 'msg.nft_listed');
   }
 
   @Post('items/:id/withdraw')
-  async withdraw(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: NftReasonDto) {
-    return new Reply(await this.admin.withdraw(`admin:${auth.subjectId}`, intParam(id), dto.reason), 'msg.nft_withdrawn');
+  async withdraw(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: NftReasonDto) {
+    return new Reply(await this.admin.withdraw(`admin:${auth.subjectId}`, id, dto.reason), 'msg.nft_withdrawn');
   }
-}
-
-/** A path id: a positive integer, else 0 (which matches nothing: the "not found" answer). */
-function intParam(id: string): number {
-  return /^\d{1,9}$/.test(id) ? Number(id) : 0;
 }

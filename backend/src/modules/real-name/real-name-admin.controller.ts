@@ -1,19 +1,10 @@
-import { Body, Controller, Get, Param, PipeTransform, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Auth, AuthContext } from '../../infra/auth/guards';
-import { BusinessError } from '../../infra/http/business-error';
 import { Reply } from '../../infra/http/envelope';
-import { ErrorCode } from '../../infra/http/error-codes';
+import { IntIdPipe } from '../../infra/http/id-pipes';
 import { ApproveDto, RejectDto, VerificationQueryDto } from './dto/real-name.dto';
 import { RealNameService } from './real-name.service';
-
-/** A non-numeric id, or one past what the column holds, answers 1000 as in every operator route (docs/api.md); an unknown one 2313. */
-const IdPipe: PipeTransform<string, number> = {
-  transform: (value) => {
-    if (!/^\d{1,10}$/.test(value) || Number(value) > 2_147_483_647) throw new BusinessError(ErrorCode.VALIDATION, 'error.validation');
-    return Number(value);
-  },
-};
 
 /** Operators review identity verifications. Every route needs an operator token. */
 @ApiTags('admin')
@@ -28,17 +19,17 @@ export class RealNameAdminController {
   }
 
   @Get(':id')
-  detail(@Param('id', IdPipe) id: number) {
+  detail(@Param('id', IntIdPipe) id: number) {
     return this.realName.detail(id);
   }
 
   @Post(':id/approve')
-  async approve(@Auth() auth: AuthContext, @Param('id', IdPipe) id: number, @Body() dto: ApproveDto) {
+  async approve(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: ApproveDto) {
     return new Reply(await this.realName.approve(auth.subjectId, id, dto.reason || undefined), 'kyc.approved');
   }
 
   @Post(':id/reject')
-  async reject(@Auth() auth: AuthContext, @Param('id', IdPipe) id: number, @Body() dto: RejectDto) {
+  async reject(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: RejectDto) {
     return new Reply(await this.realName.reject(auth.subjectId, id, dto.reason), 'kyc.rejected');
   }
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { hashPassword } from '../../infra/auth/password';
+import { hashPassword, verifyPassword } from '../../infra/auth/password';
+import { TokenService } from '../../infra/auth/token.service';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { DEFAULT_APP_SETTINGS } from '../settings/settings.service';
 import { AREA_CODES, CHAINS, COINS, FIAT_RATES, LEVER_CONFIGS, MARKETS, OPTION_PERIODS } from './seed-data';
@@ -12,6 +13,7 @@ export class SeedService {
   private readonly logger = new Logger('Seed');
   constructor(
     private readonly dataSource: DataSource,
+    private readonly tokens: TokenService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -65,8 +67,9 @@ export class SeedService {
   private async seedAdmin(m: import('typeorm').EntityManager): Promise<void> {
     const email = (this.config.adminEmail ?? 'admin@kestrel.local').trim().toLowerCase();
     const [{ n }] = await m.query('SELECT COUNT(*)::int AS n FROM admins');
-    const [existing] = await m.query('SELECT id FROM admins WHERE email = $1', [email]);
-    if (existing || (n > 0 && !this.config.adminEmail)) return;
+    const [existing] = await m.query('SELECT id, password_hash FROM admins WHERE email = $1', [email]);
+    if (existing) return this.rotateAdminPassword(m, email, existing);
+    if (n > 0 && !this.config.adminEmail) return;
     const generated = !this.config.adminPassword;
     const password = this.config.adminPassword ?? randomBytes(12).toString('base64url');
     await m.query('INSERT INTO admins (email, password_hash) VALUES ($1, $2)', [email, await hashPassword(password)]);
@@ -76,5 +79,19 @@ export class SeedService {
     } else {
       this.logger.log(`operator account ${email} created from ADMIN_EMAIL/ADMIN_PASSWORD`);
     }
+  }
+
+  /**
+   * ADMIN_PASSWORD is the operator's password on every start, not only the first: when it no longer
+   * matches the stored hash (changed, or the account was created with another one), the hash is
+   * replaced and every session of that operator ends, so a leaked password or token is shut out by
+   * setting a new one and restarting (docs/operations.md). Unset, the stored password stays.
+   */
+  private async rotateAdminPassword(m: import('typeorm').EntityManager, email: string, admin: { id: number; password_hash: string }): Promise<void> {
+    const password = this.config.adminPassword;
+    if (password === undefined || (await verifyPassword(admin.password_hash, password))) return;
+    await m.query('UPDATE admins SET password_hash = $2 WHERE id = $1', [admin.id, await hashPassword(password)]);
+    await this.tokens.revokeAll('admin', admin.id, undefined, m);
+    this.logger.warn(`operator account ${email}: password replaced from ADMIN_PASSWORD, all its sessions ended`);
   }
 }

@@ -1,4 +1,5 @@
 import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { MarketRegistry } from '../src/modules/engine/market-registry.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
@@ -408,6 +409,24 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
       hold.restore();
     }
     await t.app.get(EngineHost).idle();
+    await trialOk();
+  });
+
+  it('a start whose market row changed units while orders rest fails and names the market (regression: the registry and the projector read the row’s units, the sequencer its old ones)', async () => {
+    const host = t.app.get(EngineHost);
+    const registry = t.app.get(MarketRegistry);
+    const maker = await trader('10000');
+    expect((await order(maker.token, { side: 'buy', type: 'limit', price: '1000', quantity: '0.01' })).body.code).toBe(1);
+    await t.ds.query(`UPDATE markets SET tick_size = '0.1' WHERE id = 1`);
+    try {
+      await registry.load();
+      await expect(host.recover()).rejects.toThrow(/BTC\/USDT \(INVALID_ORDER\)/);
+    } finally {
+      await t.ds.query(`UPDATE markets SET tick_size = '0.01' WHERE id = 1`);
+      await registry.load();
+    }
+    await host.recover();
+    await host.idle();
     await trialOk();
   });
 

@@ -368,7 +368,14 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       this.replica!.journaled(seqr.seq);
       await this.marks.waitFor(seqr.seq);
     }
-    await this.configureMarkets();
+    // A market row changed in a way the sequencer refuses (its units while orders rest, a tick size
+    // its last trade price is no whole number of) would be read with the row's units everywhere else
+    // (the registry, the projector, the mark price) and the sequencer's old ones inside: no start.
+    const refused = (await this.configureMarkets()).filter((a) => a.code !== 'OK');
+    if (refused.length)
+      throw new Error(
+        `market parameters refused by the sequencer: ${refused.map((a) => `${a.symbol} (${a.code})`).join(', ')}; put the markets rows back (docs/operations.md, "The sequencer")`,
+      );
   }
 
   private async startReplica(): Promise<void> {

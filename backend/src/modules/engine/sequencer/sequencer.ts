@@ -186,7 +186,18 @@ export class Sequencer {
       if (cur.lotUnits !== lotUnits || cur.quoteUnit !== quoteUnit || cur.params.baseId !== p.baseId || cur.params.quoteId !== p.quoteId) {
         if (cur.book.orderCount > 0) return empty('INVALID_ORDER');
       }
-      Object.assign(cur, { params: p, lotUnits, quoteUnit, makerRate, takerRate });
+      // The last trade price is kept in ticks: a new tick size re-expresses it exactly, or the change
+      // is refused (read in the new ticks, 1.5 at a tick of 0.01 became 15 at 0.1: a mark price that
+      // never traded, on which options deliver and contracts liquidate).
+      let lastTradePrice = cur.lastTradePrice;
+      const oldTick = units(cur.params.tickSize);
+      const newTick = units(p.tickSize);
+      if (lastTradePrice !== undefined && oldTick !== newTick) {
+        const price = oldTick * BigInt(lastTradePrice);
+        if (price % newTick !== 0n) return empty('INVALID_ORDER');
+        lastTradePrice = Number(price / newTick);
+      }
+      Object.assign(cur, { params: p, lotUnits, quoteUnit, makerRate, takerRate, lastTradePrice });
       return empty('OK');
     }
     const sink = new EventCollector();

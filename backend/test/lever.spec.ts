@@ -258,6 +258,8 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     const u = await trader('1000');
     const limit = (await open(u.token, { type: 'limit', price: '59000', side: 'long', lots: '10', take_profit: '65000', stop_loss: '55000' })).body.data;
     const crossed = await tick('58900');
+    // Another market's tick: its evaluation goes on while BTC's fails (regression: the whole run stopped at the failure).
+    const [{ id: ethTick }] = await t.ds.query(`INSERT INTO mark_prices (market_id, price, ts, source) VALUES (2, '3000', now(), 'sample') RETURNING id::text`);
     const svc = t.app.get(LeverService);
     const fillAt = svc.fillAt.bind(svc);
     const failing = jest.spyOn(svc, 'fillAt').mockImplementation(async (p, k) => {
@@ -271,6 +273,8 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     }
     const [cursor] = await t.ds.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [BTC_MARKET]);
     expect(BigInt(cursor.tick_id)).toBeLessThan(BigInt(crossed));
+    const [eth] = await t.ds.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = 2');
+    expect(BigInt(eth.tick_id)).toBeGreaterThanOrEqual(BigInt(ethTick));
     await tick('59500'); // does not cross
     await watch();
     const [h] = (await post(u.token, 'my_trade', { status: 'holding' })).body.data.items;

@@ -32,33 +32,39 @@ export class LeverWatchService implements OnApplicationBootstrap {
     await this.queues.keepScheduler(queue, 'lever-watch-every-second', { every: 1000 }, { name: 'watch', opts: { removeOnComplete: true, removeOnFail: 100 } });
   }
 
-  /** Evaluates the ticks recorded since the cursor of each market; returns what fired. */
+  /**
+   * Evaluates the ticks recorded since the cursor of each market; returns what fired. A market whose
+   * evaluation fails stops at that tick (its cursor stays before it, so the next run starts there)
+   * and the others go on; the run then fails with the first error (logged with the job).
+   */
   async watch(): Promise<{ ticks: number; filled: number; closed: number }> {
     // Triggers that fired on an earlier tick but could not settle then go first, at that tick.
     const out = { ticks: 0, filled: 0, closed: await this.lever.settleTriggered() };
-    for (const market of this.registry.all()) {
-      const [cursor] = await this.dataSource.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [market.id]);
-      // First run: start at the latest tick (history before the watcher existed is not replayed).
-      const ticks: Tick[] = cursor
-        ? await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND id > $2 ORDER BY mark_prices.id LIMIT $3', [
-            market.id,
-            cursor.tick_id,
-            MAX_TICKS_PER_RUN,
-          ])
-        : await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 ORDER BY mark_prices.id DESC LIMIT 1', [
-            market.id,
-          ]);
-      for (const tick of ticks) {
-        const r = await this.lever.evaluate(market.id, tick);
-        out.ticks++;
-        out.filled += r.filled;
-        out.closed += r.closed;
-        await this.dataSource.query(
-          `INSERT INTO lever_cursors (market_id, tick_id) VALUES ($1, $2) ON CONFLICT (market_id) DO UPDATE SET tick_id = GREATEST(lever_cursors.tick_id, EXCLUDED.tick_id)`,
-          [market.id, tick.id],
-        );
-      }
-    }
+    const failures: unknown[] = [];
+    for (const market of this.registry.all()) await this.watchMarket(market.id, out).catch((err: unknown) => failures.push(err));
+    if (failures.length) throw failures[0];
     return out;
+  }
+
+  private async watchMarket(marketId: number, out: { ticks: number; filled: number; closed: number }): Promise<void> {
+    const [cursor] = await this.dataSource.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [marketId]);
+    // First run: start at the latest tick (history before the watcher existed is not replayed).
+    const ticks: Tick[] = cursor
+      ? await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND id > $2 ORDER BY mark_prices.id LIMIT $3', [
+          marketId,
+          cursor.tick_id,
+          MAX_TICKS_PER_RUN,
+        ])
+      : await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 ORDER BY mark_prices.id DESC LIMIT 1', [marketId]);
+    for (const tick of ticks) {
+      const r = await this.lever.evaluate(marketId, tick);
+      out.ticks++;
+      out.filled += r.filled;
+      out.closed += r.closed;
+      await this.dataSource.query(
+        `INSERT INTO lever_cursors (market_id, tick_id) VALUES ($1, $2) ON CONFLICT (market_id) DO UPDATE SET tick_id = GREATEST(lever_cursors.tick_id, EXCLUDED.tick_id)`,
+        [marketId, tick.id],
+      );
+    }
   }
 }

@@ -39,7 +39,7 @@ describe('MarkPriceService: recording ticks', () => {
     expect(await deal).toMatchObject({ id: '2', price: '102' });
   });
 
-  it('a sample reads every market’s price at its time before any insert waits; a run still going is not joined (regression: the next market’s price was read after the previous insert, seconds later)', async () => {
+  it('a sample reads every market’s price at its time before any insert waits (regression: the next market’s price was read after the previous insert, seconds later)', async () => {
     const markets = [1, 2].map((id) => ({ id, base: { symbol: `C${id}` }, engine: { ticksToPrice: (t: number) => String(t) } })) as unknown as MarketInfo[];
     const gates: Array<() => void> = [];
     const dataSource = {
@@ -55,7 +55,6 @@ describe('MarkPriceService: recording ticks', () => {
     const sample = marks.sample(1_000);
     last = 105; // the market moves while the first insert waits
     await new Promise((r) => setImmediate(r));
-    expect(await marks.sample(2_000)).toEqual([]); // overlapping run: none
     while (gates.length) {
       gates.shift()!();
       await new Promise((r) => setImmediate(r));

@@ -41,8 +41,6 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
   private readonly latest = new Map<number, MarkTick>();
   /** The tick insert in flight (record: one at a time). */
   private writing: Promise<unknown> = Promise.resolve();
-  /** A sample run in progress (sample: one at a time). */
-  private sampling = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -120,23 +118,18 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
    * One sample of every market, all stamped `now` with the prices read at `now`, before any insert
    * waits: a tick carries the price at its time (before, each market's price was read after the
    * previous market's insert, up to seconds later, so an option due at `now` delivered at a later
-   * price). A run still going when the next is due is not joined by another.
+   * price). A run that overlaps the next (a slow insert) is harmless: each reads its own time's
+   * prices, and the inserts go one at a time (record).
    */
   async sample(now = Date.now()): Promise<MarkTick[]> {
-    if (this.sampling) return [];
-    this.sampling = true;
-    try {
-      const prices: Array<[MarketInfo, string]> = [];
-      for (const m of this.registry.all()) {
-        const last = this.host.lastTradePrice(m.id);
-        if (last !== undefined) prices.push([m, moneyString(m.engine.ticksToPrice(last))]);
-      }
-      const ticks = await Promise.all(prices.map(([m, price]) => this.record(m, price, now, 'sample')));
-      if (ticks.length) this.bus.emit('mark', ticks.map((k) => k.marketId));
-      return ticks;
-    } finally {
-      this.sampling = false;
+    const prices: Array<[MarketInfo, string]> = [];
+    for (const m of this.registry.all()) {
+      const last = this.host.lastTradePrice(m.id);
+      if (last !== undefined) prices.push([m, moneyString(m.engine.ticksToPrice(last))]);
     }
+    const ticks = await Promise.all(prices.map(([m, price]) => this.record(m, price, now, 'sample')));
+    if (ticks.length) this.bus.emit('mark', ticks.map((k) => k.marketId));
+    return ticks;
   }
 
   /**

@@ -114,7 +114,8 @@ export class LoanApprovalService {
         const locked = await m.getRepository(LoanOrder).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
         if (!locked || locked.status !== 'disbursing') return undefined;
         const amount = moneyString(locked.amount);
-        const ref = { refType: 'loan', refId: id, actor: 'system:loan', memo: 'loan payout' };
+        // Posted in the name of the operator who approved it, with the reason (docs/api.md: an operator's postings carry both).
+        const ref = { refType: 'loan', refId: id, actor: locked.reviewedBy ? `admin:${locked.reviewedBy}` : 'system:loan', reason: locked.reason ?? undefined, memo: 'loan payout' };
         await this.ledger.post(
           {
             ...ref,

@@ -69,7 +69,7 @@ export class IeoAdminService {
       ]);
       const repo = m.getRepository(IeoProject);
       const p = await repo.save(repo.create({ coinId, currencyId, ...fields }));
-      await this.fundSupply(m, p, money(0), `ieo-fund:${p.id}`);
+      await this.fundSupply(m, p, money(0), `ieo-fund:${p.id}`, { actor, reason: dto.reason });
       await this.events.append(m, { streamId: `ieo:${p.id}`, metadata: { actor, reason: dto.reason } }, [
         { type: 'IeoProjectCreated', payload: { projectId: p.id, coinId, symbol: dto.symbol, decimals: dto.decimals, currencyId, ...fields } },
       ]);
@@ -121,7 +121,7 @@ export class IeoAdminService {
       const [e] = await this.events.append(m, { streamId: `ieo:${p.id}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
         { type: 'IeoProjectEdited', payload: { projectId: p.id, changes: { ...dto, reason: undefined }, previous: snapshot(previous) } },
       ]);
-      await this.fundSupply(m, next, money(previous.supply), `ieo-supply:${e.seq}`);
+      await this.fundSupply(m, next, money(previous.supply), `ieo-supply:${e.seq}`, { actor: `admin:${adminId}`, reason: dto.reason });
       return next;
     });
     await this.allocation.schedule(saved);
@@ -178,8 +178,14 @@ export class IeoAdminService {
     return { ...projectView(p, coins, new Date()), status: p.status };
   }
 
-  /** The issuer's account follows the supply: the difference comes from (or goes back to) `external`. */
-  private async fundSupply(m: EntityManager, p: IeoProject, before: ReturnType<typeof money>, commandId: string): Promise<void> {
+  /** The issuer's account follows the supply: the difference comes from (or goes back to) `external`, posted with the operator who set it and the reason. */
+  private async fundSupply(
+    m: EntityManager,
+    p: IeoProject,
+    before: ReturnType<typeof money>,
+    commandId: string,
+    by: { actor: string; reason?: string },
+  ): Promise<void> {
     const diff = money(p.supply).minus(before);
     if (diff.isZero()) return;
     const d = moneyString(diff);
@@ -189,7 +195,8 @@ export class IeoAdminService {
         commandId,
         refType: 'ieo',
         refId: String(p.id),
-        actor: 'system:ieo',
+        actor: by.actor,
+        reason: by.reason,
         memo: 'issuer supply',
         movements: [
           { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'external', currencyId: p.coinId, code: LedgerCode.SystemFunding, available: neg },

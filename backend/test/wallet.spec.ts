@@ -458,6 +458,8 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     const answer = post(u.token, 'wallet/out', { address_id: addr, amount: '100', password: '135790' });
     // The request reaches its send (an answer first would be a refusal before it: shown, and the test fails).
     expect(await Promise.race([inSend.then(() => 'sending'), answer.then((r) => JSON.stringify(r.body))])).toBe('sending');
+    // …holding no lock (nor a pooled connection) while it waits for the sequencer: the row is claimed, not locked.
+    await t.ds.transaction((m) => m.query(`SELECT id FROM withdrawals WHERE user_id = $1 FOR UPDATE NOWAIT`, [u.user.id]));
     // Regression: the sweep sent the same freeze meanwhile (applied), and the request then removed the
     // row and answered 2106: 100 frozen with no withdrawal (or, the other way round, one in review after "nothing was done").
     expect(await withdrawals.finishLeftovers(0)).toBe(1);

@@ -63,4 +63,11 @@ export class Withdrawal {
 
   @Column(CREATED_AT)
   createdAt: Date;
+
+  /** The run finishing a `submitting` row (its token) and until when it holds it (WithdrawalService.finishSubmission). */
+  @Column({ type: 'uuid', nullable: true })
+  claim: string | null;
+
+  @Column({ name: 'claimed_until', type: 'timestamptz', nullable: true })
+  claimedUntil: Date | null;
 }

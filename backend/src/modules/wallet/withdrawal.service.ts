@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { updateReturning } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
@@ -25,6 +27,8 @@ import { Withdrawal } from './withdrawal.entity';
 /** How often the engine's owner finishes requests left `submitting` (a crash, a lost answer), and how old they must be. */
 const SWEEP_MS = 3000;
 const STALE_MS = 2000;
+/** How long a run's claim on a `submitting` row lasts (finishSubmission): longer than a send takes (ENGINE_FORWARD_TIMEOUT_MS). */
+const CLAIM_MS = 10_000;
 
 /** The USDT-equivalent amounts and counts of today's (UTC) requests that still count. */
 interface Today {
@@ -155,8 +159,10 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     fee: Money,
     usdt: Money,
   ): Promise<{ withdrawal_id: number; duplicate: boolean }> {
-    // The row is committed first (status `submitting`), so a crash after the freeze leaves a row for the sweep to finish.
-    const row = await this.dataSource.transaction(async (m) => {
+    // The row is committed first (status `submitting`), so a crash after the freeze leaves a row for the
+    // sweep to finish; it is made claimed by this request (finishSubmission), so the sweep leaves it alone meanwhile.
+    const claim = randomUUID();
+    const row = await this.dataSource.transaction(async (m): Promise<{ id: number; duplicate: boolean; submitting: boolean; claim?: string }> => {
       await m.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
       if (dto.client_id) {
         const [prior] = await m.query('SELECT id, status FROM withdrawals WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]);
@@ -173,8 +179,8 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
         });
       }
       const [created] = await m.query(
-        `INSERT INTO withdrawals (user_id, currency_id, chain, address, amount, fee, actual_amount, usdt_value, remark, client_id, status)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'submitting') RETURNING id`,
+        `INSERT INTO withdrawals (user_id, currency_id, chain, address, amount, fee, actual_amount, usdt_value, remark, client_id, status, claim, claimed_until)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'submitting', $11, now() + make_interval(secs => $12)) RETURNING id`,
         [
           userId,
           coin.id,
@@ -186,9 +192,11 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
           moneyString(usdt),
           dto.remark?.trim() ?? '',
           dto.client_id ?? null,
+          claim,
+          CLAIM_MS / 1000,
         ],
       );
-      return { id: created.id as number, duplicate: false, submitting: true };
+      return { id: created.id as number, duplicate: false, submitting: true, claim };
     });
     // A retry whose first request has not finished (its answer lost: 2105–2107, a stopped process)
     // finishes it now with the same command id, so it answers what was done: frozen, or refused.
@@ -196,8 +204,12 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** The answer to a request whose row exists; one left `submitting` is finished first (frozen, or refused). */
-  private async finished(row: { id: number; duplicate: boolean; submitting: boolean }): Promise<{ withdrawal_id: number; duplicate: boolean }> {
-    if (row.submitting && !(await this.finishSubmission(row.id, !row.duplicate))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
+  private async finished(row: { id: number; duplicate: boolean; submitting: boolean; claim?: string }): Promise<{ withdrawal_id: number; duplicate: boolean }> {
+    if (!row.submitting) return { withdrawal_id: row.id, duplicate: row.duplicate };
+    const made = await this.finishSubmission(row.id, !row.duplicate, row.claim);
+    // Another run holds it (the sweep, or a retry on another process): its result is not known yet.
+    if (made === undefined) throw new BusinessError(ErrorCode.ENGINE_UNKNOWN);
+    if (!made) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
     return { withdrawal_id: row.id, duplicate: row.duplicate };
   }
 
@@ -206,44 +218,58 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
    * goes to review; if the balance is short the row is removed and nothing has changed. Run again
    * by a retry and by the sweep for rows left `submitting`: the sequencer answers a repeated command id
    * with its first result (past its window, `sequencer_commands` answers an applied one), so the
-   * freeze happens once and the row ends in one state. Each run holds the row's lock from before its
-   * send to its end, so the request, a retry on another process and the sweep take turns: a row
-   * removed after one send was refused is never frozen by another send (which left the amount
-   * frozen with no withdrawal to approve or reject). The sweep passes over a row someone holds.
-   * Answers whether the withdrawal was made (undefined: passed over).
+   * freeze happens once and the row ends in one state.
+   *
+   * One run at a time per row: a run claims it (`claim`, a token, until `claimed_until`: the request
+   * that made it holds it from the start) and ends it only under its own token, so a row removed
+   * after one send was refused is never frozen by another's send (the amount stayed frozen with no
+   * withdrawal to approve or reject), and no database connection is held across the send. A claim
+   * left by a stopped process lapses after CLAIM_MS; a run that outlives its claim changes nothing.
+   * Answers whether the withdrawal was made; undefined when another run holds the row.
    *
    * `first`: the request that made the row. If the sequencer refused to take its send (2106, the lag
    * bound: not journaled), that was the only send, as the answer tells the user: the row goes too. On
    * a retry, an earlier send of the same command may still be queued or applied, so the row stays for
-   * a later retry or the sweep. Any other error leaves the result unknown: the row stays.
+   * a later retry or the sweep. Any other error leaves the result unknown: the row stays, unclaimed.
    */
-  private async finishSubmission(id: number, first: boolean, skipLocked = false): Promise<boolean | undefined> {
-    const out = await this.dataSource.transaction(async (m): Promise<{ made?: boolean; err?: unknown }> => {
-      const w = await m.getRepository(Withdrawal).findOne({ where: { id }, lock: { mode: 'pessimistic_write', ...(skipLocked ? { onLocked: 'skip_locked' as const } : {}) } });
-      // Gone: refused meanwhile (a `submitting` row is only ever removed by its refusal); or held by another run.
-      if (!w) return { made: skipLocked ? undefined : false };
-      if (w.status !== 'submitting') return { made: true };
-      const amount = moneyString(w.amount);
-      let code: string;
-      try {
-        ({ code } = await this.trading.post({
-          commandId: `withdrawal-freeze:${w.id}`,
-          refType: 'withdrawal',
-          refId: String(w.id),
-          actor: `user:${w.userId}`,
-          memo: `${w.chain} ${w.address}`,
-          legs: [coinLeg(w.userId, w.currencyId, LedgerCode.Freeze, `-${amount}`, amount)],
-        }));
-      } catch (err) {
-        if (first && err instanceof BusinessError && err.code === ErrorCode.SEQUENCER_BEHIND) await m.query('DELETE FROM withdrawals WHERE id = $1', [w.id]);
-        return { err };
-      }
-      if (code === 'OK') await m.query(`UPDATE withdrawals SET status = 'review' WHERE id = $1`, [w.id]);
-      else await m.query('DELETE FROM withdrawals WHERE id = $1', [w.id]);
-      return { made: code === 'OK' };
-    });
-    if (out.err !== undefined) throw out.err;
-    return out.made;
+  private async finishSubmission(id: number, first: boolean, held?: string): Promise<boolean | undefined> {
+    const claim = held ?? randomUUID();
+    const [w] = await updateReturning<{ user_id: number; currency_id: number; amount: string; chain: string; address: string }>(
+      this.dataSource.manager,
+      `UPDATE withdrawals SET claim = $2, claimed_until = now() + make_interval(secs => $3)
+        WHERE id = $1 AND status = 'submitting' AND (claim = $2 OR claimed_until IS NULL OR claimed_until < now())
+        RETURNING user_id, currency_id, amount::text, chain, address`,
+      [id, claim, CLAIM_MS / 1000],
+    );
+    if (!w) {
+      const [row] = await this.dataSource.query('SELECT status FROM withdrawals WHERE id = $1', [id]);
+      // Gone: refused (a `submitting` row is only ever removed by its refusal); past `submitting`: made; else held by another run.
+      return !row ? false : row.status !== 'submitting' ? true : undefined;
+    }
+    const mine = `WHERE id = $1 AND claim = $2 AND status = 'submitting'`;
+    const amount = moneyString(w.amount);
+    let code: string;
+    try {
+      ({ code } = await this.trading.post({
+        commandId: `withdrawal-freeze:${id}`,
+        refType: 'withdrawal',
+        refId: String(id),
+        actor: `user:${w.user_id}`,
+        memo: `${w.chain} ${w.address}`,
+        legs: [coinLeg(w.user_id, w.currency_id, LedgerCode.Freeze, `-${amount}`, amount)],
+      }));
+    } catch (err) {
+      if (first && err instanceof BusinessError && err.code === ErrorCode.SEQUENCER_BEHIND) await this.dataSource.query(`DELETE FROM withdrawals ${mine}`, [id, claim]);
+      else await this.dataSource.query(`UPDATE withdrawals SET claimed_until = NULL ${mine}`, [id, claim]);
+      throw err;
+    }
+    if (code !== 'OK') {
+      await this.dataSource.query(`DELETE FROM withdrawals ${mine}`, [id, claim]);
+      return false;
+    }
+    // Not ours any more (a run that took the lapsed claim sent the same command, answered the same): made either way.
+    await this.dataSource.query(`UPDATE withdrawals SET status = 'review', claim = NULL, claimed_until = NULL ${mine}`, [id, claim]);
+    return true;
   }
 
   /**
@@ -275,7 +301,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
         .where(`w.status = 'submitting' AND w.created_at <= now() - make_interval(secs => :secs)`, { secs: olderThanMs / 1000 })
         .orderBy('w.id')
         .getMany();
-      for (const w of rows) await this.finishSubmission(w.id, false, true);
+      for (const w of rows) await this.finishSubmission(w.id, false);
       return rows.length;
     } finally {
       this.sweeping = false;

@@ -29,6 +29,13 @@ describe('loadConfig', () => {
     expect(() => withEnv('ADMIN_OUTBOX_READ', 'yes', () => loadConfig())).toThrow('ADMIN_OUTBOX_READ must be on or off, got "yes"');
   });
 
+  it('takes an ADMIN_PASSWORD of 10 to 128 characters; another stops the start (it is applied on every start, and the login takes no other)', () => {
+    expect(withEnv('ADMIN_PASSWORD', 'operator-pass-1', () => loadConfig()).adminPassword).toBe('operator-pass-1');
+    expect(withEnv('ADMIN_PASSWORD', undefined, () => loadConfig()).adminPassword).toBeUndefined();
+    expect(() => withEnv('ADMIN_PASSWORD', 'short', () => loadConfig())).toThrow('ADMIN_PASSWORD must be 10 to 128 characters, got 5');
+    expect(() => withEnv('ADMIN_PASSWORD', 'x'.repeat(129), () => loadConfig())).toThrow('got 129');
+  });
+
   it('reads FAST_LANE and WS_COALESCE as on unless `off`', () => {
     expect(withEnv('FAST_LANE', undefined, () => loadConfig()).fastLane).toBe(true);
     expect(withEnv('FAST_LANE', 'off', () => loadConfig()).fastLane).toBe(false);

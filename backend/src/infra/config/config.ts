@@ -136,6 +136,12 @@ function text(name: string): string | undefined {
   return raw ? raw : undefined;
 }
 
+/** ADMIN_PASSWORD: set on every start (seed), so one that could never log in (the login takes 10–128 characters) stops the start instead. */
+function operatorPassword(raw: string | undefined): string | undefined {
+  if (raw !== undefined && (raw.length < 10 || raw.length > 128)) throw new Error(`ADMIN_PASSWORD must be 10 to 128 characters, got ${raw.length}`);
+  return raw;
+}
+
 function decimal(name: string, fallback: string): string {
   const raw = process.env[name]?.trim() || fallback;
   if (!/^\d{1,18}(\.\d{1,18})?$/.test(raw)) throw new Error(`${name} must be a non-negative decimal, got "${raw}"`);
@@ -224,7 +230,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     adminTokenTtlSeconds: int('ADMIN_TOKEN_TTL_SECONDS', 12 * 3600),
     tokenCacheMs: int('TOKEN_CACHE_MS', 2000),
     adminEmail: text('ADMIN_EMAIL'),
-    adminPassword: text('ADMIN_PASSWORD'),
+    adminPassword: operatorPassword(text('ADMIN_PASSWORD')),
     adminOutboxRead: optIn('ADMIN_OUTBOX_READ'),
     frontendDist: text('FRONTEND_DIST'),
     marketSimulator: (process.env.MARKET_SIMULATOR ?? 'on') !== 'off',

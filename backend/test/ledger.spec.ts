@@ -254,7 +254,15 @@ describe('ledger batch postings (real PostgreSQL)', () => {
       try {
         await lock(100);
         const batch = t.ds.transaction(post);
-        await new Promise((r) => setTimeout(r, 300)); // the batch now waits for user 100's account (before: holding user 99's)
+        // The batch now waits for user 100's account (before: holding user 99's).
+        const waiting = async () =>
+          (
+            await t.ds.query(
+              `SELECT COUNT(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                WHERE NOT l.granted AND a.datname = current_database() AND a.query LIKE '%balances%'`,
+            )
+          )[0].n > 0;
+        for (let i = 0; i < 250 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 20));
         await lock(99); // before: a deadlock, and PostgreSQL aborted one of the two
         await other.commitTransaction();
         await batch;

@@ -81,7 +81,10 @@ describe('operator API', () => {
       await other.query(insert);
       const pending = create();
       for (let i = 0; i < 200; i++) {
-        const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        // The create's insert waits on the uncommitted row (not any other session's lock wait: a background job's).
+        const [{ n }] = await t.ds.query(
+          `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'INSERT INTO%'`,
+        );
         if (n > 0) break;
         await new Promise((r) => setTimeout(r, 25));
       }

@@ -78,7 +78,7 @@ describe('promotion and help centre on the real stack', () => {
     expect(await page.getByRole('link', { name: 'Save image' }).getAttribute('download')).toBe(`kestrel-invite-${user.user.invite_code}.png`);
     await page.getByTestId('copy-link').click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
-    expect(await page.getByText('Promoted').locator('..').locator('strong').textContent()).toBe('1');
+    expect(await page.getByText('Friends invited').locator('..').locator('strong').textContent()).toBe('1');
   });
 
   it('a chat message reaches the operator API and the reply appears live; the navigation bar is dark blue', async () => {

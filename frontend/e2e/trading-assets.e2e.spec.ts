@@ -106,7 +106,7 @@ describe('trading and assets screens on the real stack', () => {
     for (const [label, shade] of [
       ['Front of the document', 40],
       ['Back of the document', 90],
-      ['You holding the document', 140],
+      ['Selfie holding the document', 140],
     ] as const) {
       await pageA.getByLabel(label, { exact: true }).setInputFiles({ name: 'id.png', mimeType: 'image/png', buffer: png(shade) });
     }

@@ -29,7 +29,7 @@ export interface QuoteGroup {
 
 export const api = {
   settings: () => post<AppSettings>('settings/get', undefined, { quiet: true }),
-  setLang: (lang: Lang, opts?: RequestOptions) => post<{ lang: Lang } | string>('set/lang', { lang }, opts),
+  setLang: (lang: Lang, opts?: RequestOptions) => post<{ lang: Lang }>('set/lang', { lang }, opts),
   areaCodes: () => post<AreaCode[]>('area_code'),
   /** sms_send for a phone, sms_mail for an e-mail; without a target the code goes to the account's own contact. */
   sendCode: (channel: Channel, purpose: CodePurpose, target?: { phone?: string; area_code?: string; email?: string }) =>

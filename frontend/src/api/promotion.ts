@@ -51,11 +51,14 @@ export interface Poster {
   subtitle: string;
 }
 
+/** Invitees and rebate records per page: a shorter page is the last. */
+export const PROMOTION_PAGE_SIZE = 50;
+
 export const promotionApi = {
   invite: () => get<InviteInfo>('user/invite'),
   myInvite: () => get<MyInvite>('user/myInvite'),
-  invitees: (page = 1) => get<Page<Invitee>>('user/invite_list', { page, limit: 50 }),
-  records: (page = 1) => get<Page<RebateRecord>>('user/my_account_return', { page, limit: 50 }),
+  invitees: (page = 1) => get<Page<Invitee>>('user/invite_list', { page, limit: PROMOTION_PAGE_SIZE }),
+  records: (page = 1) => get<Page<RebateRecord>>('user/my_account_return', { page, limit: PROMOTION_PAGE_SIZE }),
   ranking: () => get<Ranking>('user/invite_ranking'),
   poster: () => get<Poster>('user/my_poster'),
   share: () => get<{ invite_code: string; link: string; text: string }>('user/my_share'),

@@ -7,8 +7,11 @@ export type Errors<F extends string> = Partial<Record<F, string>>;
 export const PASSWORD_MIN = 6;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
 
-/** 5–15 digits once spaces, dashes and a leading + are dropped (as the server reads it). */
-export const normalisePhone = (phone: string) => phone.trim().replace(/^\+/, '').replace(/[\s-]/g, '');
+/**
+ * 5–15 digits once spaces, dashes, dots and brackets are dropped, as the server reads it (docs/api.md):
+ * a leading + is refused there, as the calling code goes in `area_code`.
+ */
+export const normalisePhone = (phone: string) => phone.replace(/[\s\-().]/g, '');
 export const isPhone = (phone: string) => /^\d{5,15}$/.test(normalisePhone(phone));
 export const isEmail = (email: string) => EMAIL.test(email.trim());
 export const isFundPassword = (v: string) => /^\d{6}$/.test(v);

@@ -24,3 +24,16 @@ export function Empty({ text }: { text?: string }) {
     </div>
   );
 }
+
+/** A load that failed: says so and offers to try again (not the empty state, which would say there is nothing). */
+export function LoadFailed({ onRetry }: { onRetry: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <div className="empty" role="alert" data-testid="load-failed">
+      <p>{t('common.loadFailed')}</p>
+      <button type="button" className="button" onClick={onRetry}>
+        {t('common.retry')}
+      </button>
+    </div>
+  );
+}

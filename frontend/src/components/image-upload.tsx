@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { uploadImage } from '../api/client';
 import { toast } from '../stores/toast.store';
@@ -14,22 +14,38 @@ export function ImageUpload({
   onChange,
   error,
   testId,
+  onUploading,
 }: {
   label: string;
   value: string;
   onChange: (id: string) => void;
   error?: string;
   testId?: string;
+  /** Told when an upload starts and ends (a form waits for it before it can be sent). */
+  onUploading?: (uploading: boolean) => void;
 }) {
   const { t } = useTranslation();
   const inputId = useId();
   const [preview, setPreview] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => () => void (preview && URL.revokeObjectURL(preview)), [preview]);
+  // An upload that ends after the form is gone makes no preview (its object URL would never be revoked).
+  const mounted = useRef(false);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+  // The parent cleared the field (e.g. after sending the form): the photo goes too.
+  useEffect(() => {
+    if (!value) setPreview(null);
+  }, [value]);
 
   const pick = async (file: File | undefined) => {
     if (!file) return;
     setBusy(true);
+    onUploading?.(true);
     try {
       let blob: Blob = file;
       try {
@@ -38,12 +54,13 @@ export function ImageUpload({
         // Not decodable here: send the original and let the server judge it.
       }
       const { id } = await uploadImage(blob, 'photo.jpg', { quiet: true });
-      setPreview(URL.createObjectURL(blob));
+      if (mounted.current) setPreview(URL.createObjectURL(blob));
       onChange(id);
     } catch (e) {
       toast(`${t('upload.failed')}${e instanceof Error && e.message ? `: ${e.message}` : ''}`);
     } finally {
       setBusy(false);
+      onUploading?.(false);
     }
   };
   return (
@@ -66,7 +83,11 @@ export function ImageUpload({
         accept="image/jpeg,image/png,image/*"
         aria-labelledby={`${inputId}-label`}
         disabled={busy}
-        onChange={(e) => void pick(e.target.files?.[0])}
+        onChange={(e) => {
+          void pick(e.target.files?.[0]);
+          // Emptied, so that choosing the same file again (e.g. after a failed upload) is a change too.
+          e.target.value = '';
+        }}
       />
       {error && (
         <p className="field__error" role="alert">

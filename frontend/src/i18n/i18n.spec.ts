@@ -20,6 +20,7 @@ describe('the app language', () => {
   it('English reads naturally in the singular', () => {
     expect([t('news.total', { count: 1 }), t('news.total', { count: 3 })]).toEqual(['1 message', '3 messages']);
     expect([t('loan.days', { count: 1 }), t('loan.days', { count: 15 })]).toEqual(['1 day', '15 days']);
+    expect([t('news.unreadLabel', { count: 1 }), t('news.unreadLabel', { count: 2 })]).toEqual(['Notices, 1 unread message', 'Notices, 2 unread messages']);
   });
 
   it("names countries and currencies, and writes times, in the app's language, not the device's", async () => {

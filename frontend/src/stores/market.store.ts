@@ -11,38 +11,53 @@ interface MarketState {
   /** The `tickers` topic's last applied sequence number: older messages are dropped. */
   seq: number;
   loaded: boolean;
+  /** The HTTP load failed and nothing came over the socket yet: the lists offer a retry. */
+  failed: boolean;
+  /** Loads the tickers over HTTP (until something is loaded; again by "Try again" after a failure). */
+  load: () => void;
   /** Loads the tickers over HTTP, then follows the `tickers` topic; returns a stop function. */
   follow: () => () => void;
   apply: (seq: number, tickers: TickerData[]) => void;
 }
 
 let followers = 0;
+/** Counts HTTP loads (load). */
+let loads = 0;
 
 export const useMarketStore = create<MarketState>((set, get) => ({
   tickers: [],
   status: 'idle',
   seq: -1,
   loaded: false,
+  failed: false,
   apply: (seq, tickers) => {
     if (seq <= get().seq) return;
-    set({ seq, tickers, loaded: true, status: 'live' });
+    set({ seq, tickers, loaded: true, failed: false, status: 'live' });
   },
-  follow: () => {
-    followers++;
-    if (!get().loaded) set({ status: 'loading' });
+  load: () => {
+    if (get().loaded) return;
+    // Only the newest load's failure counts (an older one failing after a retry started is not shown).
+    const mine = ++loads;
+    set({ status: 'loading', failed: false });
     api
       .quotation()
       .then((groups) => {
         if (!get().loaded) set({ tickers: groups.flatMap((g) => g.markets), loaded: true });
       })
-      .catch(() => set({ loaded: true }));
+      .catch(() => {
+        if (!get().loaded && mine === loads) set({ failed: true, status: 'idle' });
+      });
+  },
+  follow: () => {
+    followers++;
+    get().load();
     const socket = getSocket();
     const subscribe = () =>
       socket.emit('subscribe', ['tickers'], (answer) => {
         if (Array.isArray(answer)) {
           const snap = answer.find((s: SnapshotData) => s.topic === 'tickers');
           // A fresh snapshot after a reconnect without recovery: take it whatever its seq.
-          if (snap) set({ seq: snap.seq, tickers: snap.data as TickerData[], loaded: true, status: 'live' });
+          if (snap) set({ seq: snap.seq, tickers: snap.data as TickerData[], loaded: true, failed: false, status: 'live' });
         }
       });
     const onTickers = (m: Envelope<TickerData[]>) => get().apply(m.seq, m.data);

@@ -27,7 +27,8 @@ export const storage = {
 };
 
 /**
- * Keys this app keeps across "clear cache": the session, the user's choices, and the sessions a
- * logout made offline has still to end on the server (api/logout.ts).
+ * Keys this app keeps across "clear cache": the session, the user's choices (a visitor's
+ * favourites live only here, docs/api.md; "hide small balances"), and the sessions a logout made
+ * offline has still to end on the server (api/logout.ts).
  */
-export const KEPT_KEYS = ['token', 'user', 'lang', 'theme', 'upColor', 'pricing', 'pendingLogout'];
+export const KEPT_KEYS = ['token', 'user', 'lang', 'theme', 'upColor', 'pricing', 'favorites', 'hideSmall', 'pendingLogout'];

@@ -1,4 +1,5 @@
 import type { User } from './session.store';
+import { KEPT_KEYS } from './storage';
 
 // Each test loads the stores afresh, as a new launch would, from what localStorage holds then.
 function load() {
@@ -63,5 +64,11 @@ describe('toast store', () => {
     jest.advanceTimersByTime(2500);
     expect(toast.useToastStore.getState().toasts).toEqual([]);
     jest.useRealTimers();
+  });
+});
+
+describe('clear cache', () => {
+  it("keeps a visitor's favourites (their only copy) and the hide-small-balances choice", () => {
+    expect(KEPT_KEYS).toEqual(expect.arrayContaining(['favorites', 'hideSmall', 'token', 'lang']));
   });
 });

@@ -1,5 +1,5 @@
 import { bannerTarget } from '../index/index/home-news';
-import { coordinateError, osmLink, useLocationStore } from './location.store';
+import { coordinateError, draftOf, osmLink, useLocationStore } from './location.store';
 
 describe('map picker helpers', () => {
   it.each([
@@ -24,11 +24,21 @@ describe('map picker helpers', () => {
 
   it('hands a picked place and the saved draft back once', () => {
     const s = useLocationStore.getState();
-    s.saveDraft({ name: 'Mara' });
+    s.saveDraft('/pages/verification/basic', { name: 'Mara' });
     s.pick({ lat: '1', lng: '2', address: 'Somewhere 1' });
-    expect(useLocationStore.getState().take()).toEqual({ picked: { lat: '1', lng: '2', address: 'Somewhere 1' }, draft: { name: 'Mara' } });
-    expect(useLocationStore.getState().take()).toEqual({ picked: null, draft: null });
+    expect(useLocationStore.getState().take('/pages/verification/basic')).toEqual({
+      picked: { lat: '1', lng: '2', address: 'Somewhere 1' },
+      draft: { name: 'Mara' },
+    });
+    expect(useLocationStore.getState().take('/pages/verification/basic')).toEqual({ picked: null, draft: null });
     expect(useLocationStore.getState().current).toEqual({ lat: '1', lng: '2', address: 'Somewhere 1' });
+  });
+
+  it("gives a form's draft (its upload ids) to that form only; another form drops it", () => {
+    useLocationStore.getState().saveDraft('/pages/verification/basic', { front: 'upload-1' });
+    expect(draftOf(useLocationStore.getState().draft, '/pages/verification/advanced')).toBeNull();
+    expect(useLocationStore.getState().take('/pages/verification/advanced')).toEqual({ picked: null, draft: null });
+    expect(useLocationStore.getState().take('/pages/verification/basic')).toEqual({ picked: null, draft: null });
   });
 });
 

@@ -9,13 +9,17 @@ export interface PickedLocation {
 interface LocationState {
   /** The location chosen on `/choose-location`, for the form that asked (taken once). */
   picked: PickedLocation | null;
-  /** The asking form's fields while the picker is open (the form screen unmounts meanwhile). */
-  draft: Record<string, string> | null;
+  /**
+   * The asking form's fields while the picker is open (the form screen unmounts meanwhile), tagged
+   * with that form (its route): only that form gets them back, as they may hold its upload ids.
+   */
+  draft: { form: string; fields: Record<string, string> } | null;
   /** Coordinates of the address the form now holds, for "view on map". */
   current: PickedLocation | null;
   pick: (p: PickedLocation) => void;
-  saveDraft: (d: Record<string, string>) => void;
-  take: () => { picked: PickedLocation | null; draft: Record<string, string> | null };
+  saveDraft: (form: string, fields: Record<string, string>) => void;
+  /** The picked place and `form`'s own draft (another form's is dropped), both taken once. */
+  take: (form: string) => { picked: PickedLocation | null; draft: Record<string, string> | null };
 }
 
 export const useLocationStore = create<LocationState>()((set, get) => ({
@@ -23,13 +27,16 @@ export const useLocationStore = create<LocationState>()((set, get) => ({
   draft: null,
   current: null,
   pick: (p) => set({ picked: p, current: p }),
-  saveDraft: (d) => set({ draft: d }),
-  take: () => {
+  saveDraft: (form, fields) => set({ draft: { form, fields } }),
+  take: (form) => {
     const { picked, draft } = get();
     set({ picked: null, draft: null });
-    return { picked, draft };
+    return { picked, draft: draftOf(draft, form) };
   },
 }));
+
+/** The saved fields if they are `form`'s, else nothing. */
+export const draftOf = (draft: LocationState['draft'], form: string) => (draft?.form === form ? draft.fields : null);
 
 const COORD = /^-?\d{1,3}(\.\d{1,7})?$/;
 

@@ -8,12 +8,15 @@ import { storage } from '../../stores/storage';
 export const VISITOR_KEY = 'favorites';
 
 interface FavoritesState {
-  /** Whose list this is: the session token, or '' for a visitor. */
+  /** Whose list this is: the session token, or '' for a visitor (null: none yet, or the last load failed). */
   owner: string | null;
   symbols: string[];
   load: (token: string | null) => void;
   toggle: (symbol: string) => Promise<void>;
 }
+
+/** Counts loads and toggles: only the newest one's answer is applied. */
+let latest = 0;
 
 export const useFavoritesStore = create<FavoritesState>((set, get) => ({
   owner: null,
@@ -21,6 +24,7 @@ export const useFavoritesStore = create<FavoritesState>((set, get) => ({
   load: (token) => {
     const owner = token ?? '';
     if (get().owner === owner) return;
+    const mine = ++latest;
     if (!token) {
       set({ owner, symbols: storage.strings(VISITOR_KEY) });
       return;
@@ -28,23 +32,29 @@ export const useFavoritesStore = create<FavoritesState>((set, get) => ({
     set({ owner, symbols: [] });
     marketsApi.favorites().then(
       (r) => {
-        if (get().owner === owner) set({ symbols: r.symbols });
+        if (mine === latest) set({ symbols: r.symbols });
       },
-      () => undefined,
+      // Not loaded: the next load (the Markets tab opened again) asks once more.
+      () => {
+        if (mine === latest) set({ owner: null });
+      },
     );
   },
   toggle: async (symbol) => {
     const { owner, symbols } = get();
     const on = symbols.includes(symbol);
-    if (!owner) {
-      const next = on ? symbols.filter((s) => s !== symbol) : [...symbols, symbol];
+    const next = on ? symbols.filter((s) => s !== symbol) : [...symbols, symbol];
+    if (owner === '') {
       storage.set(VISITOR_KEY, JSON.stringify(next));
       set({ symbols: next });
       return;
     }
-    // The server's answer is the list: a refusal (its message is shown) leaves the list as it was.
+    // Shown at once, then the server's answer (the whole list) replaces it: the newest answer only, as
+    // answers can arrive out of order. A refusal (its message is shown) puts the list back as it was.
+    const mine = ++latest;
+    set({ symbols: next });
     const r = await (on ? marketsApi.removeFavorite(symbol) : marketsApi.addFavorite(symbol)).catch(() => null);
-    if (r && get().owner === owner) set({ symbols: r.symbols });
+    if (mine === latest) set({ symbols: r ? r.symbols : symbols });
   },
 }));
 

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { FEEDBACK_CATEGORIES, helpApi, type FaqArticle, type Feedback, type FeedbackCategory } from '../../../api/promotion';
 import { PATHS } from '../../../app/paths';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { SelectField } from '../../../components/form';
 import { ImageUpload } from '../../../components/image-upload';
 import { Page } from '../../../components/page';
@@ -23,28 +23,34 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
   // Visitors read the FAQ; their feedback history needs a login (sending asks for one).
   const token = useSessionStore((st) => st.token);
   const [service, setService] = useState<{ type: 'chat' | 'external'; url: string } | null>(null);
+  // undefined while loading, null when the load failed.
   const [faq, setFaq] = useState<FaqArticle[] | null | undefined>(undefined);
   const [open, setOpen] = useState<number | null>(null);
-  const [mine, setMine] = useState<Feedback[] | null>(null);
+  const [mine, setMine] = useState<Feedback[] | null | undefined>(undefined);
   const [category, setCategory] = useState<FeedbackCategory>('account');
   const [content, setContent] = useState('');
   const [image, setImage] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [uploading, setUploading] = useState(false);
 
   const loadMine = async () => {
     if (!token) return setMine([]);
     await helpApi.myFeedback().then(
       (r) => setMine(r.items),
-      () => setMine([]),
+      () => setMine(null),
     );
   };
-  useEffect(() => {
-    helpApi.customerUrl().then(setService, () => setService({ type: 'chat', url: '' }));
+  const loadFaq = () => {
+    setFaq(undefined);
     helpApi.faq().then(
       (r) => setFaq(r.items),
       () => setFaq(null),
     );
+  };
+  useEffect(() => {
+    helpApi.customerUrl().then(setService, () => setService({ type: 'chat', url: '' }));
+    loadFaq();
     void loadMine();
   }, [token]);
 
@@ -89,7 +95,9 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
         <h2>{t('help.faq')}</h2>
         {faq === undefined ? (
           <Skeleton />
-        ) : faq === null || faq.length === 0 ? (
+        ) : faq === null ? (
+          <LoadFailed onRetry={loadFaq} />
+        ) : faq.length === 0 ? (
           <Empty text={t('help.faqEmpty')} />
         ) : (
           <ul className="help__faq">
@@ -128,16 +136,23 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
             </span>
           )}
         </label>
-        <ImageUpload label={t('help.image')} value={image} onChange={setImage} />
-        <button type="submit" className="button button--primary button--block" disabled={busy}>
+        <ImageUpload label={t('help.image')} value={image} onChange={setImage} onUploading={setUploading} />
+        <button type="submit" className="button button--primary button--block" disabled={busy || uploading}>
           {t('common.submit')}
         </button>
       </form>
 
       <section className="card" aria-label={t('help.myFeedback')}>
         <h2>{t('help.myFeedback')}</h2>
-        {mine === null ? (
+        {mine === undefined ? (
           <Skeleton />
+        ) : mine === null ? (
+          <LoadFailed
+            onRetry={() => {
+              setMine(undefined);
+              void loadMine();
+            }}
+          />
         ) : mine.length === 0 ? (
           <Empty />
         ) : (

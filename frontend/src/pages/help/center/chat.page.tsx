@@ -4,7 +4,7 @@ import type { Socket } from 'socket.io-client';
 import { fetchImageUrl, uploadImage } from '../../../api/client';
 import { helpApi, type ChatMessage, type Conversation } from '../../../api/promotion';
 import { getSocket } from '../../../api/socket';
-import { Skeleton } from '../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../components/feedback';
 import { compressImage } from '../../../components/image';
 import { NavBar } from '../../../components/nav-bar';
 import { useDocumentTitle } from '../../../components/page';
@@ -39,6 +39,8 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
   const [closed, setClosed] = useState(false);
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
+  // Bumped by "Try again" after a failed load: the conversation is asked for again.
+  const [attempt, setAttempt] = useState(0);
   const lastId = useRef('0');
   const convId = useRef<string | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
@@ -98,7 +100,7 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
       socket.off('connect', join);
       if (convId.current) socket.emit('chat:leave', { conversation_id: convId.current });
     };
-  }, [accept, join]);
+  }, [accept, join, attempt]);
 
   useEffect(() => {
     // Newer browsers return a promise here: never hand it to React as the effect's cleanup.
@@ -156,6 +158,13 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
       <main id="main" className="page chat">
         {conv === undefined ? (
           <Skeleton rows={4} />
+        ) : conv === null ? (
+          <LoadFailed
+            onRetry={() => {
+              setConv(undefined);
+              setAttempt((n) => n + 1);
+            }}
+          />
         ) : (
           <>
             <p className="muted chat__hint">{t('help.chatHint')}</p>
@@ -177,7 +186,16 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
             <form className="chat__composer" onSubmit={submit}>
               <label className="button button--small chat__attach">
                 {t('help.image')}
-                <input type="file" accept="image/*" className="visually-hidden" onChange={(e) => void sendImage(e.target.files?.[0])} />
+                <input
+                  type="file"
+                  accept="image/*"
+                  className="visually-hidden"
+                  onChange={(e) => {
+                    void sendImage(e.target.files?.[0]);
+                    // Emptied, so that choosing the same file again (e.g. after a failed upload) is a change too.
+                    e.target.value = '';
+                  }}
+                />
               </label>
               <input
                 className="field__control chat__input"

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
-import { Skeleton } from '../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../components/feedback';
 import { priceDecimals, truncate } from '../../../components/format';
 import { useMarketStore } from '../../../stores/market.store';
 import { storage } from '../../../stores/storage';
@@ -37,6 +37,8 @@ export function HomeMarkets() {
   const loaded = useMarketStore((s) => s.loaded);
   const status = useMarketStore((s) => s.status);
   const follow = useMarketStore((s) => s.follow);
+  const failed = useMarketStore((s) => s.failed);
+  const load = useMarketStore((s) => s.load);
   useEffect(() => follow(), [follow]);
   const top = useMemo(() => [...tickers].sort((a, b) => Number(b.quote_volume) - Number(a.quote_volume) || a.symbol.localeCompare(b.symbol)).slice(0, TOP), [tickers]);
   const movers = useMemo(() => [...tickers].sort((a, b) => abs(b.change_pct) - abs(a.change_pct) || a.symbol.localeCompare(b.symbol)).slice(0, TOP), [tickers]);
@@ -48,7 +50,11 @@ export function HomeMarkets() {
         <span className={`live live--${status}`}>{status === 'offline' ? t('home.reconnecting') : t('home.live')}</span>
       </div>
       {!loaded ? (
-        <Skeleton rows={3} height={40} />
+        failed ? (
+          <LoadFailed onRetry={load} />
+        ) : (
+          <Skeleton rows={3} height={40} />
+        )
       ) : (
         <>
           <ul className="home-markets__list" data-testid="top-markets">

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { compact, priceDecimals, truncate } from '../../../components/format';
 import { useMarketStore } from '../../../stores/market.store';
 
@@ -14,6 +14,8 @@ export function MarketList() {
   const loaded = useMarketStore((s) => s.loaded);
   const status = useMarketStore((s) => s.status);
   const follow = useMarketStore((s) => s.follow);
+  const failed = useMarketStore((s) => s.failed);
+  const load = useMarketStore((s) => s.load);
   useEffect(() => follow(), [follow]);
 
   return (
@@ -28,7 +30,11 @@ export function MarketList() {
         <span>{t('home.change')}</span>
       </div>
       {!loaded ? (
-        <Skeleton rows={3} height={48} />
+        failed ? (
+          <LoadFailed onRetry={load} />
+        ) : (
+          <Skeleton rows={3} height={48} />
+        )
       ) : tickers.length === 0 ? (
         <Empty />
       ) : (

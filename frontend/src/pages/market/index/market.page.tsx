@@ -5,7 +5,7 @@ import { Link } from 'react-router-dom';
 import { tradingApi, type MarketInfo } from '../../../api/trading';
 import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { compact, direction, priceDecimals, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { useMarketStore } from '../../../stores/market.store';
@@ -57,6 +57,8 @@ export function MarketPage({ titleKey }: { titleKey: string }) {
   const loaded = useMarketStore((s) => s.loaded);
   const status = useMarketStore((s) => s.status);
   const follow = useMarketStore((s) => s.follow);
+  const failed = useMarketStore((s) => s.failed);
+  const load = useMarketStore((s) => s.load);
   useEffect(() => follow(), [follow]);
   const decimals = usePriceDecimals();
   const { symbols: favorites, toggle } = useFavorites();
@@ -121,7 +123,11 @@ export function MarketPage({ titleKey }: { titleKey: string }) {
           <span>{header('change', t('markets.change'))}</span>
         </div>
         {!loaded ? (
-          <Skeleton rows={4} height={56} />
+          failed ? (
+            <LoadFailed onRetry={load} />
+          ) : (
+            <Skeleton rows={4} height={56} />
+          )
         ) : groups.length === 0 ? (
           <Empty text={tab === 'favorites' && !query ? t('markets.noFavorites') : t('markets.noMatch')} />
         ) : (

@@ -3,8 +3,9 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
 import { newsApi, noticeApi, type NewsArticle, type NoticeMessage } from '../../../api/news';
 import { loginPath } from '../../../app/paths';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Page } from '../../../components/page';
+import { usePaged } from '../../../components/use-paged';
 import { useSessionStore } from '../../../stores/session.store';
 import { useUnreadNotices, useUnreadStore } from '../unread.store';
 import '../notice.css';
@@ -124,7 +125,7 @@ function Announcements({ open }: { open?: number }) {
       )}
       {items.length < total && (
         <button type="button" className="button button--block" onClick={() => setPage((p) => p + 1)}>
-          {t('news.more')}
+          {t('common.loadMore')}
         </button>
       )}
     </section>
@@ -137,20 +138,20 @@ function Messages() {
   const token = useSessionStore((s) => s.token);
   const version = useUnreadStore((s) => s.version);
   const setUnread = useUnreadStore((s) => s.set);
-  const [items, setItems] = useState<NoticeMessage[] | null>(null);
   const [total, setTotal] = useState(0);
-  const [limit, setLimit] = useState(LIMIT);
+  // Reading page 1 again (a pushed message, another language) drops a "Load more" still on its way;
+  // a message already shown is not shown twice when the list moved between two pages.
+  const list = usePaged((page: number) => noticeApi.list(page, LIMIT), LIMIT, {
+    idOf: (m) => m.id,
+    onPage: (p) => {
+      setTotal(p.total);
+      setUnread(p.unread);
+    },
+  });
+  const { items, setItems, failed, more, busy, reload } = list;
   useEffect(() => {
-    if (!token) return;
-    noticeApi.list(1, limit).then(
-      (p) => {
-        setItems(p.items);
-        setTotal(p.total);
-        setUnread(p.unread);
-      },
-      () => setItems((old) => old ?? []),
-    );
-  }, [token, limit, version, i18n.language, setUnread]);
+    if (token) reload();
+  }, [token, version, i18n.language, reload]);
   if (!token)
     return (
       <section className="card login-prompt">
@@ -160,7 +161,7 @@ function Messages() {
         </Link>
       </section>
     );
-  if (items === null) return <Skeleton rows={4} height={56} />;
+  if (items === null) return failed ? <LoadFailed onRetry={reload} /> : <Skeleton rows={4} height={56} />;
   const read = (m: NoticeMessage) => {
     if (m.read) return;
     noticeApi.read(m.id).then(
@@ -206,9 +207,9 @@ function Messages() {
           ))}
         </ul>
       )}
-      {items.length < total && (
-        <button type="button" className="button button--block" onClick={() => setLimit((l) => Math.min(l + LIMIT, 100))}>
-          {t('news.more')}
+      {more && items.length < total && (
+        <button type="button" className="button button--block" onClick={list.loadMore} disabled={busy}>
+          {t('common.loadMore')}
         </button>
       )}
     </section>

@@ -1,10 +1,11 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { promotionApi, type InviteInfo, type Invitee, type MyInvite, type Ranking, type RebateRecord } from '../../../api/promotion';
+import { PROMOTION_PAGE_SIZE, promotionApi, type InviteInfo, type MyInvite, type Ranking } from '../../../api/promotion';
 import { copyText } from '../../../components/copy';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Field, Segmented } from '../../../components/form';
 import { Page } from '../../../components/page';
+import { usePaged } from '../../../components/use-paged';
 import { toast } from '../../../stores/toast.store';
 import { drawPoster } from '../poster';
 import '../promotion.css';
@@ -22,38 +23,39 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
   const [info, setInfo] = useState<InviteInfo | null | undefined>(undefined);
   const [mine, setMine] = useState<MyInvite | null>(null);
   const [ranking, setRanking] = useState<Ranking | null>(null);
-  const [records, setRecords] = useState<RebateRecord[] | null>(null);
-  const [invitees, setInvitees] = useState<Invitee[] | null>(null);
-  const [poster, setPoster] = useState<string | null>(null);
+  const records = usePaged(promotionApi.records, PROMOTION_PAGE_SIZE);
+  const invitees = usePaged(promotionApi.invitees, PROMOTION_PAGE_SIZE);
+  // undefined while drawing, null when the poster could not be loaded or drawn.
+  const [poster, setPoster] = useState<string | null | undefined>(undefined);
   const [tab, setTab] = useState<Tab>('records');
+  const shown = tab === 'records' ? records : invitees;
   const [authCode, setAuthCode] = useState('');
   const [bindError, setBindError] = useState<string | null>(null);
+  const [binding, setBinding] = useState(false);
 
   const load = () => {
     promotionApi.invite().then(setInfo, () => setInfo(null));
     promotionApi.myInvite().then(setMine, () => setMine(null));
     promotionApi.ranking().then(setRanking, () => setRanking({ currency: 'USDT', items: [] }));
-    promotionApi.records().then(
-      (r) => setRecords(r.items),
-      () => setRecords([]),
-    );
-    promotionApi.invitees().then(
-      (r) => setInvitees(r.items),
-      () => setInvitees([]),
-    );
+    records.reload();
+    invitees.reload();
   };
   useEffect(load, []);
-  useEffect(() => {
+  const loadPoster = useCallback(() => {
+    setPoster(undefined);
     promotionApi.poster().then(
       (p) => setPoster(drawPoster({ ...p, codeLabel: t('promotion.inviteCode') }) ?? null),
       () => setPoster(null),
     );
-  }, [t, i18n.language]);
+  }, [t]);
+  useEffect(loadPoster, [loadPoster, i18n.language]);
 
   const bind = async (e: FormEvent) => {
     e.preventDefault();
     setBindError(null);
     if (!/^[A-Za-z0-9]{4,12}$/.test(authCode.trim())) return setBindError(t('promotion.authCodeInvalid'));
+    if (binding) return;
+    setBinding(true);
     try {
       await promotionApi.bind(authCode.trim());
       toast(t('promotion.bound'));
@@ -61,6 +63,8 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
       load();
     } catch (err) {
       setBindError(err instanceof Error ? err.message : t('common.error'));
+    } finally {
+      setBinding(false);
     }
   };
 
@@ -126,15 +130,17 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
 
           <section className="card promotion__poster" aria-label={t('promotion.poster')}>
             <h2>{t('promotion.poster')}</h2>
-            {poster ? (
+            {poster === undefined ? (
+              <Skeleton rows={1} height={200} />
+            ) : poster === null ? (
+              <LoadFailed onRetry={loadPoster} />
+            ) : (
               <>
                 <img src={poster} alt={t('promotion.posterAlt', { code: info.invite_code })} data-testid="poster" />
                 <a className="button button--primary" href={poster} download={`kestrel-invite-${info.invite_code}.png`}>
                   {t('promotion.saveImage')}
                 </a>
               </>
-            ) : (
-              <Skeleton rows={1} height={200} />
             )}
           </section>
 
@@ -143,7 +149,7 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
               <h2>{t('promotion.authCode')}</h2>
               <p className="muted">{t('promotion.authCodeHint')}</p>
               <Field label={t('promotion.authCode')} value={authCode} onChange={setAuthCode} error={bindError ?? undefined} maxLength={12} />
-              <button type="submit" className="button button--primary">
+              <button type="submit" className="button button--primary" disabled={binding}>
                 {t('promotion.join')}
               </button>
             </form>
@@ -181,13 +187,15 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
               ]}
             />
             {tab === 'records' ? (
-              records === null ? (
+              records.failed ? (
+                <LoadFailed onRetry={records.reload} />
+              ) : records.items === null ? (
                 <Skeleton />
-              ) : records.length === 0 ? (
+              ) : records.items.length === 0 ? (
                 <Empty />
               ) : (
                 <ul className="promotion__list">
-                  {records.map((r) => (
+                  {records.items.map((r) => (
                     <li key={r.id}>
                       <div>
                         <strong>
@@ -203,13 +211,15 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
                   ))}
                 </ul>
               )
-            ) : invitees === null ? (
+            ) : invitees.failed ? (
+              <LoadFailed onRetry={invitees.reload} />
+            ) : invitees.items === null ? (
               <Skeleton />
-            ) : invitees.length === 0 ? (
+            ) : invitees.items.length === 0 ? (
               <Empty />
             ) : (
               <ul className="promotion__list">
-                {invitees.map((u, i) => (
+                {invitees.items.map((u, i) => (
                   <li key={`${u.account}-${i}`}>
                     <div>
                       <strong>{u.account}</strong>
@@ -221,6 +231,11 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
                   </li>
                 ))}
               </ul>
+            )}
+            {shown.more && (
+              <button type="button" className="button button--block" onClick={shown.loadMore} disabled={shown.busy}>
+                {t('common.loadMore')}
+              </button>
             )}
           </section>
         </>

@@ -33,7 +33,10 @@ export function SettingsPage({ titleKey }: { titleKey: string }) {
     api.settings().then((s) => setVersion(s.version), () => undefined);
   }, []);
 
+  const [loggingOut, setLoggingOut] = useState(false);
   const logout = async () => {
+    if (loggingOut) return;
+    setLoggingOut(true);
     toast(await logOut());
     // Spec §9: the login page opens 0.5 s after logging out.
     setTimeout(() => navigate(PATHS.login, { replace: true }), LOGIN_REDIRECT_MS);
@@ -157,7 +160,7 @@ export function SettingsPage({ titleKey }: { titleKey: string }) {
       </section>
 
       {user && (
-        <button type="button" className="button button--danger button--block" onClick={logout}>
+        <button type="button" className="button button--danger button--block" onClick={logout} disabled={loggingOut}>
           {t('settings.logout')}
         </button>
       )}

@@ -7,7 +7,7 @@ import { Field, SelectField } from '../../../components/form';
 import { ImageUpload } from '../../../components/image-upload';
 import { Page } from '../../../components/page';
 import { toast } from '../../../stores/toast.store';
-import { useLocationStore } from '../../choose-location/location.store';
+import { draftOf, useLocationStore } from '../../choose-location/location.store';
 
 type Name = 'country' | 'name' | 'id_number' | 'address' | 'front' | 'back' | 'hand' | 'id_type';
 
@@ -18,16 +18,18 @@ type Name = 'country' | 'name' | 'id_number' | 'address' | 'front' | 'back' | 'h
 export function VerificationFormPage({ titleKey, advanced = false }: { titleKey: string; advanced?: boolean }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
+  // The draft left for the map picker belongs to this form only (the other one must not get its photos).
+  const form = advanced ? PATHS.verificationAdvanced : PATHS.verificationBasic;
   // Back from the map picker: the fields as they were, with the chosen address (docs/news.md).
   const [f, setF] = useState<Record<Name, string>>(() => {
     const { picked, draft } = useLocationStore.getState();
-    const base = { country: '', name: '', id_number: '', address: '', front: '', back: '', hand: '', id_type: 'id_card', ...(draft ?? {}) };
+    const base = { country: '', name: '', id_number: '', address: '', front: '', back: '', hand: '', id_type: 'id_card', ...(draftOf(draft, form) ?? {}) };
     return picked ? { ...base, address: picked.address } : base;
   });
   const place = useLocationStore((s) => s.current);
-  useEffect(() => void useLocationStore.getState().take(), []);
+  useEffect(() => void useLocationStore.getState().take(form), [form]);
   const chooseOnMap = () => {
-    useLocationStore.getState().saveDraft(f);
+    useLocationStore.getState().saveDraft(form, f);
     const at: Record<string, string> = place && place.address === f.address ? { lat: place.lat, lng: place.lng } : {};
     navigate(`${PATHS.chooseLocation}?${new URLSearchParams({ back: PATHS.verificationBasic, address: f.address, ...at }).toString()}`);
   };

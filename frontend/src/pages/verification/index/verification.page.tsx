@@ -3,15 +3,20 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { walletApi, type KycStates, type KycState } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
-import { Skeleton } from '../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../components/feedback';
 import { Icon } from '../../../components/icons';
 import { Page } from '../../../components/page';
 
 /** Identity verification: each level's state (unverified, under review, verified, rejected with the reason). */
 export function VerificationPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const [states, setStates] = useState<KycStates | null>(null);
-  useEffect(() => void walletApi.kyc().then(setStates, () => undefined), []);
+  // undefined while loading, null when the load failed.
+  const [states, setStates] = useState<KycStates | null | undefined>(undefined);
+  const load = () => {
+    setStates(undefined);
+    walletApi.kyc().then(setStates, () => setStates(null));
+  };
+  useEffect(load, []);
   const level = (key: 'basic' | 'advanced', state: KycState, reason: string | null, path: string, locked: boolean) => {
     const open = (state === 'unverified' || state === 'rejected') && !locked;
     const body = (
@@ -30,8 +35,10 @@ export function VerificationPage({ titleKey }: { titleKey: string }) {
   };
   return (
     <Page title={t(titleKey)}>
-      {!states ? (
+      {states === undefined ? (
         <Skeleton rows={2} height={64} />
+      ) : states === null ? (
+        <LoadFailed onRetry={load} />
       ) : (
         <section className="card">
           <ul className="list">

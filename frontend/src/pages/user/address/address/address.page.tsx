@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { walletApi, type AddressEntry } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
-import { Empty, Skeleton } from '../../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Page } from '../../../../components/page';
 import { toast } from '../../../../stores/toast.store';
 
@@ -17,9 +17,10 @@ export function AddressPage({ titleKey, picker = false }: { titleKey: string; pi
   const [params] = useSearchParams();
   const currencyId = Number(params.get('currency_id')) || undefined;
   const chain = params.get('chain');
-  const [items, setItems] = useState<AddressEntry[] | null>(null);
+  // undefined while loading, null when the load failed.
+  const [items, setItems] = useState<AddressEntry[] | null | undefined>(undefined);
   const [deleting, setDeleting] = useState<string | null>(null);
-  const load = () => walletApi.addresses(currencyId).then((list) => setItems(chain ? list.filter((a) => a.chain === chain) : list), () => setItems([]));
+  const load = () => walletApi.addresses(currencyId).then((list) => setItems(chain ? list.filter((a) => a.chain === chain) : list), () => setItems(null));
   useEffect(() => void load(), []);
   const remove = async (a: AddressEntry) => {
     if (!window.confirm(t('address.confirmDelete', { address: a.address }))) return;
@@ -36,8 +37,15 @@ export function AddressPage({ titleKey, picker = false }: { titleKey: string; pi
   return (
     <Page title={t(titleKey)} right={<Link className="button button--small" to={`${PATHS.addressCreate}${currencyId ? `?currency_id=${currencyId}${chain ? `&chain=${encodeURIComponent(chain)}` : ''}` : ''}`} data-testid="address-add">{t('address.add')}</Link>}>
       <section className="card">
-        {items === null ? (
+        {items === undefined ? (
           <Skeleton rows={3} />
+        ) : items === null ? (
+          <LoadFailed
+            onRetry={() => {
+              setItems(undefined);
+              void load();
+            }}
+          />
         ) : items.length === 0 ? (
           <Empty text={t('address.empty')} />
         ) : (

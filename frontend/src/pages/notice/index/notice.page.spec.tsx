@@ -1,0 +1,58 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { ok, renderAt } from '../../../../test/render';
+import { useSessionStore, type User } from '../../../stores/session.store';
+import { NoticePage } from './notice.page';
+
+const PATH = '/pages/notice/index';
+type Answer = ReturnType<typeof ok>;
+/** A fetch answering `notice/list` from its query (GET: the parameters are in the URL); records each query. */
+function fakeList(answer: (q: URLSearchParams) => Answer) {
+  const queries: URLSearchParams[] = [];
+  global.fetch = jest.fn(async (url: string) => {
+    const [path, query = ''] = url.replace('./api/', '').split('?');
+    const q = new URLSearchParams(query);
+    if (path === 'notice/list') queries.push(q);
+    const body = path === 'notice/list' ? answer(q) : { type: 'error', code: 9000, message: `unexpected ${path}`, data: null };
+    return { json: async () => body } as Response;
+  }) as unknown as typeof fetch;
+  return queries;
+}
+const message = (id: number) => ({ id: String(id), kind: 'x', title: `Message ${id}`, content: '', ref: '', read: true, created_at: '2026-12-01T08:00:00Z' });
+
+beforeEach(() => {
+  useSessionStore.getState().setSession('tok', { id: 1 } as User);
+});
+
+it('messages: "Load more" reads the next page and appends it (past the 100 a single page holds), and goes after a short page', async () => {
+  const total = 130;
+  const queries = fakeList((q) => {
+    const page = Number(q.get('page'));
+    const limit = Number(q.get('limit'));
+    const ids = Array.from({ length: total }, (_, i) => total - i).slice((page - 1) * limit, page * limit);
+    return ok({ items: ids.map(message), total, page, limit, unread: 0 });
+  });
+  renderAt(PATH, `${PATH}?tab=message`, <NoticePage titleKey="titles.notice" />);
+  await screen.findByText('Message 130');
+  for (let shown = 20; shown < total; shown += 20) {
+    expect(screen.getAllByTestId('message')).toHaveLength(shown);
+    await userEvent.click(screen.getByRole('button', { name: 'Load more' }));
+    await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(Math.min(shown + 20, total)));
+  }
+  expect(screen.getByText('Message 1')).toBeTruthy();
+  expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
+  expect(queries.map((q) => `${q.get('page')}/${q.get('limit')}`)).toEqual(['1/20', '2/20', '3/20', '4/20', '5/20', '6/20', '7/20']);
+});
+
+it('messages: a failed load offers a retry instead of "No messages yet"', async () => {
+  let fail = true;
+  fakeList(() =>
+    fail ? { type: 'error', code: 9000, message: 'Server busy', data: null } : ok({ items: [message(1)], total: 1, page: 1, limit: 20, unread: 0 }),
+  );
+  renderAt(PATH, `${PATH}?tab=message`, <NoticePage titleKey="titles.notice" />);
+  await screen.findByTestId('load-failed');
+  expect(screen.queryByText('No messages yet')).toBeNull();
+  fail = false;
+  await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+  await screen.findByText('Message 1');
+});

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import { EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { BusinessError } from '../http/business-error';
+import { ErrorCode } from '../http/error-codes';
 
 /** Rows of an `UPDATE … RETURNING` (TypeORM answers UPDATE/DELETE on Postgres as `[rows, affectedCount]`). */
 export async function updateReturning<T>(m: Pick<EntityManager, 'query'>, sql: string, params: unknown[]): Promise<T[]> {
@@ -37,6 +38,11 @@ const sqlState = (err: unknown) => {
 /** A PostgreSQL unique violation (23505), raw or wrapped by TypeORM. */
 export function isUniqueViolation(err: unknown): boolean {
   return sqlState(err) === '23505';
+}
+
+/** An operator's create that lost a race on a unique index to another request's: 1000 "already exists" (nothing changed); any other error as it is. */
+export function alreadyExists(err: unknown): unknown {
+  return isUniqueViolation(err) ? new BusinessError(ErrorCode.VALIDATION, 'error.already_exists') : err;
 }
 
 /**

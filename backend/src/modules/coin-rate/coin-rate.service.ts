@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { isUniqueViolation } from '../../infra/database/sql';
+import { alreadyExists } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -58,7 +58,7 @@ export class CoinRateService {
       });
       // A concurrent create of the same code: the unique index decides, and the later one is told it exists.
       await repo.save(next).catch((err: unknown) => {
-        throw isUniqueViolation(err) ? new BusinessError(ErrorCode.VALIDATION, 'error.already_exists') : err;
+        throw alreadyExists(err);
       });
       await this.events.append(m, { streamId: `fiat-rate:${dto.code}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
         { type: 'FiatRateSet', payload: { code: next.code, rate: next.rate, previous: prior?.rate ?? null, enabled: next.enabled } },

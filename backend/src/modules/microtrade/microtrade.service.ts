@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isUniqueViolation, orConcurrentRetry } from '../../infra/database/sql';
+import { alreadyExists, orConcurrentRetry } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -219,7 +219,7 @@ export class MicrotradeService {
       });
       // A concurrent create of the same period: the unique index decides, and the later one is told it exists.
       const saved = await repo.save(next).catch((err: unknown) => {
-        throw isUniqueViolation(err) ? new BusinessError(ErrorCode.VALIDATION, 'error.already_exists') : err;
+        throw alreadyExists(err);
       });
       await this.events.append(m, { streamId: `option-period:${saved.id}`, metadata: { actor: `admin:${adminId}`, reason: dto.reason } }, [
         { type: 'OptionPeriodSet', payload: { ...periodView(saved), previous: prior ? periodView(prior) : null } },

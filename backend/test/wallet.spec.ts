@@ -472,6 +472,35 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     await withdrawals.onApplicationBootstrap();
   });
 
+  it('a request whose claim lapsed during its send, refused by the lag bound (2106) after the sweep made the withdrawal, answers it made', async () => {
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const trading = t.app.get(TradeAccountCommands);
+    const withdrawals = t.app.get(WithdrawalService);
+    clearInterval((withdrawals as unknown as { sweeper: NodeJS.Timeout }).sweeper);
+    let sending!: () => void;
+    const inSend = new Promise<void>((r) => (sending = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const spy = jest.spyOn(trading, 'post').mockImplementationOnce(async () => {
+      sending();
+      await held;
+      throw new BusinessError(ErrorCode.SEQUENCER_BEHIND);
+    });
+    const answer = post(u.token, 'wallet/out', { address_id: addr, amount: '100', password: '135790' });
+    expect(await Promise.race([inSend.then(() => 'sending'), answer.then((r) => JSON.stringify(r.body))])).toBe('sending');
+    // The send outlives the claim: the sweep takes the row and its send of the freeze is applied.
+    await t.ds.query(`UPDATE withdrawals SET claimed_until = now() - interval '1 second' WHERE user_id = $1`, [u.user.id]);
+    expect(await withdrawals.finishLeftovers(0)).toBe(1);
+    release();
+    // Regression: 2106 ("nothing was done"), so a user without a client id sent it again: two withdrawals.
+    expect((await answer).body).toMatchObject({ code: 1, data: { duplicate: false } });
+    spy.mockRestore();
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '400', frozen: '100' });
+    expect((await get(u.token, 'charge_mention/log3')).body.data.items.map((w: { status: string }) => w.status)).toEqual(['review']);
+    await withdrawals.onApplicationBootstrap();
+  });
+
   it('the fourth withdrawal of a day is refused with the limit message; the daily amount limit holds', async () => {
     const u = await user('5000');
     const addr = await addAddress(u);

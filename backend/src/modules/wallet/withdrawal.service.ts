@@ -27,7 +27,7 @@ import { Withdrawal } from './withdrawal.entity';
 /** How often the engine's owner finishes requests left `submitting` (a crash, a lost answer), and how old they must be. */
 const SWEEP_MS = 3000;
 const STALE_MS = 2000;
-/** How long a run's claim on a `submitting` row lasts (finishSubmission): longer than a send takes (ENGINE_FORWARD_TIMEOUT_MS). */
+/** How long a run's claim on a `submitting` row lasts at least (finishSubmission); also twice a send's bound (claimMs). */
 const CLAIM_MS = 10_000;
 
 /** The USDT-equivalent amounts and counts of today's (UTC) requests that still count. */
@@ -63,6 +63,11 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly rateLimit: RateLimitService,
   ) {}
+
+  /** A claim outlasts any send that can still be answered: twice the forwarded command's bound, at least CLAIM_MS. */
+  private get claimMs(): number {
+    return Math.max(CLAIM_MS, 2 * this.config.engine.forwardTimeoutMs);
+  }
 
   private dailyLimit(level: number): Money {
     return money(level >= 2 ? this.config.withdrawals.dailyLimitAdvanced : level >= 1 ? this.config.withdrawals.dailyLimitBasic : 0);
@@ -109,14 +114,15 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
 
   /** wallet/out. Checks in the order a user can fix them; then one transaction per user at a time. */
   async request(userId: number, dto: WithdrawDto): Promise<{ withdrawal_id: number; duplicate: boolean }> {
-    // Every request counts, refused or not (RATE_LIMIT_WITHDRAW_USER): no hammering of the checks below.
-    await this.rateLimit.hit(`withdraw:user:${userId}`, this.config.rateLimits.withdrawPerUser);
     // A retry answers what its first request created, before the checks below, which may answer
-    // otherwise since (an address removed, a fee raised, a coin disabled, no price for a moment).
+    // otherwise since (an address removed, a fee raised, a coin disabled, no price for a moment), and
+    // without counting against the limit (a client asking again after 2107 learns the result).
     if (dto.client_id) {
       const [prior] = await this.dataSource.query('SELECT id, status FROM withdrawals WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]);
       if (prior) return this.oneAtATime(userId, () => this.finished({ id: prior.id, duplicate: true, submitting: prior.status === 'submitting' }));
     }
+    // Every new request counts, refused or not (RATE_LIMIT_WITHDRAW_USER): no hammering of the checks below.
+    await this.rateLimit.hit(`withdraw:user:${userId}`, this.config.rateLimits.withdrawPerUser);
     const user = await this.users.findById(userId);
     this.fundPassword.requireSet(user.fundPasswordHash);
     if (user.verificationLevel < 1) throw new BusinessError(ErrorCode.REAL_NAME_REQUIRED);
@@ -193,7 +199,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
           dto.remark?.trim() ?? '',
           dto.client_id ?? null,
           claim,
-          CLAIM_MS / 1000,
+          this.claimMs / 1000,
         ],
       );
       return { id: created.id as number, duplicate: false, submitting: true, claim };
@@ -224,7 +230,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
    * that made it holds it from the start) and ends it only under its own token, so a row removed
    * after one send was refused is never frozen by another's send (the amount stayed frozen with no
    * withdrawal to approve or reject), and no database connection is held across the send. A claim
-   * left by a stopped process lapses after CLAIM_MS; a run that outlives its claim changes nothing.
+   * left by a stopped process lapses after `claimMs`; a run that outlives its claim changes nothing.
    * Answers whether the withdrawal was made; undefined when another run holds the row.
    *
    * `first`: the request that made the row. If the sequencer refused to take its send (2106, the lag
@@ -239,7 +245,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
       `UPDATE withdrawals SET claim = $2, claimed_until = now() + make_interval(secs => $3)
         WHERE id = $1 AND status = 'submitting' AND (claim = $2 OR claimed_until IS NULL OR claimed_until < now())
         RETURNING user_id, currency_id, amount::text, chain, address`,
-      [id, claim, CLAIM_MS / 1000],
+      [id, claim, this.claimMs / 1000],
     );
     if (!w) {
       const [row] = await this.dataSource.query('SELECT status FROM withdrawals WHERE id = $1', [id]);
@@ -259,8 +265,16 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
         legs: [coinLeg(w.user_id, w.currency_id, LedgerCode.Freeze, `-${amount}`, amount)],
       }));
     } catch (err) {
-      if (first && err instanceof BusinessError && err.code === ErrorCode.SEQUENCER_BEHIND) await this.dataSource.query(`DELETE FROM withdrawals ${mine}`, [id, claim]);
-      else await this.dataSource.query(`UPDATE withdrawals SET claimed_until = NULL ${mine}`, [id, claim]);
+      if (first && err instanceof BusinessError && err.code === ErrorCode.SEQUENCER_BEHIND) {
+        const gone = await updateReturning(this.dataSource.manager, `DELETE FROM withdrawals ${mine} RETURNING id`, [id, claim]);
+        if (!gone.length) {
+          // Our claim lapsed during the send and another run's send of the freeze was taken: the
+          // withdrawal was made (or may still be), so not "nothing was done".
+          const [row] = await this.dataSource.query('SELECT status FROM withdrawals WHERE id = $1', [id]);
+          if (row?.status === 'submitting') throw new BusinessError(ErrorCode.ENGINE_UNKNOWN);
+          if (row) return true;
+        }
+      } else await this.dataSource.query(`UPDATE withdrawals SET claimed_until = NULL ${mine}`, [id, claim]);
       throw err;
     }
     if (code !== 'OK') {

@@ -419,6 +419,9 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     expect((await order(maker.token, { side: 'buy', type: 'limit', price: '1000', quantity: '0.01' })).body.code).toBe(1);
     await t.ds.query(`UPDATE markets SET tick_size = '0.1' WHERE id = 1`);
     try {
+      // At run time (an operator's listing reloads the markets): refused, and the registry keeps the units the sequencer trades with.
+      expect(await host.marketsChanged()).toEqual([{ symbol: 'BTC/USDT', code: 'INVALID_ORDER' }]);
+      expect(registry.byIdOrUndefined(1)!.tickSize).toBe('0.01');
       await registry.load();
       await expect(host.recover()).rejects.toThrow(/BTC\/USDT \(INVALID_ORDER\)/);
     } finally {

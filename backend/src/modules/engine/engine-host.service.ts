@@ -438,7 +438,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     const changed = this.registry.all().filter((m) => !sameParams(this.seqr!.market(m.id), paramsOf(m)));
     return Promise.all(
       changed.map(async (m) => {
-        const r = await this.submit({ t: 'market', market: paramsOf(m) });
+        const r = await this.submit({ t: 'market', market: paramsOf(m), v: 2 });
         if (r.code !== 'OK') this.logger.error(`${m.symbol}: market parameters refused (${r.code})`);
         return { symbol: m.symbol, code: r.code };
       }),
@@ -451,9 +451,14 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
    * projector learns them from the journal. Returns each changed market's answer.
    */
   async marketsChanged(): Promise<Array<{ symbol: string; code: SeqCode }>> {
+    const before = new Map(this.registry.all().map((m) => [m.id, m]));
     await this.registry.load();
     if (!this.seqr && !this.link) return [];
     const answers = await this.ask('markets', () => this.configureMarkets());
+    // A change the sequencer refused (a market row edited while orders rest) is not read here either:
+    // the market keeps the units it trades with until the row is put back (a start refuses it).
+    const refused = answers.filter((a) => a.code !== 'OK').map((a) => before.get(this.registry.find(a.symbol)?.id ?? 0));
+    this.registry.keep(refused.filter((m): m is MarketInfo => m !== undefined));
     if (this.seqr) this.link?.publish({ kind: 'markets' });
     return answers;
   }

@@ -61,6 +61,16 @@ export class MarketRegistry {
     return [...this.byId.values()];
   }
 
+  /** Puts these markets back as they were (a change the sequencer refused: prices are read with the units it trades with). */
+  keep(markets: MarketInfo[]): void {
+    for (const m of markets) {
+      const now = this.byId.get(m.id);
+      if (now) this.bySymbol.delete(normalizeSymbol(now.symbol));
+      this.byId.set(m.id, m);
+      this.bySymbol.set(normalizeSymbol(m.symbol), m);
+    }
+  }
+
   byIdOrUndefined(id: number): MarketInfo | undefined {
     return this.byId.get(id);
   }

@@ -69,6 +69,12 @@ export interface PostCmd {
 export interface MarketCmd {
   readonly t: 'market';
   readonly market: MarketParams;
+  /**
+   * 2: a new tick size re-expresses the market's last trade price (or clears it when no whole
+   * number of new ticks is that price). Commands journaled without it (before 2026-12-01) replay as
+   * they were applied: the price kept in the old ticks.
+   */
+  readonly v?: 2;
 }
 
 export interface MarketParams {

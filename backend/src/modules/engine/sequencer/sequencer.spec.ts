@@ -681,14 +681,19 @@ describe('Sequencer', () => {
       expect(seq.apply(limit(SELLER, 'sell', '60000', '0.5', {}, { ...BTC_USDT, lotSize: '0.001' })).postings[0].legs[0].frozen).toBe(units('0.5'));
     });
 
-    it('a new tick size re-expresses the last trade price exactly, or is refused (regression: kept in the old ticks, 60000 read as 600000 at a tick ten times larger)', () => {
-      const { seq } = given(deposit(SELLER, BTC, '1'), deposit(BUYER, USDT, '100000'), limit(SELLER, 'sell', '60000', '1'), limit(BUYER, 'buy', '60000', '1'));
+    it('a new tick size re-expresses the last trade price exactly, or leaves none until the next trade (regression: kept in the old ticks, 60000 read as 600000 at a tick ten times larger)', () => {
+      const traded = () => given(deposit(SELLER, BTC, '1'), deposit(BUYER, USDT, '100000'), limit(SELLER, 'sell', '60000', '1'), limit(BUYER, 'buy', '60000', '1')).seq;
+      const v2 = (market: MarketParams): SeqCommand => ({ t: 'market', market, v: 2 });
+      let seq = traded();
       expect(seq.lastTradePrice(1)).toBe(ticks('60000'));
-      expect(seq.apply(configure({ ...BTC_USDT, tickSize: '0.07' })).code).toBe('INVALID_ORDER'); // 60000 is no whole number of 0.07
-      expect(seq.lastTradePrice(1)).toBe(ticks('60000'));
-      expect(seq.apply(configure({ ...BTC_USDT, tickSize: '0.1' })).code).toBe('OK');
-      expect(seq.lastTradePrice(1)).toBe(ticks('60000', { ...BTC_USDT, tickSize: '0.1' }));
+      expect(seq.apply(v2({ ...BTC_USDT, tickSize: '0.1' })).code).toBe('OK');
       expect(seq.lastTradePrice(1)).toBe(600000);
+      expect(seq.apply(v2({ ...BTC_USDT, tickSize: '0.07' })).code).toBe('OK'); // 60000 is no whole number of 0.07
+      expect(seq.lastTradePrice(1)).toBeUndefined();
+      // A command journaled before the rule replays as it was applied: the price kept in the old ticks.
+      seq = traded();
+      expect(seq.apply(configure({ ...BTC_USDT, tickSize: '0.1' })).code).toBe('OK');
+      expect(seq.lastTradePrice(1)).toBe(ticks('60000'));
     });
 
     it.each<[string, Partial<MarketParams>]>([

@@ -138,7 +138,7 @@ export class Sequencer {
       case 'post':
         return this.post(cmd);
       case 'market':
-        return this.configure(cmd.market);
+        return this.configure(cmd.market, cmd.v === 2);
     }
   }
 
@@ -176,7 +176,7 @@ export class Sequencer {
 
   // ---- commands ---------------------------------------------------------------------------------
 
-  private configure(p: MarketParams): SeqOutcome {
+  private configure(p: MarketParams, rescale = false): SeqOutcome {
     const u = marketUnits(p);
     if (!u) return empty('INVALID_ORDER');
     const { lotUnits, quoteUnit, makerRate, takerRate } = u;
@@ -186,16 +186,17 @@ export class Sequencer {
       if (cur.lotUnits !== lotUnits || cur.quoteUnit !== quoteUnit || cur.params.baseId !== p.baseId || cur.params.quoteId !== p.quoteId) {
         if (cur.book.orderCount > 0) return empty('INVALID_ORDER');
       }
-      // The last trade price is kept in ticks: a new tick size re-expresses it exactly, or the change
-      // is refused (read in the new ticks, 1.5 at a tick of 0.01 became 15 at 0.1: a mark price that
-      // never traded, on which options deliver and contracts liquidate).
+      // The last trade price is kept in ticks: a new tick size re-expresses it exactly (read in the new
+      // ticks, 1.5 at a tick of 0.01 became 15 at 0.1: a mark price that never traded, on which options
+      // deliver and contracts liquidate). When no whole number of new ticks is that price, the market
+      // has no last price until its next trade (no price rather than a price that never traded).
       let lastTradePrice = cur.lastTradePrice;
       const oldTick = units(cur.params.tickSize);
       const newTick = units(p.tickSize);
-      if (lastTradePrice !== undefined && oldTick !== newTick) {
+      if (rescale && lastTradePrice !== undefined && oldTick !== newTick) {
         const price = oldTick * BigInt(lastTradePrice);
-        if (price % newTick !== 0n) return empty('INVALID_ORDER');
-        lastTradePrice = Number(price / newTick);
+        const ticks = price / newTick;
+        lastTradePrice = price % newTick === 0n && ticks <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ticks) : undefined;
       }
       Object.assign(cur, { params: p, lotUnits, quoteUnit, makerRate, takerRate, lastTradePrice });
       return empty('OK');

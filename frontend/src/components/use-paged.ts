@@ -3,7 +3,7 @@ import { useCallback, useRef, useState } from 'react';
 /**
  * A list read a page at a time and appended by "Load more". Reading page 1 again (`reload`) drops a
  * later page still on its way. A first page that fails sets `failed` (the screen offers a retry); a
- * later one leaves the list as it was. `more`: the last page was full. `idOf` drops items already
+ * later one, or a reload over a list already shown, leaves the list as it was. `more`: the last page was full. `idOf` drops items already
  * shown (a list that moved between two pages); `onPage` sees every page as answered.
  */
 export function usePaged<P extends { items: unknown[] }>(
@@ -38,10 +38,8 @@ export function usePaged<P extends { items: unknown[] }>(
         },
         () => {
           if (mine !== run.current) return;
-          if (next === 1) {
-            setFailed(true);
-            setMore(false);
-          }
+          // A first page that failed offers a retry (shown while there is no list); a list already shown stays, with its button.
+          if (next === 1) setFailed(true);
           setBusy(false);
         },
       );

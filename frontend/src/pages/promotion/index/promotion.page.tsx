@@ -23,8 +23,10 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
   const [info, setInfo] = useState<InviteInfo | null | undefined>(undefined);
   const [mine, setMine] = useState<MyInvite | null>(null);
   const [ranking, setRanking] = useState<Ranking | null>(null);
-  const records = usePaged(promotionApi.records, PROMOTION_PAGE_SIZE);
-  const invitees = usePaged(promotionApi.invitees, PROMOTION_PAGE_SIZE);
+  // New records arrive at the top between two pages: one already shown is not shown twice.
+  const records = usePaged(promotionApi.records, PROMOTION_PAGE_SIZE, { idOf: (r) => r.id });
+  // Invitees have no id in the answer: the masked account with its registration time tells them apart.
+  const invitees = usePaged(promotionApi.invitees, PROMOTION_PAGE_SIZE, { idOf: (i) => `${i.account} ${i.registered_at}` });
   // undefined while drawing, null when the poster could not be loaded or drawn.
   const [poster, setPoster] = useState<string | null | undefined>(undefined);
   const [tab, setTab] = useState<Tab>('records');

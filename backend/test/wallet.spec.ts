@@ -377,6 +377,38 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     await withdrawals.onApplicationBootstrap(); // the sweep again
   });
 
+  it('a sweep row whose send fails leaves the rows after it finished (regression: the whole sweep stopped at it)', async () => {
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const trading = t.app.get(TradeAccountCommands);
+    const withdrawals = t.app.get(WithdrawalService);
+    clearInterval((withdrawals as unknown as { sweeper: NodeJS.Timeout }).sweeper);
+    const lost = jest
+      .spyOn(trading, 'post')
+      .mockRejectedValueOnce(new BusinessError(ErrorCode.ENGINE_UNKNOWN))
+      .mockRejectedValueOnce(new BusinessError(ErrorCode.ENGINE_UNKNOWN));
+    for (const amount of ['30', '40']) expect((await post(u.token, 'wallet/out', { address_id: addr, amount, password: '135790' })).body.code).toBe(2107);
+    lost.mockRestore();
+    const first = jest.spyOn(trading, 'post').mockRejectedValueOnce(new BusinessError(ErrorCode.ENGINE_UNKNOWN));
+    await expect(withdrawals.finishLeftovers(0)).rejects.toMatchObject({ code: ErrorCode.ENGINE_UNKNOWN });
+    first.mockRestore();
+    const states = async () =>
+      (await t.ds.query('SELECT amount::text, status FROM withdrawals WHERE user_id = $1 ORDER BY id', [u.user.id])).map(
+        (r: { amount: string; status: string }) => [Number(r.amount), r.status],
+      );
+    expect(await states()).toEqual([
+      [30, 'submitting'],
+      [40, 'review'],
+    ]);
+    expect(await withdrawals.finishLeftovers(0)).toBe(1);
+    expect(await states()).toEqual([
+      [30, 'review'],
+      [40, 'review'],
+    ]);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '430', frozen: '70' });
+    await withdrawals.onApplicationBootstrap();
+  });
+
   it('a retry refused by the lag bound (2106) keeps its row: the first send of its freeze may be applied, and the sweep records it', async () => {
     const u = await user('500');
     const addr = await addAddress(u);

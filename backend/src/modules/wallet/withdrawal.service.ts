@@ -315,7 +315,10 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
         .where(`w.status = 'submitting' AND w.created_at <= now() - make_interval(secs => :secs)`, { secs: olderThanMs / 1000 })
         .orderBy('w.id')
         .getMany();
-      for (const w of rows) await this.finishSubmission(w.id, false);
+      // A row that fails (its send's result unknown) is tried again next time; the rows after it go on.
+      const failures: unknown[] = [];
+      for (const w of rows) await this.finishSubmission(w.id, false).catch((err: unknown) => failures.push(err));
+      if (failures.length) throw failures[0];
       return rows.length;
     } finally {
       this.sweeping = false;

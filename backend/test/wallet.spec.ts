@@ -77,6 +77,30 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     return r.body.data.id;
   }
 
+  /**
+   * A withdrawal of 100 (of 500) whose request is held at its send to the sequencer, which then
+   * answers 2106 (the lag bound) when `release` is called; the app's own sweep is paused.
+   */
+  async function sendingRefused() {
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const withdrawals = t.app.get(WithdrawalService);
+    clearInterval((withdrawals as unknown as { sweeper: NodeJS.Timeout }).sweeper);
+    let sending!: () => void;
+    const inSend = new Promise<void>((r) => (sending = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const spy = jest.spyOn(t.app.get(TradeAccountCommands), 'post').mockImplementationOnce(async () => {
+      sending();
+      await held;
+      throw new BusinessError(ErrorCode.SEQUENCER_BEHIND);
+    });
+    const answer = post(u.token, 'wallet/out', { address_id: addr, amount: '100', password: '135790' });
+    // The request reaches its send (an answer first would be a refusal before it: shown, and the test fails).
+    expect(await Promise.race([inSend.then(() => 'sending'), answer.then((r) => JSON.stringify(r.body))])).toBe('sending');
+    return { u, withdrawals, spy, answer, release };
+  }
+
   it('wallet/list shows the four accounts with totals in the chosen pricing currency', async () => {
     const u = await user('1234.5');
     const r = await post(u.token, 'wallet/list', { pricing: 'CNY' });
@@ -473,23 +497,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
   });
 
   it('the sweep passes over a row whose request is still sending: a request refused by the lag bound (2106) leaves nothing frozen', async () => {
-    const u = await user('500');
-    const addr = await addAddress(u);
-    const trading = t.app.get(TradeAccountCommands);
-    const withdrawals = t.app.get(WithdrawalService);
-    clearInterval((withdrawals as unknown as { sweeper: NodeJS.Timeout }).sweeper);
-    let sending!: () => void;
-    const inSend = new Promise<void>((r) => (sending = r));
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    const spy = jest.spyOn(trading, 'post').mockImplementationOnce(async () => {
-      sending();
-      await held;
-      throw new BusinessError(ErrorCode.SEQUENCER_BEHIND);
-    });
-    const answer = post(u.token, 'wallet/out', { address_id: addr, amount: '100', password: '135790' });
-    // The request reaches its send (an answer first would be a refusal before it: shown, and the test fails).
-    expect(await Promise.race([inSend.then(() => 'sending'), answer.then((r) => JSON.stringify(r.body))])).toBe('sending');
+    const { u, withdrawals, spy, answer, release } = await sendingRefused();
     // …holding no lock (nor a pooled connection) while it waits for the sequencer: the row is claimed, not locked.
     await t.ds.transaction((m) => m.query(`SELECT id FROM withdrawals WHERE user_id = $1 FOR UPDATE NOWAIT`, [u.user.id]));
     // Regression: the sweep sent the same freeze meanwhile (applied), and the request then removed the
@@ -505,22 +513,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
   });
 
   it('a request whose claim lapsed during its send, refused by the lag bound (2106) after the sweep made the withdrawal, answers it made', async () => {
-    const u = await user('500');
-    const addr = await addAddress(u);
-    const trading = t.app.get(TradeAccountCommands);
-    const withdrawals = t.app.get(WithdrawalService);
-    clearInterval((withdrawals as unknown as { sweeper: NodeJS.Timeout }).sweeper);
-    let sending!: () => void;
-    const inSend = new Promise<void>((r) => (sending = r));
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    const spy = jest.spyOn(trading, 'post').mockImplementationOnce(async () => {
-      sending();
-      await held;
-      throw new BusinessError(ErrorCode.SEQUENCER_BEHIND);
-    });
-    const answer = post(u.token, 'wallet/out', { address_id: addr, amount: '100', password: '135790' });
-    expect(await Promise.race([inSend.then(() => 'sending'), answer.then((r) => JSON.stringify(r.body))])).toBe('sending');
+    const { u, withdrawals, spy, answer, release } = await sendingRefused();
     // The send outlives the claim: the sweep takes the row and its send of the freeze is applied.
     await t.ds.query(`UPDATE withdrawals SET claimed_until = now() - interval '1 second' WHERE user_id = $1`, [u.user.id]);
     expect(await withdrawals.finishLeftovers(0)).toBe(1);

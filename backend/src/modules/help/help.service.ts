@@ -99,8 +99,8 @@ export class HelpService {
     return { items: rows.map((r: FeedbackRow & { account: string }) => ({ ...feedbackView(r), user_id: r.user_id, account: r.account })), total, page, limit };
   }
 
+  /** `id` checked by the route (BigIdPipe: 1000 for a malformed one). */
   async reply(adminId: number, id: string, text: string) {
-    if (!/^\d{1,18}$/.test(id)) throw new BusinessError(ErrorCode.VALIDATION, 'error.validation');
     const row = await this.dataSource.transaction(async (m) => {
       const [f] = await m.query('SELECT status, user_id FROM help_feedback WHERE id = $1 FOR UPDATE', [id]);
       if (!f) throw new BusinessError(ErrorCode.HELP_FEEDBACK_NOT_FOUND);

@@ -117,10 +117,8 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     // A retry answers what its first request created, before the checks below, which may answer
     // otherwise since (an address removed, a fee raised, a coin disabled, no price for a moment), and
     // without counting against the limit (a client asking again after 2107 learns the result).
-    if (dto.client_id) {
-      const [prior] = await this.dataSource.query('SELECT id, status FROM withdrawals WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]);
-      if (prior) return this.oneAtATime(userId, () => this.finished({ id: prior.id, duplicate: true, submitting: prior.status === 'submitting' }));
-    }
+    const prior = dto.client_id ? await this.priorOf(this.dataSource.manager, userId, dto.client_id) : undefined;
+    if (prior) return this.oneAtATime(userId, () => this.finished(prior));
     // Every new request counts, refused or not (RATE_LIMIT_WITHDRAW_USER): no hammering of the checks below.
     await this.rateLimit.hit(`withdraw:user:${userId}`, this.config.rateLimits.withdrawPerUser);
     const user = await this.users.findById(userId);
@@ -170,10 +168,8 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     const claim = randomUUID();
     const row = await this.dataSource.transaction(async (m): Promise<{ id: number; duplicate: boolean; submitting: boolean; claim?: string }> => {
       await m.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
-      if (dto.client_id) {
-        const [prior] = await m.query('SELECT id, status FROM withdrawals WHERE user_id = $1 AND client_id = $2', [userId, dto.client_id]);
-        if (prior) return { id: prior.id as number, duplicate: true, submitting: prior.status === 'submitting' };
-      }
+      const prior = dto.client_id ? await this.priorOf(m, userId, dto.client_id) : undefined;
+      if (prior) return prior;
       const today = await this.today(m, userId);
       if (today.requests >= this.config.withdrawals.perDay)
         throw new BusinessError(ErrorCode.WITHDRAW_DAILY_COUNT, undefined, { count: String(this.config.withdrawals.perDay) });
@@ -207,6 +203,12 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     // A retry whose first request has not finished (its answer lost: 2105–2107, a stopped process)
     // finishes it now with the same command id, so it answers what was done: frozen, or refused.
     return this.finished(row);
+  }
+
+  /** The row a user's `client_id` already made, as a retry answers it. */
+  private async priorOf(m: EntityManager, userId: number, clientId: string): Promise<{ id: number; duplicate: true; submitting: boolean } | undefined> {
+    const [prior] = await m.query('SELECT id, status FROM withdrawals WHERE user_id = $1 AND client_id = $2', [userId, clientId]);
+    return prior ? { id: prior.id as number, duplicate: true, submitting: prior.status === 'submitting' } : undefined;
   }
 
   /** The answer to a request whose row exists; one left `submitting` is finished first (frozen, or refused). */
@@ -247,11 +249,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
         RETURNING user_id, currency_id, amount::text, chain, address`,
       [id, claim, this.claimMs / 1000],
     );
-    if (!w) {
-      const [row] = await this.dataSource.query('SELECT status FROM withdrawals WHERE id = $1', [id]);
-      // Gone: refused (a `submitting` row is only ever removed by its refusal); past `submitting`: made; else held by another run.
-      return !row ? false : row.status !== 'submitting' ? true : undefined;
-    }
+    if (!w) return this.made(id);
     const mine = `WHERE id = $1 AND claim = $2 AND status = 'submitting'`;
     const amount = moneyString(w.amount);
     let code: string;
@@ -270,9 +268,9 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
         if (!gone.length) {
           // Our claim lapsed during the send and another run's send of the freeze was taken: the
           // withdrawal was made (or may still be), so not "nothing was done".
-          const [row] = await this.dataSource.query('SELECT status FROM withdrawals WHERE id = $1', [id]);
-          if (row?.status === 'submitting') throw new BusinessError(ErrorCode.ENGINE_UNKNOWN);
-          if (row) return true;
+          const made = await this.made(id);
+          if (made === undefined) throw new BusinessError(ErrorCode.ENGINE_UNKNOWN);
+          if (made) return true;
         }
       } else await this.dataSource.query(`UPDATE withdrawals SET claimed_until = NULL ${mine}`, [id, claim]);
       throw err;
@@ -284,6 +282,12 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     // Not ours any more (a run that took the lapsed claim sent the same command, answered the same): made either way.
     await this.dataSource.query(`UPDATE withdrawals SET status = 'review', claim = NULL, claimed_until = NULL ${mine}`, [id, claim]);
     return true;
+  }
+
+  /** What a row another run holds or ended says: gone, refused (a `submitting` row is only ever removed by its refusal); past `submitting`, made; else undefined, still being finished. */
+  private async made(id: number): Promise<boolean | undefined> {
+    const [row] = await this.dataSource.query('SELECT status FROM withdrawals WHERE id = $1', [id]);
+    return !row ? false : row.status !== 'submitting' ? true : undefined;
   }
 
   /**

@@ -1,5 +1,10 @@
 import { AddressInfo } from 'node:net';
+import type { Server } from 'socket.io';
 import { io, Socket } from 'socket.io-client';
+import { hashToken, TokenService } from '../src/infra/auth/token.service';
+import { ChatGateway } from '../src/modules/help/chat.gateway';
+import { ChatPush } from '../src/modules/help/chat-push';
+import { RealtimeGateway } from '../src/modules/realtime/realtime.gateway';
 import { adminToken, registerByEmail } from './support/accounts';
 import { makePng } from './support/images';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
@@ -85,7 +90,9 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     const read = (await opsApi.get(`admin/help/conversations/${conv}`)).body.data;
     expect(read.messages.map((m: Msg) => m.text)).toEqual(['My deposit has not arrived']);
     expect(await receipt).toMatchObject({ side: 'operator', read_id: sent.message!.id });
-    expect((await opsApi.get('admin/help/conversations')).body.data.items.find((c: { conversation_id: string }) => c.conversation_id === conv).operator_unread).toBe(0);
+    expect(
+      (await opsApi.get('admin/help/conversations')).body.data.items.find((c: { conversation_id: string }) => c.conversation_id === conv).operator_unread,
+    ).toBe(0);
 
     const atUser = next(user, 'chat:message', (m) => m.sender === 'operator');
     const reply = await opsApi.post(`admin/help/conversations/${conv}/reply`, { text: 'Please send the transaction hash' });
@@ -159,7 +166,9 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     // A first load: the newest 200.
     expect(texts(conv.messages)).toEqual(Array.from({ length: 200 }, (_, i) => `m${i + 6}`));
     const first = conv.messages[0].id as string; // m6
-    const ids: string[] = (await t.ds.query('SELECT id::text FROM chat_messages WHERE conversation_id = $1 ORDER BY chat_messages.id', [conv.conversation_id])).map((r: { id: string }) => r.id);
+    const ids: string[] = (
+      await t.ds.query('SELECT id::text FROM chat_messages WHERE conversation_id = $1 ORDER BY chat_messages.id', [conv.conversation_id])
+    ).map((r: { id: string }) => r.id);
     // After m1: m2 … m201, then after m201: the last four.
     const page1 = (await api(admin).get(`admin/help/conversations/${conv.conversation_id}`, { after: ids[0] })).body.data;
     expect(texts(page1.messages)).toEqual(Array.from({ length: 200 }, (_, i) => `m${i + 2}`));
@@ -172,7 +181,10 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     const pushed = (await userApi.post('help/chat/send', { text: 'm206' })).body.data.id as string;
     expect((await api(admin).get(`admin/help/conversations/${conv.conversation_id}`, { after: pushed })).body.data.messages).toEqual([]);
     expect((await t.ds.query('SELECT operator_read_id::text FROM chat_conversations WHERE id = $1', [conv.conversation_id]))[0].operator_read_id).toBe(pushed);
-    expect((await emit(await connect(a.token), 'chat:join', { conversation_id: conv.conversation_id, after: ids[203] })).messages!.map((m) => m.text)).toEqual(['m205', 'm206']);
+    expect((await emit(await connect(a.token), 'chat:join', { conversation_id: conv.conversation_id, after: ids[203] })).messages!.map((m) => m.text)).toEqual([
+      'm205',
+      'm206',
+    ]);
     expect(first).toBe(ids[5]);
   });
 
@@ -190,7 +202,8 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
       expect((await emit(s, 'chat:join', { conversation_id: conv })).ok).toBe(true);
     }
     const heard: string[] = [];
-    for (const event of ['chat:message', 'chat:opened', 'chat:closed', 'chat:read']) operator.on(event, (m: unknown) => heard.push(`${event} ${JSON.stringify(m)}`));
+    for (const event of ['chat:message', 'chat:opened', 'chat:closed', 'chat:read'])
+      operator.on(event, (m: unknown) => heard.push(`${event} ${JSON.stringify(m)}`));
     expect((await api(leaving).post('admin/logout')).body.code).toBe(1);
     // The other session still hears the user (so the message went out after the sweep); the logged-out one does not.
     const atStaying = next(staying, 'chat:message', (m) => m.text === 'anyone there?');
@@ -201,6 +214,70 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     expect(operator.connected).toBe(true);
     expect(await emit(operator, 'chat:ops')).toMatchObject({ ok: false, code: 401 });
     expect(await emit(operator, 'chat:join', { conversation_id: conv })).toMatchObject({ ok: false, code: 401 });
+  });
+
+  /** The rooms of a client's socket, on the server (this process). */
+  const roomsOf = (c: Socket) =>
+    [...((t.app.get(ChatPush) as unknown as { server: Server }).server.of('/').sockets.get(c.id!)?.rooms ?? [])].filter((r) => r !== c.id);
+  const until = async (cond: () => boolean) => {
+    for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(cond()).toBe(true);
+  };
+
+  it('an operator whose token expires hears no more chat: the socket leaves the chat rooms at the expiry and stays connected', async () => {
+    const a = await registerByEmail(t);
+    const conv = (await api(a.token).get('help/chat')).body.data.conversation_id as string;
+    const user = await connect(a.token);
+    expect((await emit(user, 'chat:join', { conversation_id: conv })).ok).toBe(true);
+    const [{ subject_id: adminId }] = await t.ds.query(`SELECT subject_id FROM auth_tokens WHERE token_hash = $1`, [hashToken(admin)]);
+    // The expiry alone, not the periodic re-checks (tested below), takes the socket out.
+    const rechecks = [ChatGateway, RealtimeGateway].map((g) =>
+      jest.spyOn(t.app.get(g) as unknown as { recheck: () => Promise<void> }, 'recheck').mockResolvedValue(),
+    );
+    try {
+      const short = await t.app.get(TokenService).issue('admin', adminId, 2);
+      const issued = Date.now();
+      const expiring = await connect(short);
+      const staying = await connect(admin);
+      for (const s of [expiring, staying]) {
+        expect((await emit(s, 'chat:ops')).ok).toBe(true);
+        expect((await emit(s, 'chat:join', { conversation_id: conv })).ok).toBe(true);
+      }
+      const heard: string[] = [];
+      for (const event of ['chat:message', 'chat:opened', 'chat:closed', 'chat:read'])
+        expiring.on(event, (m: unknown) => heard.push(`${event} ${JSON.stringify(m)}`));
+      await new Promise((r) => setTimeout(r, issued + 2300 - Date.now()));
+      expect(roomsOf(expiring)).toEqual([]);
+      const atStaying = next(staying, 'chat:message', (m) => m.text === 'hello after the expiry');
+      expect((await emit(user, 'chat:send', { text: 'hello after the expiry' })).ok).toBe(true);
+      await atStaying;
+      await new Promise((r) => setTimeout(r, 200));
+      expect(heard).toEqual([]);
+      expect(expiring.connected).toBe(true);
+      expect(await emit(expiring, 'chat:ops')).toMatchObject({ ok: false, code: 401 });
+    } finally {
+      rechecks.forEach((r) => r.mockRestore());
+    }
+  });
+
+  it('tokens revoked without the sweep (as on another process) are caught by the periodic re-check: operator and user sockets leave the chat rooms', async () => {
+    const a = await registerByEmail(t);
+    const conv = (await api(a.token).get('help/chat')).body.data.conversation_id as string;
+    const operatorToken = await adminToken(t, ADMIN.email, ADMIN.password);
+    const user = await connect(a.token);
+    const operator = await connect(operatorToken);
+    const staying = await connect(admin);
+    expect((await emit(user, 'chat:join', { conversation_id: conv })).ok).toBe(true);
+    for (const s of [operator, staying]) {
+      expect((await emit(s, 'chat:ops')).ok).toBe(true);
+      expect((await emit(s, 'chat:join', { conversation_id: conv })).ok).toBe(true);
+    }
+    expect(roomsOf(operator).length).toBe(3); // the operators', the conversation's, its own
+    // Straight in the database: no sweep runs.
+    await t.ds.query(`UPDATE auth_tokens SET revoked_at = now() WHERE token_hash = ANY($1)`, [[hashToken(operatorToken), hashToken(a.token)]]);
+    await until(() => roomsOf(operator).length === 0 && roomsOf(user).every((r) => !r.startsWith('chat:')));
+    expect(operator.connected && user.connected).toBe(true);
+    expect(roomsOf(staying)).toHaveLength(3);
   });
 
   it('feedback: category, text and an optional image; the operator lists and replies once; the user sees the reply; customer_url', async () => {
@@ -220,7 +297,11 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     const mine = (await userApi.get('help/feedback')).body.data;
     expect(mine.items[0]).toMatchObject({ status: 'replied', reply: 'Fixed in today’s release' });
 
-    expect((await t.http().get('/api/get/customer_url')).body.data).toEqual({ type: 'chat', url: '/#/pages/help/center/chat', route: '/pages/help/center/chat' });
+    expect((await t.http().get('/api/get/customer_url')).body.data).toEqual({
+      type: 'chat',
+      url: '/#/pages/help/center/chat',
+      route: '/pages/help/center/chat',
+    });
     expect((await api(admin).post('admin/help/customer_url', { url: 'http://insecure.example', reason: 'r' })).body.code).toBe(1000);
     expect((await api(admin).post('admin/help/customer_url', { url: 'https://support.example.com/chat', reason: 'vendor contract' })).body.code).toBe(1);
     expect((await t.http().get('/api/get/customer_url')).body.data).toEqual({ type: 'external', url: 'https://support.example.com/chat' });

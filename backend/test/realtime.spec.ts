@@ -7,7 +7,10 @@ import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { MarketDataService } from '../src/modules/market/market-data.service';
 import { CONFLATE_MS, MarketFeedService } from '../src/modules/realtime/market-feed.service';
 import type { Redis } from 'ioredis';
+import type { Server } from 'socket.io';
+import { hashToken, TokenService } from '../src/infra/auth/token.service';
 import { REDIS } from '../src/infra/redis/redis.module';
+import { RealtimeGateway } from '../src/modules/realtime/realtime.gateway';
 import { startTestApp, TestApp } from './support/test-app';
 
 type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -95,7 +98,11 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
       expect(seqs[0]).toBeGreaterThan(snapshots.find((s) => s.topic.startsWith(topic))!.seq);
     }
     // Only the buyer's own orders reach the buyer: one completed, one waiting.
-    expect(orders().map((o) => o.status).sort()).toEqual(['completed', 'waiting']);
+    expect(
+      orders()
+        .map((o) => o.status)
+        .sort(),
+    ).toEqual(['completed', 'waiting']);
     expect(orderMsgs.map((m) => m.seq)).toEqual(orderMsgs.map((_, i) => i + 1));
     expect(balances[balances.length - 1].data.find((b) => b.currency_id === 1)).toMatchObject({ available: '0.0999' });
 
@@ -337,6 +344,127 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
       clock.mockRestore();
       tickers.mockRestore();
     }
+  });
+
+  /** The server's side of a client's socket (this process's). */
+  const serverSide = (c: Client) => (t.app.get(MarketFeedService) as unknown as { server: Server }).server.of('/').sockets.get(c.id!);
+
+  it('a topic is joined by its canonical name however spelled: one room per topic, and a lower-case subscriber gets the live depth (regression: a room per spelling, then silence)', async () => {
+    const { seller } = await pair(1);
+    const plain = await connect();
+    const batched = await connect(undefined, 'batch');
+    const depth: Array<{ topic: string; asks: string[][] }> = [];
+    const fed: Array<{ topic: string; asks: string[][] }> = [];
+    plain.on('depth', (m) => depth.push({ topic: m.topic, ...(m.data as { asks: string[][] }) }));
+    batched.on('feed', (items) => {
+      for (const [e, m] of items) if (e === 'depth') fed.push({ topic: m.topic, ...(m.data as { asks: string[][] }) });
+    });
+    // Fifty spellings, none the canonical one, one subscribe each: more than a socket may follow.
+    const spellings = [
+      'depth:btcusdt',
+      'depth:B.TC/USDT',
+      'depth:BTC--USDT',
+      'depth:btc_usdt',
+      ...Array.from({ length: 46 }, (_, i) => `depth:b${'.'.repeat(i + 1)}tc/usdt`),
+    ];
+    for (const c of [plain, batched])
+      for (const spelled of spellings)
+        expect(((await c.emitWithAck('subscribe', [spelled as never])) as SnapshotData[]).map((x) => x.topic)).toEqual(['depth:BTC/USDT']);
+    expect([...serverSide(plain)!.rooms].sort()).toEqual(['depth:BTC/USDT', plain.id].sort());
+    expect([...serverSide(batched)!.rooms].sort()).toEqual(['feed:depth:BTC/USDT', batched.id].sort());
+    expect(serverSide(batched)!.data.topics).toEqual(['depth:BTC/USDT']);
+
+    expect((await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '95000', quantity: '0.01' })).body.data.status).toBe('waiting');
+    const rests = (m: { asks: string[][] }) => m.asks.some(([price]) => price === '95000');
+    await until(() => depth.some(rests) && fed.some(rests));
+    expect(new Set([...depth, ...fed].map((m) => m.topic))).toEqual(new Set(['depth:BTC/USDT']));
+    // Left by any spelling too.
+    await plain.emitWithAck('unsubscribe', ['depth:Btc-Usdt' as never]);
+    await batched.emitWithAck('unsubscribe', ['depth:btc.usdt' as never]);
+    expect([...serverSide(plain)!.rooms]).toEqual([plain.id]);
+    expect([...serverSide(batched)!.rooms]).toEqual([batched.id]);
+  });
+
+  it("a socket whose token expires hears no more private pushes: it leaves the user's room at the expiry and stays connected", async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, 3, '100');
+    // The expiry alone, not the periodic re-check (tested below), takes the socket out.
+    const recheck = jest.spyOn(t.app.get(RealtimeGateway) as unknown as { recheck: () => Promise<void> }, 'recheck').mockResolvedValue();
+    try {
+      const short = await t.app.get(TokenService).issue('user', u.user.id, 2);
+      const issued = Date.now();
+      const expiring = await connect(short);
+      const staying = await connect(u.token);
+      const heard: number[] = [];
+      const stayed: number[] = [];
+      expiring.on('balance', () => heard.push(Date.now()));
+      staying.on('balance', () => stayed.push(Date.now()));
+      const transfer = async () =>
+        expect(
+          (
+            await t
+              .http()
+              .post('/api/wallet/change')
+              .set('Authorization', u.token)
+              .type('form')
+              .send({ from: 'coin', to: 'lever', currency_id: 3, amount: '1' })
+          ).body.code,
+        ).toBe(1);
+      await transfer();
+      await until(() => heard.length === 1 && stayed.length === 1);
+      await new Promise((r) => setTimeout(r, issued + 2300 - Date.now()));
+      expect(serverSide(expiring)!.rooms.has(`user:${u.user.id}`)).toBe(false);
+      await transfer();
+      await until(() => stayed.length === 2);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(heard).toHaveLength(1);
+      expect(expiring.connected).toBe(true);
+    } finally {
+      recheck.mockRestore();
+    }
+  });
+
+  it('a token revoked without the sweep (as on another process, or a failed fetchSockets) is caught by the periodic re-check: the socket leaves its private room', async () => {
+    const revoked = await registerByEmail(t);
+    const kept = await registerByEmail(t);
+    const out = await connect(revoked.token);
+    const stays = await connect(kept.token);
+    await until(() => serverSide(out)!.rooms.has(`user:${revoked.user.id}`) && serverSide(stays)!.rooms.has(`user:${kept.user.id}`));
+    // Straight in the database: no sweep runs, and a process's token cache may still trust the token.
+    await t.ds.query(`UPDATE auth_tokens SET revoked_at = now() WHERE token_hash = $1`, [hashToken(revoked.token)]);
+    await until(() => !serverSide(out)!.rooms.has(`user:${revoked.user.id}`));
+    expect(out.connected).toBe(true);
+    await new Promise((r) => setTimeout(r, 1200)); // another re-check
+    expect(serverSide(stays)!.rooms.has(`user:${kept.user.id}`)).toBe(true);
+  });
+
+  it('a client that disconnects while its token is looked up is not counted online (regression: the count stayed up for good)', async () => {
+    const u = await registerByEmail(t);
+    const tokens = t.app.get(TokenService);
+    const feed = t.app.get(MarketFeedService) as unknown as { sockets: Map<number, number> };
+    const real = tokens.session.bind(tokens);
+    let asked!: () => void;
+    const looking = new Promise<void>((r) => (asked = r));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = jest.spyOn(tokens, 'session').mockImplementation(async (...args) => {
+      asked();
+      await gate;
+      return real(...args);
+    });
+    try {
+      const c = await connect(u.token);
+      await looking;
+      const id = c.id!;
+      c.disconnect();
+      const server = (t.app.get(MarketFeedService) as unknown as { server: Server }).server;
+      await until(() => !server.of('/').sockets.has(id));
+    } finally {
+      release();
+      held.mockRestore();
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(feed.sockets.has(u.user.id)).toBe(false);
   });
 
   describe('split roles (a process that does not hold the books)', () => {

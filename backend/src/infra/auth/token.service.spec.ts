@@ -2,6 +2,9 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config';
 import { hashToken, TokenService } from './token.service';
 
+/** A valid token's expiry (an hour from now). */
+const LATER = Date.now() + 3_600_000;
+
 describe('TokenService.verify', () => {
   function service(rows: () => Array<{ subject_id: number }>) {
     const reads: unknown[][] = [];
@@ -18,7 +21,7 @@ describe('TokenService.verify', () => {
   }
 
   it('requests that miss the cache together share one read, then the cache answers', async () => {
-    const { tokens, reads, release } = service(() => [{ subject_id: 7 }]);
+    const { tokens, reads, release } = service(() => [{ subject_id: 7, expires_ms: LATER }]);
     const answers = Promise.all(Array.from({ length: 4 }, () => tokens.verify('a-token-of-enough-length', 'user')));
     release();
     expect(await answers).toEqual([7, 7, 7, 7]);
@@ -50,7 +53,7 @@ describe('TokenService.verify', () => {
         const seen = revoked; // what the row said when the read ran
         reads.push(sql);
         await new Promise<void>((r) => gates.push(r));
-        return seen ? [] : [{ subject_id: 7 }];
+        return seen ? [] : [{ subject_id: 7, expires_ms: LATER }];
       },
     } as unknown as DataSource;
     const tokens = new TokenService(dataSource, { tokenCacheMs: 2000 } as AppConfig);
@@ -81,7 +84,7 @@ describe('TokenService.verify', () => {
     const dataSource = {
       query: async (_sql: string, params: unknown[]) => {
         reads += 1;
-        return valid.has(hashes.get(params[0] as string)!) ? [{ subject_id: 7 }] : [];
+        return valid.has(hashes.get(params[0] as string)!) ? [{ subject_id: 7, expires_ms: LATER }] : [];
       },
     } as unknown as DataSource;
     const tokens = new TokenService(dataSource, { tokenCacheMs: 60_000 } as AppConfig);
@@ -106,7 +109,7 @@ describe('TokenService.verify', () => {
     const dataSource = {
       query: async () => {
         reads += 1;
-        return committed ? [] : [{ subject_id: 7 }];
+        return committed ? [] : [{ subject_id: 7, expires_ms: LATER }];
       },
     } as unknown as DataSource;
     const tokens = new TokenService(dataSource, { tokenCacheMs: 60_000 } as AppConfig);
@@ -123,5 +126,46 @@ describe('TokenService.verify', () => {
     expect(told).toEqual([true]);
     expect(await tokens.verify(token, 'user')).toBeUndefined();
     expect(reads).toBe(3);
+  });
+
+  it('session gives the expiry with the subject, and the cache trusts a token no longer than it lives', async () => {
+    let reads = 0;
+    const expiresAt = Date.now() + 150;
+    const dataSource = {
+      query: async () => {
+        reads += 1;
+        return Date.now() < expiresAt ? [{ subject_id: 7, expires_ms: expiresAt }] : [];
+      },
+    } as unknown as DataSource;
+    const tokens = new TokenService(dataSource, { tokenCacheMs: 60_000 } as AppConfig);
+    const token = 'a-token-about-to-expire-xx';
+    expect(await tokens.session(token, 'user')).toEqual({ subjectId: 7, expiresAt });
+    expect(await tokens.session(token, 'admin')).toBeUndefined(); // cached as a user token
+    expect(await tokens.verify(token, 'user')).toBe(7);
+    expect(reads).toBe(1);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await tokens.verify(token, 'user')).toBeUndefined(); // not the cache's 60 s: read again
+    expect(reads).toBe(2);
+  });
+
+  it('sessions reads every token from the database (never the cache), in batches, and gives the valid ones', async () => {
+    const tokenList = Array.from({ length: 1500 }, (_, i) => `batched-token-${String(i).padStart(6, '0')}`);
+    const revoked = new Set([hashToken(tokenList[3]), hashToken(tokenList[1200])]);
+    const reads: number[] = [];
+    const dataSource = {
+      query: async (_sql: string, [hashes, type]: [string[], string]) => {
+        reads.push(hashes.length);
+        return type === 'user' ? hashes.filter((h) => !revoked.has(h)).map((h) => ({ token_hash: h, subject_id: 7, expires_ms: LATER })) : [];
+      },
+    } as unknown as DataSource;
+    const tokens = new TokenService(dataSource, { tokenCacheMs: 60_000 } as AppConfig);
+    const valid = await tokens.sessions(tokenList, 'user');
+    expect(reads).toEqual([1000, 500]);
+    expect(valid.size).toBe(1498);
+    expect(valid.get(tokenList[0])).toEqual({ subjectId: 7, expiresAt: LATER });
+    expect(valid.has(tokenList[3]) || valid.has(tokenList[1200])).toBe(false);
+    expect((await tokens.sessions(tokenList.slice(0, 2), 'admin')).size).toBe(0);
+    expect(await tokens.sessions(tokenList.slice(0, 2), 'user')).toEqual(new Map(tokenList.slice(0, 2).map((t) => [t, { subjectId: 7, expiresAt: LATER }])));
+    expect(reads).toEqual([1000, 500, 2, 2]);
   });
 });

@@ -13,8 +13,19 @@ interface Revocation {
   keep?: string;
 }
 
+/** A valid token's subject, and when the token expires (ms since the epoch, by the database's clock). */
+export interface TokenSession {
+  subjectId: number;
+  expiresAt: number;
+}
+
 /** Told after tokens of a subject were revoked (committed): e.g. the push channel closes the sockets they opened. */
 export type RevokedListener = (subjectType: SubjectType, subjectId: number) => Promise<void>;
+
+/** A token row's expiry in ms since the epoch (a JS number). */
+const EXPIRES_MS = `(EXTRACT(EPOCH FROM expires_at) * 1000)::float8 AS expires_ms`;
+/** Tokens per read of `sessions`. */
+const SESSIONS_BATCH = 1000;
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -27,9 +38,9 @@ export function hashToken(token: string): string {
 @Injectable()
 export class TokenService {
   /** Recently verified tokens (process memory only, keyed by the token itself: a hit costs no hash). */
-  private readonly cache = new Map<string, { subjectId: number; subjectType: SubjectType; until: number }>();
+  private readonly cache = new Map<string, { subjectId: number; subjectType: SubjectType; until: number; expiresAt: number }>();
   /** Lookups in flight: requests that miss the cache together (e.g. when an entry expires) share one read. */
-  private readonly reading = new Map<string, Promise<number | undefined>>();
+  private readonly reading = new Map<string, Promise<TokenSession | undefined>>();
   /** Bumped by every revoke: lookups begun before it neither cache nor get joined. */
   private generation = 0;
   private readonly revokedListeners: RevokedListener[] = [];
@@ -106,6 +117,21 @@ export class TokenService {
   async verify(token: string, subjectType: SubjectType): Promise<number | undefined> {
     const hit = this.cache.get(token);
     if (hit && hit.until > Date.now()) return hit.subjectType === subjectType ? hit.subjectId : undefined;
+    return (await this.read(token, subjectType))?.subjectId;
+  }
+
+  /**
+   * As `verify`, with the token's expiry: for a holder that outlives a request and must act on it
+   * (a socket leaves the private rooms when its token expires).
+   */
+  async session(token: string, subjectType: SubjectType): Promise<TokenSession | undefined> {
+    const hit = this.cache.get(token);
+    if (hit && hit.until > Date.now()) return hit.subjectType === subjectType ? { subjectId: hit.subjectId, expiresAt: hit.expiresAt } : undefined;
+    return this.read(token, subjectType);
+  }
+
+  /** A cache miss: one lookup, shared by the requests that miss together. */
+  private read(token: string, subjectType: SubjectType): Promise<TokenSession | undefined> {
     const hash = hashToken(token);
     const generation = this.generation;
     const key = `${generation}:${subjectType}:${hash}`;
@@ -117,17 +143,42 @@ export class TokenService {
     return read;
   }
 
-  private async lookup(token: string, hash: string, subjectType: SubjectType, generation: number): Promise<number | undefined> {
-    const rows: Array<{ subject_id: number }> = await this.dataSource.query(
-      `SELECT subject_id FROM auth_tokens WHERE token_hash = $1 AND subject_type = $2 AND revoked_at IS NULL AND expires_at > now()`,
+  private async lookup(token: string, hash: string, subjectType: SubjectType, generation: number): Promise<TokenSession | undefined> {
+    const rows: Array<{ subject_id: number; expires_ms: number }> = await this.dataSource.query(
+      `SELECT subject_id, ${EXPIRES_MS} FROM auth_tokens WHERE token_hash = $1 AND subject_type = $2 AND revoked_at IS NULL AND expires_at > now()`,
       [hash, subjectType],
     );
-    const subjectId = rows[0]?.subject_id;
-    if (subjectId !== undefined && generation === this.generation) {
+    if (!rows.length) return undefined;
+    const session: TokenSession = { subjectId: rows[0].subject_id, expiresAt: rows[0].expires_ms };
+    if (generation === this.generation) {
       if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(token, { subjectId, subjectType, until: Date.now() + this.config.tokenCacheMs });
+      // Trusted no longer than the token lives.
+      this.cache.set(token, { ...session, subjectType, until: Math.min(Date.now() + this.config.tokenCacheMs, session.expiresAt) });
     }
-    return subjectId;
+    return session;
+  }
+
+  /**
+   * Which of these tokens are valid for the subject type now, read from the database in batches and
+   * never from the cache: for a periodic check of long-lived holders (the push channel's sockets),
+   * which must not trust a cache that another process's revocation has not reached.
+   */
+  async sessions(tokens: readonly string[], subjectType: SubjectType): Promise<Map<string, TokenSession>> {
+    const valid = new Map<string, TokenSession>();
+    for (let i = 0; i < tokens.length; i += SESSIONS_BATCH) {
+      const batch = tokens.slice(i, i + SESSIONS_BATCH);
+      const hashes = batch.map(hashToken);
+      const rows: Array<{ token_hash: string; subject_id: number; expires_ms: number }> = await this.dataSource.query(
+        `SELECT token_hash, subject_id, ${EXPIRES_MS} FROM auth_tokens WHERE token_hash = ANY($1) AND subject_type = $2 AND revoked_at IS NULL AND expires_at > now()`,
+        [hashes, subjectType],
+      );
+      const byHash = new Map(rows.map((r) => [r.token_hash, r]));
+      batch.forEach((token, j) => {
+        const row = byHash.get(hashes[j]);
+        if (row) valid.set(token, { subjectId: row.subject_id, expiresAt: row.expires_ms });
+      });
+    }
+    return valid;
   }
 
   async revoke(token: string): Promise<void> {

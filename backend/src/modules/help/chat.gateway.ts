@@ -1,7 +1,8 @@
-import { Logger } from '@nestjs/common';
+import { Inject, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { Server, Socket } from 'socket.io';
-import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
+import { TokenService } from '../../infra/auth/token.service';
+import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
 import { validateBody } from '../../infra/http/validation';
 import { resolveLang, translate } from '../../infra/i18n/i18n';
@@ -9,8 +10,11 @@ import { CHAT_ROOM_PREFIX, ChatPush, conversationRoom, OPERATORS_ROOM, operatorR
 import { ChatService } from './chat.service';
 import { ChatSendDto } from './help.dto';
 import { PUSH_SERVER } from '../realtime/push-server';
+import { atExpiry, handshakeToken, recheckMs, recheckSockets } from '../realtime/sessions';
 
 type Subject = { type: 'user' | 'admin'; id: number };
+/** A subject with its token's expiry (ms since the epoch). */
+type Session = Subject & { expiresAt: number };
 type Ack = { ok: true; [k: string]: unknown } | { ok: false; error: string; code?: number };
 
 /**
@@ -21,19 +25,67 @@ type Ack = { ok: true; [k: string]: unknown } | { ok: false; error: string; code
  * (`chat:send`, `chat:read`); operators reply through the admin API (an HTTP call, audited).
  */
 @WebSocketGateway(PUSH_SERVER)
-export class ChatGateway implements OnGatewayInit {
+export class ChatGateway implements OnGatewayInit, OnApplicationShutdown {
   private readonly logger = new Logger('Chat');
+  private readonly recheckMs: number;
+  private recheckTimer?: NodeJS.Timeout;
+  private rechecking = false;
 
   constructor(
     private readonly chat: ChatService,
     private readonly tokens: TokenService,
     private readonly push: ChatPush,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.recheckMs = recheckMs(config);
+  }
 
   afterInit(server: Server): void {
     this.push.attach(server);
     // An operator's logged-out session hears no more chat: its sockets leave the chat rooms (users' are swept by RealtimeGateway).
     this.tokens.onRevoked((type, id) => (type === 'admin' ? this.dropRevokedOperator(server, id) : Promise.resolve()));
+    // What a sweep misses (a revocation on another process; a failed fetchSockets) is caught here, on every process.
+    this.recheckTimer = setInterval(() => void this.recheck(server), this.recheckMs);
+    this.recheckTimer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.recheckTimer) clearInterval(this.recheckTimer);
+  }
+
+  /** The socket leaves the chat rooms, and an operator's its operator room: it hears no more chat (it stays connected). */
+  private static leaveChat(socket: Socket, subject: Subject): void {
+    for (const room of socket.rooms)
+      if (room.startsWith(CHAT_ROOM_PREFIX) || (subject.type === 'admin' && room === operatorRoom(subject.id))) void socket.leave(room);
+  }
+
+  /**
+   * After a join: the socket is in chat rooms as this subject until its token expires (then it
+   * leaves them, as on a logout) or the periodic re-check finds the token no longer valid.
+   */
+  private watch(socket: Socket, session: Session): void {
+    const subject: Subject = { type: session.type, id: session.id };
+    socket.data.chat = subject;
+    atExpiry(socket, 'chat', session.expiresAt, () => ChatGateway.leaveChat(socket, subject));
+  }
+
+  /** This process's sockets in chat rooms (or an operator room) whose token is no longer valid (read uncached) leave them. */
+  private async recheck(server: Server): Promise<void> {
+    if (this.rechecking) return;
+    this.rechecking = true;
+    try {
+      const joined: Record<Subject['type'], Array<[Socket, number]>> = { user: [], admin: [] };
+      for (const s of server.of('/').sockets.values()) {
+        const subject: Subject | undefined = s.data.chat;
+        if (subject && [...s.rooms].some((r) => r.startsWith(CHAT_ROOM_PREFIX) || r === operatorRoom(subject.id))) joined[subject.type].push([s, subject.id]);
+      }
+      for (const type of ['user', 'admin'] as const)
+        await recheckSockets(this.tokens, type, joined[type], (s) => ChatGateway.leaveChat(s, { type, id: s.data.chat.id }));
+    } catch (err) {
+      this.logger.warn(`re-checking the chat sockets' tokens failed: ${(err as Error).message}`);
+    } finally {
+      this.rechecking = false;
+    }
   }
 
   /**
@@ -44,7 +96,7 @@ export class ChatGateway implements OnGatewayInit {
   private async dropRevokedOperator(server: Server, adminId: number): Promise<void> {
     try {
       for (const s of await server.in(operatorRoom(adminId)).fetchSockets()) {
-        const token = tokenFromHeader(s.handshake.auth?.token ?? s.handshake.headers.authorization);
+        const token = handshakeToken(s.handshake);
         if (token && (await this.tokens.verify(token, 'admin')) === adminId) continue;
         for (const room of s.rooms) if (room === operatorRoom(adminId) || room.startsWith(CHAT_ROOM_PREFIX)) s.leave(room);
       }
@@ -58,9 +110,12 @@ export class ChatGateway implements OnGatewayInit {
    * revocation sweep), then checks the token again: a logout that committed in between (its sweep
    * may have run before the join) is seen here, and the rooms are left.
    */
-  private async joinAsOperator(socket: Socket, subject: Subject, room: string): Promise<boolean> {
+  private async joinAsOperator(socket: Socket, subject: Session, room: string): Promise<boolean> {
     await socket.join([room, operatorRoom(subject.id)]);
-    if ((await this.subject(socket))?.id === subject.id) return true;
+    if ((await this.subject(socket))?.id === subject.id) {
+      this.watch(socket, subject);
+      return true;
+    }
     await socket.leave(room);
     await socket.leave(operatorRoom(subject.id));
     return false;
@@ -71,13 +126,13 @@ export class ChatGateway implements OnGatewayInit {
    * (TokenService caches briefly), so a token revoked by logout or a password change stops the chat
    * at once, as it stops HTTP (regression: the subject was cached on the socket for its lifetime).
    */
-  private async subject(socket: Socket): Promise<Subject | undefined> {
-    const token = tokenFromHeader(socket.handshake.auth?.token ?? socket.handshake.headers.authorization);
+  private async subject(socket: Socket): Promise<Session | undefined> {
+    const token = handshakeToken(socket.handshake);
     if (!token) return undefined;
-    const userId = await this.tokens.verify(token, 'user');
-    if (userId !== undefined) return { type: 'user', id: userId };
-    const adminId = await this.tokens.verify(token, 'admin');
-    return adminId !== undefined ? { type: 'admin', id: adminId } : undefined;
+    const user = await this.tokens.session(token, 'user');
+    if (user) return { type: 'user', id: user.subjectId, expiresAt: user.expiresAt };
+    const admin = await this.tokens.session(token, 'admin');
+    return admin ? { type: 'admin', id: admin.subjectId, expiresAt: admin.expiresAt } : undefined;
   }
 
   @SubscribeMessage('chat:join')
@@ -91,7 +146,10 @@ export class ChatGateway implements OnGatewayInit {
     if (!(await this.chat.mayAccess(subject, id))) return { ok: false, error: 'conversation not found', code: 3011 };
     if (subject.type === 'admin') {
       if (!(await this.joinAsOperator(socket, subject, conversationRoom(id)))) return { ok: false, error: 'not logged in', code: 401 };
-    } else await socket.join(conversationRoom(id));
+    } else {
+      await socket.join(conversationRoom(id));
+      this.watch(socket, subject);
+    }
     // Joined first, then read: a message pushed in between is also in the history (the client drops duplicates by id).
     return { ok: true, conversation_id: id, messages: await this.chat.history(subject, id, after) };
   }
@@ -119,6 +177,7 @@ export class ChatGateway implements OnGatewayInit {
       const dto = validateBody(ChatSendDto, typeof body === 'object' && body !== null ? body : {});
       const message = await this.chat.userSend(subject.id, dto.text, dto.image);
       await socket.join(conversationRoom(message.conversation_id));
+      this.watch(socket, subject);
       return { ok: true, message };
     } catch (err) {
       if (err instanceof BusinessError) {

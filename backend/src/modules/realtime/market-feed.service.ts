@@ -1,5 +1,16 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { BalanceData, CandleData, FeedItem, OptionResultData, PositionData, PositionsData, ServerToClientEvents, SnapshotData, Topic, TradeData } from '@kestrel/contracts';
+import type {
+  BalanceData,
+  CandleData,
+  FeedItem,
+  OptionResultData,
+  PositionData,
+  PositionsData,
+  ServerToClientEvents,
+  SnapshotData,
+  Topic,
+  TradeData,
+} from '@kestrel/contracts';
 import type { Server } from 'socket.io';
 import type { Market as EngineMarket } from '@kestrel/matching-engine';
 import type { Redis } from 'ioredis';
@@ -393,7 +404,11 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       [users],
     );
     const by = new Map<number, BalanceData[]>();
-    for (const r of rows) by.set(r.owner_id, [...(by.get(r.owner_id) ?? []), { account_type: r.account_type, currency_id: r.currency_id, available: moneyString(r.available), frozen: moneyString(r.frozen) }]);
+    for (const r of rows)
+      by.set(r.owner_id, [
+        ...(by.get(r.owner_id) ?? []),
+        { account_type: r.account_type, currency_id: r.currency_id, available: moneyString(r.available), frozen: moneyString(r.frozen) },
+      ]);
     const now = Date.now();
     for (const u of users) this.server!.to(userRoom(u)).emit('balance', { seq: await this.next(`balance:${u}`), ts: now, data: by.get(u) ?? [] });
   }
@@ -434,12 +449,17 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  /** A topic's state now, with the seq the next message will exceed. */
-  /** Whether a parsed topic names a market that exists (`tickers` always does). */
-  knows(parsed: ParsedTopic): boolean {
-    return parsed.kind === 'tickers' || this.registry.find(parsed.symbol) !== undefined;
+  /**
+   * The topic with its market's canonical symbol (`depth:btc_usdt` → `depth:BTC/USDT`, the room the
+   * topic is published to); undefined for a market that does not exist (`tickers` always does).
+   */
+  canonical(parsed: ParsedTopic): ParsedTopic | undefined {
+    if (parsed.kind === 'tickers') return parsed;
+    const m = this.registry.find(parsed.symbol);
+    return m && { ...parsed, symbol: m.symbol };
   }
 
+  /** A topic's state now, with the seq the next message will exceed. */
   async snapshot(topic: Topic, parsed: ParsedTopic): Promise<SnapshotData> {
     const seq = (parsed.kind === 'trades' && this.shared && !this.host.owner && this.tradesSeq.get(topic)) || (await this.current(topic));
     if (parsed.kind === 'tickers') return { topic, seq, data: await this.data.tickers() };

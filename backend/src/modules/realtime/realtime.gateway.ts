@@ -1,18 +1,28 @@
-import { Inject, Logger } from '@nestjs/common';
+import { Inject, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { OrderAck, SnapshotData, Topic } from '@kestrel/contracts';
 import type { Server, Socket } from 'socket.io';
-import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
+import { TokenService } from '../../infra/auth/token.service';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { OrderChannel } from '../coin-trade/order-channel';
 import { MarketFeedService } from './market-feed.service';
 import { answerOrderEvents } from './order-events';
 import { PUSH_SERVER } from './push-server';
-import { feedRoom, feedRoomTopics, parseTopic, userRoom } from './topics';
+import { atExpiry, handshakeToken, recheckMs, recheckSockets } from './sessions';
+import { feedRoom, feedRoomTopics, ParsedTopic, parseTopic, topicOf, userRoom } from './topics';
 
-const MAX_TOPICS = 40;
+/** Topics per subscribe, and in all per socket (its rooms, or its batched set of topics). */
+export const MAX_TOPICS = 40;
 /** A room that carries market data (a topic, or a batched socket's set of topics): not private. */
 const marketRoom = (room: string) => parseTopic(room) !== undefined || feedRoomTopics(room) !== undefined;
+
+/**
+ * The socket leaves every private room: the user's, and the chat conversations it joined. It keeps
+ * the public market topics (and its own id), connected as a visitor's.
+ */
+function leavePrivate(s: { id: string; rooms: Set<string>; leave(room: string): unknown }): void {
+  for (const room of s.rooms) if (room !== s.id && !marketRoom(room)) void s.leave(room);
+}
 
 /**
  * The push channel at /socket.io (DESIGN §8). Market topics are rooms a client subscribes to
@@ -23,10 +33,13 @@ const marketRoom = (room: string) => parseTopic(room) !== undefined || feedRoomT
  * joins one room for its whole set of topics instead of one per topic (topics.ts `feedRoom`).
  */
 @WebSocketGateway(PUSH_SERVER)
-export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
+export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, OnApplicationShutdown {
   private readonly logger = new Logger('Realtime');
   /** Socket.IO `order` events answered from the connection (`answerOrderEvents`), with the HTTP lane (`FAST_LANE`). */
   private readonly directOrders: boolean;
+  private readonly recheckMs: number;
+  private recheckTimer?: NodeJS.Timeout;
+  private rechecking = false;
 
   constructor(
     private readonly feed: MarketFeedService,
@@ -35,6 +48,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.directOrders = config.fastLane;
+    this.recheckMs = recheckMs(config);
   }
 
   afterInit(server: Server): void {
@@ -42,18 +56,43 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     // A revoked session (logout, password change or reset) hears no more private pushes: its sockets
     // leave the private rooms and stay connected as a visitor's (market data; `order` and chat answer 401).
     this.tokens.onRevoked((type, id) => (type === 'user' ? this.dropRevoked(server, id) : Promise.resolve()));
+    // What the sweep misses (a revocation on another process, whose token cache let a socket in
+    // after the sweep; a sweep whose fetchSockets failed) is caught here, on every process.
+    this.recheckTimer = setInterval(() => void this.recheck(server), this.recheckMs);
+    this.recheckTimer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.recheckTimer) clearInterval(this.recheckTimer);
+  }
+
+  /** This process's sockets in their user's room whose token is no longer valid (read uncached) leave the private rooms. */
+  private async recheck(server: Server): Promise<void> {
+    if (this.rechecking) return;
+    this.rechecking = true;
+    try {
+      const inRoom: Array<[Socket, number]> = [];
+      for (const s of server.of('/').sockets.values()) {
+        const userId: number | undefined = s.data.userId;
+        if (userId !== undefined && s.rooms.has(userRoom(userId))) inRoom.push([s, userId]);
+      }
+      await recheckSockets(this.tokens, 'user', inRoom, leavePrivate);
+    } catch (err) {
+      this.logger.warn(`re-checking the sockets' tokens failed: ${(err as Error).message}`);
+    } finally {
+      this.rechecking = false;
+    }
   }
 
   /**
    * The user's sockets (on every process, through the adapter) whose handshake token no longer
-   * verifies leave every private room: the user's, and the chat conversations they joined. They
-   * keep the public market topics (and their own id).
+   * verifies leave every private room (`leavePrivate`).
    */
   private async dropRevoked(server: Server, userId: number): Promise<void> {
     try {
       for (const s of await server.in(userRoom(userId)).fetchSockets()) {
         if ((await this.handshakeUser(s.handshake)) === userId) continue;
-        for (const room of s.rooms) if (room !== s.id && !marketRoom(room)) s.leave(room);
+        leavePrivate(s);
       }
     } catch (err) {
       this.logger.warn(`dropping revoked sockets of user ${userId} failed: ${(err as Error).message}`);
@@ -61,7 +100,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   }
 
   private async handshakeUser(handshake: Socket['handshake']): Promise<number | undefined> {
-    const token = tokenFromHeader(handshake.auth?.token ?? handshake.headers.authorization);
+    const token = handshakeToken(handshake);
     return token ? this.tokens.verify(token, 'user') : undefined;
   }
 
@@ -70,18 +109,23 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     if (this.directOrders) answerOrderEvents(socket, (request) => this.orders.answer(socket.handshake, request));
     // Every connection starts afresh (no connection-state recovery: push-server.ts).
     socket.data.batch = socket.handshake.auth?.feed === 'batch';
-    const userId = await this.handshakeUser(socket.handshake);
-    if (userId !== undefined) {
-      await socket.join(userRoom(userId));
-      // Checked again once in the room: a revocation that committed in between (its sweep may have
-      // run before this join) is seen here; one that commits later sweeps this socket out.
-      if ((await this.handshakeUser(socket.handshake)) !== userId) {
-        await socket.leave(userRoom(userId));
-        return;
-      }
-      socket.data.userId = userId;
-      this.feed.online(userId);
+    const token = handshakeToken(socket.handshake);
+    const session = token ? await this.tokens.session(token, 'user') : undefined;
+    // A client gone during a lookup has had its handleDisconnect: counted online after it, it would stay so.
+    if (!session || !socket.connected) return;
+    const userId = session.subjectId;
+    await socket.join(userRoom(userId));
+    // Checked again once in the room: a revocation that committed in between (its sweep may have
+    // run before this join) is seen here; one that commits later sweeps this socket out.
+    if ((await this.handshakeUser(socket.handshake)) !== userId) {
+      await socket.leave(userRoom(userId));
+      return;
     }
+    if (!socket.connected) return;
+    socket.data.userId = userId;
+    this.feed.online(userId);
+    // The token's expiry ends the private pushes as a revocation does (the timer goes with the socket).
+    atExpiry(socket, 'user', session.expiresAt, () => leavePrivate(socket));
   }
 
   handleDisconnect(socket: Socket): void {
@@ -96,15 +140,22 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     const parsed = topics.map(parseTopic);
     const bad = parsed.findIndex((p) => !p);
     if (bad >= 0) return { error: `unknown topic: ${shown(topics[bad])}` };
-    const unknown = parsed.findIndex((p) => !this.feed.knows(p!));
+    // Each topic by its market's canonical symbol: the room it is published to, one however spelled
+    // (`depth:btcusdt` joined as such would get its snapshot, then nothing; and a room per spelling).
+    const canonical = parsed.map((p) => this.feed.canonical(p!));
+    const unknown = canonical.findIndex((p) => !p);
     if (unknown >= 0) return { error: `unknown market in topic: ${shown(topics[unknown])}` };
+    const names = (canonical as ParsedTopic[]).map(topicOf);
+    // Counted and joined in one turn (no await between): concurrent subscribes cannot pass the cap together.
+    const following = this.following(socket);
+    if (following.size + new Set(names.filter((n) => !following.has(n))).size > MAX_TOPICS)
+      return { error: `a connection follows at most ${MAX_TOPICS} topics: unsubscribe some first` };
+    const joined = this.follow(socket, names, true);
     const snapshots: SnapshotData[] = [];
     try {
-      for (const [i, topic] of (topics as string[]).entries()) {
-        // Join first, then read: a message published in between has a higher seq than the snapshot.
-        await this.follow(socket, topic, true);
-        snapshots.push(await this.feed.snapshot(topic as Topic, parsed[i]!));
-      }
+      // Joined first, then read: a message published in between has a higher seq than the snapshot.
+      await joined;
+      for (const [i, topic] of names.entries()) snapshots.push(await this.feed.snapshot(topic, canonical[i]!));
     } catch {
       // A snapshot that could not be read (the database away): the ack still comes; subscribe again.
       return { error: 'snapshot unavailable: subscribe again' };
@@ -114,17 +165,38 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   @SubscribeMessage('unsubscribe')
   async unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() topics: unknown): Promise<{ ok: true }> {
-    if (Array.isArray(topics))
-      for (const t of topics.slice(0, MAX_TOPICS)) if (typeof t === 'string' && !t.startsWith('user:')) await this.follow(socket, t, false);
+    if (Array.isArray(topics)) {
+      // Market topics only, spelled as on subscribe: never a private room.
+      const names: Topic[] = [];
+      for (const t of topics.slice(0, MAX_TOPICS)) {
+        const parsed = parseTopic(t);
+        const canonical = parsed && this.feed.canonical(parsed);
+        if (canonical) names.push(topicOf(canonical));
+      }
+      await this.follow(socket, names, false);
+    }
     return { ok: true };
   }
 
-  /** Joins or leaves a topic: its room, or for a batched socket the room of its new set of topics. */
-  private async follow(socket: Socket, topic: string, on: boolean): Promise<void> {
-    if (!socket.data.batch) return on ? socket.join(topic) : socket.leave(topic);
+  /** The market topics the socket follows: its topic rooms, or a batched socket's set. */
+  private following(socket: Socket): Set<string> {
+    if (socket.data.batch) return new Set<string>(socket.data.topics ?? []);
+    return new Set([...socket.rooms].filter((room) => parseTopic(room) !== undefined));
+  }
+
+  /**
+   * Joins or leaves topics: their rooms, or for a batched socket the room of its new set of topics.
+   * What the socket follows changes before the first await.
+   */
+  private async follow(socket: Socket, topics: readonly string[], on: boolean): Promise<void> {
+    if (!socket.data.batch) {
+      if (on) return socket.join([...topics]);
+      for (const t of topics) await socket.leave(t);
+      return;
+    }
     const before: string[] = socket.data.topics ?? [];
-    if (before.includes(topic) === on) return;
-    const after = on ? [...before, topic] : before.filter((t) => t !== topic);
+    const after = on ? [...new Set([...before, ...topics])] : before.filter((t) => !topics.includes(t));
+    if (after.length === before.length) return;
     socket.data.topics = after;
     // Joined before the old set is left, in one turn: no cycle's feed falls between the two rooms.
     if (after.length) await socket.join(feedRoom(after));

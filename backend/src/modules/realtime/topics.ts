@@ -14,6 +14,15 @@ export function parseTopic(topic: unknown): ParsedTopic | undefined {
   return undefined;
 }
 
+/**
+ * A parsed topic's name. With the market's canonical symbol (`MarketFeedService.canonical`) it is
+ * the one room the topic is published to, however the client spelled it.
+ */
+export function topicOf(parsed: ParsedTopic): Topic {
+  if (parsed.kind === 'tickers') return 'tickers';
+  return parsed.kind === 'kline' ? klineTopic(parsed.symbol, parsed.period) : `${parsed.kind}:${parsed.symbol}`;
+}
+
 export const depthTopic = (symbol: string): Topic => `depth:${symbol}`;
 export const tradesTopic = (symbol: string): Topic => `trades:${symbol}`;
 export const klineTopic = (symbol: string, period: Period): Topic => `kline:${symbol}:${period}`;

@@ -1,0 +1,69 @@
+import type { Socket } from 'socket.io';
+import type { AppConfig } from '../../infra/config/config';
+import type { MarketFeedService } from './market-feed.service';
+import { MAX_TOPICS, RealtimeGateway } from './realtime.gateway';
+import type { ParsedTopic } from './topics';
+
+/** A venue with markets M1/USDT … M99/USDT, spelled any way the registry accepts (case and separators ignored). */
+const feed = {
+  canonical: (p: ParsedTopic): ParsedTopic | undefined => {
+    if (p.kind === 'tickers') return p;
+    const m = /^M(\d+)USDT$/.exec(p.symbol.toUpperCase().replace(/[^A-Z0-9]/g, ''));
+    return m ? { ...p, symbol: `M${m[1]}/USDT` } : undefined;
+  },
+  snapshot: async (topic: string) => ({ topic, seq: 0, data: null }),
+} as unknown as MarketFeedService;
+
+function fakeSocket(batch: boolean) {
+  const rooms = new Set<string>(['sid']);
+  const socket = {
+    id: 'sid',
+    rooms,
+    data: { batch } as { batch: boolean; topics?: string[] },
+    join: (r: string | string[]) => void [r].flat().forEach((x) => rooms.add(x)),
+    leave: (r: string) => void rooms.delete(r),
+  };
+  return socket;
+}
+
+describe('RealtimeGateway subscribe', () => {
+  const gateway = new RealtimeGateway(feed, {} as never, {} as never, { fastLane: false, tokenCacheMs: 2000 } as AppConfig);
+  const subscribe = (s: ReturnType<typeof fakeSocket>, topics: unknown) => gateway.subscribe(s as unknown as Socket, topics);
+  const unsubscribe = (s: ReturnType<typeof fakeSocket>, topics: unknown) => gateway.unsubscribe(s as unknown as Socket, topics);
+  const depth = (from: number, n: number, spell = (i: number) => `depth:M${i}/USDT`) => Array.from({ length: n }, (_, i) => spell(from + i));
+
+  for (const batch of [false, true]) {
+    const followed = (s: ReturnType<typeof fakeSocket>) => (batch ? (s.data.topics ?? []) : [...s.rooms].filter((r) => r !== 'sid'));
+
+    it(`${batch ? 'a batched socket' : 'a socket'} joins the canonical topic however spelled: one topic, however many spellings`, async () => {
+      const s = fakeSocket(batch);
+      for (const spelled of ['depth:m1usdt', 'depth:M.1/USDT', 'depth:m1--usdt', 'depth:M1_usdt', 'depth:M1/USDT'])
+        expect(await subscribe(s, [spelled])).toEqual([{ topic: 'depth:M1/USDT', seq: 0, data: null }]);
+      expect(followed(s)).toEqual(['depth:M1/USDT']);
+      expect(s.rooms.size).toBe(2);
+      // Left by any spelling too; a private room is never left by unsubscribe.
+      s.rooms.add('user:7');
+      await unsubscribe(s, ['depth:m1_usdt', 'user:7', 'chat:1']);
+      expect(followed(s).filter((r) => r !== 'user:7')).toEqual([]);
+      expect(s.rooms.has('user:7')).toBe(true);
+    });
+
+    it(`${batch ? 'a batched socket' : 'a socket'} follows at most ${MAX_TOPICS} topics in all; past that a subscribe is refused and changes nothing`, async () => {
+      const s = fakeSocket(batch);
+      expect(await subscribe(s, depth(1, MAX_TOPICS - 2))).toHaveLength(MAX_TOPICS - 2);
+      expect(await subscribe(s, ['tickers', 'trades:m1usdt'])).toHaveLength(2);
+      const before = [...followed(s)];
+      const error = { error: `a connection follows at most ${MAX_TOPICS} topics: unsubscribe some first` };
+      expect(await subscribe(s, ['depth:M99/USDT'])).toEqual(error);
+      expect(await subscribe(s, ['depth:M1/USDT', 'kline:M2/USDT:1min'])).toEqual(error);
+      expect(followed(s)).toEqual(before);
+      // Topics it follows already (any spelling) are not new.
+      expect(await subscribe(s, ['depth:m1usdt', 'tickers', 'trades:M1/USDT'])).toHaveLength(3);
+      // One left, one more fits.
+      await unsubscribe(s, ['depth:m3-usdt']);
+      expect(await subscribe(s, ['depth:M99/USDT', 'depth:M99/USDT'])).toHaveLength(2);
+      expect(followed(s)).toHaveLength(MAX_TOPICS);
+      expect(await subscribe(s, ['depth:M98/USDT'])).toEqual(error);
+    });
+  }
+});

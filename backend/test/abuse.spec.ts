@@ -56,7 +56,10 @@ describe('security headers and HTTP 200 on every route', () => {
     // A web app of our own (the shared frontend/dist may be mid-build while this runs).
     const web = mkdtempSync(join(tmpdir(), 'kestrel-web-'));
     mkdirSync(join(web, 'assets'));
-    writeFileSync(join(web, 'index.html'), '<!doctype html><html><head><script type="module" src="./assets/app.js"></script></head><body><div id="root"></div></body></html>');
+    writeFileSync(
+      join(web, 'index.html'),
+      '<!doctype html><html><head><script type="module" src="./assets/app.js"></script></head><body><div id="root"></div></body></html>',
+    );
     writeFileSync(join(web, 'assets', 'app.js'), 'export {};');
     t = await startTestApp({ optionWorker: false, bodyLimitBytes: 64 * 1024, frontendDist: web });
     routes = nestRoutes(t);
@@ -79,7 +82,8 @@ describe('security headers and HTTP 200 on every route', () => {
         expectSecurityHeaders(res.headers, `${r.method} ${r.path}`, r.path.startsWith('/api/docs') ? 'page' : 'api');
         if (r.path.startsWith('/api/docs')) continue;
         // 200 with the envelope; a plain 404 only for "no such thing" answers Nest gives as NotFound.
-        if (res.status !== 200 || typeof res.body?.code !== 'number') throw new Error(`${r.method} ${r.path}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+        if (res.status !== 200 || typeof res.body?.code !== 'number')
+          throw new Error(`${r.method} ${r.path}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       }
     }
     expect(calls).toBeGreaterThan(routes.length);
@@ -90,7 +94,11 @@ describe('security headers and HTTP 200 on every route', () => {
     const sent = await t.http().post('/api/sms_mail').type('form').send({ email, purpose: 'register' });
     expect([sent.status, sent.body.code]).toEqual([200, 1]);
     const code = await lastCode(t.ds, email);
-    const reg = await t.http().post('/api/user/register').type('form').send({ type: 'email', email, code, password: 'secret-pass', re_password: 'secret-pass', agreement: '1' });
+    const reg = await t
+      .http()
+      .post('/api/user/register')
+      .type('form')
+      .send({ type: 'email', email, code, password: 'secret-pass', re_password: 'secret-pass', agreement: '1' });
     expect([reg.status, reg.body.code]).toEqual([200, 1]);
     const login = await t.http().post('/api/user/login').type('form').send({ account: email, password: 'secret-pass' });
     expect([login.status, login.body.code]).toEqual([200, 1]);
@@ -98,7 +106,12 @@ describe('security headers and HTTP 200 on every route', () => {
 
   it('the fast lane, the web app, Socket.IO polling, the API docs and an unknown route carry the headers too', async () => {
     const u = await registerByEmail(t);
-    const lane = await t.http().post('/api/coin/trade').set('Authorization', u.token).type('form').send({ symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '1', amount: '1' });
+    const lane = await t
+      .http()
+      .post('/api/coin/trade')
+      .set('Authorization', u.token)
+      .type('form')
+      .send({ symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '1', amount: '1' });
     expect(lane.status).toBe(200);
     expect(lane.headers.etag).toBeUndefined(); // answered by the lane, not Express
     expectSecurityHeaders(lane.headers, 'fast lane POST');
@@ -107,7 +120,15 @@ describe('security headers and HTTP 200 on every route', () => {
     const visitor = await t.http().post('/api/coin/trade').type('json').send('{}');
     expect(visitor.body.code).toBe(401);
     expectSecurityHeaders(visitor.headers, 'fast lane visitor');
-    const paths = ['/', '/index.html', '/assets/app.js', '/api/docs', '/api/docs/swagger-ui-init.js', '/api/no-such-route', '/socket.io/?EIO=4&transport=polling'];
+    const paths = [
+      '/',
+      '/index.html',
+      '/assets/app.js',
+      '/api/docs',
+      '/api/docs/swagger-ui-init.js',
+      '/api/no-such-route',
+      '/socket.io/?EIO=4&transport=polling',
+    ];
     expect(paths.map(isApiRequest)).toEqual([false, false, false, false, false, true, true]);
     for (const path of paths) {
       const res = await t.http().get(path);
@@ -170,23 +191,61 @@ describe('security headers and HTTP 200 on every route', () => {
       expect(res.body.message).toBe(`The request is too large: at most ${max}`);
       expectSecurityHeaders(res.headers, where);
     };
-    expectTooLarge(await t.http().post('/api/user/login').type('json').send(JSON.stringify({ account: big })), '64 KB', 'json');
+    expectTooLarge(
+      await t
+        .http()
+        .post('/api/user/login')
+        .type('json')
+        .send(JSON.stringify({ account: big })),
+      '64 KB',
+      'json',
+    );
     expectTooLarge(await t.http().post('/api/user/login').type('form').send(`account=${big}`), '64 KB', 'form');
     expectTooLarge(await t.http().post('/api/coin/trade').set('Authorization', u.token).type('form').send(`symbol=${big}`), '64 KB', 'fast lane form');
-    expectTooLarge(await t.http().post('/api/coin/trade').set('Authorization', u.token).type('json').send(JSON.stringify({ symbol: big })), '64 KB', 'fast lane json');
+    expectTooLarge(
+      await t
+        .http()
+        .post('/api/coin/trade')
+        .set('Authorization', u.token)
+        .type('json')
+        .send(JSON.stringify({ symbol: big })),
+      '64 KB',
+      'fast lane json',
+    );
     const file = Buffer.concat([makePng(2, 2), Buffer.alloc(5 * 1024 * 1024)]);
-    expectTooLarge(await t.http().post('/api/upload/image').set('Authorization', u.token).attach('file', file, { filename: 'a.png', contentType: 'image/png' }), '5 MB', 'multipart file');
+    expectTooLarge(
+      await t.http().post('/api/upload/image').set('Authorization', u.token).attach('file', file, { filename: 'a.png', contentType: 'image/png' }),
+      '5 MB',
+      'multipart file',
+    );
     let many = t.http().post('/api/upload/image').set('Authorization', u.token);
     for (let i = 0; i < 5; i++) many = many.attach(`f${i}`, makePng(), { filename: `${i}.png`, contentType: 'image/png' });
     expect((await many).body.code).toBe(1004);
     // Multipart on a route that takes no file: its fields only, within the form limit; a file, or a
     // body over that limit, is refused from its declared length before anything is buffered.
-    expectTooLarge(await t.http().post('/api/user/login').attach('file', makePng(), { filename: 'a.png', contentType: 'image/png' }), '64 KB', 'multipart file where none is taken');
+    expectTooLarge(
+      await t.http().post('/api/user/login').attach('file', makePng(), { filename: 'a.png', contentType: 'image/png' }),
+      '64 KB',
+      'multipart file where none is taken',
+    );
     expectTooLarge(await t.http().post('/api/user/login').field('account', big).field('password', 'p'), '64 KB', 'multipart fields over the form limit');
-    const zh = await t.http().post('/api/user/login').set('lang', 'zh').type('json').send(JSON.stringify({ account: big }));
+    const zh = await t
+      .http()
+      .post('/api/user/login')
+      .set('lang', 'zh')
+      .type('json')
+      .send(JSON.stringify({ account: big }));
     expect(zh.body.message).toBe('请求内容过大：最多 64 KB');
     // Under the cap the same request is read normally.
-    expect((await t.http().post('/api/user/login').type('form').send({ account: 'x'.repeat(100), password: 'p' })).body.code).not.toBe(1004);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/user/login')
+          .type('form')
+          .send({ account: 'x'.repeat(100), password: 'p' })
+      ).body.code,
+    ).not.toBe(1004);
   });
 
   it('a file route answers a caller with no valid token before reading its file (regression: the file was held in memory before the login check)', async () => {
@@ -197,7 +256,13 @@ describe('security headers and HTTP 200 on every route', () => {
     // the rest can arrive.
     const answerToPartialUpload = (path: string, authorization: string) =>
       new Promise<{ code: number }>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'Content-Type': 'multipart/form-data; boundary=b', 'Content-Length': String(5 * 1024 * 1024), Authorization: authorization } });
+        const req = httpRequest({
+          host: '127.0.0.1',
+          port,
+          path,
+          method: 'POST',
+          headers: { 'Content-Type': 'multipart/form-data; boundary=b', 'Content-Length': String(5 * 1024 * 1024), Authorization: authorization },
+        });
         req.on('response', (res) => {
           let body = '';
           res.on('data', (c: Buffer) => (body += c.toString()));
@@ -225,7 +290,11 @@ describe('security headers and HTTP 200 on every route', () => {
       ['wallet/log currency', t.http().get('/api/wallet/log').set('Authorization', u.token).query({ currency_id: '3000000000' }), 1000],
       ['help/chat after', t.http().get('/api/help/chat').set('Authorization', u.token).query({ after: '1e21' }), 1000],
       ['operator path id', t.http().post('/api/admin/deposits/3000000000/approve').set('Authorization', op).type('form').send({ reason: 'x' }), 1000],
-      ['kline range past year 9999', t.http().post('/api/kline/historyV3').type('form').send({ symbol: 'BTC/USDT', period: '1min', from: '1000000000000000' }), 1000],
+      [
+        'kline range past year 9999',
+        t.http().post('/api/kline/historyV3').type('form').send({ symbol: 'BTC/USDT', period: '1min', from: '1000000000000000' }),
+        1000,
+      ],
       ['news image id of 36 hex digits', t.http().get(`/api/news/image/${'a'.repeat(36)}`), 2904],
     ];
     for (const [name, req, code] of cases) expect([name, (await req).body.code]).toEqual([name, code]);
@@ -242,7 +311,9 @@ describe('security headers and HTTP 200 on every route', () => {
     ] as const;
     const post = (path: string, token: string | undefined) => (token ? t.http().post(path).set('Authorization', token) : t.http().post(path));
     for (const [path, token] of routes) {
-      const refused = await post(path, token).type('json').send(JSON.stringify({ id: 5 }));
+      const refused = await post(path, token)
+        .type('json')
+        .send(JSON.stringify({ id: 5 }));
       expect([path, refused.body]).toMatchObject([path, { code: 1001, message: 'Unknown field: id' }]);
     }
     expect(await unread()).toEqual(before);
@@ -253,7 +324,9 @@ describe('security headers and HTTP 200 on every route', () => {
     const user = await registerByEmail(t);
     const op = await adminToken(t, ADMIN.email, ADMIN.password);
     // GET lists take paging in the query, POST lists (the app's wallet/list style) in the form body.
-    const gets = routes.filter((r) => (r.method === 'GET' || r.method === 'POST') && !r.path.includes(':') && !r.path.startsWith('/api/docs') && !r.path.includes('logout'));
+    const gets = routes.filter(
+      (r) => (r.method === 'GET' || r.method === 'POST') && !r.path.includes(':') && !r.path.startsWith('/api/docs') && !r.path.includes('logout'),
+    );
     const pagedOk: string[] = [];
     let paged = 0;
     for (const r of gets) {
@@ -309,7 +382,12 @@ describe('rate limits and lock-outs', () => {
     const email = uniqueEmail('r');
     expect((await t.http().post('/api/sms_mail').set('X-Forwarded-For', from).type('form').send({ email, purpose: 'register' })).body.code).toBe(1);
     const code = await lastCode(t.ds, email);
-    const res = await t.http().post('/api/user/register').set('X-Forwarded-For', from).type('form').send({ type: 'email', email, code, password: 'secret-pass', re_password: 'secret-pass', agreement: '1' });
+    const res = await t
+      .http()
+      .post('/api/user/register')
+      .set('X-Forwarded-For', from)
+      .type('form')
+      .send({ type: 'email', email, code, password: 'secret-pass', re_password: 'secret-pass', agreement: '1' });
     return { res, email, password: 'secret-pass' };
   }
   const users = async () => Number((await t.ds.query('SELECT COUNT(*)::int AS n FROM users'))[0].n);
@@ -328,12 +406,13 @@ describe('rate limits and lock-outs', () => {
 
   it('code sending per recipient and per IP', async () => {
     const email = uniqueEmail('c');
-    const send = (to: string, from: string) => t.http().post('/api/sms_mail').set('X-Forwarded-For', from).type('form').send({ email: to, purpose: 'register' });
+    const send = (to: string, from: string) =>
+      t.http().post('/api/sms_mail').set('X-Forwarded-For', from).type('form').send({ email: to, purpose: 'register' });
     // Per recipient: 2 per window, whatever the address.
     const perTarget: number[] = [];
     for (let i = 0; i < 3; i++) {
       perTarget.push((await send(email, nextIp())).body.code);
-      await t.ds.query('UPDATE verification_codes SET created_at = created_at - interval \'10 minutes\' WHERE target = $1', [email]).catch(() => undefined);
+      await t.ds.query("UPDATE verification_codes SET created_at = created_at - interval '10 minutes' WHERE target = $1", [email]).catch(() => undefined);
     }
     expect(perTarget).toEqual([1, 1, 1002]);
     // Per IP: 4 per window, whatever the recipient.
@@ -343,25 +422,48 @@ describe('rate limits and lock-outs', () => {
     expect(codes).toEqual([1, 1, 1, 1, 1002]);
   });
 
+  it("a resend refused by the 60 s guard does not use up the recipient's codes (regression: rapid requests spent the hour's quota, blocking recovery)", async () => {
+    const email = uniqueEmail('q');
+    const send = () => t.http().post('/api/sms_mail').set('X-Forwarded-For', nextIp()).type('form').send({ email, purpose: 'register' });
+    const age = () => t.ds.query(`UPDATE verification_codes SET created_at = created_at - interval '10 minutes' WHERE target = $1`, [email]);
+    const codes: number[] = [];
+    for (let i = 0; i < 5; i++) codes.push((await send()).body.code);
+    expect(codes).toEqual([1, 1104, 1104, 1104, 1104]);
+    await age();
+    expect((await send()).body.code).toBe(1); // the second code sent: within RATE_LIMIT_CODE_TARGET (2)
+    await age();
+    expect((await send()).body.code).toBe(1002); // a third would be over it
+    const [{ n }] = await t.ds.query('SELECT COUNT(*)::int AS n FROM outbox WHERE recipient = $1', [email]);
+    expect(n).toBe(2);
+  });
+
   it('login per account and per IP; a refused login changes nothing and does not check the password', async () => {
     const { email, password } = await register(nextIp()).then((r) => ({ email: r.email, password: r.password }));
-    const login = (account: string, pass: string, from: string) => t.http().post('/api/user/login').set('X-Forwarded-For', from).type('form').send({ account, password: pass });
+    const login = (account: string, pass: string, from: string) =>
+      t.http().post('/api/user/login').set('X-Forwarded-For', from).type('form').send({ account, password: pass });
     const from = nextIp();
     const results: number[] = [];
     for (let i = 0; i < 4; i++) results.push((await login(email, i < 3 ? 'wrong-pass' : password, from)).body.code);
-    expect(results).toEqual([1106, 1106, 1106, 1002]); // the right password is refused too once over
+    expect(results).toEqual([1106, 1106, 1106, 1002]); // the right password is refused too once over, from that address
+    expect((await login(email, password, nextIp())).body.code).toBe(1); // the owner elsewhere is not locked out
     const ipLimited = nextIp();
     const perIp: number[] = [];
     for (let i = 0; i < 6; i++) perIp.push((await login(uniqueEmail('nobody'), 'wrong-pass', ipLimited)).body.code);
     expect(perIp.slice(0, 5).every((c) => c !== 1002)).toBe(true);
     expect(perIp[5]).toBe(1002);
+    // Operators' logins are counted the same way: a stranger's wrong passwords lock out only their own address.
+    const adminLogin = (pass: string, at: string) =>
+      t.http().post('/api/admin/login').set('X-Forwarded-For', at).type('form').send({ email: ADMIN.email, password: pass });
+    const adminFrom = nextIp();
     const admin: number[] = [];
-    for (let i = 0; i < 4; i++) admin.push((await t.http().post('/api/admin/login').set('X-Forwarded-For', nextIp()).type('form').send({ email: 'ops-x@kestrel.test', password: 'wrong-password-1' })).body.code);
-    expect(admin[3]).toBe(1002);
+    for (let i = 0; i < 4; i++) admin.push((await adminLogin(i < 3 ? 'wrong-password-1' : ADMIN.password, adminFrom)).body.code);
+    expect(admin).toEqual([1106, 1106, 1106, 1002]);
+    expect((await adminLogin(ADMIN.password, nextIp())).body.code).toBe(1);
   });
 
   it('login per account counts every spelling of one phone number as one account (regression: each spelling had its own count)', async () => {
-    const login = (account: string) => t.http().post('/api/user/login').set('X-Forwarded-For', nextIp()).type('form').send({ account, password: 'wrong-pass' });
+    const from = nextIp();
+    const login = (account: string) => t.http().post('/api/user/login').set('X-Forwarded-For', from).type('form').send({ account, password: 'wrong-pass' });
     const codes: number[] = [];
     for (const account of ['13800138077', '138-0013-8077', '+13800138077', '1 3800 138077']) codes.push((await login(account)).body.code);
     expect(codes).toEqual([1106, 1106, 1106, 1002]);
@@ -370,7 +472,17 @@ describe('rate limits and lock-outs', () => {
   it('account lookups are limited per IP (regression: anyone could list accounts in bulk)', async () => {
     const from = nextIp();
     const codes: number[] = [];
-    for (let i = 0; i < 5; i++) codes.push((await t.http().post('/api/user/check_email').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('l') })).body.code);
+    for (let i = 0; i < 5; i++)
+      codes.push(
+        (
+          await t
+            .http()
+            .post('/api/user/check_email')
+            .set('X-Forwarded-For', from)
+            .type('form')
+            .send({ email: uniqueEmail('l') })
+        ).body.code,
+      );
     codes.push((await t.http().post('/api/user/check_mobile').set('X-Forwarded-For', from).type('form').send({ phone: '13800138078' })).body.code);
     expect(codes).toEqual([1, 1, 1, 1, 1, 1002]);
   });
@@ -378,26 +490,70 @@ describe('rate limits and lock-outs', () => {
   it('a code sent to register or recover, and the password reset, count as lookups too (regression: their answers told accounts apart with no limit)', async () => {
     const from = nextIp();
     // Each answer says whether the account exists (1107: none), so each is counted like check_email.
-    const recoverCode = () => t.http().post('/api/sms_mail').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('n'), purpose: 'forget' });
+    const recoverCode = () =>
+      t
+        .http()
+        .post('/api/sms_mail')
+        .set('X-Forwarded-For', from)
+        .type('form')
+        .send({ email: uniqueEmail('n'), purpose: 'forget' });
     const reset = () =>
-      t.http().post('/api/user/forget').set('X-Forwarded-For', from).type('form').send({ type: 'email', email: uniqueEmail('n'), code: '000000', password: 'secret-pass', re_password: 'secret-pass' });
+      t
+        .http()
+        .post('/api/user/forget')
+        .set('X-Forwarded-For', from)
+        .type('form')
+        .send({ type: 'email', email: uniqueEmail('n'), code: '000000', password: 'secret-pass', re_password: 'secret-pass' });
     const codes: number[] = [];
     for (let i = 0; i < 3; i++) codes.push((await recoverCode()).body.code);
     for (let i = 0; i < 2; i++) codes.push((await reset()).body.code);
     codes.push((await recoverCode()).body.code, (await reset()).body.code);
-    codes.push((await t.http().post('/api/sms_mail').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('n'), purpose: 'register' })).body.code);
+    codes.push(
+      (
+        await t
+          .http()
+          .post('/api/sms_mail')
+          .set('X-Forwarded-For', from)
+          .type('form')
+          .send({ email: uniqueEmail('n'), purpose: 'register' })
+      ).body.code,
+    );
     expect(codes).toEqual([1107, 1107, 1107, 1107, 1107, 1002, 1002, 1002]);
-    expect((await t.http().post('/api/user/check_email').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('l') })).body.code).toBe(1002);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/user/check_email')
+          .set('X-Forwarded-For', from)
+          .type('form')
+          .send({ email: uniqueEmail('l') })
+      ).body.code,
+    ).toBe(1002);
   });
 
   it('a registration counts as a lookup too, before the account is looked up (regression: its 1105 told accounts apart with no code and no lookup limit)', async () => {
     const { email } = await register(nextIp());
     const from = nextIp();
     const again = () =>
-      t.http().post('/api/user/register').set('X-Forwarded-For', from).type('form').send({ type: 'email', email, code: '000000', password: 'secret-pass', re_password: 'secret-pass', agreement: '1' });
+      t
+        .http()
+        .post('/api/user/register')
+        .set('X-Forwarded-For', from)
+        .type('form')
+        .send({ type: 'email', email, code: '000000', password: 'secret-pass', re_password: 'secret-pass', agreement: '1' });
     const codes: number[] = [];
     // registerPerIp (2) would stop a third registration first: the lookups are spent on check_email before.
-    for (let i = 0; i < 4; i++) codes.push((await t.http().post('/api/user/check_email').set('X-Forwarded-For', from).type('form').send({ email: uniqueEmail('l') })).body.code);
+    for (let i = 0; i < 4; i++)
+      codes.push(
+        (
+          await t
+            .http()
+            .post('/api/user/check_email')
+            .set('X-Forwarded-For', from)
+            .type('form')
+            .send({ email: uniqueEmail('l') })
+        ).body.code,
+      );
     codes.push((await again()).body.code, (await again()).body.code);
     expect(codes).toEqual([1, 1, 1, 1, 1105, 1002]);
   });
@@ -407,7 +563,12 @@ describe('rate limits and lock-outs', () => {
     const token = res.body.data.token as string;
     const codes = await Promise.all(
       Array.from({ length: 10 }, () =>
-        t.http().post('/api/safe/update_password').set('Authorization', token).type('form').send({ old_password: 'wrong-old', password: 'new-pass-123', re_password: 'new-pass-123' }),
+        t
+          .http()
+          .post('/api/safe/update_password')
+          .set('Authorization', token)
+          .type('form')
+          .send({ old_password: 'wrong-old', password: 'new-pass-123', re_password: 'new-pass-123' }),
       ),
     ).then((answers) => answers.map((a) => a.body.code));
     expect(codes.filter((c) => c === 1110)).toHaveLength(3);
@@ -417,7 +578,13 @@ describe('rate limits and lock-outs', () => {
   it('changing the login password: wrong current passwords are limited per user (regression: they were unlimited)', async () => {
     const { res, password } = await register(nextIp());
     const token = res.body.data.token as string;
-    const change = (old: string) => t.http().post('/api/safe/update_password').set('Authorization', token).type('form').send({ old_password: old, password: 'new-pass-123', re_password: 'new-pass-123' });
+    const change = (old: string) =>
+      t
+        .http()
+        .post('/api/safe/update_password')
+        .set('Authorization', token)
+        .type('form')
+        .send({ old_password: old, password: 'new-pass-123', re_password: 'new-pass-123' });
     const codes: number[] = [];
     for (let i = 0; i < 3; i++) codes.push((await change('wrong-old')).body.code);
     codes.push((await change(password)).body.code);
@@ -430,7 +597,12 @@ describe('rate limits and lock-outs', () => {
     await t.ds.query(`UPDATE users SET fund_password_hash = NULL WHERE email = $1`, [u.email]);
     await setFundPasswordQuiet(u);
     const add = (password: string) =>
-      t.http().post('/api/wallet/addaddress').set('Authorization', u.token).type('form').send({ currency_id: USDT, chain: 'TRC20', address: TRON, password, code: '000000' });
+      t
+        .http()
+        .post('/api/wallet/addaddress')
+        .set('Authorization', u.token)
+        .type('form')
+        .send({ currency_id: USDT, chain: 'TRC20', address: TRON, password, code: '000000' });
     const first = await add('111111');
     expect(first.body).toMatchObject({ code: 2205, data: { attempts_left: 2 } });
     expect((await add('222222')).body).toMatchObject({ code: 2205, data: { attempts_left: 1 } });
@@ -439,7 +611,9 @@ describe('rate limits and lock-outs', () => {
     const until = new Date(third.body.data.until).getTime();
     expect(until).toBeGreaterThan(Date.now() + 590_000);
     expect(until).toBeLessThan(Date.now() + 610_000);
-    expect(third.body.message).toBe(`Too many wrong fund passwords. Fund password entry is locked until ${third.body.data.until.slice(0, 19).replace('T', ' ')} (UTC)`);
+    expect(third.body.message).toBe(
+      `Too many wrong fund passwords. Fund password entry is locked until ${third.body.data.until.slice(0, 19).replace('T', ' ')} (UTC)`,
+    );
     const right = await add('135790');
     expect(right.body.code).toBe(1005);
     const zh = await add('135790').set('lang', 'zh');
@@ -457,7 +631,12 @@ describe('rate limits and lock-outs', () => {
     const guesses = Array.from({ length: 12 }, (_, i) => String(200000 + i));
     const answers = await Promise.all(
       guesses.map((password) =>
-        t.http().post('/api/wallet/addaddress').set('Authorization', u.token).type('form').send({ currency_id: USDT, chain: 'TRC20', address: TRON, password, code: '000000' }),
+        t
+          .http()
+          .post('/api/wallet/addaddress')
+          .set('Authorization', u.token)
+          .type('form')
+          .send({ currency_id: USDT, chain: 'TRC20', address: TRON, password, code: '000000' }),
       ),
     );
     const codes = answers.map((a) => a.body.code).sort();
@@ -467,7 +646,16 @@ describe('rate limits and lock-outs', () => {
     // The refused guesses were never counted: the window holds the three checked ones.
     const id = r.res.body.data.user.id as number;
     expect(await t.app.get<Redis>(REDIS).get(`rl:fund-password:${id}`)).toBe('3');
-    expect((await t.http().post('/api/wallet/addaddress').set('Authorization', u.token).type('form').send({ currency_id: USDT, chain: 'TRC20', address: TRON, password: '135790', code: '000000' })).body.code).toBe(1005);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/wallet/addaddress')
+          .set('Authorization', u.token)
+          .type('form')
+          .send({ currency_id: USDT, chain: 'TRC20', address: TRON, password: '135790', code: '000000' })
+      ).body.code,
+    ).toBe(1005);
   });
 
   async function setFundPasswordQuiet(u: { email: string; token: string }) {
@@ -482,7 +670,10 @@ describe('rate limits and lock-outs', () => {
     const token = r.res.body.data.token as string;
     await setFundPasswordQuiet({ email: r.email, token });
     const codes: number[] = [];
-    for (let i = 0; i < 4; i++) codes.push((await t.http().post('/api/wallet/out').set('Authorization', token).type('form').send({ address_id: 1, amount: '10', password: '135790' })).body.code);
+    for (let i = 0; i < 4; i++)
+      codes.push(
+        (await t.http().post('/api/wallet/out').set('Authorization', token).type('form').send({ address_id: 1, amount: '10', password: '135790' })).body.code,
+      );
     expect(codes.slice(0, 3)).toEqual([2202, 2202, 2202]); // real-name verification first
     expect(codes[3]).toBe(1002);
     expect(await t.ds.query('SELECT id FROM withdrawals WHERE user_id = $1', [r.res.body.data.user.id])).toEqual([]);
@@ -492,14 +683,19 @@ describe('rate limits and lock-outs', () => {
     const r = await register(nextIp());
     const token = r.res.body.data.token as string;
     const codes: number[] = [];
-    for (let i = 0; i < 4; i++) codes.push((await t.http().post('/api/upload/image').set('Authorization', token).attach('file', makePng(), { filename: 'a.png', contentType: 'image/png' })).body.code);
+    for (let i = 0; i < 4; i++)
+      codes.push(
+        (await t.http().post('/api/upload/image').set('Authorization', token).attach('file', makePng(), { filename: 'a.png', contentType: 'image/png' })).body
+          .code,
+      );
     expect(codes).toEqual([1, 1, 1, 1002]);
   });
 
   it('flash-exchange quotes per user: every quote counts, priced or not; then 1002 (regression: unlimited, each kept an hour)', async () => {
     const r = await register(nextIp());
     const token = r.res.body.data.token as string;
-    const quote = () => t.http().post('/api/fpjy/quote').set('Authorization', token).type('form').send({ from_currency_id: 3, to_currency_id: 2, amount: '10' });
+    const quote = () =>
+      t.http().post('/api/fpjy/quote').set('Authorization', token).type('form').send({ from_currency_id: 3, to_currency_id: 2, amount: '10' });
     const codes: number[] = [];
     for (let i = 0; i < 4; i++) codes.push((await quote()).body.code);
     expect(codes.slice(0, 3).every((c) => c !== 1002)).toBe(true);
@@ -510,9 +706,16 @@ describe('rate limits and lock-outs', () => {
     const r = await register(nextIp());
     const token = r.res.body.data.token as string;
     const userId = r.res.body.data.user.id as number;
-    const feedback = () => t.http().post('/api/help/feedback').set('Authorization', token).type('form').send({ category: 'other', content: 'the chart is slow' });
+    const feedback = () =>
+      t.http().post('/api/help/feedback').set('Authorization', token).type('form').send({ category: 'other', content: 'the chart is slow' });
     const chat = () => t.http().post('/api/help/chat/send').set('Authorization', token).type('form').send({ text: 'hello' });
-    const codes = [(await feedback()).body.code, (await chat()).body.code, (await feedback()).body.code, (await chat()).body.code, (await feedback()).body.code];
+    const codes = [
+      (await feedback()).body.code,
+      (await chat()).body.code,
+      (await feedback()).body.code,
+      (await chat()).body.code,
+      (await feedback()).body.code,
+    ];
     expect(codes).toEqual([1, 1, 1, 1002, 1002]);
     expect(await t.ds.query('SELECT count(*)::int AS n FROM help_feedback WHERE user_id = $1', [userId])).toEqual([{ n: 2 }]);
   });

@@ -81,6 +81,21 @@ describe('tokens, admin separation and the /api contract', () => {
     expect(limited.body.message).toMatch(/Too many attempts/);
   });
 
+  it('wrong logins lock out the address they come from, not the account (regression: anyone could keep an owner locked out)', async () => {
+    const u = await registerByEmail(t);
+    const login = (password: string, from: string) =>
+      t.http().post('/api/user/login').set('X-Forwarded-For', from).type('form').send({ account: u.email, password });
+    const codes: number[] = [];
+    for (let i = 0; i < 10; i++) codes.push((await login('wrong-pass', '203.0.113.7')).body.code);
+    expect(codes).toEqual([1106, 1106, 1106, 1002, 1002, 1002, 1002, 1002, 1002, 1002]);
+    // The guessing address is refused unchecked, the right password too (under RATE_LIMIT_LOGIN_IP, so by the account's count)...
+    expect((await login(u.password, '203.0.113.7')).body.code).toBe(1002);
+    // ...while the owner, from anywhere else, logs in; right passwords are not counted.
+    for (let i = 0; i < 4; i++) expect((await login(u.password, '203.0.113.8')).body.code).toBe(1);
+    // A wrong one from there still has its own count: the owner's address is not locked by the other's.
+    expect((await login('wrong-pass', '203.0.113.8')).body.code).toBe(1106);
+  });
+
   it('an unknown route is a plain HTTP 404, never the envelope', async () => {
     const res = await t.http().post('/api/no/such/route');
     expect(res.status).toBe(404);

@@ -38,10 +38,15 @@ export class AdminService implements OnModuleInit {
 
   async login(dto: AdminLoginDto, ip: string): Promise<{ token: string; admin: { id: number; email: string } }> {
     await this.rateLimit.hit(`admin-login:ip:${ip}`, this.config.rateLimits.loginPerIp);
-    await this.rateLimit.hit(`admin-login:account:${dto.email}`, this.config.rateLimits.loginPerAccount);
-    const admin = await this.dataSource.getRepository(Admin).findOne({ where: { email: dto.email } });
-    const ok = admin ? await verifyPassword(admin.passwordHash, dto.password) : (await hashPassword(dto.password), false);
-    if (!admin || !ok) throw new BusinessError(ErrorCode.LOGIN_FAILED);
+    // Wrong passwords per account and per address, as user login counts them: one count for the
+    // account alone would let anyone keep the operator locked out.
+    let admin = null as Admin | null;
+    const guess = await this.rateLimit.guess(`admin-login:account:${dto.email}:ip:${ip}`, this.config.rateLimits.loginPerAccount, async () => {
+      admin = await this.dataSource.getRepository(Admin).findOne({ where: { email: dto.email } });
+      return admin ? verifyPassword(admin.passwordHash, dto.password) : (await hashPassword(dto.password), false);
+    });
+    if (guess.outcome === 'locked') throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: guess.seconds });
+    if (guess.outcome === 'wrong' || !admin) throw new BusinessError(ErrorCode.LOGIN_FAILED);
     return { token: await this.tokens.issue('admin', admin.id, this.config.adminTokenTtlSeconds), admin: { id: admin.id, email: admin.email } };
   }
 

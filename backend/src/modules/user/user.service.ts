@@ -53,7 +53,6 @@ export function publicUser(u: User): PublicUser {
   };
 }
 
-
 /** Accounts: registration, login, recovery, passwords and the profile (spec §5). */
 @Injectable()
 export class UserService {
@@ -72,7 +71,8 @@ export class UserService {
 
   /** The code target and lookup for the phone or e-mail route. */
   contactOf(dto: ContactDto): { channel: 'sms' | 'email'; target: string; where: ContactWhere } {
-    if (dto.type === 'phone') return { channel: 'sms', target: phoneTarget(dto.area_code!, dto.phone!), where: { areaCode: dto.area_code!, phone: dto.phone! } };
+    if (dto.type === 'phone')
+      return { channel: 'sms', target: phoneTarget(dto.area_code!, dto.phone!), where: { areaCode: dto.area_code!, phone: dto.phone! } };
     return { channel: 'email', target: dto.email!, where: { email: dto.email! } };
   }
 
@@ -157,12 +157,18 @@ export class UserService {
   async login(dto: LoginDto, ip: string): Promise<{ token: string; user: PublicUser }> {
     const account = loginAccount(dto.account);
     await this.rateLimit.hit(`login:ip:${ip}`, this.config.rateLimits.loginPerIp);
-    // Per account as it is looked up: every spelling of one phone number shares one count.
-    await this.rateLimit.hit(`login:account:${account.email ?? account.phone}`, this.config.rateLimits.loginPerAccount);
-    const user = await this.findForLogin(account, dto.area_code);
-    // Hash anyway when the account is unknown, so timing does not reveal which accounts exist.
-    const ok = user ? await verifyPassword(user.passwordHash, dto.password) : (await hashPassword(dto.password), false);
-    if (!user || !ok) throw new BusinessError(ErrorCode.LOGIN_FAILED);
+    // Wrong passwords per account as it is looked up (every spelling of one phone number shares one
+    // count) and per address they come from: past the limit that address is refused unchecked, the
+    // right password too, while the owner elsewhere still logs in. One count for the account alone
+    // would let anyone keep its owner locked out; guessing stays bounded per address by both limits.
+    let user: User | undefined;
+    const guess = await this.rateLimit.guess(`login:account:${account.email ?? account.phone}:ip:${ip}`, this.config.rateLimits.loginPerAccount, async () => {
+      user = await this.findForLogin(account, dto.area_code);
+      // Hash anyway when the account is unknown, so timing does not reveal which accounts exist.
+      return user ? verifyPassword(user.passwordHash, dto.password) : (await hashPassword(dto.password), false);
+    });
+    if (guess.outcome === 'locked') throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: guess.seconds });
+    if (guess.outcome === 'wrong' || !user) throw new BusinessError(ErrorCode.LOGIN_FAILED);
     if (user.status !== 'active') throw new BusinessError(ErrorCode.ACCOUNT_DISABLED);
     const token = await this.tokens.issue('user', user.id, this.config.userTokenTtlSeconds);
     return { token, user: publicUser(user) };

@@ -32,7 +32,6 @@ export class VerificationCodeService {
 
   async send(channel: 'sms' | 'email', target: string, purpose: CodePurpose, lang: Lang, ip: string): Promise<void> {
     await this.rateLimit.hit(`code:ip:${ip}`, this.config.rateLimits.codePerIp);
-    await this.rateLimit.hit(`code:target:${target}`, this.config.rateLimits.codePerTarget);
     await this.dataSource.transaction(async (m) => {
       await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`code:${target}:${purpose}`]);
       const [recent] = await m.query(
@@ -42,6 +41,9 @@ export class VerificationCodeService {
         [target, purpose, RESEND_GUARD_SECONDS],
       );
       if (recent) throw new BusinessError(ErrorCode.CODE_TOO_FREQUENT, 'error.code_too_frequent', { seconds: Math.max(1, recent.wait) });
+      // Counted per recipient only once the guard lets a code go: refused resends (1104) must not
+      // spend the recipient's quota, or rapid requests would block the owner's own codes for the window.
+      await this.rateLimit.hit(`code:target:${target}`, this.config.rateLimits.codePerTarget);
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       await m.query(
         `INSERT INTO verification_codes (channel, target, purpose, code_hash, expires_at) VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
@@ -67,7 +69,11 @@ export class VerificationCodeService {
       const expected = Buffer.from(String(row.code_hash).trim(), 'hex');
       if (/^\d{6}$/.test(code) && timingSafeEqual(expected, hashCode(target, purpose, code))) return { id: String(row.id) };
       // Returned, not thrown: the counted try must commit.
-      const [{ attempts }] = await updateReturning<{ attempts: number }>(m, 'UPDATE verification_codes SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts', [row.id]);
+      const [{ attempts }] = await updateReturning<{ attempts: number }>(
+        m,
+        'UPDATE verification_codes SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts',
+        [row.id],
+      );
       return { error: attempts >= MAX_WRONG_TRIES ? ErrorCode.CODE_BURNED : ErrorCode.CODE_INVALID };
     });
     if ('error' in outcome) throw new BusinessError(outcome.error);
@@ -76,7 +82,9 @@ export class VerificationCodeService {
 
   /** Marks a checked code used, inside the caller's transaction; a code works once. */
   async consume(manager: EntityManager, codeId: string): Promise<void> {
-    const rows = await updateReturning(manager, 'UPDATE verification_codes SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id', [codeId]);
+    const rows = await updateReturning(manager, 'UPDATE verification_codes SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id', [
+      codeId,
+    ]);
     if (!rows.length) throw new BusinessError(ErrorCode.CODE_INVALID);
   }
 }

@@ -171,6 +171,77 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect((await t.http().get('/api/fpjy/list').set('Authorization', u.token)).body.data.items).toEqual([expect.objectContaining({ quote_id: q.quote_id })]);
   });
 
+  it('converts only between the desk’s coins: a coin whose price two accounts print cannot be flashed against the float (regression: sold at their price)', async () => {
+    // A coin listed later (no desk float), and two colluding accounts printing one tiny trade at an absurd price.
+    const [{ id: PUMP }] = await t.ds.query(
+      `INSERT INTO coins (id, symbol, name, display_decimals, sort) SELECT MAX(id) + 1, 'PUMP', 'Pump', 8, 99 FROM coins RETURNING id`,
+    );
+    await t.ds.query(
+      `INSERT INTO markets (symbol, base_currency_id, quote_currency_id, tick_size, lot_size, min_qty, maker_fee, taker_fee, sort)
+       VALUES ('PUMP/USDT', $1, $2, '0.01', '0.01', '0.01', '0', '0', 99)`,
+      [PUMP, USDT],
+    );
+    await t.app.get(EngineHost).marketsChanged();
+    const [a, b] = [await registerByEmail(t), await registerByEmail(t)];
+    for (const u of [a, b]) await setFundPassword(t, u);
+    await deposit(t, a.user.id, PUMP, '10');
+    await deposit(t, b.user.id, USDT, '10000');
+    const order = (token: string, side: string) =>
+      t
+        .http()
+        .post('/api/coin/trade')
+        .set('Authorization', token)
+        .type('form')
+        .send({ symbol: 'PUMP/USDT', side, type: 'limit', price: '1000000', quantity: '0.01' });
+    expect((await order(a.token, 'sell')).body.code).toBe(1);
+    expect((await order(b.token, 'buy')).body.data.status).toBe('completed');
+    await t.app.get(EngineHost).idle();
+    // 1 PUMP would have been 998,000 USDT from the desk: refused both ways, nothing kept.
+    expect((await post(a.token, 'quote', { from_currency_id: PUMP, to_currency_id: USDT, amount: '1' })).body.code).toBe(2214);
+    expect((await post(b.token, 'quote', { from_currency_id: USDT, to_currency_id: PUMP, amount: '10' })).body.code).toBe(2214);
+    expect((await post(a.token, 'quote', { from_currency_id: PUMP, to_currency_id: BTC, amount: '1' })).body.code).toBe(2214);
+    expect(await coinBalance(t, a.user.id, USDT)).toEqual({ available: '10000', frozen: '0' });
+  });
+
+  it('quotes only at an enabled market’s last trade of at most FLASH_MAX_PRICE_AGE_SECONDS; a fresh one quotes as before', async () => {
+    const u = await registerByEmail(t);
+    const quote = () => post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' });
+    // A disabled market's last trade is no price (regression: quoted for ever).
+    await t.ds.query(`UPDATE markets SET enabled = false WHERE symbol = 'BTC/USDT'`);
+    try {
+      expect((await quote()).body).toMatchObject({ code: 2211, message: 'BTC has no market price yet. Please try again later' });
+    } finally {
+      await t.ds.query(`UPDATE markets SET enabled = true WHERE symbol = 'BTC/USDT'`);
+    }
+    // A last trade older than the limit is no price either.
+    const maxAge = t.config.flashMaxPriceAgeSeconds;
+    t.config.flashMaxPriceAgeSeconds = 1;
+    try {
+      await new Promise((r) => setTimeout(r, 1100));
+      expect((await quote()).body.code).toBe(2211);
+      expect((await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '60' })).body.code).toBe(2211);
+    } finally {
+      t.config.flashMaxPriceAgeSeconds = maxAge;
+    }
+    expect((await quote()).body).toMatchObject({ code: 1, data: { rate: '60000', fee: '12', receive: '5988' } });
+  });
+
+  it('refuses with 1000 an amount whose conversion the sequencer could not post (more than 18 integer digits), and records nothing (regression: 9000)', async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, BTC, '1');
+    // 10^18 − 1 BTC at 60,000: what it receives has 23 integer digits.
+    const huge = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '999999999999999999' })).body;
+    expect(huge.code).toBe(1000);
+    // An amount past 18 integer digits reaching the service directly: the same refusal.
+    await expect(t.app.get(FlashExchangeService).quote(u.user.id, USDT, BTC, '1'.padEnd(20, '0'))).rejects.toMatchObject({
+      code: 1000,
+      messageKey: 'error.amount_invalid',
+    });
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE type LIKE 'Flash%' AND (payload->>'user_id')::int = $1`, [u.user.id]);
+    expect(n).toBe(0);
+    expect(await coinBalance(t, u.user.id, BTC)).toEqual({ available: '1', frozen: '0' });
+  });
+
   it('refuses what it cannot honestly price or pay, and expired or foreign quotes', async () => {
     const u = await registerByEmail(t);
     await deposit(t, u.user.id, USDT, '100');

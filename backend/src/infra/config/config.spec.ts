@@ -19,6 +19,15 @@ describe('loadConfig', () => {
     expect(withEnv('FLASH_FLOAT', 'USDT:5', () => loadConfig()).flashExchange.float).toEqual({ USDT: '5' });
   });
 
+  it('lets the flash desk quote at a last trade of at most FLASH_MAX_PRICE_AGE_SECONDS (default 300); outside 1 s to 1 day the start stops', () => {
+    expect(withEnv('FLASH_MAX_PRICE_AGE_SECONDS', undefined, () => loadConfig()).flashMaxPriceAgeSeconds).toBe(300);
+    expect(withEnv('FLASH_MAX_PRICE_AGE_SECONDS', ' ', () => loadConfig()).flashMaxPriceAgeSeconds).toBe(300);
+    expect(withEnv('FLASH_MAX_PRICE_AGE_SECONDS', '60', () => loadConfig()).flashMaxPriceAgeSeconds).toBe(60);
+    for (const bad of ['0', '86401'])
+      expect(() => withEnv('FLASH_MAX_PRICE_AGE_SECONDS', bad, () => loadConfig())).toThrow('FLASH_MAX_PRICE_AGE_SECONDS must be between 1 and 86400');
+    expect(() => withEnv('FLASH_MAX_PRICE_AGE_SECONDS', '5m', () => loadConfig())).toThrow('FLASH_MAX_PRICE_AGE_SECONDS must be a non-negative integer');
+  });
+
   it('takes a blank rate limit for its default', () => {
     expect(withEnv('RATE_LIMIT_LOGIN_IP', ' ', () => loadConfig()).rateLimits.loginPerIp).toEqual({ limit: 30, windowSeconds: 60 });
   });

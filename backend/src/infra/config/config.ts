@@ -56,6 +56,11 @@ export interface AppConfig {
   /** Flash exchange: fee rate taken from what the user receives, quote lifetime, and the desk's starting float. */
   flashExchange: { feeRate: string; quoteTtlSeconds: number; float: Record<string, string> };
   /**
+   * How old the last trade of a `<coin>/USDT` market may be for the flash desk to quote at it
+   * (FLASH_MAX_PRICE_AGE_SECONDS, 1 s–1 day, default 300 s); older, the coin has no price to convert at.
+   */
+  flashMaxPriceAgeSeconds: number;
+  /**
    * The sequencer (docs/architecture.md): commands per journal row at most, commands journaled but
    * not yet projected past which new commands are refused (the lag bound), and past which the next
    * journal write waits for the projector (backpressure), commands per projector
@@ -259,11 +264,15 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       quoteTtlSeconds: int('FLASH_QUOTE_TTL_SECONDS', 15),
       float: floats('FLASH_FLOAT', 'USDT:1000000,BTC:10,ETH:300'),
     },
+    flashMaxPriceAgeSeconds: intBetween('FLASH_MAX_PRICE_AGE_SECONDS', 300, 1, 86_400),
     optionWorker: (process.env.OPTION_WORKER ?? 'on') !== 'off',
     uploadDir: text('UPLOAD_DIR') ?? './.data/uploads',
     uploadRateLimit: rule('RATE_LIMIT_UPLOAD_USER', '60/3600'),
     bodyLimitBytes: intBetween('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 10 * 1024 * 1024),
-    faultPoints: (process.env.FAULT_POINTS ?? '').split(',').map((p) => p.trim()).filter(Boolean),
+    faultPoints: (process.env.FAULT_POINTS ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
     rateLimits: {
       fundPassword: rule('RATE_LIMIT_FUND_PASSWORD', '5/900'),
       loginPerIp: rule('RATE_LIMIT_LOGIN_IP', '30/60'),

@@ -14,13 +14,37 @@ export const USDT_ID = 3;
 export class PricingService {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Last trade price in USDT per coin, for every coin that has a `<coin>/USDT` market with trades. */
+  /**
+   * Last trade price in USDT per coin, for every coin that has a `<coin>/USDT` market with trades:
+   * for valuations (wallet totals, limits), whatever the market's state or the trade's age. What a
+   * trade is made at comes from `tradablePrices`.
+   */
   async usdtPrices(): Promise<Map<number, Money>> {
     const rows: Array<{ base_currency_id: number; price: string }> = await this.dataSource.query(
       `SELECT m.base_currency_id, t.price::text FROM markets m
        CROSS JOIN LATERAL (SELECT price FROM trades WHERE market_id = m.id ORDER BY trade_id DESC LIMIT 1) t
        WHERE m.quote_currency_id = $1`,
       [USDT_ID],
+    );
+    const prices = new Map<number, Money>(rows.map((r) => [r.base_currency_id, money(r.price)]));
+    prices.set(USDT_ID, money(1));
+    return prices;
+  }
+
+  /**
+   * Prices a trade is made at (the flash desk converts at them), stricter than the valuations'
+   * `usdtPrices`: for each of `currencyIds`, the last trade of its `<coin>/USDT` market only while
+   * that market is enabled and the trade is at most `maxAgeSeconds` old. A disabled market or one
+   * nobody has traded lately has no price here (its last trade is no longer the market's price).
+   * USDT is 1.
+   */
+  async tradablePrices(currencyIds: number[], maxAgeSeconds: number): Promise<Map<number, Money>> {
+    const rows: Array<{ base_currency_id: number; price: string }> = await this.dataSource.query(
+      `SELECT m.base_currency_id, t.price::text FROM markets m
+       CROSS JOIN LATERAL (SELECT price, executed_at FROM trades WHERE market_id = m.id ORDER BY trade_id DESC LIMIT 1) t
+       WHERE m.quote_currency_id = $1 AND m.base_currency_id = ANY($2::int[]) AND m.enabled
+         AND t.executed_at >= now() - make_interval(secs => $3)`,
+      [USDT_ID, currencyIds, maxAgeSeconds],
     );
     const prices = new Map<number, Money>(rows.map((r) => [r.base_currency_id, money(r.price)]));
     prices.set(USDT_ID, money(1));

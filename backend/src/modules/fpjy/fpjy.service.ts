@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
-import { money, moneyString, truncate, units } from '../../infra/money';
+import { isDecimalString, money, moneyString, truncate, units } from '../../infra/money';
 import { REDIS } from '../../infra/redis/redis.module';
 import { PricingService } from '../coin-rate/pricing.service';
 import { OutboxRelay } from '../engine/outbox-relay.service';
@@ -48,8 +48,10 @@ const terminal = (stream: Array<{ type: string; streamVersion: number }>): numbe
 
 /**
  * Flash exchange (route pages/fpjy): convert one coin to another at the current market price.
- * The price is the venue's own last trade of each coin against USDT (DESIGN §1); the desk (the
- * sequencer's house account `desk`, funded from `treasury` by a recorded transfer) takes the other side and keeps a documented
+ * Only between coins the desk holds a float of (FLASH_FLOAT). The price is the venue's own last
+ * trade of each coin against USDT (DESIGN §1), from an enabled market and at most
+ * FLASH_MAX_PRICE_AGE_SECONDS old; the desk (the sequencer's house account `desk`, funded from
+ * `treasury` by a recorded transfer) takes the other side and keeps a documented
  * fee (FLASH_FEE_RATE, default 0.2% of what is received). A quote holds for FLASH_QUOTE_TTL_SECONDS
  * and can be used once; the quote id is the conversion's idempotency key.
  */
@@ -141,8 +143,14 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     // Each quote is kept in Redis for an hour and its conversion (or refusal) recorded for good: counted per user.
     await this.rateLimit.hit(`flash:user:${userId}`, this.config.rateLimits.flashQuotePerUser);
     const [from, to] = await Promise.all([this.accounts.coin(fromId), this.accounts.coin(toId)]);
+    // Only between coins the desk holds a float of (FLASH_FLOAT): any other coin's price is made by
+    // whoever trades it, and the desk would pay its float out at it.
+    const float = this.config.flashExchange.float;
+    const desk = (symbol: string) => Object.hasOwn(float, symbol) && !money(float[symbol]).isZero();
+    if (!desk(from.symbol) || !desk(to.symbol)) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE, 'error.currency_invalid');
     const amount = positive(rawAmount);
-    const prices = await this.pricing.usdtPrices();
+    // The market's price now: an enabled market's last trade of at most FLASH_MAX_PRICE_AGE_SECONDS.
+    const prices = await this.pricing.tradablePrices([from.id, to.id], this.config.flashMaxPriceAgeSeconds);
     const pf = prices.get(from.id);
     const pt = prices.get(to.id);
     if (!pf) throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: from.symbol });
@@ -152,6 +160,9 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     const fee = money(truncate(gross.times(this.config.flashExchange.feeRate), to.decimals));
     const receive = gross.minus(fee);
     if (receive.lte(0)) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
+    // The conversion's legs must be amounts the sequencer takes (18 integer digits at most), or it
+    // would refuse the posting as malformed.
+    if (![amount, receive].every((v) => isDecimalString(moneyString(v)))) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
     const ttl = this.config.flashExchange.quoteTtlSeconds;
     const q: Quote = {
       quote_id: randomUUID(),

@@ -1,7 +1,7 @@
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { WealthAccrualService } from '../src/modules/finance/wealth-accrual.service';
 import { epochDay } from '../src/modules/finance/wealth-terms';
-import { money, moneyString } from '../src/infra/money';
+import { money, moneyString, truncate } from '../src/infra/money';
 import { adminToken, registerByEmail } from './support/accounts';
 import { deposit } from './support/funding';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
@@ -26,7 +26,8 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     const r = t.http().get(`/api/${path}`).query(query);
     return token ? r.set('Authorization', token) : r;
   };
-  const post = (token: string, path: string, body: Record<string, unknown> = {}) => t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
+  const post = (token: string, path: string, body: Record<string, unknown> = {}) =>
+    t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
   const trust = async (userId: number) => {
     const [row] = await t.ds.query(
       `SELECT available::text, frozen::text FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'trust' AND currency_id = $2`,
@@ -35,14 +36,17 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     return { available: moneyString(row?.available ?? '0'), frozen: moneyString(row?.frozen ?? '0') };
   };
   const house = async () => {
-    const [row] = await t.ds.query(`SELECT available::text, frozen::text FROM balances WHERE owner_type = 'system' AND account_type = 'treasury' AND currency_id = $1`, [
-      USDT,
-    ]);
+    const [row] = await t.ds.query(
+      `SELECT available::text, frozen::text FROM balances WHERE owner_type = 'system' AND account_type = 'treasury' AND currency_id = $1`,
+      [USDT],
+    );
     return { available: moneyString(row.available), frozen: moneyString(row.frozen) };
   };
-  const products = async (type = 1) => (await get(null, 'lh/deposit/config', { type })).body.data as Array<Record<string, string> & { id: number; days: number }>;
+  const products = async (type = 1) =>
+    (await get(null, 'lh/deposit/config', { type })).body.data as Array<Record<string, string> & { id: number; days: number }>;
   const product = async (code: string) => [...(await products(1)), ...(await products(2))].find((p) => p.code === code)!;
-  const counts = async () => (await t.ds.query(`SELECT (SELECT COUNT(*) FROM ledger_entries)::int AS entries, (SELECT COUNT(*) FROM wealth_orders)::int AS orders`))[0];
+  const counts = async () =>
+    (await t.ds.query(`SELECT (SELECT COUNT(*) FROM ledger_entries)::int AS entries, (SELECT COUNT(*) FROM wealth_orders)::int AS orders`))[0];
 
   /** A user with `usdt` in the trust account (deposited to the trade account, then transferred). */
   async function investor(usdt = '20000') {
@@ -131,7 +135,11 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     const d15 = await product('hosting-15d');
     const h0 = await house();
     const [a, b] = await Promise.all([buy(u.token, d15.id, '1000', { client_id: 'w-1' }), buy(u.token, d15.id, '1000', { client_id: 'w-1' })]);
-    expect(a.body).toMatchObject({ code: 1, message: 'Purchase successful', data: { amount: '1000', daily_interest: '4', total_interest: '60', status: 'hosting', remaining_days: 15 } });
+    expect(a.body).toMatchObject({
+      code: 1,
+      message: 'Purchase successful',
+      data: { amount: '1000', daily_interest: '4', total_interest: '60', status: 'hosting', remaining_days: 15 },
+    });
     expect(b.body.data.order_id).toBe(a.body.data.order_id);
     expect(await trust(u.user.id)).toEqual({ available: '1000', frozen: '1000' });
     const h1 = await house();
@@ -155,7 +163,9 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(done).toHaveLength(1);
     expect(done[0]).toMatchObject({ order_id: order.order_id, earned: '136.6', paid_days: 30, status: 'completed' });
     expect(await trust(u.user.id)).toEqual({ available: '1136.6', frozen: '0' });
-    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_id = $1 AND code = 903 AND owner_type = 'user'`, [order.order_id]);
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_id = $1 AND code = 903 AND owner_type = 'user'`, [
+      order.order_id,
+    ]);
     expect(n).toBe(30);
     const [left] = await t.ds.query(`SELECT reserve::text FROM wealth_orders WHERE id = $1`, [order.order_id]);
     expect(moneyString(left.reserve)).toBe('0');
@@ -176,7 +186,9 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(await paid()).toEqual({ paid_days: 4, earned: '16.000000000000000000' });
     await accrual.accrue(new Date(start + 4 * DAY + 6 * 3_600_000));
     expect((await paid()).paid_days).toBe(4);
-    const days = await t.ds.query(`SELECT e.command_id FROM events e WHERE e.command_id LIKE $1 ORDER BY e.command_id`, [`wealth-interest:${order.order_id}:%`]);
+    const days = await t.ds.query(`SELECT e.command_id FROM events e WHERE e.command_id LIKE $1 ORDER BY e.command_id`, [
+      `wealth-interest:${order.order_id}:%`,
+    ]);
     expect(days.map((d: { command_id: string }) => d.command_id)).toEqual(
       [0, 1, 2, 3].map((k) => `wealth-interest:${order.order_id}:${epochDay(new Date(start)) + k}`).sort(),
     );
@@ -202,7 +214,36 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(money(h0.frozen).minus(h1.frozen).toFixed()).toBe('12');
     const redeemed = (await get(u.token, 'lh/deposit/order', { status: 'redeemed' })).body.data.items;
     expect(redeemed[0]).toMatchObject({ order_id: order.order_id, status: 'redeemed', penalty: '12', refund: '988' });
-    expect((await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id })).body).toMatchObject({ code: 2506, message: 'This order is no longer in hosting' });
+  });
+
+  it('a retried redemption answers the first one with one posting, also when both arrive at once (regression: the retry answered 2506)', async () => {
+    const u = await investor('2000');
+    const d15 = await product('hosting-15d');
+    const order = (await buy(u.token, d15.id, '1000')).body.data;
+    await accrual.accrue(new Date(new Date(order.interest_start).getTime() + 12 * DAY));
+    const first = await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id });
+    expect(first.body).toMatchObject({ code: 1, data: { preview: false, remaining_days: 3, penalty: '12', refund: '988', order: { status: 'redeemed' } } });
+    expect(first.body.data.duplicate).toBeUndefined();
+    const h0 = await house();
+    const again = await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id });
+    expect(again.body.code).toBe(1);
+    expect(again.body.data).toEqual({ ...first.body.data, duplicate: true });
+    expect(await trust(u.user.id)).toEqual({ available: '2036', frozen: '0' });
+    expect(await house()).toEqual(h0);
+    // A preview of it has nothing left to show.
+    expect((await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id, preview: '1' })).body.code).toBe(2506);
+    // Two taps at once: one redemption, both answers it.
+    const other = (await buy(u.token, d15.id, '1000')).body.data;
+    const both = await Promise.all([1, 2].map(() => post(u.token, 'lh/deposit/cancel', { order_id: other.order_id })));
+    expect(both.map((r) => r.body.code)).toEqual([1, 1]);
+    expect(both.map((r) => r.body.data.duplicate ?? false).sort()).toEqual([false, true]);
+    const { duplicate: _, ...stored } = both.find((r) => r.body.data.duplicate)!.body.data;
+    expect(stored).toEqual(both.find((r) => !r.body.data.duplicate)!.body.data);
+    for (const id of [order.order_id, other.order_id]) {
+      const posted = await t.ds.query(`SELECT command_id FROM events WHERE command_id = $1`, [`wealth-redeem:${id}`]);
+      expect(posted).toHaveLength(1);
+    }
+    expect(await trust(u.user.id)).toEqual({ available: '1976', frozen: '0' }); // 2036 − 1000 + 1000 − 60 (15 days × 0.4 %)
   });
 
   it('an early redemption of an order whose end has passed but that the daily job has not reached yet matures it, then answers 2506 (regression: the maturity was rolled back with the refusal)', async () => {
@@ -210,8 +251,20 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     const order = (await buy(u.token, (await product('hosting-15d')).id, '1000')).body.data;
     // Bought 16 days ago as far as the order knows: its end has passed, and no job has paid it.
     await t.ds.query(`UPDATE wealth_orders SET start_day = start_day - 16, end_at = end_at - interval '16 days' WHERE id = $1`, [order.order_id]);
-    expect((await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id })).body).toMatchObject({ code: 2506, message: 'This order is no longer in hosting' });
-    expect((await get(u.token, 'lh/deposit/order', { status: 'completed' })).body.data.items[0]).toMatchObject({ order_id: order.order_id, paid_days: 15, earned: '60' });
+    // The preview says what the real call will (regression: it showed an early-redemption penalty) and changes nothing.
+    expect((await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id, preview: '1' })).body.code).toBe(2506);
+    expect(await trust(u.user.id)).toEqual({ available: '0', frozen: '1000' });
+    expect((await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id })).body).toMatchObject({
+      code: 2506,
+      message: 'This order is no longer in hosting',
+    });
+    // Closed by its maturity, not by the user: a second call is still 2506.
+    expect((await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id })).body.code).toBe(2506);
+    expect((await get(u.token, 'lh/deposit/order', { status: 'completed' })).body.data.items[0]).toMatchObject({
+      order_id: order.order_id,
+      paid_days: 15,
+      earned: '60',
+    });
     expect(await trust(u.user.id)).toEqual({ available: '1060', frozen: '0' });
   });
 
@@ -259,15 +312,33 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
       code: 2507,
       message: 'Product settings are invalid: capacity cannot go below what is sold (2000)',
     });
-    expect((await post(admin, 'admin/wealth/products', { kind: 'fixed', code: 'bad', name: 'Bad', days: 0, min_amount: '1', rate: '0.1', capacity: '1', reason: 'x' })).body.code).toBe(2507);
+    expect(
+      (
+        await post(admin, 'admin/wealth/products', {
+          kind: 'fixed',
+          code: 'bad',
+          name: 'Bad',
+          days: 0,
+          min_amount: '1',
+          rate: '0.1',
+          capacity: '1',
+          reason: 'x',
+        })
+      ).body.code,
+    ).toBe(2507);
     // A time the pattern lets through but the calendar has not is refused and stores nothing (regression: it answered 9000).
-    for (const [field, value] of [['sale_start', '2026-13-01T00:00Z'], ['sale_end', '2026-02-31T00:00:00Z']]) {
+    for (const [field, value] of [
+      ['sale_start', '2026-13-01T00:00Z'],
+      ['sale_end', '2026-02-31T00:00:00Z'],
+    ]) {
       expect((await post(admin, `admin/wealth/products/${id}`, { [field]: value, reason: 'typo' })).body).toMatchObject({
         code: 1000,
         message: `${field} is invalid`,
       });
     }
-    const ev = await t.ds.query(`SELECT type, metadata->>'actor' AS actor, metadata->>'reason' AS reason FROM events WHERE stream_id = $1 ORDER BY seq`, [`wealth-product:${id}`]);
+    const ev = await t.ds.query(`SELECT type, metadata->>'actor' AS actor, metadata->>'reason' AS reason FROM events WHERE stream_id = $1 ORDER BY seq`, [
+      `wealth-product:${id}`,
+    ]);
     expect(ev.map((e: { type: string; reason: string }) => [e.type, e.reason])).toEqual([
       ['WealthProductCreated', 'launch'],
       ['WealthProductEdited', 'better rate'],
@@ -312,7 +383,10 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(answers.filter((x) => x.body.code === 2503).map((x) => x.body.message)).toEqual(
       Array(20).fill('Not enough capacity left: at most 0 USDT can still be bought'),
     );
-    const [p] = await t.ds.query(`SELECT sold::text, (SELECT COALESCE(SUM(amount), 0)::text FROM wealth_orders WHERE product_id = $1) AS orders FROM wealth_products WHERE id = $1`, [id]);
+    const [p] = await t.ds.query(
+      `SELECT sold::text, (SELECT COALESCE(SUM(amount), 0)::text FROM wealth_orders WHERE product_id = $1) AS orders FROM wealth_products WHERE id = $1`,
+      [id],
+    );
     expect(moneyString(p.sold)).toBe('1000');
     expect(moneyString(p.orders)).toBe('1000');
     expect((await products(2)).find((x) => x.id === id)?.status).toBe('sold_out');
@@ -384,5 +458,47 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(await trust(u.user.id)).toEqual({ available: '15126', frozen: '0' });
     const h1 = await house();
     expect(h1.available).toBe(money(h0.available).plus(h0.frozen).minus(h1.frozen).toFixed());
+  });
+
+  it('flexible fund: days that waited for a short treasury are paid by a redemption after the operator funds it (regression: they were dropped)', async () => {
+    // A fund at 10 % a day, one order whose 30-day reserve takes 3/4 of the treasury's float: its next top-up cannot be made.
+    const created = await post(admin, 'admin/wealth/products', {
+      kind: 'flexible',
+      code: 'thin-float',
+      name: 'Thin float',
+      days: 0,
+      min_amount: '100',
+      rate: '0.1',
+      penalty_mode: 'none',
+      capacity: '100000000',
+      reason: 'test',
+    });
+    const h0 = await house();
+    const amount = truncate(money(h0.available).div(4), 0); // daily = amount / 10, reserve = 3 × amount
+    const daily = money(amount).div(10);
+    const u = await investor(amount);
+    const order = (await buy(u.token, created.body.data.id, amount)).body.data;
+    expect(order.daily_interest).toBe(daily.toFixed());
+    // Bought 62 days ago as far as the order knows: 61 days are due, the reserve covers 30.
+    await t.ds.query(`UPDATE wealth_orders SET start_day = start_day - 62 WHERE id = $1`, [order.order_id]);
+    const state = async () => (await t.ds.query(`SELECT paid_days, reserve::text FROM wealth_orders WHERE id = $1`, [order.order_id]))[0];
+    await accrual.settle(order.order_id, new Date());
+    expect(await state()).toMatchObject({ paid_days: 30 });
+    expect(moneyString((await state()).reserve)).toBe('0');
+    // The next run cannot top it up (the treasury is short): the other 31 days wait.
+    await accrual.settle(order.order_id, new Date());
+    expect((await state()).paid_days).toBe(30);
+    // The operator funds the treasury; the user redeems before the next daily run.
+    expect((await post(admin, 'admin/treasury/fund', { currency_id: USDT, amount: h0.available, reason: 'refill' })).body.code).toBe(1);
+    const done = await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id });
+    const earned = daily.times(61).toFixed();
+    expect(done.body).toMatchObject({ code: 1, data: { penalty: '0', refund: amount, earned, order: { status: 'redeemed', paid_days: 61 } } });
+    expect(await trust(u.user.id)).toEqual({ available: money(amount).plus(earned).toFixed(), frozen: '0' });
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE command_id LIKE $1`, [`wealth-interest:${order.order_id}:%`]);
+    expect(n).toBe(61);
+    // Every reserve released: the treasury paid the 61 days and nothing else.
+    const h1 = await house();
+    expect(h1.frozen).toBe(h0.frozen);
+    expect(h1.available).toBe(money(h0.available).times(2).minus(earned).toFixed());
   });
 });

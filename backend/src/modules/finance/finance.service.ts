@@ -67,8 +67,7 @@ export class FinanceService {
   async purchase(userId: number, dto: PurchaseDto) {
     const p = await this.products.get(dto.product_id);
     const amount = money(dto.amount);
-    if (amount.lt(p.minAmount) || amount.lte(0))
-      throw new BusinessError(ErrorCode.WEALTH_BELOW_MIN, undefined, { min: `${moneyString(p.minAmount)} USDT` });
+    if (amount.lt(p.minAmount) || amount.lte(0)) throw new BusinessError(ErrorCode.WEALTH_BELOW_MIN, undefined, { min: `${moneyString(p.minAmount)} USDT` });
     if (dto.agree !== '1' && dto.agree !== 'true') throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED, 'error.wealth_agreement_required');
     if (dto.client_id) {
       const prior = await this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } });
@@ -165,21 +164,31 @@ export class FinanceService {
 
   /**
    * lh/deposit/cancel: early redemption. With `preview`, only the exact penalty and refund (nothing
-   * changes). Due interest is credited first, so the penalty counts the days really remaining.
+   * changes). Due interest is credited first, so the penalty counts the days really remaining. The
+   * order id is the command's key: a retry of this user's redemption answers it again (`duplicate`).
    */
   async redeem(userId: number, dto: RedeemDto) {
     const preview = dto.preview === '1' || dto.preview === 'true';
     const now = new Date();
     const o = await this.owned(userId, dto.order_id);
+    if (o.status === 'redeemed' && !preview) return redeemedView(o, await this.products.get(o.productId), now);
     if (o.status !== 'hosting') throw new BusinessError(ErrorCode.WEALTH_ORDER_CLOSED);
     const p = await this.products.get(o.productId);
     if (preview) {
+      // As the real call: a fixed term whose end has passed is matured by its settlement (its whole
+      // interest is reserved, so every day pays), and there is nothing left to redeem early.
+      if (o.kind !== 'flexible' && o.endAt !== null && new Date(o.endAt).getTime() <= now.getTime()) throw new BusinessError(ErrorCode.WEALTH_ORDER_CLOSED);
       const remaining = Math.max(0, o.days - Math.max(o.paidDays, Math.min(o.days, epochDay(now) - o.startDay)));
       return redemptionView(o, penaltyOf(o, o.kind === 'flexible' ? 0 : remaining), remaining, true);
     }
+    // A flexible order's waiting days (its reserve ran out while the treasury was short) get their
+    // reserve first, in its own transaction, as the daily job's settle() does.
+    await this.accrual.topUpOwed(o, now);
     const out = await this.dataSource.transaction(async (m) => {
       await this.accrual.settleIn(m, o.id, now);
       const locked = await m.getRepository(WealthOrder).findOne({ where: { id: o.id, userId }, lock: { mode: 'pessimistic_write' } });
+      // A concurrent retry redeemed it first: its answer.
+      if (locked?.status === 'redeemed') return redeemedView(locked, p, now);
       // Closed meanwhile, or matured just now by the settlement above (its end passed before the
       // daily job reached it): that maturity commits, and the answer is 2506 after the commit.
       if (!locked || locked.status !== 'hosting') return undefined;
@@ -188,13 +197,19 @@ export class FinanceService {
       const a = moneyString(locked.amount);
       const movements: Movement[] = [trust(userId, locked.currencyId, LedgerCode.LockReturn, a, `-${a}`)];
       if (money(penalty).gt(0))
-        movements.push(trust(userId, locked.currencyId, LedgerCode.WealthPenalty, `-${penalty}`), treasury(locked.currencyId, LedgerCode.WealthPenalty, penalty));
+        movements.push(
+          trust(userId, locked.currencyId, LedgerCode.WealthPenalty, `-${penalty}`),
+          treasury(locked.currencyId, LedgerCode.WealthPenalty, penalty),
+        );
       const reserve = moneyString(locked.reserve);
       if (money(reserve).gt(0)) movements.push(treasury(locked.currencyId, LedgerCode.Unfreeze, reserve, `-${reserve}`));
       await this.ledger.post({ commandId: `wealth-redeem:${locked.id}`, refType: 'wealth', refId: locked.id, actor: `user:${userId}`, movements }, m);
       await m.getRepository(WealthOrder).update({ id: locked.id }, { status: 'redeemed', penalty, reserve: '0', closedAt: now });
       await this.events.append(m, { streamId: `wealth-order:${locked.id}`, metadata: { actor: `user:${userId}` } }, [
-        { type: 'WealthRedeemed', payload: { orderId: locked.id, remainingDays: remaining, penalty, refund: moneyString(money(a).minus(penalty)), released: reserve } },
+        {
+          type: 'WealthRedeemed',
+          payload: { orderId: locked.id, remainingDays: remaining, penalty, refund: moneyString(money(a).minus(penalty)), released: reserve },
+        },
       ]);
       return { ...redemptionView(locked, penalty, remaining, false), order: orderView({ ...locked, status: 'redeemed', penalty, closedAt: now }, p, now) };
     });
@@ -264,6 +279,12 @@ function redemptionView(o: WealthOrder, penalty: string, remainingDays: number, 
     refund: moneyString(money(o.amount).minus(penalty)),
     earned: moneyString(o.earned),
   };
+}
+
+/** A redemption answered again from the order: the stored penalty; remaining days as they were (paid days stop at redemption). */
+function redeemedView(o: WealthOrder, p: WealthProduct, now: Date) {
+  const remaining = o.kind === 'flexible' ? 0 : Math.max(0, o.days - o.paidDays);
+  return { ...redemptionView(o, moneyString(o.penalty ?? '0'), remaining, false), order: orderView(o, p, now), duplicate: true };
 }
 
 export function orderView(o: WealthOrder, p: WealthProduct | undefined, now: Date) {

@@ -59,7 +59,12 @@ export class WealthAccrualService implements OnApplicationBootstrap {
     this.queue = this.queues.queue(QUEUE);
     const worker = this.queues.worker(QUEUE, async () => this.accrue(new Date()));
     worker.on('failed', (job, err) => this.logger.warn(`accrual job ${job?.id} failed: ${err.message}`));
-    await this.queues.keepScheduler(this.queue, 'daily', { pattern: '0 0 * * *', tz: 'UTC' }, { name: 'accrue', opts: { attempts: 10, backoff: { type: 'exponential', delay: 5000 } } });
+    await this.queues.keepScheduler(
+      this.queue,
+      'daily',
+      { pattern: '0 0 * * *', tz: 'UTC' },
+      { name: 'accrue', opts: { attempts: 10, backoff: { type: 'exponential', delay: 5000 } } },
+    );
     // Catch up whatever a stop left unpaid.
     await this.queue.add('accrue', {}, { jobId: `catch-up-${Date.now()}`, removeOnComplete: true, removeOnFail: { age: 86_400 } });
   }
@@ -91,7 +96,7 @@ export class WealthAccrualService implements OnApplicationBootstrap {
     return total;
   }
 
-  /** One order brought up to date as of `now` (also called before an early redemption). */
+  /** One order brought up to date as of `now`. */
   async settle(orderId: string, now: Date): Promise<{ days: number; matured: boolean }> {
     const first = await this.dataSource.getRepository(WealthOrder).findOne({ where: { id: orderId } });
     if (first?.kind === 'flexible' && first.status === 'hosting') await this.topUp(first, now);
@@ -157,12 +162,26 @@ export class WealthAccrualService implements OnApplicationBootstrap {
   }
 
   /**
+   * Before an early redemption (its settlement, in the redemption's transaction, is the order's
+   * last): a flexible order's reserve topped up to what its waiting days need, as settle() tops it
+   * up before the daily settlement; this may be more than the window, after a long shortage. Its
+   * own command id, so a daily top-up of the same day cannot mask it. If the treasury still cannot,
+   * the redemption pays what the reserve covers.
+   */
+  async topUpOwed(o: WealthOrder, now: Date): Promise<void> {
+    if (o.kind !== 'flexible' || o.status !== 'hosting') return;
+    await this.topUp(o, now, Math.max(0, epochDay(now) - o.startDay - o.paidDays), ':redeem');
+  }
+
+  /**
    * The flexible fund has no end, so its interest is reserved a rolling window ahead
    * (FLEXIBLE_RESERVE_DAYS days): each run tops the reserve back up from the treasury. If the
    * treasury cannot, the order keeps earning from what is reserved and the unpaid days wait.
+   * Exactly once: under the order's row lock, only if the reserve is still what `want` was
+   * computed from, and the reserve moves in the same transaction as the posting.
    */
-  private async topUp(o: WealthOrder, now: Date): Promise<void> {
-    const want = money(o.dailyInterest).times(FLEXIBLE_RESERVE_DAYS).minus(o.reserve);
+  private async topUp(o: WealthOrder, now: Date, days = FLEXIBLE_RESERVE_DAYS, tag = ''): Promise<void> {
+    const want = money(o.dailyInterest).times(days).minus(o.reserve);
     if (want.lte(0)) return;
     const x = moneyString(want);
     try {
@@ -171,7 +190,7 @@ export class WealthAccrualService implements OnApplicationBootstrap {
         if (!locked || locked.status !== 'hosting' || !money(locked.reserve).eq(o.reserve)) return;
         const posted = await this.ledger.post(
           {
-            commandId: `wealth-topup:${o.id}:${epochDay(now)}:${locked.paidDays}`,
+            commandId: `wealth-topup:${o.id}:${epochDay(now)}:${locked.paidDays}${tag}`,
             refType: 'wealth',
             refId: o.id,
             actor: 'system:wealth-accrual',

@@ -5,6 +5,7 @@ import { money, moneyString } from '../src/infra/money';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { QueuesService } from '../src/infra/queue/queues.service';
 import { TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
+import { LoanApprovalService } from '../src/modules/loan/loan-approval.service';
 import { LoanOverdueService } from '../src/modules/loan/loan-overdue.service';
 import { LoanRepaymentService } from '../src/modules/loan/loan-repayment.service';
 import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
@@ -134,7 +135,9 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
       await t.ds.query('UPDATE loan_products SET enabled = true WHERE id = $1', [product.id]);
     }
     // Sent twice at the same moment: one application, and both answers are it (not an internal error).
-    const both = await Promise.all([1, 2].map(() => post(v.token, 'borrow/order/apply', { product_id: product.id, amount: '600', days: 15, ...v.photos, client_id: 'loan-2' })));
+    const both = await Promise.all(
+      [1, 2].map(() => post(v.token, 'borrow/order/apply', { product_id: product.id, amount: '600', days: 15, ...v.photos, client_id: 'loan-2' })),
+    );
     expect(both.map((r) => r.body.code)).toEqual([1, 1]);
     expect(both.map((r) => r.body.data.duplicate).sort()).toEqual([false, true]);
     expect(both[0].body.data.id).toBe(both[1].body.data.id);
@@ -166,6 +169,26 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(events.map((e: { type: string }) => e.type)).toEqual(['LoanApplied', 'LoanApproved', 'LedgerPosted', 'LoanDisbursed']);
   });
 
+  it('the approval message gives the due instant itself (date and time in UTC), not only its date', async () => {
+    const u = await borrower();
+    const o = await applied(u, '1000', 7);
+    const approvals = t.app.get(LoanApprovalService);
+    const real = approvals.now;
+    // Approved tomorrow at 02:00:30 UTC: due 7 × 24 h later, not at the end of that date.
+    const at = new Date(Math.ceil(Date.now() / DAY) * DAY + 2 * 3_600_000 + 30_000);
+    approvals.now = () => at;
+    try {
+      expect((await post(admin, `admin/loan/orders/${o.id}/approve`, { reason: 'ok' })).body.code).toBe(1);
+    } finally {
+      approvals.now = real;
+    }
+    const due = new Date(at.getTime() + 7 * DAY);
+    expect((await get(u.token, 'borrow/order/list')).body.data.items[0]).toMatchObject({ id: o.id, due_at: due.toISOString() });
+    const [msg] = await t.ds.query(`SELECT params FROM user_messages WHERE user_id = $1 AND title_key = 'notice.loan_approved'`, [u.user.id]);
+    // Before: the date alone ('YYYY-MM-DD'), read as "by the end of that day".
+    expect(msg.params).toEqual({ amount: '1000', coin: 'USDT', repay: '1007', due: `${due.toISOString().slice(0, 10)} 02:00 UTC` });
+  });
+
   it('reject with a reason: approval failed, the user message carries it, nothing paid', async () => {
     const u = await borrower();
     const o = await applied(u);
@@ -188,6 +211,60 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(await entries(u.user.id, 801)).toEqual(['-7']);
     expect(await entries(u.user.id, 800)).toEqual(['-293']);
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '700', frozen: '0' });
+  });
+
+  it("a client id is the user's: used again for another loan, amount or kind it is refused (1000), also when both are sent at the same moment", async () => {
+    const { u, id: a } = await approvedLoan('1000', 7); // 1007 owed on each loan, 2000 in the trade account
+    const b = (await applied(u, '1000', 7)).id;
+    expect((await post(admin, `admin/loan/orders/${b}/approve`, { reason: 'ok' })).body.code).toBe(1);
+    const repay = (order: string, amount: string, client_id: string) => post(u.token, 'borrow/order/back', { order_id: order, amount, client_id });
+    const loan = async (order: string) => (await get(u.token, 'borrow/order/list')).body.data.items.find((x: { id: string }) => x.id === order);
+    const records = async (order: string) => (await get(u.token, 'borrow/back/list', { order_id: order })).body.data.items;
+
+    // At the same moment on two loans: each request holds its own loan's lock, so the second finds
+    // no earlier row and its insert waits on the first's (the unique index), then is refused by it.
+    // Held apart here: the first waits (after its insert) on loan A's event stream, taken by this test.
+    const other = t.ds.createQueryRunner();
+    await other.connect();
+    await other.startTransaction();
+    const waiting = async (locktype: string) =>
+      (
+        await t.ds.query(
+          `SELECT COUNT(*)::int AS n FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid WHERE NOT l.granted AND s.datname = current_database() AND l.locktype = $1`,
+          [locktype],
+        )
+      )[0].n > 0;
+    let first: Promise<Awaited<ReturnType<typeof repay>>>;
+    let second: Promise<Awaited<ReturnType<typeof repay>>>;
+    try {
+      await other.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`loan:${a}`]);
+      first = (async () => repay(a, '100', 'r-shared'))();
+      for (let i = 0; i < 250 && !(await waiting('advisory')); i++) await sleep(20);
+      second = (async () => repay(b, '100', 'r-shared'))();
+      for (let i = 0; i < 250 && !(await waiting('transactionid')); i++) await sleep(20);
+    } finally {
+      await other.rollbackTransaction();
+      await other.release();
+    }
+    // Before: the refused insert was an internal error (9000).
+    expect((await first!).body).toMatchObject({ code: 1, data: { order_id: a, status: 'done', duplicate: false } });
+    expect((await second!).body).toMatchObject({ code: 1000, data: null });
+    expect(await loan(b)).toMatchObject({ remaining: '1007', in_review: '0' });
+    expect(await records(b)).toEqual([]);
+
+    // Later, one after the other (before: "successful", answered with loan A's repayment, nothing done to B).
+    expect((await repay(b, '100', 'r-shared')).body).toMatchObject({ code: 1000, data: null });
+    expect((await repay(a, '101', 'r-shared')).body).toMatchObject({ code: 1000, data: null });
+    const proof = await post(u.token, 'borrow/back/apply', { order_id: a, amount: '100', image_id: await upload(u.token), client_id: 'r-shared' });
+    expect(proof.body).toMatchObject({ code: 1000, data: null });
+    // The same request again is its retry.
+    expect((await repay(a, '100', 'r-shared')).body).toMatchObject({ code: 1, data: { order_id: a, duplicate: true, remaining: '907' } });
+    expect(await loan(b)).toMatchObject({ remaining: '1007', in_review: '0' });
+    expect(await records(b)).toEqual([]);
+    expect((await records(a)).map((r: { kind: string; status: string }) => `${r.kind}:${r.status}`)).toEqual(['balance:done']);
+    expect(await entries(u.user.id, 801)).toEqual(['-7']);
+    expect(await entries(u.user.id, 800)).toEqual(['-93']);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '1900', frozen: '0' });
   });
 
   it('repay part from the balance (801 interest first, then 800), then by a transfer image the operator approves → repaid', async () => {
@@ -281,9 +358,9 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const job = t.app.get(LoanOverdueService);
     const now = new Date(Date.now() + 8 * DAY);
     // Every loan still owed and due by then (other tests' 7-day loans too), and no other.
-    const owed = (await t.ds.query(`SELECT id::text FROM loan_orders WHERE status IN ('approved', 'repaying') AND due_at <= $1 ORDER BY id`, [now])).map(
-      (r: { id: string }) => r.id,
-    );
+    const owed = (
+      await t.ds.query(`SELECT id::text FROM loan_orders WHERE status IN ('approved', 'repaying') AND due_at <= $1 ORDER BY loan_orders.id`, [now])
+    ).map((r: { id: string }) => r.id);
     const marked = await job.markOverdue(now);
     expect(marked).toEqual(owed);
     expect(marked).toContain(due.id);

@@ -276,7 +276,18 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect((await bind(partner.token, auth_code)).body.code).toBe(3002);
     const ok = await bind(loner.token, auth_code.toLowerCase());
     expect(ok.body).toMatchObject({ code: 1, data: { inviter_id: partner.user.id } });
-    expect((await bind(loner.token, auth_code)).body.code).toBe(3001);
+    // Its retry (the answer was lost) answers the same, binding nothing again (before: 3001 "already has an inviter").
+    const again = await bind(loner.token, auth_code);
+    expect(again.body).toMatchObject({ code: 1, data: { inviter_id: partner.user.id } });
+    expect(again.body.data).toEqual(ok.body.data);
+    const bound = await t.ds.query(`SELECT payload FROM events WHERE stream_id = $1 AND type = 'PartnerSubAccountBound'`, [`user:${loner.user.id}`]);
+    expect(bound.map((e: { payload: { partnerId: number } }) => e.payload.partnerId)).toEqual([partner.user.id]);
+    // Another partner's code: the inviter cannot be changed.
+    const other = await registerByEmail(t);
+    const { auth_code: otherCode } = (
+      await t.http().post(`/api/admin/promotion/partners/${other.user.id}`).set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })
+    ).body.data;
+    expect((await bind(loner.token, otherCode)).body.code).toBe(3001);
     expect((await get('user/myInvite', loner.token)).body.data).toMatchObject({ sub_account: true, can_bind: false });
     // A partner may not join the team of someone they invited.
     const invited = await registerByEmail(t, uniqueEmail(), 'secret-pass', { invite_code: partner.user.invite_code });

@@ -12,7 +12,7 @@ import { LedgerCode } from '../ledger/ledger-codes';
 import { LedgerService } from '../ledger/ledger.service';
 import { UserMessageService } from '../notice/user-message.service';
 import { LoanOrder } from './loan-order.entity';
-import { dueAt, loanInterest, repayAmount } from './loan-terms';
+import { dueAt, dueText, loanInterest, repayAmount } from './loan-terms';
 import { coinOf } from '../reference/coins';
 import { orderView, poolLeg, transitLeg } from './loan-views';
 
@@ -115,7 +115,13 @@ export class LoanApprovalService {
         if (!locked || locked.status !== 'disbursing') return undefined;
         const amount = moneyString(locked.amount);
         // Posted in the name of the operator who approved it, with the reason (docs/api.md: an operator's postings carry both).
-        const ref = { refType: 'loan', refId: id, actor: locked.reviewedBy ? `admin:${locked.reviewedBy}` : 'system:loan', reason: locked.reason ?? undefined, memo: 'loan payout' };
+        const ref = {
+          refType: 'loan',
+          refId: id,
+          actor: locked.reviewedBy ? `admin:${locked.reviewedBy}` : 'system:loan',
+          reason: locked.reason ?? undefined,
+          memo: 'loan payout',
+        };
         await this.ledger.post(
           {
             ...ref,
@@ -167,7 +173,7 @@ export class LoanApprovalService {
           amount: moneyString(o.amount),
           coin: coin.symbol,
           repay: moneyString(rows[0].repay_amount),
-          due: new Date(rows[0].due_at).toISOString().slice(0, 10),
+          due: dueText(new Date(rows[0].due_at)),
         },
         `loan:${o.id}`,
       );

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { updateReturning } from '../../infra/database/sql';
+import { orConcurrentRetry, updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -26,6 +26,16 @@ export function loanAmount(raw: string, coin: Pick<Coin, 'displayDecimals'>): Mo
   const v = money(raw);
   if (v.lte(0) || !v.eq(truncate(v, coin.displayDecimals))) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
   return v;
+}
+
+/**
+ * The earlier repayment of a client id, when this request is its retry (the same loan, kind and
+ * amount); a client id already used for another repayment is refused (1000), nothing changed.
+ */
+function sameRequest(prior: LoanRepayment, dto: LoanRepayDto, kind: LoanRepayment['kind']): LoanRepayment {
+  if (prior.orderId !== String(dto.order_id) || prior.kind !== kind || !money(prior.amount).eq(dto.amount))
+    throw new BusinessError(ErrorCode.VALIDATION, 'error.client_id_reused');
+  return prior;
 }
 
 /**
@@ -80,50 +90,66 @@ export class LoanRepaymentService {
     dto: LoanRepayDto & { image_id?: string },
     kind: LoanRepayment['kind'],
   ): Promise<{ rep: LoanRepayment; earlier: boolean }> {
-    return this.dataSource.transaction(async (m) => {
-      const o = await m.getRepository(LoanOrder).findOne({ where: { id: String(dto.order_id), userId }, lock: { mode: 'pessimistic_write' } });
-      if (!o) throw new BusinessError(ErrorCode.LOAN_NOT_FOUND);
-      // A retried client id (a retry sends the same loan): its first repayment. Looked up under the
-      // loan's lock, so a retry sent at the same moment waits for the first and finds it; inserting
-      // beside it instead would wait on the first's settlement, which waits for this lock (a deadlock).
-      const prior = dto.client_id ? await m.getRepository(LoanRepayment).findOne({ where: { userId, clientId: dto.client_id } }) : null;
-      if (prior) return { rep: prior, earlier: true };
-      if (!REPAYABLE.includes(o.status)) throw new BusinessError(ErrorCode.LOAN_NOT_REPAYABLE);
-      const coin = await m.getRepository(Coin).findOneOrFail({ where: { id: o.currencyId } });
-      const amount = loanAmount(dto.amount, coin);
-      const free = money(o.remaining).minus(o.pending);
-      if (amount.gt(free)) throw new BusinessError(ErrorCode.LOAN_REPAY_EXCEEDS, undefined, { remaining: truncate(free, coin.displayDecimals) });
-      if (kind === 'transfer') await this.uploads.claim(m, userId, dto.image_id!);
-      // From the balance the split is fixed now (the command must be the same on a resend); a proof's at its approval.
-      const split =
-        kind === 'balance' ? splitRepayment(moneyString(amount), moneyString(money(o.interest).minus(o.interestPaid))) : { interest: '0', principal: '0' };
-      const rep = await m.getRepository(LoanRepayment).save(
-        m.getRepository(LoanRepayment).create({
-          orderId: o.id,
-          userId,
-          currencyId: o.currencyId,
-          kind,
-          amount: moneyString(amount),
-          interestPart: split.interest,
-          principalPart: split.principal,
-          image: kind === 'transfer' ? dto.image_id! : null,
-          status: kind === 'balance' ? 'pending' : 'review',
-          clientId: dto.client_id ?? null,
-        }),
-      );
-      await m.query('UPDATE loan_orders SET pending = pending + $2, interest_paid = interest_paid + $3 WHERE id = $1', [
-        o.id,
-        moneyString(amount),
-        split.interest,
-      ]);
-      await this.events.append(m, { streamId: `loan:${o.id}`, metadata: { actor: `user:${userId}` } }, [
-        {
-          type: kind === 'balance' ? 'LoanRepaymentStarted' : 'LoanRepaymentReported',
-          payload: { loanId: o.id, repaymentId: rep.id, amount: moneyString(amount), image: rep.image },
-        },
-      ]);
-      return { rep, earlier: false };
-    });
+    // Unique per user, not per loan: a request with the same client id on another loan (holding that
+    // loan's lock, not this one's) may insert first; the index refuses this one, which is then
+    // answered from that row (as a retry when it is this same request, else refused as taken).
+    const prior = async () => {
+      const p = dto.client_id ? await this.dataSource.getRepository(LoanRepayment).findOne({ where: { userId, clientId: dto.client_id } }) : null;
+      return p ? { rep: sameRequest(p, dto, kind), earlier: true } : null;
+    };
+    return orConcurrentRetry(() => this.dataSource.transaction((m) => this.reserveIn(m, userId, dto, kind)), prior);
+  }
+
+  /** One transaction under the loan's row lock: the earlier repayment of the client id, or a new reservation. */
+  private async reserveIn(
+    m: EntityManager,
+    userId: number,
+    dto: LoanRepayDto & { image_id?: string },
+    kind: LoanRepayment['kind'],
+  ): Promise<{ rep: LoanRepayment; earlier: boolean }> {
+    const o = await m.getRepository(LoanOrder).findOne({ where: { id: String(dto.order_id), userId }, lock: { mode: 'pessimistic_write' } });
+    if (!o) throw new BusinessError(ErrorCode.LOAN_NOT_FOUND);
+    // A retried client id (a retry sends the same loan): its first repayment. Looked up under the
+    // loan's lock, so a retry sent at the same moment waits for the first and finds it; inserting
+    // beside it instead would wait on the first's settlement, which waits for this lock (a deadlock).
+    // The id is the user's (the unique index): used before for another loan, amount or kind, it is refused.
+    const prior = dto.client_id ? await m.getRepository(LoanRepayment).findOne({ where: { userId, clientId: dto.client_id } }) : null;
+    if (prior) return { rep: sameRequest(prior, dto, kind), earlier: true };
+    if (!REPAYABLE.includes(o.status)) throw new BusinessError(ErrorCode.LOAN_NOT_REPAYABLE);
+    const coin = await m.getRepository(Coin).findOneOrFail({ where: { id: o.currencyId } });
+    const amount = loanAmount(dto.amount, coin);
+    const free = money(o.remaining).minus(o.pending);
+    if (amount.gt(free)) throw new BusinessError(ErrorCode.LOAN_REPAY_EXCEEDS, undefined, { remaining: truncate(free, coin.displayDecimals) });
+    if (kind === 'transfer') await this.uploads.claim(m, userId, dto.image_id!);
+    // From the balance the split is fixed now (the command must be the same on a resend); a proof's at its approval.
+    const split =
+      kind === 'balance' ? splitRepayment(moneyString(amount), moneyString(money(o.interest).minus(o.interestPaid))) : { interest: '0', principal: '0' };
+    const rep = await m.getRepository(LoanRepayment).save(
+      m.getRepository(LoanRepayment).create({
+        orderId: o.id,
+        userId,
+        currencyId: o.currencyId,
+        kind,
+        amount: moneyString(amount),
+        interestPart: split.interest,
+        principalPart: split.principal,
+        image: kind === 'transfer' ? dto.image_id! : null,
+        status: kind === 'balance' ? 'pending' : 'review',
+        clientId: dto.client_id ?? null,
+      }),
+    );
+    await m.query('UPDATE loan_orders SET pending = pending + $2, interest_paid = interest_paid + $3 WHERE id = $1', [
+      o.id,
+      moneyString(amount),
+      split.interest,
+    ]);
+    await this.events.append(m, { streamId: `loan:${o.id}`, metadata: { actor: `user:${userId}` } }, [
+      {
+        type: kind === 'balance' ? 'LoanRepaymentStarted' : 'LoanRepaymentReported',
+        payload: { loanId: o.id, repaymentId: rep.id, amount: moneyString(amount), image: rep.image },
+      },
+    ]);
+    return { rep, earlier: false };
   }
 
   /** Step 2 and 3 of a balance repayment (also a resume: same command id). */

@@ -1,4 +1,4 @@
-import { dueAt, loanInterest, repayAmount, splitRepayment } from './loan-terms';
+import { dueAt, dueText, loanInterest, repayAmount, splitRepayment } from './loan-terms';
 
 describe('loan terms', () => {
   it('interest = amount × daily rate × days, truncated to the coin decimals', () => {
@@ -10,6 +10,11 @@ describe('loan terms', () => {
 
   it('the due date is whole days after the approval', () => {
     expect(dueAt(new Date('2026-01-01T10:00:00Z'), 30).toISOString()).toBe('2026-01-31T10:00:00.000Z');
+  });
+
+  it('the approval message shows the due instant to the minute in UTC, never later than it', () => {
+    expect(dueText(dueAt(new Date('2025-03-01T02:00:00Z'), 7))).toBe('2025-03-08 02:00 UTC');
+    expect(dueText(new Date('2025-03-08T23:59:59.999Z'))).toBe('2025-03-08 23:59 UTC');
   });
 
   it('a repayment covers interest first, then principal', () => {

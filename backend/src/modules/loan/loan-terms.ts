@@ -19,6 +19,15 @@ export function dueAt(approvedAt: Date, days: number): Date {
 }
 
 /**
+ * The due instant as the approval message shows it: date and time to the minute, in UTC
+ * ('2025-03-08 02:00 UTC'). The loan is overdue from that instant, not at the end of its date;
+ * the seconds are cut, so the time shown is never later than the real one.
+ */
+export function dueText(due: Date): string {
+  return `${due.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
  * How a repayment splits: interest first (801), the rest principal (800). `interestLeft` is the
  * interest not yet covered by earlier (or in-flight) repayments.
  */

@@ -131,7 +131,18 @@ export class PromotionService {
     ]);
     return {
       items: rows.map(
-        (r: { id: string; kind: string; currency: string; fee: string; ratio: string; amount: string; status: string; created_at: Date; paid_at: Date | null; account: string }) => ({
+        (r: {
+          id: string;
+          kind: string;
+          currency: string;
+          fee: string;
+          ratio: string;
+          amount: string;
+          status: string;
+          created_at: Date;
+          paid_at: Date | null;
+          account: string;
+        }) => ({
           id: r.id,
           kind: r.kind,
           currency: r.currency,
@@ -180,16 +191,21 @@ export class PromotionService {
     };
   }
 
-  /** user/bind_auth_code: a user without an inviter becomes the partner's sub-account. */
+  /**
+   * user/bind_auth_code: a user without an inviter becomes the partner's sub-account. A retry (the
+   * user's inviter already is the partner this code names) answers as the first call did, changing nothing.
+   */
   async bindAuthCode(userId: number, authCode: string) {
     return this.dataSource.transaction(async (m) => {
       // Binds one at a time (they are rare): two partners binding each other's codes at once would
       // each pass the loop check below (neither sees the other's uncommitted link) and form a loop.
       await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['kestrel:promotion-bind']);
-      const [p] = await m.query('SELECT user_id FROM promotion_partners WHERE auth_code = $1 AND partner', [authCode]);
-      if (!p) throw new BusinessError(ErrorCode.PROMOTION_AUTH_CODE_INVALID);
-      const partnerId = p.user_id as number;
+      const [p] = await m.query('SELECT user_id, partner FROM promotion_partners WHERE auth_code = $1', [authCode]);
       const [u] = await m.query('SELECT inviter_id FROM users WHERE id = $1 FOR UPDATE', [userId]);
+      // Also when the partner flag was cleared since: the first call's answer stands.
+      if (p && u.inviter_id === p.user_id) return { inviter_id: p.user_id as number };
+      if (!p?.partner) throw new BusinessError(ErrorCode.PROMOTION_AUTH_CODE_INVALID);
+      const partnerId = p.user_id as number;
       if (partnerId === userId) throw new BusinessError(ErrorCode.PROMOTION_SELF_BIND);
       if (u.inviter_id !== null) throw new BusinessError(ErrorCode.PROMOTION_ALREADY_BOUND);
       // No loops: the partner may not be someone I invited, directly or further down.
@@ -221,9 +237,20 @@ export class PromotionService {
           const [taken] = await m.query('SELECT 1 FROM promotion_partners WHERE auth_code = $1', [authCode]);
           if (!taken || tries > 5) break;
         }
-        await m.query('INSERT INTO promotion_partners (user_id, partner, auth_code, reason, updated_by) VALUES ($1, $2, $3, $4, $5)', [userId, partner, authCode, reason, adminId]);
+        await m.query('INSERT INTO promotion_partners (user_id, partner, auth_code, reason, updated_by) VALUES ($1, $2, $3, $4, $5)', [
+          userId,
+          partner,
+          authCode,
+          reason,
+          adminId,
+        ]);
       } else {
-        await m.query('UPDATE promotion_partners SET partner = $2, reason = $3, updated_by = $4, updated_at = now() WHERE user_id = $1', [userId, partner, reason, adminId]);
+        await m.query('UPDATE promotion_partners SET partner = $2, reason = $3, updated_by = $4, updated_at = now() WHERE user_id = $1', [
+          userId,
+          partner,
+          reason,
+          adminId,
+        ]);
       }
       await this.events.append(m, { streamId: `user:${userId}`, metadata: { actor: `admin:${adminId}`, reason } }, [
         { type: 'PartnerStatusChanged', payload: { userId, partner, previous: prior?.partner ?? false, authCode } },
@@ -242,4 +269,3 @@ export class PromotionService {
     return rows;
   }
 }
-

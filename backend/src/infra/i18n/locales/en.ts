@@ -5,6 +5,7 @@ export const en = {
   'error.validation': 'Invalid request',
   'error.field_required': '{field} is required',
   'error.field_invalid': '{field} is invalid',
+  'error.client_id_reused': 'This client id was already used for another request. Send a new request with a new client id',
   'error.unknown_field': 'Unknown field: {field}',
   'error.rate_limited': 'Too many attempts. Please try again in {seconds} seconds',
   'error.upload_failed': 'Upload failed',

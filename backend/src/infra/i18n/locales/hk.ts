@@ -7,6 +7,7 @@ export const hk: Catalogue = {
   'error.validation': '請求無效',
   'error.field_required': '{field} 不能為空',
   'error.field_invalid': '{field} 格式不正確',
+  'error.client_id_reused': '該客戶端編號已用於另一個請求。新的請求請使用新的客戶端編號',
   'error.unknown_field': '未知欄位：{field}',
   'error.rate_limited': '嘗試次數過多，請 {seconds} 秒後再試',
   'error.upload_failed': '上傳失敗',

@@ -7,6 +7,7 @@ export const jp: Catalogue = {
   'error.validation': '無効なリクエストです',
   'error.field_required': '{field} は必須です',
   'error.field_invalid': '{field} の形式が正しくありません',
+  'error.client_id_reused': 'このクライアントIDは別のリクエストで使用済みです。新しいリクエストには新しいクライアントIDを使用してください',
   'error.unknown_field': '不明な項目：{field}',
   'error.rate_limited': '試行回数が多すぎます。{seconds} 秒後にもう一度お試しください',
   'error.upload_failed': 'アップロードに失敗しました',

@@ -7,6 +7,7 @@ export const kr: Catalogue = {
   'error.validation': '잘못된 요청입니다',
   'error.field_required': '{field}은(는) 필수입니다',
   'error.field_invalid': '{field} 형식이 올바르지 않습니다',
+  'error.client_id_reused': '이 클라이언트 ID는 이미 다른 요청에 사용되었습니다. 새 요청에는 새 클라이언트 ID를 사용하세요',
   'error.unknown_field': '알 수 없는 항목: {field}',
   'error.rate_limited': '시도 횟수가 너무 많습니다. {seconds}초 후에 다시 시도해 주세요',
   'error.upload_failed': '업로드에 실패했습니다',

@@ -7,6 +7,7 @@ export const py: Catalogue = {
   'error.validation': 'Pedido inválido',
   'error.field_required': '{field} é obrigatório',
   'error.field_invalid': '{field} é inválido',
+  'error.client_id_reused': 'Este ID de cliente já foi usado noutra solicitação. Envie uma nova solicitação com um novo ID de cliente',
   'error.unknown_field': 'Campo desconhecido: {field}',
   'error.rate_limited': 'Muitas tentativas. Tente novamente em {seconds} segundos',
   'error.upload_failed': 'Falha no envio',

@@ -7,6 +7,7 @@ export const ty: Catalogue = {
   'error.validation': 'คำขอไม่ถูกต้อง',
   'error.field_required': 'กรุณากรอก {field}',
   'error.field_invalid': '{field} ไม่ถูกต้อง',
+  'error.client_id_reused': 'รหัสไคลเอนต์นี้ถูกใช้กับคำขออื่นแล้ว กรุณาส่งคำขอใหม่ด้วยรหัสไคลเอนต์ใหม่',
   'error.unknown_field': 'ไม่รู้จักช่องข้อมูล: {field}',
   'error.rate_limited': 'ลองหลายครั้งเกินไป กรุณาลองใหม่ใน {seconds} วินาที',
   'error.upload_failed': 'อัปโหลดไม่สำเร็จ',

@@ -7,6 +7,7 @@ export const zh: Catalogue = {
   'error.validation': '请求无效',
   'error.field_required': '{field} 不能为空',
   'error.field_invalid': '{field} 格式不正确',
+  'error.client_id_reused': '该客户端编号已用于另一个请求。新的请求请使用新的客户端编号',
   'error.unknown_field': '未知字段：{field}',
   'error.rate_limited': '尝试次数过多，请 {seconds} 秒后再试',
   'error.upload_failed': '上传失败',

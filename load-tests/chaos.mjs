@@ -228,7 +228,7 @@ async function phase(label, base, apis, faults, stack) {
     );
     if (p.code !== 1) throw new Error(`ieo: ${JSON.stringify(p)}`);
     for (const [i, u] of traders.slice(0, 4).entries()) {
-      const r = await call(first.url, 'POST', 'lh/newcoin/order/submit', { project_id: String(p.data.id), quantity: String(100 * (i + 1)) }, u.token);
+      const r = await call(first.url, 'POST', 'lh/newcoin/order/submit', { project_id: String(p.data.id), quantity: String(100 * (i + 1)), client_id: `chaos-ieo-${p.data.id}-${i}` }, u.token);
       if (r.code !== 1) throw new Error(`ieo subscription: ${JSON.stringify(r)}`);
     }
     // Then the operator moves the end to `ms` from now (the allocation job is rescheduled).

@@ -27,6 +27,7 @@
 // accounts and the last journal batches.
 // Prints the per-kind table (kind, sent, ok, refused by code) on stderr, then the last line
 // `sim: <ops> ops, <D> discrepancies, seed <S>`.
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -425,7 +426,7 @@ async function main() {
       ['ieo_subscribe', 2, (u, [a, b]) => {
         const open = ieo.filter((p) => p.ends > Date.now() + 1000);
         const p = open.length ? pick(open, a) : ieo.length ? pick(ieo, a) : undefined;
-        return p ? req('POST', 'lh/newcoin/order/submit', { project_id: p.id, quantity: amount(b, 10, 1500) }, u.token) : { code: 'idle' };
+        return p ? req('POST', 'lh/newcoin/order/submit', { project_id: p.id, quantity: amount(b, 10, 1500), client_id: randomUUID() }, u.token) : { code: 'idle' };
       }],
       ['loan_apply', 1, async (u, [a, b]) => {
         const r = await req('POST', 'borrow/order/apply', { product_id: loanProduct.id, amount: amount(a, Number(loanProduct.min_amount), Math.min(Number(loanProduct.max_amount), 5000), 0), days: pick(loanProduct.cycles, b), front_image: u.images[0], back_image: u.images[1], passport_image: u.images[2] }, u.token);
@@ -434,7 +435,7 @@ async function main() {
       }],
       ['loan_decide', 1, (u, [a, b]) => decide(a, b, 'admin/loan/orders', { status: 'approving' }, 'admin/loan/orders', {}, 'Income not documented')],
       ['loan_repay', 1, (u, [a, b]) => (u.loans.length ? req('POST', 'borrow/order/back', { order_id: pick(u.loans, a), amount: amount(b, 50, 1500) }, u.token) : { code: 'idle' })],
-      ['nft_buy', 2, (u, [a]) => req('POST', 'nft/buy', { item_id: pick(nftItems, a).id }, u.token).then((r) => {
+      ['nft_buy', 2, (u, [a]) => req('POST', 'nft/buy', { item_id: pick(nftItems, a).id, client_id: randomUUID() }, u.token).then((r) => {
         if (r.code === 1) nftItems.find((i) => i.id === r.data.item.id).owner = u;
         return r;
       })],

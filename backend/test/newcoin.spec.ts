@@ -58,8 +58,11 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     expect(res.body).toMatchObject({ code: 1 });
     return res.body.data as { id: number; coin_id: number; symbol: string };
   }
-  const subscribe = (token: string, body: Record<string, unknown>) =>
+  const submit = (token: string, body: Record<string, unknown>) =>
     t.http().post('/api/lh/newcoin/order/submit').set('Authorization', token).type('form').send(body);
+  let clientIds = 0;
+  /** A subscription carries a client id (required): a fresh one, unless the case sends its own (a retry). */
+  const subscribe = (token: string, body: Record<string, unknown>) => submit(token, { client_id: `sub-${(clientIds += 1)}`, ...body });
   const info = (token: string, projectId?: number) =>
     t
       .http()
@@ -122,6 +125,52 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     expect(list.find((x) => x.id === p.id)?.state).toBe('upcoming');
   });
 
+  it("a project's terms keep every subscription's payment below 10^18: max_qty × price of 10^18 or more is refused on creation and on an edit, nothing written", async () => {
+    const big = '999999999999999999';
+    const create = (over: Record<string, unknown>) => {
+      symbols += 1;
+      const symbol = `NC${symbols}X`;
+      const body = {
+        symbol,
+        name: 'Big',
+        decimals: 0,
+        price: '1',
+        supply: big,
+        start_at: iso(3_600_000),
+        end_at: iso(7_200_000),
+        min_qty: '1',
+        max_qty: big,
+        reason: 'r',
+        ...over,
+      };
+      return t
+        .http()
+        .post('/api/admin/ieo')
+        .set('Authorization', admin)
+        .type('form')
+        .send(body)
+        .then((r) => ({ symbol, body: r.body }));
+    };
+    const coins = async () => (await t.ds.query('SELECT COUNT(*)::int AS n FROM coins'))[0].n as number;
+    const before = await coins();
+    // max_qty × price exactly 10^18, and above it.
+    for (const over of [{ price: '2', max_qty: '500000000000000000' }, { price: '1.5' }]) expect((await create(over)).body).toMatchObject({ code: 1000 });
+    expect(await coins()).toBe(before);
+    // Just below 10^18: accepted; an edit that would raise the price past it is refused, the terms unchanged.
+    const ok = await create({});
+    expect(ok.body).toMatchObject({ code: 1, data: { price: '1', max_qty: big } });
+    const edit = await t.http().post(`/api/admin/ieo/${ok.body.data.id}`).set('Authorization', admin).type('form').send({ price: '1.00000001', reason: 'r' });
+    expect(edit.body).toMatchObject({ code: 1000 });
+    expect((await t.http().get('/api/lh/newcoin/config').query({ id: ok.body.data.id })).body.data).toMatchObject({ price: '1', max_qty: big });
+    expect(
+      (await t.http().post(`/api/admin/ieo/${ok.body.data.id}`).set('Authorization', admin).type('form').send({ max_qty: '1000', price: '2', reason: 'r' }))
+        .body,
+    ).toMatchObject({
+      code: 1,
+      data: { price: '2', max_qty: '1000' },
+    });
+  });
+
   it('every validation rule answers its message and changes nothing', async () => {
     const open = await project();
     const later = await project({ start_at: iso(3_600_000), end_at: iso(7_200_000) });
@@ -169,6 +218,12 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
       [{ project_id: open.id, quantity: '201', client_id: 'retry-1' }, 2000, 'Insufficient balance'],
     ];
     for (const [body, code, message] of cases) expect((await subscribe(u.token, body)).body).toMatchObject({ code, message });
+    // Without a client id (a retry after 2105/2107 would be a second subscription): refused by the form, nothing written.
+    for (const body of [
+      { project_id: open.id, quantity: '10' },
+      { project_id: open.id, quantity: '10', client_id: '' },
+    ])
+      expect((await submit(u.token, body)).body).toMatchObject({ code: 1000, message: 'client_id is required' });
     expect((await t.http().post('/api/lh/newcoin/order/submit').type('form').send({ project_id: open.id, quantity: '10' })).body.code).toBe(401);
     expect(await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries')).toEqual(before);
     expect(await t.ds.query('SELECT COUNT(*)::int AS n FROM ieo_subscriptions WHERE user_id = $1', [u.user.id])).toEqual([{ n: 0 }]);

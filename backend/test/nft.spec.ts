@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { BusinessError } from '../src/infra/http/business-error';
+import { ErrorCode } from '../src/infra/http/error-codes';
+import { moneyString } from '../src/infra/money';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
-import { coinLeg, Posting, systemLeg } from '../src/modules/engine/trade-account-commands';
+import { coinLeg, Posting, systemLeg, TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
 import { LedgerCode } from '../src/modules/ledger/ledger-codes';
 import { NftSale } from '../src/modules/nft/nft-sale.entity';
 import { NftSaleService } from '../src/modules/nft/nft-sale.service';
@@ -50,7 +53,10 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     expect(tb.currencies.filter((c) => !c.balanced)).toEqual([]);
   });
 
+  let clientIds = 0;
   const post = (token: string | null, path: string, body: Record<string, unknown> = {}) => {
+    // nft/buy requires a client id: a fresh one per call, unless the case sends its own (a retry).
+    if (path === 'nft/buy' && !('client_id' in body)) body = { ...body, client_id: `buy-${(clientIds += 1)}` };
     const r = t.http().post(`/api/${path}`).type('form');
     return token ? r.set('Authorization', token).send(body) : r.send(body);
   };
@@ -394,6 +400,15 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
       ['nft/sell', { item_id: m.id, action: 'burn' }, 1000, 'Choose to list or to withdraw the listing'],
     ];
     for (const [path, body, code, message] of cases) expect((await post(poor.token, path, body)).body).toMatchObject({ code, message });
+    // A purchase without a client id (a retry of it could not be told from a new one): refused by the form, nothing written.
+    const rich = await buyer('1000');
+    for (const body of [
+      { item_id: m.id, price: '100' },
+      { item_id: m.id, price: '100', client_id: '' },
+    ])
+      expect((await t.http().post('/api/nft/buy').set('Authorization', rich.token).type('form').send(body)).body).toMatchObject({ code: 1000 });
+    expect((await item(m.id)).on_sale).toBe(true);
+    expect(await usdt(rich.user.id)).toBe('1000');
     // Not logged in: 401 for money and listings.
     expect((await post(null, 'nft/buy', { item_id: m.id })).body).toMatchObject({ type: '999', code: 401 });
     expect((await post(null, 'nft/sell', { item_id: m.id, price: '1' })).body.code).toBe(401);
@@ -402,6 +417,112 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     const zh = await post(poor.token, 'nft/buy', { item_id: 999999 }).set('lang', 'zh');
     expect(zh.body.message).toBe('NFT 不存在');
     expect(await q('SELECT COUNT(*)::int AS n FROM nft_sales')).toEqual(before);
+  });
+
+  it('a buyer\'s own purchase still going through (2107) is their answer to buying again, never 2802 "sold to another buyer" (regression: 2802, then the sweep charged them)', async () => {
+    const sales = t.app.get(NftSaleService);
+    const trading = t.app.get(TradeAccountCommands);
+    // The app's own sweep is paused for this test (it would finish the sale after 2 s, whenever the test is slow): each step is this test's.
+    clearInterval((sales as unknown as { sweeper: NodeJS.Timeout }).sweeper);
+    try {
+      const m = await mint('25');
+      const b = await buyer('100');
+      const other = await buyer('100');
+      // The sequencer's answer is lost: the sale stays pending, the item reserved for it.
+      const lost = jest.spyOn(trading, 'post').mockRejectedValue(new BusinessError(ErrorCode.ENGINE_UNKNOWN));
+      try {
+        expect((await post(b.token, 'nft/buy', { item_id: m.id, price: '25', client_id: 'lost-1' })).body.code).toBe(2107);
+        const [pending] = await q<{ id: string; status: string }>('SELECT id::text, status FROM nft_sales WHERE item_id = $1', [m.id]);
+        expect(pending.status).toBe('pending');
+        expect((await item(m.id)).state).toBe('reserved');
+        // Another buyer is told it is sold; the buyer, again under another client id while the answer is still unknown: 2107 again.
+        expect((await post(other.token, 'nft/buy', { item_id: m.id })).body.code).toBe(2802);
+        expect((await post(b.token, 'nft/buy', { item_id: m.id, price: '25', client_id: 'lost-2' })).body.code).toBe(2107);
+      } finally {
+        lost.mockRestore();
+      }
+      // Once the sequencer answers: the one purchase, completed, paid once.
+      const again = await post(b.token, 'nft/buy', { item_id: m.id, price: '25', client_id: 'lost-3' });
+      const sales1 = await q<{ id: string; status: string; client_id: string }>('SELECT id::text, status, client_id FROM nft_sales WHERE item_id = $1', [m.id]);
+      expect(sales1).toEqual([{ id: expect.any(String), status: 'completed', client_id: 'lost-1' }]);
+      expect(again.body).toMatchObject({ code: 1, data: { sale: { id: sales1[0].id, status: 'completed' }, item: { owner: { is_me: true } } } });
+      expect(await usdt(b.user.id)).toBe('75');
+      await t.app.get(EngineHost).idle();
+      expect(await q(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'nft-sale' AND ref_id = $1 AND code = 700`, [sales1[0].id])).toEqual([
+        { n: 1 },
+      ]);
+
+      // The same when the buyer's other request reserves the item between this one's checks and its reservation.
+      const m2 = await mint('10');
+      const real = trading.shortBeforeHolding.bind(trading);
+      let otherSale = '';
+      jest.spyOn(trading, 'shortBeforeHolding').mockImplementationOnce(async (...args) => {
+        const [{ listing_id }] = await q<{ listing_id: string }>('SELECT listing_id::text FROM nft_items WHERE id = $1', [m2.id]);
+        [{ id: otherSale }] = await q<{ id: string }>(
+          `INSERT INTO nft_sales (item_id, collection_id, listing_id, seller_id, buyer_id, currency_id, price, fee, proceeds, status, client_id)
+           VALUES ($1, $2, $3, 0, $4, $5, 10, 0.25, 9.75, 'pending', 'other-tab') RETURNING id::text`,
+          [m2.id, collectionId, listing_id, b.user.id, USDT],
+        );
+        await q(`UPDATE nft_items SET state = 'reserved', sale_id = $2 WHERE id = $1`, [m2.id, otherSale]);
+        return real(...args);
+      });
+      const raced = await post(b.token, 'nft/buy', { item_id: m2.id, price: '10', client_id: 'this-tab' });
+      expect(raced.body).toMatchObject({ code: 1, data: { sale: { id: otherSale, status: 'completed' } } });
+      expect(await q('SELECT client_id FROM nft_sales WHERE item_id = $1', [m2.id])).toEqual([{ client_id: 'other-tab' }]);
+      expect(await usdt(b.user.id)).toBe('65');
+    } finally {
+      jest.restoreAllMocks();
+      sales.onApplicationBootstrap();
+    }
+  });
+
+  it('listing again at the same price keeps the listing: a purchase checked against it goes through (regression: 2807 "the price has changed to 100")', async () => {
+    const m = await mint('20');
+    const owner = await buyer('100');
+    const b = await buyer('500');
+    expect((await post(owner.token, 'nft/buy', { item_id: m.id })).body.code).toBe(1);
+    const listed = await post(owner.token, 'nft/sell', { item_id: m.id, price: '100' });
+    expect(listed.body).toMatchObject({ code: 1, data: { price: '100', on_sale: true } });
+    const listings = async () =>
+      q<{ id: string; status: string }>('SELECT id::text, status FROM nft_listings WHERE item_id = $1 AND seller_id = $2 ORDER BY id', [m.id, owner.user.id]);
+    const [first] = await listings();
+    // The same price again (a double tap, "100.00"): the same listing, no new event.
+    const events = async () => (await q<{ n: number }>(`SELECT COUNT(*)::int AS n FROM events WHERE stream_id = $1`, [`nft-item:${m.id}`]))[0].n;
+    const seen = await events();
+    for (const price of ['100', '100.00'])
+      expect((await post(owner.token, 'nft/sell', { item_id: m.id, price })).body).toMatchObject({ code: 1, data: { price: '100', on_sale: true } });
+    expect(await listings()).toEqual([first]);
+    expect(await events()).toBe(seen);
+    // The owner re-lists at the same price while b's purchase is between its checks and its reservation: b buys.
+    const trading = t.app.get(TradeAccountCommands);
+    const real = trading.shortBeforeHolding.bind(trading);
+    const hook = jest.spyOn(trading, 'shortBeforeHolding').mockImplementationOnce(async (...args) => {
+      expect((await post(owner.token, 'nft/sell', { item_id: m.id, price: '100' })).body.code).toBe(1);
+      return real(...args);
+    });
+    try {
+      expect((await post(b.token, 'nft/buy', { item_id: m.id, price: '100' })).body).toMatchObject({
+        code: 1,
+        data: { sale: { price: '100', status: 'completed' } },
+      });
+    } finally {
+      hook.mockRestore();
+    }
+    expect(await listings()).toEqual([{ id: first.id, status: 'sold' }]);
+    // Another price is a new listing, as before.
+    expect((await post(b.token, 'nft/sell', { item_id: m.id, price: '120' })).body.code).toBe(1);
+    expect((await post(b.token, 'nft/sell', { item_id: m.id, price: '130' })).body.code).toBe(1);
+    expect(
+      (
+        await q<{ price: string; status: string }>('SELECT price::text, status FROM nft_listings WHERE item_id = $1 AND seller_id = $2 ORDER BY id', [
+          m.id,
+          b.user.id,
+        ])
+      ).map((l) => [moneyString(l.price), l.status]),
+    ).toEqual([
+      ['120', 'withdrawn'],
+      ['130', 'active'],
+    ]);
   });
 
   it('a reservation left by a crash is resolved by the sweep: paid → completed once; refused → released to the old owner with no payment', async () => {
@@ -640,7 +761,7 @@ describe('NFT purchase: kill -9 between reserving the item and the payment, then
     );
 
     // The purchase: the process dies between the reservation and the payment command.
-    await expect(call(s.base, 'POST', 'nft/buy', { item_id: items[0] }, token, 10_000)).rejects.toThrow();
+    await expect(call(s.base, 'POST', 'nft/buy', { item_id: items[0], client_id: 'crash-1' }, token, 10_000)).rejects.toThrow();
     expect((await s.exited).signal).toBe('SIGKILL');
     expect(await consistent(false)).toEqual([{ id: expect.any(String), status: 'pending' }]);
     expect(await q(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'nft-sale'`)).toEqual([{ n: 0 }]);
@@ -653,7 +774,7 @@ describe('NFT purchase: kill -9 between reserving the item and the payment, then
       return rows[0].status !== 'pending' ? rows[0] : undefined;
     });
     expect(first.status).toBe('completed');
-    await expect(call(s.base, 'POST', 'nft/buy', { item_id: items[1] }, token, 10_000)).rejects.toThrow();
+    await expect(call(s.base, 'POST', 'nft/buy', { item_id: items[1], client_id: 'crash-2' }, token, 10_000)).rejects.toThrow();
     expect((await s.exited).signal).toBe('SIGKILL');
     expect((await consistent(false)).map((r) => r.status)).toEqual(['completed', 'pending']);
 

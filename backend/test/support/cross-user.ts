@@ -206,7 +206,7 @@ async function nftOfA(w: World, listed: boolean): Promise<Target> {
     .body.data.id as string;
   const minted = await w.post(admin, `admin/nft/collections/${w.nftCollection}/items`, { name: `Falcon ${(nftCount += 1)}`, image_id: image, price: '10', reason: 'drop' });
   const id = (minted.data as { id: number }).id;
-  const bought = await w.post(w.a, 'nft/buy', { item_id: id });
+  const bought = await w.post(w.a, 'nft/buy', { item_id: id, client_id: `nft-of-a-${id}` });
   if (bought.code !== 1) throw new Error(`nft/buy: ${JSON.stringify(bought)}`);
   if (listed && (await w.post(w.a, 'nft/sell', { item_id: id, price: '50' })).code !== 1) throw new Error('nft/sell');
   return { value: id, row: row(w, 'nft_items', id) };
@@ -341,7 +341,7 @@ export const CROSS_USER_CASES: CrossCase[] = [
     setup: (w) => nftOfA(w, true),
     call: (w, v) => w.post(w.b, 'nft/sell', { item_id: v, action: 'withdraw' }),
   },
-  { route: 'POST /api/nft/buy', field: 'item_id', label: 'not for sale', refused: 'error', setup: (w) => nftOfA(w, false), call: (w, v) => w.post(w.b, 'nft/buy', { item_id: v }) },
+  { route: 'POST /api/nft/buy', field: 'item_id', label: 'not for sale', refused: 'error', setup: (w) => nftOfA(w, false), call: (w, v) => w.post(w.b, 'nft/buy', { item_id: v, client_id: `b-buys-${String(v)}` }) },
   // Wealth: B redeems A's order, or previews the redemption.
   { route: 'POST /api/lh/deposit/cancel', field: 'order_id', refused: 'error', setup: wealthOrderOfA, call: (w, v) => w.post(w.b, 'lh/deposit/cancel', { order_id: v }) },
   {

@@ -19,6 +19,9 @@ import { NewcoinService, projectView } from './newcoin.service';
 
 const invalid = (key: MessageKey) => new BusinessError(ErrorCode.VALIDATION, key);
 
+/** A subscription's payment is stored in a money column (numeric(36,18)): below 10^18. */
+const MAX_PAYMENT = money('1000000000000000000');
+
 /**
  * Operators: create and edit IEO projects (each change an event with the operator and reason),
  * and list a spot market for a distributed project's coin. Creating a project creates its coin
@@ -220,6 +223,8 @@ export class IeoAdminService {
     const [supply, min, max] = [money(f.supply), money(f.min_qty), money(f.max_qty)];
     if ([supply, min, max].some((v) => v.decimalPlaces() > decimals)) throw new BusinessError(ErrorCode.IEO_QUANTITY_DECIMALS, undefined, { decimals });
     if (supply.lte(0) || min.lte(0) || min.gt(max) || max.gt(supply)) throw invalid('error.ieo_range_invalid');
+    // Each subscription's payment (at most max × price) must fit a money column and the ledger (below 10^18).
+    if (max.times(price).gte(MAX_PAYMENT)) throw invalid('error.ieo_range_invalid');
     return {
       price: moneyString(price),
       supply: moneyString(supply),

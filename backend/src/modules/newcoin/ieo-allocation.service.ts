@@ -268,7 +268,13 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
             m,
             s.userId,
             'notice.ieo_allocated',
-            { name: coin.symbol, allocation: moneyString(s.allocation ?? '0'), coin: coin.symbol, refund: moneyString(s.refund ?? '0'), currency: currency.symbol },
+            {
+              name: coin.symbol,
+              allocation: moneyString(s.allocation ?? '0'),
+              coin: coin.symbol,
+              refund: moneyString(s.refund ?? '0'),
+              currency: currency.symbol,
+            },
             `ieo:${s.id}`,
           );
         }

@@ -39,11 +39,11 @@ export class IeoSubmitDto {
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   quantity: string;
 
-  @ApiPropertyOptional({ description: 'Client-generated id: a retry subscribes once' })
-  @IsOptional()
+  @ApiProperty({ description: 'Client-generated id (required), kept for a retry of the same subscription: a retry subscribes once' })
+  @IsNotEmpty()
   @IsString()
   @Matches(CLIENT_ID_RE)
-  client_id?: string;
+  client_id: string;
 }
 
 export class IeoOrderInfoDto extends PageQueryDto {

@@ -83,28 +83,27 @@ export class NewcoinService {
 
   /**
    * lh/newcoin/order/submit: checks in order, then the row, then the freeze through the sequencer.
-   * A retry (the same `client_id`) is answered before any check that depends on the moment (the
+   * A retry (the same `client_id`, which every request carries: a subscription whose answer was
+   * lost, 2105/2107, is still pending and would be frozen by the allocation job, so a retry without
+   * its id would be a second one) is answered before any check that depends on the moment (the
    * window may have closed since): with what the first request created, in its own project.
    */
   async submit(userId: number, dto: IeoSubmitDto) {
-    const earlier = dto.client_id ? await this.priorOf(userId, dto.client_id) : null;
+    const earlier = await this.priorOf(userId, dto.client_id);
     if (earlier) return this.answer(userId, earlier);
     const p = await this.project(dto.project_id);
     const coins = await this.coins([p.coinId, p.currencyId]);
     const coin = coins.get(p.coinId)!;
     const { payment } = subscriptionTerms(p, coin, dto.quantity, new Date());
-    // Checked before anything is written; the sequencer checks again when it freezes.
-    if (!dto.client_id && this.trading.clearlyShort(userId, p.currencyId, units(payment))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
 
     const create = () =>
       this.dataSource.transaction(async (m) => {
         // One user's subscriptions to a project are taken one at a time: the maximum and a retried client id are checked against every earlier one.
         await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ieo:${p.id}:user:${userId}`]);
-        if (dto.client_id) {
-          const prior = await m.getRepository(IeoSubscription).findOne({ where: { userId, clientId: dto.client_id } });
-          if (prior) return prior;
-          if (this.trading.clearlyShort(userId, p.currencyId, units(payment))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
-        }
+        const prior = await m.getRepository(IeoSubscription).findOne({ where: { userId, clientId: dto.client_id } });
+        if (prior) return prior;
+        // Checked before anything is written; the sequencer checks again when it freezes.
+        if (this.trading.clearlyShort(userId, p.currencyId, units(payment))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
         // The project's terms as they are now, held until the commit: the allocation job closes it
         // under FOR UPDATE, and an operator's edit of its terms takes the same lock (a subscription
         // is in before either, priced by the terms it was checked against, or checked again after).
@@ -126,12 +125,12 @@ export class NewcoinService {
             quantity: moneyString(terms.quantity),
             payment: terms.payment,
             status: 'pending',
-            clientId: dto.client_id ?? null,
+            clientId: dto.client_id,
           }),
         );
       });
     // The same client id sent for two projects at once: the unique index takes one, the other answers it.
-    const sub = dto.client_id ? await orConcurrentRetry(create, () => this.priorOf(userId, dto.client_id!)) : await create();
+    const sub = await orConcurrentRetry(create, () => this.priorOf(userId, dto.client_id));
     return this.answer(userId, sub, sub.projectId === p.id ? { p, coins } : undefined);
   }
 

@@ -17,6 +17,13 @@ import { NftSale } from './nft-sale.entity';
 import { splitSale } from './nft-terms';
 import type { NftBuyDto } from './nft.dto';
 
+/** The item is reserved by a sale of the same buyer (found inside the reservation's transaction, answered after it rolls back). */
+class ReservedByBuyer extends Error {
+  constructor(readonly saleId: string) {
+    super(`reserved by the buyer's sale ${saleId}`);
+  }
+}
+
 /** How often the engine's owner resolves sales left pending (a crash, a lost answer), and how old they must be. */
 const SWEEP_MS = 3000;
 const STALE_MS = 2000;
@@ -53,7 +60,8 @@ export function salePosting(s: Pick<NftSale, 'id' | 'buyerId' | 'sellerId' | 'co
  *  1. reserve: one transaction inserts the sale (`pending`, its terms fixed) and moves the item
  *     `listed → reserved` with a conditional update on its state, owner, listing and price; of
  *     buyers in the same instant one wins, the others are answered "sold" and nothing of theirs
- *     is written or paid;
+ *     is written or paid (a request of the winner's own, under another client id, is answered
+ *     with the winner's sale);
  *  2. pay: the posting `nft-sale:<id>` goes to the sequencer (the single writer of trade accounts);
  *  3. finish from the answer, in one transaction conditional on the sale being `pending`:
  *     OK → the buyer owns the item (`completed`); refused → the item is back on sale (`released`).
@@ -86,8 +94,7 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   async buy(userId: number, dto: NftBuyDto): Promise<NftSale> {
-    const prior = () =>
-      dto.client_id ? this.dataSource.getRepository(NftSale).findOne({ where: { buyerId: userId, clientId: dto.client_id } }) : Promise.resolve(null);
+    const prior = () => this.dataSource.getRepository(NftSale).findOne({ where: { buyerId: userId, clientId: dto.client_id } });
     const first = await prior();
     if (first) return this.answer(await this.drive(first));
     // A twin with the same client id got there first, and its reservation or payment is what this
@@ -105,7 +112,7 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
     const item = await this.dataSource.getRepository(NftItem).findOne({ where: { id: dto.item_id } });
     if (!item) throw new BusinessError(ErrorCode.NFT_ITEM_NOT_FOUND);
     if (item.ownerId === userId) throw new BusinessError(ErrorCode.NFT_OWN_ITEM);
-    if (item.state === 'reserved') throw new BusinessError(ErrorCode.NFT_SOLD);
+    if (item.state === 'reserved') return this.reservedBy(userId, item.saleId);
     if (item.state !== 'listed' || item.price === null || item.listingId === null) throw await this.notOnSale(this.dataSource.manager, item.id);
     const price = moneyString(item.price);
     if (dto.price !== undefined && moneyString(dto.price) !== price) throw new BusinessError(ErrorCode.NFT_PRICE_CHANGED, undefined, { price });
@@ -113,13 +120,32 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
     // Checked before anything is written, so a buyer who cannot pay holds no item (the sequencer checks again when it pays).
     if (await this.trading.shortBeforeHolding(userId, collection.currencyId, units(price))) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
 
-    const sale = await this.reserve(userId, item, collection, price, dto.client_id ?? null);
+    let sale: NftSale;
+    try {
+      sale = await this.reserve(userId, item, collection, price, dto.client_id);
+    } catch (err) {
+      if (err instanceof ReservedByBuyer) return this.reservedBy(userId, err.saleId);
+      throw err;
+    }
     this.fault('nft:after-reserve');
     return this.answer(await this.drive(sale, true));
   }
 
+  /**
+   * An item reserved by a sale: "sold" when it is another buyer's. When it is this buyer's own
+   * purchase still going through (a retry of a request that heard 2105/2107, sent with another
+   * client id, or two taps at once), that sale is the answer, driven to its end as a retry with
+   * its client id would be (2107 again while the sequencer's answer is still unknown): never
+   * "sold to another buyer" for a purchase the sweep would then charge.
+   */
+  private async reservedBy(userId: number, saleId: string | null): Promise<NftSale> {
+    const sale = saleId === null ? null : await this.dataSource.getRepository(NftSale).findOne({ where: { id: saleId } });
+    if (!sale || sale.buyerId !== userId) throw new BusinessError(ErrorCode.NFT_SOLD);
+    return this.answer(await this.drive(sale));
+  }
+
   /** Step 1: the sale row and the item's reservation, in one transaction; "sold" when another buyer got there first. */
-  private async reserve(userId: number, item: NftItem, collection: NftCollection, price: string, clientId: string | null): Promise<NftSale> {
+  private async reserve(userId: number, item: NftItem, collection: NftCollection, price: string, clientId: string): Promise<NftSale> {
     const create = async (m: EntityManager) => {
       const split = splitSale(price, collection.feeRate);
       const repo = m.getRepository(NftSale);
@@ -146,16 +172,20 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
       );
       if (reserved.length === 1) return sale;
       // Someone else changed it first: tell the buyer what it is now (the insert above is rolled back).
-      const [now]: Array<{ state: string; owner_id: number; price: string | null }> = await m.query(
-        'SELECT state, owner_id, price::text FROM nft_items WHERE id = $1',
+      const [now]: Array<{ state: string; owner_id: number; price: string | null; sale_id: string | null; buyer_id: number | null }> = await m.query(
+        'SELECT i.state, i.owner_id, i.price::text, i.sale_id::text, s.buyer_id FROM nft_items i LEFT JOIN nft_sales s ON s.id = i.sale_id WHERE i.id = $1',
         [item.id],
       );
+      // Reserved a moment ago by this buyer's own other request: its sale is the answer (outside this transaction).
+      if (now?.state === 'reserved' && now.sale_id !== null && now.buyer_id === userId) throw new ReservedByBuyer(now.sale_id);
+      // Bought a moment ago by this buyer's own other request: theirs now, not "sold to another buyer".
+      if (now?.owner_id === userId) throw new BusinessError(ErrorCode.NFT_OWN_ITEM);
       if (!now || now.state === 'reserved' || now.owner_id !== item.ownerId) throw new BusinessError(ErrorCode.NFT_SOLD);
       if (now.state === 'listed' && now.price !== null) throw new BusinessError(ErrorCode.NFT_PRICE_CHANGED, undefined, { price: moneyString(now.price) });
       throw await this.notOnSale(m, item.id);
     };
     // The same client id sent twice at once: the other request's sale is the answer.
-    const prior = () => (clientId ? this.dataSource.getRepository(NftSale).findOne({ where: { buyerId: userId, clientId } }) : Promise.resolve(null));
+    const prior = () => this.dataSource.getRepository(NftSale).findOne({ where: { buyerId: userId, clientId } });
     return orConcurrentRetry(() => this.dataSource.transaction(create), prior);
   }
 

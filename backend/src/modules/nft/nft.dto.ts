@@ -52,11 +52,11 @@ export class NftBuyDto {
   @Matches(PRICE_RE, { message: 'error.nft_price_invalid' })
   price?: string;
 
-  @ApiPropertyOptional({ description: 'Client-generated id: a retry buys once and answers the same sale' })
-  @IsOptional()
+  @ApiProperty({ description: 'Client-generated id (required), kept for a retry of the same purchase: a retry buys once and answers the same sale' })
+  @IsNotEmpty()
   @IsString()
   @Matches(CLIENT_ID_RE)
-  client_id?: string;
+  client_id: string;
 }
 
 export class NftSellDto {

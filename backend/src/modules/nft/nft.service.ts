@@ -110,9 +110,15 @@ export class NftService {
     return item;
   }
 
-  /** Puts a held or listed item on sale at `price` (a new listing; the previous one, if any, is withdrawn). */
+  /**
+   * Puts a held or listed item on sale at `price` (a new listing; the previous one, if any, is
+   * withdrawn). Already on sale by this seller at this price: nothing changes (the same listing
+   * stays, so a purchase checked against it is not refused as "the price has changed").
+   */
   async listItem(m: EntityManager, item: NftItem, sellerId: number, price: string, actor: string, reason?: string): Promise<NftItem> {
     if (item.state === 'reserved') throw new BusinessError(ErrorCode.NFT_SALE_IN_PROGRESS);
+    if (item.state === 'listed' && item.listingId && item.ownerId === sellerId && item.price !== null && moneyString(item.price) === moneyString(price))
+      return item;
     if (item.listingId) await m.query(`UPDATE nft_listings SET status = 'withdrawn', closed_at = now() WHERE id = $1 AND status = 'active'`, [item.listingId]);
     const repo = m.getRepository(NftListing);
     const listing = await repo.save(repo.create({ itemId: item.id, sellerId, price: moneyString(price), status: 'active', closedAt: null }));

@@ -1,5 +1,7 @@
 import { AddressInfo } from 'node:net';
+import { Client } from 'pg';
 import { io, Socket } from 'socket.io-client';
+import { NoticePushService } from '../src/modules/notice/notice-push.service';
 import { adminToken, lastCode, registerByEmail, setFundPassword, verifyBasic } from './support/accounts';
 import { deposit } from './support/funding';
 import { makePng } from './support/images';
@@ -175,5 +177,42 @@ describe('notices: messages from decisions (real PostgreSQL + Redis)', () => {
     for (const id of ids) expect((await post(admin, `admin/deposits/${id}/reject`, { reason: 'none' })).body.code).toBe(1);
     const items = (await get(a.token, 'notice/list', { page: 1, limit: 10 })).body.data.items as Notice[];
     expect(items.map((m) => m.content)).toEqual(['Your deposit of 22 USDT was rejected: none', 'Your deposit of 21 USDT was rejected: none']);
+  });
+  it('the listening connection comes back after Postgres drops it, retrying while connecting fails (regression: one retry, then no pushes until a restart)', async () => {
+    const a = await registerByEmail(t);
+    const socketA = await connect(a.token, 'en');
+    const service = t.app.get(NoticePushService) as unknown as { client?: Client & { processID?: number } };
+    const before = service.client!.processID!;
+    expect(before).toEqual(expect.any(Number));
+    // The listener's next connect fails (as while Postgres is still down); other connections are untouched.
+    const realConnect = Client.prototype.connect;
+    let refused = 0;
+    const spy = jest.spyOn(Client.prototype, 'connect').mockImplementation(function (this: Client, ...args: unknown[]) {
+      if (refused === 0 && args.length === 0 && this.listenerCount('notification') > 0) {
+        refused++;
+        return Promise.reject(new Error('connect ECONNREFUSED (test)'));
+      }
+      return (realConnect as (...a: unknown[]) => Promise<Client>).apply(this, args);
+    } as typeof Client.prototype.connect);
+    try {
+      await t.ds.query('SELECT pg_terminate_backend($1)', [before]);
+      // Listening again on a new connection: after 1 s (refused), then 2 s.
+      let listening = false;
+      for (let i = 0; i < 100 && !listening; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const pid = service.client?.processID;
+        if (!pid || pid === before) continue;
+        const [row] = await t.ds.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'idle' AND query LIKE 'LISTEN %'`, [pid]);
+        listening = !!row;
+      }
+      expect(refused).toBe(1);
+      expect(listening).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
+    const id = await depositRequest(a.token, '31');
+    const pushed = nextNotice(socketA);
+    expect((await post(admin, `admin/deposits/${id}/approve`, { reason: 'tx seen on chain' })).body.code).toBe(1);
+    expect(await pushed).toMatchObject({ kind: 'deposit_approved', content: 'Your deposit of 31 USDT has been credited', unread: 1 });
   });
 });

@@ -65,14 +65,29 @@ export class ChatService {
     return c;
   }
 
-  /** The user's open conversation (created on first use), else undefined with create = false. */
-  private async openFor(m: EntityManager, userId: number, create: boolean): Promise<ConversationRow | undefined> {
-    const [c] = await m.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 AND status = 'open'`, [userId]);
-    if (c) return this.conversation(m, c.id, true);
-    if (!create) return undefined;
-    await m.query(`INSERT INTO chat_conversations (user_id) VALUES ($1) ON CONFLICT (user_id) WHERE status = 'open' DO NOTHING`, [userId]);
-    const [n] = await m.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 AND status = 'open'`, [userId]);
-    return this.conversation(m, n.id, true);
+  /**
+   * The user's open conversation (created on first use; `created` when this call made it), locked
+   * FOR UPDATE, else undefined with create = false. The look-up takes no lock, so an operator's
+   * close can commit between it and the lock: the locked row is checked again, and a closed one
+   * sends us round for the next (a new conversation). Each round makes progress (a closed
+   * conversation never reopens; ON CONFLICT finds nothing only when another open one committed,
+   * which the next look-up sees), so this ends.
+   */
+  private async openFor(m: EntityManager, userId: number, create: boolean): Promise<{ c: ConversationRow; created: boolean } | undefined> {
+    for (;;) {
+      const [found] = await m.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 AND status = 'open'`, [userId]);
+      if (found) {
+        const c = await this.conversation(m, found.id, true);
+        if (c?.status === 'open') return { c, created: false };
+        continue;
+      }
+      if (!create) return undefined;
+      const [made] = await m.query(
+        `INSERT INTO chat_conversations (user_id) VALUES ($1) ON CONFLICT (user_id) WHERE status = 'open' DO NOTHING RETURNING id::text`,
+        [userId],
+      );
+      if (made) return { c: (await this.conversation(m, made.id, true))!, created: true };
+    }
   }
 
   /**
@@ -113,7 +128,10 @@ export class ChatService {
 
   /** help/chat: the user's conversation (open one, else the latest) and its messages after `after`. */
   async mine(userId: number, after = 0) {
-    let [c] = await this.dataSource.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 ORDER BY (status = 'open') DESC, chat_conversations.id DESC LIMIT 1`, [userId]);
+    let [c] = await this.dataSource.query(
+      `SELECT id::text FROM chat_conversations WHERE user_id = $1 ORDER BY (status = 'open') DESC, chat_conversations.id DESC LIMIT 1`,
+      [userId],
+    );
     if (!c) {
       await this.dataSource.transaction((m) => this.openFor(m, userId, true));
       [c] = await this.dataSource.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 AND status = 'open'`, [userId]);
@@ -134,12 +152,11 @@ export class ChatService {
     await this.countWrite(userId);
     const { message, fresh } = await this.dataSource.transaction(async (m) => {
       if (image) await this.uploads.claim(m, userId, image);
-      const had = await m.query(`SELECT 1 FROM chat_conversations WHERE user_id = $1 AND status = 'open'`, [userId]);
-      const c = (await this.openFor(m, userId, true))!;
+      const { c, created } = (await this.openFor(m, userId, true))!;
       const msg = await this.insert(m, c, 'user', userId, body, image ?? null);
       // The sender has read everything up to their own message.
       await m.query('UPDATE chat_conversations SET user_read_id = $2 WHERE id = $1', [c.id, msg.id]);
-      return { message: msg, fresh: had.length === 0 };
+      return { message: msg, fresh: created };
     });
     this.push.toConversation(message.conversation_id, 'chat:message', message);
     this.push.toOperators('chat:message', message);
@@ -147,7 +164,14 @@ export class ChatService {
     return message;
   }
 
-  private async insert(m: EntityManager, c: ConversationRow, sender: 'user' | 'operator', senderId: number, text: string, image: string | null): Promise<MessageView> {
+  private async insert(
+    m: EntityManager,
+    c: ConversationRow,
+    sender: 'user' | 'operator',
+    senderId: number,
+    text: string,
+    image: string | null,
+  ): Promise<MessageView> {
     const [row] = await m.query(
       `INSERT INTO chat_messages (conversation_id, sender, sender_id, text, image) VALUES ($1, $2, $3, $4, $5) RETURNING id::text, conversation_id::text, sender, text, image, created_at`,
       [c.id, sender, senderId, text, image],
@@ -170,7 +194,10 @@ export class ChatService {
   }
 
   async userRead(userId: number, messageId: number) {
-    const [c] = await this.dataSource.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 ORDER BY (status = 'open') DESC, chat_conversations.id DESC LIMIT 1`, [userId]);
+    const [c] = await this.dataSource.query(
+      `SELECT id::text FROM chat_conversations WHERE user_id = $1 ORDER BY (status = 'open') DESC, chat_conversations.id DESC LIMIT 1`,
+      [userId],
+    );
     if (!c) throw new BusinessError(ErrorCode.HELP_CONVERSATION_NOT_FOUND);
     return this.markRead(c.id, 'user', messageId);
   }

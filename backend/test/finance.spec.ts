@@ -460,11 +460,15 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(h1.available).toBe(money(h0.available).plus(h0.frozen).minus(h1.frozen).toFixed());
   });
 
-  it('flexible fund: days that waited for a short treasury are paid by a redemption after the operator funds it (regression: they were dropped)', async () => {
-    // A fund at 10 % a day, one order whose 30-day reserve takes 3/4 of the treasury's float: its next top-up cannot be made.
+  /**
+   * A fund at 10 % a day, one order whose 30-day reserve takes 3/4 of the treasury's float (its
+   * next top-up cannot be made), bought 62 days ago as far as it knows: 61 days are due, the
+   * reserve paid 30 and the other 31 wait. Then the operator funds the treasury.
+   */
+  async function waitingDays(code: string) {
     const created = await post(admin, 'admin/wealth/products', {
       kind: 'flexible',
-      code: 'thin-float',
+      code,
       name: 'Thin float',
       days: 0,
       min_amount: '100',
@@ -479,7 +483,6 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     const u = await investor(amount);
     const order = (await buy(u.token, created.body.data.id, amount)).body.data;
     expect(order.daily_interest).toBe(daily.toFixed());
-    // Bought 62 days ago as far as the order knows: 61 days are due, the reserve covers 30.
     await t.ds.query(`UPDATE wealth_orders SET start_day = start_day - 62 WHERE id = $1`, [order.order_id]);
     const state = async () => (await t.ds.query(`SELECT paid_days, reserve::text FROM wealth_orders WHERE id = $1`, [order.order_id]))[0];
     await accrual.settle(order.order_id, new Date());
@@ -490,6 +493,11 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect((await state()).paid_days).toBe(30);
     // The operator funds the treasury; the user redeems before the next daily run.
     expect((await post(admin, 'admin/treasury/fund', { currency_id: USDT, amount: h0.available, reason: 'refill' })).body.code).toBe(1);
+    return { u, order, amount, daily, h0, state };
+  }
+
+  it('flexible fund: days that waited for a short treasury are paid by a redemption after the operator funds it (regression: they were dropped)', async () => {
+    const { u, order, amount, daily, h0 } = await waitingDays('thin-float');
     const done = await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id });
     const earned = daily.times(61).toFixed();
     expect(done.body).toMatchObject({ code: 1, data: { penalty: '0', refund: amount, earned, order: { status: 'redeemed', paid_days: 61 } } });
@@ -500,5 +508,37 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     const h1 = await house();
     expect(h1.frozen).toBe(h0.frozen);
     expect(h1.available).toBe(money(h0.available).times(2).minus(earned).toFixed());
+  });
+
+  it('flexible fund: a daily top-up committed between the redemption reading the order and topping it up still pays every waiting day (regression: the redemption top-up was skipped and 1 day lost)', async () => {
+    const { u, order, amount, daily, h0, state } = await waitingDays('thin-float-race');
+    // The daily job's top-up (30 days of the 31 waiting) lands after the redemption read the order
+    // (reserve 0, 30 paid days), before the redemption's own top-up takes the order's lock.
+    const real = accrual.topUpOwed.bind(accrual);
+    const spy = jest.spyOn(accrual, 'topUpOwed').mockImplementationOnce(async (o, now) => {
+      expect(moneyString(o.reserve)).toBe('0');
+      await accrual['topUp'](o, now);
+      expect(moneyString((await state()).reserve)).toBe(daily.times(30).toFixed());
+      return real(o, now);
+    });
+    try {
+      const done = await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id });
+      expect(spy).toHaveBeenCalledTimes(1);
+      const earned = daily.times(61).toFixed();
+      expect(done.body).toMatchObject({ code: 1, data: { penalty: '0', refund: amount, earned, order: { status: 'redeemed', paid_days: 61 } } });
+      expect(await trust(u.user.id)).toEqual({ available: money(amount).plus(earned).toFixed(), frozen: '0' });
+    } finally {
+      spy.mockRestore();
+    }
+    // Two top-ups of this day at 30 paid days: the daily one (30 days) and the redemption's (the 1 day left).
+    const day = epochDay(new Date());
+    const topUps = await t.ds.query(`SELECT command_id FROM events WHERE command_id LIKE $1 ORDER BY seq`, [`wealth-topup:${order.order_id}:%`]);
+    expect(topUps.map((r: { command_id: string }) => r.command_id)).toEqual([
+      `wealth-topup:${order.order_id}:${day}:30`,
+      `wealth-topup:${order.order_id}:${day}:30:redeem`,
+    ]);
+    const h1 = await house();
+    expect(h1.frozen).toBe(h0.frozen);
+    expect(h1.available).toBe(money(h0.available).times(2).minus(daily.times(61)).toFixed());
   });
 });

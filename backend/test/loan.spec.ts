@@ -227,21 +227,36 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const other = t.ds.createQueryRunner();
     await other.connect();
     await other.startTransaction();
-    const waiting = async (locktype: string) =>
+    const otherPid: number = (await other.query('SELECT pg_backend_pid() AS pid'))[0].pid;
+    // The backend whose lock of this type (on this advisory key, if given) waits for `holder`: only
+    // the request held apart, not any other wait in the database.
+    const blockedBy = async (holder: number, locktype: string, key: string | null = null): Promise<number | undefined> =>
       (
         await t.ds.query(
-          `SELECT COUNT(*)::int AS n FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid WHERE NOT l.granted AND s.datname = current_database() AND l.locktype = $1`,
-          [locktype],
+          `SELECT l.pid FROM pg_locks l WHERE NOT l.granted AND l.locktype = $1 AND $2::int = ANY(pg_blocking_pids(l.pid))
+             AND ($3::text IS NULL OR (l.objsubid = 1 AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtext($3)::bigint))`,
+          [locktype, holder, key],
         )
-      )[0].n > 0;
+      )[0]?.pid;
+    const poll = async (fn: () => Promise<number | undefined>) => {
+      for (let i = 0; i < 250; i++) {
+        const v = await fn();
+        if (v !== undefined) return v;
+        await sleep(20);
+      }
+      return undefined;
+    };
     let first: Promise<Awaited<ReturnType<typeof repay>>>;
     let second: Promise<Awaited<ReturnType<typeof repay>>>;
     try {
       await other.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`loan:${a}`]);
       first = (async () => repay(a, '100', 'r-shared'))();
-      for (let i = 0; i < 250 && !(await waiting('advisory')); i++) await sleep(20);
+      // The first has inserted its repayment and waits for loan A's event stream, held here.
+      const firstPid = await poll(() => blockedBy(otherPid, 'advisory', `loan:${a}`));
+      expect(firstPid !== undefined).toBe(true);
       second = (async () => repay(b, '100', 'r-shared'))();
-      for (let i = 0; i < 250 && !(await waiting('transactionid')); i++) await sleep(20);
+      // The second's insert of the same client id waits on the first's transaction (the unique index).
+      expect((await poll(() => blockedBy(firstPid!, 'transactionid'))) !== undefined).toBe(true);
     } finally {
       await other.rollbackTransaction();
       await other.release();

@@ -302,6 +302,30 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect((await t.http().get('/api/user/invite')).body.code).toBe(401);
   });
 
+  it('a retried bind answers success only for an active partner or a bind that happened: an ordinary invitee of an ended partner still hears 3000 (regression: "joined the team")', async () => {
+    const bind = (token: string, code: unknown) => t.http().post('/api/user/bind_auth_code').set('Authorization', token).type('form').send({ auth_code: code });
+    const setPartner = (userId: number, partner: '0' | '1') =>
+      t.http().post(`/api/admin/promotion/partners/${userId}`).set('Authorization', admin).type('form').send({ partner, reason: 'r' });
+    const partner = await registerByEmail(t);
+    const { auth_code } = (await setPartner(partner.user.id, '1')).body.data;
+    // Invited by link (no bind); and one that joined with the code.
+    const invitee = await registerByEmail(t, uniqueEmail(), 'secret-pass', { invite_code: partner.user.invite_code });
+    const joined = await registerByEmail(t);
+    expect((await bind(joined.token, auth_code)).body).toMatchObject({ code: 1, data: { inviter_id: partner.user.id } });
+    // While the partnership is active, the invitee's bind of its code changes nothing and answers it.
+    expect((await bind(invitee.token, auth_code)).body).toMatchObject({ code: 1, data: { inviter_id: partner.user.id } });
+    expect((await setPartner(partner.user.id, '0')).body.code).toBe(1);
+    // Ended: the code is inactive. The invitee never joined by it: refused as for any inactive code.
+    expect((await bind(invitee.token, auth_code)).body.code).toBe(3000);
+    // The one that did join: its retry still answers the first call's success.
+    expect((await bind(joined.token, auth_code)).body).toMatchObject({ code: 1, data: { inviter_id: partner.user.id } });
+    const events = await t.ds.query(`SELECT stream_id FROM events WHERE type = 'PartnerSubAccountBound' AND stream_id IN ($1, $2)`, [
+      `user:${invitee.user.id}`,
+      `user:${joined.user.id}`,
+    ]);
+    expect(events).toEqual([{ stream_id: `user:${joined.user.id}` }]);
+  });
+
   it('two partners binding each other’s codes at the same moment: one joins, the other is refused as a loop (regression: both joined, each the other’s inviter)', async () => {
     const partnerWithCode = async () => {
       const u = await registerByEmail(t);

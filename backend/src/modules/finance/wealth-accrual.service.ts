@@ -165,29 +165,36 @@ export class WealthAccrualService implements OnApplicationBootstrap {
    * Before an early redemption (its settlement, in the redemption's transaction, is the order's
    * last): a flexible order's reserve topped up to what its waiting days need, as settle() tops it
    * up before the daily settlement; this may be more than the window, after a long shortage. Its
-   * own command id, so a daily top-up of the same day cannot mask it. If the treasury still cannot,
-   * the redemption pays what the reserve covers.
+   * own command id, so a daily top-up of the same day cannot mask it. The waiting days are counted
+   * from the row read under the lock: `o` was read before it, and a daily run may have topped the
+   * order up or paid days since. If the treasury still cannot, the redemption pays what the reserve covers.
    */
   async topUpOwed(o: WealthOrder, now: Date): Promise<void> {
     if (o.kind !== 'flexible' || o.status !== 'hosting') return;
-    await this.topUp(o, now, Math.max(0, epochDay(now) - o.startDay - o.paidDays), ':redeem');
+    await this.topUp(o, now, (r) => Math.max(0, epochDay(now) - r.startDay - r.paidDays), ':redeem');
   }
 
   /**
    * The flexible fund has no end, so its interest is reserved a rolling window ahead
    * (FLEXIBLE_RESERVE_DAYS days): each run tops the reserve back up from the treasury. If the
    * treasury cannot, the order keeps earning from what is reserved and the unpaid days wait.
-   * Exactly once: under the order's row lock, only if the reserve is still what `want` was
-   * computed from, and the reserve moves in the same transaction as the posting.
+   * Exactly once: what to add is computed under the order's row lock from the locked row, and the
+   * reserve moves in the same transaction as the posting. For one command id (one day, one
+   * `paid_days`) the need is fixed and the reserve only grows until a day is paid, so once a
+   * top-up of that id committed, the next computes nothing to add. `o` (read before the lock)
+   * only spares the lock when it needs nothing (a redemption's need under the lock is never more;
+   * a window emptied meanwhile is the next run's).
    */
-  private async topUp(o: WealthOrder, now: Date, days = FLEXIBLE_RESERVE_DAYS, tag = ''): Promise<void> {
-    const want = money(o.dailyInterest).times(days).minus(o.reserve);
-    if (want.lte(0)) return;
-    const x = moneyString(want);
+  private async topUp(o: WealthOrder, now: Date, daysOf: (r: WealthOrder) => number = () => FLEXIBLE_RESERVE_DAYS, tag = ''): Promise<void> {
+    const need = (r: WealthOrder) => money(r.dailyInterest).times(daysOf(r)).minus(r.reserve);
+    if (need(o).lte(0)) return;
     try {
       await this.dataSource.transaction(async (m) => {
         const locked = await m.getRepository(WealthOrder).findOne({ where: { id: o.id }, lock: { mode: 'pessimistic_write' } });
-        if (!locked || locked.status !== 'hosting' || !money(locked.reserve).eq(o.reserve)) return;
+        if (!locked || locked.status !== 'hosting') return;
+        const want = need(locked);
+        if (want.lte(0)) return;
+        const x = moneyString(want);
         const posted = await this.ledger.post(
           {
             commandId: `wealth-topup:${o.id}:${epochDay(now)}:${locked.paidDays}${tag}`,

@@ -202,8 +202,20 @@ export class PromotionService {
       await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['kestrel:promotion-bind']);
       const [p] = await m.query('SELECT user_id, partner FROM promotion_partners WHERE auth_code = $1', [authCode]);
       const [u] = await m.query('SELECT inviter_id FROM users WHERE id = $1 FOR UPDATE', [userId]);
-      // Also when the partner flag was cleared since: the first call's answer stands.
-      if (p && u.inviter_id === p.user_id) return { inviter_id: p.user_id as number };
+      // A retry: the code names an active partner, or this user was bound to it by this call (the
+      // partner flag was cleared since: the first call's answer stands). An ordinary invite by a
+      // user whose partnership is not active is no bind: its code stays refused (3000).
+      if (p && u.inviter_id === p.user_id) {
+        const bound =
+          p.partner ||
+          (
+            await m.query(`SELECT 1 FROM events WHERE stream_id = $1 AND type = 'PartnerSubAccountBound' AND payload->>'partnerId' = $2 LIMIT 1`, [
+              `user:${userId}`,
+              String(p.user_id),
+            ])
+          ).length > 0;
+        if (bound) return { inviter_id: p.user_id as number };
+      }
       if (!p?.partner) throw new BusinessError(ErrorCode.PROMOTION_AUTH_CODE_INVALID);
       const partnerId = p.user_id as number;
       if (partnerId === userId) throw new BusinessError(ErrorCode.PROMOTION_SELF_BIND);

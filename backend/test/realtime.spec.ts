@@ -53,8 +53,9 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     return { seller, buyer };
   };
   const order = (token: string, body: Record<string, string>) => t.http().post('/api/coin/trade').set('Authorization', token).type('form').send(body);
-  const until = async (cond: () => boolean) => {
-    for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
+  /** Polls `cond` every 50 ms until it holds, for at most `ms`. */
+  const until = async (cond: () => boolean, ms = 5000) => {
+    for (const end = Date.now() + ms; !cond() && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
     expect(cond()).toBe(true);
   };
 
@@ -385,14 +386,37 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     expect([...serverSide(batched)!.rooms]).toEqual([batched.id]);
   });
 
-  it("a socket whose token expires hears no more private pushes: it leaves the user's room at the expiry and stays connected", async () => {
+  /** Users with a connected socket counted online on this process (MarketFeedService: fills build their messages only for them). */
+  const online = () => (t.app.get(MarketFeedService) as unknown as { sockets: Map<number, number> }).sockets;
+  /** This process's sockets (the server's side). */
+  const local = () => (t.app.get(MarketFeedService) as unknown as { server: Server }).server.of('/').sockets;
+  /** The periodic re-check off: what a test checks is done by something else (the expiry's timer, the sweep). */
+  const withoutRecheck = async (body: () => Promise<void>) => {
+    const recheck = jest.spyOn(t.app.get(RealtimeGateway) as unknown as { recheck: () => Promise<void> }, 'recheck').mockResolvedValue();
+    try {
+      await body();
+    } finally {
+      recheck.mockRestore();
+    }
+  };
+  /** A client disconnects and its server side is gone (its handleDisconnect has run). */
+  const disconnected = async (c: Client) => {
+    const id = c.id!;
+    c.disconnect();
+    await until(() => !local().has(id));
+  };
+
+  it("a socket whose token expires hears no more private pushes: it leaves the user's room at the expiry, stops counting online and stays connected", async () => {
     const u = await registerByEmail(t);
     await deposit(t, u.user.id, 3, '100');
     // The expiry alone, not the periodic re-check (tested below), takes the socket out.
-    const recheck = jest.spyOn(t.app.get(RealtimeGateway) as unknown as { recheck: () => Promise<void> }, 'recheck').mockResolvedValue();
-    try {
-      const short = await t.app.get(TokenService).issue('user', u.user.id, 2);
-      const issued = Date.now();
+    await withoutRecheck(async () => {
+      // Issued once the account is set up, to live long enough for the connects and a first push on a slow machine.
+      const short = await t.app.get(TokenService).issue('user', u.user.id, 8);
+      const [{ expires_ms: expiresAt }] = await t.ds.query(
+        `SELECT (EXTRACT(EPOCH FROM expires_at) * 1000)::float8 AS expires_ms FROM auth_tokens WHERE token_hash = $1`,
+        [hashToken(short)],
+      );
       const expiring = await connect(short);
       const staying = await connect(u.token);
       const heard: number[] = [];
@@ -410,38 +434,87 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
               .send({ from: 'coin', to: 'lever', currency_id: 3, amount: '1' })
           ).body.code,
         ).toBe(1);
+      await until(() => online().get(u.user.id) === 2);
       await transfer();
       await until(() => heard.length === 1 && stayed.length === 1);
-      await new Promise((r) => setTimeout(r, issued + 2300 - Date.now()));
-      expect(serverSide(expiring)!.rooms.has(`user:${u.user.id}`)).toBe(false);
+      // Waited for, not slept: out of the room at the expiry, not before.
+      await until(() => !serverSide(expiring)!.rooms.has(`user:${u.user.id}`), expiresAt + 3000 - Date.now());
+      expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+      // Regression: it still counted online, so the user's fills kept building messages for nobody.
+      expect(online().get(u.user.id)).toBe(1);
       await transfer();
       await until(() => stayed.length === 2);
       await new Promise((r) => setTimeout(r, 300));
       expect(heard).toHaveLength(1);
       expect(expiring.connected).toBe(true);
-    } finally {
-      recheck.mockRestore();
-    }
+      // Counted off once: its disconnect takes nothing more off.
+      await disconnected(expiring);
+      expect(online().get(u.user.id)).toBe(1);
+      await disconnected(staying);
+      expect(online().has(u.user.id)).toBe(false);
+    });
   });
 
-  it('a token revoked without the sweep (as on another process, or a failed fetchSockets) is caught by the periodic re-check: the socket leaves its private room', async () => {
+  it('a logout takes its sockets out of the private rooms at once (the sweep, on this process) and they stop counting online; another session stays', async () => {
+    const u = await registerByEmail(t);
+    await withoutRecheck(async () => {
+      const other = await t.app.get(TokenService).issue('user', u.user.id, 3600);
+      const out = await connect(u.token);
+      const stays = await connect(other);
+      await until(() => online().get(u.user.id) === 2);
+      expect((await t.http().post('/api/user/logout').set('Authorization', u.token)).body.code).toBe(1);
+      await until(() => !serverSide(out)!.rooms.has(`user:${u.user.id}`));
+      expect(serverSide(stays)!.rooms.has(`user:${u.user.id}`)).toBe(true);
+      expect(online().get(u.user.id)).toBe(1);
+      await disconnected(out);
+      expect(online().get(u.user.id)).toBe(1);
+      await disconnected(stays);
+      expect(online().has(u.user.id)).toBe(false);
+    });
+  });
+
+  it("a socket another process's sweep took out of its user's room stops counting online at this process's next re-check", async () => {
+    const u = await registerByEmail(t);
+    const out = await connect(u.token);
+    const stays = await connect(u.token);
+    await until(() => online().get(u.user.id) === 2);
+    // What the adapter does here for a sweep on another process: the room is left; the socket's data is not the sweep's to change.
+    await serverSide(out)!.leave(`user:${u.user.id}`);
+    await until(() => online().get(u.user.id) === 1);
+    expect(serverSide(stays)!.rooms.has(`user:${u.user.id}`)).toBe(true);
+    await disconnected(out);
+    expect(online().get(u.user.id)).toBe(1);
+  });
+
+  it('a token revoked without the sweep (as on another process, or a failed fetchSockets) is caught by the periodic re-check: the socket leaves its private room and stops counting online', async () => {
     const revoked = await registerByEmail(t);
     const kept = await registerByEmail(t);
     const out = await connect(revoked.token);
     const stays = await connect(kept.token);
+    await until(() => online().has(revoked.user.id) && online().has(kept.user.id));
     await until(() => serverSide(out)!.rooms.has(`user:${revoked.user.id}`) && serverSide(stays)!.rooms.has(`user:${kept.user.id}`));
     // Straight in the database: no sweep runs, and a process's token cache may still trust the token.
     await t.ds.query(`UPDATE auth_tokens SET revoked_at = now() WHERE token_hash = $1`, [hashToken(revoked.token)]);
     await until(() => !serverSide(out)!.rooms.has(`user:${revoked.user.id}`));
     expect(out.connected).toBe(true);
-    await new Promise((r) => setTimeout(r, 1200)); // another re-check
+    expect(online().has(revoked.user.id)).toBe(false);
+    // Another re-check, seen to the end: it read the token that stays valid, and kept its socket.
+    const sessions = jest.spyOn(t.app.get(TokenService), 'sessions');
+    try {
+      const reread = () => sessions.mock.calls.findIndex(([list]) => list.includes(kept.token));
+      await until(() => reread() >= 0);
+      await sessions.mock.results[reread()].value;
+      await new Promise((r) => setImmediate(r)); // its sockets dropped (or not), right after the read
+    } finally {
+      sessions.mockRestore();
+    }
     expect(serverSide(stays)!.rooms.has(`user:${kept.user.id}`)).toBe(true);
+    expect(online().get(kept.user.id)).toBe(1);
   });
 
   it('a client that disconnects while its token is looked up is not counted online (regression: the count stayed up for good)', async () => {
     const u = await registerByEmail(t);
     const tokens = t.app.get(TokenService);
-    const feed = t.app.get(MarketFeedService) as unknown as { sockets: Map<number, number> };
     const real = tokens.session.bind(tokens);
     let asked!: () => void;
     const looking = new Promise<void>((r) => (asked = r));
@@ -452,19 +525,49 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
       await gate;
       return real(...args);
     });
+    // What a connection does after the lookup (with the bug: joins the room, checks the token again, counts itself online).
+    const verify = jest.spyOn(tokens, 'verify');
     try {
       const c = await connect(u.token);
       await looking;
-      const id = c.id!;
-      c.disconnect();
-      const server = (t.app.get(MarketFeedService) as unknown as { server: Server }).server;
-      await until(() => !server.of('/').sockets.has(id));
+      const lookup = held.mock.results[0].value as Promise<unknown>;
+      await disconnected(c);
+      release();
+      // Seen to the end, not slept on: the lookup answered, then whatever the connection did after it.
+      await lookup;
+      await new Promise((r) => setImmediate(r));
+      await Promise.all(verify.mock.results.map((r) => r.value));
+      await new Promise((r) => setImmediate(r));
     } finally {
       release();
       held.mockRestore();
+      verify.mockRestore();
     }
-    await new Promise((r) => setTimeout(r, 200));
-    expect(feed.sockets.has(u.user.id)).toBe(false);
+    expect(online().has(u.user.id)).toBe(false);
+  });
+
+  it('the topics of a market disabled at run time can still be left, by any spelling (regression: they stayed joined, counted against the cap)', async () => {
+    const host = t.app.get(EngineHost);
+    await t.ds.query(
+      `INSERT INTO markets (symbol, base_currency_id, quote_currency_id, tick_size, lot_size, min_qty, maker_fee, taker_fee, sort)
+       SELECT 'ETH/BTC', e.id, b.id, '0.00001', '0.001', '0.001', '0.001', '0.001', 99 FROM coins e, coins b WHERE e.symbol = 'ETH' AND b.symbol = 'BTC'`,
+    );
+    await host.marketsChanged();
+    const plain = await connect();
+    const batched = await connect(undefined, 'batch');
+    for (const c of [plain, batched])
+      expect(((await c.emitWithAck('subscribe', ['depth:ETH/BTC', 'trades:eth_btc', 'depth:BTC/USDT'])) as SnapshotData[]).map((x) => x.topic)).toEqual([
+        'depth:ETH/BTC',
+        'trades:ETH/BTC',
+        'depth:BTC/USDT',
+      ]);
+    await t.ds.query(`UPDATE markets SET enabled = false WHERE symbol = 'ETH/BTC'`);
+    await host.marketsChanged();
+    expect(await plain.emitWithAck('subscribe', ['depth:ETH/BTC'])).toEqual({ error: 'unknown market in topic: depth:ETH/BTC' });
+    for (const c of [plain, batched]) await c.emitWithAck('unsubscribe', ['depth:eth-btc', 'trades:ETH/BTC']);
+    expect([...serverSide(plain)!.rooms].sort()).toEqual(['depth:BTC/USDT', plain.id].sort());
+    expect([...serverSide(batched)!.rooms].sort()).toEqual(['feed:depth:BTC/USDT', batched.id].sort());
+    expect(serverSide(batched)!.data.topics).toEqual(['depth:BTC/USDT']);
   });
 
   describe('split roles (a process that does not hold the books)', () => {

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config';
-import { hashToken, TokenService } from './token.service';
+import { handshakeToken, hashToken, TokenService } from './token.service';
 
 /** A valid token's expiry (an hour from now). */
 const LATER = Date.now() + 3_600_000;
@@ -129,23 +129,31 @@ describe('TokenService.verify', () => {
   });
 
   it('session gives the expiry with the subject, and the cache trusts a token no longer than it lives', async () => {
-    let reads = 0;
-    const expiresAt = Date.now() + 150;
-    const dataSource = {
-      query: async () => {
-        reads += 1;
-        return Date.now() < expiresAt ? [{ subject_id: 7, expires_ms: expiresAt }] : [];
-      },
-    } as unknown as DataSource;
-    const tokens = new TokenService(dataSource, { tokenCacheMs: 60_000 } as AppConfig);
-    const token = 'a-token-about-to-expire-xx';
-    expect(await tokens.session(token, 'user')).toEqual({ subjectId: 7, expiresAt });
-    expect(await tokens.session(token, 'admin')).toBeUndefined(); // cached as a user token
-    expect(await tokens.verify(token, 'user')).toBe(7);
-    expect(reads).toBe(1);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await tokens.verify(token, 'user')).toBeUndefined(); // not the cache's 60 s: read again
-    expect(reads).toBe(2);
+    // The clock is the test's (the service's and the database's): no step races a real deadline.
+    let now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      let reads = 0;
+      const expiresAt = now + 150;
+      const dataSource = {
+        query: async () => {
+          reads += 1;
+          return now < expiresAt ? [{ subject_id: 7, expires_ms: expiresAt }] : [];
+        },
+      } as unknown as DataSource;
+      const tokens = new TokenService(dataSource, { tokenCacheMs: 60_000 } as AppConfig);
+      const token = 'a-token-about-to-expire-xx';
+      expect(await tokens.session(token, 'user')).toEqual({ subjectId: 7, expiresAt });
+      expect(await tokens.session(token, 'admin')).toBeUndefined(); // cached as a user token
+      now = expiresAt - 1;
+      expect(await tokens.verify(token, 'user')).toBe(7);
+      expect(reads).toBe(1);
+      now = expiresAt;
+      expect(await tokens.verify(token, 'user')).toBeUndefined(); // not the cache's 60 s: read again
+      expect(reads).toBe(2);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('sessions reads every token from the database (never the cache), in batches, and gives the valid ones', async () => {
@@ -167,5 +175,16 @@ describe('TokenService.verify', () => {
     expect((await tokens.sessions(tokenList.slice(0, 2), 'admin')).size).toBe(0);
     expect(await tokens.sessions(tokenList.slice(0, 2), 'user')).toEqual(new Map(tokenList.slice(0, 2).map((t) => [t, { subjectId: 7, expiresAt: LATER }])));
     expect(reads).toEqual([1000, 500, 2, 2]);
+  });
+});
+
+describe('handshakeToken', () => {
+  it('reads auth.token, else the Authorization header (with or without Bearer), as tokenFromHeader does', () => {
+    const token = 'a-handshake-token-of-length';
+    expect(handshakeToken({ auth: { token }, headers: { authorization: 'Bearer another-token-of-length' } })).toBe(token);
+    expect(handshakeToken({ auth: {}, headers: { authorization: `Bearer ${token}` } })).toBe(token);
+    expect(handshakeToken({ headers: { authorization: token } })).toBe(token);
+    expect(handshakeToken({ auth: { token: 'short' }, headers: {} })).toBeUndefined();
+    expect(handshakeToken({ auth: { token: 42 }, headers: {} })).toBeUndefined();
   });
 });

@@ -211,3 +211,14 @@ export function tokenFromHeader(header: unknown): string | undefined {
   const token = header.replace(/^Bearer\s+/i, '').trim();
   return token.length >= 16 && token.length <= 200 ? token : undefined;
 }
+
+/** What `handshakeToken` reads of a Socket.IO connection's opening (its `handshake`). */
+export interface TokenHandshake {
+  auth?: { token?: unknown };
+  headers: { authorization?: unknown };
+}
+
+/** A Socket.IO handshake's token: `auth.token`, else the `Authorization` header (as `tokenFromHeader`). */
+export function handshakeToken(handshake: TokenHandshake): string | undefined {
+  return tokenFromHeader(handshake.auth?.token ?? handshake.headers.authorization);
+}

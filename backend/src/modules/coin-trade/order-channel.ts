@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { OrderAck, OrderRequestId } from '@kestrel/contracts';
 import type { Socket } from 'socket.io';
 import { AuthContext } from '../../infra/auth/guards';
-import { TokenService, tokenFromHeader } from '../../infra/auth/token.service';
+import { handshakeToken, TokenService } from '../../infra/auth/token.service';
 import { Lang } from '../../infra/i18n/catalogue';
 import { resolveLang } from '../../infra/i18n/i18n';
 import { Envelope } from '../../infra/http/envelope';
@@ -49,12 +49,16 @@ export class OrderChannel {
       return ack(this.entry.failure(lang, err, where));
     }
     const { ops } = this.entry;
-    return ack(req.method === 'place' ? await this.entry.answer(lang, auth, ops.place, req.params, where) : await this.entry.answer(lang, auth, ops.cancel, req.params, where));
+    return ack(
+      req.method === 'place'
+        ? await this.entry.answer(lang, auth, ops.place, req.params, where)
+        : await this.entry.answer(lang, auth, ops.cancel, req.params, where),
+    );
   }
 
   /** The handshake's user, when its token verifies (checked again on every message). */
   async authenticate(handshake: Handshake): Promise<AuthContext | undefined> {
-    const token = tokenFromHeader(handshake.auth?.token ?? handshake.headers.authorization);
+    const token = handshakeToken(handshake);
     const subjectId = token ? await this.tokens.verify(token, 'user') : undefined;
     return token && subjectId !== undefined ? { subjectType: 'user', subjectId, token } : undefined;
   }

@@ -88,7 +88,8 @@ export class MarketRegistry {
   }
 }
 
-function normalizeSymbol(s: string): string {
+/** A symbol as markets are looked up: case and separators ignored (`btc_usdt` is `BTC/USDT`). */
+export function normalizeSymbol(s: string): string {
   return s.toUpperCase().replace(/[^A-Z0-9]/g, '');
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { Server, Socket } from 'socket.io';
-import { TokenService } from '../../infra/auth/token.service';
+import { handshakeToken, TokenService } from '../../infra/auth/token.service';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
 import { validateBody } from '../../infra/http/validation';
@@ -10,7 +10,7 @@ import { CHAT_ROOM_PREFIX, ChatPush, conversationRoom, OPERATORS_ROOM, operatorR
 import { ChatService } from './chat.service';
 import { ChatSendDto } from './help.dto';
 import { PUSH_SERVER } from '../realtime/push-server';
-import { atExpiry, handshakeToken, recheckMs, recheckSockets } from '../realtime/sessions';
+import { atExpiry, recheckMs, recheckSockets } from '../realtime/sessions';
 
 type Subject = { type: 'user' | 'admin'; id: number };
 /** A subject with its token's expiry (ms since the epoch). */

@@ -4,12 +4,14 @@ import type { MarketFeedService } from './market-feed.service';
 import { MAX_TOPICS, RealtimeGateway } from './realtime.gateway';
 import type { ParsedTopic } from './topics';
 
+/** Markets disabled at run time: the registry no longer names them. */
+const disabled = new Set<string>();
 /** A venue with markets M1/USDT … M99/USDT, spelled any way the registry accepts (case and separators ignored). */
 const feed = {
   canonical: (p: ParsedTopic): ParsedTopic | undefined => {
     if (p.kind === 'tickers') return p;
     const m = /^M(\d+)USDT$/.exec(p.symbol.toUpperCase().replace(/[^A-Z0-9]/g, ''));
-    return m ? { ...p, symbol: `M${m[1]}/USDT` } : undefined;
+    return m && !disabled.has(`M${m[1]}/USDT`) ? { ...p, symbol: `M${m[1]}/USDT` } : undefined;
   },
   snapshot: async (topic: string) => ({ topic, seq: 0, data: null }),
 } as unknown as MarketFeedService;
@@ -64,6 +66,24 @@ describe('RealtimeGateway subscribe', () => {
       expect(await subscribe(s, ['depth:M99/USDT', 'depth:M99/USDT'])).toHaveLength(2);
       expect(followed(s)).toHaveLength(MAX_TOPICS);
       expect(await subscribe(s, ['depth:M98/USDT'])).toEqual(error);
+    });
+
+    it(`${batch ? 'a batched socket' : 'a socket'} leaves the topics of a market disabled since it joined, by any spelling (regression: they stayed, counted against the cap)`, async () => {
+      const s = fakeSocket(batch);
+      expect(await subscribe(s, ['depth:M5/USDT', 'trades:M5/USDT', 'kline:M5/USDT:1min', 'kline:M5/USDT:5min', 'depth:M6/USDT'])).toHaveLength(5);
+      s.rooms.add('user:7');
+      disabled.add('M5/USDT');
+      try {
+        expect(await subscribe(s, ['depth:M5/USDT'])).toEqual({ error: 'unknown market in topic: depth:M5/USDT' });
+        await unsubscribe(s, ['depth:m5_usdt', 'trades:M5-USDT', 'kline:m5usdt:1min', 'depth:M55/USDT', 'user:7']);
+        // Only what was asked: the other period of the candles, another market and the private room stay.
+        expect(followed(s).filter((r) => r !== 'user:7')).toEqual(['kline:M5/USDT:5min', 'depth:M6/USDT']);
+        expect(s.rooms.has('user:7')).toBe(true);
+        await unsubscribe(s, ['kline:M.5/usdt:5min']);
+        expect(followed(s).filter((r) => r !== 'user:7')).toEqual(['depth:M6/USDT']);
+      } finally {
+        disabled.delete('M5/USDT');
+      }
     });
   }
 });

@@ -1,15 +1,15 @@
 import { Inject, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
-import type { OrderAck, SnapshotData, Topic } from '@kestrel/contracts';
+import type { OrderAck, SnapshotData } from '@kestrel/contracts';
 import type { Server, Socket } from 'socket.io';
-import { TokenService } from '../../infra/auth/token.service';
+import { handshakeToken, TokenService } from '../../infra/auth/token.service';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { OrderChannel } from '../coin-trade/order-channel';
 import { MarketFeedService } from './market-feed.service';
 import { answerOrderEvents } from './order-events';
 import { PUSH_SERVER } from './push-server';
-import { atExpiry, handshakeToken, recheckMs, recheckSockets } from './sessions';
-import { feedRoom, feedRoomTopics, ParsedTopic, parseTopic, topicOf, userRoom } from './topics';
+import { atExpiry, recheckMs, recheckSockets } from './sessions';
+import { feedRoom, feedRoomTopics, ParsedTopic, parseTopic, topicOf, topicKey, userRoom } from './topics';
 
 /** Topics per subscribe, and in all per socket (its rooms, or its batched set of topics). */
 export const MAX_TOPICS = 40;
@@ -66,7 +66,11 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     if (this.recheckTimer) clearInterval(this.recheckTimer);
   }
 
-  /** This process's sockets in their user's room whose token is no longer valid (read uncached) leave the private rooms. */
+  /**
+   * This process's sockets in their user's room whose token is no longer valid (read uncached) end
+   * their session (`endSession`); so do those a sweep on another process took out of the room (it
+   * cannot change this process's count of who is online).
+   */
   private async recheck(server: Server): Promise<void> {
     if (this.rechecking) return;
     this.rechecking = true;
@@ -74,9 +78,11 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
       const inRoom: Array<[Socket, number]> = [];
       for (const s of server.of('/').sockets.values()) {
         const userId: number | undefined = s.data.userId;
-        if (userId !== undefined && s.rooms.has(userRoom(userId))) inRoom.push([s, userId]);
+        if (userId === undefined) continue;
+        if (s.rooms.has(userRoom(userId))) inRoom.push([s, userId]);
+        else this.endSession(s);
       }
-      await recheckSockets(this.tokens, 'user', inRoom, leavePrivate);
+      await recheckSockets(this.tokens, 'user', inRoom, (s) => this.endSession(s));
     } catch (err) {
       this.logger.warn(`re-checking the sockets' tokens failed: ${(err as Error).message}`);
     } finally {
@@ -85,14 +91,32 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   }
 
   /**
+   * A socket's session ends for the private pushes (its token expired, or was revoked): it leaves
+   * the private rooms (`leavePrivate`) and no longer counts as its user's online socket, so fills
+   * build no balance or order messages for an empty room. Once: its disconnect then counts nothing.
+   */
+  private endSession(socket: Socket): void {
+    leavePrivate(socket);
+    const userId: number | undefined = socket.data.userId;
+    if (userId === undefined) return;
+    socket.data.userId = undefined;
+    this.feed.offline(userId);
+  }
+
+  /**
    * The user's sockets (on every process, through the adapter) whose handshake token no longer
-   * verifies leave every private room (`leavePrivate`).
+   * verifies leave every private room (`leavePrivate`). This process's own end their session
+   * (`endSession`); another process's are proxies whose data cannot be changed from here: that
+   * process's re-check finds them out of the user's room and counts them off.
    */
   private async dropRevoked(server: Server, userId: number): Promise<void> {
     try {
+      const local = server.of('/').sockets;
       for (const s of await server.in(userRoom(userId)).fetchSockets()) {
         if ((await this.handshakeUser(s.handshake)) === userId) continue;
-        leavePrivate(s);
+        const mine = local.get(s.id);
+        if (mine) this.endSession(mine);
+        else leavePrivate(s);
       }
     } catch (err) {
       this.logger.warn(`dropping revoked sockets of user ${userId} failed: ${(err as Error).message}`);
@@ -125,7 +149,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     socket.data.userId = userId;
     this.feed.online(userId);
     // The token's expiry ends the private pushes as a revocation does (the timer goes with the socket).
-    atExpiry(socket, 'user', session.expiresAt, () => leavePrivate(socket));
+    atExpiry(socket, 'user', session.expiresAt, () => this.endSession(socket));
   }
 
   handleDisconnect(socket: Socket): void {
@@ -167,11 +191,20 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   async unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() topics: unknown): Promise<{ ok: true }> {
     if (Array.isArray(topics)) {
       // Market topics only, spelled as on subscribe: never a private room.
-      const names: Topic[] = [];
+      const names: string[] = [];
+      let following: Set<string> | undefined;
       for (const t of topics.slice(0, MAX_TOPICS)) {
         const parsed = parseTopic(t);
-        const canonical = parsed && this.feed.canonical(parsed);
+        if (!parsed) continue;
+        const canonical = this.feed.canonical(parsed);
         if (canonical) names.push(topicOf(canonical));
+        else {
+          // A market no longer in the registry (disabled at run time): the topics followed that name
+          // it, by the registry's matching of symbols, are left all the same (else they stayed joined
+          // and counted against the cap for the connection's life).
+          const key = topicKey(parsed);
+          for (const f of (following ??= this.following(socket))) if (topicKey(parseTopic(f)!) === key) names.push(f);
+        }
       }
       await this.follow(socket, names, false);
     }

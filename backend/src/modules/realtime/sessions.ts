@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io';
-import { SubjectType, TokenService, tokenFromHeader } from '../../infra/auth/token.service';
+import { handshakeToken, SubjectType, TokenService } from '../../infra/auth/token.service';
 import type { AppConfig } from '../../infra/config/config';
 
 /**
@@ -8,9 +8,6 @@ import type { AppConfig } from '../../infra/config/config';
  * (`recheckSockets`, every `recheckMs`). Either way the socket leaves its private rooms and stays
  * connected with market data only, as a revoked session's does.
  */
-
-/** The handshake's token: `auth.token`, else the `Authorization` header. */
-export const handshakeToken = (handshake: Socket['handshake']): string | undefined => tokenFromHeader(handshake.auth?.token ?? handshake.headers.authorization);
 
 /**
  * Every this many ms each process checks, uncached, the tokens of its own sockets in private rooms:

@@ -1,4 +1,5 @@
 import type { Period, Topic } from '@kestrel/contracts';
+import { normalizeSymbol } from '../engine/market-registry.service';
 import { REQUEST_PERIODS } from '../market/periods';
 
 export type ParsedTopic = { kind: 'tickers' } | { kind: 'depth' | 'trades'; symbol: string } | { kind: 'kline'; symbol: string; period: Period };
@@ -21,6 +22,16 @@ export function parseTopic(topic: unknown): ParsedTopic | undefined {
 export function topicOf(parsed: ParsedTopic): Topic {
   if (parsed.kind === 'tickers') return 'tickers';
   return parsed.kind === 'kline' ? klineTopic(parsed.symbol, parsed.period) : `${parsed.kind}:${parsed.symbol}`;
+}
+
+/**
+ * A parsed topic compared as the market registry finds a symbol (`MarketRegistry.find`: case and
+ * separators ignored): equal for two spellings of one topic. Matches a followed topic whose market
+ * the registry no longer holds (disabled at run time), which `canonical` cannot name.
+ */
+export function topicKey(parsed: ParsedTopic): string {
+  if (parsed.kind === 'tickers') return 'tickers';
+  return topicOf({ ...parsed, symbol: normalizeSymbol(parsed.symbol) });
 }
 
 export const depthTopic = (symbol: string): Topic => `depth:${symbol}`;

@@ -65,6 +65,9 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
     adminOutboxRead: false,
     // No flash-desk float unless a test asks for one: ledger totals stay the test's own.
     flashExchange: { feeRate: '0.002', quoteTtlSeconds: 15, float: {} },
+    // A suite's trades are made once, in its setup: a slow run must not age them out of the desk's
+    // prices (fpjy.spec lowers this itself to test the rule).
+    flashMaxPriceAgeSeconds: 86_400,
     ...overrides,
     rateLimits: {
       fundPassword: generous,

@@ -1,7 +1,13 @@
+import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { Server, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusinessError } from '../src/infra/http/business-error';
+import { REDIS } from '../src/infra/redis/redis.module';
+import { ImagePool, ImagePoolBusyError } from '../src/modules/upload/image-pool';
 import { UploadService } from '../src/modules/upload/upload.service';
 import { adminToken, registerByEmail } from './support/accounts';
 import { hugeJpegHeader, jpegWithExif, makePng, pngWithText } from './support/images';
@@ -141,5 +147,103 @@ describe('image uploads', () => {
       expect(err).toBeInstanceOf(BusinessError);
       expect(err).toMatchObject({ code: 2301, messageKey: 'upload.not_found' });
     }
+  });
+
+  /**
+   * Declares a 5 MB upload, sends its first kilobyte and waits (at most 5 s): only an answer that
+   * needs none of the rest can arrive.
+   */
+  const answerToPartialUpload = async (token: string): Promise<{ code: number; connection?: string }> => {
+    const server = t.app.getHttpServer() as Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return new Promise((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        path: '/api/upload/image',
+        method: 'POST',
+        headers: { 'Content-Type': 'multipart/form-data; boundary=b', 'Content-Length': String(5 * 1024 * 1024), Authorization: token },
+      });
+      const timer = setTimeout(() => {
+        req.destroy();
+        reject(new Error('no answer before the body was sent'));
+      }, 5000);
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => {
+          clearTimeout(timer);
+          req.destroy();
+          resolve({ ...(JSON.parse(body) as { code: number }), connection: res.headers.connection });
+        });
+      });
+      req.on('error', reject);
+      req.write(`--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n${'x'.repeat(1024)}`);
+    });
+  };
+
+  it('counts an upload against the rate limit before its file is read: over it, 1002 at once, nothing read or stored (regression: the file was read first)', async () => {
+    const u = await registerByEmail(t);
+    const before = (await storedFiles()).length;
+    // The window already holds the limit (as after RATE_LIMIT_UPLOAD_USER uploads).
+    await t.app.get<Redis>(REDIS).set(`rl:upload:user:${u.user.id}`, String(t.config.uploadRateLimit.limit), 'EX', 3600);
+    expect(await answerToPartialUpload(u.token)).toEqual({ code: 1002, connection: 'close', type: 'error', message: expect.any(String), data: null });
+    expect((await upload(u.token, makePng(), 'a.png', 'image/png')).body.code).toBe(1002);
+    expect(await count(u.user.id)).toBe(0);
+    expect((await storedFiles()).length).toBe(before);
+    // A caller without a token is answered 401 and counts nothing.
+    await t.app.get<Redis>(REDIS).del(`rl:upload:user:${u.user.id}`);
+    expect((await answerToPartialUpload('')).code).toBe(401);
+    expect((await upload(u.token, makePng(), 'a.png', 'image/png')).body.code).toBe(1);
+    expect(await t.app.get<Redis>(REDIS).get(`rl:upload:user:${u.user.id}`)).toBe('1');
+  });
+
+  it('takes one file a request: a second is refused (1004) and nothing is stored (regression: four were read, one used)', async () => {
+    const u = await registerByEmail(t);
+    const two = await t
+      .http()
+      .post('/api/upload/image')
+      .set('Authorization', u.token)
+      .attach('file', makePng(), { filename: 'a.png', contentType: 'image/png' })
+      .attach('file', makePng(), { filename: 'b.png', contentType: 'image/png' });
+    expect(two.body.code).toBe(1004);
+    expect(await count(u.user.id)).toBe(0);
+  });
+
+  it('keeps a user within UPLOAD_USER_BYTES_PER_DAY of uploads over the last 24 hours: past it 1002 and nothing stored (regression: no cap)', async () => {
+    const u = await registerByEmail(t);
+    const cap = t.config.uploadUserBytesPerDay;
+    const earlier = randomUUID();
+    // An upload of an hour ago that leaves 10 bytes of the day's budget.
+    await t.ds.query(
+      `INSERT INTO uploads (id, user_id, mime, bytes, width, height, storage_key, created_at) VALUES ($1, $2, 'image/png', $3, 1, 1, 'x/y.png', now() - interval '1 hour')`,
+      [earlier, u.user.id, cap - 10],
+    );
+    const before = (await storedFiles()).length;
+    expect((await upload(u.token, makePng(), 'a.png', 'image/png')).body.code).toBe(1002);
+    expect(await count(u.user.id)).toBe(1);
+    expect((await storedFiles()).length).toBe(before);
+
+    // Full to the byte: refused before the file is read.
+    await t.ds.query('UPDATE uploads SET bytes = $2 WHERE id = $1', [earlier, cap]);
+    expect((await answerToPartialUpload(u.token)).code).toBe(1002);
+
+    // Once that upload is over 24 hours old it no longer counts.
+    await t.ds.query(`UPDATE uploads SET created_at = now() - interval '25 hours' WHERE id = $1`, [earlier]);
+    expect((await upload(u.token, makePng(), 'a.png', 'image/png')).body.code).toBe(1);
+    expect(await count(u.user.id)).toBe(2);
+  });
+
+  it('refuses an image (1002) when every decoder is busy and enough images already wait for one, storing nothing', async () => {
+    const u = await registerByEmail(t);
+    const busy = jest.spyOn(ImagePool.prototype, 'sanitize').mockRejectedValueOnce(new ImagePoolBusyError('every image decoder is busy'));
+    try {
+      expect((await upload(u.token, makePng(), 'a.png', 'image/png')).body.code).toBe(1002);
+    } finally {
+      busy.mockRestore();
+    }
+    expect(await count(u.user.id)).toBe(0);
+    expect((await upload(u.token, makePng(), 'a.png', 'image/png')).body.code).toBe(1);
   });
 });

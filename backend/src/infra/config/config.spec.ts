@@ -45,6 +45,15 @@ describe('loadConfig', () => {
     expect(() => withEnv('ADMIN_PASSWORD', 'x'.repeat(129), () => loadConfig())).toThrow('got 129');
   });
 
+  it('gives each user UPLOAD_USER_BYTES_PER_DAY of uploads a day (default 100 MiB); outside 1 MiB to 100 GiB the start stops', () => {
+    expect(withEnv('UPLOAD_USER_BYTES_PER_DAY', undefined, () => loadConfig()).uploadUserBytesPerDay).toBe(100 * 1024 * 1024);
+    expect(withEnv('UPLOAD_USER_BYTES_PER_DAY', ' ', () => loadConfig()).uploadUserBytesPerDay).toBe(100 * 1024 * 1024);
+    expect(withEnv('UPLOAD_USER_BYTES_PER_DAY', '20971520', () => loadConfig()).uploadUserBytesPerDay).toBe(20 * 1024 * 1024);
+    for (const bad of ['1048575', '107374182401'])
+      expect(() => withEnv('UPLOAD_USER_BYTES_PER_DAY', bad, () => loadConfig())).toThrow('UPLOAD_USER_BYTES_PER_DAY must be between 1048576 and 107374182400');
+    expect(() => withEnv('UPLOAD_USER_BYTES_PER_DAY', '100MB', () => loadConfig())).toThrow('UPLOAD_USER_BYTES_PER_DAY must be a non-negative integer');
+  });
+
   it('reads FAST_LANE and WS_COALESCE as on unless `off`', () => {
     expect(withEnv('FAST_LANE', undefined, () => loadConfig()).fastLane).toBe(true);
     expect(withEnv('FAST_LANE', 'off', () => loadConfig()).fastLane).toBe(false);

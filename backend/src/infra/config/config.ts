@@ -92,8 +92,13 @@ export interface AppConfig {
   optionWorker: boolean;
   /** Directory of the local-disk upload storage (UPLOAD_DIR). */
   uploadDir: string;
-  /** Image uploads per user (RATE_LIMIT_UPLOAD_USER). */
+  /** Image uploads per user (RATE_LIMIT_UPLOAD_USER), counted before the file is read. */
   uploadRateLimit: RateLimitRule;
+  /**
+   * Bytes of stored images a user may have uploaded in the last 24 hours (UPLOAD_USER_BYTES_PER_DAY,
+   * 1 MiB–100 GiB, default 100 MiB): a disk budget, since an upload is kept whether or not it is used.
+   */
+  uploadUserBytesPerDay: number;
   /** Largest JSON or form-encoded body in bytes (BODY_LIMIT_BYTES, 1 KiB–10 MiB, default 1 MiB); multipart uploads have UPLOAD_LIMITS. */
   bodyLimitBytes: number;
   /** Crash tests only (FAULT_POINTS, comma-separated, default none): named points where the process kills itself with SIGKILL. */
@@ -268,6 +273,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     optionWorker: (process.env.OPTION_WORKER ?? 'on') !== 'off',
     uploadDir: text('UPLOAD_DIR') ?? './.data/uploads',
     uploadRateLimit: rule('RATE_LIMIT_UPLOAD_USER', '60/3600'),
+    uploadUserBytesPerDay: intBetween('UPLOAD_USER_BYTES_PER_DAY', 100 * 1024 * 1024, 1024 * 1024, 100 * 1024 * 1024 * 1024),
     bodyLimitBytes: intBetween('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 10 * 1024 * 1024),
     faultPoints: (process.env.FAULT_POINTS ?? '')
       .split(',')

@@ -5,11 +5,11 @@ import { BusinessError } from './business-error';
 import { ErrorCode, ErrorCodeValue } from './error-codes';
 import { requestLang } from './request-context';
 
-/** Upload limits: proof images and ID photos, compressed by the app before sending. */
-export const UPLOAD_LIMITS = { fileSize: 5 * 1024 * 1024, files: 4, fields: 50 };
+/** Upload limits: proof images and ID photos, compressed by the app before sending; one file a request. */
+export const UPLOAD_LIMITS = { fileSize: 5 * 1024 * 1024, files: 1, fields: 50 };
 
 /**
- * The routes that take a file (the `file` field: an image). Any other route reads a multipart body
+ * The routes that take a file (one, in the `file` field: an image). Any other route reads a multipart body
  * for its fields only, within the form limit: a file there is refused before it is buffered.
  */
 export const FILE_ROUTES: ReadonlySet<string> = new Set(['/api/upload/image', '/api/admin/nft/images', '/api/admin/news/images']);

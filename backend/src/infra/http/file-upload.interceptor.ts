@@ -5,9 +5,11 @@ import { fileParser, parserRefusal, takesFiles, UPLOAD_LIMITS } from './body-par
 import { ErrorCode } from './error-codes';
 
 /**
- * Reads a multipart body with its files (into `req.files`) on FILE_ROUTES, after the route's guards:
- * a caller with no valid token is answered before a byte of the file is held in memory (the body
- * parsers checked only its declared length). A body over a cap is code 1004, a broken one 1003.
+ * Reads a multipart body with its file (into `req.files`) on FILE_ROUTES, after the route's guards:
+ * a caller with no valid token, or one the route's other guards refuse (`upload/image`: a user over
+ * the upload rate limit or daily budget), is answered before a byte of the file is held in memory
+ * (the body parsers checked only its declared length). A body over a cap (UPLOAD_LIMITS: a second
+ * file too) is code 1004, a broken one 1003.
  */
 @Injectable()
 export class FileUploadInterceptor implements NestInterceptor {

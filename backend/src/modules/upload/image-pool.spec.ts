@@ -1,6 +1,6 @@
 import { hugeJpegHeader, jpegWithExif } from '../../../test/support/images';
 import { ImageTooLargeError, NotAnImageError, sanitizeImage } from './image';
-import { ImagePool, ImageTimeoutError } from './image-pool';
+import { ImagePool, ImagePoolBusyError, ImageTimeoutError } from './image-pool';
 
 describe('image worker pool', () => {
   it('gives the same result as decoding in-process, off the event loop', async () => {
@@ -18,5 +18,19 @@ describe('image worker pool', () => {
     await expect(pool.sanitize(Buffer.from('text'))).rejects.toBeInstanceOf(NotAnImageError);
     await expect(pool.sanitize(hugeJpegHeader(9000, 10))).rejects.toBeInstanceOf(ImageTooLargeError);
     await expect(new ImagePool(1, 1).sanitize(jpegWithExif(400, 400, 1, 'x'))).rejects.toBeInstanceOf(ImageTimeoutError);
+  });
+
+  it('lets at most maxWaiting images wait for a decoder and refuses the next one at once', async () => {
+    const src = jpegWithExif(30, 10, 1, 'x');
+    const pool = new ImagePool(1, 30_000, 2);
+    const accepted = [pool.sanitize(src), pool.sanitize(src), pool.sanitize(src)]; // one decoding, two waiting
+    await expect(pool.sanitize(src)).rejects.toBeInstanceOf(ImagePoolBusyError);
+    await expect(Promise.all(accepted)).resolves.toHaveLength(3);
+    // Once the queue drains, images are taken again; the default is four waiting a decoder.
+    await expect(pool.sanitize(src)).resolves.toMatchObject({ width: 30, height: 10 });
+    const byDefault = new ImagePool(1);
+    const queued = Array.from({ length: 5 }, () => byDefault.sanitize(src));
+    await expect(byDefault.sanitize(src)).rejects.toBeInstanceOf(ImagePoolBusyError);
+    await Promise.all(queued);
   });
 });

@@ -34,10 +34,14 @@ type Answer =
   | { ok: false; kind: 'too_large' | 'not_image' | 'error'; message: string };
 
 export class ImageTimeoutError extends Error {}
+/** Every decoder is busy and `maxWaiting` images already wait for one: the image is refused, not queued. */
+export class ImagePoolBusyError extends Error {}
 
 /**
  * Runs `sanitizeImage` in worker threads, at most `concurrency` at a time (each decode holds up to
- * 4 bytes a pixel, so this also bounds memory); a decode that runs past `timeoutMs` is stopped.
+ * 4 bytes a pixel, so this also bounds memory); a decode that runs past `timeoutMs` is stopped. At
+ * most `maxWaiting` images (each up to 5 MB, held in memory) wait for a decoder (default four for
+ * each decoder); past that `sanitize` refuses at once with ImagePoolBusyError.
  */
 export class ImagePool {
   private active = 0;
@@ -46,10 +50,14 @@ export class ImagePool {
   constructor(
     private readonly concurrency = 2,
     private readonly timeoutMs = 30_000,
+    private readonly maxWaiting = 4 * concurrency,
   ) {}
 
   async sanitize(bytes: Buffer): Promise<CleanImage> {
-    if (this.active >= this.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.active >= this.concurrency) {
+      if (this.waiting.length >= this.maxWaiting) throw new ImagePoolBusyError('every image decoder is busy');
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
     this.active += 1;
     try {
       return await this.run(bytes);

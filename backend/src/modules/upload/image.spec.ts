@@ -1,7 +1,77 @@
 import * as jpeg from 'jpeg-js';
+import { once } from 'node:events';
+import { createDeflate, deflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
-import { hugeJpegHeader, jpegWithExif, makePng, pngWithText } from '../../../test/support/images';
-import { exifOrientation, ImageTooLargeError, NotAnImageError, orient, readHeader, sanitizeImage } from './image';
+import { hugeJpegHeader, jpegWithExif, makePng, pixels, pngWithText } from '../../../test/support/images';
+import { exifOrientation, ImageTooLargeError, NotAnImageError, orient, pngDataBytes, readHeader, sanitizeImage } from './image';
+
+function crc32(buf: Buffer): number {
+  let c = ~0;
+  for (const byte of buf) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+  }
+  return ~c >>> 0;
+}
+
+/** One PNG chunk: length, type, data, CRC (right, so pngjs reads it). */
+function chunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const out = Buffer.alloc(body.length + 8);
+  out.writeUInt32BE(data.length, 0);
+  body.copy(out, 4);
+  out.writeUInt32BE(crc32(body), body.length + 4);
+  return out;
+}
+
+function ihdr(width: number, height: number, interlace: 0 | 1, colorType = 6, depth = 8): Buffer {
+  const data = Buffer.alloc(13);
+  data.writeUInt32BE(width, 0);
+  data.writeUInt32BE(height, 4);
+  data[8] = depth;
+  data[9] = colorType;
+  data[12] = interlace;
+  return chunk('IHDR', data);
+}
+
+/** An RGBA PNG written by hand around the given zlib stream (pngjs writes no interlaced PNG). */
+function rawPng(width: number, height: number, interlace: 0 | 1, zdata: Buffer, extra: Buffer[] = []): Buffer {
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, ihdr(width, height, interlace), ...extra, chunk('IDAT', zdata), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** Adam7's scanlines of RGBA pixels (filter 0): the seven passes' rows one after another. */
+function adam7Rows(width: number, height: number, rgba: Buffer): Buffer {
+  const passes = [
+    [0, 0, 8, 8],
+    [4, 0, 8, 8],
+    [0, 4, 4, 8],
+    [2, 0, 4, 4],
+    [0, 2, 2, 4],
+    [1, 0, 2, 2],
+    [0, 1, 1, 2],
+  ];
+  const out: number[] = [];
+  for (const [x0, y0, dx, dy] of passes)
+    for (let y = y0; y < height; y += dy) {
+      if (x0 >= width) break;
+      out.push(0);
+      for (let x = x0; x < width; x += dx) out.push(...rgba.subarray((y * width + x) * 4, (y * width + x) * 4 + 4));
+    }
+  return Buffer.from(out);
+}
+
+/** A zlib stream of `bytes` zero bytes, made in 1 MB steps (so the test never holds what it inflates to). */
+async function deflatedZeros(bytes: number): Promise<Buffer> {
+  const z = createDeflate({ level: 9 });
+  const parts: Buffer[] = [];
+  z.on('data', (c: Buffer) => parts.push(c));
+  const step = Buffer.alloc(1024 * 1024);
+  for (let n = 0; n < bytes; n += step.length) if (!z.write(step)) await once(z, 'drain');
+  z.end();
+  await once(z, 'end');
+  return Buffer.concat(parts);
+}
 
 describe('image intake', () => {
   it('reads the format and size from the header bytes, whatever the file is called', () => {
@@ -55,5 +125,40 @@ describe('image intake', () => {
     expect(orient(img, 6)).toMatchObject({ width: 1, height: 2 });
     expect(px(orient(img, 6))).toEqual([1, 2]); // clockwise: A on top
     expect(px(orient(img, 8))).toEqual([2, 1]); // anticlockwise: B on top
+  });
+
+  it("knows how many bytes a PNG's pixel data inflates to, per row and per Adam7 pass", () => {
+    expect(pngDataBytes(3, 3, 32, false)).toBe(3 * (1 + 12));
+    // 3×3 interlaced: passes 1, 4, 5, 6, 7 hold 1, 1, 2 (one row), 2 (two rows), 3 pixels.
+    expect(pngDataBytes(3, 3, 32, true)).toBe(5 + 5 + 9 + 2 * 5 + 13);
+    expect(pngDataBytes(1, 1, 32, true)).toBe(5);
+    expect(pngDataBytes(9, 1, 1, false)).toBe(1 + 2);
+    expect(adam7Rows(3, 3, pixels(3, 3)).length).toBe(pngDataBytes(3, 3, 32, true));
+  });
+
+  it('decodes an interlaced PNG whose data is the size its header says, and refuses one byte more', () => {
+    const rows = adam7Rows(5, 3, pixels(5, 3));
+    const clean = sanitizeImage(rawPng(5, 3, 1, deflateSync(rows)));
+    expect(clean).toMatchObject({ mime: 'image/png', width: 5, height: 3 });
+    expect(PNG.sync.read(clean.bytes).data.equals(pixels(5, 3))).toBe(true);
+    expect(() => sanitizeImage(rawPng(5, 3, 1, deflateSync(Buffer.concat([rows, Buffer.alloc(1)]))))).toThrow(NotAnImageError);
+  });
+
+  it('refuses a PNG whose data would inflate past its header (a zlib bomb) quickly, without holding what it inflates to', async () => {
+    const bomb = await deflatedZeros(256 * 1024 * 1024); // ~250 KB that inflate to 256 MB
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const before = process.resourceUsage().maxRSS; // KB, the process's high-water mark
+    const started = Date.now();
+    expect(() => sanitizeImage(rawPng(1, 1, 1, bomb))).toThrow(NotAnImageError); // interlaced: pngjs has no cap of its own
+    expect(() => sanitizeImage(rawPng(1, 1, 0, bomb))).toThrow(NotAnImageError);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(process.resourceUsage().maxRSS - before).toBeLessThan(32 * 1024);
+  });
+
+  it('refuses a PNG with a second IHDR (pngjs would decode at the size it claims) or an oversized palette', () => {
+    const rows = Buffer.alloc(pngDataBytes(1, 1, 32, false));
+    expect(sanitizeImage(rawPng(1, 1, 0, deflateSync(rows))).width).toBe(1);
+    expect(() => sanitizeImage(rawPng(1, 1, 0, deflateSync(rows), [ihdr(8000, 5000, 0)]))).toThrow(NotAnImageError);
+    expect(() => sanitizeImage(rawPng(1, 1, 0, deflateSync(rows), [chunk('PLTE', Buffer.alloc(257 * 3))]))).toThrow(NotAnImageError);
   });
 });

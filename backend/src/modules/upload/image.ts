@@ -1,4 +1,5 @@
 import * as jpeg from 'jpeg-js';
+import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
 
 /**
@@ -13,6 +14,11 @@ export type ImageMime = 'image/jpeg' | 'image/png';
 /** At most this many pixels on either side, and this many pixels in all (decoding holds 4 bytes a pixel). */
 export const MAX_IMAGE_SIDE = 8000;
 export const MAX_IMAGE_MEGAPIXELS = 40;
+/**
+ * What jpeg-js may allocate for one decode (its own count: coefficient blocks, lines, output). Enough
+ * for a 40-megapixel photo with the usual 4:2:0 colour; a file asking for more is refused, not decoded.
+ */
+const JPEG_MAX_MEMORY_MB = 512;
 const JPEG_QUALITY = 90;
 
 export class NotAnImageError extends Error {}
@@ -85,7 +91,75 @@ export function sanitizeImage(buf: Buffer): CleanImage {
   return header.mime === 'image/png' ? cleanPng(buf) : cleanJpeg(buf);
 }
 
+/** Channels of each PNG colour type (grey, RGB, palette index, grey + alpha, RGBA) and the bit depths there are. */
+const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+const PNG_DEPTHS = new Set([1, 2, 4, 8, 16]);
+/** A palette holds at most 256 RGB entries. */
+const PNG_MAX_PALETTE_BYTES = 256 * 3;
+/** Adam7's seven passes: first column, first row, column step, row step. */
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
+/**
+ * The exact size a PNG's pixel data inflates to: a filter byte and the packed pixels for every row,
+ * of the whole image, or of each of Adam7's passes when it is interlaced.
+ */
+export function pngDataBytes(width: number, height: number, bitsPerPixel: number, interlaced: boolean): number {
+  const rows = (w: number, h: number) => (w > 0 && h > 0 ? h * (1 + Math.ceil((w * bitsPerPixel) / 8)) : 0);
+  if (!interlaced) return rows(width, height);
+  return ADAM7.reduce((sum, [x0, y0, dx, dy]) => sum + rows(Math.ceil((width - x0) / dx), Math.ceil((height - y0) / dy)), 0);
+}
+
+/**
+ * Walks a PNG's chunks as pngjs reads them (IHDR first and only once, the IDAT data joined, up to
+ * IEND) and inflates the pixel data with a cap at the size IHDR implies, refusing a stream that
+ * would inflate past it. pngjs caps only a non-interlaced image (and uses the last IHDR it reads):
+ * a 1×1 interlaced PNG whose IDAT is a zlib bomb would otherwise hold gigabytes before failing.
+ * Palettes are held to the 256 entries the format allows (pngjs keeps an array for each entry).
+ */
+export function checkPngData(buf: Buffer): void {
+  const ihdr = buf.subarray(16, 29);
+  const [depth, colorType, interlace] = [ihdr[8], ihdr[9], ihdr[12]];
+  if (!PNG_DEPTHS.has(depth) || !(colorType in PNG_CHANNELS) || (interlace !== 0 && interlace !== 1)) throw new NotAnImageError('unsupported PNG format');
+  const idat: Buffer[] = [];
+  let palettes = 0;
+  // The signature, then IHDR (readHeader checked it is the first chunk and 13 bytes long).
+  let pos = 8 + 12 + 13;
+  while (pos + 12 <= buf.length) {
+    const length = buf.readUInt32BE(pos);
+    const type = buf.toString('latin1', pos + 4, pos + 8);
+    const end = pos + 12 + length;
+    if (end > buf.length) throw new NotAnImageError('PNG chunk past the end of the file');
+    if (type === 'IHDR') throw new NotAnImageError('PNG with a second IHDR');
+    if (type === 'PLTE') {
+      palettes += 1;
+      if (palettes > 1 || length > PNG_MAX_PALETTE_BYTES) throw new NotAnImageError('PNG palette too large');
+    }
+    if (type === 'IDAT') idat.push(buf.subarray(pos + 8, pos + 8 + length));
+    if (type === 'IEND') {
+      const bound = pngDataBytes(ihdr.readUInt32BE(0), ihdr.readUInt32BE(4), PNG_CHANNELS[colorType] * depth, interlace === 1);
+      try {
+        // A truncated stream is left for pngjs to judge; only the size is checked here.
+        inflateSync(Buffer.concat(idat), { maxOutputLength: bound, finishFlush: zlibConstants.Z_SYNC_FLUSH });
+      } catch {
+        throw new NotAnImageError('PNG pixel data larger than its header says, or broken');
+      }
+      return;
+    }
+    pos = end;
+  }
+  throw new NotAnImageError('PNG without IEND');
+}
+
 function cleanPng(buf: Buffer): CleanImage {
+  checkPngData(buf);
   let decoded: PNG;
   try {
     decoded = PNG.sync.read(buf);
@@ -100,7 +174,12 @@ function cleanPng(buf: Buffer): CleanImage {
 function cleanJpeg(buf: Buffer): CleanImage {
   let decoded: { width: number; height: number; data: Buffer };
   try {
-    decoded = jpeg.decode(buf, { formatAsRGBA: true, tolerantDecoding: false, maxResolutionInMP: MAX_IMAGE_MEGAPIXELS, maxMemoryUsageInMB: 512 });
+    decoded = jpeg.decode(buf, {
+      formatAsRGBA: true,
+      tolerantDecoding: false,
+      maxResolutionInMP: MAX_IMAGE_MEGAPIXELS,
+      maxMemoryUsageInMB: JPEG_MAX_MEMORY_MB,
+    });
   } catch {
     throw new NotAnImageError('JPEG does not decode');
   }

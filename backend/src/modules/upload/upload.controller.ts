@@ -3,6 +3,7 @@ import { ApiBody, ApiConsumes, ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
 import { Reply } from '../../infra/http/envelope';
+import { UploadAdmissionGuard } from './upload-admission.guard';
 import { IncomingFile, UploadService } from './upload.service';
 import { UserOrAdminGuard } from './user-or-admin.guard';
 
@@ -11,14 +12,17 @@ import { UserOrAdminGuard } from './user-or-admin.guard';
 export class UploadController {
   constructor(private readonly uploads: UploadService) {}
 
+  // Decorators apply bottom up: UserAuth's guard (the login check) runs first, then the admission
+  // (rate limit, daily budget); both before the file is read.
   @Post('image')
+  @UseGuards(UploadAdmissionGuard)
   @UserAuth()
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } })
   async image(@Auth() auth: AuthContext, @Req() req: Request) {
     const files = (Array.isArray(req.files) ? req.files : []) as IncomingFile[];
     return new Reply(
-      await this.uploads.uploadImage(
+      await this.uploads.uploadUserImage(
         auth.subjectId,
         files.find((f) => f.fieldname === 'file'),
       ),

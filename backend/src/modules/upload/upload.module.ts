@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { FileStorage, LocalDiskStorage } from './file-storage';
+import { UploadAdmissionGuard } from './upload-admission.guard';
 import { UploadController } from './upload.controller';
 import { UploadService } from './upload.service';
 import { UserOrAdminGuard } from './user-or-admin.guard';
@@ -12,6 +13,7 @@ import { UserOrAdminGuard } from './user-or-admin.guard';
     UploadService,
     RateLimitService,
     UserOrAdminGuard,
+    UploadAdmissionGuard,
     { provide: FileStorage, useFactory: (config: AppConfig) => new LocalDiskStorage(config.uploadDir), inject: [APP_CONFIG] },
   ],
   exports: [UploadService],

@@ -9,7 +9,7 @@ import { ErrorCode } from '../../infra/http/error-codes';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { FileStorage } from './file-storage';
 import { checkDimensions, CleanImage, ImageTooLargeError, MAX_IMAGE_MEGAPIXELS, MAX_IMAGE_SIDE, NotAnImageError, readHeader } from './image';
-import { ImagePool, ImageTimeoutError } from './image-pool';
+import { ImagePool, ImagePoolBusyError, ImageTimeoutError } from './image-pool';
 import { Upload } from './upload.entity';
 
 /** One multipart file as multer's memory storage hands it over. */
@@ -37,10 +37,27 @@ export function uploadUrl(id: string): string {
   return `/api/upload/${id}`;
 }
 
+/** How long to come back after the image decoders were all busy with a queue behind them (1002). */
+const BUSY_RETRY_SECONDS = 5;
+/** A user's upload budget (UPLOAD_USER_BYTES_PER_DAY) covers the uploads of this window. */
+const BUDGET_WINDOW = "interval '24 hours'";
+
+/** The file's bytes; 1000 without one. */
+function received(file: IncomingFile | undefined): Buffer {
+  if (!file || file.size === 0) throw new BusinessError(ErrorCode.VALIDATION, 'upload.file_required');
+  // The body parser already stops larger bodies; this keeps the rule when a file arrives another way.
+  if (file.size > UPLOAD_LIMITS.fileSize) throw new BusinessError(ErrorCode.UPLOAD_FAILED);
+  return file.buffer;
+}
+
 /**
  * Image uploads (ID photos, deposit proofs): checked by content, cleaned of metadata, stored
  * through FileStorage, owned by the uploader. Other features refer to an upload by id and call
  * `claim()` inside their transaction to make sure it is the caller's.
+ *
+ * Users upload through `upload/image`: `admit()` runs in UploadAdmissionGuard before the file is
+ * read, then `uploadUserImage()`. Operators' images (owned by the house) come through
+ * `uploadImage()`, counted against the same rate limit for the house, outside the users' budget.
  */
 @Injectable()
 export class UploadService {
@@ -54,37 +71,92 @@ export class UploadService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async uploadImage(userId: number, file: IncomingFile | undefined): Promise<UploadedImage> {
-    if (!file || file.size === 0) throw new BusinessError(ErrorCode.VALIDATION, 'upload.file_required');
-    // The body parser already stops larger bodies; this keeps the rule when a file arrives another way.
-    if (file.size > UPLOAD_LIMITS.fileSize) throw new BusinessError(ErrorCode.UPLOAD_FAILED);
+  /**
+   * Before a user's file is read: counts the upload against RATE_LIMIT_UPLOAD_USER and refuses a
+   * user whose uploads of the last 24 hours already fill UPLOAD_USER_BYTES_PER_DAY (both 1002).
+   */
+  async admit(userId: number): Promise<void> {
     await this.rateLimit.hit(`upload:user:${userId}`, this.config.uploadRateLimit);
+    await this.checkBudget(this.dataSource.manager, userId, 0);
+  }
 
-    let image: CleanImage;
+  /** A user's image, admitted by `admit()`; stored only within the user's daily budget. */
+  async uploadUserImage(userId: number, file: IncomingFile | undefined): Promise<UploadedImage> {
+    return this.store(userId, await this.clean(received(file)), true);
+  }
+
+  /** An image that did not come through `upload/image` (operators' images, owned by the house). */
+  async uploadImage(ownerId: number, file: IncomingFile | undefined): Promise<UploadedImage> {
+    const bytes = received(file);
+    await this.rateLimit.hit(`upload:user:${ownerId}`, this.config.uploadRateLimit);
+    return this.store(ownerId, await this.clean(bytes), false);
+  }
+
+  /** The image checked by its bytes and decoded again without metadata. */
+  private async clean(bytes: Buffer): Promise<CleanImage> {
     try {
       // The header check is cheap and runs here, so most bad files never reach a worker.
-      checkDimensions(readHeader(file.buffer));
-      image = await this.images.sanitize(file.buffer);
+      checkDimensions(readHeader(bytes));
+      return await this.images.sanitize(bytes);
     } catch (err) {
       if (err instanceof ImageTooLargeError)
         throw new BusinessError(ErrorCode.UPLOAD_TOO_LARGE, undefined, { side: MAX_IMAGE_SIDE, megapixels: MAX_IMAGE_MEGAPIXELS });
       if (err instanceof NotAnImageError) throw new BusinessError(ErrorCode.UPLOAD_NOT_IMAGE);
       if (err instanceof ImageTimeoutError) throw new BusinessError(ErrorCode.UPLOAD_FAILED);
+      if (err instanceof ImagePoolBusyError) throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: BUSY_RETRY_SECONDS });
       throw err;
     }
+  }
 
+  /**
+   * Writes the bytes and the row. Within a user's budget, uploads of one user are stored one at a
+   * time (a transaction lock), so parallel ones cannot each fit the budget on their own.
+   */
+  private async store(ownerId: number, image: CleanImage, withinBudget: boolean): Promise<UploadedImage> {
     const id = randomUUID();
-    const storageKey = `${userId}/${id}.${EXTENSION[image.mime]}`;
-    await this.storage.put(storageKey, image.bytes);
+    const storageKey = `${ownerId}/${id}.${EXTENSION[image.mime]}`;
+    let written = false;
     try {
-      await this.dataSource
-        .getRepository(Upload)
-        .insert({ id, userId, mime: image.mime, bytes: image.bytes.length, width: image.width, height: image.height, storageKey });
+      await this.dataSource.transaction(async (m) => {
+        if (withinBudget) {
+          await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`upload:user:${ownerId}`]);
+          await this.checkBudget(m, ownerId, image.bytes.length);
+        }
+        await this.storage.put(storageKey, image.bytes);
+        written = true;
+        await m
+          .getRepository(Upload)
+          .insert({ id, userId: ownerId, mime: image.mime, bytes: image.bytes.length, width: image.width, height: image.height, storageKey });
+      });
     } catch (err) {
-      await this.storage.delete(storageKey).catch((e: unknown) => this.logger.warn({ err: e, storageKey }, 'could not remove an orphaned upload'));
+      if (written) await this.storage.delete(storageKey).catch((e: unknown) => this.logger.warn({ err: e, storageKey }, 'could not remove an orphaned upload'));
       throw err;
     }
     return { id, url: uploadUrl(id), mime: image.mime, width: image.width, height: image.height, bytes: image.bytes.length };
+  }
+
+  /**
+   * Refuses (1002) when the user's uploads of the last 24 hours and `adding` more bytes (at least
+   * one: nothing more once the budget is full) would pass UPLOAD_USER_BYTES_PER_DAY, naming the
+   * seconds until enough of them have left the window.
+   */
+  private async checkBudget(m: EntityManager, userId: number, adding: number): Promise<void> {
+    const cap = this.config.uploadUserBytesPerDay;
+    const need = Math.max(adding, 1);
+    const [{ used }] = (await m.query(
+      `SELECT coalesce(sum(bytes), 0)::bigint AS used FROM uploads WHERE user_id = $1 AND created_at > now() - ${BUDGET_WINDOW}`,
+      [userId],
+    )) as Array<{ used: string }>;
+    const over = Number(used) + need - cap;
+    if (over <= 0) return;
+    // The oldest uploads leave the window first: wait until those that free `over` bytes have left.
+    const [row] = (await m.query(
+      `SELECT greatest(1, ceil(extract(epoch FROM created_at + ${BUDGET_WINDOW} - now())))::int AS seconds
+       FROM (SELECT created_at, sum(bytes) OVER (ORDER BY created_at, id) AS freed FROM uploads WHERE user_id = $1 AND created_at > now() - ${BUDGET_WINDOW}) x
+       WHERE freed >= $2 ORDER BY created_at LIMIT 1`,
+      [userId, over],
+    )) as Array<{ seconds: number }>;
+    throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: row?.seconds ?? 24 * 3600 });
   }
 
   /** The stored image for its owner or any operator; 2301 for anyone else, as if it did not exist. */

@@ -364,6 +364,7 @@ describe('rate limits and lock-outs', () => {
       rateLimits: {
         loginPerIp: { limit: 5, windowSeconds: 60 },
         loginPerAccount: { limit: 3, windowSeconds: 60 },
+        loginPerAccountAll: { limit: 5, windowSeconds: 60 },
         registerPerIp: { limit: 2, windowSeconds: 60 },
         codePerIp: { limit: 4, windowSeconds: 60 },
         codePerTarget: { limit: 2, windowSeconds: 60 },
@@ -459,6 +460,20 @@ describe('rate limits and lock-outs', () => {
     for (let i = 0; i < 4; i++) admin.push((await adminLogin(i < 3 ? 'wrong-password-1' : ADMIN.password, adminFrom)).body.code);
     expect(admin).toEqual([1106, 1106, 1106, 1002]);
     expect((await adminLogin(ADMIN.password, nextIp())).body.code).toBe(1);
+  });
+
+  it('wrong passwords from many addresses spend the account-wide budget: then an address gets one guess, and the owner from a clean address still logs in', async () => {
+    const { email, password } = await register(nextIp()).then((r) => ({ email: r.email, password: r.password }));
+    const login = (pass: string, from: string) => t.http().post('/api/user/login').set('X-Forwarded-For', from).type('form').send({ account: email, password: pass });
+    const early = nextIp();
+    const spending: number[] = [await login('wrong-pass', early).then((r) => r.body.code)];
+    for (let i = 0; i < 4; i++) spending.push((await login('wrong-pass', nextIp())).body.code);
+    expect(spending).toEqual([1106, 1106, 1106, 1106, 1106]); // five addresses, one wrong guess each: the budget (5) is spent
+    const late = nextIp();
+    expect((await login('wrong-pass', late)).body.code).toBe(1106); // a fresh address still gets its one guess
+    expect((await login(password, late)).body.code).toBe(1002); // and no second, the right password too
+    expect((await login(password, early)).body.code).toBe(1002); // an address with a wrong guess in its window has none left
+    expect((await login(password, nextIp())).body.code).toBe(1); // the owner from a clean address gets in
   });
 
   it('login per account counts every spelling of one phone number as one account (regression: each spelling had its own count)', async () => {

@@ -73,6 +73,7 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
       fundPassword: generous,
       loginPerIp: generous,
       loginPerAccount: generous,
+      loginPerAccountAll: generous,
       registerPerIp: generous,
       codePerIp: generous,
       codePerTarget: generous,

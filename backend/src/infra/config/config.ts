@@ -107,6 +107,8 @@ export interface AppConfig {
     fundPassword: RateLimitRule;
     loginPerIp: RateLimitRule;
     loginPerAccount: RateLimitRule;
+    /** Wrong login passwords per account from every address (RATE_LIMIT_LOGIN_ACCOUNT_ALL): past it an address gets one guess per loginPerAccount window. */
+    loginPerAccountAll: RateLimitRule;
     registerPerIp: RateLimitRule;
     codePerIp: RateLimitRule;
     codePerTarget: RateLimitRule;
@@ -283,6 +285,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       fundPassword: rule('RATE_LIMIT_FUND_PASSWORD', '5/900'),
       loginPerIp: rule('RATE_LIMIT_LOGIN_IP', '30/60'),
       loginPerAccount: rule('RATE_LIMIT_LOGIN_ACCOUNT', '10/300'),
+      loginPerAccountAll: rule('RATE_LIMIT_LOGIN_ACCOUNT_ALL', '100/3600'),
       registerPerIp: rule('RATE_LIMIT_REGISTER_IP', '20/3600'),
       codePerIp: rule('RATE_LIMIT_CODE_IP', '20/3600'),
       codePerTarget: rule('RATE_LIMIT_CODE_TARGET', '10/3600'),

@@ -63,4 +63,20 @@ export class RateLimitService {
     await this.redis.eval(UNDO, 1, `rl:${bucket}`);
     return { outcome: 'right' };
   }
+
+  /**
+   * A login's guess at an account's password (`account` names the account and its kind, e.g.
+   * `login:account:<email>`). Wrong guesses are limited per account and address (`perAddress`):
+   * past it that address is refused unchecked, the right password too, while the owner elsewhere
+   * still logs in; one count for the account alone would let anyone keep its owner locked out.
+   * They are also counted for the account from every address (`perAccount`): once that budget is
+   * spent, an address gets one guess per `perAddress` window, so many addresses guess ten times
+   * slower, and an address with no wrong guess (the owner's) still gets in with the right password.
+   */
+  async loginGuess(account: string, ip: string, perAddress: RateLimitRule, perAccount: RateLimitRule, check: () => Promise<boolean>): Promise<Guess> {
+    const spent = Number((await this.redis.get(`rl:${account}`)) ?? 0) >= perAccount.limit;
+    const guess = await this.guess(`${account}:ip:${ip}`, spent ? { ...perAddress, limit: 1 } : perAddress, check);
+    if (guess.outcome === 'wrong') await this.add(account, perAccount);
+    return guess;
+  }
 }

@@ -38,10 +38,11 @@ export class AdminService implements OnModuleInit {
 
   async login(dto: AdminLoginDto, ip: string): Promise<{ token: string; admin: { id: number; email: string } }> {
     await this.rateLimit.hit(`admin-login:ip:${ip}`, this.config.rateLimits.loginPerIp);
-    // Wrong passwords per account and per address, as user login counts them: one count for the
-    // account alone would let anyone keep the operator locked out.
+    // Wrong passwords per account, per address and from every address, as user login counts them
+    // (RateLimitService.loginGuess): one count for the account alone would let anyone keep the operator locked out.
     let admin = null as Admin | null;
-    const guess = await this.rateLimit.guess(`admin-login:account:${dto.email}:ip:${ip}`, this.config.rateLimits.loginPerAccount, async () => {
+    const { loginPerAccount, loginPerAccountAll } = this.config.rateLimits;
+    const guess = await this.rateLimit.loginGuess(`admin-login:account:${dto.email}`, ip, loginPerAccount, loginPerAccountAll, async () => {
       admin = await this.dataSource.getRepository(Admin).findOne({ where: { email: dto.email } });
       return admin ? verifyPassword(admin.passwordHash, dto.password) : (await hashPassword(dto.password), false);
     });

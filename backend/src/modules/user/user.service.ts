@@ -158,11 +158,10 @@ export class UserService {
     const account = loginAccount(dto.account);
     await this.rateLimit.hit(`login:ip:${ip}`, this.config.rateLimits.loginPerIp);
     // Wrong passwords per account as it is looked up (every spelling of one phone number shares one
-    // count) and per address they come from: past the limit that address is refused unchecked, the
-    // right password too, while the owner elsewhere still logs in. One count for the account alone
-    // would let anyone keep its owner locked out; guessing stays bounded per address by both limits.
+    // count), per address and from every address (RateLimitService.loginGuess).
     let user: User | undefined;
-    const guess = await this.rateLimit.guess(`login:account:${account.email ?? account.phone}:ip:${ip}`, this.config.rateLimits.loginPerAccount, async () => {
+    const { loginPerAccount, loginPerAccountAll } = this.config.rateLimits;
+    const guess = await this.rateLimit.loginGuess(`login:account:${account.email ?? account.phone}`, ip, loginPerAccount, loginPerAccountAll, async () => {
       user = await this.findForLogin(account, dto.area_code);
       // Hash anyway when the account is unknown, so timing does not reveal which accounts exist.
       return user ? verifyPassword(user.passwordHash, dto.password) : (await hashPassword(dto.password), false);

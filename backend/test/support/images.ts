@@ -71,16 +71,21 @@ function crc32(buf: Buffer): number {
   return ~c >>> 0;
 }
 
+/** One PNG chunk: length, type, data, CRC (right, so pngjs reads it). */
+export function pngChunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const out = Buffer.alloc(body.length + 8);
+  out.writeUInt32BE(data.length, 0);
+  body.copy(out, 4);
+  out.writeUInt32BE(crc32(body), body.length + 4);
+  return out;
+}
+
 /** A PNG with a tEXt chunk (e.g. a location) before IEND. */
 export function pngWithText(width: number, height: number, keyword: string, text: string): Buffer {
   const plain = makePng(width, height);
-  const body = Buffer.concat([Buffer.from('tEXt', 'latin1'), Buffer.from(`${keyword}\0${text}`, 'latin1')]);
-  const chunk = Buffer.alloc(body.length + 8);
-  chunk.writeUInt32BE(body.length - 4, 0);
-  body.copy(chunk, 4);
-  chunk.writeUInt32BE(crc32(body), body.length + 4);
   const iend = plain.length - 12;
-  return Buffer.concat([plain.subarray(0, iend), chunk, plain.subarray(iend)]);
+  return Buffer.concat([plain.subarray(0, iend), pngChunk('tEXt', Buffer.from(`${keyword}\0${text}`, 'latin1')), plain.subarray(iend)]);
 }
 
 /** A JPEG whose frame header claims a huge size, followed by junk: must be refused before decoding. */

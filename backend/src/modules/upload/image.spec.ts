@@ -2,27 +2,8 @@ import * as jpeg from 'jpeg-js';
 import { once } from 'node:events';
 import { createDeflate, deflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
-import { hugeJpegHeader, jpegWithExif, makePng, pixels, pngWithText } from '../../../test/support/images';
-import { exifOrientation, ImageTooLargeError, NotAnImageError, orient, pngDataBytes, readHeader, sanitizeImage } from './image';
-
-function crc32(buf: Buffer): number {
-  let c = ~0;
-  for (const byte of buf) {
-    c ^= byte;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
-  }
-  return ~c >>> 0;
-}
-
-/** One PNG chunk: length, type, data, CRC (right, so pngjs reads it). */
-function chunk(type: string, data: Buffer): Buffer {
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const out = Buffer.alloc(body.length + 8);
-  out.writeUInt32BE(data.length, 0);
-  body.copy(out, 4);
-  out.writeUInt32BE(crc32(body), body.length + 4);
-  return out;
-}
+import { hugeJpegHeader, jpegWithExif, makePng, pixels, pngChunk as chunk, pngWithText } from '../../../test/support/images';
+import { ADAM7, exifOrientation, ImageTooLargeError, NotAnImageError, orient, pngDataBytes, readHeader, sanitizeImage } from './image';
 
 function ihdr(width: number, height: number, interlace: 0 | 1, colorType = 6, depth = 8): Buffer {
   const data = Buffer.alloc(13);
@@ -42,17 +23,8 @@ function rawPng(width: number, height: number, interlace: 0 | 1, zdata: Buffer, 
 
 /** Adam7's scanlines of RGBA pixels (filter 0): the seven passes' rows one after another. */
 function adam7Rows(width: number, height: number, rgba: Buffer): Buffer {
-  const passes = [
-    [0, 0, 8, 8],
-    [4, 0, 8, 8],
-    [0, 4, 4, 8],
-    [2, 0, 4, 4],
-    [0, 2, 2, 4],
-    [1, 0, 2, 2],
-    [0, 1, 1, 2],
-  ];
   const out: number[] = [];
-  for (const [x0, y0, dx, dy] of passes)
+  for (const [x0, y0, dx, dy] of ADAM7)
     for (let y = y0; y < height; y += dy) {
       if (x0 >= width) break;
       out.push(0);

@@ -97,7 +97,7 @@ const PNG_DEPTHS = new Set([1, 2, 4, 8, 16]);
 /** A palette holds at most 256 RGB entries. */
 const PNG_MAX_PALETTE_BYTES = 256 * 3;
 /** Adam7's seven passes: first column, first row, column step, row step. */
-const ADAM7 = [
+export const ADAM7 = [
   [0, 0, 8, 8],
   [4, 0, 8, 8],
   [0, 4, 4, 8],

@@ -201,6 +201,10 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect((await post(b.token, 'quote', { from_currency_id: USDT, to_currency_id: PUMP, amount: '10' })).body.code).toBe(2214);
     expect((await post(a.token, 'quote', { from_currency_id: PUMP, to_currency_id: BTC, amount: '1' })).body.code).toBe(2214);
     expect(await coinBalance(t, a.user.id, USDT)).toEqual({ available: '10000', frozen: '0' });
+    // The flash page offers the desk's coins only (fpjy/coins): not PUMP.
+    const listed = (await t.http().get('/api/fpjy/coins').set('Authorization', a.token)).body.data as Array<{ currency_id: number; symbol: string }>;
+    expect(listed.map((c) => c.symbol).sort()).toEqual(['BTC', 'ETH', 'USDT']);
+    expect(listed.find((c) => c.symbol === 'BTC')?.currency_id).toBe(BTC);
   });
 
   it('quotes only at an enabled market’s last trade of at most FLASH_MAX_PRICE_AGE_SECONDS; a fresh one quotes as before', async () => {

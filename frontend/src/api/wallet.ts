@@ -180,6 +180,8 @@ export const walletApi = {
   addAddress: (form: { currency_id: number; chain: string; address: string; password: string; code: string; channel: 'sms' | 'email'; remark?: string }) =>
     post<AddressEntry>('wallet/addaddress', form),
   deleteAddress: (id: string) => post<string>('wallet/deladdress', { id }),
+  /** The coins the flash desk converts (the others are refused with 2214). */
+  flashCoins: () => get<Array<{ currency_id: number; symbol: string }>>('fpjy/coins'),
   quote: (form: { from_currency_id: number; to_currency_id: number; amount: string }) => post<FlashQuote>('fpjy/quote', form),
   convert: (quoteId: string) => post<FlashQuote & { duplicate?: boolean }>('fpjy/convert', { quote_id: quoteId }),
   conversions: () => get<Page<FlashQuote>>('fpjy/list', { page: 1, limit: 20 }),

@@ -12,6 +12,11 @@ import { FlashExchangeService } from './fpjy.service';
 export class FlashExchangeController {
   constructor(private readonly flash: FlashExchangeService) {}
 
+  @Get('coins')
+  coins() {
+    return this.flash.coins();
+  }
+
   @Post('quote')
   quote(@Auth() auth: AuthContext, @Body() dto: FlashQuoteDto) {
     return this.flash.quote(auth.subjectId, dto.from_currency_id, dto.to_currency_id, dto.amount);

@@ -138,16 +138,28 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     if (this.sweeper) clearInterval(this.sweeper);
   }
 
+  /**
+   * Whether the desk converts this coin: only the coins it holds a float of (FLASH_FLOAT). Any other
+   * coin's price is made by whoever trades it, and the desk would pay its float out at it.
+   */
+  private onDesk(symbol: string): boolean {
+    const float = this.config.flashExchange.float;
+    return Object.hasOwn(float, symbol) && !money(float[symbol]).isZero();
+  }
+
+  /** fpjy/coins: the enabled coins the desk converts, in the coins' order (the flash page's pickers). */
+  async coins(): Promise<Array<{ currency_id: number; symbol: string; name: string; decimals: number }>> {
+    return (await this.accounts.coins())
+      .filter((c) => this.onDesk(c.symbol))
+      .map((c) => ({ currency_id: c.id, symbol: c.symbol, name: c.name, decimals: c.decimals }));
+  }
+
   async quote(userId: number, fromId: number, toId: number, rawAmount: string): Promise<Quote> {
     if (fromId === toId) throw new BusinessError(ErrorCode.VALIDATION, 'error.flash_same_coin');
     // Each quote is kept in Redis for an hour and its conversion (or refusal) recorded for good: counted per user.
     await this.rateLimit.hit(`flash:user:${userId}`, this.config.rateLimits.flashQuotePerUser);
     const [from, to] = await Promise.all([this.accounts.coin(fromId), this.accounts.coin(toId)]);
-    // Only between coins the desk holds a float of (FLASH_FLOAT): any other coin's price is made by
-    // whoever trades it, and the desk would pay its float out at it.
-    const float = this.config.flashExchange.float;
-    const desk = (symbol: string) => Object.hasOwn(float, symbol) && !money(float[symbol]).isZero();
-    if (!desk(from.symbol) || !desk(to.symbol)) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE, 'error.currency_invalid');
+    if (!this.onDesk(from.symbol) || !this.onDesk(to.symbol)) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE, 'error.currency_invalid');
     const amount = positive(rawAmount);
     // The market's price now: an enabled market's last trade of at most FLASH_MAX_PRICE_AGE_SECONDS.
     const prices = await this.pricing.tradablePrices([from.id, to.id], this.config.flashMaxPriceAgeSeconds);

@@ -26,7 +26,11 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
   const { busy, run } = useMoneySubmit();
   const load = () => {
     // A failed reload keeps what is shown (a first load that fails shows the empty form's skeleton).
-    walletApi.currencies().then(setCoins, () => setCoins((c) => c ?? []));
+    // The user's coins that the desk converts (fpjy/coins): any other would only be refused.
+    Promise.all([walletApi.currencies(), walletApi.flashCoins()]).then(
+      ([mine, desk]) => setCoins(mine.filter((c) => desk.some((d) => d.currency_id === c.currency_id))),
+      () => setCoins((c) => c ?? []),
+    );
     walletApi.conversions().then((p) => setHistory(p.items), () => setHistory([]));
   };
   useEffect(load, []);

@@ -50,6 +50,9 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
 
   const getQuote = async (e: FormEvent) => {
     e.preventDefault();
+    // Enter in the amount field submits the form: never while a conversion is in flight or its fate
+    // unknown, whose kept quote (its id is the command id) a new quote would replace.
+    if (busy || unanswered) return;
     setError(undefined);
     if (!fromCoin || !toCoin) return;
     if (!isAmount(amount) || !isPositive(amount)) return setError(t('trade.amountEmpty'));

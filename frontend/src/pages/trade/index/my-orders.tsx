@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { tradingApi, type MarketInfo, type Order, type OrderStatus } from '../../../api/trading';
 import { Empty, Skeleton } from '../../../components/feedback';
@@ -22,14 +22,16 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
   const [cancelling, setCancelling] = useState<string | null>(null);
   const orderVersion = useLiveStore((s) => s.orderVersion);
   const status: OrderStatus | undefined = tab === 'current' ? 'waiting' : filter === 'all' ? undefined : filter;
-  const load = useCallback(
-    () =>
-      tradingApi.orders({ status, symbol: market.symbol, limit: 20 }).then(
-        (p) => setOrders(p.items),
-        () => setOrders((o) => o ?? []),
-      ),
-    [status, market.symbol],
-  );
+  // The newest request's answer only: after a fast switch of market or tab, an earlier answer arriving
+  // late would show the previous market's orders (with Cancel) under this one.
+  const latest = useRef(0);
+  const load = useCallback(() => {
+    const mine = ++latest.current;
+    return tradingApi.orders({ status, symbol: market.symbol, limit: 20 }).then(
+      (p) => mine === latest.current && setOrders(p.items),
+      () => mine === latest.current && setOrders((o) => o ?? []),
+    );
+  }, [status, market.symbol]);
   useEffect(() => void load(), [load, reloadKey, orderVersion]);
   useEffect(() => setOrders(null), [status, market.symbol]);
 

@@ -38,7 +38,16 @@ export function DepositPage({ titleKey }: { titleKey: string }) {
     setAddress(null);
     setMissing(null);
     if (!coin || !current) return;
-    walletApi.depositAddress(coin.currency_id, current.chain).then(setAddress, (e: ApiError) => setMissing(e.message));
+    // Only the answer for the coin and chain shown now: an earlier one arriving late would put
+    // another coin's address under this one.
+    let live = true;
+    walletApi.depositAddress(coin.currency_id, current.chain).then(
+      (a) => live && setAddress(a),
+      (e: ApiError) => live && setMissing(e.message),
+    );
+    return () => {
+      live = false;
+    };
   }, [coin?.currency_id, current?.chain]);
   return (
     <Page title={t(titleKey)} right={<Link className="button button--small" to={`${PATHS.assetsRecord}?tab=deposit`}>{t('funding.records')}</Link>}>

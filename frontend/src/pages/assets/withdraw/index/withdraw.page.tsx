@@ -33,8 +33,25 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
   useEffect(() => {
     if (!coin) return;
     setInfo(null);
-    walletApi.withdrawInfo(coin.currency_id).then(setInfo, () => undefined);
-    walletApi.addresses(coin.currency_id).then(setBook, () => setBook([]));
+    // Only the answers for the coin shown now (an earlier coin's arriving late would set its fee and book).
+    let live = true;
+    walletApi.withdrawInfo(coin.currency_id).then(
+      (i) => live && setInfo(i),
+      () => undefined,
+    );
+    walletApi.addresses(coin.currency_id).then(
+      (b) => {
+        if (!live) return;
+        setBook(b);
+        // Opened with an address (the address picker): its chain is the one shown.
+        const picked = b.find((a) => String(a.id) === addressId);
+        if (picked) setChain(picked.chain);
+      },
+      () => live && setBook([]),
+    );
+    return () => {
+      live = false;
+    };
   }, [coin?.currency_id]);
   const chains = info?.chains ?? [];
   const currentChain = chains.includes(chain) ? chain : (chains[0] ?? '');

@@ -47,16 +47,19 @@ async function listening(server: Server, close = false): Promise<number> {
 
 /**
  * Runs nginx (`nginx -t` first) with infra/nginx/nginx.conf in front of `upstream`, a loopback server
- * standing for the three api replicas (their names resolve only in compose), and gives `fn` nginx's port.
+ * standing for the three api replicas (their names resolve only in compose), or one server for each
+ * (api-1, api-2, api-3), and gives `fn` nginx's port.
  */
-async function behindNginx(upstream: Server, fn: (port: number) => Promise<void>): Promise<void> {
+async function behindNginx(upstream: Server | Server[], fn: (port: number) => Promise<void>): Promise<void> {
   const nginx = ['/usr/sbin/nginx', 'nginx'].find((bin) => !spawnSync(bin, ['-v']).error);
   if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light)');
   const dir = mkdtempSync(join(tmpdir(), 'kestrel-nginx-'));
-  const upstreamPort = await listening(upstream);
+  const upstreams = Array.isArray(upstream) ? upstream : [upstream];
+  const upstreamPorts: number[] = [];
+  for (const u of upstreams) upstreamPorts.push(await listening(u));
   const port = await listening(createServer(), true);
   const site = nginxConf()
-    .replace(/\bapi-\d+:3000\b/g, `127.0.0.1:${upstreamPort}`)
+    .replace(/\bapi-(\d+):3000\b/g, (_, n: string) => `127.0.0.1:${upstreamPorts[(Number(n) - 1) % upstreamPorts.length]}`)
     .replace(/\blisten 80;/, `listen 127.0.0.1:${port};`);
   writeFileSync(join(dir, 'site.conf'), site);
   // The image's main file includes conf.d/*.conf inside http {}; a minimal one does the same, in the foreground.
@@ -81,8 +84,10 @@ async function behindNginx(upstream: Server, fn: (port: number) => Promise<void>
     await fn(port);
   } finally {
     server?.kill();
-    upstream.closeAllConnections();
-    upstream.close();
+    for (const u of upstreams) {
+      u.closeAllConnections();
+      u.close();
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -121,7 +126,7 @@ describe('docker-compose.yml', () => {
 
   it('keeps uploads on one volume every api replica mounts, serves the web app built in the image, and leaves local data out of it', () => {
     const { services } = resolved();
-    // An image uploaded through one replica is read through any other (/api is round robin), and outlives its container.
+    // An image uploaded through one replica is read through any other (/api spreads over them), and outlives its container.
     for (const name of Object.keys(services).filter((n) => services[n].environment?.ROLE === 'api')) {
       expect((services[name] as { volumes?: string[] }).volumes).toContain('uploads:/app/.data/uploads:rw');
       // Migrations and the seed run before the process listens: a long migration must not mark it unhealthy.
@@ -147,6 +152,8 @@ describe('docker-compose.yml', () => {
     expect(upstream('kestrel_socket')).toMatch(/ip_hash;/);
     expect(conf).toMatch(/location \/socket\.io\/ \{[^}]*proxy_pass http:\/\/kestrel_socket;/);
     expect(conf).toMatch(/location \/api\/ \{[^}]*proxy_pass http:\/\/kestrel_api;/);
+    // /api by the session's token (consistent hash), set before keepalive (which wraps the method set before it).
+    expect(upstream('kestrel_api')).toMatch(/^\s*hash \$http_authorization consistent;[^]*\bkeepalive \d+;/);
   });
 
   it('nginx keeps its /api connections alive, and closes an idle one before the api process would', () => {
@@ -188,6 +195,41 @@ describe('docker-compose.yml', () => {
       // Without upstream keepalive nginx opens (and closes) one connection per request: 20 here.
       expect(connections - before).toBeLessThanOrEqual(1);
     });
+  });
+
+  it("nginx sends one session's /api requests (its Authorization) to one replica, and spreads requests without a token", async () => {
+    // Three replicas, each recording the Authorization of what reaches it.
+    const seen: Array<Array<string | undefined>> = [[], [], []];
+    const replicas = seen.map((list) =>
+      createServer((req, res) => {
+        if (req.url !== '/api/health') list.push(req.headers.authorization);
+        req.resume().on('end', () => res.end('{}'));
+      }),
+    );
+    await behindNginx(replicas, async (port) => {
+      const tokens = Array.from({ length: 12 }, (_, i) => `token-${i}`);
+      // 14 requests a round (not a multiple of 3): round robin would send a token to another replica each round.
+      for (let round = 0; round < 3; round++) {
+        for (const token of [...tokens, undefined, undefined]) {
+          const write = round % 2 === 1;
+          const r = await fetch(`http://127.0.0.1:${port}/api/coin/${write ? 'trade' : 'list'}`, {
+            method: write ? 'POST' : 'GET',
+            body: write ? 'page=1' : undefined,
+            headers: token ? { Authorization: token } : {},
+          });
+          expect(r.status).toBe(200);
+          await r.text();
+        }
+      }
+    });
+    for (const token of ['token-0', 'token-5', 'token-11']) {
+      // Every request of the session, its writes and reads, on one replica.
+      expect(seen.filter((list) => list.includes(token))).toHaveLength(1);
+      expect(seen.flat().filter((a) => a === token)).toHaveLength(3);
+    }
+    // Tokens land on more than one replica, and so do requests without one (round robin).
+    expect(seen.filter((list) => list.some((a) => a !== undefined)).length).toBeGreaterThan(1);
+    expect(seen.filter((list) => list.includes(undefined)).length).toBeGreaterThan(1);
   });
 
   it('nginx passes WebSocket upgrades on: the plain order socket /api/coin/ws and Socket.IO', async () => {

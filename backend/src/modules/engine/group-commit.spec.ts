@@ -283,7 +283,7 @@ describe('GroupCommit', () => {
     expect(fates).toEqual([`refused ${ErrorCode.MARKET_BUSY}`]);
   });
 
-  it('a write of unknown fate stops it until a restart: that batch and the queue hear busy, then every new command', async () => {
+  it('a write of unknown fate stops it until a restart: that batch hears unknown (2107), the queue and every new command busy', async () => {
     const { journal, marks, applied, events, fates, submit, commits } = setup();
     submit(1);
     submit(2);
@@ -294,11 +294,43 @@ describe('GroupCommit', () => {
     expect(marks.halted).toBe(true);
     submit(3);
     await flush();
-    expect(fates).toEqual([`refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`]);
+    expect(fates).toEqual([`refused ${ErrorCode.ENGINE_UNKNOWN}`, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`]);
     expect(journal.rows).toHaveLength(1);
   });
 
-  it('stopped by its host while applying (a broken invariant): that batch, the queue and every later command hear busy', async () => {
+  it('a journal write that commits and then throws: its callers hear unknown (2107, a restart replays it), not busy; the queue hears busy', async () => {
+    const marks = new Watermarks();
+    const committed: JournalBatch[] = [];
+    const events: string[] = [];
+    // The row is durable, then the answer is lost (a connection reset after COMMIT).
+    const journal = {
+      append: async (batch: JournalBatch): Promise<void> => {
+        await flush();
+        committed.push(batch);
+        throw new Error('connection reset after commit');
+      },
+    };
+    const host: GroupCommitHost = { apply: () => events.push('applied'), lost: () => events.push('lost'), failed: (what) => events.push(`failed: ${what}`) };
+    const commits = new GroupCommit(
+      journal,
+      marks,
+      { maxBatch: 100, projectAhead: 1_000, projectAheadMs: Infinity, maxUnprojected: 2_000, journalIntervalMs: 0 },
+      host,
+    );
+    const codes = await Promise.all(
+      [1, 2, 3].map((id) =>
+        commits.submit(cmd(id)).then(
+          () => 'answered',
+          (e: { code?: number }) => e.code,
+        ),
+      ),
+    );
+    expect(committed.map((b) => b.commands.map((c) => (c as CancelCmd).orderId))).toEqual([[1]]); // 2 and 3 queued behind it
+    expect(codes).toEqual([ErrorCode.ENGINE_UNKNOWN, ErrorCode.MARKET_BUSY, ErrorCode.MARKET_BUSY]);
+    expect(events).toEqual(['failed: journal write failed']);
+  });
+
+  it('stopped by its host while applying (a broken invariant): that journaled batch hears unknown, the queue and every later command busy', async () => {
     const { journal, marks, applied, events, fates, submit, commits } = setup({}, undefined, 2);
     submit(1);
     await journal.commit();
@@ -311,11 +343,11 @@ describe('GroupCommit', () => {
     expect(events).toEqual([]); // the host reports it itself
     submit(4);
     await flush();
-    expect(fates).toEqual([1, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`]);
+    expect(fates).toEqual([1, `refused ${ErrorCode.ENGINE_UNKNOWN}`, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`]);
     expect(journal.rows).toHaveLength(2);
   });
 
-  it('retired (the host stepped down): the queue hears busy, and a write in flight is neither applied nor reported when it returns', async () => {
+  it('retired (the host stepped down): the queue hears busy, and a write in flight is neither applied nor reported when it returns (its callers hear unknown unless fenced)', async () => {
     for (const outcome of ['committed', 'fenced', 'failed'] as const) {
       const { journal, marks, applied, events, fates, submit, commits } = setup({}, { current: 3 });
       submit(1); // in flight
@@ -329,7 +361,12 @@ describe('GroupCommit', () => {
       expect(marks.journaled).toBe(0);
       submit(3);
       await flush();
-      expect(fates).toEqual([`refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`, `refused ${ErrorCode.MARKET_BUSY}`]);
+      // Committed or of unknown fate, the batch may be replayed by the next holder: "unknown"; fenced, it was not written: "busy".
+      expect(fates).toEqual([
+        outcome === 'fenced' ? `refused ${ErrorCode.MARKET_BUSY}` : `refused ${ErrorCode.ENGINE_UNKNOWN}`,
+        `refused ${ErrorCode.MARKET_BUSY}`,
+        `refused ${ErrorCode.MARKET_BUSY}`,
+      ]);
       expect(journal.rows).toHaveLength(1);
       expect(commits.busy).toBe(false);
     }

@@ -50,7 +50,14 @@ export interface GroupCommitHost {
   failed(what: string, err: unknown): void;
 }
 
+/** For a command that never reached a journal write: nothing happened, a retry is safe. */
 const busy = () => new BusinessError(ErrorCode.MARKET_BUSY);
+/**
+ * For a command whose batch's journal write was attempted and whose fate is unknown (it may have
+ * committed, and then a restart replays it): it may or may not have happened, never "busy" (a retry
+ * without the same client order id could place it twice).
+ */
+const unknown = () => new BusinessError(ErrorCode.ENGINE_UNKNOWN);
 
 /** The bound of the backpressure that holds a journal write: unprojected commands, or an unprojected batch's age. */
 export type Backpressure = 'commands' | 'age';
@@ -143,8 +150,9 @@ export class GroupCommit {
 
   /**
    * The host stepped down or restarts: what waits hears "busy", and a write still in flight is not
-   * applied here when it returns (its callers hear "busy" too: if it was committed, the next holder
-   * replays it, and a retry with the same client order id gets its result).
+   * applied here when it returns (its callers hear "unknown", 2107, unless it was fenced, so not
+   * written: if it was committed, the next holder replays it, and a retry with the same client order
+   * id gets its result).
    */
   retire(): void {
     this.retired = true;
@@ -152,12 +160,17 @@ export class GroupCommit {
     for (const p of this.queue.splice(0)) p.reject(busy());
   }
 
-  /** Takes nothing more until a restart replays the journal as it is; `batch` and the queue hear "busy", and waits for the watermark end. */
+  /**
+   * Takes nothing more until a restart replays the journal as it is; `batch` (its journal write was
+   * attempted: the restart may replay it) hears "unknown" (2107), the queue "busy", and waits for the
+   * watermark end.
+   */
   stop(batch: Queued[] = []): void {
     this.stopped = true;
     this.marks.halted = true;
     this.endSpacing?.();
-    for (const p of [...batch, ...this.queue.splice(0)]) p.reject(busy());
+    for (const p of batch) p.reject(unknown());
+    for (const p of this.queue.splice(0)) p.reject(busy());
   }
 
   /** Which bound says the projector is as far behind as the backpressure lets it be (`projectAhead`, `projectAheadMs`), if one does. */
@@ -223,8 +236,10 @@ export class GroupCommit {
         }
         this.wait(undefined);
         if (this.retired) {
-          // The host stepped down or restarted meanwhile: another term's business now; only these callers hear of it.
-          for (const p of batch) p.reject(busy());
+          // The host stepped down or restarted meanwhile: another term's business now; only these callers hear of it:
+          // "busy" if fenced (not written), else "unknown" (committed or maybe: the next holder replays it).
+          const fenced = failed?.err instanceof FencedError;
+          for (const p of batch) p.reject(fenced ? busy() : unknown());
           break;
         }
         if (failed?.err instanceof FencedError) {
@@ -234,7 +249,8 @@ export class GroupCommit {
           break;
         }
         if (failed) {
-          // Committed or not, we cannot tell: take nothing more until a restart replays the journal as it is.
+          // Committed or not, we cannot tell: take nothing more until a restart replays the journal as it is
+          // (this batch's callers hear "unknown", the queue "busy").
           this.stop(batch);
           this.host.failed('journal write failed', failed.err);
           break;

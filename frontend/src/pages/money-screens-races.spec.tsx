@@ -1,0 +1,264 @@
+import { act, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { renderAt } from '../../test/render';
+import { ApiError } from '../api/client';
+import { tradingApi, type MarketInfo, type Order, type Page as ListPage } from '../api/trading';
+import { walletApi, type AddressEntry, type DepositAddress, type FlashQuote, type UserCurrency, type WithdrawInfo } from '../api/wallet';
+import { PATHS } from '../app/paths';
+import { DepositPage } from './assets/deposit/index/deposit.page';
+import { WithdrawPage } from './assets/withdraw/index/withdraw.page';
+import { FpjyPage } from './fpjy/fpjy/fpjy.page';
+import { MyOrders } from './trade/index/my-orders';
+
+// The api modules' calls answer when each test says: an answer for what was shown before can arrive
+// after the one for what is shown now.
+function later<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
+}
+/** Lets the answers already given reach the screen. */
+const settle = () => act(async () => new Promise((r) => setTimeout(r, 0)));
+
+const coin = (currency_id: number, symbol: string, chains: string[], available = '1000'): UserCurrency => ({
+  currency_id,
+  symbol,
+  available,
+  frozen: '0',
+  min_deposit: '1',
+  min_withdraw: '1',
+  withdraw_fee: '1',
+  chains: chains.map((chain) => ({ chain, deposit_available: true })),
+});
+const USDT = coin(1, 'USDT', ['ERC20', 'TRC20']);
+const ETH = coin(2, 'ETH', ['ERC20']);
+
+afterEach(() => {
+  jest.restoreAllMocks();
+});
+
+describe('flash exchange: Enter in the amount field keeps the quote of a conversion in flight or unanswered', () => {
+  const quoteNo = (n: number): FlashQuote => ({
+    quote_id: `q${n}`,
+    from_currency_id: 1,
+    from_symbol: 'USDT',
+    to_currency_id: 2,
+    to_symbol: 'ETH',
+    amount: '100',
+    rate: '0.0005',
+    fee: '0.0001',
+    receive: '0.0499',
+    expires_at: new Date(Date.now() + 60_000).toISOString(),
+  });
+  let quote: jest.SpyInstance;
+  let convert: jest.SpyInstance;
+  beforeEach(() => {
+    jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT, ETH]);
+    jest.spyOn(walletApi, 'flashCoins').mockResolvedValue([
+      { currency_id: 1, symbol: 'USDT' },
+      { currency_id: 2, symbol: 'ETH' },
+    ]);
+    jest.spyOn(walletApi, 'conversions').mockResolvedValue({ items: [], total: 0, page: 1, limit: 20 });
+    let n = 0;
+    quote = jest.spyOn(walletApi, 'quote').mockImplementation(async () => quoteNo(++n));
+    convert = jest.spyOn(walletApi, 'convert');
+  });
+  const quoted = async () => {
+    renderAt(PATHS.fpjy, PATHS.fpjy, <FpjyPage titleKey="titles.fpjy" />);
+    await userEvent.type(await screen.findByLabelText('Amount (USDT)'), '100');
+    await userEvent.click(screen.getByRole('button', { name: 'Get a quote' }));
+    await screen.findByTestId('fpjy-quote');
+  };
+  const unknownFate = () => new ApiError('Network error', 0);
+
+  it('after a conversion without an answer, Enter asks for no new quote and the retry carries the same quote id', async () => {
+    await quoted();
+    convert.mockRejectedValueOnce(unknownFate());
+    await userEvent.click(screen.getByTestId('fpjy-convert'));
+    await waitFor(() => expect(screen.getByTestId('fpjy-convert').textContent).toBe('Try again'));
+
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '{Enter}');
+    await settle();
+    expect(quote).toHaveBeenCalledTimes(1);
+    expect(screen.getByTestId('fpjy-convert').textContent).toBe('Try again');
+
+    convert.mockResolvedValueOnce({ ...quoteNo(1), duplicate: true });
+    await userEvent.click(screen.getByTestId('fpjy-convert'));
+    await waitFor(() => expect(convert).toHaveBeenCalledTimes(2));
+    expect(convert.mock.calls.map((c) => c[0])).toEqual(['q1', 'q1']);
+  });
+
+  it('while a conversion is in flight, Enter asks for no new quote: its retry still carries its own quote id', async () => {
+    await quoted();
+    const first = later<FlashQuote>();
+    convert.mockReturnValueOnce(first.promise);
+    await userEvent.click(screen.getByTestId('fpjy-convert'));
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '{Enter}');
+    await settle();
+    expect(quote).toHaveBeenCalledTimes(1);
+
+    await act(async () => first.reject(unknownFate()));
+    await waitFor(() => expect(screen.getByTestId('fpjy-convert').textContent).toBe('Try again'));
+    convert.mockResolvedValueOnce({ ...quoteNo(1), duplicate: true });
+    await userEvent.click(screen.getByTestId('fpjy-convert'));
+    await waitFor(() => expect(convert).toHaveBeenCalledTimes(2));
+    expect(convert.mock.calls.map((c) => c[0])).toEqual(['q1', 'q1']);
+  });
+});
+
+describe('deposit: only the address of the coin and chain shown now', () => {
+  const addressOf = (c: UserCurrency, address: string): DepositAddress => ({
+    currency_id: c.currency_id,
+    symbol: c.symbol,
+    chain: 'ERC20',
+    address,
+    min_deposit: '1',
+    chains: [{ chain: 'ERC20', available: true }],
+  });
+
+  it('a late answer for the previous coin does not put its address under the new one', async () => {
+    jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT, ETH]);
+    const answers = { 1: later<DepositAddress>(), 2: later<DepositAddress>() };
+    jest.spyOn(walletApi, 'depositAddress').mockImplementation((currencyId) => answers[currencyId as 1 | 2].promise);
+    renderAt(PATHS.deposit, PATHS.deposit, <DepositPage titleKey="titles.deposit" />);
+    await userEvent.selectOptions(await screen.findByLabelText('Coin'), '2');
+
+    await act(async () => answers[2].resolve(addressOf(ETH, '0xETH-ADDRESS')));
+    expect(screen.getByTestId('deposit-address').textContent).toBe('0xETH-ADDRESS');
+    await act(async () => answers[1].resolve(addressOf(USDT, '0xUSDT-ADDRESS')));
+    await settle();
+    expect(screen.getByTestId('deposit-address').textContent).toBe('0xETH-ADDRESS');
+    expect(screen.getByTestId('go-charge').getAttribute('href')).toContain('currency_id=2');
+  });
+
+  it('a late refusal for the previous chain does not hide the address of the new one', async () => {
+    jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT]);
+    const answers: Record<string, ReturnType<typeof later<DepositAddress>>> = { ERC20: later(), TRC20: later() };
+    jest.spyOn(walletApi, 'depositAddress').mockImplementation((_id, chain) => answers[chain].promise);
+    renderAt(PATHS.deposit, PATHS.deposit, <DepositPage titleKey="titles.deposit" />);
+    await userEvent.click(await screen.findByRole('radio', { name: 'TRC20' }));
+
+    await act(async () => answers.TRC20.resolve({ ...addressOf(USDT, 'T-USDT-ADDRESS'), chain: 'TRC20' }));
+    await act(async () => answers.ERC20.reject(new ApiError('No deposit address', 2001)));
+    await settle();
+    expect(screen.queryByTestId('no-address')).toBeNull();
+    expect(screen.getByTestId('deposit-address').textContent).toBe('T-USDT-ADDRESS');
+  });
+});
+
+describe('withdraw', () => {
+  const infoOf = (c: UserCurrency, chains: string[], fee: string): WithdrawInfo => ({
+    currency_id: c.currency_id,
+    symbol: c.symbol,
+    chains,
+    available: '1000',
+    decimals: 6,
+    fee,
+    min_amount: '10',
+    requests_per_day: 5,
+    remaining_requests_today: 5,
+    daily_limit_usdt: '100000',
+    remaining_amount_today_usdt: '100000',
+    verification_level: 1,
+    has_fund_password: true,
+    arrival_hours: 24,
+  });
+  const entry = (id: string, c: UserCurrency, chain: string, address: string): AddressEntry => ({
+    id,
+    currency_id: c.currency_id,
+    symbol: c.symbol,
+    chain,
+    address,
+    remark: null,
+    created_at: '2026-12-01T08:00:00Z',
+  });
+  const selected = (label: string) => (screen.getByLabelText(label) as HTMLSelectElement).value;
+
+  it('a late address book of the previous coin is not offered under the new one', async () => {
+    jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT, ETH]);
+    jest.spyOn(walletApi, 'withdrawInfo').mockImplementation(async (id) => (id === 1 ? infoOf(USDT, ['ERC20'], '1') : infoOf(ETH, ['ERC20'], '0.005')));
+    const usdtBook = later<AddressEntry[]>();
+    jest
+      .spyOn(walletApi, 'addresses')
+      .mockImplementation((id) => (id === 1 ? usdtBook.promise : Promise.resolve([entry('21', ETH, 'ERC20', '0xETH00000000000000000021')])));
+    renderAt(PATHS.withdraw, PATHS.withdraw, <WithdrawPage titleKey="titles.withdraw" />);
+    await userEvent.selectOptions(await screen.findByLabelText('Coin'), '2');
+    await waitFor(() => expect(selected('Withdrawal address')).toBe('21'));
+
+    await act(async () => usdtBook.resolve([entry('11', USDT, 'ERC20', '0xUSDT0000000000000000011')]));
+    await settle();
+    expect(selected('Withdrawal address')).toBe('21');
+    expect(screen.getByTestId('withdraw-fee').textContent).toBe('0.005 ETH');
+  });
+
+  it("opened from the address picker: the picked address's chain and address are shown, and the withdrawal goes to it", async () => {
+    jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT, ETH]);
+    jest.spyOn(walletApi, 'withdrawInfo').mockResolvedValue(infoOf(USDT, ['ERC20', 'TRC20'], '1'));
+    jest
+      .spyOn(walletApi, 'addresses')
+      .mockResolvedValue([entry('11', USDT, 'ERC20', '0xUSDT0000000000000000011'), entry('12', USDT, 'TRC20', 'TUSDT000000000000000000012')]);
+    const withdraw = jest.spyOn(walletApi, 'withdraw').mockResolvedValue({ withdrawal_id: 'w1' } as Awaited<ReturnType<typeof walletApi.withdraw>>);
+    renderAt(PATHS.withdraw, `${PATHS.withdraw}?currency_id=1&address_id=12`, <WithdrawPage titleKey="titles.withdraw" />);
+    await waitFor(() => expect(selected('Network')).toBe('TRC20'));
+    expect(selected('Withdrawal address')).toBe('12');
+
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '50');
+    await userEvent.type(screen.getByLabelText('Fund password (6 digits)'), '135790');
+    await userEvent.click(screen.getByTestId('withdraw-submit'));
+    await waitFor(() => expect(withdraw).toHaveBeenCalledTimes(1));
+    expect(withdraw.mock.calls[0][0]).toMatchObject({ address_id: '12', amount: '50' });
+  });
+});
+
+describe("trade page's order list: only the newest request's answer", () => {
+  const market = (base: string): MarketInfo => ({
+    symbol: `${base}/USDT`,
+    base,
+    quote: 'USDT',
+    tick_size: '0.01',
+    lot_size: '0.0001',
+    min_qty: '0.0001',
+    price_decimals: 2,
+    qty_decimals: 4,
+    maker_fee: '0.001',
+    taker_fee: '0.001',
+  });
+  const order = (id: string, symbol: string, price: string): Order => ({
+    order_id: id,
+    symbol,
+    side: 'buy',
+    type: 'limit',
+    price,
+    quantity: '1',
+    amount: null,
+    filled_qty: '0',
+    filled_amount: '0',
+    avg_price: null,
+    fee: '0',
+    fee_currency: 'USDT',
+    status: 'waiting',
+    client_order_id: null,
+    created_at: '2026-12-01T08:00:00Z',
+    updated_at: '2026-12-01T08:00:00Z',
+  });
+  const pageOf = (items: Order[]): ListPage<Order> => ({ items, total: items.length, page: 1, limit: 20 });
+
+  it("after a fast switch of market, the previous market's late answer is not shown under the new one", async () => {
+    const answers: Record<string, ReturnType<typeof later<ListPage<Order>>>> = { 'BTC/USDT': later(), 'ETH/USDT': later() };
+    jest.spyOn(tradingApi, 'orders').mockImplementation(({ symbol }) => answers[symbol!].promise);
+    const { rerender } = render(<MyOrders market={market('BTC')} reloadKey={0} offline={false} />);
+    rerender(<MyOrders market={market('ETH')} reloadKey={0} offline={false} />);
+
+    await act(async () => answers['ETH/USDT'].resolve(pageOf([order('e1', 'ETH/USDT', '3000')])));
+    await act(async () => answers['BTC/USDT'].resolve(pageOf([order('b1', 'BTC/USDT', '90000')])));
+    await settle();
+    const shown = screen.getByTestId('current-orders');
+    expect(shown.querySelectorAll('li')).toHaveLength(1);
+    expect(screen.getByRole('button', { name: 'Cancel the order at 3000' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Cancel the order at 90000' })).toBeNull();
+  });
+});

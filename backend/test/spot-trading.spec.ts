@@ -1,5 +1,7 @@
 import { EngineHost } from '../src/modules/engine/engine-host.service';
+import type { EngineReply, EngineRequest } from '../src/modules/engine/engine-link';
 import { MarketRegistry } from '../src/modules/engine/market-registry.service';
+import type { SeqCommand, SeqOutcome } from '../src/modules/engine/sequencer/commands';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
@@ -313,6 +315,86 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const buy = await order(taker.token, { side: 'buy', type: 'market', amount: '150.5' });
     expect(buy.body.data).toMatchObject({ filled_qty: '1.505', filled_amount: '150.5' });
     expect(await coinBalance(t, taker.user.id, USDT)).toEqual({ available: '349.5', frozen: '0' });
+    await trialOk();
+  });
+
+  it('a market order whose worst price is below one tick (0) is refused with 2102 and changes nothing (regression: 0 meant no bound and swept the book)', async () => {
+    const maker = await trader('0', '1');
+    const u = await trader('1000', '1');
+    expect((await order(maker.token, { side: 'sell', type: 'limit', price: '900000', quantity: '0.001' })).body.code).toBe(1);
+    const before = [await coinBalance(t, u.user.id, USDT), await coinBalance(t, u.user.id, BTC)];
+    expect((await order(u.token, { side: 'buy', type: 'market', amount: '900', price: '0' })).body.code).toBe(2102);
+    expect((await order(u.token, { side: 'buy', type: 'market', quantity: '0.001', price: '0.00' })).body.code).toBe(2102);
+    expect((await order(u.token, { side: 'sell', type: 'market', quantity: '0.001', price: '0' })).body.code).toBe(2102);
+    expect([await coinBalance(t, u.user.id, USDT), await coinBalance(t, u.user.id, BTC)]).toEqual(before);
+    expect(await coinBalance(t, maker.user.id, BTC)).toEqual({ available: '0.999', frozen: '0.001' });
+  });
+
+  it('a client_order_id reused for another order is refused with 1000 and changes nothing; the same request again is the first order', async () => {
+    const u = await trader('1000', '1');
+    const first = { symbol: 'ETH/USDT', side: 'buy', type: 'limit', price: '100', quantity: '1', client_order_id: 'reuse-1' };
+    const placed = (await order(u.token, first)).body.data;
+    expect(placed).toMatchObject({ symbol: 'ETH/USDT', status: 'waiting' });
+    const other = await order(u.token, { symbol: 'BTC/USDT', side: 'sell', type: 'market', quantity: '0.5', client_order_id: 'reuse-1' });
+    expect(other.body).toMatchObject({ code: 1000, data: null });
+    for (const change of [{ price: '101' }, { quantity: '2' }, { side: 'sell' }]) expect((await order(u.token, { ...first, ...change })).body.code).toBe(1000);
+    expect((await order(u.token, first)).body.data.order_id).toBe(placed.order_id);
+    // An order that has left the book (a market buy by amount): the same request answers it, another is refused.
+    const buy = { side: 'buy', type: 'market', amount: '10', client_order_id: 'reuse-2' };
+    const gone = (await order(u.token, buy)).body.data;
+    const after = [await coinBalance(t, u.user.id, USDT), await coinBalance(t, u.user.id, BTC)];
+    expect(after[0].frozen).toBe('100');
+    expect((await order(u.token, buy)).body.data).toMatchObject({ order_id: gone.order_id, status: gone.status, amount: '10' });
+    expect((await order(u.token, { ...buy, amount: '11' })).body.code).toBe(1000);
+    expect((await order(u.token, { ...buy, type: 'limit', price: '1', quantity: '1' })).body.code).toBe(1000);
+    expect([await coinBalance(t, u.user.id, USDT), await coinBalance(t, u.user.id, BTC)]).toEqual(after);
+  });
+
+  it('an api process that converted a price with a market’s old units hears 2105 and reloads them; the retry is placed at the price asked (regression: 60 at the old tick 0.01 read at 0.1 as 600)', async () => {
+    const host = t.app.get(EngineHost);
+    const registry = t.app.get(MarketRegistry);
+    const internals = host as unknown as {
+      link?: unknown;
+      forward(link: unknown, cmd: SeqCommand): Promise<SeqOutcome>;
+      serveRequest(req: EngineRequest): Promise<EngineReply>;
+    };
+    // A market of its own, its book empty.
+    const [{ id: coin }] = await t.ds.query(
+      `INSERT INTO coins (id, symbol, name, display_decimals, sort) SELECT MAX(id) + 1, 'UNIT', 'Unit', 8, 99 FROM coins RETURNING id`,
+    );
+    await t.ds.query(
+      `INSERT INTO markets (symbol, base_currency_id, quote_currency_id, tick_size, lot_size, min_qty, maker_fee, taker_fee, sort) VALUES ('UNIT/USDT', $1, $2, '0.01', '0.01', '0.01', '0', '0', 99)`,
+      [coin, USDT],
+    );
+    await host.marketsChanged();
+    const old = registry.find('UNIT/USDT')!;
+    const u = await trader('1000');
+    // A new tick on the empty book takes effect at the engine's next start, which tells the api processes.
+    await t.ds.query(`UPDATE markets SET tick_size = '0.1' WHERE symbol = 'UNIT/USDT'`);
+    await registry.load();
+    const publish = jest.fn();
+    internals.link = { publish };
+    try {
+      await host.recover();
+    } finally {
+      internals.link = undefined;
+    }
+    expect(publish).toHaveBeenCalledWith({ kind: 'markets' });
+    // An api process that has not reloaded yet: its places are forwarded (to this process's sequencer here), naming its units.
+    registry.keep([old]);
+    const link = { ask: ({ cmd }: { cmd: SeqCommand }) => internals.serveRequest({ id: 'r', reply: '', cmd }) };
+    const forwarded = jest.spyOn(host, 'submit').mockImplementation((cmd) => internals.forward(link, cmd));
+    try {
+      const buy = { symbol: 'UNIT/USDT', side: 'buy', type: 'limit', price: '60', quantity: '1' };
+      expect((await order(u.token, buy)).body.code).toBe(2105);
+      expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '1000', frozen: '0' });
+      expect(registry.find('UNIT/USDT')!.tickSize).toBe('0.1');
+      expect((await order(u.token, buy)).body).toMatchObject({ code: 1, data: { price: '60', status: 'waiting' } });
+    } finally {
+      forwarded.mockRestore();
+    }
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '940', frozen: '60' });
+    await host.idle();
     await trialOk();
   });
 

@@ -7,7 +7,7 @@ import { Page, TOTAL_MAX } from '../../infra/http/page.dto';
 import { isoTime } from '../../infra/iso-time';
 import { moneyString, trimDecimal, units, unitsDiv, unitsString } from '../../infra/money';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
-import type { OrderState, PlaceCmd } from '../engine/sequencer/commands';
+import type { OrderState, PlaceCmd, SeqOutcome } from '../engine/sequencer/commands';
 import { refusal, TradeAccountCommands } from '../engine/trade-account-commands';
 import { OrderQueryDto } from './dto/order-query.dto';
 import { PlaceOrderDto } from './dto/place-order.dto';
@@ -33,12 +33,43 @@ export class CoinTradeService {
     // A user known to have one costs no read and no await.
     if (!this.withFundPassword.has(userId)) await this.requireFundPassword(userId);
     // Balance is checked (and frozen) by the sequencer: the spec's messages come from its result code.
-    const r = await this.trading.place(this.toCommand(userId, market, dto));
-    if (r.code !== 'OK') throw refusal(r.code);
-    if (r.order) return this.liveView(r.order);
-    // A retried client id whose order has left the book: the order as stored, once projected.
+    const cmd = this.toCommand(userId, market, dto);
+    const r = await this.trading.place(cmd);
+    if (r.code !== 'OK') {
+      if (r.code !== 'UNITS_CHANGED') throw refusal(r.code);
+      // Converted with this process's old units of the market (its tick or lot changed at the engine's
+      // start): nothing happened; reloaded, so the retry is converted with the units the sequencer trades with.
+      await this.markets.load().catch(() => undefined);
+      throw new BusinessError(ErrorCode.MARKET_BUSY);
+    }
+    if (r.duplicate) return this.retried(userId, cmd, r);
+    return this.liveView(r.order!);
+  }
+
+  /**
+   * A client order id seen before: the same request retried answers its order; another request
+   * under that id (another market, side, type, price or amount) is refused and changes nothing.
+   */
+  private async retried(userId: number, cmd: PlaceCmd, r: SeqOutcome): Promise<OrderView> {
+    if (r.order) {
+      if (!sameOrder(cmd, r.order)) throw new BusinessError(ErrorCode.VALIDATION, 'error.client_id_reused');
+      return this.liveView(r.order);
+    }
+    // Its order has left the book: the order as stored, once projected.
     await this.trading.settled(userId);
-    return this.view(userId, String(r.orderId));
+    const order = await this.dataSource.getRepository(Order).findOne({ where: { id: String(r.orderId), userId } });
+    if (!order) throw new BusinessError(ErrorCode.ORDER_NOT_FOUND);
+    const e = this.markets.byIdOrUndefined(order.marketId)?.engine;
+    const stored = e && {
+      marketId: order.marketId,
+      side: order.side,
+      type: order.type,
+      price: order.price === null ? 0 : e.priceToTicks(order.price),
+      qty: order.quantity === null ? 0 : e.qtyToLots(order.quantity),
+      quoteBudget: order.quoteAmount === null ? 0 : e.quoteToUnits(order.quoteAmount),
+    };
+    if (!stored || !sameOrder(cmd, stored)) throw new BusinessError(ErrorCode.VALIDATION, 'error.client_id_reused');
+    return this.toView(order);
   }
 
   /** An order's answer from the sequencer's state of it (its amounts are units already: no round trip through text). */
@@ -83,6 +114,8 @@ export class CoinTradeService {
     // Not truncated onto the tick grid: a sell's limit would drop below the price asked, and a worst
     // price under one tick would become 0, no bound at all.
     if (exact === undefined) throw new BusinessError(ErrorCode.PRICE_INVALID, 'error.price_tick', { tick: market.tickSize });
+    // A market order's worst price, when given, is at least one tick: 0 is the command's "no bound" (it would sweep the book).
+    if (dto.type === 'market' && price < 1 && dto.price !== undefined) throw new BusinessError(ErrorCode.PRICE_INVALID);
     // The command is built once, in one shape, at the end (no partial object spread into another).
     let qty = 0;
     let quoteBudget = 0;
@@ -171,4 +204,11 @@ export class CoinTradeService {
       updated_at: new Date(o.updatedAt).toISOString(),
     };
   }
+}
+
+/** Whether a retried place asks for the order it names (the same market, side, type and engine amounts). */
+function sameOrder(cmd: PlaceCmd, o: { marketId: number; side: string; type: string; price?: number; qty?: number; quoteBudget?: number }): boolean {
+  return (
+    cmd.marketId === o.marketId && cmd.side === o.side && cmd.type === o.type && cmd.price === o.price && cmd.qty === o.qty && cmd.quoteBudget === o.quoteBudget
+  );
 }

@@ -295,6 +295,12 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async forward(link: EngineLink, cmd: SeqCommand): Promise<SeqOutcome> {
+    // A place names the units this process converted it with: the sequencer refuses it if they are
+    // not the market's (this registry not reloaded yet after a change; answered 2105, reloaded).
+    if (cmd.t === 'place' && cmd.units === undefined) {
+      const units = this.registry.byIdOrUndefined(cmd.marketId)?.unitsKey;
+      if (units !== undefined) cmd = { ...cmd, units };
+    }
     const reply = await link.ask({ cmd }, this.config.engine.forwardTimeoutMs);
     if (reply.error !== undefined) throw new BusinessError(reply.error as ErrorCodeValue);
     const outcome = reply.outcome!;
@@ -376,6 +382,9 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       throw new Error(
         `market parameters refused by the sequencer: ${refused.map((a) => `${a.symbol} (${a.code})`).join(', ')}; put the markets rows back (docs/operations.md, "The sequencer")`,
       );
+    // The api processes read the markets rows when they started: a row changed since (a new tick or lot
+    // on an empty book takes effect now) is reloaded there too, as after an operator's listing.
+    this.link?.publish({ kind: 'markets' });
   }
 
   private async startReplica(): Promise<void> {

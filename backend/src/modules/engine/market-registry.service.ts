@@ -5,6 +5,7 @@ import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { Market } from '../reference/market.entity';
 import { Coin } from '../reference/coin.entity';
+import { unitsKey } from './sequencer/sequencer';
 
 export interface MarketInfo {
   id: number;
@@ -18,6 +19,8 @@ export interface MarketInfo {
   minQty: string;
   /** Decimal ↔ ticks/lots converters of the engine (truncating). */
   engine: EngineMarket;
+  /** The units `engine` converts with (`unitsKey`): a place forwarded to the sequencer carries them. */
+  unitsKey: string;
 }
 
 /** The enabled spot markets, loaded once at start (a market change needs a restart of its owner). */
@@ -51,6 +54,7 @@ export class MarketRegistry {
         lotSize,
         minQty,
         engine: createMarket({ symbol: m.symbol, tickSize, lotSize, minQty }),
+        unitsKey: unitsKey(tickSize, lotSize),
       };
       this.byId.set(info.id, info);
       this.bySymbol.set(normalizeSymbol(info.symbol), info);

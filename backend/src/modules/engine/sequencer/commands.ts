@@ -25,6 +25,13 @@ export interface PlaceCmd {
   readonly clientOrderId?: string | null;
   /** A forwarded request's id (api → engine transport), the idempotency key of a place without a client order id. */
   readonly requestId?: string;
+  /**
+   * The market units the price and quantity were converted with (`unitsKey`), set by a process
+   * whose market registry may differ from the sequencer's (an api process, split roles): a place
+   * whose units are not the market's is refused (`UNITS_CHANGED`). Absent (the sequencer's own
+   * process, and every place journaled before this field existed): not checked.
+   */
+  readonly units?: string;
 }
 
 export interface CancelCmd {
@@ -98,7 +105,9 @@ export type SeqCode =
   | 'MARKET_UNKNOWN'
   | 'INVALID_ORDER'
   | 'UNOWNED_DEBIT'
-  | 'UNBALANCED';
+  | 'UNBALANCED'
+  /** A place converted with market units that are not the market's now (a stale registry): nothing happened, retry. */
+  | 'UNITS_CHANGED';
 
 /** An order as the sequencer knows it; amounts in ledger units (bigint, 10^-18). */
 export interface OrderState {

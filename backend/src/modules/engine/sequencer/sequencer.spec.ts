@@ -3,7 +3,7 @@ import { UNIT, units, unitsString } from '../../../infra/money';
 import { LedgerCode } from '../../ledger/ledger-codes';
 import { FastBalances, parseAccountKey, ReferenceBalances, userCoin } from './balances';
 import type { AppliedPosting, Leg, MarketParams, PlaceCmd, PostCmd, SeqCommand, SeqOutcome } from './commands';
-import { DedupOptions, SPOT_FEE_ACCOUNT, Sequencer, SequencerSnapshot, stateHash } from './sequencer';
+import { DedupOptions, SPOT_FEE_ACCOUNT, Sequencer, SequencerSnapshot, stateHash, unitsKey } from './sequencer';
 
 /**
  * Given / when / then over the pure sequencer (as emmett's decider specifications): the givens are
@@ -694,6 +694,20 @@ describe('Sequencer', () => {
       seq = traded();
       expect(seq.apply(configure({ ...BTC_USDT, tickSize: '0.1' })).code).toBe('OK');
       expect(seq.lastTradePrice(1)).toBe(ticks('60000'));
+    });
+
+    it('a place converted with other units than the market’s is refused and changes nothing; one with its units, or none (an old journal entry), is placed (regression: an api process converted with the old tick, read 10x the price)', () => {
+      const tenth = { ...BTC_USDT, tickSize: '0.1' };
+      // An api process still on tick 0.01: 60000 as 6,000,000 ticks, which would read as 600,000 at 0.1.
+      const stale = limit(BUYER, 'buy', '60000', '0.1', { units: unitsKey(BTC_USDT.tickSize, BTC_USDT.lotSize), clientOrderId: 'u1' });
+      const t = given(deposit(BUYER, USDT, '100000'), configure(tenth)).when(stale);
+      expect(t.out.code).toBe('UNITS_CHANGED');
+      t.unchanged();
+      // Not remembered: the retry, converted with the new units (same texts in another spelling too), is placed.
+      const fresh = limit(BUYER, 'buy', '60000', '0.1', { units: unitsKey('0.10', '0.00010'), clientOrderId: 'u1' }, tenth);
+      expect(t.seq.apply(fresh)).toMatchObject({ code: 'OK', order: { price: 600000 } });
+      // Without units (the sequencer's own process, a journal entry from before the field): not checked.
+      expect(t.seq.apply(limit(BUYER, 'buy', '60000', '0.1', {}, tenth)).code).toBe('OK');
     });
 
     it.each<[string, Partial<MarketParams>]>([

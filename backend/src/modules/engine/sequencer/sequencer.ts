@@ -56,6 +56,8 @@ interface MarketRuntime {
   book: OrderBook;
   sink: EventCollector;
   lastTradePrice?: number;
+  /** `unitsKey` of its tick and lot: what a place's `units` must be when it names them. */
+  unitsKey: string;
 }
 
 /** The whole state, JSON-safe (bigints as strings): what a snapshot stores and the replay hash covers. */
@@ -198,17 +200,21 @@ export class Sequencer {
         const ticks = price / newTick;
         lastTradePrice = price % newTick === 0n && ticks <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ticks) : undefined;
       }
-      Object.assign(cur, { params: p, lotUnits, quoteUnit, makerRate, takerRate, lastTradePrice });
+      Object.assign(cur, { params: p, lotUnits, quoteUnit, makerRate, takerRate, lastTradePrice, unitsKey: unitsKey(p.tickSize, p.lotSize) });
       return empty('OK');
     }
     const sink = new EventCollector();
-    this.markets.set(p.id, { params: p, lotUnits, quoteUnit, makerRate, takerRate, sink, book: new FastBook(sink) });
+    this.markets.set(p.id, { params: p, lotUnits, quoteUnit, makerRate, takerRate, sink, book: new FastBook(sink), unitsKey: unitsKey(p.tickSize, p.lotSize) });
     return empty('OK');
   }
 
   private place(cmd: PlaceCmd): SeqOutcome {
     const m = this.markets.get(cmd.marketId);
     if (!m) return empty('MARKET_UNKNOWN');
+    // Converted with other units than the market's (an api process's registry not reloaded yet): its
+    // ticks would be read at another price. Nothing happens (not remembered either: the retry, converted
+    // again, is a new attempt). A pure function of the command and the market: a replay refuses it again.
+    if (cmd.units !== undefined && cmd.units !== m.unitsKey) return empty('UNITS_CHANGED');
     const dedupKey = cmd.clientOrderId ? `o:${cmd.userId}:${cmd.clientOrderId}` : cmd.requestId ? `r:${cmd.requestId}` : undefined;
     if (dedupKey) {
       const prior = this.dedup.get(dedupKey);
@@ -622,6 +628,15 @@ export function marketUnits(
   }
   if (lotUnits <= 0n || quoteUnit <= 0n || makerRate < 0n || takerRate < 0n || makerRate > UNIT || takerRate > UNIT) return undefined;
   return { lotUnits, quoteUnit, makerRate, takerRate };
+}
+
+/**
+ * A market's units as one canonical text (ledger units of its tick and of its lot): what a place
+ * converted by another process carries, so the sequencer can tell that the ticks and lots it reads
+ * are the ones the caller meant ("0.10" and "0.1" are the same units).
+ */
+export function unitsKey(tickSize: string, lotSize: string): string {
+  return `${units(tickSize)}/${units(lotSize)}`;
 }
 
 /** The users whose accounts a posting names. */

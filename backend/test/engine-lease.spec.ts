@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/infra/database/data-source';
 import { migrate } from '../src/infra/database/migrate';
+import { BusinessError } from '../src/infra/http/business-error';
+import { ErrorCode } from '../src/infra/http/error-codes';
 import { EngineLease, FencedError } from '../src/modules/engine/engine-lease';
 import { EngineLink, EngineReply, EngineRequest } from '../src/modules/engine/engine-link';
 import { JournalWriter } from '../src/modules/engine/journal-writer';
@@ -130,6 +132,32 @@ describe('the command transport (Redis Streams)', () => {
     expect(seen.filter((s) => s.startsWith('b:'))).toHaveLength(1);
     await engineB.close();
     await api.close();
+  });
+
+  it('a request whose batch was of unknown fate when its engine stopped serving is left pending, and the next engine answers it (regression: answered 2107)', async () => {
+    const api = new EngineLink(REDIS_URL, `${prefix}unknown:`, 'api-3');
+    const engineA = new EngineLink(REDIS_URL, `${prefix}unknown:`, 'engine-a');
+    let fail!: () => void;
+    const failing = new Promise<void>((r) => (fail = r));
+    // Engine A's journal write fails (fate unknown) as it steps down.
+    engineA.serve('engine-a', async () => {
+      await failing;
+      throw new BusinessError(ErrorCode.ENGINE_UNKNOWN);
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const asked = api.ask({ cmd: { t: 'cancel', userId: 3, orderId: 3 } }, 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    const stopping = engineA.stopServing();
+    fail();
+    await stopping;
+    // Engine B, which replayed the journal, answers it from its idempotency window.
+    const engineB = new EngineLink(REDIS_URL, `${prefix}unknown:`, 'engine-b');
+    try {
+      engineB.serve('engine-b', (req: EngineRequest) => Promise.resolve({ id: req.id, seq: 9, outcome: outcome(3) }));
+      expect(await asked).toMatchObject({ seq: 9, outcome: { orderId: 3 } });
+    } finally {
+      for (const link of [engineB, engineA, api]) await link.close();
+    }
   });
 
   it('no engine: the caller hears 2107 (result unknown) after its timeout', async () => {

@@ -394,6 +394,22 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
       forwarded.mockRestore();
     }
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '940', frozen: '60' });
+    // A change the sequencer refuses (an order rests): a process that reads the row converts with units
+    // the sequencer does not trade with; its place hears 2105 once and takes the sequencer's units
+    // (regression: every place 2105 for ever, each reloading the same row).
+    await t.ds.query(`UPDATE markets SET tick_size = '0.01' WHERE symbol = 'UNIT/USDT'`);
+    try {
+      await registry.load();
+      expect(registry.find('UNIT/USDT')!.tickSize).toBe('0.01');
+      const bid = { symbol: 'UNIT/USDT', side: 'buy', type: 'limit', price: '50', quantity: '1' };
+      expect((await order(u.token, bid)).body.code).toBe(2105);
+      expect(registry.find('UNIT/USDT')!.tickSize).toBe('0.1');
+      expect((await order(u.token, bid)).body).toMatchObject({ code: 1, data: { price: '50', status: 'waiting' } });
+    } finally {
+      await t.ds.query(`UPDATE markets SET tick_size = '0.1' WHERE symbol = 'UNIT/USDT'`);
+      await registry.load();
+    }
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '890', frozen: '110' });
     await host.idle();
     await trialOk();
   });

@@ -37,9 +37,10 @@ export class CoinTradeService {
     const r = await this.trading.place(cmd);
     if (r.code !== 'OK') {
       if (r.code !== 'UNITS_CHANGED') throw refusal(r.code);
-      // Converted with this process's old units of the market (its tick or lot changed at the engine's
-      // start): nothing happened; reloaded, so the retry is converted with the units the sequencer trades with.
-      await this.markets.load().catch(() => undefined);
+      // Converted with other units than the sequencer's (its tick or lot changed at the engine's start,
+      // or a change it refused): nothing happened; the sequencer's units are taken, so the retry is
+      // converted with the units it trades with.
+      if (!r.market || !this.markets.adopt(r.market)) await this.markets.load().catch(() => undefined);
       throw new BusinessError(ErrorCode.MARKET_BUSY);
     }
     if (r.duplicate) return this.retried(userId, cmd, r);
@@ -131,7 +132,19 @@ export class CoinTradeService {
       if (dto.side === 'buy' && !Number.isSafeInteger(price * lots)) throw new BusinessError(ErrorCode.PRICE_INVALID);
       qty = lots;
     }
-    return { t: 'place', userId, marketId: market.id, side: dto.side, type: dto.type, price, qty, quoteBudget, clientOrderId: dto.client_order_id ?? null };
+    // `units`: those of the MarketInfo it was converted with (read once, before any await of the caller's).
+    return {
+      t: 'place',
+      userId,
+      marketId: market.id,
+      side: dto.side,
+      type: dto.type,
+      price,
+      qty,
+      quoteBudget,
+      clientOrderId: dto.client_order_id ?? null,
+      units: market.unitsKey,
+    };
   }
 
   /** A live order is cancelled by the sequencer, which releases what is still frozen for it and answers at once. */

@@ -295,12 +295,6 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async forward(link: EngineLink, cmd: SeqCommand): Promise<SeqOutcome> {
-    // A place names the units this process converted it with: the sequencer refuses it if they are
-    // not the market's (this registry not reloaded yet after a change; answered 2105, reloaded).
-    if (cmd.t === 'place' && cmd.units === undefined) {
-      const units = this.registry.byIdOrUndefined(cmd.marketId)?.unitsKey;
-      if (units !== undefined) cmd = { ...cmd, units };
-    }
     const reply = await link.ask({ cmd }, this.config.engine.forwardTimeoutMs);
     if (reply.error !== undefined) throw new BusinessError(reply.error as ErrorCodeValue);
     const outcome = reply.outcome!;

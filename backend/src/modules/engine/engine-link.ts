@@ -204,8 +204,10 @@ export class EngineLink {
         reply = { id: req.id, error: err instanceof BusinessError ? err.code : ErrorCode.MARKET_BUSY };
         if (!(err instanceof BusinessError)) this.logger.error({ err }, 'engine request failed');
       }
-      // A refusal because this process stopped being the engine is left pending for the next holder.
-      if (reply.error === ErrorCode.MARKET_BUSY && !this.serving) return;
+      // A refusal because this process stopped being the engine, or a batch of unknown fate it was
+      // writing when it stopped, is left pending: the next holder answers it from the journal it
+      // replays and its idempotency keys.
+      if ((reply.error === ErrorCode.MARKET_BUSY || reply.error === ErrorCode.ENGINE_UNKNOWN) && !this.serving) return;
       // The reply before the acknowledgement (same pipeline, in order): a holder that dies between
       // them leaves the request pending, and the next one answers it again from the sequencer's
       // idempotency window.

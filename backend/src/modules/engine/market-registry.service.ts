@@ -75,6 +75,24 @@ export class MarketRegistry {
     }
   }
 
+  /**
+   * The sequencer refused a place converted with this registry's units of a market: its own tick and
+   * lot (its answer's `market`) are taken, as `keep` takes a refused change's. They may differ from the
+   * row (a change the sequencer refused while orders rest), which a reload would read again.
+   */
+  adopt(p: { id: number; tickSize: string; lotSize: string }): boolean {
+    const now = this.byId.get(p.id);
+    if (!now) return false;
+    let engine: EngineMarket;
+    try {
+      engine = createMarket({ symbol: now.symbol, tickSize: p.tickSize, lotSize: p.lotSize, minQty: now.minQty });
+    } catch {
+      return false; // the row's minimum does not fit those units: the caller reloads instead
+    }
+    this.keep([{ ...now, tickSize: p.tickSize, lotSize: p.lotSize, engine, unitsKey: unitsKey(p.tickSize, p.lotSize) }]);
+    return true;
+  }
+
   byIdOrUndefined(id: number): MarketInfo | undefined {
     return this.byId.get(id);
   }

@@ -53,7 +53,14 @@ export class NoticePushService implements OnApplicationBootstrap, OnApplicationS
   /** One connection that LISTENs; any failure of it (once per connection) schedules the next. */
   private async listen(): Promise<void> {
     if (this.closing) return;
-    const client = new Client({ connectionString: this.config.databaseUrl });
+    // A connect that hangs, or a connection gone half-open (no error, no end), would leave the
+    // listener dead: a connect times out, and TCP keep-alive ends a dead peer's connection.
+    const client = new Client({
+      connectionString: this.config.databaseUrl,
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     let lost = false;
     const fail = (err: unknown) => {
       if (lost) return;

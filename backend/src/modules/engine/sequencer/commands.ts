@@ -26,10 +26,10 @@ export interface PlaceCmd {
   /** A forwarded request's id (api → engine transport), the idempotency key of a place without a client order id. */
   readonly requestId?: string;
   /**
-   * The market units the price and quantity were converted with (`unitsKey`), set by a process
-   * whose market registry may differ from the sequencer's (an api process, split roles): a place
-   * whose units are not the market's is refused (`UNITS_CHANGED`). Absent (the sequencer's own
-   * process, and every place journaled before this field existed): not checked.
+   * The market units the price and quantity were converted with (`unitsKey`): a place whose units
+   * are not the market's is refused (`UNITS_CHANGED`): an api process's registry not reloaded yet
+   * after a change, a listing's registry reload before its market command, a change the sequencer
+   * refused. Absent (every place journaled before this field existed): not checked.
    */
   readonly units?: string;
 }
@@ -186,4 +186,6 @@ export interface SeqOutcome {
   readonly users: readonly number[];
   /** Markets whose book changed. */
   readonly books: readonly number[];
+  /** UNITS_CHANGED: the market's parameters as the sequencer trades with them (the caller converts with these). */
+  readonly market?: MarketParams;
 }

@@ -214,7 +214,7 @@ export class Sequencer {
     // Converted with other units than the market's (an api process's registry not reloaded yet): its
     // ticks would be read at another price. Nothing happens (not remembered either: the retry, converted
     // again, is a new attempt). A pure function of the command and the market: a replay refuses it again.
-    if (cmd.units !== undefined && cmd.units !== m.unitsKey) return empty('UNITS_CHANGED');
+    if (cmd.units !== undefined && cmd.units !== m.unitsKey) return { ...empty('UNITS_CHANGED'), market: m.params };
     const dedupKey = cmd.clientOrderId ? `o:${cmd.userId}:${cmd.clientOrderId}` : cmd.requestId ? `r:${cmd.requestId}` : undefined;
     if (dedupKey) {
       const prior = this.dedup.get(dedupKey);
@@ -636,7 +636,8 @@ export function marketUnits(
  * are the ones the caller meant ("0.10" and "0.1" are the same units).
  */
 export function unitsKey(tickSize: string, lotSize: string): string {
-  return `${units(tickSize)}/${units(lotSize)}`;
+  // Base 36: every place carries it in the journal, so it is kept short.
+  return `${units(tickSize).toString(36)}/${units(lotSize).toString(36)}`;
 }
 
 /** The users whose accounts a posting names. */

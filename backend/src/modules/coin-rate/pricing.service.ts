@@ -20,15 +20,7 @@ export class PricingService {
    * trade is made at comes from `tradablePrices`.
    */
   async usdtPrices(): Promise<Map<number, Money>> {
-    const rows: Array<{ base_currency_id: number; price: string }> = await this.dataSource.query(
-      `SELECT m.base_currency_id, t.price::text FROM markets m
-       CROSS JOIN LATERAL (SELECT price FROM trades WHERE market_id = m.id ORDER BY trade_id DESC LIMIT 1) t
-       WHERE m.quote_currency_id = $1`,
-      [USDT_ID],
-    );
-    const prices = new Map<number, Money>(rows.map((r) => [r.base_currency_id, money(r.price)]));
-    prices.set(USDT_ID, money(1));
-    return prices;
+    return this.lastPrices('', [USDT_ID]);
   }
 
   /**
@@ -39,12 +31,20 @@ export class PricingService {
    * USDT is 1.
    */
   async tradablePrices(currencyIds: number[], maxAgeSeconds: number): Promise<Map<number, Money>> {
+    return this.lastPrices('AND m.base_currency_id = ANY($2::int[]) AND m.enabled AND t.executed_at >= now() - make_interval(secs => $3)', [
+      USDT_ID,
+      currencyIds,
+      maxAgeSeconds,
+    ]);
+  }
+
+  /** The last trade price of each `<coin>/USDT` market ($1 is USDT) that `where` keeps, by coin; USDT is 1. */
+  private async lastPrices(where: string, params: unknown[]): Promise<Map<number, Money>> {
     const rows: Array<{ base_currency_id: number; price: string }> = await this.dataSource.query(
       `SELECT m.base_currency_id, t.price::text FROM markets m
        CROSS JOIN LATERAL (SELECT price, executed_at FROM trades WHERE market_id = m.id ORDER BY trade_id DESC LIMIT 1) t
-       WHERE m.quote_currency_id = $1 AND m.base_currency_id = ANY($2::int[]) AND m.enabled
-         AND t.executed_at >= now() - make_interval(secs => $3)`,
-      [USDT_ID, currencyIds, maxAgeSeconds],
+       WHERE m.quote_currency_id = $1 ${where}`,
+      params,
     );
     const prices = new Map<number, Money>(rows.map((r) => [r.base_currency_id, money(r.price)]));
     prices.set(USDT_ID, money(1));

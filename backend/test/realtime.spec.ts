@@ -331,6 +331,106 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     await host.idle();
   });
 
+  it('a trade projected while its message waits for the next cycle is in the snapshot or in a later message, not both (regression: the snapshot took it from the table, the next message sent it again)', async () => {
+    const { seller, buyer } = await pair(1);
+    const feed = t.app.get(MarketFeedService);
+    const host = t.app.get(EngineHost);
+    expect((await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '59500', quantity: '0.1' })).body.data.status).toBe('waiting');
+    await host.idle();
+    const visitor = await connect();
+    const msgs: Array<{ seq: number; data: Array<{ trade_id: string; price: string }> }> = [];
+    visitor.on('trades', (m) => msgs.push(m as never));
+    // The push cycles are held: the trade is journaled and projected, its message not built yet.
+    const held = jest.spyOn(feed, 'publish').mockResolvedValue();
+    let snap: SnapshotData;
+    try {
+      await new Promise((r) => setTimeout(r, 2 * CONFLATE_MS)); // a cycle already under way has ended
+      const buy = await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '59500', quantity: '0.1' });
+      expect(buy.body.data.status).toBe('completed');
+      await host.idle();
+      const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM trades WHERE price = 59500`);
+      expect(n).toBe(1);
+      [snap] = (await visitor.emitWithAck('subscribe', ['trades:BTC/USDT'])) as SnapshotData[];
+    } finally {
+      held.mockRestore();
+    }
+    const snapshotted = (snap.data as Array<{ trade_id: string; price: string }>).map((x) => x.trade_id);
+    const later = () => msgs.filter((m) => m.seq > snap.seq).flatMap((m) => m.data);
+    await until(() => [...(snap.data as Array<{ price: string }>), ...later()].some((x) => x.price === '59500'));
+    await new Promise((r) => setTimeout(r, 2 * CONFLATE_MS));
+    // Applying the later messages only (docs/api.md), a client shows each trade once.
+    expect(later().filter((x) => snapshotted.includes(x.trade_id))).toEqual([]);
+    expect([...(snap.data as Array<{ price: string }>), ...later()].filter((x) => x.price === '59500')).toHaveLength(1);
+    expect(msgs.map((m) => m.seq)).toEqual(msgs.map((_, i) => snap.seq + 1 + i));
+  });
+
+  it('a cycle with a failed query still sends its other messages, and what failed comes on the next cycle (regression: the whole cycle was dropped and its trades message lost)', async () => {
+    const { seller, buyer } = await pair(1);
+    const feed = t.app.get(MarketFeedService);
+    const host = t.app.get(EngineHost);
+    const data = t.app.get(MarketDataService);
+    const client = await connect();
+    const got: Array<{ event: string; seq: number; data: unknown }> = [];
+    client.on('trades', (m) => got.push({ event: 'trades', seq: m.seq, data: m.data }));
+    client.on('kline', (m) => got.push({ event: 'kline', seq: m.seq, data: m.data }));
+    client.on('tickers', (m) => got.push({ event: 'tickers', seq: m.seq, data: m.data }));
+    const of = (event: string) => got.filter((m) => m.event === event);
+    // The cycles are this test's: the feed's timer is paused, what earlier tests left is sent now.
+    const timer = feed as unknown as { timer: NodeJS.Timeout; candlesSince: (marketId: number, from: number) => Promise<unknown> };
+    clearInterval(timer.timer);
+    const realTickers = data.tickers.bind(data);
+    let tickersDown = true;
+    const tickers = jest.spyOn(data, 'tickers');
+    const candles = jest.spyOn(timer, 'candlesSince');
+    try {
+      await host.idle();
+      await new Promise((r) => setTimeout(r, 2 * CONFLATE_MS)); // a cycle already under way has ended
+      await feed.publish();
+      const snaps = (await client.emitWithAck('subscribe', ['trades:BTC/USDT', 'kline:BTC/USDT:1min', 'tickers'])) as SnapshotData[];
+      // Once each: the feed's fresh tickers read and its candle query fail.
+      tickers.mockImplementation(async (fresh) => {
+        if (fresh && tickersDown) {
+          tickersDown = false;
+          throw new Error('tickers read failed');
+        }
+        return realTickers(fresh);
+      });
+      candles.mockRejectedValueOnce(new Error('candle read failed'));
+      const trade = async (price: string) => {
+        expect((await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price, quantity: '0.1' })).body.data.status).toBe('waiting');
+        expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price, quantity: '0.1' })).body.data.status).toBe('completed');
+        await host.idle();
+      };
+      await trade('59700');
+      await feed.publish(); // its candle and tickers fail
+      await until(() => of('trades').length === 1);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(tickersDown).toBe(false);
+      expect(candles).toHaveBeenCalled();
+      expect(got.map((m) => m.event)).toEqual(['trades']);
+      expect(got[0]).toMatchObject({ seq: snaps[0].seq + 1, data: [{ price: '59700', quantity: '0.1' }] });
+
+      await feed.publish(); // what failed, again
+      await until(() => of('kline').length > 0 && of('tickers').length > 0);
+      expect(of('kline').at(-1)).toMatchObject({ seq: snaps[1].seq + 1, data: { close: '59700' } });
+      expect(of('tickers').at(-1)).toMatchObject({ seq: snaps[2].seq + 1 });
+      expect((of('tickers').at(-1)!.data as Array<{ symbol: string; last: string }>).find((x) => x.symbol === 'BTC/USDT')).toMatchObject({ last: '59700' });
+
+      await trade('59800');
+      await feed.publish();
+      await until(() => of('trades').length === 2);
+      // No sequence number was skipped: the first trades message was sent, not lost.
+      expect(of('trades')).toMatchObject([
+        { seq: snaps[0].seq + 1, data: [{ price: '59700' }] },
+        { seq: snaps[0].seq + 2, data: [{ price: '59800' }] },
+      ]);
+    } finally {
+      tickers.mockRestore();
+      candles.mockRestore();
+      timer.timer = setInterval(() => void feed.publish(), CONFLATE_MS);
+    }
+  });
+
   it('the tickers are recomputed at least once a minute without trades (their 24 h window moves on)', async () => {
     const data = t.app.get(MarketDataService);
     await t.app.get(EngineHost).idle();

@@ -51,11 +51,17 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   /** Per `trades:<symbol>` topic, the newest trades sent (`SNAPSHOT_TRADES`, oldest first). */
   private readonly recentTrades = new Map<string, TradeData[]>();
   /**
-   * Split roles: per `trades:<symbol>` topic, the seq of the last message this process received.
-   * Its snapshot carries that seq, not the shared counter's (which counts a message built but not
-   * received here yet, whose trades are neither in the table nor in `recentTrades`).
+   * Per `trades:<symbol>` topic, the seq of the last message whose trades are in `recentTrades` (sent
+   * here, or on split roles received). Its snapshot carries that seq, not the counter's (which counts
+   * a message whose seq is taken but not sent or received here yet, whose trades the snapshot lacks).
    */
   private readonly tradesSeq = new Map<string, number>();
+  /**
+   * Per `trades:<symbol>` topic, the newest trade id in `recentTrades` (before this process has any:
+   * the one below the first it was given). The table's rows above it are not sent yet: a snapshot
+   * leaves them out, the next message has them.
+   */
+  private readonly tradesSentTo = new Map<string, number>();
   /** Markets with trades the projector has not written yet: per journaled batch, [its seq (to wait for), its time]. */
   private readonly candlesDue = new Map<number, Array<[number, number]>>();
   /**
@@ -109,7 +115,12 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       const id = trades[0].marketId;
       const list = this.newTrades.get(id);
       if (list) for (const t of trades) list.push(t);
-      else this.newTrades.set(id, [...trades]);
+      else {
+        this.newTrades.set(id, [...trades]);
+        // The first trades this process is given: the ones before them were sent before it started.
+        const m = this.registry.byIdOrUndefined(id);
+        if (m && !this.tradesSentTo.has(tradesTopic(m.symbol))) this.tradesSentTo.set(tradesTopic(m.symbol), trades[0].tradeId - 1);
+      }
       const due = this.candlesDue.get(id);
       if (due) due.push([seq, trades[0].ts]);
       else this.candlesDue.set(id, [[seq, trades[0].ts]]);
@@ -242,9 +253,11 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * One conflation cycle: builds every dirty topic's message (concurrently: each topic's sequence
-   * number, then its data), then sends them together, stamped with the send time — one event per
-   * topic to the topic rooms, and one `feed` per set of topics to the batched sockets.
+   * One conflation cycle: builds every dirty topic's message (concurrently: each topic's data, then
+   * its sequence number), then sends them together, stamped with the send time — one event per
+   * topic to the topic rooms, and one `feed` per set of topics to the batched sockets. A part that
+   * fails (a query, a Redis call) is queued again for the next cycle and the others are sent: no
+   * message that took a sequence number is dropped.
    */
   private async publishMarkets(): Promise<void> {
     const parts: Array<Promise<FeedItem[]>> = [];
@@ -255,9 +268,9 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       parts.push(
         (async (): Promise<FeedItem[]> => {
           if (this.shared) await this.data.shareDepth(marketId);
-          const seq = await this.next(topic);
-          return [['depth', { topic, seq, ts: 0, data: await this.depth(m.symbol) }]];
-        })(),
+          const data = await this.depth(m.symbol);
+          return [['depth', { topic, seq: await this.next(topic), ts: 0, data }]];
+        })().catch(this.retried(() => this.dirtyBooks.add(marketId))),
       );
     }
     this.dirtyBooks.clear();
@@ -277,23 +290,35 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
         continue;
       }
       const data = trades.map((t) => tradeData(m.engine, t));
-      this.rememberTrades(topic, data);
-      parts.push(this.next(topic).then((seq): FeedItem[] => [['trades', { topic, seq, ts: 0, data }]]));
+      // Remembered for the snapshot with the message's seq, once it has one; without one they go in the next cycle's message.
+      parts.push(
+        this.next(topic).then(
+          (seq): FeedItem[] => (this.rememberTrades(topic, data, seq), [['trades', { topic, seq, ts: 0, data }]]),
+          this.retried(() => this.newTrades.set(marketId, trades.concat(this.newTrades.get(marketId) ?? []))),
+        ),
+      );
     }
     this.newTrades.clear();
 
     for (const [marketId, from] of this.candlesReady) {
       const m = this.registry.byIdOrUndefined(marketId);
       if (!m) continue;
+      // Sent again from the same candle on the next cycle (with the market's later trades) if any of them is not sent now.
+      const again = () => this.candlesReady.set(marketId, Math.min(from, this.candlesReady.get(marketId) ?? from));
       parts.push(
-        this.candlesSince(marketId, from).then((candles) =>
-          Promise.all(
-            candles.map(async ([period, candle]): Promise<FeedItem> => {
-              const topic = klineTopic(m.symbol, period);
-              return ['kline', { topic, seq: await this.next(topic), ts: 0, data: candle }];
-            }),
-          ),
-        ),
+        this.candlesSince(marketId, from)
+          .then(async (candles) => {
+            const built = await Promise.allSettled(
+              candles.map(async ([period, candle]): Promise<FeedItem> => {
+                const topic = klineTopic(m.symbol, period);
+                return ['kline', { topic, seq: await this.next(topic), ts: 0, data: candle }];
+              }),
+            );
+            const failed = built.find((b) => b.status === 'rejected');
+            if (failed) this.retried(again)(failed.reason);
+            return built.flatMap((b) => (b.status === 'fulfilled' ? [b.value] : []));
+          })
+          .catch(this.retried(again)),
       );
     }
     this.candlesReady.clear();
@@ -309,11 +334,13 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
           const tickers = await this.data.tickers(true);
           const json = JSON.stringify(tickers);
           if (json === this.lastTickers) return [];
+          const seq = await this.next('tickers');
           this.lastTickers = json;
-          return [['tickers', { topic: 'tickers', seq: await this.next('tickers'), ts: 0, data: tickers }]];
-        })(),
+          return [['tickers', { topic: 'tickers', seq, ts: 0, data: tickers }]];
+        })().catch(this.retried(() => (this.tickersDirty = true))),
       );
     }
+    // Every part settles (a failed one with nothing to send).
     const items = (await Promise.all(parts)).flat();
     if (!items.length) return;
     const server = this.server!;
@@ -322,6 +349,15 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     for (const [event, message] of items) server.to(message.topic).emit(event, message as never);
     this.writeFeed(items);
     if (this.shared) server.serverSideEmit('feed', items);
+  }
+
+  /** A cycle's part failed: logged, and `again` queues its work for the next cycle; the cycle sends the other parts. */
+  private retried(again: () => void): (err: unknown) => FeedItem[] {
+    return (err) => {
+      again();
+      this.logger.warn({ err }, 'push failed: tried again next cycle');
+      return [];
+    };
   }
 
   /**
@@ -355,18 +391,20 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
 
   /** Split roles: a cycle's market messages from the process holding the books, for this process's sockets and snapshots. */
   received(items: FeedItem[]): void {
-    for (const [event, m] of items)
-      if (event === 'trades') {
-        this.rememberTrades(m.topic, m.data as TradeData[]);
-        this.tradesSeq.set(m.topic, m.seq);
-      }
+    for (const [event, m] of items) if (event === 'trades') this.rememberTrades(m.topic, m.data as TradeData[], m.seq);
     this.writeFeed(items);
   }
 
-  /** The newest trades sent on a topic (oldest first), for its snapshot. */
-  private rememberTrades(topic: string, data: TradeData[]): void {
+  /**
+   * The newest trades sent on a topic (oldest first), for its snapshot, with their message's seq
+   * (none: trades nobody here listened to, in no message; the next message has the later ones).
+   */
+  private rememberTrades(topic: string, data: TradeData[], seq?: number): void {
+    if (!data.length) return;
     const list = data.length >= SNAPSHOT_TRADES ? data : (this.recentTrades.get(topic) ?? []).concat(data);
     this.recentTrades.set(topic, list.length > SNAPSHOT_TRADES ? list.slice(-SNAPSHOT_TRADES) : list);
+    this.tradesSentTo.set(topic, Number(data[data.length - 1].trade_id));
+    if (seq !== undefined) this.tradesSeq.set(topic, seq);
   }
 
   private depth(symbol: string) {
@@ -461,21 +499,32 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
 
   /** A topic's state now, with the seq the next message will exceed. */
   async snapshot(topic: Topic, parsed: ParsedTopic): Promise<SnapshotData> {
-    const seq = (parsed.kind === 'trades' && this.shared && !this.host.owner && this.tradesSeq.get(topic)) || (await this.current(topic));
+    if (parsed.kind === 'trades') return this.tradesSnapshot(topic, this.registry.get(parsed.symbol).symbol);
+    const seq = await this.current(topic);
     if (parsed.kind === 'tickers') return { topic, seq, data: await this.data.tickers() };
     const symbol = this.registry.get(parsed.symbol).symbol;
     if (parsed.kind === 'depth') return { topic, seq, data: await this.depth(symbol) };
-    if (parsed.kind === 'trades') {
-      // The table has a trade once it is projected, the feed once it is journaled: the snapshot has
-      // both, so a trade sent before this subscriber joined (and not projected yet) is not lost to it.
-      const byId = new Map<string, TradeData>();
-      for (const t of (await this.data.deals(symbol, SNAPSHOT_TRADES)) as TradeData[]) byId.set(t.trade_id, t);
-      for (const t of this.recentTrades.get(topic) ?? []) byId.set(t.trade_id, t);
-      const data = [...byId.values()].sort((a, b) => Number(a.trade_id) - Number(b.trade_id)).slice(-SNAPSHOT_TRADES);
-      return { topic, seq, data };
-    }
     if (parsed.kind === 'kline') return { topic, seq, data: await this.data.candles(symbol, parsed.period, undefined, undefined, 300) };
     throw new Error(`unhandled topic ${topic}`);
+  }
+
+  /**
+   * The table has a trade once it is projected, the feed once it is journaled: the snapshot has the
+   * trades sent here (so one sent before this subscriber joined, not projected yet, is not lost to
+   * it) and the table's rows up to the newest of them. A row above it (projected, its message not
+   * sent yet) is left out: that message has it, with a seq above the snapshot's.
+   */
+  private async tradesSnapshot(topic: Topic, symbol: string): Promise<SnapshotData> {
+    const table = (await this.data.deals(symbol, SNAPSHOT_TRADES)) as TradeData[];
+    // Read after the table and together (nothing awaited between them), so the seq and the trades sent by then agree.
+    // No message here yet: this process's own counter is 0 (a seq it took is not sent yet); the shared one counts earlier processes'.
+    const seq = this.tradesSeq.get(topic) ?? (this.shared ? await this.current(topic) : 0);
+    const sentTo = this.tradesSentTo.get(topic) ?? Infinity;
+    const byId = new Map<string, TradeData>();
+    for (const t of table) if (Number(t.trade_id) <= sentTo) byId.set(t.trade_id, t);
+    for (const t of this.recentTrades.get(topic) ?? []) byId.set(t.trade_id, t);
+    const data = [...byId.values()].sort((a, b) => Number(a.trade_id) - Number(b.trade_id)).slice(-SNAPSHOT_TRADES);
+    return { topic, seq, data };
   }
 }
 

@@ -2,6 +2,7 @@ import { EngineHost } from '../src/modules/engine/engine-host.service';
 import type { EngineReply, EngineRequest } from '../src/modules/engine/engine-link';
 import { MarketRegistry } from '../src/modules/engine/market-registry.service';
 import type { SeqCommand, SeqOutcome } from '../src/modules/engine/sequencer/commands';
+import type { Sequencer } from '../src/modules/engine/sequencer/sequencer';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { adminToken, registerByEmail, setFundPassword } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
@@ -411,6 +412,52 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     }
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '890', frozen: '110' });
     await host.idle();
+    await trialOk();
+  });
+
+  it('a trade journaled in a market’s old ticks and projected after a restart that changed its tick reads at its own price, as does one after (regression: 60 at tick 0.01, 6,000 ticks, written as 600 at the new tick 0.1)', async () => {
+    const host = t.app.get(EngineHost);
+    const registry = t.app.get(MarketRegistry);
+    // A market of its own, its book empty.
+    const [{ id: coin }] = await t.ds.query(
+      `INSERT INTO coins (id, symbol, name, display_decimals, sort) SELECT MAX(id) + 1, 'TICK', 'Tick', 8, 99 FROM coins RETURNING id`,
+    );
+    const [{ id: market }] = await t.ds.query(
+      `INSERT INTO markets (symbol, base_currency_id, quote_currency_id, tick_size, lot_size, min_qty, maker_fee, taker_fee, sort) VALUES ('TICK/USDT', $1, $2, '0.01', '0.01', '0.01', '0', '0', 99) RETURNING id`,
+      [coin, USDT],
+    );
+    await host.marketsChanged();
+    const seller = await trader();
+    await deposit(t, seller.user.id, coin, '2');
+    const buyer = await trader('1000');
+    const tick = (token: string, body: Record<string, string>) => order(token, { ...body, symbol: 'TICK/USDT', type: 'limit', quantity: '1' });
+    expect((await tick(seller.token, { side: 'sell', price: '60' })).body.code).toBe(1);
+    await host.idle();
+    // The trade (60 at tick 0.01: 6,000 ticks) is journaled, and its projection fails until the restart (a crash between the two).
+    const spy = jest.spyOn(host.projector, 'project');
+    for (let i = 0; i < 5; i++) spy.mockRejectedValueOnce(new Error('database unreachable'));
+    try {
+      expect((await tick(buyer.token, { side: 'buy', price: '60' })).body.data).toMatchObject({ status: 'completed' });
+      for (let i = 0; i < 100 && spy.mock.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      spy.mockRestore();
+    }
+    // The restart reads the row's new tick: the old batch is projected in its own ticks, then the sequencer takes the new one (the book is empty).
+    await t.ds.query(`UPDATE markets SET tick_size = '0.1' WHERE id = $1`, [market]);
+    await registry.load();
+    await host.recover();
+    expect((host as unknown as { seqr: Sequencer }).seqr.market(market)?.tickSize).toBe('0.1');
+    // A trade after it: 70 at tick 0.1 (700 ticks).
+    expect((await tick(seller.token, { side: 'sell', price: '70' })).body.code).toBe(1);
+    expect((await tick(buyer.token, { side: 'buy', price: '70' })).body.data).toMatchObject({ status: 'completed' });
+    await host.idle();
+    const read = async (sql: string) => (await t.ds.query(sql, [market])).map((r: { v: string }) => r.v);
+    expect(await read(`SELECT trim_scale(price)::text AS v FROM trades WHERE market_id = $1 ORDER BY trade_id`)).toEqual(['60', '70']);
+    expect(await read(`SELECT trim_scale(price)::text AS v FROM orders WHERE market_id = $1 ORDER BY id`)).toEqual(['60', '60', '70', '70']);
+    // The K-lines are written from the trades: the same prices.
+    expect(
+      await read(`SELECT trim_scale(min(low))::text || '-' || trim_scale(max(high))::text AS v FROM klines WHERE market_id = $1 AND period = '1min'`),
+    ).toEqual(['60-70']);
     await trialOk();
   });
 

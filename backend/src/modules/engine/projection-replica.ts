@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { JournalSignal } from './journal-signal';
 import { JournalWriter } from './journal-writer';
 import type { MarketInfo } from './market-registry.service';
-import { AppliedBatch, MarketLookup, ProjectionBlocked, ProjectionConflict, Projector } from './projector';
+import { AppliedBatch, MarketLookup, ProjectionBlocked, ProjectionConflict, Projector, unitsOf } from './projector';
 import { rebuild } from './recovery';
 import type { MarketParams, SeqCommand } from './sequencer/commands';
 import type { Sequencer } from './sequencer/sequencer';
@@ -62,22 +62,36 @@ export class BlockedWatch {
 const READ_ROWS = 64;
 
 /**
- * The markets known at start, and any listed later as the journal tells (`journaled`: the
- * replica's own copy of the sequencer, which has applied a market's command before any of its trades).
+ * The markets as the journal has set them (`journaled`: the replica's own copy of the sequencer,
+ * which has applied a market's command before any of its trades, and each later change of its
+ * units), else as known at start. The projector converts what the replica applied with the units
+ * each command was applied with (`applyBatch`); this is for batches that do not carry them.
  */
 export function marketLookup(markets: ReplicaMarket[], journaled?: (id: number) => MarketParams | undefined): MarketLookup {
   const byId = new Map(markets.map((m) => [m.id, { engine: createMarket({ symbol: m.symbol, tickSize: m.tickSize, lotSize: m.lotSize, minQty: m.minQty }) }]));
   return {
     byIdOrUndefined: (id) => {
-      const known = byId.get(id);
-      if (known || !journaled) return known;
-      const p = journaled(id);
-      if (!p) return undefined;
-      const added = { engine: createMarket({ symbol: p.symbol, tickSize: p.tickSize, lotSize: p.lotSize, minQty: p.lotSize }) };
-      byId.set(id, added);
-      return added;
+      const p = journaled?.(id);
+      return p ? { engine: unitsOf(p) } : byId.get(id);
     },
   };
+}
+
+/**
+ * Applies a journaled batch to the replica's sequencer: its outcomes, each place's with its
+ * market's parameters as they were when it was applied (AppliedBatch.markets: the units of its
+ * order and trades; a `market` command later in the batch, or in the batches projected with it,
+ * may change them).
+ */
+export function applyBatch(seqr: Sequencer, seq: number, ts: number, commands: SeqCommand[]): AppliedBatch {
+  seqr.beginBatch(seq, ts);
+  let markets: Array<MarketParams | undefined> | undefined;
+  const outcomes = commands.map((c, i) => {
+    const o = seqr.apply(c);
+    if (c.t === 'place' && (o.created || o.trades.length)) (markets ??= new Array<MarketParams | undefined>(commands.length))[i] = seqr.market(c.marketId);
+    return o;
+  });
+  return { seq, ts, outcomes, markets };
 }
 
 /**
@@ -169,11 +183,6 @@ export class ProjectionReplica {
     this.cut = undefined;
   }
 
-  private applyBatch(seqr: Sequencer, seq: number, ts: number, commands: SeqCommand[]): AppliedBatch {
-    seqr.beginBatch(seq, ts);
-    return { seq, ts, outcomes: commands.map((c) => seqr.apply(c)) };
-  }
-
   private async run(): Promise<void> {
     const seqr = this.seqr!;
     let failures = 0;
@@ -205,7 +214,7 @@ export class ProjectionReplica {
         while (j < rows.length && (j === i || commands + rows[j].commands.length <= this.options.projectBatch)) commands += rows[j++].commands.length;
         const chunk = rows.slice(i, j);
         // Applied once; a failed projection is retried with the same outcomes.
-        let applied = chunk.map((b) => this.applyBatch(seqr, b.seq, b.ts, b.commands));
+        let applied = chunk.map((b) => applyBatch(seqr, b.seq, b.ts, b.commands));
         for (;;) {
           try {
             await this.projector.project(applied);

@@ -107,7 +107,9 @@ async function serve(data: ThreadStart): Promise<void> {
     extra: { max: 2, idleTimeoutMillis: 0, idle_in_transaction_session_timeout: data.idleTransactionMs, application_name: PROJECTOR_APPLICATION },
   });
   await ds.initialize();
-  // A market listed after start is learned from the journal (the replica's sequencer), before any of its trades.
+  // The replica's batches carry the units each place was applied with (applyBatch); for any that do not, a
+  // market's units are the journal's as far as the replica's sequencer has applied it (a market listed or
+  // re-ticked after start), else the ones it started with.
   const ref: { replica?: ProjectionReplica } = {};
   const markets = marketLookup(data.markets, (id) => ref.replica?.market(id));
   const replica = new ProjectionReplica(

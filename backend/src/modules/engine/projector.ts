@@ -5,9 +5,9 @@ import { units, unitsString } from '../../infra/money';
 import { LedgerCode } from '../ledger/ledger-codes';
 import { writeCandles } from '../market/candle-writer';
 import type { TradeTick } from './engine-bus';
-import type { Market as EngineMarket } from '@kestrel/matching-engine';
+import { createMarket, type Market as EngineMarket } from '@kestrel/matching-engine';
 import { accountKey } from './sequencer/balances';
-import type { AccountKey, AppliedLeg, AppliedPosting, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
+import type { AccountKey, AppliedLeg, AppliedPosting, MarketParams, OrderState, SeqOutcome, TradeRecord } from './sequencer/commands';
 
 /**
  * In the statements with parameters (ROWS and the others) amounts travel as integer ledger units
@@ -123,6 +123,13 @@ export interface AppliedBatch {
   seq: number;
   ts: number;
   outcomes: SeqOutcome[];
+  /**
+   * By outcome, for one that made an order or trades: its market's parameters as the sequencer had
+   * them when it applied the command, the units of that order's ticks and lots and of those trades'
+   * prices (`applyBatch`). A market's units change through the journal (a new tick on an empty book),
+   * so these, not the markets the projector started with, convert them; without them the lookup does.
+   */
+  markets?: ReadonlyArray<MarketParams | undefined>;
 }
 
 /** How far a projection transaction took the read tables (the host pushes from its own outcomes). */
@@ -133,6 +140,16 @@ export interface Projected {
 /** What the projector needs of the markets: the engine's unit converters. */
 export interface MarketLookup {
   byIdOrUndefined(id: number): { engine: EngineMarket } | undefined;
+}
+
+/** One converter per market parameters (the sequencer's own object: a new one each time a `market` command sets them). */
+const converters = new WeakMap<MarketParams, EngineMarket>();
+
+/** The unit converter of a market's parameters as the journal set them. */
+export function unitsOf(p: MarketParams): EngineMarket {
+  let e = converters.get(p);
+  if (!e) converters.set(p, (e = createMarket({ symbol: p.symbol, tickSize: p.tickSize, lotSize: p.lotSize, minQty: p.lotSize })));
+  return e;
 }
 
 /** A ledger entry as the projector writes it: one leg of a posting, with its batch and its place in the ledger's order. */
@@ -189,6 +206,8 @@ export interface ProjectedTrade {
   record: TradeRecord;
   seq: number;
   ledger: TradeLedger;
+  /** Its market's parameters when it was made (AppliedBatch.markets), if the batch carries them. */
+  market?: MarketParams;
 }
 
 /**
@@ -229,6 +248,8 @@ export function projectionRows(batches: AppliedBatch[]): {
   orders: Map<number, OrderState>;
   /** The orders these batches made (inserted; the others are updated). */
   created: Set<number>;
+  /** The parameters of the market each made order was placed on, when it was placed (AppliedBatch.markets), where the batch carries them. */
+  placedIn: Map<number, MarketParams>;
   trades: ProjectedTrade[];
   /** The ledger's lines but the trades' own legs and the orders' freezes and releases (those are in their rows). */
   entries: ProjectedEntry[];
@@ -243,6 +264,7 @@ export function projectionRows(batches: AppliedBatch[]): {
 } {
   const orders = new Map<number, OrderState>();
   const created = new Set<number>();
+  const placedIn = new Map<number, MarketParams>();
   const trades: ProjectedTrade[] = [];
   const entries: ProjectedEntry[] = [];
   const freezes = new Map<number, OrderPosting>();
@@ -272,9 +294,14 @@ export function projectionRows(batches: AppliedBatch[]): {
     });
   };
   for (const b of batches) {
-    for (const o of b.outcomes) {
+    for (let k = 0; k < b.outcomes.length; k++) {
+      const o = b.outcomes[k];
+      const market = b.markets?.[k];
       for (const ord of o.orders) orders.set(ord.id, ord);
-      if (o.created) created.add(o.orderId!);
+      if (o.created) {
+        created.add(o.orderId!);
+        if (market) placedIn.set(o.orderId!, market);
+      }
       // A trade's posting is stored with the trade (its row carries what its legs do not repeat);
       // the outcome lists its trades in the order of their postings.
       let posted: Array<[string, TradeLedger]> | undefined;
@@ -312,12 +339,12 @@ export function projectionRows(batches: AppliedBatch[]): {
       o.trades.forEach((t, i) => {
         const [refId, ledger] = posted?.[i] ?? [];
         if (!ledger || refId !== `${t.marketId}:${t.tradeId}`) throw new Error(`projector: trade ${t.marketId}:${t.tradeId} has no posting`);
-        trades.push({ record: t, seq: b.seq, ledger });
+        trades.push({ record: t, seq: b.seq, ledger, market });
       });
     }
   }
   for (const key of [...fees.keys()]) flush(key);
-  return { orders, created, trades, entries, freezes, releases, slots, owned, commands };
+  return { orders, created, placedIn, trades, entries, freezes, releases, slots, owned, commands };
 }
 
 /**
@@ -353,9 +380,9 @@ export class Projector {
   async project(batches: AppliedBatch[]): Promise<Projected> {
     const last = batches[batches.length - 1].seq;
     const first = batches[0].seq;
-    const { orders, created, trades, entries, freezes, releases, slots, owned, commands } = projectionRows(batches);
-    // The watermark goes into the commit's text (`last` is an integer of ours, not input).
-    if (!Number.isSafeInteger(last)) throw new Error(`projector: batch seq ${last} is not an integer`);
+    const { orders, created, placedIn, trades, entries, freezes, releases, slots, owned, commands } = projectionRows(batches);
+    // The watermarks go into the commit's text (`first` and `last` are integers of ours, not input).
+    for (const s of [first, last]) if (!Number.isSafeInteger(s)) throw new Error(`projector: batch seq ${s} is not an integer`);
     const runner = this.dataSource.createQueryRunner();
     const client = (await runner.connect()) as PoolClient;
     const m = runner.manager;
@@ -371,14 +398,16 @@ export class Projector {
       const outside = entries.some((e) => e.leg.availableAfter === undefined);
       const opened = (await client.query(slots && !outside ? `${this.open}; ${reserveIds(slots)}` : this.open)) as unknown as QueryResult[];
       const [watermark, reserved] = opened.filter((r) => r.command === 'SELECT');
+      // No row reads as nothing projected, as in `watermark` (migration ProjectionWatermarkRow seeds the row, so the first projection locks it too).
       const [w] = watermark.rows as Array<{ seq: string }>;
-      if (w && Number(w.seq) !== first - 1) throw new ProjectionConflict(first, Number(w.seq));
+      const at = w ? Number(w.seq) : 0;
+      if (at !== first - 1) throw new ProjectionConflict(first, at);
       const after = await this.databaseAccounts(m, entries);
       const taken = !slots ? undefined : (reserved ?? (await client.query<{ ids: string }>(reserveIds(slots))));
       const ids = taken ? ledgerIds((taken.rows[0] as { ids: string }).ids, slots) : [];
       // The new rows by COPY (one round trip), then the changed ones in one statement (each part writes a table of its own).
       const ledger = ledgerText(entries, after, ids);
-      const [made, changed] = this.orderRows(orders, created, freezes, releases, ids);
+      const [made, changed] = this.orderRows(orders, created, freezes, releases, ids, placedIn);
       const [trade, candles] = this.tradeRows(trades, ids);
       await copyIn(
         client,
@@ -401,12 +430,21 @@ export class Projector {
           literals([commands.map((c) => c.id), commands.map((c) => c.seq), commands.map((c) => c.ts)]),
         );
       for (const [marketId, ticks] of candles) await writeCandles(m, marketId, ticks);
-      // The watermark (and the highest ledger id given, when some were: the ids ascend) and the commit in one round trip.
+      // The watermark (and the highest ledger id given, when some were: the ids ascend), moved only from the one
+      // this run follows.
       const top = ids.length ? ids[ids.length - 1] : 'NULL';
-      await client.query(
-        `INSERT INTO sequencer_projection (id, seq, ledger_id) VALUES (1, ${last}, ${top})
-         ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq, ledger_id = COALESCE(EXCLUDED.ledger_id, sequencer_projection.ledger_id); COMMIT`,
-      );
+      const move = `INSERT INTO sequencer_projection (id, seq, ledger_id) VALUES (1, ${last}, ${top})
+         ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq, ledger_id = COALESCE(EXCLUDED.ledger_id, sequencer_projection.ledger_id)
+         WHERE sequencer_projection.seq = ${first - 1}`;
+      // Its row locked since the open, it is this run's to move: the write and the commit in one round trip.
+      if (w) await client.query(`${move}; COMMIT`);
+      else {
+        // No row was there to lock: another projector may have written the same batches meanwhile (its insert
+        // waits for this one's, or this one's for its). Whichever inserted second changes nothing, and rolls back.
+        const moved = await client.query(move);
+        if (moved.rowCount !== 1) throw new ProjectionConflict(first, await this.watermark(m));
+        await client.query('COMMIT');
+      }
     } catch (err) {
       // A connection that broke is dropped from the pool by its error event (TypeORM's runner).
       await client.query('ROLLBACK').catch(() => undefined);
@@ -419,6 +457,13 @@ export class Projector {
       await runner.release();
     }
     return { seq: last };
+  }
+
+  /** A market's unit converter: of the parameters its outcome was applied with (the journal's), else the lookup's. */
+  private units(marketId: number, params: MarketParams | undefined): EngineMarket {
+    const e = params ? unitsOf(params) : this.markets.byIdOrUndefined(marketId)?.engine;
+    if (!e) throw new Error(`projector: unknown market ${marketId}`);
+    return e;
   }
 
   /**
@@ -495,6 +540,7 @@ export class Projector {
     freezes: Map<number, OrderPosting>,
     releases: Map<number, OrderPosting>,
     ids: number[],
+    placedIn?: Map<number, MarketParams>,
   ): [string, string[]] {
     let made = '';
     const at = new CopyTime();
@@ -509,8 +555,7 @@ export class Projector {
       }
       const freeze = freezes.get(o.id);
       if (!freeze) throw new Error(`projector: order ${o.id} was made without its freeze`);
-      const e = this.markets.byIdOrUndefined(o.marketId)?.engine;
-      if (!e) throw new Error(`projector: unknown market ${o.marketId}`);
+      const e = this.units(o.marketId, placedIn?.get(o.id));
       const price = o.price ? e.ticksToPrice(o.price) : null;
       const qty = o.qty ? e.lotsToQty(o.qty) : null;
       const quote = o.quoteBudget ? e.unitsToQuote(o.quoteBudget) : null;
@@ -528,8 +573,8 @@ export class Projector {
     const byMarket = new Map<number, TradeTick[]>();
     let text = '';
     const at = new CopyTime();
-    for (const { record: t, seq, ledger } of trades) {
-      const tick = tradeTick(this.markets, t);
+    for (const { record: t, seq, ledger, market } of trades) {
+      const tick = tradeTick(this.units(t.marketId, market), t);
       const list = byMarket.get(t.marketId) ?? [];
       list.push(tick);
       byMarket.set(t.marketId, list);
@@ -606,9 +651,8 @@ function ledgerIds(text: string, n: number): number[] {
   return ids.sort((a, b) => a - b);
 }
 
-/** A trade as market data shows it (decimal strings). */
-export function tradeTick(markets: MarketLookup, t: TradeRecord): TradeTick {
-  const e = markets.byIdOrUndefined(t.marketId)!.engine;
+/** A trade as market data shows it (decimal strings), its price read in the units `e` converts (those it was made in). */
+export function tradeTick(e: EngineMarket, t: TradeRecord): TradeTick {
   return {
     marketId: t.marketId,
     tradeId: t.tradeId,

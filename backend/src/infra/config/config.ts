@@ -61,9 +61,9 @@ export interface AppConfig {
    */
   flashMaxPriceAgeSeconds: number;
   /**
-   * The sequencer (docs/architecture.md): commands per journal row at most, commands journaled but
-   * not yet projected past which new commands are refused (the lag bound), and past which the next
-   * journal write waits for the projector (backpressure), commands per projector
+   * The sequencer (docs/architecture.md): commands per journal row at most, commands taken but not
+   * yet projected (queued ones too) past which new commands are refused (the lag bound), and
+   * unprojected past which the next journal write waits for the projector (backpressure), commands per projector
    * transaction at most, commands between snapshots; the lease's lifetime (ms: a standby takes over
    * this long after the holder stops renewing) and how a process reaches the sequencer (`local`: it
    * runs here; `redis`: commands are forwarded over a Redis stream to the lease holder).
@@ -76,6 +76,13 @@ export interface AppConfig {
     projectAheadMs: number;
     /** The least time between the starts of two journal writes (GroupCommitOptions.journalIntervalMs). */
     journalIntervalMs: number;
+    /**
+     * ms the next journal write may be held for the projector before the commands queued for it, and every
+     * new one while the hold lasts, are refused with 2106 (ENGINE_HELD_REFUSE_MS, 100 ms–10 min, default 4 s:
+     * below ENGINE_FORWARD_TIMEOUT_MS's 5 s, so a forwarded command hears the 2106 rather than the api
+     * process's 2107; GroupCommitOptions.heldRefuseMs): the lag bound in time, beside ENGINE_MAX_UNPROJECTED's in commands.
+     */
+    heldRefuseMs: number;
     projectBatch: number;
     /** ms the projector lets batches gather before a transaction (a waiting read cuts it short). */
     projectLingerMs: number;
@@ -134,11 +141,26 @@ function int(name: string, fallback: number): number {
 /**
  * ENGINE_MAX_UNPROJECTED, at most a tenth of the sequencer's idempotency window (1,000,000 command
  * ids): a command applied but not yet projected must still be inside the window, since
- * `sequencer_commands` (what answers a retry past it) is written by the projector.
+ * `sequencer_commands` (what answers a retry past it) is written by the projector. It counts the
+ * commands queued for a journal write too, and the backpressure keeps the unprojected ones below
+ * ENGINE_PROJECT_AHEAD + ENGINE_MAX_BATCH (5,000 by default): the default 20,000 leaves the queue
+ * ~15,000 (a second of a held write at the benchmarks' 10,000–15,000 commands/s) before a stalled
+ * projector gets commands refused.
  */
 function lagBound(): number {
-  const n = int('ENGINE_MAX_UNPROJECTED', 50_000);
+  const n = int('ENGINE_MAX_UNPROJECTED', 20_000);
   if (n > 100_000) throw new Error(`ENGINE_MAX_UNPROJECTED must be at most 100000 (a tenth of the sequencer's idempotency window), got ${n}`);
+  return n;
+}
+
+/**
+ * ENGINE_PROJECT_AHEAD, from 1 to below the lag bound: at 0 every journal write would wait for the
+ * projector with nothing to project (no command would ever be written), and at or past the lag bound
+ * commands would be refused before the backpressure ever held a write.
+ */
+function projectAhead(maxUnprojected: number): number {
+  const n = int('ENGINE_PROJECT_AHEAD', 4000);
+  if (n < 1 || n >= maxUnprojected) throw new Error(`ENGINE_PROJECT_AHEAD must be at least 1 and below ENGINE_MAX_UNPROJECTED (${maxUnprojected}), got ${n}`);
   return n;
 }
 
@@ -227,6 +249,7 @@ export function trustProxy(raw: string): boolean | number | string {
 }
 
 export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
+  const maxUnprojected = lagBound();
   const base: AppConfig = {
     env: process.env.NODE_ENV ?? 'development',
     port: int('PORT', 3000),
@@ -254,8 +277,9 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     engine: {
       maxBatch: int('ENGINE_MAX_BATCH', 1000),
       journalIntervalMs: intBetween('ENGINE_JOURNAL_INTERVAL_MS', 4, 0, 100),
-      maxUnprojected: lagBound(),
-      projectAhead: int('ENGINE_PROJECT_AHEAD', 4000),
+      heldRefuseMs: intBetween('ENGINE_HELD_REFUSE_MS', 4000, 100, 600_000),
+      maxUnprojected,
+      projectAhead: projectAhead(maxUnprojected),
       projectAheadMs: Math.max(10, int('ENGINE_PROJECT_AHEAD_MS', 400)),
       projectBatch: int('ENGINE_PROJECT_BATCH', 1000),
       projectLingerMs: int('ENGINE_PROJECT_LINGER_MS', 30),

@@ -352,7 +352,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.commits = new GroupCommit(
       this.journal,
       this.marks,
-      { maxBatch, projectAhead, projectAheadMs, maxUnprojected, journalIntervalMs },
+      { maxBatch, projectAhead, projectAheadMs, maxUnprojected, journalIntervalMs, heldRefuseMs: this.config.engine.heldRefuseMs },
       {
         lease: this.lease,
         apply: (seq, ts, batch) => this.apply(seq, ts, batch),

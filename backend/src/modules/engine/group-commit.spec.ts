@@ -2,7 +2,7 @@ import { withEnv } from '../../../test/support/env';
 import { loadConfig } from '../../infra/config/config';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { FencedError } from './engine-lease';
-import { GroupCommit, GroupCommitHost, GroupCommitOptions, Queued } from './group-commit';
+import { GroupCommit, GroupCommitHost, GroupCommitOptions, GroupCommitTimer, Queued } from './group-commit';
 import type { JournalBatch } from './journal-writer';
 import type { CancelCmd, SeqOutcome } from './sequencer/commands';
 import { Watermarks } from './watermarks';
@@ -33,8 +33,32 @@ class FakeJournal {
   }
 }
 
+/** A timer on a clock the test moves (`advance`): what is due fires then, in order, and nothing else ever does. */
+class FakeTimer implements GroupCommitTimer {
+  now = 0;
+  private nextId = 1;
+  private readonly due = new Map<number, { at: number; fn: () => void }>();
+  set(fn: () => void, ms: number): unknown {
+    this.due.set(this.nextId, { at: this.now + ms, fn });
+    return this.nextId++;
+  }
+  clear(handle: unknown): void {
+    this.due.delete(handle as number);
+  }
+  /** How many timers are set and have neither fired nor been cleared. */
+  get pending(): number {
+    return this.due.size;
+  }
+  async advance(ms: number): Promise<void> {
+    this.now += ms;
+    for (const [id, t] of [...this.due].sort((a, b) => a[1].at - b[1].at)) if (t.at <= this.now && this.due.delete(id)) t.fn();
+    await flush();
+  }
+}
+
 function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: number | undefined }, brokenAt?: number) {
   const journal = new FakeJournal();
+  const timer = new FakeTimer();
   const marks = new Watermarks();
   const applied: Array<{ seq: number; ts: number; cmds: number[] }> = [];
   const events: string[] = [];
@@ -54,8 +78,10 @@ function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: num
   const commits: GroupCommit = new GroupCommit(
     journal,
     marks,
-    { maxBatch: 100, projectAhead: 1_000, projectAheadMs: Infinity, maxUnprojected: 2_000, journalIntervalMs: 0, ...options },
+    { maxBatch: 100, projectAhead: 1_000, projectAheadMs: Infinity, maxUnprojected: 2_000, journalIntervalMs: 0, heldRefuseMs: 5_000, ...options },
     host,
+    0,
+    timer,
   );
   /** Each submission's fate: the batch it was answered in, or the refusal's code. */
   const fates: Array<number | string | undefined> = [];
@@ -66,7 +92,7 @@ function setup(options: Partial<GroupCommitOptions> = {}, lease?: { current: num
       (e: { code?: number }) => (fates[i] = `refused ${e.code}`),
     );
   };
-  return { journal, marks, applied, events, commits, fates, submit };
+  return { journal, timer, marks, applied, events, commits, fates, submit };
 }
 
 describe('GroupCommit', () => {
@@ -186,7 +212,7 @@ describe('GroupCommit', () => {
   });
 
   it('past the lag bound it refuses at once (SEQUENCER_BEHIND); past projectAhead the next write waits for the projector', async () => {
-    const { journal, marks, fates, commits, submit } = setup({ projectAhead: 2, maxUnprojected: 3 });
+    const { journal, marks, fates, commits, submit } = setup({ projectAhead: 2, maxUnprojected: 4 });
     submit(1);
     submit(2);
     await journal.commit();
@@ -195,9 +221,9 @@ describe('GroupCommit', () => {
     submit(3); // queued, its write waits
     await flush();
     expect(journal.rows).toHaveLength(2);
-    submit(4); // 2 < 3: still taken
+    submit(4); // 2 unprojected + 1 queued < 4: still taken
     marks.applied({ seq: 99, ts: 0, outcomes: [ok()] }, 0); // (a third unprojected command)
-    submit(5);
+    submit(5); // 3 unprojected + 2 queued
     await flush();
     expect(fates[4]).toBe(`refused ${ErrorCode.SEQUENCER_BEHIND}`);
     marks.advance(99, 0); // the projector caught up
@@ -208,6 +234,144 @@ describe('GroupCommit', () => {
     // One write held, by the command bound (the stats' backpressure_ms).
     expect(commits.heldMs.commands.take().samples).toBe(1);
     expect(commits.heldMs.age.take().samples).toBe(0);
+  });
+
+  it('counts the commands queued and in the journal write towards the lag bound: a stalled projector gets prompt refusals, and what was taken is journaled and answered once it moves', async () => {
+    const { journal, marks, fates, commits, submit } = setup({ projectAhead: 2, maxUnprojected: 10, maxBatch: 2 });
+    for (let id = 1; id <= 20; id++) submit(id); // 1 goes to the journal at once, 2–10 queue: 10 taken
+    await flush();
+    const refused = `refused ${ErrorCode.SEQUENCER_BEHIND}`;
+    // Refused before anything was journaled, with no projector move and no journal commit: nothing waits on them.
+    expect(fates.slice(10)).toEqual(Array(10).fill(refused));
+    expect(fates.slice(0, 10)).toEqual(Array(10).fill(undefined));
+    await journal.commit(); // [1] applied, [2, 3] written
+    await journal.commit(); // [2, 3] applied: 3 unprojected, past projectAhead: the next write waits for the projector
+    await flush();
+    expect(journal.orderIds()).toEqual([[1], [2, 3]]);
+    expect(commits.waiting()).toMatchObject({ on: 'the projector', queued: 7 });
+    submit(21); // 3 unprojected + 7 queued: still at the bound
+    await flush();
+    expect(fates[20]).toBe(refused);
+    expect(fates.slice(0, 10)).toEqual([1, 2, 2, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+    marks.advance(1, 0);
+    await flush();
+    expect(journal.rows).toHaveLength(2); // 2 still unprojected: at projectAhead
+    // The projector moves one batch at a time: each move lets the next row of the queue go, in order.
+    for (const seq of [2, 3, 4, 5]) {
+      marks.advance(seq, 0);
+      await flush();
+      await journal.commit();
+    }
+    expect(journal.orderIds()).toEqual([[1], [2, 3], [4, 5], [6, 7], [8, 9], [10]]);
+    expect(fates.slice(0, 10)).toEqual([1, 2, 2, 3, 3, 4, 4, 5, 5, 6]);
+    expect(commits.busy).toBe(false);
+    marks.advance(6, 0); // all projected: room again
+    submit(22);
+    await journal.commit();
+    expect(fates[21]).toBe(7);
+  });
+
+  it('ENGINE_PROJECT_AHEAD: from 1 to below ENGINE_MAX_UNPROJECTED (default 4,000 and 20,000); anything else stops the start', () => {
+    const engine = (ahead: string | undefined, max?: string) =>
+      withEnv('ENGINE_MAX_UNPROJECTED', max, () => withEnv('ENGINE_PROJECT_AHEAD', ahead, () => loadConfig().engine));
+    expect(engine(undefined)).toMatchObject({ projectAhead: 4_000, maxUnprojected: 20_000 });
+    expect(engine('1', '2')).toMatchObject({ projectAhead: 1, maxUnprojected: 2 });
+    for (const [ahead, max] of [
+      ['0', undefined],
+      ['20000', undefined],
+      ['5000', '5000'],
+      ['4000', '0'],
+    ])
+      expect(() => engine(ahead, max)).toThrow(`ENGINE_PROJECT_AHEAD must be at least 1 and below ENGINE_MAX_UNPROJECTED (${max ?? 20_000}), got ${ahead}`);
+    expect(() => engine(undefined, '100001')).toThrow('ENGINE_MAX_UNPROJECTED must be at most 100000');
+  });
+
+  it('held for the projector past heldRefuseMs: the queue (none of it journaled) and every new command hear SEQUENCER_BEHIND until the hold ends; then commands are taken and journaled again', async () => {
+    const { journal, timer, marks, fates, commits, submit } = setup({ projectAhead: 2, heldRefuseMs: 5_000 });
+    const refused = `refused ${ErrorCode.SEQUENCER_BEHIND}`;
+    submit(1);
+    submit(2);
+    submit(3);
+    await journal.commit(); // [1] applied, [2, 3] written
+    await journal.commit(); // 3 unprojected (batches 1 and 2): past projectAhead
+    submit(4);
+    submit(5); // held for the projector, far below the count bound
+    await flush();
+    expect(commits.waiting()).toMatchObject({ on: 'the projector', queued: 2 });
+    await timer.advance(4_999);
+    expect(fates).toEqual([1, 2, 2, undefined, undefined]); // not yet
+    await timer.advance(1);
+    expect(fates).toEqual([1, 2, 2, refused, refused]);
+    expect(commits.waiting()).toMatchObject({ on: 'the projector', queued: 0 }); // still held: the projector has not moved
+    submit(6);
+    await flush();
+    expect(fates[5]).toBe(refused); // at once
+    marks.advance(1, 0); // the projector moved, but 2 are still unprojected: the hold lasts, and so do the refusals
+    await flush();
+    submit(7);
+    await flush();
+    expect(fates[6]).toBe(refused);
+    marks.advance(2, 0); // caught up: the hold ends
+    await flush();
+    expect(commits.busy).toBe(false);
+    submit(8);
+    await flush();
+    await journal.commit();
+    expect(fates[7]).toBe(3);
+    // Nothing refused was journaled: a restart cannot replay it.
+    expect(journal.orderIds()).toEqual([[1], [2, 3], [8]]);
+    expect(commits.heldMs.commands.take().samples).toBe(1);
+    expect(timer.pending).toBe(0);
+  });
+
+  it('a hold shorter than heldRefuseMs refuses nothing, each hold is timed afresh, and a journal write in flight is never timed', async () => {
+    const { journal, timer, marks, fates, commits, submit } = setup({ projectAhead: 1, heldRefuseMs: 5_000 });
+    submit(1);
+    await flush();
+    expect(timer.pending).toBe(0); // a write in flight is not the backpressure
+    await timer.advance(60_000);
+    await journal.commit(); // 1 unprojected: at projectAhead
+    submit(2);
+    await flush();
+    expect(commits.waiting()).toMatchObject({ on: 'the projector', queued: 1 });
+    await timer.advance(4_999);
+    submit(3);
+    await flush();
+    marks.advance(1, 0); // the hold ends in time
+    await flush();
+    await journal.commit();
+    expect(fates).toEqual([1, 2, 2]);
+    submit(4); // held again: its own 5 s
+    await flush();
+    await timer.advance(4_999);
+    marks.advance(2, 0);
+    await flush();
+    await journal.commit();
+    expect(fates).toEqual([1, 2, 2, 3]);
+    expect(journal.orderIds()).toEqual([[1], [2, 3], [4]]);
+    expect(commits.heldMs.commands.take().samples).toBe(2);
+    expect(timer.pending).toBe(0);
+  });
+
+  it('retired while held: the hold timer is cleared, and it refuses nothing afterwards', async () => {
+    const { journal, timer, fates, commits, submit } = setup({ projectAhead: 1 });
+    submit(1);
+    await journal.commit();
+    submit(2); // held
+    await flush();
+    expect(timer.pending).toBe(1);
+    commits.retire();
+    expect(timer.pending).toBe(0);
+    await timer.advance(60_000);
+    expect(fates).toEqual([1, `refused ${ErrorCode.MARKET_BUSY}`]);
+  });
+
+  it('ENGINE_HELD_REFUSE_MS: 4,000 ms by default; a value out of 100–600,000 stops the start', () => {
+    const held = (value: string | undefined) => withEnv('ENGINE_HELD_REFUSE_MS', value, () => loadConfig().engine.heldRefuseMs);
+    expect(held(undefined)).toBe(4_000);
+    expect(held('100')).toBe(100);
+    expect(held('600000')).toBe(600_000);
+    for (const bad of ['99', '600001', '5s']) expect(() => held(bad)).toThrow('ENGINE_HELD_REFUSE_MS');
   });
 
   it('with a batch answered projectAheadMs ago still unprojected, the next write waits for the projector', async () => {
@@ -314,7 +478,7 @@ describe('GroupCommit', () => {
     const commits = new GroupCommit(
       journal,
       marks,
-      { maxBatch: 100, projectAhead: 1_000, projectAheadMs: Infinity, maxUnprojected: 2_000, journalIntervalMs: 0 },
+      { maxBatch: 100, projectAhead: 1_000, projectAheadMs: Infinity, maxUnprojected: 2_000, journalIntervalMs: 0, heldRefuseMs: 5_000 },
       host,
     );
     const codes = await Promise.all(

@@ -27,7 +27,12 @@ export interface GroupCommitOptions {
    * commands are a short time; on a slow or busy machine a long one).
    */
   projectAheadMs: number;
-  /** With this many the sequencer refuses new commands (the lag bound). */
+  /**
+   * With this many commands taken and not projected yet (queued, in the journal write in flight, or
+   * applied and unprojected) the sequencer refuses new commands (the lag bound). The queue counts: the
+   * backpressure holds journal writes near `projectAhead` unprojected, so with a stalled projector only
+   * the queue grows, and without it in the count the bound would never be reached.
+   */
   maxUnprojected: number;
   /**
    * The least time (ms) from the start of one journal write to the start of the next (0: none):
@@ -36,7 +41,23 @@ export interface GroupCommitOptions {
    * synchronous commit, and every batch the host a pass of applying, answering and pushing.
    */
   journalIntervalMs: number;
+  /**
+   * With the next journal write held for the projector (the backpressure, not a write in flight) this
+   * long (ms), the commands queued for it hear "behind" (2106: none of them was handed to the journal)
+   * and so does every new command at once, until the hold ends. The count bound alone lets a slow
+   * stream of commands queue for minutes behind a stalled projector, to be placed at stale prices for
+   * clients that gave up.
+   */
+  heldRefuseMs: number;
 }
+
+/** The timer the hold's time bound runs on (injectable: a test moves its clock itself). */
+export interface GroupCommitTimer {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const realTimer: GroupCommitTimer = { set: (fn, ms) => setTimeout(fn, ms), clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>) };
 
 /** What the group commit needs of its host. */
 export interface GroupCommitHost {
@@ -58,6 +79,8 @@ const busy = () => new BusinessError(ErrorCode.MARKET_BUSY);
  * without the same client order id could place it twice).
  */
 const unknown = () => new BusinessError(ErrorCode.ENGINE_UNKNOWN);
+/** For a command refused by the lag bound (by count, or by a hold past `heldRefuseMs`): never journaled, a retry later is safe. */
+const behind = () => new BusinessError(ErrorCode.SEQUENCER_BEHIND);
 
 /** The bound of the backpressure that holds a journal write: unprojected commands, or an unprojected batch's age. */
 export type Backpressure = 'commands' | 'age';
@@ -87,6 +110,8 @@ export class GroupCommit {
    */
   readonly heldMs: Record<Backpressure, Samples> = { commands: new Samples(), age: new Samples() };
   private queue: Queued[] = [];
+  /** Commands in the journal write in flight (taken from the queue, not applied yet): they count towards the lag bound. */
+  private writing = 0;
   private flushing = false;
   /** What the drain waits on now, and since when (performance.now()): for a stall's report (`waiting`). */
   private waitingOn?: GroupCommitWait;
@@ -96,6 +121,9 @@ export class GroupCommit {
   /** When the last journal write started (performance.now()), and how to end a wait for the interval (`spacing`). */
   private lastWriteAt = -Infinity;
   private endSpacing?: () => void;
+  /** While the projector holds the drain: the timer of its time bound (`heldRefuseMs`), and whether it ran out (every command refused). */
+  private holdTimer?: unknown;
+  private heldTooLong = false;
 
   constructor(
     private readonly journal: { append(batch: JournalBatch, token?: number): Promise<void> },
@@ -104,6 +132,7 @@ export class GroupCommit {
     private readonly host: GroupCommitHost,
     /** The last batch's time: a batch's time never goes back (the clock may). */
     private lastTs = 0,
+    private readonly timer: GroupCommitTimer = realTimer,
   ) {}
 
   /** Journals, applies and answers `cmd` in the next group commit: its outcome (the order path's one promise per command). */
@@ -118,8 +147,10 @@ export class GroupCommit {
 
   private enqueue(cmd: SeqCommand, done: Queued['done'], reject: Queued['reject']): void {
     if (this.stopped || this.retired) return reject(busy());
-    // Bounded lag: past it the sequencer takes nothing new (and says so) until the projector catches up.
-    if (this.marks.unprojected >= this.options.maxUnprojected) return reject(new BusinessError(ErrorCode.SEQUENCER_BEHIND));
+    // Bounded lag: past it the sequencer takes nothing new (and says so, before anything is journaled) until the
+    // projector catches up. What is queued counts: a stalled projector gets prompt refusals, not a queue without end;
+    // and so does a drain held for the projector past `heldRefuseMs`, however few commands wait.
+    if (this.heldTooLong || this.marks.unprojected + this.writing + this.queue.length >= this.options.maxUnprojected) return reject(behind());
     this.queue.push({ cmd, at: performance.now(), done, reject });
     if (!this.flushing) void this.drain();
     else if (this.queue.length >= this.options.maxBatch) this.endSpacing?.();
@@ -157,6 +188,7 @@ export class GroupCommit {
   retire(): void {
     this.retired = true;
     this.endSpacing?.();
+    this.unhold();
     for (const p of this.queue.splice(0)) p.reject(busy());
   }
 
@@ -169,6 +201,7 @@ export class GroupCommit {
     this.stopped = true;
     this.marks.halted = true;
     this.endSpacing?.();
+    this.unhold();
     for (const p of batch) p.reject(unknown());
     for (const p of this.queue.splice(0)) p.reject(busy());
   }
@@ -178,6 +211,27 @@ export class GroupCommit {
     if (this.marks.unprojected >= this.options.projectAhead) return 'commands';
     const oldest = this.marks.oldestUnprojectedAt();
     return oldest !== undefined && performance.now() - oldest >= this.options.projectAheadMs ? 'age' : undefined;
+  }
+
+  /**
+   * The drain is held for the projector: once `heldRefuseMs` have passed, the queue hears "behind" (2106) and
+   * so does every new command until `unhold`. None of the queue was handed to the journal: a batch leaves the
+   * queue only to be written at once, and the hold starts only after the previous write was applied or answered
+   * (`writing` is 0), so nothing refused here can be replayed.
+   */
+  private hold(): void {
+    this.holdTimer = this.timer.set(() => {
+      this.holdTimer = undefined;
+      this.heldTooLong = true;
+      for (const p of this.queue.splice(0)) p.reject(behind());
+    }, this.options.heldRefuseMs);
+  }
+
+  /** The hold ended (or the group commit stopped): commands are taken again. */
+  private unhold(): void {
+    if (this.holdTimer !== undefined) this.timer.clear(this.holdTimer);
+    this.holdTimer = undefined;
+    this.heldTooLong = false;
   }
 
   /**
@@ -207,7 +261,13 @@ export class GroupCommit {
         if (held) {
           const since = performance.now();
           this.wait('the projector');
-          while (this.behind() && !this.stopped && !this.retired) await this.marks.waitFor(this.marks.projected + 1);
+          this.hold();
+          try {
+            // It holds on with the queue refused and empty, so new commands keep hearing "behind" at once till the projector moves.
+            while (this.behind() && !this.stopped && !this.retired) await this.marks.waitFor(this.marks.projected + 1);
+          } finally {
+            this.unhold();
+          }
           this.heldMs[held].add(performance.now() - since);
         }
         const spacing = this.spacing();
@@ -229,11 +289,14 @@ export class GroupCommit {
         }
         let failed: { err: unknown } | undefined;
         this.wait('a journal write');
+        this.writing = batch.length;
         try {
           await this.journal.append({ seq, ts, commands: batch.map((p) => p.cmd) }, token);
         } catch (err) {
           failed = { err };
         }
+        // Applied (and so counted as unprojected) or answered below, with no turn of the event loop in between.
+        this.writing = 0;
         this.wait(undefined);
         if (this.retired) {
           // The host stepped down or restarted meanwhile: another term's business now; only these callers hear of it:

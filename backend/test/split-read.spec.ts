@@ -1,4 +1,11 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { createApp } from '../src/app.factory';
+import { loadConfig } from '../src/infra/config/config';
+import { registerByEmail } from './support/accounts';
+import { deposit } from './support/funding';
 import { runLoadScript } from './support/load-script';
+import { startTestApp, TestApp } from './support/test-app';
 
 /**
  * Split roles, read-your-writes on an api process (load-tests/split-read.mjs on the built code):
@@ -12,4 +19,51 @@ describe('split roles: an api process does not wait out the projector linger for
     expect(out).toMatch(/^split read: 3 of 3 reads within 1500 ms$/m);
     expect(code).toBe(0);
   }, 180_000);
+});
+
+/**
+ * The same in one jest process, on the source: the sequencer's app (commands over Redis, its
+ * projector lingering 3 s) and a ROLE=api app on the same database and Redis prefix.
+ */
+describe('split roles in process: a transfer into the trade account through an api process', () => {
+  const USDT = 3;
+  let engine: TestApp;
+  let api: NestExpressApplication;
+  beforeAll(async () => {
+    engine = await startTestApp({ engine: { ...loadConfig().engine, transport: 'redis', projectLingerMs: 3000 } });
+    const role = process.env.ROLE;
+    process.env.ROLE = 'api';
+    try {
+      api = await createApp(engine.config);
+      await api.init();
+    } finally {
+      if (role === undefined) delete process.env.ROLE;
+      else process.env.ROLE = role;
+    }
+  });
+  afterAll(async () => {
+    await api?.close();
+    await engine?.close();
+  });
+
+  it('the next read on that process shows the coin credited (regression: it read the balances before the projector wrote the credit)', async () => {
+    const u = await registerByEmail(engine);
+    await deposit(engine, u.user.id, USDT, '100');
+    const change = { from: 'coin', to: 'lever', currency_id: USDT, amount: '40' };
+    expect((await engine.http().post('/api/wallet/change').set('Authorization', u.token).type('form').send(change)).body.code).toBe(1);
+    const viaApi = (path: string, body: Record<string, unknown>) =>
+      request(api.getHttpServer()).post(`/api/${path}`).set('Authorization', u.token).type('form').send(body);
+
+    const back = await viaApi('wallet/change', { from: 'lever', to: 'coin', currency_id: USDT, amount: '40', client_id: 'split-in-1' });
+    expect(back.body).toMatchObject({ code: 1, data: { duplicate: false } });
+    const t0 = performance.now();
+    const accounts = (await viaApi('wallet/list', {})).body.data.accounts as Array<{
+      account: string;
+      items: Array<{ currency_id: number; available: string }>;
+    }>;
+    const available = (account: string) => accounts.find((a) => a.account === account)!.items.find((i) => i.currency_id === USDT)?.available ?? '0';
+    expect({ coin: available('coin'), lever: available('lever') }).toEqual({ coin: '100', lever: '0' });
+    // It asked the engine not to linger (3 s) for it.
+    expect(performance.now() - t0).toBeLessThan(1500);
+  });
 });

@@ -3,6 +3,7 @@ import { BusinessError } from '../src/infra/http/business-error';
 import { ErrorCode } from '../src/infra/http/error-codes';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { OutboxRelay } from '../src/modules/engine/outbox-relay.service';
+import { empty } from '../src/modules/engine/sequencer/sequencer';
 import { TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { WithdrawalService } from '../src/modules/wallet/withdrawal.service';
@@ -619,6 +620,67 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     await t.app.get(TradeAccountCommands).settled(u.user.id);
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '100', frozen: '0' });
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+
+  it('an operator decision or a transfer into the trade account the sequencer has not applied in time answers 2107; the same again answers what the first did, money moved once', async () => {
+    const u = await user('500');
+    const addr = await addAddress(u);
+    const w = (await post(u.token, 'wallet/out', { address_id: addr, amount: '100', password: '135790' })).body.data.withdrawal_id;
+    const d = (await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '50', image_id: await proofImage(u.token) })).body.data
+      .deposit_id;
+    expect((await post(u.token, 'wallet/change', { from: 'coin', to: 'lever', currency_id: USDT, amount: '30' })).body.code).toBe(1);
+    const host = t.app.get(EngineHost);
+    const relay = t.app.get(OutboxRelay);
+    // No sequencer takes these commands (as when no engine runs), and an answer waits 1 s for one instead of 10 s.
+    const held = new Set([`deposit-approve:${d}`, `withdrawal-reject:${w}`, `transfer-in:${u.user.id}-in-1`]);
+    const submit = host.submit.bind(host);
+    const stopped = jest
+      .spyOn(host, 'submit')
+      .mockImplementation((cmd) => (cmd.t === 'post' && held.has(cmd.commandId) ? Promise.reject(new BusinessError(ErrorCode.MARKET_BUSY)) : submit(cmd)));
+    const appliedAt = relay.appliedAt.bind(relay);
+    const quick = jest.spyOn(relay, 'appliedAt').mockImplementation((id) => appliedAt(id, 1000));
+    const approve = () => post(admin, `admin/deposits/${d}/approve`, { reason: 'tx seen on chain' });
+    const reject = () => post(admin, `admin/withdrawals/${w}/reject`, { reason: 'address under review' });
+    const into = { from: 'lever', to: 'coin', currency_id: USDT, amount: '30', client_id: 'in-1' };
+    try {
+      expect((await approve()).body).toMatchObject({ code: 2107, type: 'error' });
+      expect((await approve()).body.code).toBe(2107); // the same approval again: its credit is still on its way
+      expect((await reject()).body.code).toBe(2107);
+      expect((await post(u.token, 'wallet/change', into)).body.code).toBe(2107);
+      // Another decision on a decided record: 2209 at once.
+      expect((await post(admin, `admin/deposits/${d}/reject`, { reason: 'no' })).body.code).toBe(2209);
+      expect((await post(admin, `admin/withdrawals/${w}/approve`, {})).body.code).toBe(2209);
+      expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '370', frozen: '100' }); // nothing credited or released yet
+    } finally {
+      stopped.mockRestore();
+      quick.mockRestore();
+    }
+    // A sequencer again: the decisions answer 2209 (each applied once), the transfer its first request.
+    expect((await approve()).body.code).toBe(2209);
+    expect((await reject()).body.code).toBe(2209);
+    expect((await post(u.token, 'wallet/change', into)).body).toMatchObject({ code: 1, data: { transfer_id: `${u.user.id}-in-1`, duplicate: true } });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '550', frozen: '0' });
+    expect((await post(u.token, 'wallet/detail', { account: 'lever', currency_id: USDT })).body.data).toMatchObject({ total: '0' });
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'deposit' AND ref_id = $1 AND code = 200`, [String(d)]);
+    expect(n).toBe(2);
+  });
+
+  it('an operator decision the sequencer refuses answers its error, not success', async () => {
+    const u = await user('500');
+    const w = (await post(u.token, 'wallet/out', { address_id: await addAddress(u), amount: '100', password: '135790' })).body.data.withdrawal_id;
+    const host = t.app.get(EngineHost);
+    const submit = host.submit.bind(host);
+    const refused = jest
+      .spyOn(host, 'submit')
+      .mockImplementation((cmd) =>
+        cmd.t === 'post' && cmd.commandId === `withdrawal-approve:${w}` ? Promise.resolve(empty('INSUFFICIENT_BALANCE')) : submit(cmd),
+      );
+    try {
+      expect((await post(admin, `admin/withdrawals/${w}/approve`, { tx_hash: 'abc' })).body).toMatchObject({ code: 2000, message: 'Insufficient balance' });
+    } finally {
+      refused.mockRestore();
+    }
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '400', frozen: '100' });
   });
 
   it('30 parallel transfers coin → lever, each of the whole balance: exactly one goes through, the rest refused with 2000; and back again', async () => {

@@ -320,6 +320,11 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     return this.marks.settledFor(userId);
   }
 
+  /** A command of these users was applied at batch `seq` (learnt from the outbox): their reads here wait for its projection. */
+  wroteFor(users: readonly number[], seq: number): void {
+    this.marks.answered(users, seq);
+  }
+
   /** Resolves once everything submitted so far is journaled, applied and projected. */
   async idle(): Promise<void> {
     while (this.commits?.busy) await new Promise((r) => setTimeout(r, 2));

@@ -1,9 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
 import { EngineBus } from './engine-bus';
 import { EngineHost } from './engine-host.service';
 import type { SeqCode } from './sequencer/commands';
-import type { Posting } from './trade-account-commands';
+import { type Posting, refusal } from './trade-account-commands';
 
 const BATCH = 500;
 const POLL_MS = 1000;
@@ -48,17 +50,51 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** After the caller's commit: sends what is pending and waits for this command's result (undefined if not applied in time). */
   async applied(commandId: string, timeoutMs = 10_000): Promise<SeqCode | undefined> {
+    return (await this.appliedAt(commandId, timeoutMs))?.code;
+  }
+
+  /**
+   * As `applied`, with the journal position it was applied at. The users it moved money for are
+   * registered with this process's watermarks first, so their next read here waits for its
+   * projection (on an api process of the split roles the relay runs elsewhere: nothing else tells it).
+   */
+  async appliedAt(commandId: string, timeoutMs = 10_000): Promise<{ code: SeqCode; seq: number } | undefined> {
     const until = Date.now() + timeoutMs;
     this.kick();
     for (;;) {
-      const [row] = await this.dataSource.query('SELECT result FROM sequencer_outbox WHERE command_id = $1 AND applied_seq IS NOT NULL', [commandId]);
-      if (row) return row.result as SeqCode;
+      const [row]: Array<{ result: SeqCode; seq: string; command: Posting }> = await this.dataSource.query(
+        'SELECT result, applied_seq AS seq, command FROM sequencer_outbox WHERE command_id = $1 AND applied_seq IS NOT NULL',
+        [commandId],
+      );
+      if (row) {
+        const seq = Number(row.seq);
+        const users = row.command.legs.filter((l) => l.ownerType === 'user').map((l) => l.ownerId);
+        if (row.result === 'OK') this.host.wroteFor(users, seq);
+        return { code: row.result, seq };
+      }
       if (Date.now() > until) return undefined;
       await new Promise<void>((resolve) => {
         this.wake.push(resolve);
         setTimeout(resolve, 50);
       });
     }
+  }
+
+  /**
+   * As `appliedAt`, for a request's answer: a refusal is its business error, and no result in time is
+   * 2107 (the command stays in the outbox and is applied once a sequencer runs; a retry answers it).
+   */
+  async appliedOrFail(commandId: string, timeoutMs?: number): Promise<number> {
+    const r = await this.appliedAt(commandId, timeoutMs);
+    if (!r) throw new BusinessError(ErrorCode.ENGINE_UNKNOWN);
+    if (r.code !== 'OK') throw refusal(r.code);
+    return r.seq;
+  }
+
+  /** Whether this command was ever written to the outbox (applied or not). */
+  async holds(commandId: string): Promise<boolean> {
+    const [row] = await this.dataSource.query('SELECT 1 FROM sequencer_outbox WHERE command_id = $1', [commandId]);
+    return row !== undefined;
   }
 
   kick(): void {

@@ -44,7 +44,7 @@ export class Watermarks {
     this.unprojected += batch.outcomes.length;
   }
 
-  /** The sequencer's process answered a forwarded command of these users at batch `seq` (split roles). */
+  /** The sequencer's process answered a forwarded command of these users at batch `seq` (split roles), or applied an outbox command of theirs there. */
   answered(users: readonly number[], seq: number): void {
     if (seq > this.journaled) this.journaled = seq;
     if (seq > this.projected) for (const u of users) this.userSeq.set(u, Math.max(seq, this.userSeq.get(u) ?? 0));

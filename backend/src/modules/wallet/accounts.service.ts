@@ -302,7 +302,8 @@ export class AccountsService {
     };
     // A retry sent at the same moment answers the first's posting (its command id) once that commits.
     const posted = await orConcurrentRetry(() => this.dataSource.transaction(transfer), () => this.ledger.posted(base.commandId));
-    await this.outbox.applied(`transfer-in:${id}`);
+    // 2107 when not applied in time (it will be, once a sequencer runs: a retry with the client_id answers it).
+    await this.outbox.appliedOrFail(`transfer-in:${id}`);
     return { transfer_id: id, duplicate: posted.duplicate };
   }
 

@@ -84,26 +84,30 @@ export class DepositService {
   /**
    * Credits the reported amount once (200, from the external mirror account). The decision and
    * the credit command commit together (the outbox); the sequencer applies the credit, and the
-   * answer waits for it so the owner's balance shows it at once.
+   * answer waits for it so the owner's balance shows it at once: 2107 when it is not applied in
+   * time (it will be, once a sequencer runs). The same approval again answers 2107 while its credit
+   * is still on its way, then 2209 (approved once).
    */
   async approve(adminId: number, id: number, reason?: string) {
     const commandId = `deposit-approve:${id}`;
-    const view = await this.dataSource.transaction(async (m) => {
-      const d = await decide(m, 'deposits', this.dataSource.getRepository(Deposit), id, { status: 'passed', adminId, reason: reason ?? null });
-      const amount = moneyString(d.amount);
-      await this.outbox.enqueue(m, {
-        commandId,
-        refType: 'deposit',
-        refId: String(id),
-        actor: `admin:${adminId}`,
-        reason,
-        legs: [coinLeg(d.userId, d.currencyId, LedgerCode.DepositIncrease, amount), systemLeg('external', d.currencyId, LedgerCode.DepositIncrease, `-${amount}`)],
-      });
-      const coin = await this.funding.coin(d.currencyId, true);
-      await this.messages.leave(m, d.userId, 'notice.deposit_approved', { amount, coin: coin.symbol }, `deposit:${id}`);
-      return recordView(d, coin.symbol, true);
-    });
-    await this.outbox.applied(commandId);
+    const view = await this.dataSource
+      .transaction(async (m) => {
+        const d = await decide(m, 'deposits', this.dataSource.getRepository(Deposit), id, { status: 'passed', adminId, reason: reason ?? null });
+        const amount = moneyString(d.amount);
+        await this.outbox.enqueue(m, {
+          commandId,
+          refType: 'deposit',
+          refId: String(id),
+          actor: `admin:${adminId}`,
+          reason,
+          legs: [coinLeg(d.userId, d.currencyId, LedgerCode.DepositIncrease, amount), systemLeg('external', d.currencyId, LedgerCode.DepositIncrease, `-${amount}`)],
+        });
+        const coin = await this.funding.coin(d.currencyId, true);
+        await this.messages.leave(m, d.userId, 'notice.deposit_approved', { amount, coin: coin.symbol }, `deposit:${id}`);
+        return recordView(d, coin.symbol, true);
+      })
+      .catch((err: unknown) => decidedBefore(this.outbox, commandId, err));
+    await this.outbox.appliedOrFail(commandId);
     return view;
   }
 
@@ -122,6 +126,15 @@ export class DepositService {
     this.bus.emit('balance', view.user_id as number);
     return view;
   }
+}
+
+/**
+ * A decision that found its record decided (2209): when it is the same decision again (its command
+ * is in the outbox: a retry after 2107, a second click), 2107 while that command is still on its way.
+ */
+export async function decidedBefore(outbox: OutboxRelay, commandId: string, err: unknown): Promise<never> {
+  if (err instanceof BusinessError && err.code === ErrorCode.ALREADY_DECIDED && (await outbox.holds(commandId))) await outbox.appliedOrFail(commandId);
+  throw err;
 }
 
 function recordView(d: Deposit, symbol: string, forOperator: boolean) {

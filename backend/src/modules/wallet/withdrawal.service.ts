@@ -18,6 +18,7 @@ import { UserMessageService } from '../notice/user-message.service';
 import { UserService } from '../user/user.service';
 import { positive } from './accounts.service';
 import { AddressBookService } from './address-book.service';
+import { decidedBefore } from './deposit.service';
 import type { AdminRecordQueryDto, ApproveWithdrawalDto, RecordQueryDto, WithdrawDto } from './dto/funding.dto';
 import { FundPasswordService } from './fund-password.service';
 import { FundingConfigService } from './funding-config.service';
@@ -369,14 +370,20 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     });
   }
 
-  /** The decision and its money command commit together (outbox); the answer waits until the sequencer has applied it. */
+  /**
+   * The decision and its money command commit together (outbox); the answer waits until the sequencer
+   * has applied it: 2107 when not in time (it will be, once a sequencer runs). The same decision again
+   * answers 2107 while its command is still on its way, then 2209 (decided once).
+   */
   private async decideWith<V>(id: number, commandId: string, decideIn: (m: EntityManager) => Promise<{ posting: Omit<Posting, 'commandId'>; view: V }>): Promise<V> {
-    const view = await this.dataSource.transaction(async (m) => {
-      const { posting, view } = await decideIn(m);
-      await this.outbox.enqueue(m, { commandId, ...posting });
-      return view;
-    });
-    await this.outbox.applied(commandId);
+    const view = await this.dataSource
+      .transaction(async (m) => {
+        const { posting, view } = await decideIn(m);
+        await this.outbox.enqueue(m, { commandId, ...posting });
+        return view;
+      })
+      .catch((err: unknown) => decidedBefore(this.outbox, commandId, err));
+    await this.outbox.appliedOrFail(commandId);
     return view;
   }
 }

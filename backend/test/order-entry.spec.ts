@@ -229,4 +229,31 @@ describe('order entry: batch and Socket.IO (real PostgreSQL + Redis)', () => {
       expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '950', frozen: '50' });
     });
   });
+
+  // Regression: past the engine's integers (2^53 quote units, lots, or ticks × lots) the conversions
+  // have no answer, which read as 0 or as a bad price: "Amount cannot be empty", "Enter a valid price".
+  describe('orders too large for the engine', () => {
+    it.each<[string, Body]>([
+      ['a market buy of 1,000,000,000 USDT (10^16 quote units of 10^-7)', { symbol: 'BTC/USDT', side: 'buy', type: 'market', amount: '1000000000' }],
+      ['a limit buy of 20,000 BTC at 60,000 (2·10^9 lots × 6·10^6 ticks)', limitBuy('60000', '20000')],
+      ['a market buy of 20,000 BTC with a worst price of 60,000', { symbol: 'BTC/USDT', side: 'buy', type: 'market', price: '60000', quantity: '20000' }],
+      ['a limit sell of 10^11 BTC (10^16 lots)', { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '60000', quantity: '100000000000' }],
+    ])('%s: 1000 "The amount is too large", nothing placed', async (_what, order) => {
+      const u = await trader('1000');
+      expect((await http('post', 'coin/trade', u.token, order)).body).toEqual({ type: 'error', code: 1000, message: 'The amount is too large', data: null });
+      // The batch gives the same answer.
+      expect((await batch(u.token, { orders: [order] })).body.data.results).toEqual([
+        { type: 'error', code: 1000, message: 'The amount is too large', data: null },
+      ]);
+      expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '1000', frozen: '0' });
+      expect(await orders(u.token)).toEqual([]);
+    });
+
+    it('below those bounds the usual answers stay: an amount under one quote unit is empty, a large order placeable is only short of funds', async () => {
+      const u = await trader('1000');
+      const empty = await http('post', 'coin/trade', u.token, { symbol: 'BTC/USDT', side: 'buy', type: 'market', amount: '0.00000001' });
+      expect(empty.body).toMatchObject({ code: 1000, message: 'Amount cannot be empty' });
+      expect((await http('post', 'coin/trade', u.token, limitBuy('60000', '1000'))).body).toMatchObject({ code: 2000 });
+    });
+  });
 });

@@ -120,16 +120,21 @@ export class CoinTradeService {
     // The command is built once, in one shape, at the end (no partial object spread into another).
     let qty = 0;
     let quoteBudget = 0;
+    // The DTO checked the amounts' form, so a conversion without an answer is one past the engine's
+    // integers (2^53 quote units, lots, or ticks × lots): too large, not empty nor a bad price.
     if (dto.type === 'market' && dto.side === 'buy' && dto.quantity === undefined) {
-      quoteBudget = e.quoteToUnits(dto.amount!) ?? 0;
-      if (!quoteBudget) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_empty');
+      const budget = e.quoteToUnits(dto.amount!);
+      if (budget === undefined) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_too_large');
+      if (!budget) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_empty');
+      quoteBudget = budget;
     } else {
       const lots = e.qtyToLots(dto.quantity!);
-      if (lots === undefined || lots === 0) throw new BusinessError(ErrorCode.VALIDATION, 'error.quantity_empty');
+      if (lots === undefined) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_too_large');
+      if (lots === 0) throw new BusinessError(ErrorCode.VALIDATION, 'error.quantity_empty');
       if (lots < e.minLots) throw new BusinessError(ErrorCode.QUANTITY_TOO_SMALL, 'error.quantity_below_min', { min: market.minQty });
       // A market buy by quantity needs a worst price to know what to freeze.
       if (dto.side === 'buy' && dto.type === 'market' && !price) throw new BusinessError(ErrorCode.PRICE_INVALID);
-      if (dto.side === 'buy' && !Number.isSafeInteger(price * lots)) throw new BusinessError(ErrorCode.PRICE_INVALID);
+      if (dto.side === 'buy' && !Number.isSafeInteger(price * lots)) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_too_large');
       qty = lots;
     }
     // `units`: those of the MarketInfo it was converted with (read once, before any await of the caller's).

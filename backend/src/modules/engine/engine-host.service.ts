@@ -446,7 +446,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     const changed = this.registry.all().filter((m) => !sameParams(this.seqr!.market(m.id), paramsOf(m)));
     return Promise.all(
       changed.map(async (m) => {
-        const r = await this.submit({ t: 'market', market: paramsOf(m), v: 2 });
+        const r = await this.submit({ t: 'market', market: paramsOf(m), v: 3 });
         if (r.code !== 'OK') this.logger.error(`${m.symbol}: market parameters refused (${r.code})`);
         return { symbol: m.symbol, code: r.code };
       }),

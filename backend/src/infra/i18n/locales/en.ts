@@ -61,6 +61,7 @@ export const en = {
   'error.price_invalid': 'Enter a valid price',
   'error.price_tick': 'The price must be a multiple of {tick}',
   'error.amount_empty': 'Amount cannot be empty',
+  'error.amount_too_large': 'The amount is too large',
   'error.order_not_found': 'Order not found',
   'error.order_closed': 'This order is already completed or cancelled',
   'error.market_busy': 'The market is busy. Please try again',

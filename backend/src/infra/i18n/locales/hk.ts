@@ -63,6 +63,7 @@ export const hk: Catalogue = {
   'error.price_invalid': '請輸入正確的價格',
   'error.price_tick': '價格必須是 {tick} 的整數倍',
   'error.amount_empty': '金額不能為空',
+  'error.amount_too_large': '金額過大',
   'error.order_not_found': '訂單不存在',
   'error.order_closed': '該訂單已成交或已撤銷',
   'error.market_busy': '市場繁忙，請重試',

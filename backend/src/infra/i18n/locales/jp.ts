@@ -63,6 +63,7 @@ export const jp: Catalogue = {
   'error.price_invalid': '正しい価格を入力してください',
   'error.price_tick': '価格は {tick} の倍数で入力してください',
   'error.amount_empty': '金額を入力してください',
+  'error.amount_too_large': '金額が大きすぎます',
   'error.order_not_found': '注文が見つかりません',
   'error.order_closed': 'この注文は既に約定または取消済みです',
   'error.market_busy': '市場が混み合っています。もう一度お試しください',

@@ -63,6 +63,7 @@ export const kr: Catalogue = {
   'error.price_invalid': '올바른 가격을 입력해 주세요',
   'error.price_tick': '가격은 {tick}의 배수여야 합니다',
   'error.amount_empty': '금액을 입력해 주세요',
+  'error.amount_too_large': '금액이 너무 큽니다',
   'error.order_not_found': '주문을 찾을 수 없습니다',
   'error.order_closed': '이미 체결되었거나 취소된 주문입니다',
   'error.market_busy': '시장이 혼잡합니다. 다시 시도해 주세요',

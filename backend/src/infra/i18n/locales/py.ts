@@ -63,6 +63,7 @@ export const py: Catalogue = {
   'error.price_invalid': 'Informe um preço válido',
   'error.price_tick': 'O preço deve ser um múltiplo de {tick}',
   'error.amount_empty': 'O valor não pode ficar vazio',
+  'error.amount_too_large': 'O valor é grande demais',
   'error.order_not_found': 'Ordem não encontrada',
   'error.order_closed': 'Esta ordem já foi concluída ou cancelada',
   'error.market_busy': 'O mercado está ocupado. Tente novamente',

@@ -63,6 +63,7 @@ export const ty: Catalogue = {
   'error.price_invalid': 'กรุณากรอกราคาที่ถูกต้อง',
   'error.price_tick': 'ราคาต้องเป็นผลคูณของ {tick}',
   'error.amount_empty': 'กรุณากรอกจำนวนเงิน',
+  'error.amount_too_large': 'จำนวนเงินมากเกินไป',
   'error.order_not_found': 'ไม่พบคำสั่งซื้อขาย',
   'error.order_closed': 'คำสั่งนี้จับคู่ครบหรือถูกยกเลิกแล้ว',
   'error.market_busy': 'ตลาดมีผู้ใช้งานมาก กรุณาลองใหม่',

@@ -63,6 +63,7 @@ export const zh: Catalogue = {
   'error.price_invalid': '请输入正确的价格',
   'error.price_tick': '价格必须是 {tick} 的整数倍',
   'error.amount_empty': '金额不能为空',
+  'error.amount_too_large': '金额过大',
   'error.order_not_found': '订单不存在',
   'error.order_closed': '该订单已成交或已撤销',
   'error.market_busy': '市场繁忙，请重试',

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Balance, BalanceStore, Delta, FastBalances, ReferenceBalances } from './balances';
+import { Balance, BALANCE_CEILING, BalanceStore, Delta, FastBalances, ReferenceBalances } from './balances';
 
 /**
  * One suite, run against the fast store and the obviously-right reference: both must pass every
@@ -95,6 +95,22 @@ describe.each(STORES)('%s', (_name: string, make: StoreFactory) => {
     expect(s.get('a')).toEqual(b(0n));
   });
 
+  it('a change taking available or frozen to 10^18 whole units (what numeric(36,18) cannot hold) is refused and changes nothing; just below is accepted', () => {
+    const top = BALANCE_CEILING - 1n;
+    expect(BALANCE_CEILING).toBe(10n ** 36n);
+    expect(s.apply([d('a', top)])).toBe(true);
+    expect(s.apply([d('a', 1n), d('b', 1n)])).toBe(false);
+    // Available to frozen within the ceiling is fine; frozen past it is not, nor a credit to frozen.
+    expect(s.apply([d('a', -top, top)])).toBe(true);
+    expect(s.apply([d('a', 0n, 1n)])).toBe(false);
+    expect(s.apply([d('b', BALANCE_CEILING, 0n), d('b', -1n, 0n)])).toBe(true);
+    expect(s.apply([d('c', 5n), d('c', BALANCE_CEILING - 5n)])).toBe(false);
+    expect(s.entries()).toEqual([
+      ['a', b(0n, top)],
+      ['b', b(top)],
+    ]);
+  });
+
   it('an empty change is accepted and touches nothing', () => {
     expect(s.apply([])).toBe(true);
     expect(s.entries()).toEqual([]);
@@ -131,11 +147,13 @@ describe('property: FastBalances and ReferenceBalances agree', () => {
   const amount = fc.oneof(
     { weight: 4, arbitrary: fc.bigInt({ min: -20n, max: 20n }) },
     { weight: 1, arbitrary: fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }) },
+    // Around the ceiling, so both sides of it are common.
+    { weight: 1, arbitrary: fc.bigInt({ min: BALANCE_CEILING / 2n - 20n, max: BALANCE_CEILING / 2n + 20n }) },
   );
   const delta = fc.record({ key: fc.constantFrom(...KEYS), available: amount, frozen: fc.oneof(fc.constant(0n), amount) });
   const change = fc.array(delta, { minLength: 1, maxLength: 4 });
 
-  it('gives the same answers and entries on random changes, and never a negative balance', () => {
+  it('gives the same answers and entries on random changes, and never a negative balance nor one at the ceiling', () => {
     fc.assert(
       fc.property(fc.array(change, { maxLength: 60 }), (changes) => {
         const fast = new FastBalances();
@@ -145,8 +163,8 @@ describe('property: FastBalances and ReferenceBalances agree', () => {
           const e = fast.entries();
           expect(e).toEqual(ref.entries());
           for (const [, x] of e) {
-            expect(x.available >= 0n).toBe(true);
-            expect(x.frozen >= 0n).toBe(true);
+            expect(x.available >= 0n && x.available < BALANCE_CEILING).toBe(true);
+            expect(x.frozen >= 0n && x.frozen < BALANCE_CEILING).toBe(true);
           }
           for (const k of KEYS) expect(fast.get(k)).toEqual(ref.get(k));
         }

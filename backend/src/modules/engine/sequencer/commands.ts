@@ -80,8 +80,11 @@ export interface MarketCmd {
    * 2: a new tick size re-expresses the market's last trade price (or clears it when no whole
    * number of new ticks is that price). Commands journaled without it (before 2026-12-01) replay as
    * they were applied: the price kept in the old ticks.
+   * 3: as 2, and a new base or quote currency clears the last trade price (it was the old pair's:
+   * the mark price would read it as the new pair's). Commands journaled with 2 or without a version
+   * replay as they were applied: the old pair's price kept.
    */
-  readonly v?: 2;
+  readonly v?: 2 | 3;
 }
 
 export interface MarketParams {
@@ -107,7 +110,11 @@ export type SeqCode =
   | 'UNOWNED_DEBIT'
   | 'UNBALANCED'
   /** A place converted with market units that are not the market's now (a stale registry): nothing happened, retry. */
-  | 'UNITS_CHANGED';
+  | 'UNITS_CHANGED'
+  /** A post that would take the sequencer's accounts of a currency to 10^18 whole units or more (more than the ledger's numeric(36,18) holds). */
+  | 'BALANCE_LIMIT'
+  /** A post whose reference, memo, command id or account type the ledger's columns cannot hold (too long, or a NUL character). */
+  | 'UNSTORABLE';
 
 /** An order as the sequencer knows it; amounts in ledger units (bigint, 10^-18). */
 export interface OrderState {

@@ -660,6 +660,65 @@ describe('Sequencer', () => {
       expect(t.out.code).toBe('INSUFFICIENT_BALANCE');
       t.unchanged();
     });
+
+    // Regression: balances were unbounded bigints; one at 10^18 or more cannot be written to a
+    // numeric(36,18) column, so the projection stopped for good (every replay failing the same way).
+    it.each<[string, SeqCommand[], PostCmd]>([
+      ['a second deposit of 600000000000000000', [deposit(BUYER, USDT, '600000000000000000')], deposit(BUYER, USDT, '600000000000000000')],
+      ['999999999999999999 to a user holding 1', [deposit(BUYER, USDT, '1')], deposit(BUYER, USDT, '999999999999999999')],
+      // Every balance held is part of its currency's total, which only posts change: a trade never takes a balance past it.
+      ['600000000000000000 to another user when one holds as much', [deposit(SELLER, USDT, '600000000000000000')], deposit(BUYER, USDT, '600000000000000000')],
+    ])('%s is BALANCE_LIMIT (not INSUFFICIENT_BALANCE), changes nothing and is remembered', (_what, history, post) => {
+      const t = given(...history).when(post);
+      expect(t.out).toMatchObject({ code: 'BALANCE_LIMIT', postings: [] });
+      t.unchanged();
+      expect(t.seq.apply(post)).toMatchObject({ code: 'BALANCE_LIMIT', duplicate: true });
+      // A restored sequencer works the totals out from its balances: the same answer.
+      expect(Sequencer.restore(JSON.parse(JSON.stringify(t.seq.snapshot()))).apply({ ...post, commandId: 'again' }).code).toBe('BALANCE_LIMIT');
+    });
+
+    it('up to just below 10^18 whole units is held, and a debit from there goes through', () => {
+      const top = '999999999999999999.999999999999999999';
+      const { seq, out } = given(deposit(BUYER, USDT, '999999999999999999'), transferOut(BUYER, USDT, '1')).when(deposit(SELLER, USDT, '1.999999999999999999'));
+      expect(out.code).toBe('OK');
+      expect(seq.apply(deposit(SELLER, USDT, '0.000000000000000001')).code).toBe('BALANCE_LIMIT');
+      expect(seq.apply(transferOut(SELLER, USDT, '0.5')).code).toBe('OK');
+      expect(seq.apply(deposit(BUYER, USDT, '0.5')).code).toBe('OK');
+      expect(coin(seq, BUYER, USDT).available).toBe('999999999999999998.5');
+      expect(unitsString(units(coin(seq, BUYER, USDT).available) + units(coin(seq, SELLER, USDT).available))).toBe(top);
+      // Another currency has its own total.
+      expect(seq.apply(deposit(BUYER, BTC, '999999999999999999')).code).toBe('OK');
+    });
+
+    // Regression: a refId longer than ledger_entries.ref_id (varchar(64)) — a transfer's `${userId}-${client_id}`
+    // with a 64-character client id — was applied, and the projector's COPY failed on it for ever.
+    it.each<[string, Partial<PostCmd>]>([
+      ['a refId of 65 characters', { refId: 'x'.repeat(65) }],
+      ['a refType of 33 characters', { refType: 't'.repeat(33) }],
+      ['a NUL in the memo', { memo: 'a\0b' }],
+      ['a NUL in the refId', { refId: 'a\0b' }],
+      ['a NUL in the command id', { commandId: 'dep\0nul' }],
+    ])('%s is UNSTORABLE and changes nothing', (_what, change) => {
+      const t = given(deposit(BUYER, USDT, '100')).when({ ...deposit(BUYER, USDT, '5'), ...change });
+      expect(t.out).toMatchObject({ code: 'UNSTORABLE', postings: [] });
+      t.unchanged();
+    });
+
+    it('an account type longer than its column (16) is UNSTORABLE', () => {
+      const post = transferOut(BUYER, USDT, '5');
+      const t = given(deposit(BUYER, USDT, '100')).when({ ...post, legs: [post.legs[0], { ...post.legs[1], accountType: 'a'.repeat(17) }] });
+      expect(t.out.code).toBe('UNSTORABLE');
+      t.unchanged();
+    });
+
+    it('texts that fit are applied: 64 and 32 characters (counted as PostgreSQL does), and a long memo (the projector cuts it to 200)', () => {
+      const { seq } = given(deposit(BUYER, USDT, '100'));
+      expect(seq.apply({ ...deposit(BUYER, USDT, '1'), refId: 'x'.repeat(64), refType: 't'.repeat(32), memo: 'm'.repeat(500) }).code).toBe('OK');
+      // 64 characters outside the BMP: 128 UTF-16 units, 64 characters in the column.
+      expect(seq.apply({ ...deposit(BUYER, USDT, '1'), refId: '\u{1F600}'.repeat(64) }).code).toBe('OK');
+      expect(seq.apply({ ...deposit(BUYER, USDT, '1'), refId: '\u{1F600}'.repeat(65) }).code).toBe('UNSTORABLE');
+      expect(coin(seq, BUYER, USDT).available).toBe('102');
+    });
   });
 
   describe('markets', () => {
@@ -693,6 +752,35 @@ describe('Sequencer', () => {
       // A command journaled before the rule replays as it was applied: the price kept in the old ticks.
       seq = traded();
       expect(seq.apply(configure({ ...BTC_USDT, tickSize: '0.1' })).code).toBe('OK');
+      expect(seq.lastTradePrice(1)).toBe(ticks('60000'));
+    });
+
+    it('a new base or quote currency (v3) clears the last trade price: the old pair’s price is none of the new pair’s (regression: kept, and recorded as its mark price)', () => {
+      const traded = () =>
+        given(deposit(SELLER, BTC, '1'), deposit(BUYER, USDT, '100000'), limit(SELLER, 'sell', '60000', '1'), limit(BUYER, 'buy', '60000', '1')).seq;
+      const v3 = (market: MarketParams): SeqCommand => ({ t: 'market', market, v: 3 });
+      for (const pair of [{ baseId: ETH }, { quoteId: ETH }, { baseId: ETH, symbol: 'ETH/USDT' }]) {
+        const seq = traded();
+        expect(seq.apply(v3({ ...BTC_USDT, ...pair })).code).toBe('OK');
+        expect(seq.lastTradePrice(1)).toBeUndefined();
+        expect(seq.snapshot().lastTradePrices).toEqual([]);
+      }
+      // The same pair keeps it (a fee change), or re-expresses it in a new tick (as v2).
+      let seq = traded();
+      expect(seq.apply(v3({ ...BTC_USDT, makerFee: '0.002' })).code).toBe('OK');
+      expect(seq.lastTradePrice(1)).toBe(ticks('60000'));
+      expect(seq.apply(v3({ ...BTC_USDT, makerFee: '0.002', tickSize: '0.1' })).code).toBe('OK');
+      expect(seq.lastTradePrice(1)).toBe(600000);
+      // Commands journaled before the rule (v2, or no version) replay as they were applied: the price kept.
+      for (const old of [configure({ ...BTC_USDT, baseId: ETH }), { ...configure({ ...BTC_USDT, baseId: ETH }), v: 2 as const }]) {
+        seq = traded();
+        expect(seq.apply(old).code).toBe('OK');
+        expect(seq.lastTradePrice(1)).toBe(ticks('60000'));
+      }
+      // Not on a book with orders: refused, the price kept.
+      seq = traded();
+      expect(seq.apply(limit(BUYER, 'sell', '61000', '0.5')).code).toBe('OK');
+      expect(seq.apply(v3({ ...BTC_USDT, baseId: ETH })).code).toBe('INVALID_ORDER');
       expect(seq.lastTradePrice(1)).toBe(ticks('60000'));
     });
 

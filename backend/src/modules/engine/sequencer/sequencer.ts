@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BookSnapshot, Command, createMarket, EngineEvent, EventCollector, FastBook, OrderBook, TradeEvent } from '@kestrel/matching-engine';
 import { UNIT, units, unitsTimes } from '../../../infra/money';
-import { accountKey, Balance, BalanceStore, Delta, FastBalances, ownedBySequencer, userCoin } from './balances';
+import { accountKey, Balance, BALANCE_CEILING, BalanceStore, Delta, FastBalances, ownedBySequencer, parseAccountKey, userCoin } from './balances';
 import type {
   AppliedLeg,
   AppliedPosting,
@@ -24,6 +24,10 @@ export const FEE_DECIMALS = 8;
 /** Outside (database) accounts that a posting may debit: they are credited for it beforehand, by construction. */
 const DEBITABLE_OUTSIDE = new Set(['external', 'transit']);
 const DECIMAL = /^-?\d{1,18}(\.\d{1,18})?$/;
+/** The widths of the ledger's columns a posting's texts go to (ledger_entries, Init migration), in characters. */
+const REF_TYPE_MAX = 32;
+const REF_ID_MAX = 64;
+const ACCOUNT_TYPE_MAX = 16;
 
 const spotFeeKeys = new Map<number, string>();
 /** The house's spot-fee account of a currency (its key built once: it is met on every trade). */
@@ -91,6 +95,12 @@ export class Sequencer {
   private readonly live = new Map<number, OrderState>();
   private readonly dedup = new Map<string, Remembered>();
   /**
+   * Per currency, the sum of every balance the sequencer holds (available and frozen), once worked
+   * out (`heldTotals`). Only posts change it: a freeze, a release and a trade move money between
+   * its own accounts.
+   */
+  private held?: Map<number, bigint>;
+  /**
    * Whether outcomes carry the ledger postings. Only the projection replica's copy writes the
    * ledger; the host's copy answers and pushes, so it turns them off and skips building ~8 legs
    * per trade. The state (books, balances, counters, the replay hash) is the same either way.
@@ -140,7 +150,7 @@ export class Sequencer {
       case 'post':
         return this.post(cmd);
       case 'market':
-        return this.configure(cmd.market, cmd.v === 2);
+        return this.configure(cmd.market, cmd.v ?? 1);
     }
   }
 
@@ -178,7 +188,8 @@ export class Sequencer {
 
   // ---- commands ---------------------------------------------------------------------------------
 
-  private configure(p: MarketParams, rescale = false): SeqOutcome {
+  /** `v`: the market command's version (`MarketCmd.v`; 1 without one): the rules it was journaled under. */
+  private configure(p: MarketParams, v = 1): SeqOutcome {
     const u = marketUnits(p);
     if (!u) return empty('INVALID_ORDER');
     const { lotUnits, quoteUnit, makerRate, takerRate } = u;
@@ -195,7 +206,10 @@ export class Sequencer {
       let lastTradePrice = cur.lastTradePrice;
       const oldTick = units(cur.params.tickSize);
       const newTick = units(p.tickSize);
-      if (rescale && lastTradePrice !== undefined && oldTick !== newTick) {
+      // Another pair (v3): the old pair's last price is no price of this one (the mark price would
+      // record it as the new pair's); none until its first trade.
+      if (v >= 3 && (cur.params.baseId !== p.baseId || cur.params.quoteId !== p.quoteId)) lastTradePrice = undefined;
+      else if (v >= 2 && lastTradePrice !== undefined && oldTick !== newTick) {
         const price = oldTick * BigInt(lastTradePrice);
         const ticks = price / newTick;
         lastTradePrice = price % newTick === 0n && ticks <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ticks) : undefined;
@@ -280,11 +294,26 @@ export class Sequencer {
     const dedupKey = `c:${cmd.commandId}`;
     const prior = this.dedup.get(dedupKey);
     if (prior) return { ...empty(prior.code), users: postingUsers(cmd), duplicate: true };
-    const code = this.checkPosting(cmd.legs);
+    const code = this.checkPosting(cmd);
     if (code !== 'OK') return this.remember(dedupKey, code);
     const owned: Delta[] = [];
-    for (const l of cmd.legs) if (ownedBySequencer(l)) owned.push({ key: accountKey(l), available: amountOf(l.available), frozen: amountOf(l.frozen) });
+    const held = this.heldTotals();
+    const totals = new Map<number, bigint>();
+    for (const l of cmd.legs) {
+      if (!ownedBySequencer(l)) continue;
+      const d = { key: accountKey(l), available: amountOf(l.available), frozen: amountOf(l.frozen) };
+      owned.push(d);
+      totals.set(l.currencyId, (totals.get(l.currencyId) ?? held.get(l.currencyId) ?? 0n) + d.available + d.frozen);
+    }
+    // The ledger's columns hold less than 10^18 whole units. Every balance the sequencer holds is part
+    // of its currency's total, and trades, freezes and releases keep that total, so keeping the total
+    // under the ceiling keeps every balance under it (a trade could not be refused once matched).
+    // The total is also at most what the external account has paid in (every other account is never
+    // negative), so a journal that took it to the ceiling could never have been projected (the
+    // external account's balance overflows): refusing such a command on replay changes no projected state.
+    for (const total of totals.values()) if (total >= BALANCE_CEILING) return this.remember(dedupKey, 'BALANCE_LIMIT');
     if (!this.balances.apply(owned)) return this.remember(dedupKey, 'INSUFFICIENT_BALANCE');
+    for (const [currency, total] of totals) held.set(currency, total);
     this.dedup.set(dedupKey, { ts: this.ts, code: 'OK' });
     const out = new Out();
     for (const u of postingUsers(cmd)) out.user(u);
@@ -303,11 +332,24 @@ export class Sequencer {
     return empty(code);
   }
 
-  /** Balanced per currency, well-formed amounts, and only debits the sequencer can guarantee. */
-  private checkPosting(legs: readonly Leg[]): SeqCode {
+  /** The per-currency totals of the balances held, worked out from the store at the first post that needs them. */
+  private heldTotals(): Map<number, bigint> {
+    return (this.held ??= currencyTotals(this.balances.entries()));
+  }
+
+  /**
+   * Texts the ledger can store (a command it cannot would stop the projection for good, on every
+   * replay: refusing it on replay changes no projected state), balanced per currency, well-formed
+   * amounts, and only debits the sequencer can guarantee.
+   */
+  private checkPosting(cmd: PostCmd): SeqCode {
+    const { legs } = cmd;
+    // The memo is cut to its column's 200 characters by the projector, so only a NUL is refused in it.
+    if (!fits(cmd.refType, REF_TYPE_MAX) || !fits(cmd.refId, REF_ID_MAX) || !fits(cmd.memo ?? '') || !fits(cmd.commandId)) return 'UNSTORABLE';
     if (!legs.length) return 'UNBALANCED';
     const sums = new Map<number, bigint>();
     for (const l of legs) {
+      if (!fits(l.accountType, ACCOUNT_TYPE_MAX)) return 'UNSTORABLE';
       for (const v of [l.available ?? '0', l.frozen ?? '0']) if (!DECIMAL.test(v)) return 'UNBALANCED';
       const d = amountOf(l.available) + amountOf(l.frozen);
       sums.set(l.currencyId, (sums.get(l.currencyId) ?? 0n) + d);
@@ -533,6 +575,7 @@ export class Sequencer {
     if (s.v !== 1) throw new Error(`sequencer snapshot of batch ${s.seq} has format v${String(s.v)}; this build reads v1`);
     const initial = s.balances.map(([k, a, f]): [string, Balance] => [k, { available: BigInt(a), frozen: BigInt(f) }]);
     const seq = new Sequencer(store ? store(initial) : new FastBalances(initial), dedup, s.nextOrderId);
+    seq.held = currencyTotals(initial);
     seq.seq = s.seq;
     seq.ts = s.ts;
     for (const p of s.markets) seq.configure(p);
@@ -576,6 +619,26 @@ export function closingOf(e: EngineEvent): [number, 'completed' | 'cancelled'] |
   if (e.type === 'rejected' && e.command === 'place') return [e.id, 'cancelled'];
   if (e.type === 'done' && e.status === 'filled') return [e.id, 'completed'];
   return undefined;
+}
+
+/** Per currency, the sum of these accounts' balances (available and frozen). */
+function currencyTotals(balances: Iterable<[string, Balance]>): Map<number, bigint> {
+  const totals = new Map<number, bigint>();
+  for (const [key, b] of balances) {
+    const { currencyId } = parseAccountKey(key);
+    totals.set(currencyId, (totals.get(currencyId) ?? 0n) + b.available + b.frozen);
+  }
+  return totals;
+}
+
+/**
+ * Whether a text fits a ledger column of `max` characters (PostgreSQL counts code points) and has no
+ * NUL, which no PostgreSQL text holds. Numbers (a producer's id not made a string) are written as text.
+ */
+function fits(value: string | number, max = Infinity): boolean {
+  const s = String(value);
+  if (s.includes('\0')) return false;
+  return s.length <= max || Array.from(s).length <= max;
 }
 
 function amountOf(v: string | undefined): bigint {

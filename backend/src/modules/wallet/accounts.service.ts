@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { orConcurrentRetry } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
@@ -272,7 +272,7 @@ export class AccountsService {
     if (dto.from === dto.to) throw new BusinessError(ErrorCode.VALIDATION, 'error.transfer_same_account');
     if (!accountHolds(dto.from, coin.id) || !accountHolds(dto.to, coin.id)) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_not_in_account');
     const amount = positive(dto.amount).toString();
-    const id = dto.client_id ? `${userId}-${dto.client_id}` : randomUUID();
+    const id = dto.client_id ? transferId(userId, dto.client_id) : randomUUID();
     const base = { commandId: `transfer:${id}`, refType: 'transfer', refId: id, actor: `user:${userId}`, memo: `${dto.from}>${dto.to}` };
     const leg = (account: UserAccountType, code: LedgerCode, available: string): Movement => ({
       ownerType: 'user',
@@ -349,4 +349,15 @@ export function positive(raw: string): Money {
   const v = money(raw);
   if (v.lte(0)) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
   return v;
+}
+
+/**
+ * A transfer's id, its postings' ref id (the ledger's `ref_id` holds 64 characters): `<user>-<client_id>`,
+ * or for a client id too long for that `<user>:<sha-256 of it>` (at most 54 characters; no client id
+ * holds a `:`, so a digest never meets a literal id). Ids that fit are kept as they were, so a retry
+ * sent across a deploy still finds its transfer.
+ */
+export function transferId(userId: number, clientId: string): string {
+  const id = `${userId}-${clientId}`;
+  return id.length <= 64 ? id : `${userId}:${createHash('sha256').update(clientId).digest('base64url')}`;
 }

@@ -7,6 +7,13 @@ import { RequiredReason } from '../../../infra/http/validation';
 
 const CHAIN_RE = /^[A-Za-z0-9]{2,16}$/;
 
+/**
+ * A deposit report's amount: at most 15 integer digits (below 10^15 coins), so no one approval comes
+ * near the sequencer's ceiling (a coin's trade-account total stays below 10^18: the ledger's
+ * numeric(36,18)); an approval past it is refused (1000) with the deposit already decided.
+ */
+const DEPOSIT_AMOUNT_RE = /^\d{1,15}(\.\d{1,18})?$/;
+
 export class CurrencyDto {
   @ApiProperty({ example: 3 })
   @Type(() => Number)
@@ -35,7 +42,7 @@ export class DepositRequestDto extends CurrencyChainDto {
   @ApiProperty({ example: '100' })
   @IsNotEmpty({ message: 'error.amount_empty' })
   @IsString({ message: 'error.amount_empty' })
-  @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
+  @Matches(DEPOSIT_AMOUNT_RE, { message: 'error.amount_invalid' })
   amount: string;
 
   @ApiProperty({ description: 'Id of the proof image from POST upload/image' })

@@ -77,8 +77,9 @@ export interface AppConfig {
     /** The least time between the starts of two journal writes (GroupCommitOptions.journalIntervalMs). */
     journalIntervalMs: number;
     /**
-     * ms the next journal write may be held for the projector before the commands queued for it, and every
-     * new one while the hold lasts, are refused with 2106 (ENGINE_HELD_REFUSE_MS, 100 ms–10 min, default 4 s:
+     * ms a command may wait in the queue while journal writes are held for the projector (over one hold or
+     * several) before it is refused with 2106 instead of journaled; once one hold lasts this long, every queued
+     * and every new command is refused until it ends (ENGINE_HELD_REFUSE_MS, 100 ms–10 min, default 4 s:
      * below ENGINE_FORWARD_TIMEOUT_MS's 5 s, so a forwarded command hears the 2106 rather than the api
      * process's 2107; GroupCommitOptions.heldRefuseMs): the lag bound in time, beside ENGINE_MAX_UNPROJECTED's in commands.
      */

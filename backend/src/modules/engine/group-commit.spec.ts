@@ -35,11 +35,14 @@ class FakeJournal {
 
 /** A timer on a clock the test moves (`advance`): what is due fires then, in order, and nothing else ever does. */
 class FakeTimer implements GroupCommitTimer {
-  now = 0;
+  private clock = 0;
   private nextId = 1;
   private readonly due = new Map<number, { at: number; fn: () => void }>();
+  now(): number {
+    return this.clock;
+  }
   set(fn: () => void, ms: number): unknown {
-    this.due.set(this.nextId, { at: this.now + ms, fn });
+    this.due.set(this.nextId, { at: this.clock + ms, fn });
     return this.nextId++;
   }
   clear(handle: unknown): void {
@@ -50,9 +53,13 @@ class FakeTimer implements GroupCommitTimer {
     return this.due.size;
   }
   async advance(ms: number): Promise<void> {
-    this.now += ms;
-    for (const [id, t] of [...this.due].sort((a, b) => a[1].at - b[1].at)) if (t.at <= this.now && this.due.delete(id)) t.fn();
+    this.clock += ms;
+    for (const [id, t] of [...this.due].sort((a, b) => a[1].at - b[1].at)) if (t.at <= this.clock && this.due.delete(id)) t.fn();
     await flush();
+  }
+  /** Moves the clock without firing what is due: timers running late (a busy event loop), to fire at the next `advance`. */
+  late(ms: number): void {
+    this.clock += ms;
   }
 }
 
@@ -350,6 +357,85 @@ describe('GroupCommit', () => {
     expect(fates).toEqual([1, 2, 2, 3]);
     expect(journal.orderIds()).toEqual([[1], [2, 3], [4]]);
     expect(commits.heldMs.commands.take().samples).toBe(2);
+    expect(timer.pending).toBe(0);
+  });
+
+  it('a projector slow but moving (each hold under heldRefuseMs): a command held longer than heldRefuseMs in all hears SEQUENCER_BEHIND and is never journaled; those held less are journaled in order', async () => {
+    // The review's case in miniature: a backlog of several batches, the projector freeing room every 3 s, 4 s the bound.
+    const { journal, timer, marks, fates, commits, submit } = setup({ projectAhead: 2, maxBatch: 2, heldRefuseMs: 4_000 });
+    const refused = `refused ${ErrorCode.SEQUENCER_BEHIND}`;
+    for (let id = 1; id <= 9; id++) submit(id); // [1] written at once, 2–9 queue
+    await journal.commit(); // [1] applied, [2, 3] written
+    await journal.commit(); // 3 unprojected: held (t = 0), 4–9 queued
+    expect(commits.waiting()).toMatchObject({ on: 'the projector', queued: 6 });
+    await timer.advance(2_500);
+    submit(10); // held 0 s so far
+    await timer.advance(500);
+    marks.advance(2, 0); // t = 3 s: the projector caught up, in time for this hold
+    await flush();
+    expect(journal.orderIds()).toEqual([[1], [2, 3], [4, 5]]); // 4 and 5 held 3 s
+    await journal.commit(); // 2 unprojected: held again (t = 3 s), 6–9 held 3 s already, 10 0.5 s
+    await timer.advance(999);
+    submit(11);
+    expect(fates.slice(5)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    await timer.advance(1); // t = 4 s: 6–9 have been held 4 s (3 + 1), though this hold has lasted 1 s
+    expect(fates.slice(5)).toEqual([refused, refused, refused, refused, undefined, undefined]);
+    submit(12); // still taken: this hold is young
+    await timer.advance(2_000); // t = 6 s: the projector moves, in time for this hold again
+    marks.advance(3, 0);
+    await flush();
+    await journal.commit(); // [10, 11] applied: held again, briefly
+    marks.advance(4, 0);
+    await flush();
+    await journal.commit();
+    // 10 was held 3.5 s, 11 and 12 2 s: journaled, in order; 6–9 were never handed to the journal.
+    expect(journal.orderIds()).toEqual([[1], [2, 3], [4, 5], [10, 11], [12]]);
+    expect(fates).toEqual([1, 2, 2, 3, 3, refused, refused, refused, refused, 4, 4, 5]);
+    expect(commits.heldMs.commands.take().samples).toBe(3);
+    expect(timer.pending).toBe(0);
+  });
+
+  it('a command held past heldRefuseMs hears SEQUENCER_BEHIND when its batch is taken, even if the hold ended before its timer ran', async () => {
+    const { journal, timer, marks, fates, submit } = setup({ projectAhead: 2, maxBatch: 2, heldRefuseMs: 4_000 });
+    const refused = `refused ${ErrorCode.SEQUENCER_BEHIND}`;
+    for (let id = 1; id <= 7; id++) submit(id);
+    await journal.commit();
+    await journal.commit(); // held (t = 0), 4–7 queued
+    await timer.advance(3_000);
+    marks.advance(2, 0);
+    await flush();
+    await journal.commit(); // [4, 5] journaled: held again, 6 and 7 held 3 s already
+    timer.late(1_500); // their timer is due, but the event loop is busy: the projector's move comes first
+    submit(8);
+    marks.advance(3, 0);
+    await flush();
+    await journal.commit();
+    expect(journal.orderIds()).toEqual([[1], [2, 3], [4, 5], [8]]);
+    expect(fates).toEqual([1, 2, 2, 3, 3, refused, refused, 4]);
+    expect(timer.pending).toBe(0);
+  });
+
+  it('time behind a journal write in flight (however slow: an fsync stall) is not held time: nothing is refused without a hold, nor by a short hold after a slow write', async () => {
+    const { journal, timer, marks, fates, submit } = setup({ projectAhead: 4, heldRefuseMs: 4_000 });
+    submit(1); // in flight for a minute
+    submit(2);
+    submit(3);
+    await flush();
+    await timer.advance(60_000);
+    await journal.commit(); // 1 unprojected: [2, 3] written at once
+    await timer.advance(60_000);
+    submit(4); // waits another minute behind [2, 3]
+    await timer.advance(60_000);
+    await journal.commit(); // 3 unprojected: [4] written
+    submit(5);
+    await timer.advance(60_000);
+    await journal.commit(); // 4 unprojected: 5 held (having waited a minute behind the write)
+    await timer.advance(3_999);
+    marks.advance(3, 0);
+    await flush();
+    await journal.commit();
+    expect(fates).toEqual([1, 2, 2, 3, 4]);
+    expect(journal.orderIds()).toEqual([[1], [2, 3], [4], [5]]);
     expect(timer.pending).toBe(0);
   });
 

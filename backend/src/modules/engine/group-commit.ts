@@ -11,6 +11,11 @@ export interface Queued {
   cmd: SeqCommand;
   /** When it was submitted (performance.now()): its time in the sequencer is counted from here. */
   at: number;
+  /**
+   * The held clock (`GroupCommit.heldClock`) when it was submitted: what it has waited since while journal writes
+   * were held for the projector is the held clock now less this (the bound `heldRefuseMs` applies to that).
+   */
+  heldAt: number;
   /** Its answer: the outcome, and the batch it was journaled in (no object built per command for the pair). */
   done: (outcome: SeqOutcome, seq: number) => void;
   reject: (e: unknown) => void;
@@ -42,22 +47,29 @@ export interface GroupCommitOptions {
    */
   journalIntervalMs: number;
   /**
-   * With the next journal write held for the projector (the backpressure, not a write in flight) this
-   * long (ms), the commands queued for it hear "behind" (2106: none of them was handed to the journal)
-   * and so does every new command at once, until the hold ends. The count bound alone lets a slow
-   * stream of commands queue for minutes behind a stalled projector, to be placed at stale prices for
-   * clients that gave up.
+   * The lag bound in time (ms), for each command: one that has waited this long in the queue while journal
+   * writes were held for the projector (the backpressure; not a write in flight, not the interval between
+   * writes), over one hold or several, hears "behind" (2106) instead of being handed to the journal. And with
+   * one hold lasting this long, the whole queue hears it, and so does every new command at once, until the
+   * hold ends. The count bound alone lets commands queue for minutes behind a projector that is stalled, or
+   * slow and ending every hold in time, to be placed at stale prices for clients that gave up.
    */
   heldRefuseMs: number;
 }
 
-/** The timer the hold's time bound runs on (injectable: a test moves its clock itself). */
+/** The clock and timer the time bound of holds runs on (injectable: a test moves its clock itself). */
 export interface GroupCommitTimer {
+  /** Now (ms; any origin, never going back). */
+  now(): number;
   set(fn: () => void, ms: number): unknown;
   clear(handle: unknown): void;
 }
 
-const realTimer: GroupCommitTimer = { set: (fn, ms) => setTimeout(fn, ms), clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>) };
+const realTimer: GroupCommitTimer = {
+  now: () => performance.now(),
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 /** What the group commit needs of its host. */
 export interface GroupCommitHost {
@@ -79,7 +91,7 @@ const busy = () => new BusinessError(ErrorCode.MARKET_BUSY);
  * without the same client order id could place it twice).
  */
 const unknown = () => new BusinessError(ErrorCode.ENGINE_UNKNOWN);
-/** For a command refused by the lag bound (by count, or by a hold past `heldRefuseMs`): never journaled, a retry later is safe. */
+/** For a command refused by the lag bound (by count, or held for the projector past `heldRefuseMs`): never journaled, a retry later is safe. */
 const behind = () => new BusinessError(ErrorCode.SEQUENCER_BEHIND);
 
 /** The bound of the backpressure that holds a journal write: unprojected commands, or an unprojected batch's age. */
@@ -121,9 +133,12 @@ export class GroupCommit {
   /** When the last journal write started (performance.now()), and how to end a wait for the interval (`spacing`). */
   private lastWriteAt = -Infinity;
   private endSpacing?: () => void;
-  /** While the projector holds the drain: the timer of its time bound (`heldRefuseMs`), and whether it ran out (every command refused). */
+  /** While the projector holds the drain: the timer of its time bound (`heldRefuseMs`), and whether the hold ran past it (every command refused). */
   private holdTimer?: unknown;
   private heldTooLong = false;
+  /** When the hold now on started (the timer's clock; undefined: no hold), and how long (ms) the earlier holds lasted in all. */
+  private holdStart?: number;
+  private heldBefore = 0;
 
   constructor(
     private readonly journal: { append(batch: JournalBatch, token?: number): Promise<void> },
@@ -151,7 +166,7 @@ export class GroupCommit {
     // projector catches up. What is queued counts: a stalled projector gets prompt refusals, not a queue without end;
     // and so does a drain held for the projector past `heldRefuseMs`, however few commands wait.
     if (this.heldTooLong || this.marks.unprojected + this.writing + this.queue.length >= this.options.maxUnprojected) return reject(behind());
-    this.queue.push({ cmd, at: performance.now(), done, reject });
+    this.queue.push({ cmd, at: performance.now(), heldAt: this.heldClock(), done, reject });
     if (!this.flushing) void this.drain();
     else if (this.queue.length >= this.options.maxBatch) this.endSpacing?.();
   }
@@ -214,24 +229,62 @@ export class GroupCommit {
   }
 
   /**
-   * The drain is held for the projector: once `heldRefuseMs` have passed, the queue hears "behind" (2106) and
-   * so does every new command until `unhold`. None of the queue was handed to the journal: a batch leaves the
-   * queue only to be written at once, and the hold starts only after the previous write was applied or answered
-   * (`writing` is 0), so nothing refused here can be replayed.
+   * The held clock: how long (ms) the drain has been held for the projector, in all holds so far. A queued
+   * command ages towards `heldRefuseMs` only while it runs: waiting behind a journal write in flight (an fsync
+   * stall) or out the interval between writes never makes it "behind" (2106).
    */
-  private hold(): void {
-    this.holdTimer = this.timer.set(() => {
-      this.holdTimer = undefined;
-      this.heldTooLong = true;
-      for (const p of this.queue.splice(0)) p.reject(behind());
-    }, this.options.heldRefuseMs);
+  private heldClock(): number {
+    return this.heldBefore + (this.holdStart === undefined ? 0 : this.timer.now() - this.holdStart);
   }
 
-  /** The hold ended (or the group commit stopped): commands are taken again. */
+  /**
+   * The queued commands that have waited `heldRefuseMs` while held for the projector hear "behind" (2106): they
+   * are the oldest, at the front of the queue. None of them was handed to the journal: a batch leaves the queue
+   * only to be written at once (nothing awaited between), so nothing refused here can be replayed.
+   */
+  private refuseStale(): void {
+    const oldest = this.heldClock() - this.options.heldRefuseMs;
+    let n = 0;
+    while (n < this.queue.length && this.queue[n].heldAt <= oldest) n++;
+    for (const p of this.queue.splice(0, n)) p.reject(behind());
+  }
+
+  /**
+   * The drain is held for the projector: each queued command that reaches `heldRefuseMs` held hears "behind"
+   * (2106) then; once the hold itself has lasted `heldRefuseMs`, the whole queue does and so does every new
+   * command until `unhold`. The hold starts only after the previous write was applied or answered (`writing`
+   * is 0), so none of the queue was handed to the journal.
+   */
+  private hold(): void {
+    this.holdStart = this.timer.now();
+    this.armHold();
+  }
+
+  /** Sets the hold's timer for when the hold or the oldest queued command (which a later one never passes) reaches `heldRefuseMs`. */
+  private armHold(): void {
+    const hold = this.timer.now() - this.holdStart!;
+    const oldest = this.queue.length ? this.heldClock() - this.queue[0].heldAt : 0;
+    this.holdTimer = this.timer.set(() => this.heldOut(), Math.max(0, this.options.heldRefuseMs - Math.max(hold, oldest)));
+  }
+
+  private heldOut(): void {
+    this.holdTimer = undefined;
+    if (this.timer.now() - this.holdStart! >= this.options.heldRefuseMs) {
+      this.heldTooLong = true;
+      for (const p of this.queue.splice(0)) p.reject(behind());
+    } else {
+      this.refuseStale();
+      this.armHold();
+    }
+  }
+
+  /** The hold ended (or the group commit stopped): commands are taken again, and stop ageing. */
   private unhold(): void {
     if (this.holdTimer !== undefined) this.timer.clear(this.holdTimer);
     this.holdTimer = undefined;
     this.heldTooLong = false;
+    if (this.holdStart !== undefined) this.heldBefore += this.timer.now() - this.holdStart;
+    this.holdStart = undefined;
   }
 
   /**
@@ -273,6 +326,10 @@ export class GroupCommit {
         const spacing = this.spacing();
         if (spacing) await spacing;
         if (this.stopped || this.retired || !this.queue.length) break;
+        // What waited `heldRefuseMs` held, over several holds each shorter than it (a projector slow but moving), or
+        // past it with the hold ended before its timer ran, hears "behind" rather than going to the journal.
+        this.refuseStale();
+        if (!this.queue.length) break;
         this.lastWriteAt = performance.now();
         const batch = this.queue.splice(0, this.options.maxBatch);
         const seq = this.marks.journaled + 1;

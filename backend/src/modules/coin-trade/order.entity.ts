@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { CREATED_AT, MONEY, MONEY_OR_NULL } from '../../infra/database/columns';
+import { BALANCE_OR_NULL } from '../ledger/balance.entity';
 
 /** Every status an order can have (wallet/log reads a trader's order freezes one status at a time). */
 export const ORDER_STATUSES = ['waiting', 'completed', 'cancelled'] as const;
@@ -85,11 +86,11 @@ export class Order {
   @Column({ name: 'freeze_seq', type: 'bigint', nullable: true })
   freezeSeq: string | null;
 
-  /** The frozen currency's account after the freeze. */
-  @Column({ ...MONEY_OR_NULL, name: 'freeze_available_after' })
+  /** The frozen currency's account after the freeze (unbounded, as balances). */
+  @Column({ ...BALANCE_OR_NULL, name: 'freeze_available_after' })
   freezeAvailableAfter: string | null;
 
-  @Column({ ...MONEY_OR_NULL, name: 'freeze_frozen_after' })
+  @Column({ ...BALANCE_OR_NULL, name: 'freeze_frozen_after' })
   freezeFrozenAfter: string | null;
 
   /** The release's place, batch and account after it: null while the order rests, or when it left nothing frozen. */
@@ -99,9 +100,9 @@ export class Order {
   @Column({ name: 'release_seq', type: 'bigint', nullable: true })
   releaseSeq: string | null;
 
-  @Column({ ...MONEY_OR_NULL, name: 'release_available_after' })
+  @Column({ ...BALANCE_OR_NULL, name: 'release_available_after' })
   releaseAvailableAfter: string | null;
 
-  @Column({ ...MONEY_OR_NULL, name: 'release_frozen_after' })
+  @Column({ ...BALANCE_OR_NULL, name: 'release_frozen_after' })
   releaseFrozenAfter: string | null;
 }

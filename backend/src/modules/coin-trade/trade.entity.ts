@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { MONEY, MONEY_OR_NULL } from '../../infra/database/columns';
+import { MONEY } from '../../infra/database/columns';
+import { BALANCE_OR_NULL } from '../ledger/balance.entity';
 
 /**
  * A fill, keyed by the engine's per-market trade id (the settlement idempotency key). It also holds
@@ -65,28 +66,28 @@ export class Trade {
   @Column({ name: 'quote_currency_id', type: 'int', nullable: true })
   quoteCurrencyId: number | null;
 
-  // Each side's accounts after the trade: the currency it paid (from frozen) and the one it received (after its fee).
-  @Column({ ...MONEY_OR_NULL, name: 'maker_pay_available_after' })
+  // Each side's accounts after the trade: the currency it paid (from frozen) and the one it received (after its fee). Unbounded, as balances.
+  @Column({ ...BALANCE_OR_NULL, name: 'maker_pay_available_after' })
   makerPayAvailableAfter: string | null;
 
-  @Column({ ...MONEY_OR_NULL, name: 'maker_pay_frozen_after' })
+  @Column({ ...BALANCE_OR_NULL, name: 'maker_pay_frozen_after' })
   makerPayFrozenAfter: string | null;
 
-  @Column({ ...MONEY_OR_NULL, name: 'maker_receive_available_after' })
+  @Column({ ...BALANCE_OR_NULL, name: 'maker_receive_available_after' })
   makerReceiveAvailableAfter: string | null;
 
-  @Column({ ...MONEY_OR_NULL, name: 'maker_receive_frozen_after' })
+  @Column({ ...BALANCE_OR_NULL, name: 'maker_receive_frozen_after' })
   makerReceiveFrozenAfter: string | null;
 
-  @Column({ ...MONEY_OR_NULL, name: 'taker_pay_available_after' })
+  @Column({ ...BALANCE_OR_NULL, name: 'taker_pay_available_after' })
   takerPayAvailableAfter: string | null;
 
-  @Column({ ...MONEY_OR_NULL, name: 'taker_pay_frozen_after' })
+  @Column({ ...BALANCE_OR_NULL, name: 'taker_pay_frozen_after' })
   takerPayFrozenAfter: string | null;
 
-  @Column({ ...MONEY_OR_NULL, name: 'taker_receive_available_after' })
+  @Column({ ...BALANCE_OR_NULL, name: 'taker_receive_available_after' })
   takerReceiveAvailableAfter: string | null;
 
-  @Column({ ...MONEY_OR_NULL, name: 'taker_receive_frozen_after' })
+  @Column({ ...BALANCE_OR_NULL, name: 'taker_receive_frozen_after' })
   takerReceiveFrozenAfter: string | null;
 }

@@ -45,9 +45,6 @@ export function refusal(code: SeqCode): BusinessError {
       return new BusinessError(ErrorCode.MARKET_NOT_FOUND);
     case 'INVALID_ORDER':
       return new BusinessError(ErrorCode.PRICE_INVALID);
-    case 'BALANCE_LIMIT':
-      // The balance it would make is more than an account holds (10^18 whole units).
-      return new BusinessError(ErrorCode.VALIDATION, 'error.amount_too_large');
     case 'UNSTORABLE':
       // A reference the ledger cannot store (a client id too long for it): nothing happened.
       return new BusinessError(ErrorCode.VALIDATION);

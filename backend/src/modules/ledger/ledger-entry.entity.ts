@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CREATED_AT, MONEY } from '../../infra/database/columns';
+import { BALANCE } from './balance.entity';
 
 /** Read model of every balance change (one row per account touched by a ledger event). */
 @Entity('ledger_entries')
@@ -34,10 +35,11 @@ export class LedgerEntry {
   @Column({ ...MONEY, name: 'frozen_delta' })
   frozenDelta: string;
 
-  @Column({ ...MONEY, name: 'available_after' })
+  // The account's balance after the entry: unbounded, as the balance (its change is numeric(36,18)).
+  @Column({ ...BALANCE, name: 'available_after' })
   availableAfter: string;
 
-  @Column({ ...MONEY, name: 'frozen_after' })
+  @Column({ ...BALANCE, name: 'frozen_after' })
   frozenAfter: string;
 
   @Column({ name: 'ref_type', type: 'varchar', length: 32 })

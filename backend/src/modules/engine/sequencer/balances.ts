@@ -3,7 +3,7 @@ import type { AccountKey } from './commands';
 /**
  * The balance rules of the accounts the sequencer owns, as a store: a change is a set of
  * deltas applied all together or not at all, and it is refused when any account would end
- * below zero or at `BALANCE_CEILING` or above (available or frozen). Two implementations share one test suite
+ * below zero (available or frozen). Two implementations share one test suite
  * (`balances.shared.spec.ts`): the fast one keeps running totals, the reference one keeps
  * every accepted change and sums them when asked (obviously right, slow).
  */
@@ -20,22 +20,13 @@ export interface Balance {
 
 export interface BalanceStore {
   get(key: string): Balance;
-  /** All or nothing; false (and nothing changed) when an account would go negative or reach `BALANCE_CEILING`. Keeps nothing of `deltas` (the sequencer reuses them). */
+  /** All or nothing; false (and nothing changed) when an account would go negative. Keeps nothing of `deltas` (the sequencer reuses them). */
   apply(deltas: readonly Delta[]): boolean;
   /** Every account ever touched, sorted by key (snapshots and hashes). */
   entries(): Array<[string, Balance]>;
 }
 
 const ZERO: Balance = { available: 0n, frozen: 0n };
-
-/**
- * 10^18 whole units (10^36 ledger units): every money column is numeric(36,18), so the projector
- * could never write an available or frozen amount this large (the projection would stop for good).
- */
-export const BALANCE_CEILING = 10n ** 36n;
-
-/** Whether an account's balance after a change is one the store may hold. */
-const holdable = (available: bigint, frozen: bigint): boolean => available >= 0n && frozen >= 0n && available < BALANCE_CEILING && frozen < BALANCE_CEILING;
 
 /** The account types whose balances the sequencer owns (DESIGN §4, "Spot core v2"). */
 export const SEQUENCER_ACCOUNT_TYPES = ['coin', 'spot-fee', 'desk'] as const;
@@ -112,7 +103,7 @@ export class FastBalances implements BalanceStore {
         const cur = (rows[i] = this.map.get(d.key));
         available[i] = cur ? cur.available + d.available : d.available;
         frozen[i] = cur ? cur.frozen + d.frozen : d.frozen;
-        if (!holdable(available[i], frozen[i])) return false;
+        if (available[i] < 0n || frozen[i] < 0n) return false;
       }
       for (let i = 0; i < deltas.length; i++) {
         const cur = rows[i];
@@ -127,7 +118,7 @@ export class FastBalances implements BalanceStore {
     const sums = net(deltas);
     for (const [k, d] of sums) {
       const cur = this.get(k);
-      if (!holdable(cur.available + d.available, cur.frozen + d.frozen)) return false;
+      if (cur.available + d.available < 0n || cur.frozen + d.frozen < 0n) return false;
     }
     for (const [k, d] of sums) {
       const cur = this.map.get(k);
@@ -170,7 +161,7 @@ export class ReferenceBalances implements BalanceStore {
       const mine = deltas.filter((d) => d.key === k);
       const a = mine.reduce((s, d) => s + d.available, b.available);
       const f = mine.reduce((s, d) => s + d.frozen, b.frozen);
-      if (a < 0n || f < 0n || a >= BALANCE_CEILING || f >= BALANCE_CEILING) return false;
+      if (a < 0n || f < 0n) return false;
     }
     this.history.push(...deltas.map((d) => ({ key: d.key, available: d.available, frozen: d.frozen })));
     return true;

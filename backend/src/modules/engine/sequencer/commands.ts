@@ -111,8 +111,6 @@ export type SeqCode =
   | 'UNBALANCED'
   /** A place converted with market units that are not the market's now (a stale registry): nothing happened, retry. */
   | 'UNITS_CHANGED'
-  /** A post that would take the sequencer's accounts of a currency to 10^18 whole units or more (more than the ledger's numeric(36,18) holds). */
-  | 'BALANCE_LIMIT'
   /** A post whose reference, memo, command id or account type the ledger's columns cannot hold (too long, or a NUL character). */
   | 'UNSTORABLE';
 

@@ -598,6 +598,10 @@ describe('Sequencer', () => {
       ],
       ['a malformed amount', [coinLeg(BUYER, USDT, 200, '1e2'), { ...coinLeg(0, USDT, 200, '-100'), ownerType: 'system', accountType: 'external' }]],
       [
+        'more than 18 integer digits (a leg’s delta column is numeric(36,18))',
+        [coinLeg(BUYER, USDT, 200, '1000000000000000000'), { ...coinLeg(0, USDT, 200, '-1000000000000000000'), ownerType: 'system', accountType: 'external' }],
+      ],
+      [
         'more than 18 decimals',
         [coinLeg(BUYER, USDT, 200, '0.0000000000000000001'), { ...coinLeg(0, USDT, 200, '0'), ownerType: 'system', accountType: 'external' }],
       ],
@@ -661,33 +665,36 @@ describe('Sequencer', () => {
       t.unchanged();
     });
 
-    // Regression: balances were unbounded bigints; one at 10^18 or more cannot be written to a
-    // numeric(36,18) column, so the projection stopped for good (every replay failing the same way).
-    it.each<[string, SeqCommand[], PostCmd]>([
-      ['a second deposit of 600000000000000000', [deposit(BUYER, USDT, '600000000000000000')], deposit(BUYER, USDT, '600000000000000000')],
-      ['999999999999999999 to a user holding 1', [deposit(BUYER, USDT, '1')], deposit(BUYER, USDT, '999999999999999999')],
-      // Every balance held is part of its currency's total, which only posts change: a trade never takes a balance past it.
-      ['600000000000000000 to another user when one holds as much', [deposit(SELLER, USDT, '600000000000000000')], deposit(BUYER, USDT, '600000000000000000')],
-    ])('%s is BALANCE_LIMIT (not INSUFFICIENT_BALANCE), changes nothing and is remembered', (_what, history, post) => {
-      const t = given(...history).when(post);
-      expect(t.out).toMatchObject({ code: 'BALANCE_LIMIT', postings: [] });
-      t.unchanged();
-      expect(t.seq.apply(post)).toMatchObject({ code: 'BALANCE_LIMIT', duplicate: true });
-      // A restored sequencer works the totals out from its balances: the same answer.
-      expect(Sequencer.restore(JSON.parse(JSON.stringify(t.seq.snapshot()))).apply({ ...post, commandId: 'again' }).code).toBe('BALANCE_LIMIT');
-    });
-
-    it('up to just below 10^18 whole units is held, and a debit from there goes through', () => {
-      const top = '999999999999999999.999999999999999999';
-      const { seq, out } = given(deposit(BUYER, USDT, '999999999999999999'), transferOut(BUYER, USDT, '1')).when(deposit(SELLER, USDT, '1.999999999999999999'));
+    // No ceiling on a balance: the projector and the ledger write balances into unbounded numeric
+    // columns (migration BalancesUnbounded), so a credit taking one past 10^18 whole units is applied
+    // as any other (a refusal would strand a credit from transit). Only each leg's amount is bounded:
+    // 18 integer digits, what its delta column (numeric(36,18)) holds.
+    it('credits taking a balance past 10^18 whole units are applied with exact running balances; orders, trades and debits go on from there, and so does a restored sequencer', () => {
+      const { seq, out } = given(deposit(BUYER, USDT, '600000000000000000')).when(deposit(BUYER, USDT, '600000000000000000.5'));
       expect(out.code).toBe('OK');
-      expect(seq.apply(deposit(SELLER, USDT, '0.000000000000000001')).code).toBe('BALANCE_LIMIT');
-      expect(seq.apply(transferOut(SELLER, USDT, '0.5')).code).toBe('OK');
-      expect(seq.apply(deposit(BUYER, USDT, '0.5')).code).toBe('OK');
-      expect(coin(seq, BUYER, USDT).available).toBe('999999999999999998.5');
-      expect(unitsString(units(coin(seq, BUYER, USDT).available) + units(coin(seq, SELLER, USDT).available))).toBe(top);
-      // Another currency has its own total.
-      expect(seq.apply(deposit(BUYER, BTC, '999999999999999999')).code).toBe('OK');
+      expect(out.postings[0].legs[0]).toMatchObject({ availableAfter: units('1200000000000000000.5'), frozenAfter: 0n });
+      expect(coin(seq, BUYER, USDT)).toEqual({ available: '1200000000000000000.5', frozen: '0' });
+      // Another user's balance of the same currency past it too: no total per currency.
+      for (const c of [
+        deposit(SELLER, USDT, '999999999999999999'),
+        deposit(SELLER, USDT, '1'),
+        deposit(SELLER, BTC, '1'),
+        limit(SELLER, 'sell', '60000', '0.5'),
+      ])
+        expect(seq.apply(c).code).toBe('OK');
+      const buy = seq.apply(limit(BUYER, 'buy', '60000', '0.5'));
+      expect(buy.trades).toHaveLength(1);
+      expectBalanced(buy.postings);
+      expect(coin(seq, BUYER, USDT)).toEqual({ available: '1199999999999970000.5', frozen: '0' });
+      expect(coin(seq, SELLER, USDT)).toEqual({ available: '1000000000000029970', frozen: '0' });
+      expect(seq.apply(limit(BUYER, 'buy', '999999.99', '0.0001')).code).toBe('OK');
+      expect(coin(seq, BUYER, USDT)).toEqual({ available: '1199999999999969900.500001', frozen: '99.999999' });
+      expect(seq.apply(transferOut(BUYER, USDT, '999999999999999999')).code).toBe('OK');
+      expect(coin(seq, BUYER, USDT).available).toBe('199999999999969901.500001');
+      const restored = Sequencer.restore(JSON.parse(JSON.stringify(seq.snapshot())) as SequencerSnapshot);
+      expect(restored.hash()).toBe(seq.hash());
+      expect(restored.apply(deposit(SELLER, USDT, '999999999999999999')).code).toBe('OK');
+      expect(coin(restored, SELLER, USDT).available).toBe('2000000000000029969');
     });
 
     // Regression: a refId longer than ledger_entries.ref_id (varchar(64)) — a transfer's `${userId}-${client_id}`

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BookSnapshot, Command, createMarket, EngineEvent, EventCollector, FastBook, OrderBook, TradeEvent } from '@kestrel/matching-engine';
 import { UNIT, units, unitsTimes } from '../../../infra/money';
-import { accountKey, Balance, BALANCE_CEILING, BalanceStore, Delta, FastBalances, ownedBySequencer, parseAccountKey, userCoin } from './balances';
+import { accountKey, Balance, BalanceStore, Delta, FastBalances, ownedBySequencer, userCoin } from './balances';
 import type {
   AppliedLeg,
   AppliedPosting,
@@ -94,12 +94,6 @@ export class Sequencer {
   private readonly markets = new Map<number, MarketRuntime>();
   private readonly live = new Map<number, OrderState>();
   private readonly dedup = new Map<string, Remembered>();
-  /**
-   * Per currency, the sum of every balance the sequencer holds (available and frozen), once worked
-   * out (`heldTotals`). Only posts change it: a freeze, a release and a trade move money between
-   * its own accounts.
-   */
-  private held?: Map<number, bigint>;
   /**
    * Whether outcomes carry the ledger postings. Only the projection replica's copy writes the
    * ledger; the host's copy answers and pushes, so it turns them off and skips building ~8 legs
@@ -297,23 +291,8 @@ export class Sequencer {
     const code = this.checkPosting(cmd);
     if (code !== 'OK') return this.remember(dedupKey, code);
     const owned: Delta[] = [];
-    const held = this.heldTotals();
-    const totals = new Map<number, bigint>();
-    for (const l of cmd.legs) {
-      if (!ownedBySequencer(l)) continue;
-      const d = { key: accountKey(l), available: amountOf(l.available), frozen: amountOf(l.frozen) };
-      owned.push(d);
-      totals.set(l.currencyId, (totals.get(l.currencyId) ?? held.get(l.currencyId) ?? 0n) + d.available + d.frozen);
-    }
-    // The ledger's columns hold less than 10^18 whole units. Every balance the sequencer holds is part
-    // of its currency's total, and trades, freezes and releases keep that total, so keeping the total
-    // under the ceiling keeps every balance under it (a trade could not be refused once matched).
-    // The total is also at most what the external account has paid in (every other account is never
-    // negative), so a journal that took it to the ceiling could never have been projected (the
-    // external account's balance overflows): refusing such a command on replay changes no projected state.
-    for (const total of totals.values()) if (total >= BALANCE_CEILING) return this.remember(dedupKey, 'BALANCE_LIMIT');
+    for (const l of cmd.legs) if (ownedBySequencer(l)) owned.push({ key: accountKey(l), available: amountOf(l.available), frozen: amountOf(l.frozen) });
     if (!this.balances.apply(owned)) return this.remember(dedupKey, 'INSUFFICIENT_BALANCE');
-    for (const [currency, total] of totals) held.set(currency, total);
     this.dedup.set(dedupKey, { ts: this.ts, code: 'OK' });
     const out = new Out();
     for (const u of postingUsers(cmd)) out.user(u);
@@ -330,11 +309,6 @@ export class Sequencer {
   private remember(key: string, code: SeqCode): SeqOutcome {
     this.dedup.set(key, { ts: this.ts, code });
     return empty(code);
-  }
-
-  /** The per-currency totals of the balances held, worked out from the store at the first post that needs them. */
-  private heldTotals(): Map<number, bigint> {
-    return (this.held ??= currencyTotals(this.balances.entries()));
   }
 
   /**
@@ -575,7 +549,6 @@ export class Sequencer {
     if (s.v !== 1) throw new Error(`sequencer snapshot of batch ${s.seq} has format v${String(s.v)}; this build reads v1`);
     const initial = s.balances.map(([k, a, f]): [string, Balance] => [k, { available: BigInt(a), frozen: BigInt(f) }]);
     const seq = new Sequencer(store ? store(initial) : new FastBalances(initial), dedup, s.nextOrderId);
-    seq.held = currencyTotals(initial);
     seq.seq = s.seq;
     seq.ts = s.ts;
     for (const p of s.markets) seq.configure(p);
@@ -619,16 +592,6 @@ export function closingOf(e: EngineEvent): [number, 'completed' | 'cancelled'] |
   if (e.type === 'rejected' && e.command === 'place') return [e.id, 'cancelled'];
   if (e.type === 'done' && e.status === 'filled') return [e.id, 'completed'];
   return undefined;
-}
-
-/** Per currency, the sum of these accounts' balances (available and frozen). */
-function currencyTotals(balances: Iterable<[string, Balance]>): Map<number, bigint> {
-  const totals = new Map<number, bigint>();
-  for (const [key, b] of balances) {
-    const { currencyId } = parseAccountKey(key);
-    totals.set(currencyId, (totals.get(currencyId) ?? 0n) + b.available + b.frozen);
-  }
-  return totals;
 }
 
 /**

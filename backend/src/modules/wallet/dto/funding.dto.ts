@@ -7,11 +7,7 @@ import { RequiredReason } from '../../../infra/http/validation';
 
 const CHAIN_RE = /^[A-Za-z0-9]{2,16}$/;
 
-/**
- * A deposit report's amount: at most 15 integer digits (below 10^15 coins), so no one approval comes
- * near the sequencer's ceiling (a coin's trade-account total stays below 10^18: the ledger's
- * numeric(36,18)); an approval past it is refused (1000) with the deposit already decided.
- */
+/** A deposit report's amount: at most 15 integer digits (below 10^15 coins), well within a posting's amount (at most 18 integer digits; balances have no bound). */
 const DEPOSIT_AMOUNT_RE = /^\d{1,15}(\.\d{1,18})?$/;
 
 export class CurrencyDto {

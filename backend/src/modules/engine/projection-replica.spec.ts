@@ -1,8 +1,8 @@
-import { LedgerCode } from '../ledger/ledger-codes';
+import { depositCommand as deposit } from '../../../test/support/sequencer-commands';
 import type { TradeTick } from './engine-bus';
 import { applyBatch, BlockedWatch, marketLookup } from './projection-replica';
 import { type AppliedBatch, type ProjectedTrade, projectionRows, Projector } from './projector';
-import type { MarketParams, PlaceCmd, PostCmd } from './sequencer/commands';
+import type { MarketParams, PlaceCmd } from './sequencer/commands';
 import { Sequencer } from './sequencer/sequencer';
 
 describe('BlockedWatch: when a projection blocked on the watermark row is reported', () => {
@@ -31,17 +31,6 @@ describe('applyBatch and the projector: prices in the units the journal had when
   const BTC = 1;
   const USDT = 3;
   const MARKET: MarketParams = { id: 1, symbol: 'BTC/USDT', baseId: BTC, quoteId: USDT, tickSize: '0.01', lotSize: '0.0001', makerFee: '0', takerFee: '0' };
-  const deposit = (userId: number, currencyId: number, amount: string): PostCmd => ({
-    t: 'post',
-    commandId: `dep-${userId}-${currencyId}`,
-    refType: 'deposit',
-    refId: `${userId}`,
-    actor: 'test',
-    legs: [
-      { ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId, code: LedgerCode.DepositIncrease, available: amount },
-      { ownerType: 'system', ownerId: 0, accountType: 'external', currencyId, code: LedgerCode.DepositIncrease, available: `-${amount}` },
-    ],
-  });
   /** 1 BTC at `price` ticks. */
   const limit = (userId: number, side: 'buy' | 'sell', price: number): PlaceCmd => ({
     t: 'place',

@@ -1,3 +1,4 @@
+import { depositCommand as deposit } from '../../../test/support/sequencer-commands';
 import { LedgerCode } from '../ledger/ledger-codes';
 import { projectionRows, type AppliedBatch, type ProjectedEntry } from './projector';
 import { accountKey } from './sequencer/balances';
@@ -9,17 +10,6 @@ const USDT = 3;
 const MARKET: MarketParams = { id: 1, symbol: 'BTC/USDT', baseId: BTC, quoteId: USDT, tickSize: '0.01', lotSize: '0.0001', makerFee: '0.001', takerFee: '0.001' };
 const T0 = 1_700_000_000_000;
 
-const deposit = (userId: number, currencyId: number, amount: string): PostCmd => ({
-  t: 'post',
-  commandId: `dep-${userId}-${currencyId}`,
-  refType: 'deposit',
-  refId: `${userId}`,
-  actor: 'test',
-  legs: [
-    { ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId, code: LedgerCode.DepositIncrease, available: amount },
-    { ownerType: 'system', ownerId: 0, accountType: 'external', currencyId, code: LedgerCode.DepositIncrease, available: `-${amount}` },
-  ],
-});
 /** 1 BTC at 10,000 (1,000,000 ticks, 10,000 lots): 10 USDT of fee from the seller, 0.001 BTC from the buyer. */
 const limit = (userId: number, side: 'buy' | 'sell'): PlaceCmd => ({ t: 'place', userId, marketId: 1, side, type: 'limit', price: 1_000_000, qty: 10_000, quoteBudget: 0 });
 /** A referral rebate paid out of the house's spot-fee account (as promotion/rebate.service posts it). */

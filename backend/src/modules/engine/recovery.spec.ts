@@ -1,7 +1,7 @@
-import { LedgerCode } from '../ledger/ledger-codes';
+import { depositCommand as deposit } from '../../../test/support/sequencer-commands';
 import type { JournalBatch } from './journal-writer';
 import { rebuild, RebuildFrom } from './recovery';
-import type { MarketParams, PlaceCmd, PostCmd, SeqCommand } from './sequencer/commands';
+import type { MarketParams, PlaceCmd, SeqCommand } from './sequencer/commands';
 import { Sequencer, SequencerSnapshot } from './sequencer/sequencer';
 
 const BTC = 1;
@@ -9,17 +9,6 @@ const USDT = 3;
 const T0 = 1_700_000_000_000;
 const MARKET: MarketParams = { id: 1, symbol: 'BTC/USDT', baseId: BTC, quoteId: USDT, tickSize: '0.01', lotSize: '0.0001', makerFee: '0.001', takerFee: '0.002' };
 
-const deposit = (userId: number, currencyId: number, amount: string, id: string): PostCmd => ({
-  t: 'post',
-  commandId: id,
-  refType: 'deposit',
-  refId: id,
-  actor: 'test',
-  legs: [
-    { ownerType: 'user', ownerId: userId, accountType: 'coin', currencyId, code: LedgerCode.DepositIncrease, available: amount },
-    { ownerType: 'system', ownerId: 0, accountType: 'external', currencyId, code: LedgerCode.DepositIncrease, available: `-${amount}` },
-  ],
-});
 const limit = (userId: number, side: 'buy' | 'sell', price: number, qty: number): PlaceCmd => ({ t: 'place', userId, marketId: 1, side, type: 'limit', price, qty, quoteBudget: 0 });
 
 /**

@@ -1,6 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { CREATED_AT, MONEY, MONEY_OR_NULL } from '../../infra/database/columns';
-import { BALANCE_OR_NULL } from '../ledger/balance.entity';
+import { BALANCE_OR_NULL, CREATED_AT, MONEY, MONEY_OR_NULL } from '../../infra/database/columns';
 
 /** Every status an order can have (wallet/log reads a trader's order freezes one status at a time). */
 export const ORDER_STATUSES = ['waiting', 'completed', 'cancelled'] as const;

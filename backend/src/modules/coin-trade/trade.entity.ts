@@ -1,6 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { MONEY } from '../../infra/database/columns';
-import { BALANCE_OR_NULL } from '../ledger/balance.entity';
+import { BALANCE_OR_NULL, MONEY } from '../../infra/database/columns';
 
 /**
  * A fill, keyed by the engine's per-market trade id (the settlement idempotency key). It also holds

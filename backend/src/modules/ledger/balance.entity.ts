@@ -1,12 +1,5 @@
-import { Check, Column, ColumnOptions, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-
-/**
- * A balance is a sum of postings, each below 10^18 whole units, with no bound of its own: unbounded
- * numeric (migration BalancesUnbounded; numeric(36,18) stopped the projection for good at 10^18).
- */
-export const BALANCE: ColumnOptions = { type: 'numeric', default: 0 };
-/** A balance after a posting kept in another row (a spot trade's, a spot order's): null on rows projected before it was stored there. */
-export const BALANCE_OR_NULL: ColumnOptions = { type: 'numeric', nullable: true };
+import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { BALANCE } from '../../infra/database/columns';
 
 /**
  * Balance projection, updated in the same transaction as the ledger event that changes it.

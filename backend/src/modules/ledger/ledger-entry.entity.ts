@@ -1,6 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { CREATED_AT, MONEY } from '../../infra/database/columns';
-import { BALANCE } from './balance.entity';
+import { BALANCE, CREATED_AT, MONEY } from '../../infra/database/columns';
 
 /** Read model of every balance change (one row per account touched by a ledger event). */
 @Entity('ledger_entries')

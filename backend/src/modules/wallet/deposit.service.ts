@@ -16,7 +16,7 @@ import { positive } from './accounts.service';
 import { Deposit } from './deposit.entity';
 import type { AdminRecordQueryDto, DepositRequestDto, RecordQueryDto } from './dto/funding.dto';
 import { FundingConfigService } from './funding-config.service';
-import { decide, records } from './review';
+import { decide, decidedBefore, records } from './review';
 
 /**
  * Deposits (spec §5): the user pays to the operator-configured address of a chain and reports the
@@ -128,14 +128,6 @@ export class DepositService {
   }
 }
 
-/**
- * A decision that found its record decided (2209): when it is the same decision again (its command
- * is in the outbox: a retry after 2107, a second click), 2107 while that command is still on its way.
- */
-export async function decidedBefore(outbox: OutboxRelay, commandId: string, err: unknown): Promise<never> {
-  if (err instanceof BusinessError && err.code === ErrorCode.ALREADY_DECIDED && (await outbox.holds(commandId))) await outbox.appliedOrFail(commandId);
-  throw err;
-}
 
 function recordView(d: Deposit, symbol: string, forOperator: boolean) {
   return {

@@ -3,6 +3,7 @@ import { updateReturning } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
+import type { OutboxRelay } from '../engine/outbox-relay.service';
 import type { Deposit } from './deposit.entity';
 import type { AdminRecordQueryDto, RecordQueryDto } from './dto/funding.dto';
 import type { Withdrawal } from './withdrawal.entity';
@@ -47,4 +48,13 @@ export async function records<T extends Reviewed, V>(
   where.status = q.status ?? Not('submitting');
   const [rows, total] = await repo.findAndCount({ where: where as FindOptionsWhere<T>, order: { id: 'DESC' } as FindOptionsOrder<T>, skip: (q.page - 1) * q.limit, take: q.limit });
   return { items: rows.map(view), total, page: q.page, limit: q.limit };
+}
+
+/**
+ * A decision that found its record decided (2209): when it is the same decision again (its command
+ * is in the outbox: a retry after 2107, a second click), 2107 while that command is still on its way.
+ */
+export async function decidedBefore(outbox: OutboxRelay, commandId: string, err: unknown): Promise<never> {
+  if (err instanceof BusinessError && err.code === ErrorCode.ALREADY_DECIDED && (await outbox.holds(commandId))) await outbox.appliedOrFail(commandId);
+  throw err;
 }

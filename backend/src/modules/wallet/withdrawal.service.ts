@@ -18,11 +18,10 @@ import { UserMessageService } from '../notice/user-message.service';
 import { UserService } from '../user/user.service';
 import { positive } from './accounts.service';
 import { AddressBookService } from './address-book.service';
-import { decidedBefore } from './deposit.service';
 import type { AdminRecordQueryDto, ApproveWithdrawalDto, RecordQueryDto, WithdrawDto } from './dto/funding.dto';
 import { FundPasswordService } from './fund-password.service';
 import { FundingConfigService } from './funding-config.service';
-import { decide, records } from './review';
+import { decide, decidedBefore, records } from './review';
 import { Withdrawal } from './withdrawal.entity';
 
 /** How often the engine's owner finishes requests left `submitting` (a crash, a lost answer), and how old they must be. */

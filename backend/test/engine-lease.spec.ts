@@ -8,7 +8,11 @@ import { EngineLease, FencedError } from '../src/modules/engine/engine-lease';
 import { EngineLink, EngineReply, EngineRequest } from '../src/modules/engine/engine-link';
 import { JournalWriter } from '../src/modules/engine/journal-writer';
 import type { SeqOutcome } from '../src/modules/engine/sequencer/commands';
-import { createDatabase, REDIS_URL } from './support/test-app';
+import { loadConfig } from '../src/infra/config/config';
+import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { registerByEmail } from './support/accounts';
+import { depositCommand } from './support/sequencer-commands';
+import { createDatabase, REDIS_URL, startTestApp } from './support/test-app';
 
 /**
  * The sequencer's lease and fencing token ("Scale beyond one process"), and the Redis Streams
@@ -18,6 +22,13 @@ describe('engine lease with a fencing token', () => {
   let db: Awaited<ReturnType<typeof createDatabase>>;
   let ds: DataSource;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** Each lease has a connection of its own: closed after the tests. */
+  const leases: EngineLease[] = [];
+  const lease = (ttlMs: number) => {
+    const l = new EngineLease(ds, ttlMs);
+    leases.push(l);
+    return l;
+  };
 
   beforeAll(async () => {
     db = await createDatabase();
@@ -27,13 +38,14 @@ describe('engine lease with a fencing token', () => {
   });
 
   afterAll(async () => {
+    for (const l of leases) await l.close();
     await ds.destroy();
     await db.drop();
   });
 
   it('one holder at a time; a standby takes it only after the expiry, with a higher token', async () => {
-    const a = new EngineLease(ds, 600);
-    const b = new EngineLease(ds, 600);
+    const a = lease(600);
+    const b = lease(600);
     const ta = await a.tryAcquire();
     expect(ta).toBeDefined();
     expect(await b.tryAcquire()).toBeUndefined();
@@ -44,19 +56,19 @@ describe('engine lease with a fencing token', () => {
     expect(await a.renew()).toBe(false); // a learns it lost the lease
     expect(a.current).toBeUndefined();
     await b.release();
-    const c = new EngineLease(ds, 600);
+    const c = lease(600);
     expect(await c.tryAcquire()).toBe(tb! + 1); // released: no wait for the expiry
     await c.release();
   });
 
   it('a journal write with an old token is refused, and the new holder writes after it', async () => {
     const journal = new JournalWriter(ds);
-    const old = new EngineLease(ds, 400);
+    const old = lease(400);
     const oldToken = (await old.tryAcquire())!;
     const head = await journal.head();
     await journal.append({ seq: head + 1, ts: Date.now(), commands: [] }, oldToken);
     await sleep(500);
-    const next = new EngineLease(ds, 5000);
+    const next = lease(5000);
     const newToken = (await next.tryAcquire())!;
     expect(newToken).toBeGreaterThan(oldToken);
     // The paused holder wakes up and tries to write its next batch: fenced, nothing written.
@@ -72,7 +84,7 @@ describe('engine lease with a fencing token', () => {
 
   it('a take-over waits for a journal write in flight (share lock), and fences every write after it', async () => {
     const journal = new JournalWriter(ds);
-    const holder = new EngineLease(ds, 300);
+    const holder = lease(300);
     const token = (await holder.tryAcquire())!;
     const head = await journal.head();
     // A write in flight: its transaction holds the share lock on the lease row while the lease expires.
@@ -84,7 +96,7 @@ describe('engine lease with a fencing token', () => {
       [head + 1, Date.now(), token],
     );
     await sleep(400);
-    const standby = new EngineLease(ds, 5000);
+    const standby = lease(5000);
     let taken: number | undefined;
     const takeover = standby.tryAcquire().then((t) => (taken = t));
     await sleep(200);
@@ -97,6 +109,32 @@ describe('engine lease with a fencing token', () => {
     expect(await journal.head()).toBe(head + 1);
     await standby.release();
   });
+});
+
+describe('the lease keeps its own connection', () => {
+  it('requests holding every pooled connection past the lease do not make the sequencer step down', async () => {
+    const t = await startTestApp({ engine: { ...loadConfig().engine, leaseMs: 600 } });
+    try {
+      const host = t.app.get(EngineHost);
+      const u = await registerByEmail(t);
+      const token = async () => Number((await t.ds.query(`SELECT token FROM engine_lease WHERE name = 'engine'`))[0].token);
+      const before = await token();
+      expect((await host.submit(depositCommand(u.user.id, 3, '1', 'pool-1'))).code).toBe('OK');
+      await host.idle(); // projected: nothing holds the next journal write for the projector
+      // Twice the pool's connections, each busy for 1.2 s: every statement through the pool waits ~2.4 s, four leases.
+      const size = (t.ds.driver.options as { extra: { max: number } }).extra.max;
+      const busy = Promise.all(Array.from({ length: size * 2 }, () => t.ds.query('SELECT pg_sleep(1.2)')));
+      await new Promise((r) => setTimeout(r, 1000));
+      // Submitted while the pool is full: its journal write waits, and the lease is still this process's.
+      const during = host.submit(depositCommand(u.user.id, 3, '1', 'pool-2'));
+      await busy;
+      expect((await during).code).toBe('OK');
+      expect(await token()).toBe(before);
+      expect(host.owner).toBe(true);
+    } finally {
+      await t.close();
+    }
+  }, 30_000);
 });
 
 describe('the command transport (Redis Streams)', () => {

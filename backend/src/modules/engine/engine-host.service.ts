@@ -170,6 +170,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     await this.link?.stopServing();
     await this.replica?.stop();
     await this.keeper?.release().catch(() => undefined);
+    await this.lease?.close();
     await this.link?.close();
   }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource } from 'typeorm';
+import { OwnConnection } from '../../infra/database/own-connection';
 
 const NAME = 'engine';
 
@@ -12,7 +13,9 @@ const NAME = 'engine';
  * waits for a write in flight and every later write of the old holder is refused: an old owner that
  * was paused (SIGSTOP) or cut off can never write after a new one took over. Expiry uses the
  * database's clock only, so the processes' clocks need not agree. (A session advisory lock alone
- * would not do: a paused process keeps its session, and with it the lock.)
+ * would not do: a paused process keeps its session, and with it the lock.) Its statements run on a
+ * connection of its own, never queued behind the requests' in the pool: a renewal that waited
+ * there past the expiry would make the sequencer step down under a burst of reads.
  */
 export class EngineLease {
   /** This process: host, pid and a random part (a restarted process is a new holder). */
@@ -20,11 +23,15 @@ export class EngineLease {
   private token?: number;
   /** Local monotonic time until which this process may act as the holder without a renewal. */
   private validUntil = 0;
+  private readonly db: OwnConnection;
 
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     readonly ttlMs: number,
-  ) {}
+  ) {
+    // A statement that takes longer than the lease is of no use to it (and its connection is replaced).
+    this.db = new OwnConnection(dataSource, ttlMs, 'kestrel-lease');
+  }
 
   /** The fencing token while held (checked again by every journal write). */
   get current(): number | undefined {
@@ -34,7 +41,7 @@ export class EngineLease {
   /** Takes the lease if nobody holds it or the holder's expiry has passed; the new token, or undefined. */
   async tryAcquire(): Promise<number | undefined> {
     const sent = performance.now();
-    const rows: Array<{ token: string }> = await this.dataSource.query(
+    const { rows } = await this.db.query<{ token: string }>(
       `INSERT INTO engine_lease (name, holder, token, expires_at) VALUES ($1, $2, 1, now() + $3 * interval '1 millisecond')
        ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, token = engine_lease.token + 1, expires_at = EXCLUDED.expires_at, acquired_at = now()
        WHERE engine_lease.expires_at < now()
@@ -51,12 +58,12 @@ export class EngineLease {
   async renew(): Promise<boolean> {
     if (this.token === undefined) return false;
     const sent = performance.now();
-    // TypeORM answers an UPDATE with [rows, affected].
-    const [, affected] = (await this.dataSource.query(
-      `UPDATE engine_lease SET expires_at = now() + $3 * interval '1 millisecond' WHERE name = $1 AND token = $2`,
-      [NAME, this.token, this.ttlMs],
-    )) as [unknown[], number];
-    if (!affected) {
+    const { rowCount } = await this.db.query(`UPDATE engine_lease SET expires_at = now() + $3 * interval '1 millisecond' WHERE name = $1 AND token = $2`, [
+      NAME,
+      this.token,
+      this.ttlMs,
+    ]);
+    if (!rowCount) {
       this.token = undefined;
       return false;
     }
@@ -69,7 +76,12 @@ export class EngineLease {
     const token = this.token;
     this.token = undefined;
     if (token === undefined) return;
-    await this.dataSource.query(`UPDATE engine_lease SET expires_at = now() - interval '1 millisecond' WHERE name = $1 AND token = $2`, [NAME, token]);
+    await this.db.query(`UPDATE engine_lease SET expires_at = now() - interval '1 millisecond' WHERE name = $1 AND token = $2`, [NAME, token]);
+  }
+
+  /** Closes its connection (shutdown; a later statement would open another). */
+  close(): Promise<void> {
+    return this.db.close();
   }
 
   /** Forgets the lease locally (it was lost, or a write was fenced). */
@@ -79,7 +91,9 @@ export class EngineLease {
 
   /** Who holds it and until when (operators, tests). */
   async state(): Promise<{ holder: string; token: number; expiresInMs: number } | undefined> {
-    const [r] = await this.dataSource.query(
+    const {
+      rows: [r],
+    } = await this.db.query<{ holder: string; token: string; ms: string }>(
       `SELECT holder, token, (EXTRACT(EPOCH FROM expires_at - now()) * 1000)::bigint AS ms FROM engine_lease WHERE name = $1`,
       [NAME],
     );

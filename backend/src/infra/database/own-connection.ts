@@ -1,0 +1,65 @@
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
+
+/**
+ * One connection of its own to a data source's database, outside its pool: for a statement that
+ * must not wait in the pool's queue behind the requests' (the sequencer's lease renewal, which a
+ * burst of 600 reads held for 750 ms on a busy machine, past the lease: docs/architecture.md).
+ * Opened on first use; after any error (a broken connection, a statement that ran past
+ * `timeoutMs`) it is closed, and the next statement opens a new one.
+ */
+export class OwnConnection {
+  private client?: Promise<Client>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    /** How long connecting, and each statement, may take (ms): past it the statement fails (and the connection is dropped). */
+    private readonly timeoutMs: number,
+    private readonly applicationName = 'kestrel',
+  ) {}
+
+  /** Rows of a SELECT / RETURNING, and how many rows the statement changed. */
+  async query<T>(sql: string, params: unknown[]): Promise<{ rows: T[]; rowCount: number }> {
+    const pending = (this.client ??= this.open());
+    try {
+      const r = await (await pending).query(sql, params);
+      return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+    } catch (err) {
+      if (this.client === pending) this.drop();
+      throw err;
+    }
+  }
+
+  /** Closes the connection (a later statement opens a new one). */
+  async close(): Promise<void> {
+    const pending = this.client;
+    this.client = undefined;
+    await pending?.then((c) => c.end()).catch(() => undefined);
+  }
+
+  private drop(): void {
+    void this.close();
+  }
+
+  private async open(): Promise<Client> {
+    const url = (this.dataSource.options as PostgresDataSourceOptions).url;
+    if (!url) throw new Error('OwnConnection: the data source has no url');
+    const client = new Client({
+      connectionString: url,
+      application_name: this.applicationName,
+      connectionTimeoutMillis: this.timeoutMs,
+      query_timeout: this.timeoutMs,
+    });
+    // A connection the server ended reports here too: dropped, the next statement opens another.
+    client.on('error', () => {
+      if (this.client)
+        void this.client.then(
+          (c) => c === client && this.drop(),
+          () => undefined,
+        );
+    });
+    await client.connect();
+    return client;
+  }
+}

@@ -56,7 +56,8 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
     databaseUrl: db.url,
     redisUrl: REDIS_URL,
     redisPrefix: `test:${db.name}:`,
-    logLevel: 'silent',
+    // Warnings and errors are printed (a failure in CI explains itself, e.g. the sequencer stepping down); TEST_LOG_LEVEL=silent hides them.
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'warn',
     adminEmail: ADMIN.email,
     adminPassword: ADMIN.password,
     marketSimulator: false,

@@ -22,12 +22,17 @@ describe('engine lease with a fencing token', () => {
   let db: Awaited<ReturnType<typeof createDatabase>>;
   let ds: DataSource;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  /** Each lease has a connection of its own: closed after the tests. */
-  const leases: EngineLease[] = [];
+  /** Each lease and journal writer has a connection of its own: closed after the tests. */
+  const leases: Array<EngineLease | JournalWriter> = [];
   const lease = (ttlMs: number) => {
     const l = new EngineLease(ds, ttlMs);
     leases.push(l);
     return l;
+  };
+  const journalWriter = () => {
+    const j = new JournalWriter(ds);
+    leases.push(j);
+    return j;
   };
 
   beforeAll(async () => {
@@ -62,7 +67,7 @@ describe('engine lease with a fencing token', () => {
   });
 
   it('a journal write with an old token is refused, and the new holder writes after it', async () => {
-    const journal = new JournalWriter(ds);
+    const journal = journalWriter();
     const old = lease(400);
     const oldToken = (await old.tryAcquire())!;
     const head = await journal.head();
@@ -83,7 +88,7 @@ describe('engine lease with a fencing token', () => {
   });
 
   it('a take-over waits for a journal write in flight (share lock), and fences every write after it', async () => {
-    const journal = new JournalWriter(ds);
+    const journal = journalWriter();
     const holder = lease(300);
     const token = (await holder.tryAcquire())!;
     const head = await journal.head();
@@ -111,8 +116,8 @@ describe('engine lease with a fencing token', () => {
   });
 });
 
-describe('the lease keeps its own connection', () => {
-  it('requests holding every pooled connection past the lease do not make the sequencer step down', async () => {
+describe('the lease and the journal keep connections of their own', () => {
+  it('requests holding every pooled connection past the lease neither make the sequencer step down nor hold its answers', async () => {
     const t = await startTestApp({ engine: { ...loadConfig().engine, leaseMs: 600 } });
     try {
       const host = t.app.get(EngineHost);
@@ -121,14 +126,15 @@ describe('the lease keeps its own connection', () => {
       const before = await token();
       expect((await host.submit(depositCommand(u.user.id, 3, '1', 'pool-1'))).code).toBe('OK');
       await host.idle(); // projected: nothing holds the next journal write for the projector
-      // Twice the pool's connections, each busy for 1.2 s: every statement through the pool waits ~2.4 s, four leases.
+      // Every pooled connection busy for 4 s: a statement through the pool waits that long, over six leases.
       const size = (t.ds.driver.options as { extra: { max: number } }).extra.max;
-      const busy = Promise.all(Array.from({ length: size * 2 }, () => t.ds.query('SELECT pg_sleep(1.2)')));
+      const busy = Promise.all(Array.from({ length: size }, () => t.ds.query('SELECT pg_sleep(4)')));
       await new Promise((r) => setTimeout(r, 1000));
-      // Submitted while the pool is full: its journal write waits, and the lease is still this process's.
+      // Submitted while the pool is full: journaled and answered long before the pool frees, under the same lease.
       const during = host.submit(depositCommand(u.user.id, 3, '1', 'pool-2'));
+      const held = new Promise((r) => setTimeout(() => r('held for the pool'), 1500));
+      expect(await Promise.race([during.then((o) => o.code), held])).toBe('OK');
       await busy;
-      expect((await during).code).toBe('OK');
       expect(await token()).toBe(before);
       expect(host.owner).toBe(true);
     } finally {

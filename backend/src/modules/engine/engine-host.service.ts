@@ -171,6 +171,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     await this.replica?.stop();
     await this.keeper?.release().catch(() => undefined);
     await this.lease?.close();
+    await this.journal.close();
     await this.link?.close();
   }
 

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { preparedQuery } from '../../infra/database/sql';
+import { OwnConnection } from '../../infra/database/own-connection';
 import { FencedError } from './engine-lease';
 import type { SeqCommand } from './sequencer/commands';
 
@@ -24,24 +24,41 @@ export const JOURNAL_COMMANDS = 'COALESCE(commands_text, commands::text)';
  * waits for this write and fences every later one): two writers can never both append.
  */
 export class JournalWriter {
-  constructor(private readonly dataSource: DataSource) {}
+  /**
+   * The fenced appends' connection, outside the pool: a write never waits there behind the requests'
+   * reads (with every pooled connection busy, each answer waited for one), and its statement is named
+   * once for good (parsed and planned once: at ~1,000 commits a second planning was ~10 % of
+   * PostgreSQL's CPU per order, bench:core at BENCH_RATE=2500). No statement bound: a write that
+   * ended on a timeout would be of unknown fate, and the sequencer stops for that (`GroupCommit`).
+   */
+  private readonly appends: OwnConnection;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.appends = new OwnConnection(dataSource, { applicationName: 'kestrel-journal', connectMs: 5000 });
+  }
 
   async append(batch: JournalBatch, token?: number): Promise<void> {
     if (token === undefined) {
-      await this.dataSource.query('INSERT INTO sequencer_journal (seq, ts, commands_text) VALUES ($1, $2, $3)', [batch.seq, batch.ts, JSON.stringify(batch.commands)]);
+      await this.dataSource.query('INSERT INTO sequencer_journal (seq, ts, commands_text) VALUES ($1, $2, $3)', [
+        batch.seq,
+        batch.ts,
+        JSON.stringify(batch.commands),
+      ]);
       return;
     }
-    // A named statement: parsed and planned once per connection, not on every group commit (at
-    // ~1,000 commits a second that was ~10 % of PostgreSQL's CPU per order: bench:core, BENCH_RATE=2500).
-    const rows = await preparedQuery(
-      this.dataSource.manager,
-      'kestrel-journal-append',
+    const { rows } = await this.appends.query(
       `INSERT INTO sequencer_journal (seq, ts, commands_text, token)
        SELECT $1, $2, $3, token FROM engine_lease WHERE name = 'engine' AND token = $4 FOR SHARE
        RETURNING seq`,
       [batch.seq, batch.ts, JSON.stringify(batch.commands), token],
+      'kestrel-journal-append',
     );
     if (!rows.length) throw new FencedError(token);
+  }
+
+  /** Closes the appends' connection (shutdown). */
+  close(): Promise<void> {
+    return this.appends.close();
   }
 
   async head(): Promise<number> {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/infra/database/data-source';
+import { NotSentError, OwnConnection } from '../src/infra/database/own-connection';
 import { migrate } from '../src/infra/database/migrate';
 import { BusinessError } from '../src/infra/http/business-error';
 import { ErrorCode } from '../src/infra/http/error-codes';
@@ -116,6 +117,43 @@ describe('engine lease with a fencing token', () => {
   });
 });
 
+describe('a connection of its own (OwnConnection)', () => {
+  let db: Awaited<ReturnType<typeof createDatabase>>;
+  let ds: DataSource;
+  beforeAll(async () => {
+    db = await createDatabase();
+    ds = new DataSource({ ...dataSourceOptions(db.url), logging: false });
+    await ds.initialize();
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await db.drop();
+  });
+
+  it('opens again after the server ended it, cancels a statement past its bound, and refuses once closed', async () => {
+    const own = new OwnConnection(ds, { applicationName: 'kestrel-own-test', connectMs: 5000, statementMs: 300 });
+    const one = async () => (await own.query<{ n: number }>('SELECT 1 AS n', [])).rows[0].n;
+    expect(await one()).toBe(1);
+    await ds.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kestrel-own-test'`);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await one()).toBe(1);
+    // Cancelled by the server (statement_timeout), not only given up here: the connection is replaced.
+    await expect(own.query('SELECT pg_sleep(3)', [])).rejects.toThrow(/statement timeout/);
+    expect(await one()).toBe(1);
+    const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'kestrel-own-test'`);
+    expect(n).toBe(1);
+    await own.close();
+    await expect(one()).rejects.toBeInstanceOf(NotSentError);
+  });
+
+  it('a database out of reach: the statement was not sent (NotSentError)', async () => {
+    const nowhere = { options: { url: 'postgres://postgres@127.0.0.1:1/none' } } as unknown as DataSource;
+    const own = new OwnConnection(nowhere, { applicationName: 'kestrel-own-test', connectMs: 1000 });
+    await expect(own.query('SELECT 1', [])).rejects.toBeInstanceOf(NotSentError);
+    await own.close();
+  });
+});
+
 describe('the lease and the journal keep connections of their own', () => {
   it('requests holding every pooled connection past the lease neither make the sequencer step down nor hold its answers', async () => {
     const t = await startTestApp({ engine: { ...loadConfig().engine, leaseMs: 600 } });
@@ -129,6 +167,7 @@ describe('the lease and the journal keep connections of their own', () => {
       // Every pooled connection busy for 4 s: a statement through the pool waits that long, over six leases.
       const size = (t.ds.driver.options as { extra: { max: number } }).extra.max;
       const busy = Promise.all(Array.from({ length: size }, () => t.ds.query('SELECT pg_sleep(4)')));
+      busy.catch(() => undefined); // awaited below unless an expectation before it failed
       await new Promise((r) => setTimeout(r, 1000));
       // Submitted while the pool is full: journaled and answered long before the pool frees, under the same lease.
       const during = host.submit(depositCommand(u.user.id, 3, '1', 'pool-2'));

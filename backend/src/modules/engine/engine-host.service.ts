@@ -346,6 +346,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.commits?.retire();
     this.commits = undefined;
     this.closed = false;
+    await this.journal.open();
     const watermark = await this.projector.watermark();
     // This copy answers and pushes; the projection replica's copy writes the ledger.
     const { seqr, snapshot, replayed, lastTs } = await rebuild(

@@ -30,7 +30,7 @@ export class EngineLease {
     readonly ttlMs: number,
   ) {
     // A statement that takes longer than the lease is of no use to it (and its connection is replaced).
-    this.db = new OwnConnection(dataSource, { applicationName: 'kestrel-lease', connectMs: ttlMs, statementMs: ttlMs });
+    this.db = new OwnConnection(dataSource, { applicationName: 'kestrel-lease', connectMs: Math.max(ttlMs, 5000), statementMs: ttlMs });
   }
 
   /** The fencing token while held (checked again by every journal write). */

@@ -1,5 +1,6 @@
 import { withEnv } from '../../../test/support/env';
 import { loadConfig } from '../../infra/config/config';
+import { NotSentError } from '../../infra/database/own-connection';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { FencedError } from './engine-lease';
 import { GroupCommit, GroupCommitHost, GroupCommitOptions, GroupCommitTimer, Queued } from './group-commit';
@@ -531,6 +532,20 @@ describe('GroupCommit', () => {
     expect(journal.rows).toHaveLength(0);
     expect(events).toEqual(['lost: the lease expired before this batch was journaled']);
     expect(fates).toEqual([`refused ${ErrorCode.MARKET_BUSY}`]);
+  });
+
+  it('a write never sent (the journal could not connect) changes nothing: its callers hear busy, the next batch is written', async () => {
+    const { journal, applied, events, fates, submit, commits } = setup();
+    submit(1);
+    submit(2);
+    await journal.fail(new NotSentError('kestrel-journal: could not connect (ECONNREFUSED)'));
+    // The queue's command is the next row, with the sequence number the unsent batch did not use.
+    expect(journal.rows.map((r) => r.batch.seq)).toEqual([1, 1]);
+    await journal.commit();
+    expect(fates).toEqual([`refused ${ErrorCode.MARKET_BUSY}`, 1]);
+    expect(applied.map((a) => [a.seq, a.cmds])).toEqual([[1, [2]]]);
+    expect(events).toEqual([]);
+    expect(commits.halted).toBe(false);
   });
 
   it('a write of unknown fate stops it until a restart: that batch hears unknown (2107), the queue and every new command busy', async () => {

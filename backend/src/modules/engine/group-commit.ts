@@ -1,5 +1,6 @@
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
+import { NotSentError } from '../../infra/database/own-connection';
 import { FencedError } from './engine-lease';
 import type { JournalBatch } from './journal-writer';
 import { Samples } from './samples';
@@ -361,6 +362,11 @@ export class GroupCommit {
           const fenced = failed?.err instanceof FencedError;
           for (const p of batch) p.reject(fenced ? busy() : unknown());
           break;
+        }
+        if (failed?.err instanceof NotSentError) {
+          // The journal's connection could not be opened: nothing was sent, so nothing happened ("busy"); the next batch tries again.
+          for (const p of batch) p.reject(busy());
+          continue;
         }
         if (failed?.err instanceof FencedError) {
           // A new holder took over: this batch was not written; forwarded requests stay pending for it, local callers hear "busy".

@@ -56,6 +56,11 @@ export class JournalWriter {
     if (!rows.length) throw new FencedError(token);
   }
 
+  /** Opens the appends' connection (before the sequencer takes commands: a failure there is a failed take-over, retried). */
+  open(): Promise<void> {
+    return this.appends.open();
+  }
+
   /** Closes the appends' connection (shutdown). */
   close(): Promise<void> {
     return this.appends.close();

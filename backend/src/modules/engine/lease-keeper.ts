@@ -26,6 +26,7 @@ export class LeaseKeeper {
   private renewTimer?: NodeJS.Timeout;
   private standbyTimer?: NodeJS.Timeout;
   private closed = false;
+  private renewing = false;
 
   constructor(
     private readonly lease: Lease,
@@ -107,11 +108,16 @@ export class LeaseKeeper {
   }
 
   private async renew(): Promise<void> {
+    // One renewal at a time: a tick while one is still out waits for the next.
+    if (this.renewing) return;
+    this.renewing = true;
     try {
       if (!(await this.lease.renew())) this.events.lost('another process took the lease');
     } catch (err) {
       // A failed renewal is retried at the next tick while the lease is still valid locally.
       if (this.lease.current === undefined) this.events.lost(`the lease could not be renewed before it expired (${(err as Error).message})`);
+    } finally {
+      this.renewing = false;
     }
   }
 }

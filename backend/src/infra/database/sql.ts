@@ -19,9 +19,8 @@ export async function updateReturning<T>(m: Pick<EntityManager, 'query'>, sql: s
  * ledger statement's time (docs/performance.md). `name` must belong to this one SQL text. Rows
  * come back for every kind of statement (UPDATE … RETURNING too); errors are the driver's own
  * (the checks below read both shapes). Outside a transaction (`dataSource.manager`) it runs on a
- * pooled connection, named too. A process keeps its
- * statements until it exits: after a migration that changes the columns they return, restart the
- * processes started before it (docs/operations.md).
+ * pooled connection, named too. A process keeps its statements until it exits: after a migration
+ * that changes the columns they return, restart the processes started before it (docs/operations.md).
  */
 export async function preparedQuery<T>(m: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
   const runner = m.queryRunner;

@@ -79,7 +79,7 @@ export class EngineLease {
     await this.db.query(`UPDATE engine_lease SET expires_at = now() - interval '1 millisecond' WHERE name = $1 AND token = $2`, [NAME, token]);
   }
 
-  /** Closes its connection (shutdown; a later statement would open another). */
+  /** Closes its connection for good (shutdown: a later statement fails, nothing is sent). */
   close(): Promise<void> {
     return this.db.close();
   }

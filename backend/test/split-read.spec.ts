@@ -3,7 +3,10 @@ import request from 'supertest';
 import { createApp } from '../src/app.factory';
 import { loadConfig } from '../src/infra/config/config';
 import { registerByEmail } from './support/accounts';
-import { deposit } from './support/funding';
+import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { MarketRegistry } from '../src/modules/engine/market-registry.service';
+import { MarkPriceService } from '../src/modules/market/mark-price.service';
+import { deposit, spotTrader } from './support/funding';
 import { runLoadScript } from './support/load-script';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -29,7 +32,10 @@ describe('split roles in process: a transfer into the trade account through an a
   const USDT = 3;
   let engine: TestApp;
   let api: NestExpressApplication;
+  const markPrice = process.env.MARK_PRICE;
   beforeAll(async () => {
+    // No sampler: the tests record the mark price's ticks themselves (MarkPriceService.sample).
+    process.env.MARK_PRICE = 'off';
     engine = await startTestApp({ engine: { ...loadConfig().engine, transport: 'redis', projectLingerMs: 3000 } });
     const role = process.env.ROLE;
     process.env.ROLE = 'api';
@@ -44,6 +50,32 @@ describe('split roles in process: a transfer into the trade account through an a
   afterAll(async () => {
     await api?.close();
     await engine?.close();
+    if (markPrice === undefined) delete process.env.MARK_PRICE;
+    else process.env.MARK_PRICE = markPrice;
+  });
+
+  it('the price now on an api process is the last trade, recorded by the engine, not an older tick (regression: it dealt at the last sample)', async () => {
+    const [seller, buyer] = [await spotTrader(engine, 1, '1'), await spotTrader(engine, USDT, '1000')];
+    const trade = async (price: string) => {
+      for (const [u, side] of [
+        [seller, 'sell'],
+        [buyer, 'buy'],
+      ] as const) {
+        const body = { symbol: 'BTC/USDT', side, type: 'limit', price, quantity: '0.01' };
+        expect((await engine.http().post('/api/coin/trade').set('Authorization', u.token).type('json').send(body)).body.code).toBe(1);
+      }
+    };
+    await trade('100');
+    const sampled = await engine.app.get(MarkPriceService).sample();
+    expect(sampled.map((k) => k.price)).toEqual(['100']);
+    await trade('120');
+    await engine.app.get(EngineHost).idle();
+    const tick = await api.get(MarkPriceService).now(api.get(MarketRegistry).get('BTC/USDT'));
+    expect({ price: tick.price, newer: BigInt(tick.id) > BigInt(sampled[0].id), ts: tick.ts instanceof Date }).toEqual({ price: '120', newer: true, ts: true });
+    // The engine recorded it: a deal tick in mark_prices.
+    expect(await engine.ds.query(`SELECT trim_scale(price)::text AS price, source FROM mark_prices WHERE id = $1`, [tick.id])).toEqual([
+      { price: '120', source: 'deal' },
+    ]);
   });
 
   it('the next read on that process shows the coin credited (regression: it read the balances before the projector wrote the credit)', async () => {

@@ -63,6 +63,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly gcPauses = new GcPauses();
   /** The highest sequence this process has asked the engine's projector not to linger up to (split roles). */
   private hurried = 0;
+  /** The answerer of `mark` requests (`answerMarks`). */
+  private markNow?: (marketId: number) => Promise<unknown>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -154,6 +156,20 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     return replica;
   }
 
+  /**
+   * The price now of a market, from the process that holds the books: `local` here when it is this
+   * one, else the holder's answerer (`answerMarks`) over the command stream (split roles), so an api
+   * process deals at the last trade price as the engine does, never at an older recorded tick.
+   */
+  markFromOwner<T>(marketId: number, local: () => Promise<T>): Promise<T> {
+    return this.ask('mark', local, marketId);
+  }
+
+  /** What answers `markFromOwner` for the other processes while this one holds the books (the mark price service). */
+  answerMarks(fn: (marketId: number) => Promise<unknown>): void {
+    this.markNow = fn;
+  }
+
   /** Runs `fn` in the process that holds the sequencer: now if this is it, else if and when it takes over. */
   async whenOwner(fn: () => Promise<void> | void): Promise<void> {
     this.ownerHooks.push(fn);
@@ -179,6 +195,10 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private async serveRequest(req: EngineRequest): Promise<EngineReply> {
     if (req.ctl === 'markets') return { id: req.id, result: await this.marketsChanged() };
     if (req.ctl === 'stats') return { id: req.id, result: await this.stats() };
+    if (req.ctl === 'mark') {
+      if (!this.seqr || !this.markNow) throw new BusinessError(ErrorCode.MARKET_BUSY);
+      return { id: req.id, result: await this.markNow(req.marketId!) };
+    }
     const commits = this.taking;
     if (!commits) throw new BusinessError(ErrorCode.MARKET_BUSY);
     const { outcome, seq } = await commits.submitWithSeq(req.cmd!);
@@ -305,9 +325,9 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** A control request answered by the sequencer's process (here, or over the command stream). */
-  private async ask<T>(ctl: 'markets' | 'stats', local: () => Promise<T> | T): Promise<T> {
+  private async ask<T>(ctl: NonNullable<EngineRequest['ctl']>, local: () => Promise<T> | T, marketId?: number): Promise<T> {
     if (this.seqr || !this.link) return local();
-    const reply = await this.link.ask({ ctl }, this.config.engine.forwardTimeoutMs);
+    const reply = await this.link.ask({ ctl, marketId }, this.config.engine.forwardTimeoutMs);
     if (reply.error !== undefined) throw new BusinessError(reply.error as ErrorCodeValue);
     return reply.result as T;
   }

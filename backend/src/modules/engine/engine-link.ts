@@ -13,7 +13,9 @@ export interface EngineRequest {
   /** The asking process's reply stream. */
   reply: string;
   cmd?: SeqCommand;
-  ctl?: 'markets' | 'stats';
+  ctl?: 'markets' | 'stats' | 'mark';
+  /** The market of a `mark` request (the price now, recorded by the process holding the books). */
+  marketId?: number;
 }
 
 export interface EngineReply {
@@ -133,7 +135,7 @@ export class EngineLink {
   // ---- the asking side (api, worker) ----
 
   /** Sends a request and waits for the engine's reply; past the timeout: 2107 "result unknown, retry with the same id". */
-  async ask(body: { cmd?: SeqCommand; ctl?: EngineRequest['ctl'] }, timeoutMs: number): Promise<EngineReply> {
+  async ask(body: { cmd?: SeqCommand; ctl?: EngineRequest['ctl']; marketId?: number }, timeoutMs: number): Promise<EngineReply> {
     if (!this.reader) this.startReplies();
     const req: EngineRequest = { id: randomUUID(), reply: this.replyStream, ...body };
     if (req.cmd?.t === 'place' && !req.cmd.clientOrderId) req.cmd = { ...req.cmd, requestId: req.id };

@@ -4,6 +4,15 @@ import { EngineHost } from '../engine/engine-host.service';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
 import { MarkPriceService } from './mark-price.service';
 
+/** The process holding the books: the price now is read here (`markFromOwner` runs `local`). */
+const fakeHost = (last: () => number) =>
+  ({
+    owner: true,
+    lastTradePrice: last,
+    answerMarks: () => undefined,
+    markFromOwner: (_id: number, local: () => Promise<unknown>) => local(),
+  }) as unknown as EngineHost;
+
 describe('MarkPriceService: recording ticks', () => {
   it('writes one tick at a time, so ids commit in the order they were taken (regression: a deal tick and a sample raced and the watcher passed the later-committing one)', async () => {
     const market = { id: 1, base: { symbol: 'BTC' }, engine: { ticksToPrice: (t: number) => String(t) } } as unknown as MarketInfo;
@@ -22,7 +31,7 @@ describe('MarkPriceService: recording ticks', () => {
     } as unknown as DataSource;
     const registry = { all: () => [market] } as unknown as MarketRegistry;
     let last = 101;
-    const host = { owner: true, lastTradePrice: () => last } as unknown as EngineHost;
+    const host = fakeHost(() => last);
     const bus = { emit: () => undefined } as unknown as EngineBus;
     const marks = new MarkPriceService(dataSource, registry, host, bus);
 
@@ -50,7 +59,7 @@ describe('MarkPriceService: recording ticks', () => {
     } as unknown as DataSource;
     const registry = { all: () => markets } as unknown as MarketRegistry;
     let last = 100;
-    const host = { owner: true, lastTradePrice: () => last } as unknown as EngineHost;
+    const host = fakeHost(() => last);
     const marks = new MarkPriceService(dataSource, registry, host, { emit: () => undefined } as unknown as EngineBus);
     const sample = marks.sample(1_000);
     last = 105; // the market moves while the first insert waits

@@ -47,7 +47,13 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     private readonly registry: MarketRegistry,
     private readonly host: EngineHost,
     private readonly bus: EngineBus,
-  ) {}
+  ) {
+    // The other processes (split roles) deal at this process's price now while it holds the books.
+    host.answerMarks((marketId) => {
+      const market = registry.byIdOrUndefined(marketId);
+      return market ? this.nowHere(market) : Promise.reject(new BusinessError(ErrorCode.MARKET_NOT_FOUND));
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     if (process.env.MARK_PRICE === 'off') return;
@@ -93,15 +99,23 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /**
-   * The price now, to open or close a position or buy an option at: where this process holds the
-   * books, the last trade price, recorded as a tick first when the market traded away from the
-   * latest recorded one (else a trader who saw the move on the live feed could still deal at the
-   * price the market had left, up to a second earlier). Elsewhere (split roles), the latest
-   * recorded tick. Either way a recorded tick with an id, and refused (2211) when there is none fresh.
+   * The price now, to open or close a position or buy an option at: the last trade price, recorded
+   * as a tick first when the market traded away from the latest recorded one (else a trader who saw
+   * the move on the live feed could still deal at the price the market had left, up to a second
+   * earlier). Read and recorded by the process that holds the books: an api process (split roles)
+   * asks it over the command stream, and a failure there refuses the deal (it never falls back to an
+   * older tick). A recorded tick with an id, and refused (2211) when there is none fresh.
    */
   async now(market: MarketInfo): Promise<Tick> {
+    const tick = await this.host.markFromOwner(market.id, () => this.nowHere(market));
+    // Over the command stream the time comes as JSON text.
+    return { ...tick, ts: new Date(tick.ts) };
+  }
+
+  /** `now` in the process that holds the books. */
+  private async nowHere(market: MarketInfo): Promise<Tick> {
     const recorded = await this.fresh(market);
-    const last = this.host.owner ? this.host.lastTradePrice(market.id) : undefined;
+    const last = this.host.lastTradePrice(market.id);
     if (last === undefined) return recorded;
     const price = moneyString(market.engine.ticksToPrice(last));
     if (price === moneyString(recorded.price)) return recorded;

@@ -23,18 +23,11 @@ describe('engine lease with a fencing token', () => {
   let db: Awaited<ReturnType<typeof createDatabase>>;
   let ds: DataSource;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  /** Each lease and journal writer has a connection of its own: closed after the tests. */
-  const leases: Array<EngineLease | JournalWriter> = [];
-  const lease = (ttlMs: number) => {
-    const l = new EngineLease(ds, ttlMs);
-    leases.push(l);
-    return l;
-  };
-  const journalWriter = () => {
-    const j = new JournalWriter(ds);
-    leases.push(j);
-    return j;
-  };
+  /** Leases, journal writers and connections each have a connection of their own: closed after the tests. */
+  const closing: Array<{ close(): Promise<void> }> = [];
+  const owned = <T extends { close(): Promise<void> }>(x: T): T => (closing.push(x), x);
+  const lease = (ttlMs: number) => owned(new EngineLease(ds, ttlMs));
+  const journalWriter = () => owned(new JournalWriter(ds));
 
   beforeAll(async () => {
     db = await createDatabase();
@@ -44,7 +37,7 @@ describe('engine lease with a fencing token', () => {
   });
 
   afterAll(async () => {
-    for (const l of leases) await l.close();
+    for (const c of closing) await c.close();
     await ds.destroy();
     await db.drop();
   });
@@ -115,42 +108,30 @@ describe('engine lease with a fencing token', () => {
     expect(await journal.head()).toBe(head + 1);
     await standby.release();
   });
-});
 
-describe('a connection of its own (OwnConnection)', () => {
-  let db: Awaited<ReturnType<typeof createDatabase>>;
-  let ds: DataSource;
-  beforeAll(async () => {
-    db = await createDatabase();
-    ds = new DataSource({ ...dataSourceOptions(db.url), logging: false });
-    await ds.initialize();
-  });
-  afterAll(async () => {
-    await ds.destroy();
-    await db.drop();
-  });
+  describe('a connection of its own (OwnConnection)', () => {
+    it('opens again after the server ended it, cancels a statement past its bound, and refuses once closed', async () => {
+      const own = owned(new OwnConnection(ds, { applicationName: 'kestrel-own-test', connectMs: 5000, statementMs: 300 }));
+      const one = async () => (await own.query<{ n: number }>('SELECT 1 AS n', [])).rows[0].n;
+      expect(await one()).toBe(1);
+      await ds.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kestrel-own-test'`);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await one()).toBe(1);
+      // Cancelled by the server (statement_timeout), not only given up here: the connection is replaced.
+      await expect(own.query('SELECT pg_sleep(3)', [])).rejects.toThrow(/statement timeout/);
+      expect(await one()).toBe(1);
+      const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'kestrel-own-test'`);
+      expect(n).toBe(1);
+      await own.close();
+      await expect(one()).rejects.toBeInstanceOf(NotSentError);
+    });
 
-  it('opens again after the server ended it, cancels a statement past its bound, and refuses once closed', async () => {
-    const own = new OwnConnection(ds, { applicationName: 'kestrel-own-test', connectMs: 5000, statementMs: 300 });
-    const one = async () => (await own.query<{ n: number }>('SELECT 1 AS n', [])).rows[0].n;
-    expect(await one()).toBe(1);
-    await ds.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kestrel-own-test'`);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await one()).toBe(1);
-    // Cancelled by the server (statement_timeout), not only given up here: the connection is replaced.
-    await expect(own.query('SELECT pg_sleep(3)', [])).rejects.toThrow(/statement timeout/);
-    expect(await one()).toBe(1);
-    const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'kestrel-own-test'`);
-    expect(n).toBe(1);
-    await own.close();
-    await expect(one()).rejects.toBeInstanceOf(NotSentError);
-  });
-
-  it('a database out of reach: the statement was not sent (NotSentError)', async () => {
-    const nowhere = { options: { url: 'postgres://postgres@127.0.0.1:1/none' } } as unknown as DataSource;
-    const own = new OwnConnection(nowhere, { applicationName: 'kestrel-own-test', connectMs: 1000 });
-    await expect(own.query('SELECT 1', [])).rejects.toBeInstanceOf(NotSentError);
-    await own.close();
+    it('a database out of reach: the statement was not sent (NotSentError)', async () => {
+      const nowhere = { options: { url: 'postgres://postgres@127.0.0.1:1/none' } } as unknown as DataSource;
+      const own = new OwnConnection(nowhere, { applicationName: 'kestrel-own-test', connectMs: 1000 });
+      await expect(own.query('SELECT 1', [])).rejects.toBeInstanceOf(NotSentError);
+      await own.close();
+    });
   });
 });
 

@@ -128,7 +128,6 @@ export class DepositService {
   }
 }
 
-
 function recordView(d: Deposit, symbol: string, forOperator: boolean) {
   return {
     id: d.id,

@@ -101,6 +101,27 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect(codes.map((c: { code: number }) => c.code)).toEqual([20, 21, 22, 30]);
   });
 
+  it('a position whose market is no longer loaded (disabled since) answers 2001 to close and new levels, changing nothing (regression: a 500)', async () => {
+    await tick('60000');
+    const u = await trader('1000');
+    const p = (await open(u.token, { side: 'long', lots: '1', take_profit: '66000', stop_loss: '55000' })).body.data;
+    const [{ id: gone }] = await t.ds.query(
+      `INSERT INTO markets (symbol, base_currency_id, quote_currency_id, tick_size, lot_size, min_qty, maker_fee, taker_fee, sort, enabled)
+       VALUES ('GONE/USDT', 1, $1, '0.01', '0.01', '0.01', '0', '0', 98, false) RETURNING id`,
+      [USDT],
+    );
+    await t.ds.query('UPDATE lever_positions SET market_id = $2 WHERE id = $1', [p.id, gone]);
+    const before = (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n;
+    expect((await post(u.token, 'close', { id: p.id })).body).toMatchObject({ code: 2001 });
+    expect((await post(u.token, 'tpsl', { id: p.id, take_profit: '67000', stop_loss: '54000' })).body).toMatchObject({ code: 2001 });
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n).toBe(before);
+    const [still] = await t.ds.query('SELECT status, take_profit::text, stop_loss::text FROM lever_positions WHERE id = $1', [p.id]);
+    expect([still.status, moneyString(still.take_profit), moneyString(still.stop_loss)]).toEqual(['holding', '66000', '55000']);
+    // Back on its market, it closes as usual.
+    await t.ds.query('UPDATE lever_positions SET market_id = $2 WHERE id = $1', [p.id, BTC_MARKET]);
+    expect((await post(u.token, 'close', { id: p.id })).body.code).toBe(1);
+  });
+
   it('take profit, stop loss and liquidation fire on the first tick that crosses, once', async () => {
     await tick('60000');
     await watch();

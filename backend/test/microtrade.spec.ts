@@ -5,7 +5,7 @@ import { LeverPosition } from '../src/modules/lever/lever-position.entity';
 import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
 import { LeverService } from '../src/modules/lever/lever.service';
 import { MicrotradeService } from '../src/modules/microtrade/microtrade.service';
-import { OptionDeliveryService, tickDueBy } from '../src/modules/microtrade/option-delivery.service';
+import { OptionDeliveryService, STRANDED_AFTER_MS, tickDueBy } from '../src/modules/microtrade/option-delivery.service';
 import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
 import { coinBalance, deposit, spotTrader } from './support/funding';
 import { tickRecorder } from './support/mark-prices';
@@ -189,6 +189,34 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     await t.ds.query('UPDATE option_orders SET void_after_ms = NULL WHERE id = $1', [onTime.order_id]);
     expect((await t.http().get('/api/microtrade/ticks').query({ order_id: onTime.order_id })).body.data).toMatchObject({ result: 'up', void_after_ms: null });
     await t.ds.query('DELETE FROM mark_prices WHERE ts > now()'); // its delivery tick, stamped ahead, is no later test's
+  });
+
+  it('an option no sample ever comes for (its market no longer sampled) is void without a delivery tick once STRANDED_AFTER_MS has passed, its stake returned; before that it waits', async () => {
+    await t.ds.query('DELETE FROM mark_prices WHERE ts > now()');
+    await tick('60000');
+    const [p30] = await periods();
+    const u = await trader('1000');
+    const o = (await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '100' })).body.data;
+    const due = new Date(o.deliver_at).getTime();
+    const before = await optionBalance(u.user.id);
+    const delivery = t.app.get(OptionDeliveryService);
+    // No sample at or after its delivery time: it waits (the job retries), also past the late bound.
+    await expect(delivery.deliverDue(new Date(due + 2000))).rejects.toThrow('wait for their delivery tick');
+    await expect(delivery.deliverDue(new Date(due + STRANDED_AFTER_MS - 1000))).rejects.toThrow('wait for their delivery tick');
+    expect((await t.ds.query('SELECT status FROM option_orders WHERE id = $1', [o.order_id]))[0].status).toBe('pending');
+    // Long past it: void, no delivery tick, the stake back and the house's reserve released.
+    await delivery.deliverDue(new Date(due + STRANDED_AFTER_MS + 1000));
+    const [view] = (await t.http().get('/api/microtrade/lists').set('Authorization', u.token).query({ status: 'delivered' })).body.data.items.filter(
+      (x: { order_id: string }) => x.order_id === o.order_id,
+    );
+    expect(view).toMatchObject({ status: 'delivered', result: 'void', delivery_tick_id: null, delivery_price: null, payout: '100', pnl: '0' });
+    expect(await optionBalance(u.user.id)).toBe(moneyString(money(before).plus(100)));
+    const audit = (await t.http().get('/api/microtrade/ticks').query({ order_id: o.order_id })).body.data;
+    expect(audit).toMatchObject({ result: 'void', delivery_tick: null, stranded_after_ms: STRANDED_AFTER_MS });
+    expect(audit.ticks.every((k: { time: string }) => new Date(k.time).getTime() <= due)).toBe(true);
+    // A second run pays nothing more.
+    await delivery.deliverDue(new Date(due + STRANDED_AFTER_MS + 2000));
+    expect(await optionBalance(u.user.id)).toBe(moneyString(money(before).plus(100)));
   });
 
   it('a duplicated or retried delivery pays once; a crash between paying and pushing pays once and pushes later', async () => {
@@ -440,7 +468,7 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     return u;
   }
 
-  it('a contract profit cannot spend an option stake: the profit is refused (2417, nothing changes) and every delivery pays', async () => {
+  it('a contract profit cannot spend an option stake: the close is kept at its price (2417, no money moves), every delivery pays, and the close settles at that price once the house is funded', async () => {
     await tick('60000');
     const [p30] = (await t.http().get('/api/microtrade/seconds')).body.data;
     const a = await trader('option', '100');
@@ -457,16 +485,27 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     expect((await post(d.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '400' })).body.code).toBe(2403);
 
     const pos = await openLong(c.token, '90000');
-    await tick('69000'); // +150 for the long: more than the treasury's 70 available (its fee went to `fees`)
+    const closeTick = await tick('69000'); // +150 for the long: more than the treasury's 70 available (its fee went to `fees`)
     const entries = (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n;
     const refused = await post(c.token, 'lever/close', { id: pos.id });
     expect(refused.body).toMatchObject({
       code: 2417,
-      message: 'The house cannot pay this profit right now, so your position stays open. Please try again shortly',
+      message: 'The house cannot pay this profit right now. Your close at 69000 is kept and is paid at that price as soon as the house can',
     });
+    // No money moved; the close is kept on the position at the user's tick.
     expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n).toBe(entries);
-    expect((await t.ds.query('SELECT status FROM lever_positions WHERE id = $1', [pos.id]))[0].status).toBe('holding');
+    expect(await t.ds.query('SELECT status, trigger_tick_id::text, trigger_reason FROM lever_positions WHERE id = $1', [pos.id])).toEqual([
+      { status: 'holding', trigger_tick_id: closeTick, trigger_reason: 'user' },
+    ]);
     expect(await treasury()).toEqual({ available: '70', frozen: '180' });
+    // Shown as closing at that price, valued there, whatever the price does meanwhile.
+    await tick('50000'); // the stop loss's level, and past it: the kept close is not replaced
+    const shown = (await post(c.token, 'lever/deal', { symbol: 'BTC/USDT' })).body.data.positions;
+    expect(shown).toMatchObject([
+      { id: pos.id, status: 'holding', closing: { reason: 'user', price: '69000', tick_id: closeTick }, pnl: '150', current_price: '69000' },
+    ]);
+    await t.app.get(LeverWatchService).watch();
+    expect((await t.ds.query('SELECT status FROM lever_positions WHERE id = $1', [pos.id]))[0].status).toBe('holding');
 
     // Delivery on 69,000: A (up) is paid 120, B (down) nothing; the reserves are released.
     const [{ at }] = await t.ds.query('SELECT MAX(deliver_at) AS at FROM option_orders');
@@ -479,9 +518,27 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
       ['delivered', '0'],
     ]);
     expect(await treasury()).toEqual({ available: '130', frozen: '0' });
-    // With the options settled the treasury can pay a smaller profit: at 66,000 the long earns 100.
-    await tick('66000');
-    expect((await post(c.token, 'lever/close', { id: pos.id })).body).toMatchObject({ code: 1, data: { pnl: '100' } });
+    // 130 is still short of 150: asking again answers the same kept price.
+    expect((await post(c.token, 'lever/close', { id: pos.id })).body).toMatchObject({ code: 2417, message: expect.stringContaining('at 69000') });
+    // Funded from outside (50: 30 stays for the next test), the next watcher run pays the close at the user's price.
+    const funded = await t
+      .http()
+      .post('/api/admin/treasury/fund')
+      .set('Authorization', admin)
+      .type('form')
+      .send({ currency_id: USDT, amount: '50', reason: 'contract payout' });
+    expect(funded.body.code).toBe(1);
+    await t.app.get(LeverWatchService).watch();
+    const [closed] = await t.ds.query('SELECT status, close_price::text, close_tick_id::text, close_reason, pnl::text FROM lever_positions WHERE id = $1', [
+      pos.id,
+    ]);
+    expect({ ...closed, close_price: moneyString(closed.close_price), pnl: moneyString(closed.pnl) }).toEqual({
+      status: 'closed',
+      close_price: '69000',
+      close_tick_id: closeTick,
+      close_reason: 'user',
+      pnl: '150',
+    });
     expect(await treasury()).toEqual({ available: '30', frozen: '0' });
   });
 

@@ -26,6 +26,8 @@ export interface Position {
   liquidation_price: string | null;
   close_price: string | null;
   close_reason: CloseReason | null;
+  /** A close that fired (or that you asked for) waiting for the house to pay: it settles at `price`. */
+  closing: { reason: CloseReason; price: string | null; tick_id: string } | null;
   opened_at: string | null;
   closed_at: string | null;
   created_at: string;

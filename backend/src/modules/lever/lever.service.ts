@@ -100,6 +100,7 @@ export class LeverService {
       this.dataSource.getRepository(LeverPosition).find({ where: { userId, marketId: market.id, status: In(['pending', 'holding']) }, order: { id: 'DESC' } }),
     ]);
     const b = balances.find((x) => x.accountType === 'lever' && x.currencyId === USDT_ID);
+    const kept = await this.keptPrices(open);
     return {
       symbol: market.symbol,
       multiples: c.multiples,
@@ -113,7 +114,7 @@ export class LeverService {
       last_price: last ? moneyString(last.price) : null,
       mark_price: tick ? moneyString(tick.price) : null,
       mark_tick_id: tick?.id ?? null,
-      positions: open.map((p) => this.view(p, market.symbol, tick?.price)),
+      positions: open.map((p) => this.view(p, market.symbol, tick?.price, kept)),
     };
   }
 
@@ -227,18 +228,24 @@ export class LeverService {
       .findAndCount({ where: { userId, status: q.status }, order: { id: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
     const marks = new Map<number, string | undefined>();
     for (const id of new Set(rows.map((r) => r.marketId))) marks.set(id, (await this.marks.latestRecorded(id))?.price);
+    const kept = await this.keptPrices(rows);
     return {
-      items: rows.map((p) => this.view(p, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', marks.get(p.marketId))),
+      items: rows.map((p) => this.view(p, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', marks.get(p.marketId), kept)),
       total,
       page: q.page,
       limit: q.limit,
     };
   }
 
-  /** lever/close (confirmed in the app): at the latest recorded mark tick. */
+  /**
+   * lever/close (confirmed in the app): at the price now. A close the treasury cannot pay then is
+   * kept at that tick (as the watcher keeps a take profit it cannot pay) and settles at that price
+   * once it can (settleTriggered, or the user asking again): the user no longer bears the market's
+   * moves while waiting for the house. 2417 says so, with the price kept.
+   */
   async close(userId: number, id: string) {
     let p = await this.own(userId, id);
-    const market = this.registry.byIdOrUndefined(p.marketId)!;
+    const market = this.loaded(p);
     // Twice at most: a close that lost to the watcher keeping a trigger (below) settles that trigger.
     for (let attempt = 0; attempt < 2 && p.status === 'holding'; attempt++) {
       // A trigger that already fired settles as it fired (the user asking to close does not undo it).
@@ -251,7 +258,12 @@ export class LeverService {
         p = caught.position;
         if (p.status !== 'holding' || p.triggerTickId) continue; // closed meanwhile (2414), or a trigger kept to settle (above)
       }
-      const closed = await this.closeAt(p, tick, triggered ? p.triggerReason! : 'user');
+      const closed = await this.closeAt(p, tick, triggered ? p.triggerReason! : 'user').catch(async (err: unknown) => {
+        if (!(err instanceof BusinessError && err.code === ErrorCode.LEVER_HOUSE_SHORT)) throw err;
+        // Kept now, or kept already (this trigger, or one the watcher kept meanwhile: the next round settles that one).
+        if (triggered || (await this.keep(p, tick, 'user'))) throw new BusinessError(ErrorCode.LEVER_HOUSE_SHORT, undefined, { price: moneyString(tick.price) });
+        return undefined;
+      });
       if (closed) return this.view(closed, market.symbol, tick.price);
       // Nothing changed: closed meanwhile (2414), or the watcher has just kept a trigger it could not
       // settle (a take profit the treasury could not pay), which this close then settles as above.
@@ -265,7 +277,7 @@ export class LeverService {
     let p = await this.own(userId, dto.id);
     // A trigger that already fired (waiting to settle) is not undone by new levels.
     if (!open(p)) throw new BusinessError(ErrorCode.POSITION_CLOSED);
-    const market = this.registry.byIdOrUndefined(p.marketId)!;
+    const market = this.loaded(p);
     // Nor is one (or a limit order's fill) on a tick recorded until now that the watcher has not
     // reached yet: the levels in force until now apply to those ticks, the new ones only after them.
     const upTo = await this.marks.newestTickId(p.marketId);
@@ -314,6 +326,13 @@ export class LeverService {
     this.bus.emit('balance', userId);
     this.bus.emit('position', userId);
     return this.view({ ...p, status: 'cancelled' }, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', undefined);
+  }
+
+  /** The position's market, which has a price only while it is loaded (a market disabled since does not: 2001). */
+  private loaded(p: LeverPosition): MarketInfo {
+    const market = this.registry.byIdOrUndefined(p.marketId);
+    if (!market) throw new BusinessError(ErrorCode.MARKET_NOT_FOUND);
+    return market;
   }
 
   private async own(userId: number, id: string): Promise<LeverPosition> {
@@ -442,12 +461,20 @@ export class LeverService {
     try {
       return { closed: await this.closeAt(p, tick, reason) };
     } catch (failed) {
-      await this.dataSource.query(
-        `UPDATE lever_positions SET trigger_tick_id = $2, trigger_reason = $3 WHERE id = $1 AND status = 'holding' AND trigger_tick_id IS NULL`,
-        [p.id, tick.id, reason],
-      );
+      await this.keep(p, tick, reason);
       return { failed };
     }
+  }
+
+  /** Keeps a close that cannot settle now on the position, to settle at this tick later; false if one is kept already (or it is no longer open). */
+  private async keep(p: LeverPosition, tick: Tick, reason: CloseReason): Promise<boolean> {
+    const rows = await updateReturning(
+      this.dataSource.manager,
+      `UPDATE lever_positions SET trigger_tick_id = $2, trigger_reason = $3 WHERE id = $1 AND status = 'holding' AND trigger_tick_id IS NULL RETURNING id`,
+      [p.id, tick.id, reason],
+    );
+    if (rows.length) this.bus.emit('position', p.userId);
+    return rows.length > 0;
   }
 
   /**
@@ -521,9 +548,10 @@ export class LeverService {
       .find({ where: { userId: In(userIds), status: In(['pending', 'holding']) }, order: { id: 'DESC' } });
     const marks = new Map<number, string | undefined>();
     for (const id of new Set(rows.map((r) => r.marketId))) marks.set(id, this.marks.current(id)?.price ?? (await this.marks.latestRecorded(id))?.price);
+    const kept = await this.keptPrices(rows);
     const out = new Map<number, Array<ReturnType<LeverService['view']>>>();
     for (const p of rows)
-      out.set(p.userId, [...(out.get(p.userId) ?? []), this.view(p, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', marks.get(p.marketId))]);
+      out.set(p.userId, [...(out.get(p.userId) ?? []), this.view(p, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', marks.get(p.marketId), kept)]);
     return out;
   }
 
@@ -540,8 +568,22 @@ export class LeverService {
     }));
   }
 
-  view(p: LeverPosition, symbol: string, mark: string | undefined) {
+  /** The prices of the ticks that closes kept on these positions fired on (trigger tick id → price). */
+  private async keptPrices(rows: LeverPosition[]): Promise<Map<string, string>> {
+    const ids = [...new Set(rows.filter((p) => p.status === 'holding' && p.triggerTickId).map((p) => p.triggerTickId!))];
+    if (!ids.length) return new Map();
+    const ticks: Array<{ id: string; price: string }> = await this.dataSource.query('SELECT id::text, price::text FROM mark_prices WHERE id = ANY($1::bigint[])', [ids]);
+    return new Map(ticks.map((x) => [x.id, x.price]));
+  }
+
+  /**
+   * A position as the API answers it, valued at `mark`; one whose close is kept (waiting for the
+   * treasury, `closing`) is valued at the price it settles at, from `kept` (keptPrices).
+   */
+  view(p: LeverPosition, symbol: string, mark: string | undefined, kept?: Map<string, string>) {
     const open = p.status === 'holding' && p.openPrice;
+    const closing = open && p.triggerTickId ? kept?.get(p.triggerTickId) : undefined;
+    if (closing) mark = closing;
     const t = open ? terms(p) : undefined;
     const price = open && mark ? mark : undefined;
     return {
@@ -561,7 +603,7 @@ export class LeverService {
       current_price: p.status === 'closed' ? moneyString(p.closePrice!) : mark ? moneyString(mark) : null,
       take_profit: moneyString(p.takeProfit),
       stop_loss: moneyString(p.stopLoss),
-      pnl: p.status === 'closed' ? moneyString(p.pnl!) : t && price ? moneyString(pnlAt(t, price)) : null,
+      pnl: p.status === 'closed' ? moneyString(p.pnl!) : t && price ? moneyString(closing ? settledPnl(t, price, money(p.margin)) : pnlAt(t, price)) : null,
       /** equity / margin, in percent (truncated). */
       risk_rate: t && price ? equityAt(t, price).div(p.margin).times(100).toDecimalPlaces(2, 1).toString() : null,
       maintenance_margin: t ? moneyString(maintenanceOf(t)) : null,
@@ -569,6 +611,8 @@ export class LeverService {
       close_price: p.closePrice === null ? null : moneyString(p.closePrice),
       close_tick_id: p.closeTickId,
       close_reason: p.closeReason,
+      /** A close that fired (or that the user asked for) but waits for the treasury to pay it: it settles at this price. */
+      closing: open && p.triggerTickId ? { reason: p.triggerReason, price: closing ? moneyString(closing) : null, tick_id: p.triggerTickId } : null,
       opened_at: p.openedAt ? new Date(p.openedAt).toISOString() : null,
       closed_at: p.closedAt ? new Date(p.closedAt).toISOString() : null,
       created_at: new Date(p.createdAt ?? Date.now()).toISOString(),

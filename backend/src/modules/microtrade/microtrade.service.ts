@@ -15,7 +15,7 @@ import { LedgerService, Movement } from '../ledger/ledger.service';
 import { UserService } from '../user/user.service';
 import { positive } from '../wallet/accounts.service';
 import type { OptionListDto, OptionPeriodDto, OptionSubmitDto } from './microtrade.dto';
-import { DELIVERY_LATE_MS, OptionDeliveryService } from './option-delivery.service';
+import { DELIVERY_LATE_MS, OptionDeliveryService, STRANDED_AFTER_MS } from './option-delivery.service';
 import { OptionOrder } from './option-order.entity';
 import { OptionPeriod } from './option-period.entity';
 
@@ -183,7 +183,8 @@ export class MicrotradeService {
   async ticks(orderId: string) {
     const o = await this.dataSource.getRepository(OptionOrder).findOne({ where: { id: orderId } });
     if (!o) throw new BusinessError(ErrorCode.OPTION_NOT_FOUND);
-    const until = o.deliveryTs ?? new Date();
+    // A void option no sample came for (STRANDED_AFTER_MS) has no delivery tick: its trail ends at its delivery time.
+    const until = o.deliveryTs ?? (o.status === 'delivered' ? o.deliverAt : new Date());
     const rows: Array<{ id: string; price: string; ts: Date; source: string }> = await this.dataSource.query(
       'SELECT id::text, price::text, ts, source FROM mark_prices WHERE market_id = $1 AND ts >= $2 AND ts <= $3 ORDER BY ts, mark_prices.id LIMIT 5000',
       [o.marketId, o.openTs, until],
@@ -196,7 +197,8 @@ export class MicrotradeService {
       deliver_at: new Date(o.deliverAt).toISOString(),
       delivery_tick: o.deliveryTickId ? { id: o.deliveryTickId, price: moneyString(o.deliveryPrice!), time: new Date(o.deliveryTs!).toISOString() } : null,
       result: o.result,
-      rule: 'result = void if the delivery tick is more than void_after_ms after deliver_at, else up if delivery price > open price, down if lower, flat if equal; the delivery tick is the first sampled tick (source sample) at or after deliver_at',
+      rule: 'result = void if the delivery tick is more than void_after_ms after deliver_at, else up if delivery price > open price, down if lower, flat if equal; the delivery tick is the first sampled tick (source sample) at or after deliver_at; void with no delivery tick when none was recorded by stranded_after_ms after deliver_at',
+      stranded_after_ms: STRANDED_AFTER_MS,
       // The bound it was delivered under (null: delivered before there was one, never void); a pending option's is today's.
       void_after_ms: o.status === 'delivered' ? o.voidAfterMs : DELIVERY_LATE_MS,
       ticks: rows.map((r) => ({ id: r.id, price: moneyString(r.price), time: new Date(r.ts).toISOString(), source: r.source })),

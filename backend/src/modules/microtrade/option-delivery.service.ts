@@ -27,9 +27,10 @@ interface Due {
   open_price: string;
   /** What the purchase froze (null: an order bought when only the win was frozen). */
   reserve: string | null;
-  tick_id: string;
-  tick_price: string;
-  tick_ts: Date;
+  /** The delivery sample; null for an option no sample came for (void, STRANDED_AFTER_MS). */
+  tick_id: string | null;
+  tick_price: string | null;
+  tick_ts: Date | null;
   deliver_at: Date;
   market_id: number;
 }
@@ -52,6 +53,15 @@ export function tickDueBy(job: Pick<Job, 'name' | 'data'>, now = Date.now()): Da
  * one bought, and whoever runs the sampler could otherwise choose when it resumes.
  */
 export const DELIVERY_LATE_MS = 5000;
+
+/**
+ * An option that no sample has come for this long after its delivery time (its market stopped
+ * being sampled: disabled, or the sampler off for good) is void without one, its stake returned:
+ * any sample that still came would be late (DELIVERY_LATE_MS), so the result is the same, only
+ * not held up forever. The margin beyond DELIVERY_LATE_MS covers a sample stamped in time whose
+ * insert is slow to commit (the sampler holds a hung insert for at most 5 s).
+ */
+export const STRANDED_AFTER_MS = 60_000;
 
 /**
  * The result is a pure function of the two recorded ticks and the delivery time (DESIGN §1):
@@ -143,9 +153,9 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
       const due: Due[] = await this.dataSource.query(
         `SELECT o.id::text, o.user_id, o.market_id, o.direction, o.quantity::text, o.profit_ratio::text, o.open_price::text, o.reserve::text, o.deliver_at, t.id::text AS tick_id, t.price::text AS tick_price, t.ts AS tick_ts
          FROM option_orders o
-         CROSS JOIN LATERAL (SELECT id, price, ts FROM mark_prices WHERE market_id = o.market_id AND ts >= o.deliver_at AND source = 'sample' ORDER BY ts, id LIMIT 1) t
-         WHERE o.status = 'pending' AND o.deliver_at <= $1 ORDER BY o.id LIMIT $2`,
-        [now, CHUNK],
+         LEFT JOIN LATERAL (SELECT id, price, ts FROM mark_prices WHERE market_id = o.market_id AND ts >= o.deliver_at AND source = 'sample' ORDER BY ts, id LIMIT 1) t ON true
+         WHERE o.status = 'pending' AND o.deliver_at <= $1 AND (t.id IS NOT NULL OR o.deliver_at <= $3) ORDER BY o.id LIMIT $2`,
+        [now, CHUNK, new Date(now.getTime() - STRANDED_AFTER_MS)],
       );
       if (!due.length) break;
       settled += await this.settle(due);
@@ -162,7 +172,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
   /** One transaction for a chunk: the guarded status update, then the payouts of exactly the rows it changed. */
   private async settle(due: Due[]): Promise<number> {
     const outcome = due.map((d) => {
-      const result = optionResult(d.open_price, { price: d.tick_price, ts: new Date(d.tick_ts) }, new Date(d.deliver_at));
+      const result = d.tick_id === null ? 'void' : optionResult(d.open_price, { price: d.tick_price!, ts: new Date(d.tick_ts!) }, new Date(d.deliver_at));
       const stake = money(d.quantity);
       const win = money(stake.times(d.profit_ratio).toDecimalPlaces(8, 1));
       const won = result === d.direction;
@@ -208,7 +218,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
             refType: 'option',
             refId: o.d.id,
             actor: 'system:option-delivery',
-            memo: `${o.result} tick ${o.d.tick_id}`,
+            memo: o.d.tick_id === null ? `${o.result}: no sample` : `${o.result} tick ${o.d.tick_id}`,
             movements,
           };
         });
@@ -230,7 +240,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
             const told =
               o.result === 'void'
                 ? { kind: 'notice.option_void' as const, params: { ...common, seconds: String(DELIVERY_LATE_MS / 1000) } }
-                : { kind: 'notice.option_settled' as const, params: { ...common, price: moneyString(o.d.tick_price), pnl: moneyString(o.pnl) } };
+                : { kind: 'notice.option_settled' as const, params: { ...common, price: moneyString(o.d.tick_price!), pnl: moneyString(o.pnl) } };
             return { userId: o.d.user_id, ...told, ref: `option:${o.d.id}` };
           }),
       );

@@ -528,6 +528,7 @@ export const en = {
     openLong: "Open long",
     openShort: "Open short",
     closePrice: "Close price",
+    closingKept: "Closing at {{price}}: it settles at that price as soon as the house can pay",
     reason: "Close reason",
     status: {
       closed: "Closed",

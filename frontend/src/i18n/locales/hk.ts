@@ -530,6 +530,7 @@ const hk: Catalogue = {
     openLong: "開多",
     openShort: "開空",
     closePrice: "平倉價",
+    closingKept: "正在以 {{price}} 平倉：平台可支付時即按該價格結算",
     reason: "平倉原因",
     status: {
       closed: "已平倉",

@@ -530,6 +530,7 @@ const jp: Catalogue = {
     openLong: "ロングを建てる",
     openShort: "ショートを建てる",
     closePrice: "決済価格",
+    closingKept: "{{price}} で決済中：お支払いが可能になり次第、その価格で精算されます",
     reason: "決済理由",
     status: {
       closed: "決済済み",

@@ -530,6 +530,7 @@ const kr: Catalogue = {
     openLong: "롱 진입",
     openShort: "숏 진입",
     closePrice: "청산 가격",
+    closingKept: "{{price}}에 청산 중: 지급이 가능해지는 즉시 그 가격으로 정산됩니다",
     reason: "청산 사유",
     status: {
       closed: "청산됨",

@@ -531,6 +531,7 @@ const py: Catalogue = {
     openLong: "Abrir comprado",
     openShort: "Abrir vendido",
     closePrice: "Preço de fechamento",
+    closingKept: "Fechando a {{price}}: é liquidado a esse preço assim que a casa puder pagar",
     reason: "Motivo do fechamento",
     status: {
       closed: "Fechadas",

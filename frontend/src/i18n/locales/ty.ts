@@ -530,6 +530,7 @@ const ty: Catalogue = {
     openLong: "เปิด Long",
     openShort: "เปิด Short",
     closePrice: "ราคาปิด",
+    closingKept: "กำลังปิดที่ราคา {{price}}: จะชำระที่ราคานั้นทันทีที่ระบบจ่ายได้",
     reason: "เหตุผลที่ปิด",
     status: {
       closed: "ปิดแล้ว",

@@ -530,6 +530,7 @@ const zh: Catalogue = {
     openLong: "开多",
     openShort: "开空",
     closePrice: "平仓价",
+    closingKept: "正在以 {{price}} 平仓：平台可支付时即按该价格结算",
     reason: "平仓原因",
     status: {
       closed: "已平仓",

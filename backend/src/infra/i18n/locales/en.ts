@@ -278,7 +278,7 @@ export const en = {
   'error.tpsl_side_short': 'For a short position, take profit must be below {price} and stop loss above it',
   'error.position_not_found': 'Position not found',
   'error.position_closed': 'This position is already closed or cancelled',
-  'error.lever_house_short': 'The house cannot pay this profit right now, so your position stays open. Please try again shortly',
+  'error.lever_house_short': 'The house cannot pay this profit right now. Your close at {price} is kept and is paid at that price as soon as the house can',
   'error.audit_position_not_found': 'No contract position with this number',
   'error.audit_not_settled': 'This position is not closed yet: there is no settlement to audit',
   'error.lever_side_invalid': 'Choose long or short',

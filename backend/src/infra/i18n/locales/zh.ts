@@ -280,7 +280,7 @@ export const zh: Catalogue = {
   'error.tpsl_side_short': '做空时止盈价需低于 {price}，止损价需高于 {price}',
   'error.position_not_found': '持仓不存在',
   'error.position_closed': '该持仓已平仓或已撤销',
-  'error.lever_house_short': '平台暂时无法支付这笔盈利，您的持仓保持不变，请稍后再试',
+  'error.lever_house_short': '平台暂时无法支付这笔盈利。您在 {price} 的平仓已保留，平台可支付时即按该价格结算',
   'error.audit_position_not_found': '没有该编号的合约持仓',
   'error.audit_not_settled': '该持仓尚未平仓，暂无可审计的结算',
   'error.lever_side_invalid': '请选择做多或做空',

@@ -145,6 +145,11 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
                   <Side side={p.side} lots={p.lots} multiple={p.multiple} />
                   <PnL value={p.pnl} />
                 </div>
+                {p.closing && (
+                  <p className="muted small" data-testid="closing">
+                    {t('lever.closingKept', { price: p.closing.price === null ? '--' : truncate(p.closing.price, pd) })}
+                  </p>
+                )}
                 <dl className="order__grid">
                   <div>
                     <dt>{t('lever.openPrice')}</dt>
@@ -173,9 +178,11 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
                     <dd className="num">{truncate(p.stop_loss, pd)}</dd>
                   </div>
                 </dl>
-                <button type="button" className="button button--block" onClick={() => setEditing(p)} disabled={offline} data-testid="edit-tpsl">
-                  {t('positionsLive.editTpsl')}
-                </button>
+                {!p.closing && (
+                  <button type="button" className="button button--block" onClick={() => setEditing(p)} disabled={offline} data-testid="edit-tpsl">
+                    {t('positionsLive.editTpsl')}
+                  </button>
+                )}
                 <button
                   type="button"
                   className="button button--block position__close"

@@ -156,6 +156,8 @@ export interface PositionData {
   close_price: string | null;
   close_tick_id: string | null;
   close_reason: 'user' | 'liquidation' | 'stop_loss' | 'take_profit' | null;
+  /** A close that fired (or that the user asked for) waiting to settle, at `price` (the house short of its profit). */
+  closing: { reason: 'user' | 'liquidation' | 'stop_loss' | 'take_profit'; price: string | null; tick_id: string } | null;
   opened_at: string | null;
   closed_at: string | null;
   created_at: string;

@@ -111,6 +111,8 @@ export interface OptionAudit {
   rule: string;
   /** A delivery tick more than this after `deliver_at` makes the option void (its stake returned); null: delivered before the bound existed, never void. */
   void_after_ms: number | null;
+  /** No sample at or after `deliver_at` for this long: void without a delivery tick (`ticks` are listed up to then). */
+  stranded_after_ms: number;
   /** `sample`: the once-a-second sampler's (only these deliver); `deal`: recorded when someone dealt at the price now. */
   ticks: Array<Tick & { source: 'sample' | 'deal' }>;
 }

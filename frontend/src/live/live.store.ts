@@ -66,11 +66,16 @@ const onBalance = (m: { seq: number; data: BalanceData[] }) => {
   for (const b of m.data) balances[balanceKey(b.account_type, b.currency_id)] = b;
   set({ balanceSeq: m.seq, balances, balanceVersion: s.balanceVersion + 1 });
 };
-/** Open positions pushed on every change; one the watcher closed (liquidation, stop loss, take profit) gets a toast. */
+/**
+ * Open positions pushed on every change; one the watcher closed (liquidation, stop loss, take
+ * profit, or the user's own close once the house could pay it: shown as closing before) gets a toast.
+ */
 const onPosition = (m: { seq: number; data: PositionsData }) => {
-  if (m.seq <= useLiveStore.getState().positionSeq) return;
+  const s = useLiveStore.getState();
+  if (m.seq <= s.positionSeq) return;
+  const wasClosing = (id: string) => !!s.positions?.find((p) => p.id === id)?.closing;
   for (const c of m.data.closed)
-    if (c.status === 'closed' && c.reason && c.reason !== 'user')
+    if (c.status === 'closed' && c.reason && (c.reason !== 'user' || wasClosing(c.id)))
       toast(t('positionsLive.endedToast', { symbol: c.symbol, reason: t(`lever.closeReason.${c.reason}`), pnl: c.pnl ?? '0' }), 4000);
   set({ positionSeq: m.seq, positions: m.data.positions });
 };

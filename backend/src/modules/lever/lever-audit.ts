@@ -37,7 +37,7 @@ export const LEVER_AUDIT_FORMULA = {
   credited: 'margin + pnl (back to the contract account at close)',
   net: 'pnl − fee',
   trigger:
-    'take_profit, stop_loss and liquidation close on the first recorded tick after the open tick that triggers them (take_profit and stop_loss: also after tpsl_tick_id, the newest tick when they were last changed), checked in the order liquidation (equity ≤ maintenance margin), stop loss, take profit (long: price ≥ take_profit, price ≤ stop_loss; short: the reverse); a user close uses the latest recorded tick',
+    'take_profit, stop_loss and liquidation close on the first recorded tick after the open tick that triggers them (take_profit and stop_loss: also after tpsl_tick_id, the newest tick when they were last changed), checked in the order liquidation (equity ≤ maintenance margin), stop loss, take profit (long: price ≥ take_profit, price ≤ stop_loss; short: the reverse); a user close uses the price now (the last trade, recorded as a tick when the market had moved), and settles at that tick even when the house pays its profit later',
 } as const;
 
 /**

@@ -125,7 +125,10 @@ export class LeverService {
     // before any check that depends on the moment (the price now against the take profit and stop loss).
     const prior = async (m = this.dataSource.manager) => (dto.client_id ? m.getRepository(LeverPosition).findOne({ where: { userId, clientId: dto.client_id } }) : null);
     const first = await prior();
-    if (first) return this.view(first, this.registry.byIdOrUndefined(first.marketId)?.symbol ?? '', (await this.marks.latestRecorded(first.marketId))?.price);
+    if (first) {
+      const mark = (await this.marks.latestRecorded(first.marketId))?.price;
+      return this.view(first, this.registry.byIdOrUndefined(first.marketId)?.symbol ?? '', mark, await this.keptPrices([first]));
+    }
     const c = await this.config(market);
     // Up to 18 digits (the DTO): beyond 2^53 the number is not exact, but it is still far above any
     // market's maximum (an int), so the range check answers it (2410); only a count in range is used.
@@ -238,36 +241,45 @@ export class LeverService {
   }
 
   /**
-   * lever/close (confirmed in the app): at the price now. A close the treasury cannot pay then is
-   * kept at that tick (as the watcher keeps a take profit it cannot pay) and settles at that price
-   * once it can (settleTriggered, or the user asking again): the user no longer bears the market's
-   * moves while waiting for the house. 2417 says so, with the price kept.
+   * lever/close (confirmed in the app): at the price now. The close is kept on the position first
+   * (`trigger_tick_id`, reason `user`: a watcher run meanwhile then fires nothing on a later tick),
+   * then settled; one the treasury cannot pay stays kept (as the watcher keeps a take profit it
+   * cannot pay) and settles at that price once it can (settleTriggered, or the user asking again):
+   * the user no longer bears the market's moves while waiting for the house. 2417 says so, with the
+   * price kept.
    */
   async close(userId: number, id: string) {
     let p = await this.own(userId, id);
-    const market = this.loaded(p);
-    // Twice at most: a close that lost to the watcher keeping a trigger (below) settles that trigger.
-    for (let attempt = 0; attempt < 2 && p.status === 'holding'; attempt++) {
-      // A trigger that already fired settles as it fired (the user asking to close does not undo it).
-      const triggered = p.triggerTickId ? await this.marks.byId(p.triggerTickId) : undefined;
-      const tick = triggered ?? (await this.marks.now(market));
-      if (!triggered) {
-        // Nor does it undo one that fires on a tick up to the price now that the watcher has not reached yet.
-        const caught = await this.overtake(p, tick.id);
-        if (caught.closed) return this.view(caught.closed, market.symbol, caught.closed.closePrice!);
+    const symbol = () => this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '';
+    // Three rounds at most: a close that lost to the watcher keeping a trigger (below) settles that trigger.
+    for (let attempt = 0; attempt < 3 && p.status === 'holding'; attempt++) {
+      // A close kept already (a trigger that fired, or one asked for) settles at its own tick: the
+      // user asking to close does not undo it, and it needs no price now.
+      let tick = p.triggerTickId ? await this.marks.byId(p.triggerTickId) : undefined;
+      if (!tick) {
+        const now = await this.marks.now(this.loaded(p));
+        // Nor does it undo a trigger on a tick up to the price now that the watcher has not reached yet.
+        const caught = await this.overtake(p, now.id);
+        if (caught.closed) return this.view(caught.closed, symbol(), caught.closed.closePrice!);
         p = caught.position;
         if (p.status !== 'holding' || p.triggerTickId) continue; // closed meanwhile (2414), or a trigger kept to settle (above)
+        if (!(await this.keep(p, now, 'user', false))) {
+          p = await this.own(userId, id); // the watcher kept a trigger (or closed it) meanwhile: the next round settles that
+          continue;
+        }
+        p = { ...p, triggerTickId: now.id, triggerReason: 'user' };
+        tick = now;
       }
-      const closed = await this.closeAt(p, tick, triggered ? p.triggerReason! : 'user').catch(async (err: unknown) => {
+      const at = tick;
+      const closed = await this.closeAt(p, at, p.triggerReason!).catch((err: unknown) => {
         if (!(err instanceof BusinessError && err.code === ErrorCode.LEVER_HOUSE_SHORT)) throw err;
-        // Kept now, or kept already (this trigger, or one the watcher kept meanwhile: the next round settles that one).
-        if (triggered || (await this.keep(p, tick, 'user'))) throw new BusinessError(ErrorCode.LEVER_HOUSE_SHORT, undefined, { price: moneyString(tick.price) });
-        return undefined;
+        this.bus.emit('position', p.userId); // now shown as closing
+        throw new BusinessError(ErrorCode.LEVER_HOUSE_SHORT, undefined, { price: moneyString(at.price) });
       });
-      if (closed) return this.view(closed, market.symbol, tick.price);
-      // Nothing changed: closed meanwhile (2414), or the watcher has just kept a trigger it could not
-      // settle (a take profit the treasury could not pay), which this close then settles as above.
+      if (closed) return this.view(closed, symbol(), at.price);
       p = await this.own(userId, id);
+      // Settled meanwhile at this very tick (the watcher's settleTriggered): that is this close.
+      if (p.status === 'closed' && p.closeTickId === at.id) return this.view(p, symbol(), p.closePrice!);
     }
     throw new BusinessError(ErrorCode.POSITION_CLOSED);
   }
@@ -466,14 +478,17 @@ export class LeverService {
     }
   }
 
-  /** Keeps a close that cannot settle now on the position, to settle at this tick later; false if one is kept already (or it is no longer open). */
-  private async keep(p: LeverPosition, tick: Tick, reason: CloseReason): Promise<boolean> {
+  /**
+   * Keeps a close on the position, to settle at this tick (now or later: settleTriggered); false if
+   * one is kept already (or it is no longer open). `announce`: push the position (shown as closing).
+   */
+  private async keep(p: LeverPosition, tick: Tick, reason: CloseReason, announce = true): Promise<boolean> {
     const rows = await updateReturning(
       this.dataSource.manager,
       `UPDATE lever_positions SET trigger_tick_id = $2, trigger_reason = $3 WHERE id = $1 AND status = 'holding' AND trigger_tick_id IS NULL RETURNING id`,
       [p.id, tick.id, reason],
     );
-    if (rows.length) this.bus.emit('position', p.userId);
+    if (rows.length && announce) this.bus.emit('position', p.userId);
     return rows.length > 0;
   }
 
@@ -529,7 +544,10 @@ export class LeverService {
    * next run.
    */
   async settleTriggered(): Promise<number> {
-    const waiting = await this.dataSource.getRepository(LeverPosition).find({ where: { status: 'holding', triggerTickId: Not(IsNull()) } });
+    // Oldest first: a close kept earlier is paid before one kept later.
+    const waiting = await this.dataSource
+      .getRepository(LeverPosition)
+      .find({ where: { status: 'holding', triggerTickId: Not(IsNull()) }, order: { triggerTickId: 'ASC' } });
     let closed = 0;
     for (const p of waiting) {
       const tick = await this.marks.byId(p.triggerTickId!);

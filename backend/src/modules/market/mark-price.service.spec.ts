@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { EngineBus } from '../engine/engine-bus';
 import { EngineHost } from '../engine/engine-host.service';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
-import { MarkPriceService } from './mark-price.service';
+import { MarkPriceService, SAMPLE_STALE_MS } from './mark-price.service';
 
 /** The process holding the books: the price now is read here (`markFromOwner` runs `local`). */
 const fakeHost = (last: () => number) =>
@@ -12,6 +12,12 @@ const fakeHost = (last: () => number) =>
     answerMarks: () => undefined,
     markFromOwner: (_id: number, local: () => Promise<unknown>) => local(),
   }) as unknown as EngineHost;
+
+/** The service with its ticks' inserts (their own connection) answered by `insert` instead. */
+function withTicks(marks: MarkPriceService, insert: (sql: string, params: unknown[]) => Promise<Array<{ id: string }>>): MarkPriceService {
+  const ticks = { query: async (sql: string, params: unknown[]) => ({ rows: await insert(sql, params), rowCount: 1 }), close: async () => undefined };
+  return Object.assign(marks, { ticks });
+}
 
 describe('MarkPriceService: recording ticks', () => {
   it('writes one tick at a time, so ids commit in the order they were taken (regression: a deal tick and a sample raced and the watcher passed the later-committing one)', async () => {
@@ -33,7 +39,7 @@ describe('MarkPriceService: recording ticks', () => {
     let last = 101;
     const host = fakeHost(() => last);
     const bus = { emit: () => undefined } as unknown as EngineBus;
-    const marks = new MarkPriceService(dataSource, registry, host, bus);
+    const marks = withTicks(new MarkPriceService(dataSource, registry, host, bus), dataSource.query.bind(dataSource));
 
     const sample = marks.sample();
     last = 102;
@@ -60,8 +66,12 @@ describe('MarkPriceService: recording ticks', () => {
     const registry = { all: () => markets } as unknown as MarketRegistry;
     let last = 100;
     const host = fakeHost(() => last);
-    const marks = new MarkPriceService(dataSource, registry, host, { emit: () => undefined } as unknown as EngineBus);
-    const sample = marks.sample(1_000);
+    const marks = withTicks(
+      new MarkPriceService(dataSource, registry, host, { emit: () => undefined } as unknown as EngineBus),
+      dataSource.query.bind(dataSource),
+    );
+    const at = Date.now();
+    const sample = marks.sample(at);
     last = 105; // the market moves while the first insert waits
     await new Promise((r) => setImmediate(r));
     while (gates.length) {
@@ -70,8 +80,33 @@ describe('MarkPriceService: recording ticks', () => {
     }
     const ticks = await sample;
     expect(ticks.map((k) => [k.marketId, k.price, k.ts])).toEqual([
-      [1, '100', 1_000],
-      [2, '100', 1_000],
+      [1, '100', at],
+      [2, '100', at],
     ]);
+  });
+
+  it('a sample held behind slow inserts past SAMPLE_STALE_MS is dropped, not written late (options count on a sample being written within a bound of its time); a deal tick is still written', async () => {
+    const market = { id: 1, base: { symbol: 'BTC' }, engine: { ticksToPrice: (t: number) => String(t) } } as unknown as MarketInfo;
+    const inserted: unknown[][] = [];
+    const dataSource = { query: async () => [{ id: '1', price: '100', ts: new Date() }] } as unknown as DataSource;
+    const registry = { all: () => [market] } as unknown as MarketRegistry;
+    const marks = withTicks(
+      new MarkPriceService(
+        dataSource,
+        registry,
+        fakeHost(() => 101),
+        { emit: () => undefined } as unknown as EngineBus,
+      ),
+      async (_sql, params) => {
+        inserted.push(params);
+        return [{ id: String(inserted.length + 1) }];
+      },
+    );
+    await expect(marks.sample(Date.now() - SAMPLE_STALE_MS - 1000)).rejects.toThrow(/dropped/);
+    expect(inserted).toEqual([]);
+    const fresh = await marks.sample(Date.now() - SAMPLE_STALE_MS + 2000);
+    expect(fresh).toHaveLength(1);
+    expect(await marks.now(market)).toMatchObject({ price: '101' });
+    expect(inserted.map((p) => p[3])).toEqual(['sample', 'deal']);
   });
 });

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { OwnConnection } from '../../infra/database/own-connection';
 import { moneyString } from '../../infra/money';
 import { EngineBus } from '../engine/engine-bus';
 import { EngineHost } from '../engine/engine-host.service';
@@ -16,6 +17,19 @@ export interface Tick {
 
 /** How long the next tick insert waits for one that has not returned (a hung connection). */
 const WRITE_WAIT_MS = 5000;
+
+/**
+ * How long a tick insert may take: the server cancels it then (`statement_timeout` on the ticks'
+ * own connection), so one that gave up never commits later, after the next (ids commit in order).
+ */
+const TICK_INSERT_MS = 4000;
+
+/**
+ * A sample this old when its insert starts (held behind slow ones) is dropped, not written late:
+ * every sample commits within SAMPLE_STALE_MS + TICK_INSERT_MS of its time or never, which the
+ * options' delivery counts on (STRANDED_AFTER_MS: an option no sample came for is void).
+ */
+export const SAMPLE_STALE_MS = 10_000;
 
 /** A tick older than this is not "the price now": purchases and market positions are refused. */
 const FRESH_TICK_MS = 5000;
@@ -41,6 +55,8 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
   private readonly latest = new Map<number, MarkTick>();
   /** The tick insert in flight (record: one at a time). */
   private writing: Promise<unknown> = Promise.resolve();
+  /** The ticks' inserts, on a connection of their own (opened at the first; only the process holding the books records). */
+  private ticks: Pick<OwnConnection, 'query' | 'close'>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -48,6 +64,7 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     private readonly host: EngineHost,
     private readonly bus: EngineBus,
   ) {
+    this.ticks = new OwnConnection(dataSource, { applicationName: 'kestrel-ticks', connectMs: 5000, statementMs: TICK_INSERT_MS });
     // The other processes (split roles) deal at this process's price now while it holds the books.
     host.answerMarks((marketId) => {
       const market = registry.byIdOrUndefined(marketId);
@@ -65,8 +82,9 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     });
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.ticks.close();
   }
 
   /** The latest recorded tick of a market, never one stamped after now. */
@@ -148,12 +166,17 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
 
   /**
    * Records a tick. One insert at a time in this process (the sampler's and the deals' ticks are
-   * both written here, by the process holding the books): their ids then commit in order, and a
-   * reader that follows ticks by id (the contract watcher's cursor) never passes one that commits late.
+   * both written here, by the process holding the books, on a connection of their own bounded by
+   * TICK_INSERT_MS): their ids then commit in order, and a reader that follows ticks by id (the
+   * contract watcher's cursor) never passes one that commits late.
    */
   private record(m: MarketInfo, price: string, now: number, source: 'sample' | 'deal'): Promise<MarkTick> {
     const write = this.writing.then(async () => {
-      const [row] = await this.dataSource.query(
+      const held = Date.now() - now;
+      if (source === 'sample' && held > SAMPLE_STALE_MS) throw new Error(`a sample of ${new Date(now).toISOString()} waited ${held} ms to be written: dropped`);
+      const {
+        rows: [row],
+      } = await this.ticks.query<{ id: string }>(
         'INSERT INTO mark_prices (market_id, price, ts, source) VALUES ($1, $2, to_timestamp($3 / 1000.0), $4) RETURNING id::text',
         [m.id, price, now, source],
       );

@@ -183,8 +183,9 @@ export class MicrotradeService {
   async ticks(orderId: string) {
     const o = await this.dataSource.getRepository(OptionOrder).findOne({ where: { id: orderId } });
     if (!o) throw new BusinessError(ErrorCode.OPTION_NOT_FOUND);
-    // A void option no sample came for (STRANDED_AFTER_MS) has no delivery tick: its trail ends at its delivery time.
-    const until = o.deliveryTs ?? (o.status === 'delivered' ? o.deliverAt : new Date());
+    // A void option no sample came for has no delivery tick: its trail runs to STRANDED_AFTER_MS after
+    // its delivery time, so anyone can see that none was sampled from its delivery time until then.
+    const until = o.deliveryTs ?? (o.status === 'delivered' ? new Date(new Date(o.deliverAt).getTime() + STRANDED_AFTER_MS) : new Date());
     const rows: Array<{ id: string; price: string; ts: Date; source: string }> = await this.dataSource.query(
       'SELECT id::text, price::text, ts, source FROM mark_prices WHERE market_id = $1 AND ts >= $2 AND ts <= $3 ORDER BY ts, mark_prices.id LIMIT 5000',
       [o.marketId, o.openTs, until],

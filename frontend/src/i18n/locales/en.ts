@@ -529,6 +529,7 @@ export const en = {
     openShort: "Open short",
     closePrice: "Close price",
     closingKept: "Closing at {{price}}: it settles at that price as soon as the house can pay",
+    closingPending: "Closing at {{price}}: it settles at that price shortly",
     reason: "Close reason",
     status: {
       closed: "Closed",
@@ -1072,6 +1073,7 @@ export const en = {
       optionWin: 'Won: payout = quantity × (1 + {{ratio}})',
       optionFlat: 'Flat: the quantity is returned',
       optionVoid: 'Void: the delivery tick came more than {{seconds}} s late; the quantity is returned',
+      optionVoidNone: 'Void: no price was sampled within {{seconds}} s of the delivery time; the quantity is returned',
       optionLost: 'Lost: payout = 0',
       optionPnl: 'P/L = payout − quantity',
       public: 'This audit of no. {{id}} is public: anyone with the number can recompute it. It shows no personal data.',

@@ -531,6 +531,7 @@ const hk: Catalogue = {
     openShort: "開空",
     closePrice: "平倉價",
     closingKept: "正在以 {{price}} 平倉：平台可支付時即按該價格結算",
+    closingPending: "正在以 {{price}} 平倉：稍後即按該價格結算",
     reason: "平倉原因",
     status: {
       closed: "已平倉",
@@ -1074,6 +1075,7 @@ const hk: Catalogue = {
       optionWin: '盈利：派付 = 數量 × (1 + {{ratio}})',
       optionFlat: '持平：退回數量',
       optionVoid: '作廢：交割價格點晚了超過 {{seconds}} 秒，退回數量',
+      optionVoidNone: '作廢：交割時間後 {{seconds}} 秒內沒有採樣價格，退回數量',
       optionLost: '虧損：派付 = 0',
       optionPnl: '盈虧 = 派付 − 數量',
       public: '編號 {{id}} 的審計是公開的：任何人憑編號都可以重新計算，不顯示任何個人資料。',

@@ -531,6 +531,7 @@ const jp: Catalogue = {
     openShort: "ショートを建てる",
     closePrice: "決済価格",
     closingKept: "{{price}} で決済中：お支払いが可能になり次第、その価格で精算されます",
+    closingPending: "{{price}} で決済中：まもなくその価格で精算されます",
     reason: "決済理由",
     status: {
       closed: "決済済み",
@@ -1074,6 +1075,7 @@ const jp: Catalogue = {
       optionWin: '的中：払戻額 = 数量 × (1 + {{ratio}})',
       optionFlat: '横ばい：数量を返還',
       optionVoid: '無効：受渡ティックが{{seconds}}秒を超えて遅れたため、数量を返還',
+      optionVoidNone: '無効：受渡時刻から{{seconds}}秒以内に価格が記録されなかったため、数量を返還',
       optionLost: '外れ：払戻額 = 0',
       optionPnl: '損益 = 払戻額 − 数量',
       public: '番号 {{id}} の監査は公開されています。番号があれば誰でも再計算でき、個人情報は表示されません。',

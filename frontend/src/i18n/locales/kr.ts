@@ -531,6 +531,7 @@ const kr: Catalogue = {
     openShort: "숏 진입",
     closePrice: "청산 가격",
     closingKept: "{{price}}에 청산 중: 지급이 가능해지는 즉시 그 가격으로 정산됩니다",
+    closingPending: "{{price}}에 청산 중: 곧 그 가격으로 정산됩니다",
     reason: "청산 사유",
     status: {
       closed: "청산됨",
@@ -1074,6 +1075,7 @@ const kr: Catalogue = {
       optionWin: '적중: 지급액 = 수량 × (1 + {{ratio}})',
       optionFlat: '보합: 수량 반환',
       optionVoid: '무효: 인도 틱이 {{seconds}}초를 넘게 늦어 수량 반환',
+      optionVoidNone: '무효: 인도 시각 후 {{seconds}}초 안에 기록된 가격이 없어 수량 반환',
       optionLost: '실패: 지급액 = 0',
       optionPnl: '손익 = 지급액 − 수량',
       public: '번호 {{id}}의 감사는 공개되어 있습니다. 번호만 있으면 누구나 다시 계산할 수 있으며 개인정보는 표시되지 않습니다.',

@@ -532,6 +532,7 @@ const py: Catalogue = {
     openShort: "Abrir vendido",
     closePrice: "Preço de fechamento",
     closingKept: "Fechando a {{price}}: é liquidado a esse preço assim que a casa puder pagar",
+    closingPending: "Fechando a {{price}}: é liquidado a esse preço em instantes",
     reason: "Motivo do fechamento",
     status: {
       closed: "Fechadas",
@@ -1075,6 +1076,7 @@ const py: Catalogue = {
       optionWin: 'Ganhou: pagamento = quantidade × (1 + {{ratio}})',
       optionFlat: 'Neutro: a quantidade é devolvida',
       optionVoid: 'Anulada: o tick de entrega chegou mais de {{seconds}} s atrasado; a quantidade é devolvida',
+      optionVoidNone: 'Anulada: nenhum preço foi amostrado em {{seconds}} s após a hora de entrega; a quantidade é devolvida',
       optionLost: 'Perdeu: pagamento = 0',
       optionPnl: 'L/P = pagamento − quantidade',
       public: 'Esta auditoria do nº {{id}} é pública: qualquer pessoa com o número pode recalculá-la. Não mostra dados pessoais.',

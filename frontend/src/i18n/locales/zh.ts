@@ -531,6 +531,7 @@ const zh: Catalogue = {
     openShort: "开空",
     closePrice: "平仓价",
     closingKept: "正在以 {{price}} 平仓：平台可支付时即按该价格结算",
+    closingPending: "正在以 {{price}} 平仓：稍后即按该价格结算",
     reason: "平仓原因",
     status: {
       closed: "已平仓",
@@ -1074,6 +1075,7 @@ const zh: Catalogue = {
       optionWin: '盈利：派付 = 数量 × (1 + {{ratio}})',
       optionFlat: '持平：退回数量',
       optionVoid: '作废：交割价格点晚了超过 {{seconds}} 秒，退回数量',
+      optionVoidNone: '作废：交割时间后 {{seconds}} 秒内没有采样价格，退回数量',
       optionLost: '亏损：派付 = 0',
       optionPnl: '盈亏 = 派付 − 数量',
       public: '编号 {{id}} 的审计是公开的：任何人凭编号都可以重新计算，不显示任何个人信息。',

@@ -5,6 +5,7 @@ import { Link } from 'react-router-dom';
 import { leverApi, type LeverDeal, type Position } from '../../../api/derivatives';
 import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
+import { isPositive } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
@@ -60,7 +61,8 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
   const liveBalance = useLiveStore((s) => s.balances[balanceKey('lever', USDT_ID)]);
   // The push (every market) once it has come, else the deal's snapshot of this market.
   const positions = useMemo(() => (pushed ? pushed.filter((p) => p.symbol === symbol) : (deal?.positions ?? [])) as Position[], [pushed, symbol, deal]);
-  const held = positions.find((p) => p.status === 'holding' && p.current_price);
+  // Not one whose close is kept: it is valued at the price it settles at, not the market's.
+  const held = positions.find((p) => p.status === 'holding' && !p.closing && p.current_price);
   const mark = held?.current_price ?? ticker?.last ?? deal?.mark_price ?? null;
   const live = useMemo(() => (deal ? { ...deal, mark_price: mark, available: liveBalance?.available ?? deal.available, positions } : null), [deal, mark, liveBalance, positions]);
   const pd = market?.price_decimals ?? 2;
@@ -147,7 +149,9 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
                 </div>
                 {p.closing && (
                   <p className="muted small" data-testid="closing">
-                    {t('lever.closingKept', { price: p.closing.price === null ? '--' : truncate(p.closing.price, pd) })}
+                    {t(p.pnl !== null && isPositive(p.pnl) ? 'lever.closingKept' : 'lever.closingPending', {
+                      price: p.closing.price === null ? '--' : truncate(p.closing.price, pd),
+                    })}
                   </p>
                 )}
                 <dl className="order__grid">

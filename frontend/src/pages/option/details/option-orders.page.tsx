@@ -138,7 +138,12 @@ function Audit({ order }: { order: OptionOrder }) {
   // An option delivered before there was a lateness bound (`void_after_ms` null) is never void.
   const bound = audit.void_after_ms;
   const late = bound !== null && audit.delivery_tick !== null && Date.parse(audit.delivery_tick.time) - Date.parse(audit.deliver_at) > bound;
-  const outcome = recomputed === null ? null : late ? 'void' : recomputed > 0 ? 'up' : recomputed < 0 ? 'down' : 'flat';
+  // No sample at or after the delivery time within `stranded_after_ms` (listed up to then): void without a delivery tick.
+  const stranded =
+    audit.delivery_tick === null &&
+    Date.now() >= Date.parse(audit.deliver_at) + audit.stranded_after_ms &&
+    !audit.ticks.some((k) => k.source === 'sample' && Date.parse(k.time) >= Date.parse(audit.deliver_at));
+  const outcome = stranded ? 'void' : recomputed === null ? null : late ? 'void' : recomputed > 0 ? 'up' : recomputed < 0 ? 'down' : 'flat';
   const seconds = (bound ?? 0) / 1000;
   return (
     <div className="audit" data-testid="option-audit" id={`audit-${order.order_id}`}>
@@ -155,7 +160,9 @@ function Audit({ order }: { order: OptionOrder }) {
             won
               ? t('integrity.audit.optionWin', { ratio: exact(order.profit_ratio) })
               : result === 'void'
-                ? t('integrity.audit.optionVoid', { seconds })
+                ? audit.delivery_tick === null
+                  ? t('integrity.audit.optionVoidNone', { seconds: audit.stranded_after_ms / 1000 })
+                  : t('integrity.audit.optionVoid', { seconds })
                 : result === 'flat'
                   ? t('integrity.audit.optionFlat')
                   : t('integrity.audit.optionLost')

@@ -1,8 +1,11 @@
 import { EngineHost } from '../src/modules/engine/engine-host.service';
-import { MarkPriceService } from '../src/modules/market/mark-price.service';
+import { MarkPriceService, SAMPLE_STALE_MS } from '../src/modules/market/mark-price.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
+
+// The tests sample themselves (the sampler is off), so every tick written is one they asked for.
+process.env.MARK_PRICE = 'off';
 
 describe('market data from trades (real PostgreSQL)', () => {
   let t: TestApp;
@@ -67,5 +70,39 @@ describe('market data from trades (real PostgreSQL)', () => {
     expect(ticks.find((x) => x.marketId === 2)).toMatchObject({ price: '3100' });
     const [row] = await t.ds.query('SELECT price::text FROM mark_prices WHERE id = $1', [ticks.find((x) => x.marketId === 2)!.id]);
     expect(row.price).toBe('3100.000000000000000000');
+  });
+
+  it('a tick insert held past 4 s is cancelled by the server (none commits late), and a sample that reaches the database more than SAMPLE_STALE_MS after its time is dropped, by the check the insert itself makes when it runs (regression: a queued sample could commit minutes after its time, after an option it should have delivered was void)', async () => {
+    const marks = t.app.get(MarkPriceService);
+    const count = async () => (await t.ds.query('SELECT COUNT(*)::int AS n FROM mark_prices'))[0].n as number;
+    const before = await count();
+    const locker = t.ds.createQueryRunner();
+    await locker.connect();
+    try {
+      // Held 6 s: the insert waits for the lock, and the server cancels it at 4 s.
+      await locker.startTransaction();
+      await locker.query('LOCK TABLE mark_prices IN EXCLUSIVE MODE');
+      const started = Date.now();
+      const hung = marks.sample();
+      const release = new Promise((r) => setTimeout(r, 6000)).then(() => locker.commitTransaction());
+      await expect(hung).rejects.toThrow(/statement timeout|canceling statement/);
+      expect(Date.now() - started).toBeLessThan(6000);
+      await release;
+      expect(await count()).toBe(before);
+      // A sample 8 s old reaches the database at once but waits 3 s for the lock: it runs 11 s after its time and is not written.
+      await locker.startTransaction();
+      await locker.query('LOCK TABLE mark_prices IN EXCLUSIVE MODE');
+      const late = marks.sample(Date.now() - SAMPLE_STALE_MS + 2000);
+      await new Promise((r) => setTimeout(r, 3000));
+      await locker.commitTransaction();
+      await expect(late).rejects.toThrow(/dropped: it reached the database more than 10000 ms after its time/);
+      expect(await count()).toBe(before);
+      // The next sample in time is written as usual.
+      expect((await marks.sample()).length).toBeGreaterThan(0);
+      expect(await count()).toBeGreaterThan(before);
+    } finally {
+      if (locker.isTransactionActive) await locker.rollbackTransaction();
+      await locker.release();
+    }
   });
 });

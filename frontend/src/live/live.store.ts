@@ -66,14 +66,23 @@ const onBalance = (m: { seq: number; data: BalanceData[] }) => {
   for (const b of m.data) balances[balanceKey(b.account_type, b.currency_id)] = b;
   set({ balanceSeq: m.seq, balances, balanceVersion: s.balanceVersion + 1 });
 };
+/** Positions this app has just asked to close (id → when): their close answers with its own toast. */
+const askedToClose = new Map<string, number>();
+/** Called before `lever/close`: a push of that close within 10 s gets no second toast. */
+export function closingHere(id: string): void {
+  askedToClose.set(id, Date.now());
+}
+
 /**
  * Open positions pushed on every change; one the watcher closed (liquidation, stop loss, take
- * profit, or the user's own close once the house could pay it: shown as closing before) gets a toast.
+ * profit, or the user's own close settled later, once the house could pay it) gets a toast.
  */
 const onPosition = (m: { seq: number; data: PositionsData }) => {
   const s = useLiveStore.getState();
   if (m.seq <= s.positionSeq) return;
-  const wasClosing = (id: string) => !!s.positions?.find((p) => p.id === id)?.closing;
+  const now = Date.now();
+  for (const [id, at] of askedToClose) if (now - at > 10_000) askedToClose.delete(id);
+  const wasClosing = (id: string) => !!s.positions?.find((p) => p.id === id)?.closing && !askedToClose.has(id);
   for (const c of m.data.closed)
     if (c.status === 'closed' && c.reason && (c.reason !== 'user' || wasClosing(c.id)))
       toast(t('positionsLive.endedToast', { symbol: c.symbol, reason: t(`lever.closeReason.${c.reason}`), pnl: c.pnl ?? '0' }), 4000);

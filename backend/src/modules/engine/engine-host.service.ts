@@ -52,6 +52,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private keeper?: LeaseKeeper;
   private link?: EngineLink;
   private readonly ownerHooks: Array<() => Promise<void> | void> = [];
+  /** Run at the end of this one's shutdown (whenStopped). */
+  private readonly stopHooks: Array<() => Promise<void>> = [];
   private readonly role = role();
   /** The projection replica: on its own thread in the built app, in-process on the sources (tests). */
   private replica?: ProjectorThread | ProjectionReplica;
@@ -170,6 +172,11 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.markNow = fn;
   }
 
+  /** Runs `fn` at the end of this service's shutdown: after it stopped answering the other processes (a service it serves closes its connections then). */
+  whenStopped(fn: () => Promise<void>): void {
+    this.stopHooks.push(fn);
+  }
+
   /** Runs `fn` in the process that holds the sequencer: now if this is it, else if and when it takes over. */
   async whenOwner(fn: () => Promise<void> | void): Promise<void> {
     this.ownerHooks.push(fn);
@@ -189,6 +196,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     await this.lease?.close();
     await this.journal.close();
     await this.link?.close();
+    for (const hook of this.stopHooks) await hook().catch((err) => this.logger.warn({ err }, 'a task beside the sequencer failed to stop'));
   }
 
   /** A request from an api or worker process (the command stream): run here, answered with the batch it joined. */

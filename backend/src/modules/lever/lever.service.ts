@@ -265,6 +265,7 @@ export class LeverService {
         if (p.status !== 'holding' || p.triggerTickId) continue; // closed meanwhile (2414), or a trigger kept to settle (above)
         if (!(await this.keep(p, now, 'user', false))) {
           p = await this.own(userId, id); // the watcher kept a trigger (or closed it) meanwhile: the next round settles that
+          if (p.status === 'closed' && p.closeTickId === now.id) return this.view(p, symbol(), p.closePrice!); // at this very tick
           continue;
         }
         p = { ...p, triggerTickId: now.id, triggerReason: 'user' };
@@ -272,8 +273,9 @@ export class LeverService {
       }
       const at = tick;
       const closed = await this.closeAt(p, at, p.triggerReason!).catch((err: unknown) => {
+        // Kept, not settled: shown as closing (a failed write settles on the watcher's next run, 2417 once the house can pay).
+        this.bus.emit('position', p.userId);
         if (!(err instanceof BusinessError && err.code === ErrorCode.LEVER_HOUSE_SHORT)) throw err;
-        this.bus.emit('position', p.userId); // now shown as closing
         throw new BusinessError(ErrorCode.LEVER_HOUSE_SHORT, undefined, { price: moneyString(at.price) });
       });
       if (closed) return this.view(closed, symbol(), at.price);
@@ -544,15 +546,24 @@ export class LeverService {
    * next run.
    */
   async settleTriggered(): Promise<number> {
-    // Oldest first: a close kept earlier is paid before one kept later.
+    // Oldest first: once the treasury cannot pay one profit, no later profit is paid before it (a
+    // loss, which pays the house, still settles).
     const waiting = await this.dataSource
       .getRepository(LeverPosition)
       .find({ where: { status: 'holding', triggerTickId: Not(IsNull()) }, order: { triggerTickId: 'ASC' } });
     let closed = 0;
+    let short: string | undefined;
     for (const p of waiting) {
       const tick = await this.marks.byId(p.triggerTickId!);
-      if (tick && (await this.closeAt(p, tick, p.triggerReason!).catch((err) => (this.logger.warn({ err }, `#${p.id} still cannot settle`), undefined)))) closed++;
+      if (!tick || (short && settledPnl(terms(p), tick.price, money(p.margin)).gt(0))) continue;
+      const done = await this.closeAt(p, tick, p.triggerReason!).catch((err: unknown) => {
+        if (err instanceof BusinessError && err.code === ErrorCode.LEVER_HOUSE_SHORT) short ??= p.id;
+        else this.logger.warn({ err }, `#${p.id} could not settle at tick ${tick.id}`);
+        return undefined;
+      });
+      if (done) closed++;
     }
+    if (short) this.logger.debug(`the treasury cannot pay the profit of #${short} yet: it and the kept profits after it wait`);
     return closed;
   }
 
@@ -590,7 +601,10 @@ export class LeverService {
   private async keptPrices(rows: LeverPosition[]): Promise<Map<string, string>> {
     const ids = [...new Set(rows.filter((p) => p.status === 'holding' && p.triggerTickId).map((p) => p.triggerTickId!))];
     if (!ids.length) return new Map();
-    const ticks: Array<{ id: string; price: string }> = await this.dataSource.query('SELECT id::text, price::text FROM mark_prices WHERE id = ANY($1::bigint[])', [ids]);
+    const ticks: Array<{ id: string; price: string }> = await this.dataSource.query(
+      'SELECT id::text, price::text FROM mark_prices WHERE id = ANY($1::bigint[])',
+      [ids],
+    );
     return new Map(ticks.map((x) => [x.id, x.price]));
   }
 

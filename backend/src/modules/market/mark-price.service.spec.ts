@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { EngineBus } from '../engine/engine-bus';
 import { EngineHost } from '../engine/engine-host.service';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
-import { MarkPriceService, SAMPLE_STALE_MS } from './mark-price.service';
+import { MarkPriceService } from './mark-price.service';
 
 /** The process holding the books: the price now is read here (`markFromOwner` runs `local`). */
 const fakeHost = (last: () => number) =>
@@ -10,13 +10,22 @@ const fakeHost = (last: () => number) =>
     owner: true,
     lastTradePrice: last,
     answerMarks: () => undefined,
+    whenStopped: () => undefined,
     markFromOwner: (_id: number, local: () => Promise<unknown>) => local(),
   }) as unknown as EngineHost;
 
-/** The service with its ticks' inserts (their own connection) answered by `insert` instead. */
+/**
+ * The service with its ticks' inserts answered by `insert` instead of their own connection, one at a
+ * time in order as that connection runs them (OwnConnection, tested in engine-lease.spec).
+ */
 function withTicks(marks: MarkPriceService, insert: (sql: string, params: unknown[]) => Promise<Array<{ id: string }>>): MarkPriceService {
-  const ticks = { query: async (sql: string, params: unknown[]) => ({ rows: await insert(sql, params), rowCount: 1 }), close: async () => undefined };
-  return Object.assign(marks, { ticks });
+  let last: Promise<unknown> = Promise.resolve();
+  const query = (sql: string, params: unknown[]) => {
+    const run = last.then(async () => ({ rows: await insert(sql, params), rowCount: 1 }));
+    last = run.catch(() => undefined);
+    return run;
+  };
+  return Object.assign(marks, { ticks: { query, close: async () => undefined } });
 }
 
 describe('MarkPriceService: recording ticks', () => {
@@ -85,11 +94,17 @@ describe('MarkPriceService: recording ticks', () => {
     ]);
   });
 
-  it('a sample held behind slow inserts past SAMPLE_STALE_MS is dropped, not written late (options count on a sample being written within a bound of its time); a deal tick is still written', async () => {
-    const market = { id: 1, base: { symbol: 'BTC' }, engine: { ticksToPrice: (t: number) => String(t) } } as unknown as MarketInfo;
+  it('a sample finding TICK_QUEUE_MAX inserts queued (the database not keeping up) is dropped at once; a deal tick still queues', async () => {
+    const markets = Array.from({ length: 11 }, (_, k) => ({
+      id: k + 1,
+      symbol: `C${k + 1}/USDT`,
+      base: { symbol: `C${k + 1}` },
+      engine: { ticksToPrice: (t: number) => String(t) },
+    })) as unknown as MarketInfo[];
+    const gates: Array<() => void> = [];
     const inserted: unknown[][] = [];
     const dataSource = { query: async () => [{ id: '1', price: '100', ts: new Date() }] } as unknown as DataSource;
-    const registry = { all: () => [market] } as unknown as MarketRegistry;
+    const registry = { all: () => markets } as unknown as MarketRegistry;
     const marks = withTicks(
       new MarkPriceService(
         dataSource,
@@ -98,15 +113,20 @@ describe('MarkPriceService: recording ticks', () => {
         { emit: () => undefined } as unknown as EngineBus,
       ),
       async (_sql, params) => {
+        await new Promise<void>((r) => gates.push(r));
         inserted.push(params);
         return [{ id: String(inserted.length + 1) }];
       },
     );
-    await expect(marks.sample(Date.now() - SAMPLE_STALE_MS - 1000)).rejects.toThrow(/dropped/);
-    expect(inserted).toEqual([]);
-    const fresh = await marks.sample(Date.now() - SAMPLE_STALE_MS + 2000);
-    expect(fresh).toHaveLength(1);
-    expect(await marks.now(market)).toMatchObject({ price: '101' });
-    expect(inserted.map((p) => p[3])).toEqual(['sample', 'deal']);
+    // Eleven markets in one sample: the first ten queue, the eleventh is dropped.
+    const sample = marks.sample().catch((err: Error) => err);
+    const deal = marks.now(markets[0]);
+    for (let k = 0; k < 12; k++) {
+      await new Promise((r) => setImmediate(r));
+      gates.shift()?.();
+    }
+    expect(await sample).toMatchObject({ message: expect.stringContaining('the sample of C11/USDT at') });
+    await expect(deal).resolves.toMatchObject({ price: '101' });
+    expect(inserted.map((p) => [p[0], p[3]])).toEqual([...markets.slice(0, 10).map((m) => [m.id, 'sample']), [1, 'deal']]);
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { OwnConnection } from '../../infra/database/own-connection';
+import { NotSentError, OwnConnection } from '../../infra/database/own-connection';
 import { moneyString } from '../../infra/money';
 import { EngineBus } from '../engine/engine-bus';
 import { EngineHost } from '../engine/engine-host.service';
@@ -15,21 +15,23 @@ export interface Tick {
   ts: Date;
 }
 
-/** How long the next tick insert waits for one that has not returned (a hung connection). */
-const WRITE_WAIT_MS = 5000;
-
 /**
  * How long a tick insert may take: the server cancels it then (`statement_timeout` on the ticks'
- * own connection), so one that gave up never commits later, after the next (ids commit in order).
+ * own connection, which runs one statement at a time), so one that gave up does not commit after
+ * the next (ids commit in order).
  */
 const TICK_INSERT_MS = 4000;
 
 /**
- * A sample this old when its insert starts (held behind slow ones) is dropped, not written late:
+ * A sample that reaches the database this long after its time (queued behind slow inserts) is
+ * dropped, not written late: the insert itself checks, by the database's clock, when it runs. So
  * every sample commits within SAMPLE_STALE_MS + TICK_INSERT_MS of its time or never, which the
  * options' delivery counts on (STRANDED_AFTER_MS: an option no sample came for is void).
  */
 export const SAMPLE_STALE_MS = 10_000;
+
+/** Tick inserts queued at most: a sample beyond them is dropped at once (the database is not keeping up). */
+const TICK_QUEUE_MAX = 10;
 
 /** A tick older than this is not "the price now": purchases and market positions are refused. */
 const FRESH_TICK_MS = 5000;
@@ -53,10 +55,10 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger('MarkPrice');
   private timer?: NodeJS.Timeout;
   private readonly latest = new Map<number, MarkTick>();
-  /** The tick insert in flight (record: one at a time). */
-  private writing: Promise<unknown> = Promise.resolve();
-  /** The ticks' inserts, on a connection of their own (opened at the first; only the process holding the books records). */
+  /** The ticks' inserts, one at a time on a connection of their own (opened at the first; only the process holding the books records). */
   private ticks: Pick<OwnConnection, 'query' | 'close'>;
+  /** Tick inserts sent to `ticks` and not yet answered. */
+  private queued = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -65,6 +67,8 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     private readonly bus: EngineBus,
   ) {
     this.ticks = new OwnConnection(dataSource, { applicationName: 'kestrel-ticks', connectMs: 5000, statementMs: TICK_INSERT_MS });
+    // Closed once the engine has stopped answering `mark` requests (its shutdown runs after this one's).
+    host.whenStopped(() => this.ticks.close());
     // The other processes (split roles) deal at this process's price now while it holds the books.
     host.answerMarks((marketId) => {
       const market = registry.byIdOrUndefined(marketId);
@@ -82,9 +86,8 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     });
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     if (this.timer) clearInterval(this.timer);
-    await this.ticks.close();
   }
 
   /** The latest recorded tick of a market, never one stamped after now. */
@@ -137,7 +140,10 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     if (last === undefined) return recorded;
     const price = moneyString(market.engine.ticksToPrice(last));
     if (price === moneyString(recorded.price)) return recorded;
-    const tick = await this.record(market, price, Math.max(Date.now(), new Date(recorded.ts).getTime()), 'deal');
+    const tick = await this.record(market, price, Math.max(Date.now(), new Date(recorded.ts).getTime()), 'deal').catch((err: unknown) => {
+      // The ticks' connection closed for good (shutting down): no deal at an unrecorded price.
+      throw err instanceof NotSentError ? new BusinessError(ErrorCode.MARKET_BUSY) : err;
+    });
     this.bus.emit('mark', [market.id]);
     return { id: tick.id, price, ts: new Date(tick.ts) };
   }
@@ -159,35 +165,43 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
       const last = this.host.lastTradePrice(m.id);
       if (last !== undefined) prices.push([m, moneyString(m.engine.ticksToPrice(last))]);
     }
-    const ticks = await Promise.all(prices.map(([m, price]) => this.record(m, price, now, 'sample')));
+    const written = await Promise.allSettled(prices.map(([m, price]) => this.record(m, price, now, 'sample')));
+    const ticks = written.flatMap((w) => (w.status === 'fulfilled' ? [w.value] : []));
     if (ticks.length) this.bus.emit('mark', ticks.map((k) => k.marketId));
+    const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
+    if (failed) throw failed.reason;
     return ticks;
   }
 
   /**
    * Records a tick. One insert at a time in this process (the sampler's and the deals' ticks are
-   * both written here, by the process holding the books, on a connection of their own bounded by
-   * TICK_INSERT_MS): their ids then commit in order, and a reader that follows ticks by id (the
-   * contract watcher's cursor) never passes one that commits late.
+   * both written here, by the process holding the books, on a connection of their own that runs
+   * one statement at a time, each bounded by TICK_INSERT_MS): their ids then commit in order, and a
+   * reader that follows ticks by id (the contract watcher's cursor) never passes one that commits
+   * late. A sample too late for the database (SAMPLE_STALE_MS, by its clock against the sampler's:
+   * the same host's, or NTP's) or beyond TICK_QUEUE_MAX queued is dropped; a deal's tick never is.
    */
-  private record(m: MarketInfo, price: string, now: number, source: 'sample' | 'deal'): Promise<MarkTick> {
-    const write = this.writing.then(async () => {
-      const held = Date.now() - now;
-      if (source === 'sample' && held > SAMPLE_STALE_MS) throw new Error(`a sample of ${new Date(now).toISOString()} waited ${held} ms to be written: dropped`);
+  private async record(m: MarketInfo, price: string, now: number, source: 'sample' | 'deal'): Promise<MarkTick> {
+    const dropped = (why: string) => new Error(`the sample of ${m.symbol} at ${new Date(now).toISOString()} was dropped: ${why}`);
+    if (source === 'sample' && this.queued >= TICK_QUEUE_MAX) throw dropped(`${this.queued} tick inserts are queued`);
+    this.queued++;
+    try {
       const {
         rows: [row],
       } = await this.ticks.query<{ id: string }>(
-        'INSERT INTO mark_prices (market_id, price, ts, source) VALUES ($1, $2, to_timestamp($3 / 1000.0), $4) RETURNING id::text',
-        [m.id, price, now, source],
+        `INSERT INTO mark_prices (market_id, price, ts, source)
+         SELECT $1::int, $2::numeric, to_timestamp($3::float8 / 1000.0), $4::varchar
+          WHERE $4::varchar = 'deal' OR clock_timestamp() <= to_timestamp($3::float8 / 1000.0) + $5::int * interval '1 millisecond'
+         RETURNING id::text`,
+        [m.id, price, now, source, SAMPLE_STALE_MS],
+        'mark-tick',
       );
+      if (!row) throw dropped(`it reached the database more than ${SAMPLE_STALE_MS} ms after its time`);
       const tick = { id: row.id, marketId: m.id, price, ts: now };
       this.latest.set(m.id, tick);
       return tick;
-    });
-    // A failed insert does not stop the next; a hung one holds them for at most WRITE_WAIT_MS.
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise((r) => (timer = setTimeout(r, WRITE_WAIT_MS)));
-    this.writing = Promise.race([write.catch(() => undefined), waited]).finally(() => clearTimeout(timer));
-    return write;
+    } finally {
+      this.queued--;
+    }
   }
 }

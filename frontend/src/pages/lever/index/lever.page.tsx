@@ -9,7 +9,7 @@ import { isPositive } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
-import { balanceKey, useLive, useLiveStore } from '../../../live/live.store';
+import { balanceKey, closingHere, useLive, useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
 import { useMarketStore } from '../../../stores/market.store';
 import { toast } from '../../../stores/toast.store';
@@ -120,6 +120,7 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
     const question = kind === 'close' ? t('lever.confirmClose', { count: p.lots, symbol: p.symbol }) : t('lever.confirmCancel', { count: p.lots, symbol: p.symbol });
     if (!window.confirm(question)) return;
     setBusy(p.id);
+    if (kind === 'close') closingHere(p.id);
     try {
       await (kind === 'close' ? leverApi.close(p.id) : leverApi.cancel(p.id));
       // The `position` push removes it from the list.

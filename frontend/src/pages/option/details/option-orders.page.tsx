@@ -138,10 +138,13 @@ function Audit({ order }: { order: OptionOrder }) {
   // An option delivered before there was a lateness bound (`void_after_ms` null) is never void.
   const bound = audit.void_after_ms;
   const late = bound !== null && audit.delivery_tick !== null && Date.parse(audit.delivery_tick.time) - Date.parse(audit.deliver_at) > bound;
-  // No sample at or after the delivery time within `stranded_after_ms` (listed up to then): void without a delivery tick.
+  // Delivered without a delivery tick: void if no sample is listed from the delivery time on (the
+  // list runs `stranded_after_ms` past it), provided the list is whole (at most 5,000 ticks).
+  const complete = audit.ticks.length < 5000;
   const stranded =
+    result !== null &&
     audit.delivery_tick === null &&
-    Date.now() >= Date.parse(audit.deliver_at) + audit.stranded_after_ms &&
+    complete &&
     !audit.ticks.some((k) => k.source === 'sample' && Date.parse(k.time) >= Date.parse(audit.deliver_at));
   const outcome = stranded ? 'void' : recomputed === null ? null : late ? 'void' : recomputed > 0 ? 'up' : recomputed < 0 ? 'down' : 'flat';
   const seconds = (bound ?? 0) / 1000;
@@ -152,7 +155,7 @@ function Audit({ order }: { order: OptionOrder }) {
         <TickLine label={t('option.openTick')} tick={audit.open_tick} testId="audit-open" />
         <TickLine label={t('option.deliveryTick')} tick={audit.delivery_tick} testId="audit-delivery" />
       </AuditSection>
-      <TickList ticks={audit.ticks} complete={audit.ticks.length < 5000} />
+      <TickList ticks={audit.ticks} complete={complete} />
       <AuditSection title={t('integrity.audit.formula')}>
         <FormulaLine label={bound === null ? t('integrity.audit.optionRule') : t('integrity.audit.optionRuleVoid', { seconds })} value={outcome ? t(`option.result.${outcome}`) : '--'} testId="audit-recomputed" />
         <FormulaLine

@@ -454,6 +454,8 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
   };
   const post = (token: string, path: string, body: Record<string, unknown>) =>
     t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
+  const fundTreasury = (amount: string, reason: string) =>
+    t.http().post('/api/admin/treasury/fund').set('Authorization', admin).type('form').send({ currency_id: USDT, amount, reason });
   /** A market long of 10 lots at 10× (its P/L is the move ÷ 60 from 60,000), stop loss 50,000. */
   const openLong = async (token: string, takeProfit: string) =>
     (
@@ -528,13 +530,7 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     // 130 is still short of 150: asking again answers the same kept price.
     expect((await post(c.token, 'lever/close', { id: pos.id })).body).toMatchObject({ code: 2417, message: expect.stringContaining('at 69000') });
     // Funded from outside (50: 30 stays for the next test), asking again pays the close at the user's price (the watcher's next run would too).
-    const funded = await t
-      .http()
-      .post('/api/admin/treasury/fund')
-      .set('Authorization', admin)
-      .type('form')
-      .send({ currency_id: USDT, amount: '50', reason: 'contract payout' });
-    expect(funded.body.code).toBe(1);
+    expect((await fundTreasury('50', 'contract payout')).body.code).toBe(1);
     expect((await post(c.token, 'lever/close', { id: pos.id })).body).toMatchObject({
       code: 1,
       data: { status: 'closed', close_price: '69000', close_tick_id: closeTick, close_reason: 'user', pnl: '150', closing: null },
@@ -629,13 +625,7 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     expect(await t.app.get(LeverService).closeAt(held, { id: later, price: '49000', ts: new Date() }, 'stop_loss')).toBeUndefined();
     expect((await post(c.token, 'lever/tpsl', { id: pos.id, take_profit: '99000', stop_loss: '40000' })).body.code).toBe(2414);
     expect((await post(c.token, 'lever/close', { id: pos.id })).body.code).toBe(2417); // the user's close settles the fired trigger too: still short
-    const fund = await t
-      .http()
-      .post('/api/admin/treasury/fund')
-      .set('Authorization', admin)
-      .type('form')
-      .send({ currency_id: USDT, amount: '1000', reason: 'top-up' });
-    expect(fund.body.code).toBe(1);
+    expect((await fundTreasury('1000', 'top-up')).body.code).toBe(1);
     await watch();
     expect(await row()).toMatchObject({ status: 'closed', close_reason: 'take_profit', close_tick_id: fired });
     expect(moneyString((await row()).pnl)).toBe(moneyString(short));

@@ -68,9 +68,10 @@ const onBalance = (m: { seq: number; data: BalanceData[] }) => {
 };
 /** Positions this app has just asked to close (id → when): their close answers with its own toast. */
 const askedToClose = new Map<string, number>();
-/** Called before `lever/close`: a push of that close within 10 s gets no second toast. */
-export function closingHere(id: string): void {
+/** Called before `lever/close`: a push of that close within 10 s gets no second toast. Answers the undo (the request failed). */
+export function closingHere(id: string): () => void {
   askedToClose.set(id, Date.now());
+  return () => askedToClose.delete(id);
 }
 
 /**

@@ -172,7 +172,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.markNow = fn;
   }
 
-  /** Runs `fn` at the end of this service's shutdown: after it stopped answering the other processes (a service it serves closes its connections then). */
+  /** Runs `fn` in this service's shutdown once it stopped answering the other processes, before it gives the lease up (a service it serves closes its connections then). */
   whenStopped(fn: () => Promise<void>): void {
     this.stopHooks.push(fn);
   }
@@ -189,14 +189,18 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.loopDelay.stop();
     this.gcPauses.stop();
     // Let batches in flight finish so every acknowledged command is projected (a restart would anyway).
-    for (let i = 0; i < 200 && (this.commits?.busy || this.marks.unprojected) && !this.stopped; i++) await new Promise((r) => setTimeout(r, 20));
-    await this.link?.stopServing();
-    await this.replica?.stop();
+    try {
+      for (let i = 0; i < 200 && (this.commits?.busy || this.marks.unprojected) && !this.stopped; i++) await new Promise((r) => setTimeout(r, 20));
+      await this.link?.stopServing();
+      await this.replica?.stop();
+    } finally {
+      // Before the lease is given up: nothing written beside the sequencer from here once another process holds it.
+      for (const hook of this.stopHooks) await hook().catch((err) => this.logger.warn({ err }, 'a task beside the sequencer failed to stop'));
+    }
     await this.keeper?.release().catch(() => undefined);
     await this.lease?.close();
     await this.journal.close();
     await this.link?.close();
-    for (const hook of this.stopHooks) await hook().catch((err) => this.logger.warn({ err }, 'a task beside the sequencer failed to stop'));
   }
 
   /** A request from an api or worker process (the command stream): run here, answered with the batch it joined. */

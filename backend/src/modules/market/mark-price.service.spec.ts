@@ -94,8 +94,8 @@ describe('MarkPriceService: recording ticks', () => {
     ]);
   });
 
-  it('a sample finding TICK_QUEUE_MAX inserts queued (the database not keeping up) is dropped at once; a deal tick still queues', async () => {
-    const markets = Array.from({ length: 11 }, (_, k) => ({
+  it('every market of a sample run is written however many there are; a run finding three earlier ones still waiting (the database not keeping up) is dropped whole, and a deal tick still queues', async () => {
+    const markets = Array.from({ length: 12 }, (_, k) => ({
       id: k + 1,
       symbol: `C${k + 1}/USDT`,
       base: { symbol: `C${k + 1}` },
@@ -118,15 +118,23 @@ describe('MarkPriceService: recording ticks', () => {
         return [{ id: String(inserted.length + 1) }];
       },
     );
-    // Eleven markets in one sample: the first ten queue, the eleventh is dropped.
-    const sample = marks.sample().catch((err: Error) => err);
+    // Three runs wait on a slow database; the fourth is dropped at once, whole.
+    const runs = [marks.sample(), marks.sample(), marks.sample()];
+    await expect(marks.sample()).rejects.toThrow(/was dropped: 3 earlier ones wait for the database/);
     const deal = marks.now(markets[0]);
-    for (let k = 0; k < 12; k++) {
+    while (inserted.length < 3 * 12 + 1) {
       await new Promise((r) => setImmediate(r));
       gates.shift()?.();
     }
-    expect(await sample).toMatchObject({ message: expect.stringContaining('the sample of C11/USDT at') });
+    expect((await Promise.all(runs)).map((ticks) => ticks.length)).toEqual([12, 12, 12]);
     await expect(deal).resolves.toMatchObject({ price: '101' });
-    expect(inserted.map((p) => [p[0], p[3]])).toEqual([...markets.slice(0, 10).map((m) => [m.id, 'sample']), [1, 'deal']]);
+    expect(inserted[inserted.length - 1][3]).toBe('deal');
+    // With nothing waiting, the next run is written.
+    const next = marks.sample();
+    while (inserted.length < 4 * 12 + 1) {
+      await new Promise((r) => setImmediate(r));
+      gates.shift()?.();
+    }
+    expect(await next).toHaveLength(12);
   });
 });

@@ -30,8 +30,8 @@ const TICK_INSERT_MS = 4000;
  */
 export const SAMPLE_STALE_MS = 10_000;
 
-/** Tick inserts queued at most: a sample beyond them is dropped at once (the database is not keeping up). */
-const TICK_QUEUE_MAX = 10;
+/** Sample runs waiting for their inserts at most: a run beyond them is dropped at once (the database is not keeping up). */
+const SAMPLE_RUNS_MAX = 3;
 
 /** A tick older than this is not "the price now": purchases and market positions are refused. */
 const FRESH_TICK_MS = 5000;
@@ -57,8 +57,10 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
   private readonly latest = new Map<number, MarkTick>();
   /** The ticks' inserts, one at a time on a connection of their own (opened at the first; only the process holding the books records). */
   private ticks: Pick<OwnConnection, 'query' | 'close'>;
-  /** Tick inserts sent to `ticks` and not yet answered. */
+  /** Tick inserts sent to `ticks` and not yet answered (the connection closes after them). */
   private queued = 0;
+  /** Sample runs whose inserts are not all answered. */
+  private samplesWaiting = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -67,8 +69,11 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     private readonly bus: EngineBus,
   ) {
     this.ticks = new OwnConnection(dataSource, { applicationName: 'kestrel-ticks', connectMs: 5000, statementMs: TICK_INSERT_MS });
-    // Closed once the engine has stopped answering `mark` requests (its shutdown runs after this one's).
-    host.whenStopped(() => this.ticks.close());
+    // Closed once the engine has stopped answering `mark` requests, after the inserts sent (each bounded).
+    host.whenStopped(async () => {
+      if (this.queued > 0) await this.ticks.query('SELECT 1', []).catch(() => undefined);
+      await this.ticks.close();
+    });
     // The other processes (split roles) deal at this process's price now while it holds the books.
     host.answerMarks((marketId) => {
       const market = registry.byIdOrUndefined(marketId);
@@ -141,8 +146,10 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     const price = moneyString(market.engine.ticksToPrice(last));
     if (price === moneyString(recorded.price)) return recorded;
     const tick = await this.record(market, price, Math.max(Date.now(), new Date(recorded.ts).getTime()), 'deal').catch((err: unknown) => {
-      // The ticks' connection closed for good (shutting down): no deal at an unrecorded price.
-      throw err instanceof NotSentError ? new BusinessError(ErrorCode.MARKET_BUSY) : err;
+      // Not written (the ticks' connection closed for good or unreachable, an insert cancelled past
+      // its bound): no deal at an unrecorded price; the caller may retry.
+      if (!(err instanceof NotSentError)) this.logger.warn({ err }, `the tick of a deal on ${market.symbol} was not written`);
+      throw new BusinessError(ErrorCode.MARKET_BUSY);
     });
     this.bus.emit('mark', [market.id]);
     return { id: tick.id, price, ts: new Date(tick.ts) };
@@ -157,15 +164,19 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
    * waits: a tick carries the price at its time (before, each market's price was read after the
    * previous market's insert, up to seconds later, so an option due at `now` delivered at a later
    * price). A run that overlaps the next (a slow insert) is harmless: each reads its own time's
-   * prices, and the inserts go one at a time (record).
+   * prices, and the inserts go one at a time (record). A run that finds SAMPLE_RUNS_MAX waiting is
+   * dropped whole (the database is not keeping up; a late one would be dropped anyway).
    */
   async sample(now = Date.now()): Promise<MarkTick[]> {
+    if (this.samplesWaiting >= SAMPLE_RUNS_MAX)
+      throw new Error(`the sample of ${new Date(now).toISOString()} was dropped: ${this.samplesWaiting} earlier ones wait for the database`);
     const prices: Array<[MarketInfo, string]> = [];
     for (const m of this.registry.all()) {
       const last = this.host.lastTradePrice(m.id);
       if (last !== undefined) prices.push([m, moneyString(m.engine.ticksToPrice(last))]);
     }
-    const written = await Promise.allSettled(prices.map(([m, price]) => this.record(m, price, now, 'sample')));
+    this.samplesWaiting++;
+    const written = await Promise.allSettled(prices.map(([m, price]) => this.record(m, price, now, 'sample'))).finally(() => this.samplesWaiting--);
     const ticks = written.flatMap((w) => (w.status === 'fulfilled' ? [w.value] : []));
     if (ticks.length) this.bus.emit('mark', ticks.map((k) => k.marketId));
     const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
@@ -179,11 +190,9 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
    * one statement at a time, each bounded by TICK_INSERT_MS): their ids then commit in order, and a
    * reader that follows ticks by id (the contract watcher's cursor) never passes one that commits
    * late. A sample too late for the database (SAMPLE_STALE_MS, by its clock against the sampler's:
-   * the same host's, or NTP's) or beyond TICK_QUEUE_MAX queued is dropped; a deal's tick never is.
+   * the same host's, or NTP's) is dropped; a deal's tick never is.
    */
   private async record(m: MarketInfo, price: string, now: number, source: 'sample' | 'deal'): Promise<MarkTick> {
-    const dropped = (why: string) => new Error(`the sample of ${m.symbol} at ${new Date(now).toISOString()} was dropped: ${why}`);
-    if (source === 'sample' && this.queued >= TICK_QUEUE_MAX) throw dropped(`${this.queued} tick inserts are queued`);
     this.queued++;
     try {
       const {
@@ -196,7 +205,10 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
         [m.id, price, now, source, SAMPLE_STALE_MS],
         'mark-tick',
       );
-      if (!row) throw dropped(`it reached the database more than ${SAMPLE_STALE_MS} ms after its time`);
+      if (!row)
+        throw new Error(
+          `the sample of ${m.symbol} at ${new Date(now).toISOString()} was dropped: it reached the database more than ${SAMPLE_STALE_MS} ms after its time`,
+        );
       const tick = { id: row.id, marketId: m.id, price, ts: now };
       this.latest.set(m.id, tick);
       return tick;

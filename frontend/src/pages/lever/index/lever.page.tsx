@@ -120,13 +120,14 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
     const question = kind === 'close' ? t('lever.confirmClose', { count: p.lots, symbol: p.symbol }) : t('lever.confirmCancel', { count: p.lots, symbol: p.symbol });
     if (!window.confirm(question)) return;
     setBusy(p.id);
-    if (kind === 'close') closingHere(p.id);
+    const undo = kind === 'close' ? closingHere(p.id) : undefined;
     try {
       await (kind === 'close' ? leverApi.close(p.id) : leverApi.cancel(p.id));
       // The `position` push removes it from the list.
       toast(t(kind === 'close' ? 'lever.closed' : 'lever.cancelled'));
     } catch {
-      // shown by the client
+      // Shown by the client. A close kept meanwhile (2417) toasts when it settles.
+      undo?.();
     } finally {
       setBusy(null);
     }

@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { moneyString } from '../src/infra/money';
 import { QueuesService } from '../src/infra/queue/queues.service';
+import { EngineHost } from '../src/modules/engine/engine-host.service';
 import type { MarketInfo } from '../src/modules/engine/market-registry.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
@@ -111,6 +112,11 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
       [USDT],
     );
     await t.ds.query('UPDATE lever_positions SET market_id = $2 WHERE id = $1', [p.id, gone]);
+    await t.app.get(EngineHost).marketsChanged(); // as at a restart: the disabled market is not loaded, its symbol is known
+    // Still named in the lists (regression: an empty symbol).
+    expect((await post(u.token, 'my_trade', { status: 'holding' })).body.data.items.find((x: { id: string }) => x.id === p.id)).toMatchObject({
+      symbol: 'GONE/USDT',
+    });
     const before = (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n;
     expect((await post(u.token, 'close', { id: p.id })).body).toMatchObject({ code: 2001 });
     expect((await post(u.token, 'tpsl', { id: p.id, take_profit: '67000', stop_loss: '54000' })).body).toMatchObject({ code: 2001 });

@@ -28,18 +28,22 @@ export interface MarketInfo {
 export class MarketRegistry {
   private byId = new Map<number, MarketInfo>();
   private bySymbol = new Map<string, MarketInfo>();
+  /** Every market's symbol, disabled ones too (symbolOf). */
+  private symbols = new Map<number, string>();
 
   constructor(private readonly dataSource: DataSource) {}
 
   async load(): Promise<void> {
     const [markets, coins] = await Promise.all([
-      this.dataSource.getRepository(Market).find({ where: { enabled: true }, order: { sort: 'ASC', id: 'ASC' } }),
+      this.dataSource.getRepository(Market).find({ order: { sort: 'ASC', id: 'ASC' } }),
       this.dataSource.getRepository(Coin).find(),
     ]);
     const coin = new Map(coins.map((c) => [c.id, c]));
     this.byId.clear();
     this.bySymbol.clear();
+    this.symbols = new Map(markets.map((m) => [m.id, m.symbol]));
     for (const m of markets) {
+      if (!m.enabled) continue;
       const tickSize = strip(m.tickSize);
       const lotSize = strip(m.lotSize);
       const minQty = strip(m.minQty);
@@ -95,6 +99,11 @@ export class MarketRegistry {
 
   byIdOrUndefined(id: number): MarketInfo | undefined {
     return this.byId.get(id);
+  }
+
+  /** A market's symbol for display, also one disabled since (positions, options and notices on it still name it); '' for none. */
+  symbolOf(id: number): string {
+    return this.byId.get(id)?.symbol ?? this.symbols.get(id) ?? '';
   }
 
   /** Accepts "BTC/USDT", "btc_usdt", "BTCUSDT"-style spellings; undefined for no such market. */

@@ -92,7 +92,7 @@ export class LeverAuditService {
             : true;
     return {
       position_id: p.id,
-      symbol: this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '',
+      symbol: this.registry.symbolOf(p.marketId),
       side: p.side,
       type: p.type,
       lots: p.lots,

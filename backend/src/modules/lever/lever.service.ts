@@ -127,7 +127,7 @@ export class LeverService {
     const first = await prior();
     if (first) {
       const mark = (await this.marks.latestRecorded(first.marketId))?.price;
-      return this.view(first, this.registry.byIdOrUndefined(first.marketId)?.symbol ?? '', mark, await this.keptPrices([first]));
+      return this.view(first, this.registry.symbolOf(first.marketId), mark, await this.keptPrices([first]));
     }
     const c = await this.config(market);
     // Up to 18 digits (the DTO): beyond 2^53 the number is not exact, but it is still far above any
@@ -233,7 +233,7 @@ export class LeverService {
     for (const id of new Set(rows.map((r) => r.marketId))) marks.set(id, (await this.marks.latestRecorded(id))?.price);
     const kept = await this.keptPrices(rows);
     return {
-      items: rows.map((p) => this.view(p, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', marks.get(p.marketId), kept)),
+      items: rows.map((p) => this.view(p, this.registry.symbolOf(p.marketId), marks.get(p.marketId), kept)),
       total,
       page: q.page,
       limit: q.limit,
@@ -250,7 +250,7 @@ export class LeverService {
    */
   async close(userId: number, id: string) {
     let p = await this.own(userId, id);
-    const symbol = () => this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '';
+    const symbol = () => this.registry.symbolOf(p.marketId);
     // Three rounds at most: a close that lost to the watcher keeping a trigger (below) settles that trigger.
     for (let attempt = 0; attempt < 3 && p.status === 'holding'; attempt++) {
       // A close kept already (a trigger that fired, or one asked for) settles at its own tick: the
@@ -339,7 +339,7 @@ export class LeverService {
     if (!done) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     this.bus.emit('balance', userId);
     this.bus.emit('position', userId);
-    return this.view({ ...p, status: 'cancelled' }, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', undefined);
+    return this.view({ ...p, status: 'cancelled' }, this.registry.symbolOf(p.marketId), undefined);
   }
 
   /** The position's market, which has a price only while it is loaded (a market disabled since does not: 2001). */
@@ -422,7 +422,7 @@ export class LeverService {
           m,
           p.userId,
           'notice.lever_liquidated',
-          { symbol: this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', lots: String(p.lots), price: moneyString(tick.price) },
+          { symbol: this.registry.symbolOf(p.marketId), lots: String(p.lots), price: moneyString(tick.price) },
           `lever:${p.id}`,
         );
       return {
@@ -580,7 +580,7 @@ export class LeverService {
     const kept = await this.keptPrices(rows);
     const out = new Map<number, Array<ReturnType<LeverService['view']>>>();
     for (const p of rows)
-      out.set(p.userId, [...(out.get(p.userId) ?? []), this.view(p, this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '', marks.get(p.marketId), kept)]);
+      out.set(p.userId, [...(out.get(p.userId) ?? []), this.view(p, this.registry.symbolOf(p.marketId), marks.get(p.marketId), kept)]);
     return out;
   }
 
@@ -590,7 +590,7 @@ export class LeverService {
     const rows = await this.dataSource.getRepository(LeverPosition).find({ where: { id: In(ids), status: In(['closed', 'cancelled']) } });
     return rows.map((p) => ({
       id: p.id,
-      symbol: this.registry.byIdOrUndefined(p.marketId)?.symbol ?? '',
+      symbol: this.registry.symbolOf(p.marketId),
       status: p.status,
       reason: p.closeReason,
       pnl: p.pnl === null ? null : moneyString(p.pnl),

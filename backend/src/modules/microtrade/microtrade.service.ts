@@ -56,7 +56,7 @@ export class MicrotradeService {
     const prior = async (m = this.dataSource.manager) =>
       dto.client_id ? m.getRepository(OptionOrder).findOne({ where: { userId, clientId: dto.client_id } }) : null;
     const first = await prior();
-    if (first) return orderView(first, this.registry.byIdOrUndefined(first.marketId)?.symbol ?? '');
+    if (first) return orderView(first, this.registry.symbolOf(first.marketId));
     const period = await this.dataSource.getRepository(OptionPeriod).findOne({ where: { id: dto.period_id, enabled: true } });
     if (!period) throw new BusinessError(ErrorCode.OPTION_PERIOD_REQUIRED);
     const market = this.registry.get(dto.symbol);
@@ -173,7 +173,7 @@ export class MicrotradeService {
       skip: (q.page - 1) * q.limit,
       take: q.limit,
     });
-    return { items: rows.map((o) => orderView(o, this.registry.byIdOrUndefined(o.marketId)?.symbol ?? '')), total, page: q.page, limit: q.limit };
+    return { items: rows.map((o) => orderView(o, this.registry.symbolOf(o.marketId))), total, page: q.page, limit: q.limit };
   }
 
   /**
@@ -192,7 +192,7 @@ export class MicrotradeService {
     );
     return {
       order_id: o.id,
-      symbol: this.registry.byIdOrUndefined(o.marketId)?.symbol ?? '',
+      symbol: this.registry.symbolOf(o.marketId),
       direction: o.direction,
       open_tick: { id: o.openTickId, price: moneyString(o.openPrice), time: new Date(o.openTs).toISOString() },
       deliver_at: new Date(o.deliverAt).toISOString(),

@@ -233,7 +233,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
           .filter((o) => ids.has(o.d.id))
           .map((o): NewMessage => {
             const common = {
-              symbol: this.registry.byIdOrUndefined(o.d.market_id)?.symbol ?? '',
+              symbol: this.registry.symbolOf(o.d.market_id),
               quantity: moneyString(o.stake),
               payout: moneyString(o.payout),
             };
@@ -255,7 +255,7 @@ export class OptionDeliveryService implements OnApplicationBootstrap, OnApplicat
       .find({ where: { status: 'delivered', pushedAt: IsNull() }, take: CHUNK, order: { id: 'ASC' } });
     if (!rows.length) return;
     for (const o of rows) {
-      const v = orderView(o, this.registry.byIdOrUndefined(o.marketId)?.symbol ?? '');
+      const v = orderView(o, this.registry.symbolOf(o.marketId));
       this.bus.emit('option', {
         userId: o.userId,
         data: {

@@ -50,6 +50,11 @@ export class OwnConnection {
     return run;
   }
 
+  /** Waits until the statements sent so far have been answered (or failed). Opens nothing. */
+  async drain(): Promise<void> {
+    await this.last;
+  }
+
   /** Closes the connection for good: later statements fail (`NotSentError`). */
   async close(): Promise<void> {
     this.closed = true;

@@ -25,7 +25,7 @@ function withTicks(marks: MarkPriceService, insert: (sql: string, params: unknow
     last = run.catch(() => undefined);
     return run;
   };
-  return Object.assign(marks, { ticks: { query, close: async () => undefined } });
+  return Object.assign(marks, { ticks: { query, drain: () => last.then(() => undefined), close: async () => undefined } });
 }
 
 describe('MarkPriceService: recording ticks', () => {

@@ -56,9 +56,7 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
   private timer?: NodeJS.Timeout;
   private readonly latest = new Map<number, MarkTick>();
   /** The ticks' inserts, one at a time on a connection of their own (opened at the first; only the process holding the books records). */
-  private ticks: Pick<OwnConnection, 'query' | 'close'>;
-  /** Tick inserts sent to `ticks` and not yet answered (the connection closes after them). */
-  private queued = 0;
+  private ticks: Pick<OwnConnection, 'query' | 'drain' | 'close'>;
   /** Sample runs whose inserts are not all answered. */
   private samplesWaiting = 0;
 
@@ -71,7 +69,7 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     this.ticks = new OwnConnection(dataSource, { applicationName: 'kestrel-ticks', connectMs: 5000, statementMs: TICK_INSERT_MS });
     // Closed once the engine has stopped answering `mark` requests, after the inserts sent (each bounded).
     host.whenStopped(async () => {
-      if (this.queued > 0) await this.ticks.query('SELECT 1', []).catch(() => undefined);
+      await this.ticks.drain();
       await this.ticks.close();
     });
     // The other processes (split roles) deal at this process's price now while it holds the books.
@@ -193,27 +191,22 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
    * the same host's, or NTP's) is dropped; a deal's tick never is.
    */
   private async record(m: MarketInfo, price: string, now: number, source: 'sample' | 'deal'): Promise<MarkTick> {
-    this.queued++;
-    try {
-      const {
-        rows: [row],
-      } = await this.ticks.query<{ id: string }>(
-        `INSERT INTO mark_prices (market_id, price, ts, source)
-         SELECT $1::int, $2::numeric, to_timestamp($3::float8 / 1000.0), $4::varchar
-          WHERE $4::varchar = 'deal' OR clock_timestamp() <= to_timestamp($3::float8 / 1000.0) + $5::int * interval '1 millisecond'
-         RETURNING id::text`,
-        [m.id, price, now, source, SAMPLE_STALE_MS],
-        'mark-tick',
+    const {
+      rows: [row],
+    } = await this.ticks.query<{ id: string }>(
+      `INSERT INTO mark_prices (market_id, price, ts, source)
+       SELECT $1::int, $2::numeric, to_timestamp($3::float8 / 1000.0), $4::varchar
+        WHERE $4::varchar = 'deal' OR clock_timestamp() <= to_timestamp($3::float8 / 1000.0) + $5::int * interval '1 millisecond'
+       RETURNING id::text`,
+      [m.id, price, now, source, SAMPLE_STALE_MS],
+      'mark-tick',
+    );
+    if (!row)
+      throw new Error(
+        `the sample of ${m.symbol} at ${new Date(now).toISOString()} was dropped: it reached the database more than ${SAMPLE_STALE_MS} ms after its time`,
       );
-      if (!row)
-        throw new Error(
-          `the sample of ${m.symbol} at ${new Date(now).toISOString()} was dropped: it reached the database more than ${SAMPLE_STALE_MS} ms after its time`,
-        );
-      const tick = { id: row.id, marketId: m.id, price, ts: now };
-      this.latest.set(m.id, tick);
-      return tick;
-    } finally {
-      this.queued--;
-    }
+    const tick = { id: row.id, marketId: m.id, price, ts: now };
+    this.latest.set(m.id, tick);
+    return tick;
   }
 }

@@ -59,7 +59,8 @@ export const DELIVERY_LATE_MS = 5000;
  * being sampled: disabled, or the sampler off for good) is void without one, its stake returned:
  * any sample that still came would be late (DELIVERY_LATE_MS), so the result is the same, only
  * not held up forever. The margin beyond DELIVERY_LATE_MS covers a sample stamped in time whose
- * insert is slow to commit (the sampler holds a hung insert for at most 5 s).
+ * insert is slow to commit: the sampler writes no sample older than SAMPLE_STALE_MS when its
+ * insert runs and the server cancels an insert after TICK_INSERT_MS (mark-price.service.ts).
  */
 export const STRANDED_AFTER_MS = 60_000;
 

@@ -157,6 +157,8 @@ describe('trading and assets screens on the real stack', () => {
     // B sees A's ask in the book live.
     await pageB.waitForFunction(() => document.querySelector('[data-testid="order-book"]')?.textContent?.includes('50,000.00'));
     await pageB.getByRole('radio', { name: 'Market' }).click();
+    // The app sends a worst price 5 % above the best ask (50,000 → 52,500) and says so.
+    await pageB.waitForFunction(() => document.querySelector('[data-testid="market-protection"]')?.textContent?.includes('up to 52,500.00 USDT'));
     await pageB.getByLabel('Amount (USDT)').fill('500');
     await pageB.getByTestId('place-order').click();
     // The fill arrives on both screens: latest trades, A's open order gone, B's history completed.

@@ -1,6 +1,7 @@
 import { render } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
+import type { MarketInfo } from '../src/api/trading';
 
 /** Where the router is now, for assertions after a navigation. */
 export function LocationProbe() {
@@ -37,3 +38,17 @@ export function fakeApi(answers: Record<string, Answer | ((body: URLSearchParams
 }
 
 export const ok = (data: unknown, message = 'Success'): Answer => ({ type: 'ok', code: 1, message, data });
+
+/** A spot market as `currencyMatch/all` lists it: `<base>/USDT`, tick 0.01, lot 0.0001, fees 0.1 %. */
+export const spotMarket = (base: string): MarketInfo => ({
+  symbol: `${base}/USDT`,
+  base,
+  quote: 'USDT',
+  tick_size: '0.01',
+  lot_size: '0.0001',
+  min_qty: '0.0001',
+  price_decimals: 2,
+  qty_decimals: 4,
+  maker_fee: '0.001',
+  taker_fee: '0.001',
+});

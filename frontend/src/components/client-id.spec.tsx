@@ -54,6 +54,30 @@ describe('useMoneySubmit', () => {
     expect(ids[0]).not.toBe(ids[1]);
   });
 
+  it('sends what `derive` worked out for an id again with that id, and works it out anew for a new id', async () => {
+    const { result } = renderHook(() => useMoneySubmit());
+    const sent: Array<[string, string]> = [];
+    let book = '100';
+    const send = async (id: string, worst: string) => {
+      sent.push([id, worst]);
+      if (sent.length === 1) throw new ApiError('?', 2107);
+    };
+    await act(async () => {
+      await expect(result.current.run('order', send, () => book)).rejects.toThrow();
+    });
+    book = '105';
+    await act(async () => {
+      await result.current.run('order', send, () => book);
+    });
+    await act(async () => {
+      await result.current.run('order', send, () => book);
+    });
+    expect(sent[1]).toEqual(sent[0]);
+    expect(sent[0][1]).toBe('100');
+    expect(sent[2][1]).toBe('105');
+    expect(sent[2][0]).not.toBe(sent[0][0]);
+  });
+
   it('renews the id after a refusal', async () => {
     const { result } = renderHook(() => useMoneySubmit());
     const ids: string[] = [];

@@ -27,27 +27,37 @@ export function fateUnknown(err: unknown): boolean {
  * the same request only: the server deduplicates by id alone, so an edited request (another amount,
  * side or price) must not reuse it, or the server would answer with the first command's result and
  * the edited one would never be placed. Any other answer (success or a refusal) renews it.
+ *
+ * `derive` (optional) works out the fields the app adds to the request at the moment of sending,
+ * such as a market order's worst price taken from the book: worked out once per id, so a retry with
+ * a kept id sends them unchanged (the server refuses an id sent again with other fields), while the
+ * request the user sees and edits decides, as above, whether the id is kept.
  */
 export function useMoneySubmit() {
   const [busy, setBusy] = useState(false);
   const inFlight = useRef(false);
-  const kept = useRef<{ id: string; request: string } | undefined>(undefined);
-  const run = useCallback(async <T>(request: unknown, send: (clientId: string) => Promise<T>): Promise<T | undefined> => {
-    if (inFlight.current) return undefined;
-    inFlight.current = true;
-    setBusy(true);
-    const key = JSON.stringify(request);
-    const id = kept.current?.request === key ? kept.current.id : newClientId();
-    kept.current = undefined;
-    try {
-      return await send(id);
-    } catch (e) {
-      if (fateUnknown(e)) kept.current = { id, request: key };
-      throw e;
-    } finally {
-      inFlight.current = false;
-      setBusy(false);
-    }
-  }, []);
+  const kept = useRef<{ id: string; request: string; derived: unknown } | undefined>(undefined);
+  const run = useCallback(
+    async <T, D = undefined>(request: unknown, send: (clientId: string, derived: D) => Promise<T>, derive?: () => D): Promise<T | undefined> => {
+      if (inFlight.current) return undefined;
+      inFlight.current = true;
+      setBusy(true);
+      const key = JSON.stringify(request);
+      const retry = kept.current?.request === key ? kept.current : undefined;
+      const id = retry ? retry.id : newClientId();
+      const derived = retry ? (retry.derived as D) : (derive?.() as D);
+      kept.current = undefined;
+      try {
+        return await send(id, derived);
+      } catch (e) {
+        if (fateUnknown(e)) kept.current = { id, request: key, derived };
+        throw e;
+      } finally {
+        inFlight.current = false;
+        setBusy(false);
+      }
+    },
+    [],
+  );
   return { busy, run };
 }

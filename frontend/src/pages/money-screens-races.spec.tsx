@@ -1,8 +1,8 @@
 import { act, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { renderAt } from '../../test/render';
+import { renderAt, spotMarket } from '../../test/render';
 import { ApiError } from '../api/client';
-import { tradingApi, type MarketInfo, type Order, type Page as ListPage } from '../api/trading';
+import { tradingApi, type Order, type Page as ListPage } from '../api/trading';
 import { walletApi, type AddressEntry, type DepositAddress, type FlashQuote, type UserCurrency, type WithdrawInfo } from '../api/wallet';
 import { PATHS } from '../app/paths';
 import { DepositPage } from './assets/deposit/index/deposit.page';
@@ -215,18 +215,7 @@ describe('withdraw', () => {
 });
 
 describe("trade page's order list: only the newest request's answer", () => {
-  const market = (base: string): MarketInfo => ({
-    symbol: `${base}/USDT`,
-    base,
-    quote: 'USDT',
-    tick_size: '0.01',
-    lot_size: '0.0001',
-    min_qty: '0.0001',
-    price_decimals: 2,
-    qty_decimals: 4,
-    maker_fee: '0.001',
-    taker_fee: '0.001',
-  });
+  const market = spotMarket;
   const order = (id: string, symbol: string, price: string): Order => ({
     order_id: id,
     symbol,

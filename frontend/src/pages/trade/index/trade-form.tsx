@@ -1,3 +1,4 @@
+import type { DepthData } from '@kestrel/contracts';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
@@ -9,6 +10,7 @@ import { Field, Segmented } from '../../../components/form';
 import { truncate } from '../../../components/format';
 import type { Holding } from '../../../live/use-balances';
 import { toast } from '../../../stores/toast.store';
+import { MARKET_BAND_PERCENT, marketProtection } from './market-protection';
 
 type Side = 'buy' | 'sell';
 type Kind = 'limit' | 'market';
@@ -18,11 +20,14 @@ const PERCENTS = [25, 50, 75, 100];
  * Buy/sell: limit or market, price, quantity (a market buy spends an amount of the quote coin),
  * % of available, the fee preview (taker rate: the most it can cost), the spec's messages. The
  * submit carries a client order id and cannot be sent twice; it is off while the socket is down.
+ * A market order is sent with a worst price 5 % past the best opposite price (market-protection.ts).
  */
 export function TradeForm({
   market,
   price,
   setPrice,
+  depth,
+  last,
   base,
   quote,
   offline,
@@ -31,6 +36,8 @@ export function TradeForm({
   market: MarketInfo;
   price: string;
   setPrice: (p: string) => void;
+  depth: DepthData | null;
+  last: string | null;
   base: Holding | undefined;
   quote: Holding | undefined;
   offline: boolean;
@@ -59,11 +66,13 @@ export function TradeForm({
   const notional = side === 'sell' && kind === 'limit' && isAmount(price) && isAmount(qty) ? mul(price, qty, 8) : '';
   const fee = side === 'buy' ? (kind === 'limit' && isAmount(qty) ? mul(qty, market.taker_fee, 8) : '') : notional ? mul(notional, market.taker_fee, 8) : '';
   const feeCoin = side === 'buy' ? market.base : market.quote;
+  const protection = kind === 'market' ? marketProtection(side, depth, last, market.tick_size) : null;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
     if (kind === 'limit' && (!isAmount(price) || !isPositive(price))) return setError({ field: 'price', text: t('trade.priceInvalid') });
+    if (kind === 'market' && !protection) return setError({ field: 'qty', text: t('trade.marketNoPrice') });
     if (!isAmount(qty) || !isPositive(qty)) return setError({ field: 'qty', text: t(byAmount ? 'trade.amountEmpty' : 'trade.qtyEmpty') });
     if (!byAmount && cmp(qty, market.min_qty) < 0) return setError({ field: 'qty', text: t('trade.qtyMin', { min: market.min_qty }) });
     if (side === 'buy' && spend && cmp(spend, quoteAvail) > 0) return setError({ field: 'qty', text: t('trade.insufficient') });
@@ -77,7 +86,13 @@ export function TradeForm({
         quantity: byAmount ? undefined : qty,
         amount: byAmount ? qty : undefined,
       };
-      const order = await run(request, (id) => tradingApi.place({ ...request, client_order_id: id }));
+      // The worst price follows the book, not the user: a retry of the same order keeps its client id
+      // and the worst price first sent with it, even when the book has moved since.
+      const order = await run(
+        request,
+        (id, worst) => tradingApi.place({ ...request, price: request.price ?? worst, client_order_id: id }),
+        () => protection?.worst,
+      );
       if (!order) return;
       toast(t('trade.placed'));
       setQty('');
@@ -126,7 +141,15 @@ export function TradeForm({
           name="price"
         />
       ) : (
-        <p className="muted small trade-form__market">{t('trade.marketPrice')}</p>
+        <p className="muted small trade-form__market" data-testid="market-protection">
+          {protection
+            ? t(side === 'buy' ? 'trade.marketBandBuy' : 'trade.marketBandSell', {
+                worst: truncate(protection.worst, pd),
+                quote: market.quote,
+                percent: MARKET_BAND_PERCENT,
+              })
+            : t('trade.marketNoPrice')}
+        </p>
       )}
       <Field
         label={byAmount ? t('trade.amount', { quote: market.quote }) : t('trade.qty', { base: market.base })}

@@ -91,6 +91,8 @@ export function TradePage({ titleKey }: { titleKey: string }) {
               market={market}
               price={price}
               setPrice={setPrice}
+              depth={depth}
+              last={last}
               base={holdings[market.base]}
               quote={holdings[market.quote]}
               offline={offline}

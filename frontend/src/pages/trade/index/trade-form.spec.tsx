@@ -1,0 +1,95 @@
+import type { DepthData } from '@kestrel/contracts';
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter } from 'react-router-dom';
+import { ApiError } from '../../../api/client';
+import { tradingApi, type Order } from '../../../api/trading';
+import { spotMarket } from '../../../../test/render';
+import { TradeForm } from './trade-form';
+
+const market = spotMarket('BTC');
+const holding = (symbol: string, available: string) => ({ currency_id: 1, symbol, available, frozen: '0', decimals: 8 });
+const book: DepthData = { symbol: 'BTC/USDT', bids: [['68990.00', '1']], asks: [['69000.00', '1']] };
+
+const form = (depth: DepthData | null, last: string | null) => (
+  <MemoryRouter>
+    <TradeForm
+      market={market}
+      price=""
+      setPrice={() => undefined}
+      depth={depth}
+      last={last}
+      base={holding('BTC', '1') as never}
+      quote={holding('USDT', '100000') as never}
+      offline={false}
+      onPlaced={() => undefined}
+    />
+  </MemoryRouter>
+);
+const show = (depth: DepthData | null, last: string | null) => render(form(depth, last));
+
+afterEach(() => jest.restoreAllMocks());
+
+describe('trade form: a market order is sent with a worst price 5 % past the best opposite price', () => {
+  it('a market buy by amount names its bound on screen and sends it as the price', async () => {
+    const place = jest.spyOn(tradingApi, 'place').mockResolvedValue({} as Order);
+    show(book, '68995.00');
+    await userEvent.click(screen.getByRole('radio', { name: 'Market' }));
+    expect(screen.getByTestId('market-protection').textContent).toBe(
+      'Fills now at the best prices, up to 72,450.00 USDT (the current price + 5%). The rest is cancelled.',
+    );
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '500');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(1));
+    expect(place.mock.calls[0][0]).toMatchObject({ symbol: 'BTC/USDT', side: 'buy', type: 'market', price: '72450.00', amount: '500', quantity: undefined });
+  });
+
+  it('a market sell sends the bound 5 % under the best bid', async () => {
+    const place = jest.spyOn(tradingApi, 'place').mockResolvedValue({} as Order);
+    show(book, null);
+    await userEvent.click(screen.getByRole('radio', { name: 'Sell' }));
+    await userEvent.click(screen.getByRole('radio', { name: 'Market' }));
+    expect(screen.getByTestId('market-protection').textContent).toContain('down to 65,540.50 USDT (the current price − 5%)');
+    await userEvent.type(screen.getByLabelText('Quantity (BTC)'), '0.5');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(1));
+    expect(place.mock.calls[0][0]).toMatchObject({ side: 'sell', type: 'market', price: '65540.50', quantity: '0.5' });
+  });
+
+  it('with no price on the book nor a last trade, a market order is refused on screen and nothing is sent', async () => {
+    const place = jest.spyOn(tradingApi, 'place');
+    show({ symbol: 'BTC/USDT', bids: [], asks: [] }, null);
+    await userEvent.click(screen.getByRole('radio', { name: 'Market' }));
+    expect(screen.getByTestId('market-protection').textContent).toBe('There is no price on the book yet: use a limit order.');
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '500');
+    await userEvent.click(screen.getByTestId('place-order'));
+    expect((await screen.findByRole('alert')).textContent).toBe('There is no price on the book yet: use a limit order.');
+    expect(place).not.toHaveBeenCalled();
+  });
+
+  it('a retry after an unknown fate keeps the client id and the bound first sent with it, though the book moved', async () => {
+    const place = jest
+      .spyOn(tradingApi, 'place')
+      .mockRejectedValueOnce(new ApiError('unknown', 2107))
+      .mockResolvedValue({} as Order);
+    const view = show(book, null);
+    await userEvent.click(screen.getByRole('radio', { name: 'Market' }));
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '500');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(1));
+    view.rerender(form({ ...book, asks: [['70000.00', '1']] }, null));
+    // The screen shows the bound of the book now; the retry sends the one its id was first sent with.
+    expect(screen.getByTestId('market-protection').textContent).toContain('up to 73,500.00 USDT');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(2));
+    // Answered: a new order (another tap) gets a new id and the bound of the book now.
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '500');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(3));
+    const [first, second, third] = place.mock.calls.map((c) => c[0]);
+    expect(first.price).toBe('72450.00');
+    expect(second).toEqual(first);
+    expect(third.price).toBe('73500.00');
+    expect(third.client_order_id).not.toBe(first.client_order_id);
+  });
+});

@@ -376,7 +376,7 @@ export const en = {
     detail: "Asset details",
     balanceAfter: "Balance after",
     recordType: "Record type",
-    ledgerType: "Record type",
+    ledgerType: "Entry type",
   },
   funding: {
     status: {
@@ -1207,6 +1207,11 @@ export const en = {
     c701: 'NFT fee',
     c702: 'NFT sale proceeds',
     c905: 'Referral rebate',
+    c20: "Contract margin",
+    c21: "Contract fee",
+    c22: "Contract margin returned",
+    c30: "Contract profit or loss",
+    c900: "System funding",
   },
 };
 

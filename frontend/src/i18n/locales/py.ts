@@ -1210,6 +1210,11 @@ const py: Catalogue = {
     c701: 'Taxa de NFT',
     c702: 'Receita de venda de NFT',
     c905: 'Comissão de indicação',
+    c20: "Margem de contrato",
+    c21: "Taxa de contrato",
+    c22: "Margem de contrato devolvida",
+    c30: "Lucro ou prejuízo de contrato",
+    c900: "Aporte do sistema",
   },
 };
 

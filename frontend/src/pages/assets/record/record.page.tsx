@@ -11,7 +11,7 @@ import { formatTime } from '../../../components/format';
 
 type Tab = 'deposit' | 'withdraw' | 'ledger';
 /** The ledger codes a user meets (docs/api.md "Ledger codes"), for the type filter. */
-export const LEDGER_CODES = ['200', '101', '502', '503', '500', '501', '600', '601', '602', '901', '902', '400', '401', '402', '103', '800', '801', '802', '700', '701', '702', '905', '40', '41', '903', '904'] as const;
+export const LEDGER_CODES = ['200', '101', '502', '503', '500', '501', '600', '601', '602', '901', '902', '400', '401', '402', '103', '800', '801', '802', '700', '701', '702', '905', '40', '41', '903', '904', '20', '21', '22', '30', '900'] as const;
 
 /** Records: deposits, withdrawals (side menu "deposit/withdraw records") and the ledger by type code. */
 export function RecordPage({ titleKey }: { titleKey: string }) {

@@ -326,7 +326,7 @@ const py: Catalogue = {
     side: 'Comprar ou vender',
     orderType: 'Tipo de ordem',
     limit: 'Limitada',
-    market: 'A mercado',
+    market: 'Mercado',
     marketBandBuy: 'Executa agora aos melhores preços, até {{worst}} {{quote}} (preço atual + {{percent}}%). O resto é cancelado.',
     marketBandSell: 'Executa agora aos melhores preços, não abaixo de {{worst}} {{quote}} (preço atual − {{percent}}%). O resto é cancelado.',
     marketNoPrice: 'Ainda não há preço no livro: use uma ordem limitada.',

@@ -98,7 +98,7 @@ describe('loans on the real stack', () => {
     // The trade account shows the loan (802).
     await go(page, `/pages/assets/tradeAccount?account=coin&currency_id=${USDT}`);
     await page.waitForFunction(() => /^1,?000/.test(document.querySelector('[data-testid="detail-available"]')?.textContent ?? ''));
-    expect(await page.locator('main').textContent()).toContain('Loan increase');
+    expect(await page.locator('main').textContent()).toContain('Loan received (802)');
 
     // Repay 500 from the balance.
     await go(page, '/pages/loan/order?status=approved');

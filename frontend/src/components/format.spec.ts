@@ -1,4 +1,4 @@
-import { compact, direction, priceDecimals, signedPercent, truncate } from './format';
+import { amountText, compact, direction, priceDecimals, signedPercent, truncate } from './format';
 
 describe('display formatting truncates decimal strings', () => {
   it('never rounds', () => {
@@ -9,6 +9,16 @@ describe('display formatting truncates decimal strings', () => {
     expect(truncate('-12.349', 2)).toBe('-12.34');
     expect(truncate('7', 3)).toBe('7.000');
     expect(truncate('123456789012345678.123456789', 8, false)).toBe('123456789012345678.12345678');
+  });
+
+  it('shows amounts grouped, truncated to 8 decimals, without trailing zeros', () => {
+    expect(amountText('10000.00000000')).toBe('10,000');
+    expect(amountText('-99.26490000')).toBe('-99.2649');
+    expect(amountText('8350.7841')).toBe('8,350.7841');
+    expect(amountText('0.123456789')).toBe('0.12345678');
+    expect(amountText('100', 0)).toBe('100');
+    expect(amountText('-0.000000001')).toBe('0');
+    expect(amountText(null)).toBe('--');
   });
 
   it('shows -- for missing or invalid values', () => {

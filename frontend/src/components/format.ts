@@ -25,6 +25,15 @@ export function truncate(value: string | null | undefined, decimals: number, gro
   return `${zero ? '' : p.sign}${int}${decimals > 0 ? `.${frac}` : ''}`;
 }
 
+/**
+ * A balance or amount as the money screens show it: grouped, truncated to `decimals` (the most any
+ * coin has), without trailing zeros: "10000.00000000" → "10,000", "-99.26490000" → "-99.2649".
+ */
+export function amountText(value: string | null | undefined, decimals = 8): string {
+  const s = truncate(value, decimals);
+  return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
+}
+
 /** How many decimals a price shows: more for small prices, so a 0.0004 coin still reads. */
 export function priceDecimals(value: string | null | undefined): number {
   const p = value ? parts(value) : null;

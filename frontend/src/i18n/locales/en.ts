@@ -250,7 +250,7 @@ export const en = {
     clearCache: 'Clear cache',
     cacheCleared: 'Cache cleared',
     version: 'Current version',
-    accountInfo: 'Account info',
+    accountInfo: 'My account',
     nickname: 'Nickname',
     account: 'Account',
     phone: 'Phone',

@@ -252,7 +252,7 @@ const hk: Catalogue = {
     clearCache: '清除快取',
     cacheCleared: '快取已清除',
     version: '目前版本',
-    accountInfo: '帳戶資料',
+    accountInfo: '我的帳戶',
     nickname: '暱稱',
     account: '帳號',
     phone: '手機',

@@ -252,7 +252,7 @@ const jp: Catalogue = {
     clearCache: 'キャッシュを消去',
     cacheCleared: 'キャッシュを消去しました',
     version: '現在のバージョン',
-    accountInfo: 'アカウント情報',
+    accountInfo: 'マイアカウント',
     nickname: 'ニックネーム',
     account: 'アカウント',
     phone: '電話番号',

@@ -252,7 +252,7 @@ const kr: Catalogue = {
     clearCache: '캐시 삭제',
     cacheCleared: '캐시를 삭제했습니다',
     version: '현재 버전',
-    accountInfo: '계정 정보',
+    accountInfo: '내 계정',
     nickname: '닉네임',
     account: '계정',
     phone: '휴대폰',

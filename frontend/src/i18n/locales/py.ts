@@ -253,7 +253,7 @@ const py: Catalogue = {
     clearCache: 'Limpar cache',
     cacheCleared: 'Cache limpo',
     version: 'Versão atual',
-    accountInfo: 'Dados da conta',
+    accountInfo: 'Minha conta',
     nickname: 'Apelido',
     account: 'Conta',
     phone: 'Telefone',

@@ -252,7 +252,7 @@ const ty: Catalogue = {
     clearCache: 'ล้างแคช',
     cacheCleared: 'ล้างแคชแล้ว',
     version: 'เวอร์ชันปัจจุบัน',
-    accountInfo: 'ข้อมูลบัญชี',
+    accountInfo: 'บัญชีของฉัน',
     nickname: 'ชื่อเล่น',
     account: 'บัญชี',
     phone: 'โทรศัพท์',

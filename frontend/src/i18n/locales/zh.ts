@@ -252,7 +252,7 @@ const zh: Catalogue = {
     clearCache: '清除缓存',
     cacheCleared: '缓存已清除',
     version: '当前版本',
-    accountInfo: '账户信息',
+    accountInfo: '我的账户',
     nickname: '昵称',
     account: '账号',
     phone: '手机',

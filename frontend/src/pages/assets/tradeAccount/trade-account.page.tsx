@@ -5,7 +5,7 @@ import { accountParam, walletApi, type AccountType, type WalletDetail } from '..
 import { PATHS } from '../../../app/paths';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Switch } from '../../../components/form';
-import { truncate } from '../../../components/format';
+import { amountText, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
@@ -53,9 +53,9 @@ function AccountCoins({ account, titleKey, t }: { account: AccountType; titleKey
                   <li key={i.currency_id}>
                     <Link className="coin-row" to={`${PATHS.tradeAccount}?account=${account}&currency_id=${i.currency_id}`} data-testid={`coin-${i.symbol}`}>
                       <strong>{i.symbol}</strong>
-                      <span className="num" data-testid="coin-total">{i.total}</span>
+                      <span className="num" data-testid="coin-total">{amountText(i.total)}</span>
                       <small>
-                        {t('trade.available')} <span className="num" data-testid="coin-available">{i.available}</span> · {t('assets.frozen')} <span className="num" data-testid="coin-frozen">{i.frozen}</span>
+                        {t('trade.available')} <span className="num" data-testid="coin-available">{amountText(i.available)}</span> · {t('assets.frozen')} <span className="num" data-testid="coin-frozen">{amountText(i.frozen)}</span>
                       </small>
                       <small className="num">≈ {wallet.pricing.symbol} {truncate(i.value, 2)}</small>
                     </Link>
@@ -85,16 +85,16 @@ function AssetDetail({ account, currencyId }: { account: AccountType; currencyId
           <section className="card">
             <p className="muted">{t(`assets.account.${account}`)}</p>
             <strong className="num" style={{ fontSize: 24 }}>
-              {detail.total} {detail.symbol}
+              {amountText(detail.total)} {detail.symbol}
             </strong>
             <dl className="rows">
               <div>
                 <dt>{t('trade.available')}</dt>
-                <dd className="num" data-testid="detail-available">{detail.available}</dd>
+                <dd className="num" data-testid="detail-available">{amountText(detail.available)}</dd>
               </div>
               <div>
                 <dt>{t('assets.frozen')}</dt>
-                <dd className="num" data-testid="detail-frozen">{detail.frozen}</dd>
+                <dd className="num" data-testid="detail-frozen">{amountText(detail.frozen)}</dd>
               </div>
             </dl>
             {account === 'coin' && (

@@ -7,7 +7,7 @@ import { Empty, Skeleton } from '../../../components/feedback';
 import { Field, SelectField } from '../../../components/form';
 import { Page } from '../../../components/page';
 import { toast } from '../../../stores/toast.store';
-import { formatTime } from '../../../components/format';
+import { amountText, formatTime } from '../../../components/format';
 
 /** Flash exchange: a 15 s quote from the last trades, then one conversion with the quote id as its command id. */
 export function FpjyPage({ titleKey }: { titleKey: string }) {
@@ -109,7 +109,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
             addon={<button type="button" className="button button--small" onClick={() => setAmount(fromCoin.available)}>{t('funding.all')}</button>}
           />
           <p className="muted small">
-            {t('trade.available')}: <span className="num" data-testid="fpjy-available">{fromCoin.available}</span> {fromCoin.symbol}
+            {t('trade.available')}: <span className="num" data-testid="fpjy-available">{amountText(fromCoin.available)}</span> {fromCoin.symbol}
           </p>
           <SelectField label={t('fpjy.to')} value={String(toCoin.currency_id)} onChange={setTo} options={options.filter((o) => o.value !== String(fromCoin.currency_id))} name="to" />
           {quote && (left > 0 || unanswered) ? (

@@ -163,7 +163,7 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
                   </div>
                   <div>
                     <dt>{t('lever.margin')}</dt>
-                    <dd className="num">{truncate(p.margin, 4)}</dd>
+                    <dd className="num">{truncate(p.margin, 4)} USDT</dd>
                   </div>
                   <div>
                     <dt>{t('lever.riskRate')}</dt>

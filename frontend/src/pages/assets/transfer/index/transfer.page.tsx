@@ -7,6 +7,7 @@ import { useMoneySubmit } from '../../../../components/client-id';
 import { cmp, isAmount, isPositive, typedDecimal } from '../../../../components/decimal';
 import { Skeleton } from '../../../../components/feedback';
 import { Field, SelectField } from '../../../../components/form';
+import { amountText } from '../../../../components/format';
 import { Page } from '../../../../components/page';
 import { toast } from '../../../../stores/toast.store';
 
@@ -78,7 +79,7 @@ export function TransferPage({ titleKey }: { titleKey: string }) {
             }
           />
           <p className="muted small" data-testid="transfer-available">
-            {t('funding.availableIn', { amount: available, symbol: coin.symbol, account: t(`assets.account.${from}`) })}
+            {t('funding.availableIn', { amount: amountText(available), symbol: coin.symbol, account: t(`assets.account.${from}`) })}
           </p>
           <button type="submit" className="button button--primary button--block" disabled={busy} data-testid="transfer-submit">
             {t('titles.transfer')}

@@ -8,6 +8,7 @@ import { useMoneySubmit } from '../../../../components/client-id';
 import { cmp, isAmount, isPositive, sub, typedDecimal } from '../../../../components/decimal';
 import { Skeleton } from '../../../../components/feedback';
 import { Field, SelectField } from '../../../../components/form';
+import { amountText } from '../../../../components/format';
 import { Page } from '../../../../components/page';
 
 type Errors = Partial<Record<'address' | 'amount' | 'password', string>>;
@@ -155,7 +156,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
             <div>
               <dt>{t('trade.available')}</dt>
               <dd className="num">
-                {info.available} {info.symbol}
+                {amountText(info.available)} {info.symbol}
               </dd>
             </div>
             <div>

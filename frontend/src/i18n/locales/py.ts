@@ -245,8 +245,8 @@ const py: Catalogue = {
     languageUpdated: 'Idioma atualizado',
     darkMode: 'Modo escuro',
     upColor: 'Cores de preço',
-    greenUp: 'Verde sobe, vermelho cai',
-    redUp: 'Vermelho sobe, verde cai',
+    greenUp: 'Verde sobe',
+    redUp: 'Vermelho sobe',
     about: 'Sobre a Kestrel',
     aboutText:
       'A Kestrel é uma corretora de criptoativos para o investidor comum: à vista, contratos, opções e produtos de investimento, com preços formados apenas por negócios reais.',
@@ -864,9 +864,9 @@ const py: Catalogue = {
     },
     tabs: {
       all: "Todas",
-      active: "Em curso",
-      upcoming: "Ainda não abertas",
-      ended: "Terminadas",
+      active: "Ativas",
+      upcoming: "Em breve",
+      ended: "Encerradas",
     },
     filter: "Estado do projeto",
     price: "Preço de emissão",

@@ -120,7 +120,7 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
         </dl>
       </section>
       {owed ? (
-        <form className="card" onSubmit={submit} noValidate>
+        <form className="card form" onSubmit={submit} noValidate>
           <Segmented
             label={t('loan.repayBy')}
             value={mode}

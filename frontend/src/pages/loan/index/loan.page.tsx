@@ -7,7 +7,7 @@ import { useMoneySubmit } from '../../../components/client-id';
 import { cmp, isAmount, isPositive, typedDecimal } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Field } from '../../../components/form';
-import { truncate } from '../../../components/format';
+import { amountText, truncate } from '../../../components/format';
 import { ImageUpload } from '../../../components/image-upload';
 import { Page } from '../../../components/page';
 import { toast } from '../../../stores/toast.store';
@@ -76,8 +76,8 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
     if (!inRange)
       return setError(
         t('loan.amountRange', {
-          min: truncate(product.min_amount, product.decimals),
-          max: truncate(product.max_amount, product.decimals),
+          min: amountText(product.min_amount, product.decimals),
+          max: amountText(product.max_amount, product.decimals),
           coin: product.symbol,
         }),
       );
@@ -139,7 +139,7 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
           <div>
             <dt>{t('loan.range')}</dt>
             <dd className="num">
-              {truncate(product.min_amount, product.decimals)} – {truncate(product.max_amount, product.decimals)} {product.symbol}
+              {amountText(product.min_amount, product.decimals)} – {amountText(product.max_amount, product.decimals)} {product.symbol}
             </dd>
           </div>
           <div>
@@ -148,7 +148,7 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
           </div>
         </dl>
       </section>
-      <form className="card" onSubmit={submit} noValidate>
+      <form className="card form" onSubmit={submit} noValidate>
         <Field
           label={t('loan.expectedAmount')}
           inputMode="decimal"
@@ -157,8 +157,8 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
           value={amount}
           onChange={typedDecimal(setAmount)}
           placeholder={t('loan.amountPlaceholder', {
-            min: truncate(product.min_amount, product.decimals),
-            max: truncate(product.max_amount, product.decimals),
+            min: amountText(product.min_amount, product.decimals),
+            max: amountText(product.max_amount, product.decimals),
           })}
           addon={<span className="muted">{product.symbol}</span>}
         />

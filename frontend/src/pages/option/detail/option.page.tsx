@@ -7,6 +7,7 @@ import { Change } from '../../../components/change';
 import { useMoneySubmit } from '../../../components/client-id';
 import { Skeleton } from '../../../components/feedback';
 import { truncate } from '../../../components/format';
+import { Icon } from '../../../components/icons';
 import { Page } from '../../../components/page';
 import { useLive } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
@@ -66,13 +67,22 @@ export function OptionPage({ titleKey }: { titleKey: string }) {
               {t('option.buyDown')}
             </button>
           </div>
-          <nav className="card list" aria-label={t('option.orders')}>
-            <Link className="list__item" to={PATHS.optionDetails}>
-              {t('option.awaiting')}
-            </Link>
-            <Link className="list__item" to={PATHS.optionDetails2}>
-              {t('option.history')}
-            </Link>
+          <nav className="card" aria-label={t('option.orders')}>
+            <ul className="list">
+              {(
+                [
+                  [PATHS.optionDetails, 'option.awaiting'],
+                  [PATHS.optionDetails2, 'option.history'],
+                ] as const
+              ).map(([to, label]) => (
+                <li key={to}>
+                  <Link className="list__item" to={to}>
+                    <span>{t(label)}</span>
+                    <Icon name="chevron" size={18} />
+                  </Link>
+                </li>
+              ))}
+            </ul>
           </nav>
           {buying && <BuyPopup symbol={market.symbol} direction={buying} price={ticker?.last ?? null} onClose={closeBuy} submitter={submitter} />}
         </>

@@ -129,7 +129,10 @@ export function SettingsPage({ titleKey }: { titleKey: string }) {
           {t('settings.about')}
         </h2>
         <details className="list__details">
-          <summary className="list__item">{t('settings.about')}</summary>
+          <summary className="list__item">
+            <span>{t('settings.about')}</span>
+            <Icon name="chevron" size={18} />
+          </summary>
           <p className="muted">{t('settings.aboutText')}</p>
         </details>
         <ul className="list">

@@ -31,7 +31,9 @@ export function fateUnknown(err: unknown): boolean {
  * `derive` (optional) works out the fields the app adds to the request at the moment of sending,
  * such as a market order's worst price taken from the book: worked out once per id, so a retry with
  * a kept id sends them unchanged (the server refuses an id sent again with other fields), while the
- * request the user sees and edits decides, as above, whether the id is kept.
+ * request the user sees and edits decides, as above, whether the id is kept. `keptFor(request)` is
+ * what a retry of `request` would send (undefined when it would work it out anew), for the screen to
+ * show what is sent.
  */
 export function useMoneySubmit() {
   const [busy, setBusy] = useState(false);
@@ -59,5 +61,6 @@ export function useMoneySubmit() {
     },
     [],
   );
-  return { busy, run };
+  const keptFor = useCallback((request: unknown): unknown => (kept.current?.request === JSON.stringify(request) ? kept.current.derived : undefined), []);
+  return { busy, run, keptFor };
 }

@@ -26,6 +26,8 @@ describe('marketProtection: the worst price a market order from the app is sent 
     // Never under one tick (0 would be the API's "no bound").
     expect(marketProtection('sell', depth(['0.01'], []), null, '0.01')!.worst).toBe('0.01');
     expect(marketProtection('sell', depth(['1'], []), null, '5')!.worst).toBe('5');
+    // A buy's bound too (a reference under one tick is off the grid: not from this market's book).
+    expect(marketProtection('buy', depth([], ['0.001']), null, '0.01')!.worst).toBe('0.01');
   });
 
   it('falls back to the last trade when that side of the book is empty', () => {

@@ -27,9 +27,12 @@ export function marketProtection(side: 'buy' | 'sell', depth: DepthData | null, 
   const reference = [best, last].find((p): p is string => !!p && isAmount(p) && isPositive(p));
   if (!reference) return null;
   const band = percentOf(reference, MARKET_BAND_PERCENT, 18);
-  if (side === 'buy') return { reference, worst: toStep(add(reference, band, 18), tickSize) };
-  const bound = sub(reference, band, 18);
-  const down = toStep(bound, tickSize);
-  const worst = cmp(down, bound) === 0 ? down : add(down, tickSize, stepDecimals(tickSize));
+  let worst: string;
+  if (side === 'buy') worst = toStep(add(reference, band, 18), tickSize);
+  else {
+    const bound = sub(reference, band, 18);
+    const down = toStep(bound, tickSize);
+    worst = cmp(down, bound) === 0 ? down : add(down, tickSize, stepDecimals(tickSize));
+  }
   return { reference, worst: cmp(worst, tickSize) < 0 ? toStep(tickSize, tickSize) : worst };
 }

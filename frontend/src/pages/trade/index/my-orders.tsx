@@ -92,7 +92,7 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
                 </strong>
                 <span className="muted small">{formatTime(o.created_at)}</span>
               </div>
-              <dl className="order__grid">
+              <dl className="order__grid order__grid--spot">
                 <div>
                   <dt>{t('trade.price', { quote: market.quote })}</dt>
                   <dd className="num">{o.price ? truncate(o.price, market.price_decimals) : t('trade.market')}</dd>

@@ -56,6 +56,17 @@ describe('trade form: a market order is sent with a worst price 5 % past the bes
     expect(place.mock.calls[0][0]).toMatchObject({ side: 'sell', type: 'market', price: '65540.50', quantity: '0.5' });
   });
 
+  it("takes no bound from another market's depth not yet replaced (the last trade's price instead)", async () => {
+    const place = jest.spyOn(tradingApi, 'place').mockResolvedValue({} as Order);
+    show({ symbol: 'ETH/USDT', bids: [['3000.00', '1']], asks: [['3001.00', '1']] }, '69000.00');
+    await userEvent.click(screen.getByRole('radio', { name: 'Market' }));
+    expect(screen.getByTestId('market-protection').textContent).toContain('up to 72,450.00 USDT');
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '500');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(1));
+    expect(place.mock.calls[0][0].price).toBe('72450.00');
+  });
+
   it('with no price on the book nor a last trade, a market order is refused on screen and nothing is sent', async () => {
     const place = jest.spyOn(tradingApi, 'place');
     show({ symbol: 'BTC/USDT', bids: [], asks: [] }, null);
@@ -78,12 +89,13 @@ describe('trade form: a market order is sent with a worst price 5 % past the bes
     await userEvent.click(screen.getByTestId('place-order'));
     await waitFor(() => expect(place).toHaveBeenCalledTimes(1));
     view.rerender(form({ ...book, asks: [['70000.00', '1']] }, null));
-    // The screen shows the bound of the book now; the retry sends the one its id was first sent with.
-    expect(screen.getByTestId('market-protection').textContent).toContain('up to 73,500.00 USDT');
+    // The retry sends the bound its id was first sent with, and the screen shows that one, not the book's.
+    expect(screen.getByTestId('market-protection').textContent).toContain('up to 72,450.00 USDT');
     await userEvent.click(screen.getByTestId('place-order'));
     await waitFor(() => expect(place).toHaveBeenCalledTimes(2));
-    // Answered: a new order (another tap) gets a new id and the bound of the book now.
+    // Answered: a new order (another tap) gets a new id and the bound of the book now, shown as such.
     await userEvent.type(screen.getByLabelText('Amount (USDT)'), '500');
+    expect(screen.getByTestId('market-protection').textContent).toContain('up to 73,500.00 USDT');
     await userEvent.click(screen.getByTestId('place-order'));
     await waitFor(() => expect(place).toHaveBeenCalledTimes(3));
     const [first, second, third] = place.mock.calls.map((c) => c[0]);

@@ -48,7 +48,7 @@ export function TradeForm({
   const [kind, setKind] = useState<Kind>('limit');
   const [qty, setQty] = useState('');
   const [error, setError] = useState<{ field: 'price' | 'qty'; text: string } | null>(null);
-  const { busy, run } = useMoneySubmit();
+  const { busy, run, keptFor } = useMoneySubmit();
   const byAmount = side === 'buy' && kind === 'market';
   const qd = market.qty_decimals;
   const pd = market.price_decimals;
@@ -66,32 +66,34 @@ export function TradeForm({
   const notional = side === 'sell' && kind === 'limit' && isAmount(price) && isAmount(qty) ? mul(price, qty, 8) : '';
   const fee = side === 'buy' ? (kind === 'limit' && isAmount(qty) ? mul(qty, market.taker_fee, 8) : '') : notional ? mul(notional, market.taker_fee, 8) : '';
   const feeCoin = side === 'buy' ? market.base : market.quote;
-  const protection = kind === 'market' ? marketProtection(side, depth, last, market.tick_size) : null;
+  const request = {
+    symbol: market.symbol,
+    side,
+    type: kind,
+    price: kind === 'limit' ? price : undefined,
+    quantity: byAmount ? undefined : qty,
+    amount: byAmount ? qty : undefined,
+  };
+  // The worst price follows the book, not the user (a depth of another market, not yet replaced, is
+  // no bound for this one). A retry after an unknown fate keeps its client id and sends the worst
+  // price first sent with it, even when the book has moved since: the screen shows that one.
+  const fresh = kind === 'market' ? marketProtection(side, depth?.symbol === market.symbol ? depth : null, last, market.tick_size) : null;
+  const worst = kind === 'market' ? ((keptFor(request) as string | undefined) ?? fresh?.worst) : undefined;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
     if (kind === 'limit' && (!isAmount(price) || !isPositive(price))) return setError({ field: 'price', text: t('trade.priceInvalid') });
-    if (kind === 'market' && !protection) return setError({ field: 'qty', text: t('trade.marketNoPrice') });
+    if (kind === 'market' && !worst) return setError({ field: 'qty', text: t('trade.marketNoPrice') });
     if (!isAmount(qty) || !isPositive(qty)) return setError({ field: 'qty', text: t(byAmount ? 'trade.amountEmpty' : 'trade.qtyEmpty') });
     if (!byAmount && cmp(qty, market.min_qty) < 0) return setError({ field: 'qty', text: t('trade.qtyMin', { min: market.min_qty }) });
     if (side === 'buy' && spend && cmp(spend, quoteAvail) > 0) return setError({ field: 'qty', text: t('trade.insufficient') });
     if (side === 'sell' && cmp(qty, baseAvail) > 0) return setError({ field: 'qty', text: t('trade.sellableInsufficient') });
     try {
-      const request = {
-        symbol: market.symbol,
-        side,
-        type: kind,
-        price: kind === 'limit' ? price : undefined,
-        quantity: byAmount ? undefined : qty,
-        amount: byAmount ? qty : undefined,
-      };
-      // The worst price follows the book, not the user: a retry of the same order keeps its client id
-      // and the worst price first sent with it, even when the book has moved since.
       const order = await run(
         request,
-        (id, worst) => tradingApi.place({ ...request, price: request.price ?? worst, client_order_id: id }),
-        () => protection?.worst,
+        (id, bound) => tradingApi.place({ ...request, price: request.price ?? bound, client_order_id: id }),
+        () => fresh?.worst,
       );
       if (!order) return;
       toast(t('trade.placed'));
@@ -142,9 +144,9 @@ export function TradeForm({
         />
       ) : (
         <p className="muted small trade-form__market" data-testid="market-protection">
-          {protection
+          {worst
             ? t(side === 'buy' ? 'trade.marketBandBuy' : 'trade.marketBandSell', {
-                worst: truncate(protection.worst, pd),
+                worst: truncate(worst, pd),
                 quote: market.quote,
                 percent: MARKET_BAND_PERCENT,
               })

@@ -26,7 +26,7 @@ function Form({ last }: { last: string | null }) {
     if (last) seen.effects = true;
   });
   // A slow render (a busy phone): React's scheduler hands the thread back after the commit, before the effects.
-  if (last) for (const until = performance.now() + 8; performance.now() < until; );
+  if (last) for (const until = performance.now() + 8; performance.now() < until;);
   return createElement(
     'div',
     null,

@@ -76,6 +76,9 @@ export function useMarketFeed(symbol: string | undefined) {
     return () => {
       stopped = true;
       if (frame) cancelAnimationFrame(frame);
+      // What arrived for this market and was not drawn yet must not be drawn for the next one (its
+      // depth would bound the next market's market orders).
+      pending.current = { depth: null, trades: null };
       socket.off('depth', onDepth);
       socket.off('trades', onTrades);
       stop();

@@ -16,6 +16,23 @@ interface MessageRow {
   created_at: Date;
 }
 
+/** A number as stored in a message's params ("12345.5", "-3"): shown with its integer part grouped. */
+const PLAIN_NUMBER = /^(-?)(\d+)(\.\d+)?$/;
+
+/**
+ * The params as the text shows them: numbers grouped by thousands ("12345.5" → "12,345.5"), as the
+ * app writes every amount; their digits are kept as stored (already truncated to the coin's
+ * decimals). Anything else (a symbol, a reason, a date) unchanged.
+ */
+export function shownParams(params: Record<string, string>): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params)) {
+    const m = typeof value === 'string' ? PLAIN_NUMBER.exec(value) : null;
+    shown[key] = m ? `${m[1]}${m[2].replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${m[3] ?? ''}` : value;
+  }
+  return shown;
+}
+
 /** A message as the app shows it: its group title and its text in the reader's language. */
 export function messageView(r: MessageRow, lang: Lang) {
   const kind = isNoticeKind(r.title_key) ? r.title_key : undefined;
@@ -23,7 +40,7 @@ export function messageView(r: MessageRow, lang: Lang) {
     id: r.id,
     kind: r.title_key.replace(/^notice\./, ''),
     title: kind ? translate(lang, NOTICE_KINDS[kind]) : '',
-    content: kind ? translate(lang, kind as MessageKey, r.params) : '',
+    content: kind ? translate(lang, kind as MessageKey, shownParams(r.params)) : '',
     ref: r.ref,
     read: r.read_at !== null,
     created_at: new Date(r.created_at).toISOString(),

@@ -7,8 +7,14 @@ import { mul } from '../../components/decimal';
 import { truncate } from '../../components/format';
 import './finance.css';
 
-/** A rate as a percentage, truncated: "0.1366" → "13.66%". */
-export const pct = (rate: string, decimals = 2) => `${truncate(mul(rate, '100', 8), decimals)}%`;
+/**
+ * A rate as a percentage, truncated: "0.1366" → "13.66%". With `minDecimals`, zeros past them are
+ * dropped: pct("0.0042", 4, 2) → "0.42%", pct("0.004242", 4, 2) → "0.4242%".
+ */
+export const pct = (rate: string, decimals = 2, minDecimals = decimals) => {
+  const digits = truncate(mul(rate, '100', 8), decimals);
+  return `${minDecimals < decimals ? digits.replace(new RegExp(`(\\.\\d{${minDecimals}}\\d*?)0+$`), '$1') : digits}%`;
+};
 
 /** The current time, ticking every second (live countdowns). */
 export function useNow(): number {
@@ -58,11 +64,11 @@ export function ProductCard({ p, loadedAt }: { p: WealthProduct; loadedAt: numbe
       <dl className="rows rows--compact">
         <div>
           <dt>{p.kind === 'flexible' ? t('finance.dailyRate') : t('finance.totalRate')}</dt>
-          <dd className="wealth-card__rate num">{pct(p.kind === 'flexible' ? p.daily_rate : p.total_rate)}</dd>
+          <dd className="wealth-card__rate num">{p.kind === 'flexible' ? pct(p.daily_rate, 4, 2) : pct(p.total_rate)}</dd>
         </div>
         <div>
           <dt>{p.kind === 'flexible' ? t('finance.accrualMin') : t('finance.dailyRate')}</dt>
-          <dd className="num">{p.kind === 'flexible' ? `${truncate(p.accrual_min, 0)} USDT` : pct(p.daily_rate, 4)}</dd>
+          <dd className="num">{p.kind === 'flexible' ? `${truncate(p.accrual_min, 0)} ${p.currency}` : pct(p.daily_rate, 4)}</dd>
         </div>
         {p.kind !== 'flexible' && (
           <div>
@@ -72,14 +78,14 @@ export function ProductCard({ p, loadedAt }: { p: WealthProduct; loadedAt: numbe
         )}
         <div>
           <dt>{t('finance.minAmount')}</dt>
-          <dd className="num">{truncate(p.min_amount, 2)} USDT</dd>
+          <dd className="num">{truncate(p.min_amount, 2)} {p.currency}</dd>
         </div>
       </dl>
       <div className="wealth-progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Number(percent)} aria-label={t('finance.progress', { percent })}>
         <span style={{ width: `${Math.min(100, Number(percent))}%` }} />
       </div>
       <p className="muted small">
-        {t('finance.progress', { percent })} · {t('finance.left')} <span className="num">{truncate(p.left, 2)}</span>
+        {t('finance.progress', { percent })} · {t('finance.left')} <span className="num">{truncate(p.left, 2)} {p.currency}</span>
         {startsIn > 0 && <> · <span className="num countdown" role="timer">{t('finance.startsIn', { time: duration(startsIn) })}</span></>}
         {startsIn <= 0 && endsIn !== null && endsIn > 0 && <> · <span className="num countdown" role="timer">{t('finance.endsIn', { time: duration(endsIn) })}</span></>}
       </p>
@@ -106,17 +112,28 @@ export function ReportCard({ report }: { report: WealthReport | null }) {
       <dl className="wealth-summary" data-testid="wealth-report">
         <div>
           <dt>{t('finance.held')}</dt>
-          <dd className="num" data-testid="report-held">{truncate(report?.held, 2)}</dd>
+          <dd className="num" data-testid="report-held">
+            {truncate(report?.held, 2)} <Unit report={report} />
+          </dd>
         </div>
         <div>
           <dt>{t('finance.earnedToday')}</dt>
-          <dd className="num">{truncate(report?.earned_today, 4)}</dd>
+          <dd className="num">
+            {truncate(report?.earned_today, 4)} <Unit report={report} />
+          </dd>
         </div>
         <div>
           <dt>{t('finance.earnedTotal')}</dt>
-          <dd className="num">{truncate(report?.earned_total, 4)}</dd>
+          <dd className="num">
+            {truncate(report?.earned_total, 4)} <Unit report={report} />
+          </dd>
         </div>
       </dl>
     </section>
   );
+}
+
+/** The report's currency beside an amount, smaller (the three columns stay narrow). */
+function Unit({ report }: { report: WealthReport | null }) {
+  return report ? <small className="wealth-summary__unit">{report.currency}</small> : null;
 }

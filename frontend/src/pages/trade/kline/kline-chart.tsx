@@ -4,6 +4,7 @@ import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { getSocket } from '../../../api/socket';
 import { tradingApi, type MarketInfo } from '../../../api/trading';
+import { truncate } from '../../../components/format';
 import { followTopics } from '../../../live/topics';
 import { useTheme, useThemeStore } from '../../../stores/theme.store';
 
@@ -31,10 +32,11 @@ const volumeBar = (k: CandleData, up: string, down: string) => ({
  * and kept mounted; switching market or period clears the series and loads that history, then
  * follows `kline:<symbol>:<period>` with `series.update`. Messages are applied in seq order and a
  * candle older than the last one drawn is dropped (lightweight-charts only appends or replaces the
- * last bar). The price scale shows the market's tick size. Volume sits in a second pane (its own axis,
+ * last bar). The price scale shows the market's tick size, its labels grouped. Volume sits in a second pane (its own axis,
  * so price labels never overlap it) and is recoloured when the theme or the up colour changes.
  */
-export function KlineChart({ market, period, height }: { market: MarketInfo | null; period: Period; height: number | string }) {
+/** `height` in pixels, or none where the page sizes the chart (the full-screen chart fills what its header leaves). */
+export function KlineChart({ market, period, height }: { market: MarketInfo | null; period: Period; height?: number }) {
   const { t } = useTranslation();
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<IChartApi | null>(null);
@@ -95,7 +97,9 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     s.volume.setData([]);
     if (!market) return;
     const precision = market.price_decimals;
-    const priceFormat = { type: 'price' as const, precision, minMove: n(market.tick_size) };
+    // Grouped as every other price in the app ("91,080.00"). The chart's numbers come from the
+    // decimal strings of at most `precision` decimals, so toFixed gives their digits back.
+    const priceFormat = { type: 'custom' as const, formatter: (p: number) => truncate(p.toFixed(precision), precision), minMove: n(market.tick_size) };
     s.candles.applyOptions({ priceFormat, visible: period !== 'time-share' });
     s.line.applyOptions({ priceFormat, visible: period === 'time-share' });
     drawn.current = [];

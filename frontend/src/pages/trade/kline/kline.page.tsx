@@ -12,7 +12,7 @@ import { useMarkets } from '../use-markets';
 import { KlineChart } from './kline-chart';
 import { PeriodTabs } from './period-tabs';
 
-/** The full-screen chart: the same K-line as the trade page, using the whole screen below its header. */
+/** The full-screen chart: the same K-line as the trade page, filling the screen below its header and period row (`.page--chart`). */
 export function KlinePage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const { markets, market, choose } = useMarkets();
@@ -34,7 +34,7 @@ export function KlinePage({ titleKey }: { titleKey: string }) {
         </span>
       </div>
       <PeriodTabs value={period} onChange={setPeriod} />
-      <KlineChart market={market} period={period} height="calc(100dvh - 44px - 140px)" />
+      <KlineChart market={market} period={period} />
     </Page>
   );
 }

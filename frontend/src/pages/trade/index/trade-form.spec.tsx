@@ -105,3 +105,26 @@ describe('trade form: a market order is sent with a worst price 5 % past the bes
     expect(third.client_order_id).not.toBe(first.client_order_id);
   });
 });
+
+describe('trade form: the available line', () => {
+  it('reads as the money screens write a balance: grouped, without trailing zeros, in the side’s coin', async () => {
+    render(
+      <MemoryRouter>
+        <TradeForm
+          market={market}
+          price=""
+          setPrice={() => undefined}
+          depth={book}
+          last={null}
+          base={holding('BTC', '0.50000000') as never}
+          quote={holding('USDT', '11345.50000000') as never}
+          offline={false}
+          onPlaced={() => undefined}
+        />
+      </MemoryRouter>,
+    );
+    expect(screen.getByTestId('available').textContent).toBe('11,345.5 USDT');
+    await userEvent.click(screen.getByRole('radio', { name: 'Sell' }));
+    expect(screen.getByTestId('available').textContent).toBe('0.5 BTC');
+  });
+});

@@ -7,7 +7,7 @@ import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
 import { cmp, div, isAmount, isPositive, mul, percentOf, toStep, typedDecimal } from '../../../components/decimal';
 import { Field, Segmented } from '../../../components/form';
-import { truncate } from '../../../components/format';
+import { amountText, truncate } from '../../../components/format';
 import type { Holding } from '../../../live/use-balances';
 import { toast } from '../../../stores/toast.store';
 import { MARKET_BAND_PERCENT, marketProtection } from './market-protection';
@@ -173,7 +173,9 @@ export function TradeForm({
         <div>
           <dt>{t('trade.available')}</dt>
           <dd className="num" data-testid="available">
-            {side === 'buy' ? `${truncate(quoteAvail, quote?.decimals ?? 2)} ${market.quote}` : `${truncate(baseAvail, base?.decimals ?? qd)} ${market.base}`}
+            {side === 'buy'
+              ? `${amountText(quoteAvail, quote?.decimals ?? 2)} ${market.quote}`
+              : `${amountText(baseAvail, base?.decimals ?? qd)} ${market.base}`}
           </dd>
         </div>
         {side === 'buy' && kind === 'limit' && (

@@ -315,4 +315,52 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     await api(admin).post('admin/help/customer_url', { url: '', reason: 'back to in-app chat' });
     expect((await t.http().get('/api/get/customer_url')).body.data.type).toBe('chat');
   });
+
+  it('a retried feedback or chat message (same client_id) is answered with the first and writes, pushes and counts nothing more; also when sent at once; another user may use the same id', async () => {
+    const u = await registerByEmail(t);
+    const v = await registerByEmail(t);
+    const userApi = api(u.token);
+    const count = async (sql: string, userId: number) => (await t.ds.query(sql, [userId]))[0].n as number;
+    const feedbackRows = (userId: number) => count('SELECT count(*)::int AS n FROM help_feedback WHERE user_id = $1', userId);
+    const chatRows = (userId: number) => count(`SELECT count(*)::int AS n FROM chat_messages WHERE sender = 'user' AND sender_id = $1`, userId);
+
+    // Feedback: a retry, then two at once with one id, each answered with the same row.
+    const body = { category: 'trade', content: 'Orders page is slow today', client_id: 'fb-1' };
+    const first = (await userApi.post('help/feedback', body)).body;
+    expect(first).toMatchObject({ code: 1, data: { content: 'Orders page is slow today' } });
+    // The id is the request's: a retry whose text was edited meanwhile still answers the first.
+    expect((await userApi.post('help/feedback', { ...body, content: 'Edited text, sent again' })).body.data).toEqual(first.data);
+    const both = await Promise.all([
+      userApi.post('help/feedback', { ...body, client_id: 'fb-2' }),
+      userApi.post('help/feedback', { ...body, client_id: 'fb-2' }),
+    ]);
+    expect(both.map((r) => r.body.code)).toEqual([1, 1]);
+    expect(both[0].body.data.id).toBe(both[1].body.data.id);
+    expect(await feedbackRows(u.user.id)).toBe(2);
+    expect((await api(v.token).post('help/feedback', body)).body.code).toBe(1);
+    expect(await feedbackRows(v.user.id)).toBe(1);
+    expect((await userApi.post('help/feedback', { ...body, client_id: 'not an id!' })).body.code).toBe(1000);
+
+    // Chat over HTTP and the socket: one message per id, pushed once.
+    const c = await connect(u.token);
+    const pushed: Msg[] = [];
+    c.on('chat:message', (m: Msg) => pushed.push(m));
+    const sent = (await userApi.post('help/chat/send', { text: 'Hello?', client_id: 'm-1' })).body;
+    expect(sent).toMatchObject({ code: 1, data: { sender: 'user', text: 'Hello?' } });
+    expect((await emit(c, 'chat:join', { conversation_id: sent.data.conversation_id })).ok).toBe(true);
+    expect((await userApi.post('help/chat/send', { text: 'Hello?', client_id: 'm-1' })).body.data).toEqual(sent.data);
+    const viaSocket = await emit(c, 'chat:send', { text: 'Hello?', client_id: 'm-1' });
+    expect(viaSocket).toMatchObject({ ok: true, message: { id: sent.data.id } });
+    const racing = await Promise.all([
+      userApi.post('help/chat/send', { text: 'Anyone?', client_id: 'm-2' }),
+      emit(c, 'chat:send', { text: 'Anyone?', client_id: 'm-2' }),
+    ]);
+    expect(racing[0].body.data.id).toBe(racing[1].message!.id);
+    const fresh = (await userApi.post('help/chat/send', { text: 'Anyone?', client_id: 'm-3' })).body.data;
+    await next(c, 'chat:message', (m) => m.id === fresh.id);
+    expect(await chatRows(u.user.id)).toBe(3);
+    // Each message was pushed to the conversation once: the retries pushed nothing.
+    expect(pushed.filter((m) => m.id === racing[0].body.data.id)).toHaveLength(1);
+    expect(pushed.filter((m) => m.id === sent.data.id)).toHaveLength(0);
+  });
 });

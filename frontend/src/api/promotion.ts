@@ -110,9 +110,10 @@ export interface FaqArticle {
 export const helpApi = {
   customerUrl: () => get<{ type: 'chat' | 'external'; url: string; route?: string }>('get/customer_url'),
   chat: (after = 0) => get<Conversation>('help/chat', { after }),
-  send: (text: string, image?: string) => post<ChatMessage>('help/chat/send', { text, image }),
+  send: (text: string, image: string | undefined, client_id: string) => post<ChatMessage>('help/chat/send', { text, image, client_id }),
   read: (message_id: string) => post<unknown>('help/chat/read', { message_id }, { quiet: true }),
-  feedback: (body: { category: FeedbackCategory; content: string; image?: string }) => post<Feedback>('help/feedback', body, { quiet: true }),
+  feedback: (body: { category: FeedbackCategory; content: string; image?: string; client_id: string }) =>
+    post<Feedback>('help/feedback', body, { quiet: true }),
   myFeedback: () => get<Page<Feedback>>('help/feedback', { limit: 50 }),
   faq: () => get<Page<FaqArticle>>('newsArticle/list', { category: 'faq', limit: 50 }, { quiet: true }),
 };

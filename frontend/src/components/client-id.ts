@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
 
-/** A client-generated id for a command that moves money (DESIGN §1 principle 4): a retry with it has one effect. */
+/** A client-generated id for a command that moves money or sends a message (DESIGN §1 principle 4): a retry with it has one effect. */
 export function newClientId(): string {
   const c = globalThis.crypto;
   if (c?.randomUUID) return c.randomUUID().replace(/-/g, '');
@@ -21,7 +21,8 @@ export function fateUnknown(err: unknown): boolean {
 }
 
 /**
- * A money-moving submit: one at a time (a second press while the first is in flight is ignored),
+ * A submit that must have one effect (a money-moving command; a help-centre message or feedback):
+ * one at a time (a second press while the first is in flight is ignored),
  * each attempt carrying a client id. `run(request, send)`: `request` is what the command asks for
  * (its fields without the id). After an answer whose fate is unknown, the id is kept for a retry of
  * the same request only: the server deduplicates by id alone, so an edited request (another amount,

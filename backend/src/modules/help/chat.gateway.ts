@@ -175,7 +175,7 @@ export class ChatGateway implements OnGatewayInit, OnApplicationShutdown {
     try {
       // The HTTP route's checks (help/chat/send): a bad image or an over-long text is refused, nothing sent.
       const dto = validateBody(ChatSendDto, typeof body === 'object' && body !== null ? body : {});
-      const message = await this.chat.userSend(subject.id, dto.text, dto.image);
+      const message = await this.chat.userSend(subject.id, dto.text, dto.image, dto.client_id);
       await socket.join(conversationRoom(message.conversation_id));
       this.watch(socket, subject);
       return { ok: true, message };

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
-import { updateReturning } from '../../infra/database/sql';
+import { orConcurrentRetry, updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -30,6 +30,9 @@ interface ConversationRow {
 }
 
 const HISTORY = 200;
+
+/** What a message row is read as (view). */
+const MESSAGE_COLUMNS = 'id::text, conversation_id::text, sender, text, image, created_at';
 
 const view = (r: { id: string; conversation_id: string; sender: string; text: string; image: string | null; created_at: Date }): MessageView => ({
   id: String(r.id),
@@ -97,11 +100,10 @@ export class ChatService {
    * text it is selected as (as text, "100" sorts before "99").
    */
   private async messages(conversationId: string, after = 0): Promise<MessageView[]> {
-    const cols = 'id::text, conversation_id::text, sender, text, image, created_at';
     const rows = await this.dataSource.query(
       after > 0
-        ? `SELECT ${cols} FROM chat_messages WHERE conversation_id = $1 AND id > $2 ORDER BY chat_messages.id LIMIT ${HISTORY}`
-        : `SELECT ${cols} FROM (SELECT * FROM chat_messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT ${HISTORY}) x ORDER BY x.id`,
+        ? `SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE conversation_id = $1 AND id > $2 ORDER BY chat_messages.id LIMIT ${HISTORY}`
+        : `SELECT ${MESSAGE_COLUMNS} FROM (SELECT * FROM chat_messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT ${HISTORY}) x ORDER BY x.id`,
       after > 0 ? [conversationId, after] : [conversationId],
     );
     return rows.map(view);
@@ -146,22 +148,45 @@ export class ChatService {
     return this.rateLimit.hit(`help:user:${userId}`, this.config.rateLimits.helpPerUser);
   }
 
-  async userSend(userId: number, text: string | undefined, image: string | undefined): Promise<MessageView> {
+  /**
+   * A retry (the same `clientId`, its answer lost) is answered with the message it first sent
+   * (pushed then), before the rate limit counts it, and sends nothing; so is one of two sent at
+   * once with one id (the unique index takes the other).
+   */
+  async userSend(userId: number, text: string | undefined, image: string | undefined, clientId?: string): Promise<MessageView> {
     const body = (text ?? '').trim();
     if (!body && !image) throw new BusinessError(ErrorCode.HELP_MESSAGE_EMPTY);
+    const prior = () => (clientId ? this.sentByClientId(userId, clientId) : Promise.resolve(undefined));
+    const earlier = await prior();
+    if (earlier) return earlier;
     await this.countWrite(userId);
-    const { message, fresh } = await this.dataSource.transaction(async (m) => {
-      if (image) await this.uploads.claim(m, userId, image);
-      const { c, created } = (await this.openFor(m, userId, true))!;
-      const msg = await this.insert(m, c, 'user', userId, body, image ?? null);
-      // The sender has read everything up to their own message.
-      await m.query('UPDATE chat_conversations SET user_read_id = $2 WHERE id = $1', [c.id, msg.id]);
-      return { message: msg, fresh: created };
+    const send = () =>
+      this.dataSource.transaction(async (m) => {
+        if (image) await this.uploads.claim(m, userId, image);
+        const { c, created } = (await this.openFor(m, userId, true))!;
+        const msg = await this.insert(m, c, 'user', userId, body, image ?? null, clientId ?? null);
+        // The sender has read everything up to their own message.
+        await m.query('UPDATE chat_conversations SET user_read_id = $2 WHERE id = $1', [c.id, msg.id]);
+        return { message: msg, fresh: created, retry: false };
+      });
+    const { message, fresh, retry } = await orConcurrentRetry(send, async () => {
+      const first = await prior();
+      return first && { message: first, fresh: false, retry: true };
     });
+    if (retry) return message;
     this.push.toConversation(message.conversation_id, 'chat:message', message);
     this.push.toOperators('chat:message', message);
     if (fresh) this.push.toOperators('chat:opened', { conversation_id: message.conversation_id, user_id: userId });
     return message;
+  }
+
+  /** The user's message sent with `clientId`, if any. */
+  private async sentByClientId(userId: number, clientId: string): Promise<MessageView | undefined> {
+    const [row] = await this.dataSource.query(`SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE sender = 'user' AND sender_id = $1 AND client_id = $2`, [
+      userId,
+      clientId,
+    ]);
+    return row ? view(row) : undefined;
   }
 
   private async insert(
@@ -171,10 +196,11 @@ export class ChatService {
     senderId: number,
     text: string,
     image: string | null,
+    clientId: string | null = null,
   ): Promise<MessageView> {
     const [row] = await m.query(
-      `INSERT INTO chat_messages (conversation_id, sender, sender_id, text, image) VALUES ($1, $2, $3, $4, $5) RETURNING id::text, conversation_id::text, sender, text, image, created_at`,
-      [c.id, sender, senderId, text, image],
+      `INSERT INTO chat_messages (conversation_id, sender, sender_id, text, image, client_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${MESSAGE_COLUMNS}`,
+      [c.id, sender, senderId, text, image, clientId],
     );
     await m.query('UPDATE chat_conversations SET last_message_id = $2 WHERE id = $1', [c.id, row.id]);
     return view(row);

@@ -43,7 +43,7 @@ export class HelpController {
   @Post('help/chat/send')
   @UserAuth()
   send(@Auth() auth: AuthContext, @Body() dto: ChatSendDto) {
-    return this.chat.userSend(auth.subjectId, dto.text, dto.image);
+    return this.chat.userSend(auth.subjectId, dto.text, dto.image, dto.client_id);
   }
 
   @Post('help/chat/read')

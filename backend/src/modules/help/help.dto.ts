@@ -3,6 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { RequiredReason } from '../../infra/http/validation';
+import { CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 
 export const FEEDBACK_CATEGORIES = ['account', 'deposit', 'withdraw', 'trade', 'suggestion', 'other'] as const;
 const UPLOAD_ID_RE = /^[0-9a-fA-F-]{36}$/;
@@ -25,6 +26,14 @@ export class FeedbackDto {
   @IsString({ message: 'upload.not_found' })
   @Matches(UPLOAD_ID_RE, { message: 'upload.not_found' })
   image?: string;
+
+  @ApiPropertyOptional({
+    description: 'Client-generated id (1–64 letters, digits, _ or -): a retry with it answers the feedback it first sent, and sends nothing more',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(CLIENT_ID_RE)
+  client_id?: string;
 }
 
 export class HelpPageDto extends PageQueryDto {}
@@ -42,6 +51,14 @@ export class ChatSendDto {
   @IsString({ message: 'upload.not_found' })
   @Matches(UPLOAD_ID_RE, { message: 'upload.not_found' })
   image?: string;
+
+  @ApiPropertyOptional({
+    description: 'Client-generated id (1–64 letters, digits, _ or -): a retry with it answers the message it first sent, and sends nothing more',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(CLIENT_ID_RE)
+  client_id?: string;
 }
 
 export class ChatHistoryDto {

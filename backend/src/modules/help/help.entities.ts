@@ -5,6 +5,7 @@ import { CREATED_AT } from '../../infra/database/columns';
 @Entity('help_feedback')
 @Index('ix_help_feedback_user', ['userId', 'id'])
 @Index('ix_help_feedback_status', ['status', 'id'])
+@Index('uq_help_feedback_client', ['userId', 'clientId'], { unique: true, where: 'client_id IS NOT NULL' })
 export class HelpFeedback {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
@@ -33,6 +34,10 @@ export class HelpFeedback {
 
   @Column({ name: 'replied_at', type: 'timestamptz', nullable: true })
   repliedAt: Date | null;
+
+  /** The app's id for the request: a retry with it answers this row (one per user). */
+  @Column({ name: 'client_id', type: 'varchar', length: 64, nullable: true })
+  clientId: string | null;
 
   @Column(CREATED_AT)
   createdAt: Date;
@@ -75,6 +80,7 @@ export class ChatConversation {
 
 @Entity('chat_messages')
 @Index('ix_chat_messages_conversation', ['conversationId', 'id'])
+@Index('uq_chat_messages_client', ['sender', 'senderId', 'clientId'], { unique: true, where: 'client_id IS NOT NULL' })
 export class ChatMessage {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
@@ -94,6 +100,10 @@ export class ChatMessage {
 
   @Column({ type: 'varchar', length: 36, nullable: true })
   image: string | null;
+
+  /** A user's message: the app's id for the request, so a retry answers this row (one per sender). */
+  @Column({ name: 'client_id', type: 'varchar', length: 64, nullable: true })
+  clientId: string | null;
 
   @Column(CREATED_AT)
   createdAt: Date;

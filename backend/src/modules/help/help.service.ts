@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { updateReturning } from '../../infra/database/sql';
+import { orConcurrentRetry, updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -23,6 +23,9 @@ interface FeedbackRow {
   replied_at: Date | null;
   created_at: Date;
 }
+
+/** What a feedback row is read as (feedbackView). */
+const FEEDBACK_COLUMNS = 'id::text, user_id, category, content, image, status, reply, replied_at, created_at';
 
 const feedbackView = (r: FeedbackRow) => ({
   id: String(r.id),
@@ -61,25 +64,40 @@ export class HelpService {
     return this.customerUrl();
   }
 
-  async submitFeedback(userId: number, dto: { category: string; content: string; image?: string }) {
+  /**
+   * A retry (the same `client_id`, its answer lost) is answered with the feedback it first sent,
+   * before the rate limit counts it, and writes nothing: the id is the request's, whatever the
+   * retry's fields. Two sent at once with one id: the unique index takes one, the other answers it.
+   */
+  async submitFeedback(userId: number, dto: { category: string; content: string; image?: string; client_id?: string }) {
+    const clientId = dto.client_id;
+    const prior = () => (clientId ? this.feedbackByClientId(userId, clientId) : Promise.resolve(undefined));
+    const earlier = await prior();
+    if (earlier) return feedbackView(earlier);
     // Counted with the chat's messages: each is a row kept for good.
     await this.chat.countWrite(userId);
-    const row = await this.dataSource.transaction(async (m) => {
-      if (dto.image) await this.uploads.claim(m, userId, dto.image);
-      const [r] = await m.query(
-        `INSERT INTO help_feedback (user_id, category, content, image) VALUES ($1, $2, $3, $4)
-         RETURNING id::text, user_id, category, content, image, status, reply, replied_at, created_at`,
-        [userId, dto.category, dto.content, dto.image ?? null],
-      );
-      return r as FeedbackRow;
-    });
-    return feedbackView(row);
+    const create = () =>
+      this.dataSource.transaction(async (m) => {
+        if (dto.image) await this.uploads.claim(m, userId, dto.image);
+        const [r] = await m.query(
+          `INSERT INTO help_feedback (user_id, category, content, image, client_id) VALUES ($1, $2, $3, $4, $5)
+           RETURNING ${FEEDBACK_COLUMNS}`,
+          [userId, dto.category, dto.content, dto.image ?? null, clientId ?? null],
+        );
+        return r as FeedbackRow;
+      });
+    return feedbackView(await orConcurrentRetry(create, prior));
+  }
+
+  private async feedbackByClientId(userId: number, clientId: string): Promise<FeedbackRow | undefined> {
+    const [r] = await this.dataSource.query(`SELECT ${FEEDBACK_COLUMNS} FROM help_feedback WHERE user_id = $1 AND client_id = $2`, [userId, clientId]);
+    return r as FeedbackRow | undefined;
   }
 
   async myFeedback(userId: number, page: number, limit: number) {
     const [rows, [{ total }]] = await Promise.all([
       this.dataSource.query(
-        `SELECT id::text, user_id, category, content, image, status, reply, replied_at, created_at FROM help_feedback WHERE user_id = $1 ORDER BY help_feedback.id DESC LIMIT $2 OFFSET $3`,
+        `SELECT ${FEEDBACK_COLUMNS} FROM help_feedback WHERE user_id = $1 ORDER BY help_feedback.id DESC LIMIT $2 OFFSET $3`,
         [userId, limit, (page - 1) * limit],
       ),
       this.dataSource.query('SELECT count(*)::int AS total FROM help_feedback WHERE user_id = $1', [userId]),
@@ -108,7 +126,7 @@ export class HelpService {
       const [r] = await updateReturning<FeedbackRow>(
         m,
         `UPDATE help_feedback SET status = 'replied', reply = $2, replied_by = $3, replied_at = now() WHERE id = $1
-         RETURNING id::text, user_id, category, content, image, status, reply, replied_at, created_at`,
+         RETURNING ${FEEDBACK_COLUMNS}`,
         [id, text, adminId],
       );
       await this.messages.leave(m, f.user_id, 'notice.feedback_replied', {}, `feedback:${id}`);

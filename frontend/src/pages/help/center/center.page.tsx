@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { FEEDBACK_CATEGORIES, helpApi, type FaqArticle, type Feedback, type FeedbackCategory } from '../../../api/promotion';
 import { PATHS } from '../../../app/paths';
+import { useMoneySubmit } from '../../../components/client-id';
 import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { SelectField } from '../../../components/form';
 import { ImageUpload } from '../../../components/image-upload';
@@ -31,7 +32,8 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
   const [content, setContent] = useState('');
   const [image, setImage] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  // The feedback carries a client id, kept for a retry of the same feedback after an answer that never came.
+  const { busy, run } = useMoneySubmit();
   const [uploading, setUploading] = useState(false);
 
   const loadMine = async () => {
@@ -59,17 +61,15 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
     setError(null);
     const text = content.trim();
     if (text.length < 5 || text.length > 1000) return setError(t('help.contentLength'));
-    setBusy(true);
     try {
-      await helpApi.feedback({ category, content: text, image: image || undefined });
+      const request = { category, content: text, image: image || undefined };
+      if (!(await run(request, (clientId) => helpApi.feedback({ ...request, client_id: clientId })))) return;
       toast(t('help.feedbackSent'));
       setContent('');
       setImage('');
       void loadMine();
     } catch (err) {
       setError(err instanceof Error ? err.message : t('common.error'));
-    } finally {
-      setBusy(false);
     }
   };
 

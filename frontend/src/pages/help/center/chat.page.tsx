@@ -5,6 +5,7 @@ import { fetchImageUrl, uploadImage } from '../../../api/client';
 import { helpApi, type ChatMessage, type Conversation } from '../../../api/promotion';
 import { getSocket } from '../../../api/socket';
 import { LoadFailed, Skeleton } from '../../../components/feedback';
+import { useMoneySubmit } from '../../../components/client-id';
 import { compressImage } from '../../../components/image';
 import { NavBar } from '../../../components/nav-bar';
 import { useDocumentTitle } from '../../../components/page';
@@ -38,7 +39,8 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
   const [operatorRead, setOperatorRead] = useState('0');
   const [closed, setClosed] = useState(false);
   const [text, setText] = useState('');
-  const [busy, setBusy] = useState(false);
+  // Each message carries a client id, kept for a retry of the same message after an answer that never came.
+  const { busy, run } = useMoneySubmit();
   // Bumped by "Try again" after a failed load: the conversation is asked for again.
   const [attempt, setAttempt] = useState(0);
   const lastId = useRef('0');
@@ -108,9 +110,9 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
   }, [messages.length]);
 
   const deliver = async (body: string, image?: string) => {
-    setBusy(true);
     try {
-      const m = await helpApi.send(body, image);
+      const m = await run({ body, image }, (clientId) => helpApi.send(body, image, clientId));
+      if (!m) return false;
       if (m.conversation_id !== convId.current) {
         // The last conversation was closed: this message opened a new one.
         convId.current = m.conversation_id;
@@ -124,8 +126,6 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
       return true;
     } catch {
       return false;
-    } finally {
-      setBusy(false);
     }
   };
 

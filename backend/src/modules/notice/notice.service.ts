@@ -22,12 +22,13 @@ const PLAIN_NUMBER = /^(-?)(\d+)(\.\d+)?$/;
 /**
  * The params as the text shows them: numbers grouped by thousands ("12345.5" → "12,345.5"), as the
  * app writes every amount; their digits are kept as stored (already truncated to the coin's
- * decimals). Anything else (a symbol, a reason, a date) unchanged.
+ * decimals). Anything else (a symbol, a date, an operator's reason even if it is a number) unchanged.
  */
 export function shownParams(params: Record<string, string>): Record<string, string> {
   const shown: Record<string, string> = {};
   for (const [key, value] of Object.entries(params)) {
-    const m = typeof value === 'string' ? PLAIN_NUMBER.exec(value) : null;
+    // An operator's reason is shown as typed, digits and all.
+    const m = key !== 'reason' && typeof value === 'string' ? PLAIN_NUMBER.exec(value) : null;
     shown[key] = m ? `${m[1]}${m[2].replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${m[3] ?? ''}` : value;
   }
   return shown;

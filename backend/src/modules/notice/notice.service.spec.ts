@@ -2,9 +2,7 @@ import { messageView, shownParams } from './notice.service';
 
 describe('a message as the app shows it', () => {
   it('groups the numbers of its params by thousands and keeps their digits; other params unchanged', () => {
-    expect(
-      shownParams({ amount: '12345.5', coin: 'USDT', remaining: '1000000', pnl: '-2500.25', lots: '3', reason: '20000', due: '2026-12-31' }),
-    ).toEqual({
+    expect(shownParams({ amount: '12345.5', coin: 'USDT', remaining: '1000000', pnl: '-2500.25', lots: '3', reason: '20000', due: '2026-12-31' })).toEqual({
       amount: '12,345.5',
       coin: 'USDT',
       remaining: '1,000,000',

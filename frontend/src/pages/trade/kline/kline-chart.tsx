@@ -8,8 +8,6 @@ import { truncate } from '../../../components/format';
 import { followTopics } from '../../../live/topics';
 import { useTheme, useThemeStore } from '../../../stores/theme.store';
 
-export const PERIODS: Period[] = ['time-share', '1min', '5min', '30min', '60min', '1day', '1week', '1mon'];
-
 interface Series {
   candles: ISeriesApi<'Candlestick'>;
   line: ISeriesApi<'Area'>;

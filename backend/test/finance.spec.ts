@@ -1,4 +1,5 @@
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
+import { WealthProductsService } from '../src/modules/finance/wealth-products.service';
 import { WealthAccrualService } from '../src/modules/finance/wealth-accrual.service';
 import { epochDay } from '../src/modules/finance/wealth-terms';
 import { money, moneyString, truncate } from '../src/infra/money';
@@ -72,6 +73,64 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     const info = await get(null, 'lh/deposit/product_info', { id: hosting[2].id });
     expect(info.body.data).toMatchObject({ code: 'hosting-15d', example: { amount: '500', daily: '2', total: '30' } });
     expect((await get(null, 'lh/deposit/product_info', { id: 9999 })).body).toMatchObject({ code: 2500, message: 'Product not found' });
+  });
+
+  it("names each product in the reader's language (the seeds in all seven); an operator sets the names per language, English required", async () => {
+    const inZh = (await get(null, 'lh/deposit/config', { type: 1 }).set('lang', 'zh')).body.data as Array<{ code: string; name: string }>;
+    expect(Object.fromEntries(inZh.map((p) => [p.code, p.name]))).toEqual({
+      flexible: '活期宝',
+      'hosting-7d': '7天托管',
+      'hosting-15d': '15天托管',
+      'hosting-30d': '30天托管',
+    });
+    expect((await get(null, 'lh/deposit/config', { type: 2 }).set('lang', 'py')).body.data[0].name).toBe('Mineradora M30');
+    // English when none is asked for; every translation in `names`.
+    const flexible = await product('flexible');
+    expect(flexible.name).toBe('Flexible fund');
+    expect(Object.keys(flexible.names as unknown as Record<string, string>).sort()).toEqual(['en', 'hk', 'jp', 'kr', 'py', 'ty', 'zh']);
+    expect((await get(null, 'lh/deposit/product_info', { id: flexible.id }).set('lang', 'kr')).body.data.name).toBe('자유 적립 펀드');
+
+    const created = await post(admin, 'admin/wealth/products', {
+      kind: 'fixed',
+      code: 'named',
+      name: 'Spring special',
+      names: JSON.stringify({ en: 'Spring special', jp: '春の特別運用' }),
+      days: 10,
+      min_amount: '100',
+      rate: '0.001',
+      capacity: '1000',
+      reason: 'launch',
+    });
+    expect(created.body).toMatchObject({ code: 1, data: { name: 'Spring special', names: { en: 'Spring special', jp: '春の特別運用' } } });
+    const id = created.body.data.id;
+    const named = async (lang: string) =>
+      ((await get(null, 'lh/deposit/config', { type: 1 }).set('lang', lang)).body.data as Array<{ id: number; name: string }>).find((p) => p.id === id)!.name;
+    expect(await named('jp')).toBe('春の特別運用');
+    // No name in that language: the default.
+    expect(await named('zh')).toBe('Spring special');
+    // A bought order carries the name in the buyer's language.
+    const u = await investor('1000');
+    const bought = await buy(u.token, id, '100').set('lang', 'jp');
+    expect(bought.body.data.name).toBe('春の特別運用');
+    expect((await get(u.token, 'lh/deposit/order', { status: 'hosting' }).set('lang', 'jp')).body.data.items[0].name).toBe('春の特別運用');
+    // Bad maps are refused and change nothing.
+    for (const names of ['{"jp":"英語なし"}', '{"xx":"Unknown language"}', 'not json', JSON.stringify({ en: 'x'.repeat(41) })]) {
+      expect((await post(admin, `admin/wealth/products/${id}`, { names, reason: 'typo' })).body).toMatchObject({ code: 1000 });
+    }
+    expect(await named('jp')).toBe('春の特別運用');
+  });
+
+  it('a seed made before names per language gets them at the next start, unless an operator renamed it', async () => {
+    await t.ds.query(`UPDATE wealth_products SET names = '{}' WHERE code IN ('hosting-7d', 'mining-30d')`);
+    await t.ds.query(`UPDATE wealth_products SET name = 'Renamed rental' WHERE code = 'mining-30d'`);
+    await t.app.get(WealthProductsService).onApplicationBootstrap();
+    const rows = await t.ds.query(`SELECT code, name, names FROM wealth_products WHERE code IN ('hosting-7d', 'mining-30d') ORDER BY code`);
+    expect(rows).toEqual([
+      { code: 'hosting-7d', name: '7-day hosting', names: expect.objectContaining({ en: '7-day hosting', ty: 'ฝากประจำ 7 วัน' }) },
+      { code: 'mining-30d', name: 'Renamed rental', names: {} },
+    ]);
+    await t.ds.query(`UPDATE wealth_products SET name = 'Mining machine M30' WHERE code = 'mining-30d'`);
+    await t.app.get(WealthProductsService).onApplicationBootstrap();
   });
 
   it('every purchase rule answers its message and changes nothing', async () => {

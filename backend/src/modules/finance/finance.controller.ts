@@ -1,7 +1,9 @@
 import { Body, Controller, Get, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
+import { Lang } from '../../infra/i18n/catalogue';
 import { Reply } from '../../infra/http/envelope';
+import { RequestLang } from '../../infra/http/request-context';
 import { ProductEditDto, ProductIdDto, ProductListDto, PurchaseDto, ReasonDto, RedeemDto, WealthOrderListDto } from './finance.dto';
 import { FinanceService } from './finance.service';
 import { WealthProductsService } from './wealth-products.service';
@@ -16,32 +18,32 @@ export class FinanceController {
   ) {}
 
   @Get('lh/deposit/config')
-  config(@Query() q: ProductListDto) {
-    return this.finance.list(q.type);
+  config(@RequestLang() lang: Lang, @Query() q: ProductListDto) {
+    return this.finance.list(q.type, lang);
   }
 
   @Get('lh/deposit/product_info')
-  productInfo(@Query() q: ProductIdDto) {
-    return this.finance.product(q.id);
+  productInfo(@RequestLang() lang: Lang, @Query() q: ProductIdDto) {
+    return this.finance.product(q.id, lang);
   }
 
   @Post('lh/deposit')
   @UserAuth()
-  async purchase(@Auth() auth: AuthContext, @Body() dto: PurchaseDto) {
-    return new Reply(await this.finance.purchase(auth.subjectId, dto), 'msg.wealth_bought');
+  async purchase(@Auth() auth: AuthContext, @RequestLang() lang: Lang, @Body() dto: PurchaseDto) {
+    return new Reply(await this.finance.purchase(auth.subjectId, dto, lang), 'msg.wealth_bought');
   }
 
   @Post('lh/deposit/cancel')
   @UserAuth()
-  async cancel(@Auth() auth: AuthContext, @Body() dto: RedeemDto) {
-    const out = await this.finance.redeem(auth.subjectId, dto);
+  async cancel(@Auth() auth: AuthContext, @RequestLang() lang: Lang, @Body() dto: RedeemDto) {
+    const out = await this.finance.redeem(auth.subjectId, dto, lang);
     return out.preview ? out : new Reply(out, 'msg.wealth_redeemed');
   }
 
   @Get('lh/deposit/order')
   @UserAuth()
-  orders(@Auth() auth: AuthContext, @Query() q: WealthOrderListDto) {
-    return this.finance.orders(auth.subjectId, q);
+  orders(@Auth() auth: AuthContext, @RequestLang() lang: Lang, @Query() q: WealthOrderListDto) {
+    return this.finance.orders(auth.subjectId, q, lang);
   }
 
   @Get('lh/deposit/report')

@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { RequiredReason } from '../../infra/http/validation';
+import { jsonField } from '../../infra/i18n/localized-texts';
 
 const RATE_RE = /^\d{1,4}(\.\d{1,8})?$/;
 const FLAG_RE = /^(true|false|1|0)$/;
@@ -91,6 +92,15 @@ export class ProductEditDto {
   @IsString()
   @MaxLength(80)
   name?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'The name per language, a JSON object: {"en": "30-day hosting", "zh": "30天托管", …} (1–40 characters each, English required); replaces the whole map',
+    example: { en: '30-day hosting', zh: '30天托管' },
+  })
+  @IsOptional()
+  @Transform(jsonField)
+  names?: unknown;
 
   @ApiPropertyOptional({ example: 30 })
   @IsOptional()

@@ -13,7 +13,7 @@ import type { PurchaseDto, RedeemDto, WealthOrderListDto } from './finance.dto';
 import { treasury, trust, WealthAccrualService } from './wealth-accrual.service';
 import { WealthOrder } from './wealth-order.entity';
 import { WealthProduct } from './wealth-product.entity';
-import { productView, WealthProductsService } from './wealth-products.service';
+import { productName, productView, WealthProductsService } from './wealth-products.service';
 import { DAY_MS, dayStart, epochDay, FLEXIBLE_RESERVE_DAYS, interestOf, penaltyOf } from './wealth-terms';
 
 /**
@@ -36,7 +36,7 @@ export class FinanceService {
   ) {}
 
   /** lh/deposit/config: type 1 = hosting (fixed-term and the flexible fund), type 2 = mining-machine rental. Closed products are not listed. */
-  async list(type: 1 | 2) {
+  async list(type: 1 | 2, lang?: string) {
     const rows = await this.dataSource
       .getRepository(WealthProduct)
       .createQueryBuilder('p')
@@ -47,15 +47,15 @@ export class FinanceService {
       .addOrderBy('p.id')
       .getMany();
     const now = new Date();
-    return rows.map((p) => productView(p, now));
+    return rows.map((p) => productView(p, now, lang));
   }
 
-  async product(id: number) {
+  async product(id: number, lang?: string) {
     const p = await this.products.get(id);
     const now = new Date();
     const start = epochDay(now) + 1;
     return {
-      ...productView(p, now),
+      ...productView(p, now, lang),
       // What a purchase now would look like (interest from the next day, 00:00 UTC).
       interest_start: dayStart(start).toISOString(),
       maturity: p.kind === 'flexible' ? null : dayStart(start + p.days).toISOString(),
@@ -64,14 +64,14 @@ export class FinanceService {
   }
 
   /** lh/deposit: the spec's checks in order, then one transaction. */
-  async purchase(userId: number, dto: PurchaseDto) {
+  async purchase(userId: number, dto: PurchaseDto, lang?: string) {
     const p = await this.products.get(dto.product_id);
     const amount = money(dto.amount);
     if (amount.lt(p.minAmount) || amount.lte(0)) throw new BusinessError(ErrorCode.WEALTH_BELOW_MIN, undefined, { min: `${moneyString(p.minAmount)} USDT` });
     if (dto.agree !== '1' && dto.agree !== 'true') throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED, 'error.wealth_agreement_required');
     if (dto.client_id) {
       const prior = await this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } });
-      if (prior) return orderView(prior, p, new Date());
+      if (prior) return orderView(prior, p, new Date(), lang);
     }
     const now = new Date();
     const status = productView(p, now).status;
@@ -159,7 +159,7 @@ export class FinanceService {
       dto.client_id ? this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } }) : Promise.resolve(null);
     const order = await orConcurrentRetry(() => this.dataSource.transaction(buy), prior);
     this.bus.emit('balance', userId);
-    return orderView(order, p, now);
+    return orderView(order, p, now, lang);
   }
 
   /**
@@ -167,11 +167,11 @@ export class FinanceService {
    * changes). Due interest is credited first, so the penalty counts the days really remaining. The
    * order id is the command's key: a retry of this user's redemption answers it again (`duplicate`).
    */
-  async redeem(userId: number, dto: RedeemDto) {
+  async redeem(userId: number, dto: RedeemDto, lang?: string) {
     const preview = dto.preview === '1' || dto.preview === 'true';
     const now = new Date();
     const o = await this.owned(userId, dto.order_id);
-    if (o.status === 'redeemed' && !preview) return redeemedView(o, await this.products.get(o.productId), now);
+    if (o.status === 'redeemed' && !preview) return redeemedView(o, await this.products.get(o.productId), now, lang);
     if (o.status !== 'hosting') throw new BusinessError(ErrorCode.WEALTH_ORDER_CLOSED);
     const p = await this.products.get(o.productId);
     if (preview) {
@@ -188,7 +188,7 @@ export class FinanceService {
       await this.accrual.settleIn(m, o.id, now);
       const locked = await m.getRepository(WealthOrder).findOne({ where: { id: o.id, userId }, lock: { mode: 'pessimistic_write' } });
       // A concurrent retry redeemed it first: its answer.
-      if (locked?.status === 'redeemed') return redeemedView(locked, p, now);
+      if (locked?.status === 'redeemed') return redeemedView(locked, p, now, lang);
       // Closed meanwhile, or matured just now by the settlement above (its end passed before the
       // daily job reached it): that maturity commits, and the answer is 2506 after the commit.
       if (!locked || locked.status !== 'hosting') return undefined;
@@ -211,7 +211,10 @@ export class FinanceService {
           payload: { orderId: locked.id, remainingDays: remaining, penalty, refund: moneyString(money(a).minus(penalty)), released: reserve },
         },
       ]);
-      return { ...redemptionView(locked, penalty, remaining, false), order: orderView({ ...locked, status: 'redeemed', penalty, closedAt: now }, p, now) };
+      return {
+        ...redemptionView(locked, penalty, remaining, false),
+        order: orderView({ ...locked, status: 'redeemed', penalty, closedAt: now }, p, now, lang),
+      };
     });
     this.bus.emit('balance', userId);
     if (!out) throw new BusinessError(ErrorCode.WEALTH_ORDER_CLOSED);
@@ -219,7 +222,7 @@ export class FinanceService {
   }
 
   /** lh/deposit/order: my hosting, completed or redeemed orders (only mine). */
-  async orders(userId: number, q: WealthOrderListDto): Promise<Page<ReturnType<typeof orderView>>> {
+  async orders(userId: number, q: WealthOrderListDto, lang?: string): Promise<Page<ReturnType<typeof orderView>>> {
     const [rows, total] = await this.dataSource.getRepository(WealthOrder).findAndCount({
       where: { userId, status: q.status },
       order: { id: 'DESC' },
@@ -229,7 +232,7 @@ export class FinanceService {
     const ids = [...new Set(rows.map((r) => r.productId))];
     const products = new Map((ids.length ? await this.dataSource.getRepository(WealthProduct).findBy({ id: In(ids) }) : []).map((p) => [p.id, p]));
     const now = new Date();
-    return { items: rows.map((o) => orderView(o, products.get(o.productId), now)), total, page: q.page, limit: q.limit };
+    return { items: rows.map((o) => orderView(o, products.get(o.productId), now, lang)), total, page: q.page, limit: q.limit };
   }
 
   /** lh/deposit/report: held (in hosting), earned today (credited since 00:00 UTC) and in total; the trust balance. */
@@ -282,18 +285,19 @@ function redemptionView(o: WealthOrder, penalty: string, remainingDays: number, 
 }
 
 /** A redemption answered again from the order: the stored penalty; remaining days as they were (paid days stop at redemption). */
-function redeemedView(o: WealthOrder, p: WealthProduct, now: Date) {
+function redeemedView(o: WealthOrder, p: WealthProduct, now: Date, lang?: string) {
   const remaining = o.kind === 'flexible' ? 0 : Math.max(0, o.days - o.paidDays);
-  return { ...redemptionView(o, moneyString(o.penalty ?? '0'), remaining, false), order: orderView(o, p, now), duplicate: true };
+  return { ...redemptionView(o, moneyString(o.penalty ?? '0'), remaining, false), order: orderView(o, p, now, lang), duplicate: true };
 }
 
-export function orderView(o: WealthOrder, p: WealthProduct | undefined, now: Date) {
+/** An order as the API shows it, its product named in `lang` (productName). */
+export function orderView(o: WealthOrder, p: WealthProduct | undefined, now: Date, lang?: string) {
   const end = o.endAt ? new Date(o.endAt).getTime() : null;
   const nextCredit = dayStart(Math.max(epochDay(now) + 1, o.startDay + o.paidDays + 1)).toISOString();
   return {
     order_id: o.id,
     product_id: o.productId,
-    name: p?.name ?? '',
+    name: p ? productName(p, lang) : '',
     code: p?.code ?? '',
     kind: o.kind,
     currency: 'USDT',

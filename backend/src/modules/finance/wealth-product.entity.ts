@@ -24,8 +24,13 @@ export class WealthProduct {
   @Column({ type: 'varchar', length: 10 })
   kind: WealthKind;
 
+  /** The default name (shown where `names` has none in the reader's language). */
   @Column({ type: 'varchar', length: 80 })
   name: string;
+
+  /** The name per language (`{en, zh, …}`), each 1–40 characters; may be empty. */
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  names: Record<string, string>;
 
   @Column({ name: 'currency_id', type: 'int' })
   currencyId: number;

@@ -4,19 +4,57 @@ import { isUniqueViolation } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
+import { LocalizedTexts, textsOrFail } from '../../infra/i18n/localized-texts';
 import { money, moneyString } from '../../infra/money';
 import { USDT_ID } from '../coin-rate/pricing.service';
 import type { ProductEditDto } from './finance.dto';
 import { WealthProduct } from './wealth-product.entity';
 import { listingStatus, ratesOf, RUSH_SHARE } from './wealth-terms';
 
+/** The seeds' names in the app's languages (English is each seed's `name`). */
+const hosting = (days: number): LocalizedTexts => ({
+  en: `${days}-day hosting`,
+  zh: `${days}天托管`,
+  hk: `${days}天託管`,
+  jp: `${days}日間の定期運用`,
+  kr: `${days}일 정기 예치`,
+  py: `Custódia de ${days} dias`,
+  ty: `ฝากประจำ ${days} วัน`,
+});
+
 /** The spec's example yields (§9): 30 days 13.66 % total, 7 days 2.97 %, 15 days at 0.4 % a day; a flexible fund; a mining rental. */
-const SEEDS: Array<Partial<WealthProduct> & { code: string }> = [
-  { code: 'hosting-7d', kind: 'fixed', name: '7-day hosting', days: 7, rate: '0.0297', rateMode: 'total', minAmount: '100', penaltyMode: 'ratio', penaltyRatio: '0.004', capacity: '1000000', sort: 1 },
-  { code: 'hosting-15d', kind: 'fixed', name: '15-day hosting', days: 15, rate: '0.004', rateMode: 'daily', minAmount: '500', penaltyMode: 'ratio', penaltyRatio: '0.004', capacity: '1000000', sort: 2 },
-  { code: 'hosting-30d', kind: 'fixed', name: '30-day hosting', days: 30, rate: '0.1366', rateMode: 'total', minAmount: '1000', penaltyMode: 'tip', penaltyMultiple: '1.5', capacity: '2000000', sort: 3 },
-  { code: 'flexible', kind: 'flexible', name: 'Flexible fund', days: 0, rate: '0.0042', rateMode: 'daily', minAmount: '100', accrualMin: '10000', penaltyMode: 'none', capacity: '5000000', sort: 0 },
-  { code: 'mining-30d', kind: 'mining', name: 'Mining machine M30', days: 30, rate: '0.0046', rateMode: 'daily', minAmount: '1000', penaltyMode: 'ratio', penaltyRatio: '0.004', capacity: '500000', sort: 1 },
+const SEEDS: Array<Partial<WealthProduct> & { code: string; name: string; names: LocalizedTexts }> = [
+  { code: 'hosting-7d', kind: 'fixed', name: '7-day hosting', names: hosting(7), days: 7, rate: '0.0297', rateMode: 'total', minAmount: '100', penaltyMode: 'ratio', penaltyRatio: '0.004', capacity: '1000000', sort: 1 },
+  { code: 'hosting-15d', kind: 'fixed', name: '15-day hosting', names: hosting(15), days: 15, rate: '0.004', rateMode: 'daily', minAmount: '500', penaltyMode: 'ratio', penaltyRatio: '0.004', capacity: '1000000', sort: 2 },
+  { code: 'hosting-30d', kind: 'fixed', name: '30-day hosting', names: hosting(30), days: 30, rate: '0.1366', rateMode: 'total', minAmount: '1000', penaltyMode: 'tip', penaltyMultiple: '1.5', capacity: '2000000', sort: 3 },
+  {
+    code: 'flexible',
+    kind: 'flexible',
+    name: 'Flexible fund',
+    names: { en: 'Flexible fund', zh: '活期宝', hk: '活期寶', jp: 'フレキシブルファンド', kr: '자유 적립 펀드', py: 'Fundo flexível', ty: 'กองทุนยืดหยุ่น' },
+    days: 0,
+    rate: '0.0042',
+    rateMode: 'daily',
+    minAmount: '100',
+    accrualMin: '10000',
+    penaltyMode: 'none',
+    capacity: '5000000',
+    sort: 0,
+  },
+  {
+    code: 'mining-30d',
+    kind: 'mining',
+    name: 'Mining machine M30',
+    names: { en: 'Mining machine M30', zh: '矿机 M30', hk: '礦機 M30', jp: 'マイニングマシン M30', kr: '채굴기 M30', py: 'Mineradora M30', ty: 'เครื่องขุด M30' },
+    days: 30,
+    rate: '0.0046',
+    rateMode: 'daily',
+    minAmount: '1000',
+    penaltyMode: 'ratio',
+    penaltyRatio: '0.004',
+    capacity: '500000',
+    sort: 1,
+  },
 ];
 
 /** Products: the operator's API (each change an event with the operator and reason), the seeds and the listing view. */
@@ -37,6 +75,8 @@ export class WealthProductsService implements OnApplicationBootstrap {
         .values(repo.create({ currencyId: USDT_ID, saleStart: new Date(0), accrualMin: '0', penaltyRatio: '0', penaltyMultiple: '0', sold: '0', enabled: true, ...s }))
         .orIgnore()
         .execute();
+      // A seed made before products had names per language gets them, unless an operator renamed it or named it per language since.
+      await this.dataSource.query(`UPDATE wealth_products SET names = $2 WHERE code = $1 AND name = $3 AND names = '{}'::jsonb`, [s.code, s.names, s.name]);
     }
   }
 
@@ -92,11 +132,13 @@ export class WealthProductsService implements OnApplicationBootstrap {
         sort: 0,
         saleStart: new Date(),
         saleEnd: null,
+        names: {},
         ...(prior ?? {}),
         ...defined({
           kind: dto.kind,
           code: dto.code,
           name: dto.name,
+          names: dto.names === undefined ? undefined : textsOrFail(dto.names, 40, 'names'),
           days: dto.days,
           minAmount: dto.min_amount,
           rate: dto.rate,
@@ -147,7 +189,12 @@ function check(p: WealthProduct): void {
   if (p.saleEnd && new Date(p.saleEnd).getTime() <= new Date(p.saleStart).getTime()) throw invalid('sale_end must be after sale_start');
 }
 
-export function productView(p: WealthProduct, now: Date) {
+/**
+ * A product as the API shows it. `name` is in `lang` when the product has a name in it (`names`),
+ * else its `name` (the operator's default); without `lang` (the operator's API, events) the
+ * default, with every translation in `names`.
+ */
+export function productView(p: WealthProduct, now: Date, lang?: string) {
   const left = money(p.capacity).minus(p.sold);
   const start = new Date(p.saleStart).getTime();
   const end = p.saleEnd ? new Date(p.saleEnd).getTime() : null;
@@ -156,7 +203,8 @@ export function productView(p: WealthProduct, now: Date) {
     code: p.code,
     kind: p.kind,
     type: p.kind === 'mining' ? 2 : 1,
-    name: p.name,
+    name: productName(p, lang),
+    names: p.names,
     currency_id: p.currencyId,
     currency: 'USDT',
     days: p.days,
@@ -180,4 +228,9 @@ export function productView(p: WealthProduct, now: Date) {
     starts_in_seconds: Math.max(0, Math.ceil((start - now.getTime()) / 1000)),
     ends_in_seconds: end === null ? null : Math.max(0, Math.ceil((end - now.getTime()) / 1000)),
   };
+}
+
+/** A product's name in `lang`, else its default name. */
+export function productName(p: Pick<WealthProduct, 'name' | 'names'>, lang?: string): string {
+  return (lang && p.names?.[lang]) || p.name;
 }

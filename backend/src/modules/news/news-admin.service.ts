@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
-import { isLang } from '../../infra/i18n/catalogue';
+import { textsOrFail } from '../../infra/i18n/localized-texts';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { IncomingFile, UploadService } from '../upload/upload.service';
@@ -18,19 +18,6 @@ import {
 } from './news.dto';
 import { NewsArticle, NewsBanner, NewsCategory, NewsTranslation } from './news.entities';
 import { NEWS_OWNER, newsImageUrl } from './news-views';
-
-/** `{lang: text}` with only supported languages, texts of 1..max characters, and English. */
-function textsOrFail(value: unknown, max: number, field: string, requireEnglish = true): Record<string, string> {
-  const bad = () => new BusinessError(ErrorCode.VALIDATION, 'error.news_names_invalid', { field });
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad();
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (!isLang(k) || typeof v !== 'string' || !v.trim() || v.trim().length > max) throw bad();
-    out[k] = v.trim();
-  }
-  if (requireEnglish && !out.en) throw bad();
-  return out;
-}
 
 const time = (v: string | undefined) => (v ? new Date(v) : null);
 

@@ -1,14 +1,8 @@
-import { DEFAULT_LANG } from '../../infra/i18n/catalogue';
+import { pick } from '../../infra/i18n/localized-texts';
 
 /** The user of the house: news images are its uploads (like the NFT artwork). */
 export const NEWS_OWNER = 0;
 export const newsImageUrl = (id: string) => `/api/news/image/${id}`;
-
-/** A per-language text map in the request's language, else English, else any. */
-export function pick(texts: Record<string, string> | null | undefined, lang: string): string {
-  if (!texts) return '';
-  return texts[lang] ?? texts[DEFAULT_LANG] ?? Object.values(texts)[0] ?? '';
-}
 
 export interface ArticleRow {
   id: number;

@@ -4,6 +4,7 @@ import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Lengt
 import { LANGS } from '../../infra/i18n/catalogue';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { RequiredReason } from '../../infra/http/validation';
+import { jsonField } from '../../infra/i18n/localized-texts';
 
 export const CATEGORY_CODE_RE = /^[a-z0-9_-]{2,32}$/;
 /** An app route a banner opens (`/pages/promotion/index`) or an article id. */
@@ -12,15 +13,6 @@ const ROUTE_RE = /^\/[A-Za-z0-9/_\-.?=&]{0,199}$/;
 /** "1"/"true" → true, "0"/"false" → false (forms send strings); anything else stays and fails. */
 const flag = ({ value }: { value: unknown }) =>
   value === '1' || value === 'true' || value === true ? true : value === '0' || value === 'false' || value === false ? false : value;
-/** A JSON object sent as a form field. */
-const json = ({ value }: { value: unknown }) => {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
-};
 
 export class NewsListDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Category code (announcement, news, faq…); without it, every category' })
@@ -49,7 +41,7 @@ export class CategoryCreateDto extends Reasoned {
   code: string;
 
   @ApiProperty({ description: 'JSON object language → name, with en', example: '{"en":"Guides","zh":"指南"}' })
-  @Transform(json)
+  @Transform(jsonField)
   @IsNotEmpty({ message: 'error.news_names_invalid' })
   names: unknown;
 
@@ -65,7 +57,7 @@ export class CategoryCreateDto extends Reasoned {
 export class CategoryUpdateDto extends Reasoned {
   @ApiPropertyOptional({ description: 'JSON object language → name, with en' })
   @IsOptional()
-  @Transform(json)
+  @Transform(jsonField)
   names?: unknown;
 
   @ApiPropertyOptional()
@@ -171,7 +163,7 @@ export class BannerUpdateDto extends Reasoned {
 
   @ApiPropertyOptional({ description: 'JSON object language → title (alt text), English as the fallback' })
   @IsOptional()
-  @Transform(json)
+  @Transform(jsonField)
   titles?: unknown;
 
   @ApiPropertyOptional({ enum: ['none', 'route', 'article'] })

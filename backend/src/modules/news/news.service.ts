@@ -5,7 +5,8 @@ import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { UploadService, UUID_RE } from '../upload/upload.service';
 import { NewsCategory } from './news.entities';
-import { ArticleRow, articleView, NEWS_OWNER, newsImageUrl, pick } from './news-views';
+import { pick } from '../../infra/i18n/localized-texts';
+import { ArticleRow, articleView, NEWS_OWNER, newsImageUrl } from './news-views';
 
 /** The translation in the request's language, else English (every article has one: the service requires it). */
 const ARTICLE_SELECT = `SELECT a.id, a.category_id, c.code AS category, c.names AS category_names, a.cover_image_id, a.published_at, a.pinned, a.recommended,

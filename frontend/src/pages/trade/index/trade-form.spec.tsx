@@ -11,7 +11,7 @@ const market = spotMarket('BTC');
 const holding = (symbol: string, available: string) => ({ currency_id: 1, symbol, available, frozen: '0', decimals: 8 });
 const book: DepthData = { symbol: 'BTC/USDT', bids: [['68990.00', '1']], asks: [['69000.00', '1']] };
 
-const form = (depth: DepthData | null, last: string | null) => (
+const form = (depth: DepthData | null, last: string | null, held = { base: '1', quote: '100000' }) => (
   <MemoryRouter>
     <TradeForm
       market={market}
@@ -19,8 +19,8 @@ const form = (depth: DepthData | null, last: string | null) => (
       setPrice={() => undefined}
       depth={depth}
       last={last}
-      base={holding('BTC', '1') as never}
-      quote={holding('USDT', '100000') as never}
+      base={holding('BTC', held.base) as never}
+      quote={holding('USDT', held.quote) as never}
       offline={false}
       onPlaced={() => undefined}
     />
@@ -108,21 +108,7 @@ describe('trade form: a market order is sent with a worst price 5 % past the bes
 
 describe('trade form: the available line', () => {
   it('reads as the money screens write a balance: grouped, without trailing zeros, in the side’s coin', async () => {
-    render(
-      <MemoryRouter>
-        <TradeForm
-          market={market}
-          price=""
-          setPrice={() => undefined}
-          depth={book}
-          last={null}
-          base={holding('BTC', '0.50000000') as never}
-          quote={holding('USDT', '11345.50000000') as never}
-          offline={false}
-          onPlaced={() => undefined}
-        />
-      </MemoryRouter>,
-    );
+    render(form(book, null, { base: '0.50000000', quote: '11345.50000000' }));
     expect(screen.getByTestId('available').textContent).toBe('11,345.5 USDT');
     await userEvent.click(screen.getByRole('radio', { name: 'Sell' }));
     expect(screen.getByTestId('available').textContent).toBe('0.5 BTC');

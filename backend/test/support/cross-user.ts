@@ -53,6 +53,8 @@ export const NO_RESOURCE: Record<string, Record<string, string>> = {
   'POST /api/borrow/order/back': { client_id: CLIENT_KEY },
   'POST /api/borrow/back/apply': { client_id: CLIENT_KEY },
   'POST /api/coin/trade': { client_order_id: CLIENT_KEY },
+  'POST /api/help/feedback': { client_id: CLIENT_KEY },
+  'POST /api/help/chat/send': { client_id: CLIENT_KEY },
   // Handlers that read the raw request ('*'): what they read, and why it names no one's resource.
   'GET /api/user/invite': { '*': "the Origin/Host headers, to build the caller's own invite link" },
   'GET /api/user/my_poster': { '*': "the Origin/Host headers, to build the caller's own invite link" },

@@ -80,7 +80,7 @@ export class ChatConversation {
 
 @Entity('chat_messages')
 @Index('ix_chat_messages_conversation', ['conversationId', 'id'])
-@Index('uq_chat_messages_client', ['sender', 'senderId', 'clientId'], { unique: true, where: 'client_id IS NOT NULL' })
+@Index('uq_chat_messages_client', ['senderId', 'clientId'], { unique: true, where: "sender = 'user' AND client_id IS NOT NULL" })
 export class ChatMessage {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
@@ -101,7 +101,7 @@ export class ChatMessage {
   @Column({ type: 'varchar', length: 36, nullable: true })
   image: string | null;
 
-  /** A user's message: the app's id for the request, so a retry answers this row (one per sender). */
+  /** A user's message: the app's id for the request, so a retry answers this row (one per user). */
   @Column({ name: 'client_id', type: 'varchar', length: 64, nullable: true })
   clientId: string | null;
 

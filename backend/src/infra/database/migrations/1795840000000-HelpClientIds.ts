@@ -3,7 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * A user's feedback and chat messages carry the app's `client_id` (DESIGN §1 principle 4): a
  * retried request (its answer lost) finds the row the first one wrote instead of writing a
- * second. Unique per user (a chat message per sender: an operator's replies carry none).
+ * second. Unique per user: a feedback per `user_id`, a chat message per `sender_id` among the users'
+ * messages (an operator's replies carry none).
  * Existing rows have none; the new indexes cover only rows with one, so they build at once.
  */
 export class HelpClientIds1795840000000 implements MigrationInterface {
@@ -13,7 +14,7 @@ export class HelpClientIds1795840000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE "help_feedback" ADD "client_id" character varying(64)`);
     await queryRunner.query(`CREATE UNIQUE INDEX "uq_help_feedback_client" ON "help_feedback" ("user_id", "client_id") WHERE client_id IS NOT NULL`);
     await queryRunner.query(`ALTER TABLE "chat_messages" ADD "client_id" character varying(64)`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "uq_chat_messages_client" ON "chat_messages" ("sender", "sender_id", "client_id") WHERE client_id IS NOT NULL`);
+    await queryRunner.query(`CREATE UNIQUE INDEX "uq_chat_messages_client" ON "chat_messages" ("sender_id", "client_id") WHERE sender = 'user' AND client_id IS NOT NULL`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

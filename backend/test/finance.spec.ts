@@ -94,7 +94,7 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
       kind: 'fixed',
       code: 'named',
       name: 'Spring special',
-      names: JSON.stringify({ en: 'Spring special', jp: '春の特別運用' }),
+      names: JSON.stringify({ jp: '春の特別運用' }),
       days: 10,
       min_amount: '100',
       rate: '0.001',
@@ -113,8 +113,12 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     const bought = await buy(u.token, id, '100').set('lang', 'jp');
     expect(bought.body.data.name).toBe('春の特別運用');
     expect((await get(u.token, 'lh/deposit/order', { status: 'hosting' }).set('lang', 'jp')).body.data.items[0].name).toBe('春の特別運用');
+    // English is the name, whichever is edited.
+    const renamed = await post(admin, `admin/wealth/products/${id}`, { name: 'Spring offer', reason: 'rename' });
+    expect(renamed.body.data).toMatchObject({ name: 'Spring offer', names: { en: 'Spring offer', jp: '春の特別運用' } });
+    expect(await named('en')).toBe('Spring offer');
     // Bad maps are refused and change nothing.
-    for (const names of ['{"jp":"英語なし"}', '{"xx":"Unknown language"}', 'not json', JSON.stringify({ en: 'x'.repeat(41) })]) {
+    for (const names of ['{"xx":"Unknown language"}', '{"jp":""}', 'not json', JSON.stringify({ jp: 'x'.repeat(41) })]) {
       expect((await post(admin, `admin/wealth/products/${id}`, { names, reason: 'typo' })).body).toMatchObject({ code: 1000 });
     }
     expect(await named('jp')).toBe('春の特別運用');

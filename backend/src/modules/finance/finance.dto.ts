@@ -95,8 +95,8 @@ export class ProductEditDto {
 
   @ApiPropertyOptional({
     description:
-      'The name per language, a JSON object: {"en": "30-day hosting", "zh": "30天托管", …} (1–40 characters each, English required); replaces the whole map',
-    example: { en: '30-day hosting', zh: '30天托管' },
+      'The name per language, a JSON object: {"zh": "30天托管", "jp": …} (1–40 characters each; English is `name`); replaces the whole map',
+    example: { zh: '30天托管', jp: '30日間の定期運用' },
   })
   @IsOptional()
   @Transform(jsonField)

@@ -24,11 +24,11 @@ export class WealthProduct {
   @Column({ type: 'varchar', length: 10 })
   kind: WealthKind;
 
-  /** The default name (shown where `names` has none in the reader's language). */
+  /** The default (English) name, shown where `names` has none in the reader's language. */
   @Column({ type: 'varchar', length: 80 })
   name: string;
 
-  /** The name per language (`{en, zh, …}`), each 1–40 characters; may be empty. */
+  /** The name per language (`{en, zh, …}`; its `en` is `name`, the others 1–40 characters); empty until a product is saved with it. */
   @Column({ type: 'jsonb', default: () => "'{}'" })
   names: Record<string, string>;
 

@@ -138,7 +138,7 @@ export class WealthProductsService implements OnApplicationBootstrap {
           kind: dto.kind,
           code: dto.code,
           name: dto.name,
-          names: dto.names === undefined ? undefined : textsOrFail(dto.names, 40, 'names'),
+          names: dto.names === undefined ? undefined : textsOrFail(dto.names, 40, 'names', false),
           days: dto.days,
           minAmount: dto.min_amount,
           rate: dto.rate,
@@ -154,6 +154,8 @@ export class WealthProductsService implements OnApplicationBootstrap {
         }),
       });
       check(next);
+      // English is the default name: one English name, whichever was edited.
+      next.names = { ...next.names, en: next.name };
       const dup = await repo.findOne({ where: { code: next.code } });
       if (dup && dup.id !== prior?.id) throw invalid(`code ${next.code} exists`);
       // A concurrent create of the same code: the unique index decides, with the same answer.
@@ -190,9 +192,9 @@ function check(p: WealthProduct): void {
 }
 
 /**
- * A product as the API shows it. `name` is in `lang` when the product has a name in it (`names`),
- * else its `name` (the operator's default); without `lang` (the operator's API, events) the
- * default, with every translation in `names`.
+ * A product as the API shows it. `name` is in `lang` when the product has a name in it (`names`,
+ * whose English is always `name`), else its `name`; without `lang` (the operator's API, events)
+ * `name`, with every translation in `names`.
  */
 export function productView(p: WealthProduct, now: Date, lang?: string) {
   const left = money(p.capacity).minus(p.sold);

@@ -94,8 +94,7 @@ export class ProductEditDto {
   name?: string;
 
   @ApiPropertyOptional({
-    description:
-      'The name per language, a JSON object: {"zh": "30天托管", "jp": …} (1–40 characters each; English is `name`); replaces the whole map',
+    description: 'The name per language, a JSON object: {"zh": "30天托管", "jp": …} (1–40 characters each; English is `name`); replaces the whole map',
     example: { zh: '30天托管', jp: '30日間の定期運用' },
   })
   @IsOptional()

@@ -30,10 +30,11 @@ const volumeBar = (k: CandleData, up: string, down: string) => ({
  * and kept mounted; switching market or period clears the series and loads that history, then
  * follows `kline:<symbol>:<period>` with `series.update`. Messages are applied in seq order and a
  * candle older than the last one drawn is dropped (lightweight-charts only appends or replaces the
- * last bar). The price scale shows the market's tick size, its labels grouped. Volume sits in a second pane (its own axis,
- * so price labels never overlap it) and is recoloured when the theme or the up colour changes.
+ * last bar). The price scale shows the market's tick size, its labels grouped. Volume sits in a
+ * second pane (its own axis, so price labels never overlap it) and is recoloured when the theme or
+ * the up colour changes. `height` in pixels, or none where the page sizes the chart (the
+ * full-screen chart fills what its header leaves).
  */
-/** `height` in pixels, or none where the page sizes the chart (the full-screen chart fills what its header leaves). */
 export function KlineChart({ market, period, height }: { market: MarketInfo | null; period: Period; height?: number }) {
   const { t } = useTranslation();
   const box = useRef<HTMLDivElement>(null);

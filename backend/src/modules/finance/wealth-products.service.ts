@@ -11,9 +11,8 @@ import type { ProductEditDto } from './finance.dto';
 import { WealthProduct } from './wealth-product.entity';
 import { listingStatus, ratesOf, RUSH_SHARE } from './wealth-terms';
 
-/** The seeds' names in the app's languages (English is each seed's `name`). */
+/** The seeds' names in the app's other languages (English is each seed's `name`). */
 const hosting = (days: number): LocalizedTexts => ({
-  en: `${days}-day hosting`,
   zh: `${days}天托管`,
   hk: `${days}天託管`,
   jp: `${days}日間の定期運用`,
@@ -31,7 +30,7 @@ const SEEDS: Array<Partial<WealthProduct> & { code: string; name: string; names:
     code: 'flexible',
     kind: 'flexible',
     name: 'Flexible fund',
-    names: { en: 'Flexible fund', zh: '活期宝', hk: '活期寶', jp: 'フレキシブルファンド', kr: '자유 적립 펀드', py: 'Fundo flexível', ty: 'กองทุนยืดหยุ่น' },
+    names: { zh: '活期宝', hk: '活期寶', jp: 'フレキシブルファンド', kr: '자유 적립 펀드', py: 'Fundo flexível', ty: 'กองทุนยืดหยุ่น' },
     days: 0,
     rate: '0.0042',
     rateMode: 'daily',
@@ -45,7 +44,7 @@ const SEEDS: Array<Partial<WealthProduct> & { code: string; name: string; names:
     code: 'mining-30d',
     kind: 'mining',
     name: 'Mining machine M30',
-    names: { en: 'Mining machine M30', zh: '矿机 M30', hk: '礦機 M30', jp: 'マイニングマシン M30', kr: '채굴기 M30', py: 'Mineradora M30', ty: 'เครื่องขุด M30' },
+    names: { zh: '矿机 M30', hk: '礦機 M30', jp: 'マイニングマシン M30', kr: '채굴기 M30', py: 'Mineradora M30', ty: 'เครื่องขุด M30' },
     days: 30,
     rate: '0.0046',
     rateMode: 'daily',
@@ -72,11 +71,11 @@ export class WealthProductsService implements OnApplicationBootstrap {
       await repo
         .createQueryBuilder()
         .insert()
-        .values(repo.create({ currencyId: USDT_ID, saleStart: new Date(0), accrualMin: '0', penaltyRatio: '0', penaltyMultiple: '0', sold: '0', enabled: true, ...s }))
+        .values(repo.create({ currencyId: USDT_ID, saleStart: new Date(0), accrualMin: '0', penaltyRatio: '0', penaltyMultiple: '0', sold: '0', enabled: true, ...s, names: withEnglish(s) }))
         .orIgnore()
         .execute();
       // A seed made before products had names per language gets them, unless an operator renamed it or named it per language since.
-      await this.dataSource.query(`UPDATE wealth_products SET names = $2 WHERE code = $1 AND name = $3 AND names = '{}'::jsonb`, [s.code, s.names, s.name]);
+      await this.dataSource.query(`UPDATE wealth_products SET names = $2 WHERE code = $1 AND name = $3 AND names = '{}'::jsonb`, [s.code, withEnglish(s), s.name]);
     }
   }
 
@@ -154,8 +153,7 @@ export class WealthProductsService implements OnApplicationBootstrap {
         }),
       });
       check(next);
-      // English is the default name: one English name, whichever was edited.
-      next.names = { ...next.names, en: next.name };
+      next.names = withEnglish(next);
       const dup = await repo.findOne({ where: { code: next.code } });
       if (dup && dup.id !== prior?.id) throw invalid(`code ${next.code} exists`);
       // A concurrent create of the same code: the unique index decides, with the same answer.
@@ -230,6 +228,11 @@ export function productView(p: WealthProduct, now: Date, lang?: string) {
     starts_in_seconds: Math.max(0, Math.ceil((start - now.getTime()) / 1000)),
     ends_in_seconds: end === null ? null : Math.max(0, Math.ceil((end - now.getTime()) / 1000)),
   };
+}
+
+/** A product's names with its English one: `name` (English has one name, whichever was edited). */
+function withEnglish(p: Pick<WealthProduct, 'name' | 'names'>): LocalizedTexts {
+  return { ...p.names, en: p.name };
 }
 
 /** A product's name in `lang`, else its default name. */

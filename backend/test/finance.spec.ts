@@ -119,7 +119,10 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(await named('en')).toBe('Spring offer');
     // Bad maps are refused and change nothing.
     for (const names of ['{"xx":"Unknown language"}', '{"jp":""}', 'not json', JSON.stringify({ jp: 'x'.repeat(41) })]) {
-      expect((await post(admin, `admin/wealth/products/${id}`, { names, reason: 'typo' })).body).toMatchObject({ code: 1000 });
+      expect((await post(admin, `admin/wealth/products/${id}`, { names, reason: 'typo' })).body).toMatchObject({
+        code: 1000,
+        message: 'names: a JSON object of language to text (1 to 40 characters each)',
+      });
     }
     expect(await named('jp')).toBe('春の特別運用');
   });

@@ -200,7 +200,14 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
         'admin/news/categories',
         { code: 'nolang', names: '{"zh":"只有中文"}', reason: 'r' },
         1000,
-        'Names are a JSON object of language to text (1 to 40 characters), with English',
+        'names: a JSON object of language to text (1 to 40 characters each), with English',
+      ],
+      // A banner's titles have their own limit, and English is not required of them.
+      [
+        'admin/news/banners',
+        { image_id: '00000000-0000-0000-0000-000000000000', titles: JSON.stringify({ zh: 'x'.repeat(121) }), reason: 'r' },
+        1000,
+        'titles: a JSON object of language to text (1 to 120 characters each)',
       ],
       ['admin/news/banners', { reason: 'r' }, 1000, 'Choose an image to upload'],
       ['admin/news/banners', { image_id: '00000000-0000-0000-0000-000000000000', reason: 'r' }, 2301, ''],

@@ -16,7 +16,8 @@ export function pick(texts: LocalizedTexts | null | undefined, lang: string): st
 
 /** `{lang: text}` with only supported languages, texts of 1..max characters, and English. */
 export function textsOrFail(value: unknown, max: number, field: string, requireEnglish = true): LocalizedTexts {
-  const bad = () => new BusinessError(ErrorCode.VALIDATION, 'error.news_names_invalid', { field });
+  // The message states this field's own rule: its length limit, and English only where it is required.
+  const bad = () => new BusinessError(ErrorCode.VALIDATION, requireEnglish ? 'error.texts_invalid_english' : 'error.texts_invalid', { field, max });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad();
   const out: LocalizedTexts = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {

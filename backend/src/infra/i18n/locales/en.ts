@@ -334,6 +334,8 @@ export const en = {
   'msg.proof_built': 'Proof of liabilities published',
   'error.news_code_invalid': 'The code is 2 to 32 lower-case letters, digits, - or _',
   'error.news_names_invalid': 'Names are a JSON object of language to text (1 to 40 characters), with English',
+  'error.texts_invalid_english': '{field}: a JSON object of language to text (1 to {max} characters each), with English',
+  'error.texts_invalid': '{field}: a JSON object of language to text (1 to {max} characters each)',
   'error.news_title_invalid': 'The title must be 1 to 200 characters',
   'error.news_summary_invalid': 'The summary must be at most 500 characters',
   'error.news_body_invalid': 'The body must be 1 to 20000 characters',

@@ -336,6 +336,8 @@ export const hk: Catalogue = {
   'msg.proof_built': '負債證明已發布',
   'error.news_code_invalid': '代碼為 2–32 位小寫字母、數字、- 或 _',
   'error.news_names_invalid': '名稱須為「語言 → 文字（1–40 字）」的 JSON 物件，且包含英文',
+  'error.texts_invalid_english': '{field} 須為「語言 → 文字（每項 1–{max} 字）」的 JSON 物件，且包含英文',
+  'error.texts_invalid': '{field} 須為「語言 → 文字（每項 1–{max} 字）」的 JSON 物件',
   'error.news_title_invalid': '標題須為 1–200 個字元',
   'error.news_summary_invalid': '摘要最多 500 個字元',
   'error.news_body_invalid': '正文須為 1–20000 個字元',

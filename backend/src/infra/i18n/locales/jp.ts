@@ -337,6 +337,8 @@ export const jp: Catalogue = {
   'msg.proof_built': '負債証明を公開しました',
   'error.news_code_invalid': 'コードは2〜32文字の小文字・数字・- または _ です',
   'error.news_names_invalid': '名前は「言語 → テキスト（1〜40文字）」のJSONで、英語を含めてください',
+  'error.texts_invalid_english': '{field} は「言語 → テキスト（各1〜{max}文字）」のJSONで、英語を含めてください',
+  'error.texts_invalid': '{field} は「言語 → テキスト（各1〜{max}文字）」のJSONにしてください',
   'error.news_title_invalid': 'タイトルは1〜200文字で入力してください',
   'error.news_summary_invalid': '概要は500文字以内で入力してください',
   'error.news_body_invalid': '本文は1〜20000文字で入力してください',

@@ -336,6 +336,8 @@ export const kr: Catalogue = {
   'msg.proof_built': '부채 증명이 공개되었습니다',
   'error.news_code_invalid': '코드는 2~32자의 소문자, 숫자, - 또는 _ 입니다',
   'error.news_names_invalid': '이름은 "언어 → 텍스트(1~40자)" JSON 객체이며 영어가 포함되어야 합니다',
+  'error.texts_invalid_english': '{field}은(는) "언어 → 텍스트(각 1~{max}자)" JSON 객체이며 영어가 포함되어야 합니다',
+  'error.texts_invalid': '{field}은(는) "언어 → 텍스트(각 1~{max}자)" JSON 객체여야 합니다',
   'error.news_title_invalid': '제목은 1~200자여야 합니다',
   'error.news_summary_invalid': '요약은 최대 500자입니다',
   'error.news_body_invalid': '본문은 1~20000자여야 합니다',

@@ -336,6 +336,8 @@ export const py: Catalogue = {
   'msg.proof_built': 'Prova de passivos publicada',
   'error.news_code_invalid': 'O código tem de 2 a 32 letras minúsculas, dígitos, - ou _',
   'error.news_names_invalid': 'Os nomes são um objeto JSON de idioma para texto (1 a 40 caracteres), com inglês',
+  'error.texts_invalid_english': '{field}: um objeto JSON de idioma para texto (1 a {max} caracteres cada), com inglês',
+  'error.texts_invalid': '{field}: um objeto JSON de idioma para texto (1 a {max} caracteres cada)',
   'error.news_title_invalid': 'O título deve ter de 1 a 200 caracteres',
   'error.news_summary_invalid': 'O resumo deve ter no máximo 500 caracteres',
   'error.news_body_invalid': 'O texto deve ter de 1 a 20000 caracteres',

@@ -336,6 +336,8 @@ export const ty: Catalogue = {
   'msg.proof_built': 'เผยแพร่หลักฐานหนี้สินแล้ว',
   'error.news_code_invalid': 'รหัสต้องเป็นอักษรตัวเล็ก ตัวเลข - หรือ _ ยาว 2–32 ตัว',
   'error.news_names_invalid': 'ชื่อต้องเป็น JSON ของภาษา → ข้อความ (1–40 ตัวอักษร) และมีภาษาอังกฤษ',
+  'error.texts_invalid_english': '{field} ต้องเป็น JSON ของภาษา → ข้อความ (ข้อความละ 1–{max} ตัวอักษร) และมีภาษาอังกฤษ',
+  'error.texts_invalid': '{field} ต้องเป็น JSON ของภาษา → ข้อความ (ข้อความละ 1–{max} ตัวอักษร)',
   'error.news_title_invalid': 'หัวข้อต้องมี 1–200 ตัวอักษร',
   'error.news_summary_invalid': 'บทสรุปต้องไม่เกิน 500 ตัวอักษร',
   'error.news_body_invalid': 'เนื้อหาต้องมี 1–20000 ตัวอักษร',

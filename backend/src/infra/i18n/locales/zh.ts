@@ -336,6 +336,8 @@ export const zh: Catalogue = {
   'msg.proof_built': '负债证明已发布',
   'error.news_code_invalid': '代码为 2–32 位小写字母、数字、- 或 _',
   'error.news_names_invalid': '名称须为“语言 → 文字（1–40 字）”的 JSON 对象，且包含英文',
+  'error.texts_invalid_english': '{field} 须为“语言 → 文字（每项 1–{max} 字）”的 JSON 对象，且包含英文',
+  'error.texts_invalid': '{field} 须为“语言 → 文字（每项 1–{max} 字）”的 JSON 对象',
   'error.news_title_invalid': '标题须为 1–200 个字符',
   'error.news_summary_invalid': '摘要最多 500 个字符',
   'error.news_body_invalid': '正文须为 1–20000 个字符',

@@ -150,21 +150,23 @@ describe('GroupCommit', () => {
   });
 
   it('starts journal writes at least journalIntervalMs apart: what arrives meanwhile joins the next row', async () => {
-    const { journal, fates, submit } = setup({ journalIntervalMs: 60 });
+    const { journal, fates, submit, timer } = setup({ journalIntervalMs: 60 });
     submit(1); // the journal was idle: written at once
     await flush();
     expect(journal.orderIds()).toEqual([[1]]);
     await journal.commit();
     submit(2);
     submit(3);
-    await new Promise((r) => setTimeout(r, 20));
+    await timer.advance(20);
     expect(journal.orderIds()).toEqual([[1]]); // within the interval: they wait, though no write is in flight
     expect(fates).toEqual([1, undefined, undefined]);
-    await new Promise((r) => setTimeout(r, 60));
+    await timer.advance(39);
+    expect(journal.orderIds()).toEqual([[1]]);
+    await timer.advance(1); // 60 ms after the first write started
     expect(journal.orderIds()).toEqual([[1], [2, 3]]);
     await journal.commit();
     expect(fates).toEqual([1, 2, 2]);
-    await new Promise((r) => setTimeout(r, 80)); // idle for longer than the interval
+    await timer.advance(80); // idle for longer than the interval
     submit(4);
     await flush();
     expect(journal.orderIds()).toEqual([[1], [2, 3], [4]]); // written at once

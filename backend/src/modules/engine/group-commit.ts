@@ -58,7 +58,7 @@ export interface GroupCommitOptions {
   heldRefuseMs: number;
 }
 
-/** The clock and timer the time bound of holds runs on (injectable: a test moves its clock itself). */
+/** The clock and timer the time bound of holds and the interval between journal writes run on (injectable: a test moves its clock itself). */
 export interface GroupCommitTimer {
   /** Now (ms; any origin, never going back). */
   now(): number;
@@ -131,7 +131,7 @@ export class GroupCommit {
   private waitingSince = 0;
   private stopped = false;
   private retired = false;
-  /** When the last journal write started (performance.now()), and how to end a wait for the interval (`spacing`). */
+  /** When the last journal write started (the timer's clock), and how to end a wait for the interval (`spacing`). */
   private lastWriteAt = -Infinity;
   private endSpacing?: () => void;
   /** While the projector holds the drain: the timer of its time bound (`heldRefuseMs`), and whether the hold ran past it (every command refused). */
@@ -293,12 +293,12 @@ export class GroupCommit {
    * now, with no turn of the event loop in between); a full row, a stop or a retirement ends the wait.
    */
   private spacing(): Promise<void> | undefined {
-    const left = this.lastWriteAt + this.options.journalIntervalMs - performance.now();
+    const left = this.lastWriteAt + this.options.journalIntervalMs - this.timer.now();
     if (left < 1 || this.queue.length >= this.options.maxBatch) return undefined;
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, left);
+      const timer = this.timer.set(resolve, left);
       this.endSpacing = () => {
-        clearTimeout(timer);
+        this.timer.clear(timer);
         resolve();
       };
     }).then(() => (this.endSpacing = undefined));
@@ -331,7 +331,7 @@ export class GroupCommit {
         // past it with the hold ended before its timer ran, hears "behind" rather than going to the journal.
         this.refuseStale();
         if (!this.queue.length) break;
-        this.lastWriteAt = performance.now();
+        this.lastWriteAt = this.timer.now();
         const batch = this.queue.splice(0, this.options.maxBatch);
         const seq = this.marks.journaled + 1;
         const ts = Math.max(Date.now(), this.lastTs);

@@ -128,6 +128,14 @@ describe('tokens, admin separation and the /api contract', () => {
     expect(areas.body.data).toEqual(expect.arrayContaining([{ iso: 'CN', code: '86', name: 'China' }]));
     const docs = await t.http().get('/api/docs-json');
     expect(Object.keys(docs.body.paths)).toEqual(expect.arrayContaining(['/api/user/register', '/api/admin/ledger/trial-balance']));
+    // Two body classes of one name would share one schema, and one route would show the other's rules.
+    const bodyOf = (path: string) => {
+      const ref: string = docs.body.paths[path].post.requestBody.content['application/json'].schema.$ref;
+      return docs.body.components.schemas[ref.replace('#/components/schemas/', '')];
+    };
+    expect(bodyOf('/api/admin/real_name/{id}/reject').properties.reason).toMatchObject({ maxLength: 255, description: 'Shown to the user' });
+    expect(bodyOf('/api/admin/withdrawals/{id}/reject').properties.reason).toEqual({ type: 'string', description: 'Shown to the user' });
+    expect(bodyOf('/api/admin/wealth/products/{id}/close').properties.reason).toMatchObject({ description: 'Why (kept with the event)' });
   });
 
   it('seeds the reference data of the spec', async () => {

@@ -4,9 +4,10 @@ import { AdminAuth, Auth, AuthContext, UserAuth } from '../../infra/auth/guards'
 import { Lang } from '../../infra/i18n/catalogue';
 import { Reply } from '../../infra/http/envelope';
 import { RequestLang } from '../../infra/http/request-context';
-import { ProductEditDto, ProductIdDto, ProductListDto, PurchaseDto, ReasonDto, RedeemDto, WealthOrderListDto } from './finance.dto';
+import { ProductEditDto, ProductIdDto, ProductListDto, PurchaseDto, RedeemDto, WealthOrderListDto } from './finance.dto';
 import { FinanceService } from './finance.service';
 import { WealthProductsService } from './wealth-products.service';
+import { ReasonDto } from '../../infra/http/reason.dto';
 
 /** Wealth products (spec: lh/deposit…): listings are public, everything about money needs the user. */
 @ApiTags('finance')

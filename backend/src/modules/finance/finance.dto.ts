@@ -179,9 +179,3 @@ export class ProductEditDto {
   @RequiredReason()
   reason: string;
 }
-
-export class ReasonDto {
-  @ApiProperty()
-  @RequiredReason()
-  reason: string;
-}

@@ -14,7 +14,6 @@ import {
   LoanOrderListDto,
   LoanPoolFundDto,
   LoanProductEditDto,
-  LoanReasonDto,
   LoanRepayAddressDto,
   LoanRepayDto,
   LoanRepayProofDto,
@@ -23,6 +22,7 @@ import { LoanAdminService } from './loan-admin.service';
 import { LoanApprovalService } from './loan-approval.service';
 import { LoanRepaymentService } from './loan-repayment.service';
 import { LoanService } from './loan.service';
+import { ReasonDto } from '../../infra/http/reason.dto';
 
 /** Loans (spec: borrow/*): products are public; everything else is the signed-in user's own. */
 @ApiTags('loan')
@@ -135,7 +135,7 @@ export class LoanAdminController {
   }
 
   @Post('orders/:id/reject')
-  reject(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: LoanReasonDto) {
+  reject(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: ReasonDto) {
     return this.approvals.reject(auth.subjectId, id, dto.reason);
   }
 
@@ -150,7 +150,7 @@ export class LoanAdminController {
   }
 
   @Post('repayments/:id/reject')
-  rejectProof(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: LoanReasonDto) {
+  rejectProof(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: ReasonDto) {
     return this.repayments.rejectProof(auth.subjectId, id, dto.reason);
   }
 }

@@ -4,7 +4,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptiona
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { HouseFundingDto } from '../ledger/house-funding';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { RequiredReason } from '../../infra/http/validation';
+import { ReasonDto } from '../../infra/http/reason.dto';
 
 const RATE_RE = /^0(\.\d{1,8})?$/;
 const UPLOAD_ID_RE = /^[0-9a-fA-F-]{36}$/;
@@ -163,12 +163,6 @@ export class AdminRepaymentListDto extends PageQueryDto {
   order_id?: number;
 }
 
-export class LoanReasonDto {
-  @ApiProperty()
-  @RequiredReason()
-  reason: string;
-}
-
 export class LoanApproveDto {
   @ApiPropertyOptional()
   @IsOptional()
@@ -178,7 +172,7 @@ export class LoanApproveDto {
 }
 
 /** Operator: a product (all optional on an edit), with the reason for the change. */
-export class LoanProductEditDto extends LoanReasonDto {
+export class LoanProductEditDto extends ReasonDto {
   @ApiPropertyOptional({ example: 'usdt-standard' })
   @IsOptional()
   @IsString()

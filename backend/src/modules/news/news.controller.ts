@@ -16,10 +16,10 @@ import {
   CategoryUpdateDto,
   NewsDetailDto,
   NewsListDto,
-  ReasonDto,
   TranslationDto,
 } from './news.dto';
 import { NewsService } from './news.service';
+import { ReasonDto } from '../../infra/http/reason.dto';
 
 /** The app's news: public, in the request's language with English as the fallback. */
 @ApiTags('news')

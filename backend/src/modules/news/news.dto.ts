@@ -3,7 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { LANGS } from '../../infra/i18n/catalogue';
 import { PageQueryDto } from '../../infra/http/page.dto';
-import { RequiredReason } from '../../infra/http/validation';
+import { ReasonDto } from '../../infra/http/reason.dto';
 import { jsonField } from '../../infra/i18n/localized-texts';
 
 export const CATEGORY_CODE_RE = /^[a-z0-9_-]{2,32}$/;
@@ -29,13 +29,7 @@ export class NewsDetailDto {
   id: number;
 }
 
-class Reasoned {
-  @ApiProperty({ description: 'Why (kept with the event)' })
-  @RequiredReason()
-  reason: string;
-}
-
-export class CategoryCreateDto extends Reasoned {
+export class CategoryCreateDto extends ReasonDto {
   @ApiProperty({ example: 'guides' })
   @Matches(CATEGORY_CODE_RE, { message: 'error.news_code_invalid' })
   code: string;
@@ -54,7 +48,7 @@ export class CategoryCreateDto extends Reasoned {
   sort?: number;
 }
 
-export class CategoryUpdateDto extends Reasoned {
+export class CategoryUpdateDto extends ReasonDto {
   @ApiPropertyOptional({ description: 'JSON object language → name, with en' })
   @IsOptional()
   @Transform(jsonField)
@@ -69,7 +63,7 @@ export class CategoryUpdateDto extends Reasoned {
   sort?: number;
 }
 
-export class TranslationDto extends Reasoned {
+export class TranslationDto extends ReasonDto {
   @ApiProperty({ enum: LANGS })
   @IsIn(LANGS, { message: 'error.news_lang_invalid' })
   lang: string;
@@ -91,7 +85,7 @@ export class TranslationDto extends Reasoned {
   body: string;
 }
 
-class ArticleMeta extends Reasoned {
+class ArticleMeta extends ReasonDto {
   @ApiPropertyOptional({ description: 'An image uploaded at admin/news/images; empty removes the cover' })
   @IsOptional()
   @ValidateIf((_, v) => v !== '')
@@ -153,9 +147,7 @@ export class ArticleUpdateDto extends ArticleMeta {
   category_id?: number;
 }
 
-export class ReasonDto extends Reasoned {}
-
-export class BannerUpdateDto extends Reasoned {
+export class BannerUpdateDto extends ReasonDto {
   @ApiPropertyOptional({ description: 'An image uploaded at admin/news/images' })
   @IsOptional()
   @IsUUID('all', { message: 'upload.not_found' })

@@ -8,8 +8,9 @@ import type { IncomingFile } from '../upload/upload.service';
 import { NftAdminService } from './nft-admin.service';
 import { NftSaleService } from './nft-sale.service';
 import { saleView } from './nft-views';
-import { NftAdminSalesDto, NftBuyDto, NftCollectionCreateDto, NftListDto, NftMintDto, NftOrderListDto, NftPriceDto, NftReasonDto, NftSellDto } from './nft.dto';
+import { NftAdminSalesDto, NftBuyDto, NftCollectionCreateDto, NftListDto, NftMintDto, NftOrderListDto, NftPriceDto, NftSellDto } from './nft.dto';
 import { NftService } from './nft.service';
+import { ReasonDto } from '../../infra/http/reason.dto';
 
 /** The NFT market (spec: nft/list, nft/buy, nft/sell, nft/order/list). The market is public; money and listings need the user. */
 @ApiTags('nft')
@@ -98,7 +99,7 @@ export class NftAdminController {
   }
 
   @Post('items/:id/withdraw')
-  async withdraw(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: NftReasonDto) {
+  async withdraw(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: ReasonDto) {
     return new Reply(await this.admin.withdraw(`admin:${auth.subjectId}`, id, dto.reason), 'msg.nft_withdrawn');
   }
 }

@@ -4,7 +4,7 @@ import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matche
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { FEE_RATE_RE, PRICE_RE } from './nft-terms';
-import { RequiredReason } from '../../infra/http/validation';
+import { ReasonDto } from '../../infra/http/reason.dto';
 
 /** "1"/"true" → true, "0"/"false" → false (query strings and forms); anything else stays and fails. */
 const flag = ({ value }: { value: unknown }) =>
@@ -86,13 +86,7 @@ export class NftOrderListDto extends PageQueryDto {
   type?: 'purchase' | 'sale' | 'listing';
 }
 
-export class NftReasonDto {
-  @ApiProperty({ description: 'Why (kept with the event)' })
-  @RequiredReason()
-  reason: string;
-}
-
-export class NftCollectionCreateDto extends NftReasonDto {
+export class NftCollectionCreateDto extends ReasonDto {
   @ApiProperty({ example: 'Kestrel Genesis' })
   @IsNotEmpty({ message: 'error.nft_name_required' })
   @IsString({ message: 'error.nft_name_required' })
@@ -113,7 +107,7 @@ export class NftCollectionCreateDto extends NftReasonDto {
   fee_rate?: string;
 }
 
-export class NftMintDto extends NftReasonDto {
+export class NftMintDto extends ReasonDto {
   @ApiProperty({ example: 'Falcon #1' })
   @IsNotEmpty({ message: 'error.nft_name_required' })
   @IsString({ message: 'error.nft_name_required' })
@@ -151,7 +145,7 @@ export class NftMintDto extends NftReasonDto {
   price?: string;
 }
 
-export class NftPriceDto extends NftReasonDto {
+export class NftPriceDto extends ReasonDto {
   @ApiProperty({ example: '100', description: 'The primary price (house-owned items only)' })
   @IsNotEmpty({ message: 'error.nft_price_invalid' })
   @IsString({ message: 'error.nft_price_invalid' })

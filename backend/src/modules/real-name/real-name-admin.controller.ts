@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Auth, AuthContext } from '../../infra/auth/guards';
 import { Reply } from '../../infra/http/envelope';
 import { IntIdPipe } from '../../infra/http/id-pipes';
-import { ApproveDto, RejectDto, VerificationQueryDto } from './dto/real-name.dto';
+import { ApproveDto, KycRejectDto, VerificationQueryDto } from './dto/real-name.dto';
 import { RealNameService } from './real-name.service';
 
 /** Operators review identity verifications. Every route needs an operator token. */
@@ -29,7 +29,7 @@ export class RealNameAdminController {
   }
 
   @Post(':id/reject')
-  async reject(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: RejectDto) {
+  async reject(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: KycRejectDto) {
     return new Reply(await this.realName.reject(auth.subjectId, id, dto.reason), 'kyc.rejected');
   }
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, ParseIntPipe, Post, Query } from '@nestjs
 import { ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Auth, AuthContext } from '../../infra/auth/guards';
 import { DepositService } from './deposit.service';
-import { AdminRecordQueryDto, ApproveDepositDto, ApproveWithdrawalDto, ChainConfigDto, CoinConfigDto, RejectDto } from './dto/funding.dto';
+import { AdminRecordQueryDto, ApproveDepositDto, ApproveWithdrawalDto, ChainConfigDto, CoinConfigDto, FundingRejectDto } from './dto/funding.dto';
 import { FundingConfigService } from './funding-config.service';
 import { WithdrawalService } from './withdrawal.service';
 
@@ -28,7 +28,7 @@ export class WalletAdminController {
   }
 
   @Post('deposits/:id/reject')
-  rejectDeposit(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: RejectDto) {
+  rejectDeposit(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: FundingRejectDto) {
     return this.deposits.reject(auth.subjectId, id, dto.reason);
   }
 
@@ -43,7 +43,7 @@ export class WalletAdminController {
   }
 
   @Post('withdrawals/:id/reject')
-  rejectWithdrawal(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: RejectDto) {
+  rejectWithdrawal(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: FundingRejectDto) {
     return this.withdrawals.reject(auth.subjectId, id, dto.reason);
   }
 

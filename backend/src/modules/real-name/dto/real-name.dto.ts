@@ -116,7 +116,7 @@ export class ApproveDto {
   reason?: string;
 }
 
-export class RejectDto {
+export class KycRejectDto {
   @ApiProperty({ maxLength: 255, description: 'Shown to the user' })
   @Trim(true)
   @IsNotEmpty({ message: 'kyc.reason_required' })

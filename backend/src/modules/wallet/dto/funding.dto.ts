@@ -171,7 +171,7 @@ export class ApproveDepositDto {
   reason?: string;
 }
 
-export class RejectDto {
+export class FundingRejectDto {
   @ApiProperty({ description: 'Shown to the user' })
   @RequiredReason()
   reason: string;

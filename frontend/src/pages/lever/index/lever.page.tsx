@@ -14,6 +14,7 @@ import { StaleBadge } from '../../../live/stale-badge';
 import { useMarketStore } from '../../../stores/market.store';
 import { toast } from '../../../stores/toast.store';
 import { MarketSwitcher } from '../../trade/market-switcher';
+import { MarketsPending } from '../../trade/markets-pending';
 import { useMarkets } from '../../trade/use-markets';
 import { LeverForm } from './lever-form';
 import { PnL, Side } from './position-parts';
@@ -32,7 +33,7 @@ const USDT_ID = 3;
  */
 export function LeverPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const { markets, market, choose } = useMarkets();
+  const { markets, market, choose, state: marketsState, retry: retryMarkets } = useMarkets();
   const { status, offline, resync } = useLive();
   const follow = useMarketStore((s) => s.follow);
   const ticker = useMarketStore((s) => s.tickers.find((m) => m.symbol === market?.symbol)) as TickerData | undefined;
@@ -78,7 +79,7 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
     >
       <StaleBadge status={status} />
       {!market ? (
-        <Skeleton rows={6} />
+        <MarketsPending state={marketsState} retry={retryMarkets} />
       ) : (
         <>
           <section className="card ticker-card" aria-label={t('lever.summary')}>

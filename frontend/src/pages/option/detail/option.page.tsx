@@ -5,7 +5,6 @@ import { Link } from 'react-router-dom';
 import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
 import { useMoneySubmit } from '../../../components/client-id';
-import { Skeleton } from '../../../components/feedback';
 import { truncate } from '../../../components/format';
 import { Icon } from '../../../components/icons';
 import { Page } from '../../../components/page';
@@ -14,13 +13,14 @@ import { StaleBadge } from '../../../live/stale-badge';
 import { useMarketStore } from '../../../stores/market.store';
 import { KlineChart } from '../../trade/kline/kline-chart';
 import { MarketSwitcher } from '../../trade/market-switcher';
+import { MarketsPending } from '../../trade/markets-pending';
 import { useMarkets } from '../../trade/use-markets';
 import { BuyPopup } from './buy-popup';
 
 /** Options (`option/detail`): market switcher, live price and chart, up/down opening the buy popup. */
 export function OptionPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const { markets, market, choose } = useMarkets();
+  const { markets, market, choose, state: marketsState, retry: retryMarkets } = useMarkets();
   const { status, offline } = useLive();
   const follow = useMarketStore((s) => s.follow);
   const ticker = useMarketStore((s) => s.tickers.find((m) => m.symbol === market?.symbol)) as TickerData | undefined;
@@ -40,7 +40,7 @@ export function OptionPage({ titleKey }: { titleKey: string }) {
     >
       <StaleBadge status={status} />
       {!market ? (
-        <Skeleton rows={6} />
+        <MarketsPending state={marketsState} retry={retryMarkets} />
       ) : (
         <>
           <section className="card ticker-card" aria-label={t('option.summary')}>

@@ -5,7 +5,6 @@ import { Link } from 'react-router-dom';
 import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
 import { Icon } from '../../../components/icons';
-import { Skeleton } from '../../../components/feedback';
 import { compact, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { useLive } from '../../../live/live.store';
@@ -15,6 +14,7 @@ import { useMarketStore } from '../../../stores/market.store';
 import { KlineChart } from '../kline/kline-chart';
 import { PeriodTabs } from '../kline/period-tabs';
 import { MarketSwitcher } from '../market-switcher';
+import { MarketsPending } from '../markets-pending';
 import { useMarkets } from '../use-markets';
 import { MyOrders } from './my-orders';
 import { LatestTrades, OrderBook } from './order-book';
@@ -25,7 +25,7 @@ import { useMarketFeed } from './use-market-feed';
 /** Spot trade: market switcher, 24 h figures, K-line, depth, latest trades, buy/sell, my orders. */
 export function TradePage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const { markets, market, choose } = useMarkets();
+  const { markets, market, choose, state: marketsState, retry: retryMarkets } = useMarkets();
   const { status, offline } = useLive();
   const [period, setPeriod] = useState<Period>('1min');
   const [placed, setPlaced] = useState(0);
@@ -54,7 +54,7 @@ export function TradePage({ titleKey }: { titleKey: string }) {
     >
       <StaleBadge status={status} />
       {!market ? (
-        <Skeleton rows={6} />
+        <MarketsPending state={marketsState} retry={retryMarkets} />
       ) : (
         <>
           <section className="card ticker-card" aria-label={t('trade.summary')}>

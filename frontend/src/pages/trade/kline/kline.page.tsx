@@ -8,6 +8,7 @@ import { useLive } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
 import { useMarketStore } from '../../../stores/market.store';
 import { MarketSwitcher } from '../market-switcher';
+import { MarketsPending } from '../markets-pending';
 import { useMarkets } from '../use-markets';
 import { KlineChart } from './kline-chart';
 import { PeriodTabs } from './period-tabs';
@@ -15,7 +16,7 @@ import { PeriodTabs } from './period-tabs';
 /** The full-screen chart: the same K-line as the trade page, filling the screen below its header and period row (`.page--chart`). */
 export function KlinePage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const { markets, market, choose } = useMarkets();
+  const { markets, market, choose, state: marketsState, retry: retryMarkets } = useMarkets();
   const { status } = useLive();
   const [period, setPeriod] = useState<Period>('1min');
   const follow = useMarketStore((s) => s.follow);
@@ -34,7 +35,7 @@ export function KlinePage({ titleKey }: { titleKey: string }) {
         </span>
       </div>
       <PeriodTabs value={period} onChange={setPeriod} />
-      <KlineChart market={market} period={period} />
+      {market || marketsState === 'loading' ? <KlineChart market={market} period={period} /> : <MarketsPending state={marketsState} retry={retryMarkets} />}
     </Page>
   );
 }

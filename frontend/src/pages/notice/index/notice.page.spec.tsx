@@ -1,6 +1,8 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { act } from 'react';
 import { ok, renderAt } from '../../../../test/render';
+import { setLanguage } from '../../../i18n/i18n';
 import { useSessionStore, type User } from '../../../stores/session.store';
 import { NoticePage } from './notice.page';
 
@@ -55,4 +57,47 @@ it('messages: a failed load offers a retry instead of "No messages yet"', async 
   fail = false;
   await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
   await screen.findByText('Message 1');
+});
+
+it('announcements: another language reads page 1 again in it, and the list holds that language only (not the old pages with the new one after them)', async () => {
+  const total = 30;
+  const langs: string[] = [];
+  global.fetch = jest.fn(async (url: string, init: RequestInit) => {
+    const [path, query = ''] = url.replace('./api/', '').split('?');
+    const q = new URLSearchParams(query);
+    const lang = (init.headers as Record<string, string>).lang;
+    if (path !== 'newsArticle/list') return { json: async () => ({ type: 'error', code: 9000, message: `unexpected ${path}`, data: null }) } as Response;
+    langs.push(`${lang}:${q.get('page')}`);
+    const page = Number(q.get('page'));
+    const ids = Array.from({ length: total }, (_, i) => total - i).slice((page - 1) * 20, page * 20);
+    const items = ids.map((id) => ({ id, title: `${lang} ${id}`, summary: '', published_at: '2026-12-01T08:00:00Z', pinned: false }));
+    return { json: async () => ok({ items, total, page, limit: 20 }) } as Response;
+  }) as unknown as typeof fetch;
+  try {
+    renderAt(PATH, PATH, <NoticePage titleKey="titles.notice" />);
+    await screen.findByText('en 30');
+    await userEvent.click(screen.getByRole('button', { name: 'Load more' }));
+    await screen.findByText('en 1');
+    await act(() => setLanguage('jp', false));
+    await screen.findByText('jp 30');
+    expect(screen.getAllByTestId('announcement').map((li) => li.textContent?.split(' ')[0])).toEqual(Array(20).fill('jp'));
+    expect(langs).toEqual(['en:1', 'en:2', 'jp:1']);
+  } finally {
+    await act(() => setLanguage('en', false));
+  }
+});
+
+it('announcements: a failed load offers a retry instead of "No data"', async () => {
+  let fail = true;
+  global.fetch = jest.fn(async () => ({
+    json: async () =>
+      fail
+        ? { type: 'error', code: 9000, message: 'Server busy', data: null }
+        : ok({ items: [{ id: 1, title: 'Listing', summary: '', published_at: '2026-12-01T08:00:00Z', pinned: false }], total: 1, page: 1, limit: 20 }),
+  })) as unknown as typeof fetch;
+  renderAt(PATH, PATH, <NoticePage titleKey="titles.notice" />);
+  await screen.findByTestId('load-failed');
+  fail = false;
+  await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+  await screen.findByText('Listing');
 });

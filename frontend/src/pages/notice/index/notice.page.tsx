@@ -54,36 +54,44 @@ export function NoticePage({ titleKey }: { titleKey: string }) {
 
 function Announcements({ open }: { open?: number }) {
   const { t, i18n } = useTranslation();
-  const [items, setItems] = useState<NewsArticle[] | null>(null);
   const [total, setTotal] = useState(0);
-  const [page, setPage] = useState(1);
+  // Reading page 1 again (another language) drops a "Load more" still on its way, so no list mixes two languages.
+  const { items, failed, more, busy, reload, loadMore } = usePaged((page: number) => newsApi.articles('announcement', page, LIMIT), LIMIT, {
+    idOf: (a) => a.id,
+    onPage: (p) => setTotal(p.total),
+  });
   const [expanded, setExpanded] = useState<number | undefined>(open);
   const [details, setDetails] = useState<Record<number, NewsArticle | null>>({});
-  useEffect(() => {
-    newsApi.articles('announcement', page, LIMIT).then(
-      (p) => {
-        setItems((old) => (page === 1 ? p.items : [...(old ?? []), ...p.items]));
-        setTotal(p.total);
-      },
-      () => setItems((old) => old ?? []),
-    );
-  }, [page, i18n.language]);
   const requested = useRef(new Set<number>());
+  // Bumped with the language: an article's answer in the one before is dropped.
+  const generation = useRef(0);
   const show = useCallback((id: number, toggle = true) => {
     setExpanded((e) => (toggle && e === id ? undefined : id));
     if (requested.current.has(id)) return;
     requested.current.add(id);
+    const mine = generation.current;
     newsApi.article(id).then(
-      (a) => setDetails((x) => ({ ...x, [id]: a })),
-      () => setDetails((x) => ({ ...x, [id]: null })),
+      (a) => mine === generation.current && setDetails((x) => ({ ...x, [id]: a })),
+      () => mine === generation.current && setDetails((x) => ({ ...x, [id]: null })),
     );
   }, []);
+  const expandedNow = useRef(expanded);
+  expandedNow.current = expanded;
+  useEffect(() => {
+    // The list, and the article open, read (again) in the language now chosen.
+    generation.current++;
+    requested.current.clear();
+    setDetails({});
+    reload();
+    const id = expandedNow.current;
+    if (id) show(id, false);
+  }, [i18n.language, reload, show]);
   useEffect(() => {
     if (open) show(open, false);
   }, [open, show]);
   // An article opened from a banner may be of another category: shown above the list.
   const outside = open && items && !items.some((a) => a.id === open) ? details[open] : undefined;
-  if (items === null) return <Skeleton rows={4} height={56} />;
+  if (items === null) return failed ? <LoadFailed onRetry={reload} /> : <Skeleton rows={4} height={56} />;
   return (
     <section className="card" aria-label={t('news.tabs.announcement')}>
       {outside && (
@@ -123,8 +131,8 @@ function Announcements({ open }: { open?: number }) {
           ))}
         </ul>
       )}
-      {items.length < total && (
-        <button type="button" className="button button--block" onClick={() => setPage((p) => p + 1)}>
+      {more && items.length < total && (
+        <button type="button" className="button button--block" onClick={loadMore} disabled={busy}>
           {t('common.loadMore')}
         </button>
       )}

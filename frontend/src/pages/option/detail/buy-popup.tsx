@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { optionApi, type OptionPeriod, type Payable } from '../../../api/derivatives';
@@ -6,7 +6,8 @@ import { PATHS } from '../../../app/paths';
 import type { useMoneySubmit } from '../../../components/client-id';
 import { isAmount, isPositive, mul, typedDecimal } from '../../../components/decimal';
 import { Field } from '../../../components/form';
-import { truncate } from '../../../components/format';
+import { LoadFailed } from '../../../components/feedback';
+import { amountText, truncate } from '../../../components/format';
 import { toast } from '../../../stores/toast.store';
 
 /**
@@ -30,19 +31,27 @@ export function BuyPopup({
 }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const [periods, setPeriods] = useState<OptionPeriod[] | null>(null);
+  // null: asked for; 'failed': not answered (the popup offers to try again, as nothing can be bought without one).
+  const [periods, setPeriods] = useState<OptionPeriod[] | 'failed' | null>(null);
   const [payable, setPayable] = useState<Payable | null>(null);
   const [period, setPeriod] = useState<OptionPeriod | null>(null);
   const [qty, setQty] = useState('');
   const [error, setError] = useState<string | null>(null);
   const { busy, run } = submitter;
   const dialog = useRef<HTMLDivElement>(null);
+  const load = useCallback(() => {
+    setPeriods(null);
+    optionApi.seconds().then(setPeriods, () => setPeriods('failed'));
+    optionApi.payable().then(
+      (l) => setPayable(l[0] ?? null),
+      () => undefined,
+    );
+  }, []);
   // Once per opening (a re-render of the page, on every price push, must not refetch or take the focus from the quantity).
   useEffect(() => {
-    optionApi.seconds().then(setPeriods, () => setPeriods([]));
-    optionApi.payable().then((l) => setPayable(l[0] ?? null), () => undefined);
+    load();
     dialog.current?.focus();
-  }, []);
+  }, [load]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
     window.addEventListener('keydown', onKey);
@@ -87,6 +96,8 @@ export function BuyPopup({
             <legend>{t('option.deliveryTime')}</legend>
             {periods === null ? (
               <p className="muted small">{t('common.loading')}</p>
+            ) : periods === 'failed' ? (
+              <LoadFailed onRetry={load} />
             ) : (
               <div className="chips" role="radiogroup" aria-label={t('option.deliveryTime')}>
                 {periods.map((p) => (
@@ -102,7 +113,7 @@ export function BuyPopup({
                     }}
                     data-testid={`period-${p.seconds}`}
                   >
-                    {t('option.seconds', { seconds: p.seconds })} · {truncate(mul(p.profit_ratio, '100', 2), 0)}%
+                    {t('option.seconds', { seconds: p.seconds })} · {amountText(mul(p.profit_ratio, '100', 2))}%
                   </button>
                 ))}
               </div>
@@ -116,7 +127,7 @@ export function BuyPopup({
             onChange={typedDecimal(setQty)}
             name="quantity"
             disabled={!period}
-            placeholder={period ? t('option.range', { min: truncate(period.min_qty, 0), max: truncate(period.max_qty, 0) }) : t('option.chooseTime')}
+            placeholder={period ? t('option.range', { min: amountText(period.min_qty), max: amountText(period.max_qty) }) : t('option.chooseTime')}
           />
           <dl className="rows rows--compact">
             <div>

@@ -576,6 +576,7 @@ export const en = {
     buyTitle: "{{symbol}}: buy {{direction}}",
     openPrice: "Opening price",
     deliveryTime: "Delivery time",
+    purchaseTime: "Purchase time",
     seconds: "{{seconds}} s",
     quantity: "Quantity (USDT)",
     range: "{{min}} – {{max}}",

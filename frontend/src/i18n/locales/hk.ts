@@ -578,6 +578,7 @@ const hk: Catalogue = {
     buyTitle: "{{symbol}}：買{{direction}}",
     openPrice: "開倉價",
     deliveryTime: "交割時間",
+    purchaseTime: "購買時間",
     seconds: "{{seconds}} 秒",
     quantity: "數量（USDT）",
     range: "{{min}} – {{max}}",

@@ -578,6 +578,7 @@ const jp: Catalogue = {
     buyTitle: "{{symbol}}：{{direction}}を買う",
     openPrice: "始値",
     deliveryTime: "受渡時間",
+    purchaseTime: "購入日時",
     seconds: "{{seconds}} 秒",
     quantity: "数量（USDT）",
     range: "{{min}} – {{max}}",

@@ -578,6 +578,7 @@ const kr: Catalogue = {
     buyTitle: "{{symbol}}: {{direction}} 매수",
     openPrice: "시작 가격",
     deliveryTime: "인도 시간",
+    purchaseTime: "구매 시간",
     seconds: "{{seconds}}초",
     quantity: "수량 (USDT)",
     range: "{{min}} – {{max}}",

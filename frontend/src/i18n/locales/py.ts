@@ -579,6 +579,7 @@ const py: Catalogue = {
     buyTitle: "{{symbol}}: comprar {{direction}}",
     openPrice: "Preço de abertura",
     deliveryTime: "Prazo de liquidação",
+    purchaseTime: "Hora da compra",
     seconds: "{{seconds}} s",
     quantity: "Quantidade (USDT)",
     range: "{{min}} – {{max}}",

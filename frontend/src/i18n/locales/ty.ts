@@ -578,6 +578,7 @@ const ty: Catalogue = {
     buyTitle: "{{symbol}}: ซื้อ{{direction}}",
     openPrice: "ราคาเปิด",
     deliveryTime: "เวลาส่งมอบ",
+    purchaseTime: "เวลาซื้อ",
     seconds: "{{seconds}} วินาที",
     quantity: "จำนวน (USDT)",
     range: "{{min}} – {{max}}",

@@ -578,6 +578,7 @@ const zh: Catalogue = {
     buyTitle: "{{symbol}}：买{{direction}}",
     openPrice: "开仓价",
     deliveryTime: "交割时间",
+    purchaseTime: "购买时间",
     seconds: "{{seconds}} 秒",
     quantity: "数量（USDT）",
     range: "{{min}} – {{max}}",

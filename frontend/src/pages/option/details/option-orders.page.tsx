@@ -5,7 +5,7 @@ import { optionApi, type OptionAudit, type OptionOrder } from '../../../api/deri
 import { PATHS } from '../../../app/paths';
 import { AuditSection, compareDecimal, exact, FormulaLine, TickList, TickLine, Verdict } from '../../../components/audit';
 import { Empty, Skeleton } from '../../../components/feedback';
-import { priceDecimals, truncate } from '../../../components/format';
+import { amountText, formatTime, priceDecimals, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { useLive, useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
@@ -94,7 +94,7 @@ export function OptionPendingPage({ titleKey }: { titleKey: string }) {
                 <dl className="order__grid">
                   <div>
                     <dt>{t('option.quantity')}</dt>
-                    <dd className="num">{truncate(o.quantity, 2)}</dd>
+                    <dd className="num">{amountText(o.quantity)}</dd>
                   </div>
                   <div>
                     <dt>{t('option.openPrice')}</dt>
@@ -103,6 +103,10 @@ export function OptionPendingPage({ titleKey }: { titleKey: string }) {
                   <div>
                     <dt>{t('option.deliveryTime')}</dt>
                     <dd className="num">{t('option.seconds', { seconds: o.seconds })}</dd>
+                  </div>
+                  <div>
+                    <dt>{t('option.purchaseTime')}</dt>
+                    <dd className="num">{formatTime(o.purchase_time)}</dd>
                   </div>
                 </dl>
               </li>
@@ -224,6 +228,18 @@ export function OptionHistoryPage({ titleKey }: { titleKey: string }) {
                     <div>
                       <dt>{t('option.deliveryPrice')}</dt>
                       <dd className="num">{truncate(o.delivery_price, pd)}</dd>
+                    </div>
+                    <div>
+                      <dt>{t('option.quantity')}</dt>
+                      <dd className="num">{amountText(o.quantity)}</dd>
+                    </div>
+                    <div>
+                      <dt>{t('option.purchaseTime')}</dt>
+                      <dd className="num">{formatTime(o.purchase_time)}</dd>
+                    </div>
+                    <div>
+                      <dt>{t('option.deliveryTime')}</dt>
+                      <dd className="num">{formatTime(o.deliver_at)}</dd>
                     </div>
                   </dl>
                   <button

@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { walletApi, type FiatRate } from '../../../api/wallet';
-import { Skeleton } from '../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../components/feedback';
 import { Icon } from '../../../components/icons';
 import { Page } from '../../../components/page';
 import { localName } from '../../../i18n/i18n';
@@ -12,14 +12,21 @@ export function RatePage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const code = usePricingStore((s) => s.code);
   const setCode = usePricingStore((s) => s.setCode);
-  const [rates, setRates] = useState<FiatRate[] | null>(null);
-  useEffect(() => void walletApi.rates().then(setRates, () => setRates([])), []);
+  // null: asked for; 'failed': not answered (a retry is offered, not an empty list).
+  const [rates, setRates] = useState<FiatRate[] | 'failed' | null>(null);
+  const load = useCallback(() => {
+    setRates(null);
+    walletApi.rates().then(setRates, () => setRates('failed'));
+  }, []);
+  useEffect(load, [load]);
   return (
     <Page title={t(titleKey)}>
       <section className="card">
         <p className="muted small">{t('rate.hint')}</p>
         {!rates ? (
           <Skeleton rows={6} />
+        ) : rates === 'failed' ? (
+          <LoadFailed onRetry={load} />
         ) : (
           <div className="list" role="radiogroup" aria-label={t(titleKey)}>
             {rates.map((r) => (

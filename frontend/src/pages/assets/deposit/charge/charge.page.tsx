@@ -1,14 +1,17 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router-dom';
+import { ApiError } from '../../../../api/client';
 import { walletApi, type DepositAddress } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { useMoneySubmit } from '../../../../components/client-id';
 import { cmp, isAmount, isPositive, typedDecimal } from '../../../../components/decimal';
-import { Skeleton } from '../../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Field } from '../../../../components/form';
 import { ImageUpload } from '../../../../components/image-upload';
 import { Page } from '../../../../components/page';
+import { useSessionStore } from '../../../../stores/session.store';
+import { toast } from '../../../../stores/toast.store';
 
 /** Report a deposit: amount (at least the coin's minimum) and the payment proof image (compressed, uploaded). */
 export function ChargePage({ titleKey }: { titleKey: string }) {
@@ -17,18 +20,28 @@ export function ChargePage({ titleKey }: { titleKey: string }) {
   const [params] = useSearchParams();
   const currencyId = Number(params.get('currency_id'));
   const chain = params.get('chain') ?? '';
-  const [info, setInfo] = useState<DepositAddress | null>(null);
+  // null: asked for; 'failed': no answer came (a retry is offered).
+  const [info, setInfo] = useState<DepositAddress | 'failed' | null>(null);
   const [amount, setAmount] = useState('');
   const [image, setImage] = useState('');
   const [errors, setErrors] = useState<{ amount?: string; image?: string }>({});
   const { busy, run } = useMoneySubmit();
-  useEffect(() => {
-    if (!currencyId || !chain) navigate(PATHS.deposit, { replace: true });
-    else walletApi.depositAddress(currencyId, chain).then(setInfo, () => navigate(PATHS.deposit, { replace: true }));
+  const load = useCallback(() => {
+    if (!currencyId || !chain) return navigate(PATHS.deposit, { replace: true });
+    setInfo(null);
+    walletApi.depositAddress(currencyId, chain).then(setInfo, (err: unknown) => {
+      if (!(err instanceof ApiError) || err.code === 0) return setInfo('failed');
+      // Not logged in: the client has said so and opens the login page.
+      if (!useSessionStore.getState().token) return;
+      // A refusal (e.g. the chain closed for deposits) says why and goes back to the choice of coin and chain.
+      toast(err.message);
+      navigate(PATHS.deposit, { replace: true });
+    });
   }, [currencyId, chain, navigate]);
+  useEffect(() => void load(), [load]);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!info) return;
+    if (!info || info === 'failed') return;
     const found: typeof errors = {};
     if (!isAmount(amount) || !isPositive(amount)) found.amount = t('trade.amountEmpty');
     else if (cmp(amount, info.min_deposit) < 0) found.amount = t('funding.minDeposit', { min: info.min_deposit, symbol: info.symbol });
@@ -47,6 +60,8 @@ export function ChargePage({ titleKey }: { titleKey: string }) {
     <Page title={t(titleKey)}>
       {!info ? (
         <Skeleton rows={4} />
+      ) : info === 'failed' ? (
+        <LoadFailed onRetry={load} />
       ) : (
         <form className="form card" onSubmit={submit} noValidate>
           <p className="muted">

@@ -161,8 +161,8 @@ describe('withdraw', () => {
     min_amount: '10',
     requests_per_day: 5,
     remaining_requests_today: 5,
-    daily_limit_usdt: '100000',
-    remaining_amount_today_usdt: '100000',
+    daily_limit_usdt: '2000',
+    remaining_amount_today_usdt: '1500.5',
     verification_level: 1,
     has_fund_password: true,
     arrival_hours: 24,
@@ -193,6 +193,8 @@ describe('withdraw', () => {
     await settle();
     expect(selected('Withdrawal address')).toBe('21');
     expect(screen.getByTestId('withdraw-fee').textContent).toBe('0.005 ETH');
+    // The daily amount limit (counted in USDT, whatever the coin) beside the requests left.
+    expect(screen.getByTestId('withdraw-daily-limit').textContent).toBe('1,500.5 of 2,000 USDT left');
   });
 
   it("opened from the address picker: the picked address's chain and address are shown, and the withdrawal goes to it", async () => {

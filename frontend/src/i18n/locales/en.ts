@@ -415,6 +415,8 @@ export const en = {
     arrivalHours: "Within {{hours}} hours after review",
     today: "Requests today",
     requestsLeft: "{{left}} of {{total}} left",
+    dailyLimit: "Daily limit",
+    amountLeft: "{{left}} of {{total}} USDT left",
     remark: "Remark (optional)",
     frozenWhileReview: "The amount is frozen in your trade account until an operator reviews the request.",
     txHash: "Transaction hash",

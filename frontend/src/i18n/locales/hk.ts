@@ -417,6 +417,8 @@ const hk: Catalogue = {
     arrivalHours: "審核後 {{hours}} 小時內",
     today: "今日申請",
     requestsLeft: "剩餘 {{left}} / {{total}} 次",
+    dailyLimit: "每日限額",
+    amountLeft: "剩餘 {{left}} / {{total}} USDT",
     remark: "備註（選填）",
     frozenWhileReview: "在營運人員審核前，該金額凍結在您的交易帳戶中。",
     txHash: "交易哈希",

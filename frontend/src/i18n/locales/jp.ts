@@ -417,6 +417,8 @@ const jp: Catalogue = {
     arrivalHours: "審査後 {{hours}} 時間以内",
     today: "本日の申請",
     requestsLeft: "残り {{left}} / {{total}} 回",
+    dailyLimit: "1日の上限",
+    amountLeft: "残り {{left}} / {{total}} USDT",
     remark: "メモ（任意）",
     frozenWhileReview: "担当者が審査するまで、この金額は取引口座で凍結されます。",
     txHash: "トランザクションハッシュ",

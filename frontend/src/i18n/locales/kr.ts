@@ -417,6 +417,8 @@ const kr: Catalogue = {
     arrivalHours: "심사 후 {{hours}}시간 이내",
     today: "오늘 신청",
     requestsLeft: "{{total}}회 중 {{left}}회 남음",
+    dailyLimit: "일일 한도",
+    amountLeft: "{{total}} USDT 중 {{left}} USDT 남음",
     remark: "메모 (선택)",
     frozenWhileReview: "운영자가 심사할 때까지 이 금액은 거래 계정에 동결됩니다.",
     txHash: "트랜잭션 해시",

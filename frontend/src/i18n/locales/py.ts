@@ -418,6 +418,8 @@ const py: Catalogue = {
     arrivalHours: "Em até {{hours}} horas após a análise",
     today: "Pedidos hoje",
     requestsLeft: "Restam {{left}} de {{total}}",
+    dailyLimit: "Limite diário",
+    amountLeft: "Restam {{left}} de {{total}} USDT",
     remark: "Observação (opcional)",
     frozenWhileReview: "O valor fica congelado na sua conta de negociação até um operador analisar o pedido.",
     txHash: "Hash da transação",

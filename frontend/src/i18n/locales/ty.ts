@@ -417,6 +417,8 @@ const ty: Catalogue = {
     arrivalHours: "ภายใน {{hours}} ชั่วโมงหลังการตรวจสอบ",
     today: "คำขอวันนี้",
     requestsLeft: "เหลือ {{left}} จาก {{total}} ครั้ง",
+    dailyLimit: "วงเงินต่อวัน",
+    amountLeft: "เหลือ {{left}} จาก {{total}} USDT",
     remark: "หมายเหตุ (ไม่บังคับ)",
     frozenWhileReview: "จำนวนนี้ถูกระงับในบัญชีเทรดของคุณจนกว่าเจ้าหน้าที่จะตรวจสอบคำขอ",
     txHash: "แฮชธุรกรรม",

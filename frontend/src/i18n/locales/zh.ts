@@ -417,6 +417,8 @@ const zh: Catalogue = {
     arrivalHours: "审核后 {{hours}} 小时内",
     today: "今日申请",
     requestsLeft: "剩余 {{left}} / {{total}} 次",
+    dailyLimit: "每日限额",
+    amountLeft: "剩余 {{left}} / {{total}} USDT",
     remark: "备注（选填）",
     frozenWhileReview: "在运营人员审核前，该金额冻结在您的交易账户中。",
     txHash: "交易哈希",

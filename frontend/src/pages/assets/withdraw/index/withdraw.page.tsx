@@ -179,6 +179,12 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
               <dt>{t('funding.today')}</dt>
               <dd>{t('funding.requestsLeft', { left: info.remaining_requests_today, total: info.requests_per_day })}</dd>
             </div>
+            <div>
+              <dt>{t('funding.dailyLimit')}</dt>
+              <dd className="num" data-testid="withdraw-daily-limit">
+                {t('funding.amountLeft', { left: amountText(info.remaining_amount_today_usdt), total: amountText(info.daily_limit_usdt) })}
+              </dd>
+            </div>
           </dl>
           <Field label={t('funding.remark')} autoComplete="off" maxLength={200} value={remark} onChange={setRemark} name="remark" />
           <Field

@@ -252,4 +252,35 @@ describe("trade page's order list: only the newest request's answer", () => {
     expect(screen.getByRole('button', { name: 'Cancel the order at 3000' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Cancel the order at 90000' })).toBeNull();
   });
+
+  it('each order shows its average price, what it spent or received, and its fee in its currency; a market buy by amount shows the amount it was given', async () => {
+    const limitBuy = {
+      ...order('l1', 'BTC/USDT', '90000'),
+      filled_qty: '0.5',
+      filled_amount: '45000',
+      avg_price: '90000',
+      fee: '0.0005',
+      fee_currency: 'BTC',
+      status: 'waiting' as const,
+    };
+    const byAmount = {
+      ...order('m1', 'BTC/USDT', '0'),
+      type: 'market' as const,
+      price: null,
+      quantity: null,
+      amount: '100',
+      filled_qty: '0.00111',
+      filled_amount: '99.9',
+      avg_price: '90000',
+      fee: '0.00000111',
+      fee_currency: 'BTC',
+      status: 'completed' as const,
+    };
+    jest.spyOn(tradingApi, 'orders').mockResolvedValue(pageOf([limitBuy, byAmount]));
+    render(<MyOrders market={market('BTC')} reloadKey={0} offline={false} />);
+    await screen.findByTestId('current-orders');
+    expect(screen.getAllByTestId('order-amount').map((e) => e.textContent)).toEqual(['45,000', '99.9 / 100']);
+    expect(screen.getAllByTestId('order-fee').map((e) => e.textContent)).toEqual(['0.0005 BTC', '0.00000111 BTC']);
+    expect(screen.getAllByText('Avg. price (USDT)')).toHaveLength(2);
+  });
 });

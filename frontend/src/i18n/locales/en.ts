@@ -310,6 +310,7 @@ export const en = {
     volume: '24h volume ({{base}})',
     vol: 'Vol',
     price: 'Price ({{quote}})',
+    avgPrice: 'Avg. price ({{quote}})',
     qty: 'Quantity ({{base}})',
     amount: 'Amount ({{quote}})',
     asks: 'Sell orders',

@@ -312,6 +312,7 @@ const hk: Catalogue = {
     volume: '24小時成交量（{{base}}）',
     vol: '量',
     price: '價格（{{quote}}）',
+    avgPrice: '成交均價（{{quote}}）',
     qty: '數量（{{base}}）',
     amount: '金額（{{quote}}）',
     asks: '賣單',

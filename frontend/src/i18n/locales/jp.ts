@@ -312,6 +312,7 @@ const jp: Catalogue = {
     volume: '24時間出来高（{{base}}）',
     vol: '出来高',
     price: '価格（{{quote}}）',
+    avgPrice: '平均約定価格（{{quote}}）',
     qty: '数量（{{base}}）',
     amount: '金額（{{quote}}）',
     asks: '売り注文',

@@ -312,6 +312,7 @@ const kr: Catalogue = {
     volume: '24시간 거래량 ({{base}})',
     vol: '거래량',
     price: '가격 ({{quote}})',
+    avgPrice: '평균 체결가 ({{quote}})',
     qty: '수량 ({{base}})',
     amount: '금액 ({{quote}})',
     asks: '매도 주문',

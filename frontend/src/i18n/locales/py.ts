@@ -313,6 +313,7 @@ const py: Catalogue = {
     volume: 'Volume 24h ({{base}})',
     vol: 'Vol',
     price: 'Preço ({{quote}})',
+    avgPrice: 'Preço médio ({{quote}})',
     qty: 'Quantidade ({{base}})',
     amount: 'Valor ({{quote}})',
     asks: 'Ordens de venda',

@@ -312,6 +312,7 @@ const ty: Catalogue = {
     volume: 'ปริมาณ 24 ชม. ({{base}})',
     vol: 'ปริมาณ',
     price: 'ราคา ({{quote}})',
+    avgPrice: 'ราคาเฉลี่ย ({{quote}})',
     qty: 'จำนวน ({{base}})',
     amount: 'ยอดเงิน ({{quote}})',
     asks: 'คำสั่งขาย',

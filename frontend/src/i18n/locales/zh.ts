@@ -312,6 +312,7 @@ const zh: Catalogue = {
     volume: '24小时成交量（{{base}}）',
     vol: '量',
     price: '价格（{{quote}}）',
+    avgPrice: '成交均价（{{quote}}）',
     qty: '数量（{{base}}）',
     amount: '金额（{{quote}}）',
     asks: '卖单',

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { tradingApi, type MarketInfo, type Order, type OrderStatus } from '../../../api/trading';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Segmented } from '../../../components/form';
-import { formatTime, truncate } from '../../../components/format';
+import { amountText, formatTime, truncate } from '../../../components/format';
 import { useLiveStore } from '../../../live/live.store';
 import { toast } from '../../../stores/toast.store';
 
@@ -106,6 +106,24 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
                 <div>
                   <dt>{t('trade.statusLabel')}</dt>
                   <dd data-testid="order-status">{t(`trade.status.${o.status}`)}</dd>
+                </div>
+                <div>
+                  <dt>{t('trade.avgPrice', { quote: market.quote })}</dt>
+                  <dd className="num">{truncate(o.avg_price, market.price_decimals)}</dd>
+                </div>
+                <div>
+                  <dt>{t('trade.amount', { quote: market.quote })}</dt>
+                  {/* A market buy by amount: what it spent of the amount it was given. */}
+                  <dd className="num" data-testid="order-amount">
+                    {amountText(o.filled_amount)}
+                    {o.amount && !o.quantity ? ` / ${amountText(o.amount)}` : ''}
+                  </dd>
+                </div>
+                <div>
+                  <dt>{t('trade.feePreview')}</dt>
+                  <dd className="num" data-testid="order-fee">
+                    {amountText(o.fee)} {o.fee_currency}
+                  </dd>
                 </div>
               </dl>
               {o.status === 'waiting' && (

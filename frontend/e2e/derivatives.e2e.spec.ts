@@ -159,6 +159,10 @@ describe('contract and option screens on the real stack', () => {
     await page.getByTestId('lever-submit').click();
     const position = page.getByTestId('position').first();
     await position.waitFor();
+    // Spec §3: the position shows its fee, its current (mark) price and whether it opened at the market.
+    expect(await position.getByTestId('position-fee').textContent()).toBe('0.1 USDT');
+    await page.waitForFunction(() => /\d/.test(document.querySelector('[data-testid="position-mark"]')?.textContent ?? ''));
+    expect(await position.getByText('Market', { exact: true }).count()).toBe(1);
     // Wait for the mark to move so the P/L is not zero (ledger 30 then has a line).
     await page
       .waitForFunction(
@@ -179,6 +183,7 @@ describe('contract and option screens on the real stack', () => {
     await go(page, '/pages/lever/index3');
     await page.getByTestId('lever-history-row').first().waitFor();
     expect(await page.getByTestId('close-reason').first().textContent()).toBe('Closed by you');
+    expect(await page.getByTestId('history-fee').first().textContent()).toBe('0.1 USDT');
     const closed = (await api<{ items: Array<{ pnl: string }> }>('POST', 'lever/my_trade', { status: 'closed' }, user.token)).items[0];
     expect((await ledger(20, 'lever')).length).toBe(1);
     expect((await ledger(21, 'lever')).map((l) => l.amount)).toEqual([expect.stringMatching(/^-0\.1(0*)$/)]);

@@ -536,6 +536,7 @@ export const en = {
     closingKept: "Closing at {{price}}: it settles at that price as soon as the house can pay",
     closingPending: "Closing at {{price}}: it settles at that price shortly",
     reason: "Close reason",
+    orderType: "Order type",
     status: {
       closed: "Closed",
       cancelled: "Cancelled",

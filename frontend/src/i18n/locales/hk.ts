@@ -538,6 +538,7 @@ const hk: Catalogue = {
     closingKept: "正在以 {{price}} 平倉：平台可支付時即按該價格結算",
     closingPending: "正在以 {{price}} 平倉：稍後即按該價格結算",
     reason: "平倉原因",
+    orderType: "委託類型",
     status: {
       closed: "已平倉",
       cancelled: "已撤銷",

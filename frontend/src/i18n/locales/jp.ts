@@ -538,6 +538,7 @@ const jp: Catalogue = {
     closingKept: "{{price}} で決済中：お支払いが可能になり次第、その価格で精算されます",
     closingPending: "{{price}} で決済中：まもなくその価格で精算されます",
     reason: "決済理由",
+    orderType: "注文タイプ",
     status: {
       closed: "決済済み",
       cancelled: "取消済み",

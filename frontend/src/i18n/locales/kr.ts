@@ -538,6 +538,7 @@ const kr: Catalogue = {
     closingKept: "{{price}}에 청산 중: 지급이 가능해지는 즉시 그 가격으로 정산됩니다",
     closingPending: "{{price}}에 청산 중: 곧 그 가격으로 정산됩니다",
     reason: "청산 사유",
+    orderType: "주문 유형",
     status: {
       closed: "청산됨",
       cancelled: "취소됨",

@@ -539,6 +539,7 @@ const py: Catalogue = {
     closingKept: "Fechando a {{price}}: é liquidado a esse preço assim que a casa puder pagar",
     closingPending: "Fechando a {{price}}: é liquidado a esse preço em instantes",
     reason: "Motivo do fechamento",
+    orderType: "Tipo de ordem",
     status: {
       closed: "Fechadas",
       cancelled: "Canceladas",

@@ -538,6 +538,7 @@ const ty: Catalogue = {
     closingKept: "กำลังปิดที่ราคา {{price}}: จะชำระที่ราคานั้นทันทีที่ระบบจ่ายได้",
     closingPending: "กำลังปิดที่ราคา {{price}}: จะชำระที่ราคานั้นในไม่ช้า",
     reason: "เหตุผลที่ปิด",
+    orderType: "ประเภทคำสั่ง",
     status: {
       closed: "ปิดแล้ว",
       cancelled: "ยกเลิกแล้ว",

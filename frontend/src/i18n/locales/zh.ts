@@ -538,6 +538,7 @@ const zh: Catalogue = {
     closingKept: "正在以 {{price}} 平仓：平台可支付时即按该价格结算",
     closingPending: "正在以 {{price}} 平仓：稍后即按该价格结算",
     reason: "平仓原因",
+    orderType: "委托类型",
     status: {
       closed: "已平仓",
       cancelled: "已撤销",

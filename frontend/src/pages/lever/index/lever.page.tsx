@@ -7,7 +7,7 @@ import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
 import { isPositive } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
-import { formatTime, truncate } from '../../../components/format';
+import { amountText, formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { balanceKey, closingHere, useLive, useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
@@ -183,6 +183,22 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
                   <div>
                     <dt>{t('lever.stopLoss')}</dt>
                     <dd className="num">{truncate(p.stop_loss, pd)}</dd>
+                  </div>
+                  <div>
+                    <dt>{t('lever.markPrice')}</dt>
+                    <dd className="num" data-testid="position-mark">
+                      {truncate(p.current_price, pd)}
+                    </dd>
+                  </div>
+                  <div>
+                    <dt>{t('trade.feePreview')}</dt>
+                    <dd className="num" data-testid="position-fee">
+                      {amountText(p.fee)} USDT
+                    </dd>
+                  </div>
+                  <div>
+                    <dt>{t('lever.orderType')}</dt>
+                    <dd>{t(p.type === 'limit' ? 'trade.limit' : 'trade.market')}</dd>
                   </div>
                 </dl>
                 {!p.closing && (

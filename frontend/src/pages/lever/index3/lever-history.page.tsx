@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { leverApi, type Position } from '../../../api/derivatives';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Segmented } from '../../../components/form';
-import { formatTime, priceDecimals, truncate } from '../../../components/format';
+import { amountText, formatTime, priceDecimals, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { PnL, Side } from '../index/position-parts';
 import { LeverAuditView } from './lever-audit';
@@ -64,6 +64,20 @@ export function LeverHistoryPage({ titleKey }: { titleKey: string }) {
                     <div>
                       <dt>{t('lever.reason')}</dt>
                       <dd data-testid="close-reason">{p.status === 'cancelled' ? t('lever.status.cancelled') : p.close_reason ? t(`lever.closeReason.${p.close_reason}`) : '--'}</dd>
+                    </div>
+                    <div>
+                      <dt>{t('lever.margin')}</dt>
+                      <dd className="num">{amountText(p.margin)} USDT</dd>
+                    </div>
+                    <div>
+                      <dt>{t('trade.feePreview')}</dt>
+                      <dd className="num" data-testid="history-fee">
+                        {amountText(p.fee)} USDT
+                      </dd>
+                    </div>
+                    <div>
+                      <dt>{t('lever.orderType')}</dt>
+                      <dd>{t(p.type === 'limit' ? 'trade.limit' : 'trade.market')}</dd>
                     </div>
                   </dl>
                   {p.status === 'closed' && (

@@ -334,6 +334,11 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
       actual_amount: '299',
       tx_hash: 'abc123',
     });
+    // One record by its id (the withdrawal's detail screen), whatever page it is on; another user's is not listed.
+    expect((await get(u.token, 'charge_mention/log3', { id })).body.data.items).toEqual([expect.objectContaining({ id, status: 'rejected' })]);
+    const other = await user('1');
+    expect((await get(other.token, 'charge_mention/log3', { id })).body.data).toMatchObject({ items: [], total: 0 });
+    expect((await get(u.token, 'charge_mention/log3', { id: 'x' })).body.code).toBe(1000);
     const tb = await t.app.get(TrialBalanceService).compute();
     expect(tb.currencies.find((c) => c.symbol === 'USDT')!.completed_withdrawals).not.toBe('0');
   });

@@ -46,6 +46,7 @@ export async function records<T extends Reviewed, V>(
   if (owner !== undefined) where.userId = owner;
   // A withdrawal still `submitting` (its freeze on the way) is nobody's to see or decide yet.
   where.status = q.status ?? Not('submitting');
+  if (q.id !== undefined) where.id = q.id;
   const [rows, total] = await repo.findAndCount({ where: where as FindOptionsWhere<T>, order: { id: 'DESC' } as FindOptionsOrder<T>, skip: (q.page - 1) * q.limit, take: q.limit });
   return { items: rows.map(view), total, page: q.page, limit: q.limit };
 }

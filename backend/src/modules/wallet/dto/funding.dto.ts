@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from './wallet.dto';
 import { RequiredReason } from '../../../infra/http/validation';
@@ -139,6 +139,14 @@ export class RecordQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(['review', 'passed', 'rejected'])
   status?: 'review' | 'passed' | 'rejected';
+
+  @ApiPropertyOptional({ description: 'One record by its id (a page with no item when there is none of that id among those listed)' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(2147483647)
+  id?: number;
 }
 
 export class AdminRecordQueryDto extends RecordQueryDto {

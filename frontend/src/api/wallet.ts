@@ -170,8 +170,10 @@ export const walletApi = {
   depositAddress: (currencyId: number, chain: string) => post<DepositAddress>('wallet/get_in_address', { currency_id: currencyId, chain }, { quiet: true }),
   deposit: (form: { currency_id: number; chain: string; amount: string; image_id: string; client_id: string }) =>
     post<{ deposit_id: string; duplicate: boolean }>('wallet/charge_req', form),
-  deposits: (page = 1) => get<Page<FundingRecord>>('charge_mention/log2', { page, limit: 50 }),
-  withdrawals: (page = 1) => get<Page<FundingRecord>>('charge_mention/log3', { page, limit: 50 }),
+  deposits: (page = 1, limit = 50) => get<Page<FundingRecord>>('charge_mention/log2', { page, limit }),
+  withdrawals: (page = 1, limit = 50) => get<Page<FundingRecord>>('charge_mention/log3', { page, limit }),
+  /** One withdrawal of the user's, by id (null: none of that id). */
+  withdrawal: (id: string) => get<Page<FundingRecord>>('charge_mention/log3', { id, limit: 1 }).then((p) => p.items[0] ?? null),
   withdrawInfo: (currencyId: number) => post<WithdrawInfo>('wallet/get_info', { currency_id: currencyId }),
   /** The coin and chain come from the address-book entry. */
   withdraw: (form: { address_id: string; amount: string; password: string; remark?: string; client_id: string }) =>

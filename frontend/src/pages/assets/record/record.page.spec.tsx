@@ -1,30 +1,51 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAt } from '../../../../test/render';
-import { walletApi } from '../../../api/wallet';
+import { walletApi, type FundingRecord } from '../../../api/wallet';
+import { PATHS } from '../../../app/paths';
+import { WithdrawDetailPage } from '../withdraw/detail/withdraw-detail.page';
 import { RecordPage } from './record.page';
+
+const record = (id: number): FundingRecord => ({
+  id: String(id),
+  currency_id: 3,
+  symbol: 'USDT',
+  chain: 'TRC20',
+  address: 'TXaddress',
+  amount: '100',
+  fee: '1',
+  actual_amount: '99',
+  status: 'passed',
+  reason: null,
+  created_at: '2026-12-01T08:00:00Z',
+  reviewed_at: null,
+});
 
 afterEach(() => jest.restoreAllMocks());
 
-describe('records: the ledger type filter', () => {
-  it('names every code a user account meets, contracts and funding included, and asks for the one chosen', async () => {
-    const log = jest.spyOn(walletApi, 'log').mockResolvedValue({ items: [], total: 0, page: 1, limit: 50 });
-    renderAt('/records', '/records?tab=ledger', <RecordPage titleKey="menu.records" />);
-    const select = (await screen.findByLabelText('Entry type')) as HTMLSelectElement;
-    const labels = [...select.options].map((o) => o.textContent);
-    expect(labels).toEqual(
-      expect.arrayContaining([
-        'Contract margin (20)',
-        'Contract fee (21)',
-        'Contract margin returned (22)',
-        'Contract profit or loss (30)',
-        'System funding (900)',
-        'Spot trade fee (601)',
-      ]),
-    );
-    // A code without a name would show its catalogue key.
-    expect(labels.filter((l) => l?.includes('ledgerCodes'))).toEqual([]);
-    await userEvent.selectOptions(select, '30');
-    await waitFor(() => expect(log).toHaveBeenLastCalledWith({ code: 30, limit: 50 }));
+it('withdrawal records: each shows its fee and what arrives, and "Load more" reads the next page (past the first 50)', async () => {
+  const total = 70;
+  const withdrawals = jest.spyOn(walletApi, 'withdrawals').mockImplementation(async (page = 1, limit = 50) => {
+    const ids = Array.from({ length: total }, (_, i) => total - i).slice((page - 1) * limit, page * limit);
+    return { items: ids.map(record), total, page, limit };
   });
+  renderAt(PATHS.assetsRecord, `${PATHS.assetsRecord}?tab=withdraw`, <RecordPage titleKey="titles.assetsRecord" />);
+  await waitFor(() => expect(screen.getAllByTestId('record-amounts')).toHaveLength(50));
+  expect(screen.getAllByTestId('record-amounts')[0].textContent).toBe('Fee 1 · You receive 99 USDT');
+  await userEvent.click(screen.getByRole('button', { name: 'Load more' }));
+  await waitFor(() => expect(screen.getAllByTestId('record-amounts')).toHaveLength(70));
+  expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
+  expect(withdrawals.mock.calls).toEqual([
+    [1, 50],
+    [2, 50],
+  ]);
+});
+
+it("a withdrawal's detail reads that record by its id, however old (not only the first page's)", async () => {
+  const one = jest.spyOn(walletApi, 'withdrawal').mockResolvedValue({ ...record(7), amount: '250', status: 'review' });
+  const list = jest.spyOn(walletApi, 'withdrawals');
+  renderAt(PATHS.withdrawDetail, `${PATHS.withdrawDetail}?id=7`, <WithdrawDetailPage titleKey="titles.withdrawDetail" />);
+  expect((await screen.findByTestId('withdraw-amount')).textContent).toBe('250');
+  expect(one).toHaveBeenCalledWith('7');
+  expect(list).not.toHaveBeenCalled();
 });

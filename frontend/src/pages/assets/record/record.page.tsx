@@ -1,15 +1,18 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
+import type { Page as ListPage } from '../../../api/trading';
 import { walletApi, type FundingRecord, type LedgerLine } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Segmented, SelectField } from '../../../components/form';
 import { Page } from '../../../components/page';
 import { LedgerList } from '../ledger-list';
-import { formatTime } from '../../../components/format';
+import { amountText, formatTime } from '../../../components/format';
+import { usePaged } from '../../../components/use-paged';
 
 type Tab = 'deposit' | 'withdraw' | 'ledger';
+const LIMIT = 50;
 /** The ledger codes a user meets (docs/api.md "Ledger codes"), for the type filter. */
 export const LEDGER_CODES = ['200', '101', '502', '503', '500', '501', '600', '601', '602', '901', '902', '400', '401', '402', '103', '800', '801', '802', '700', '701', '702', '905', '40', '41', '903', '904', '20', '21', '22', '30', '900'] as const;
 
@@ -19,14 +22,42 @@ export function RecordPage({ titleKey }: { titleKey: string }) {
   const [params, setParams] = useSearchParams();
   const tab = (['deposit', 'withdraw', 'ledger'].includes(params.get('tab') ?? '') ? params.get('tab') : 'deposit') as Tab;
   const [code, setCode] = useState<string>('all');
-  const [records, setRecords] = useState<FundingRecord[] | null>(null);
-  const [lines, setLines] = useState<LedgerLine[] | null>(null);
+  // One list a page at a time: another tab or type reads page 1 again (a page still on its way for the one before is dropped).
+  const list = usePaged<ListPage<FundingRecord | LedgerLine>>(
+    (page) =>
+      tab === 'ledger'
+        ? walletApi.log({ code: code === 'all' ? undefined : Number(code), page, limit: LIMIT })
+        : tab === 'deposit'
+          ? walletApi.deposits(page, LIMIT)
+          : walletApi.withdrawals(page, LIMIT),
+    LIMIT,
+    { idOf: (item) => item.id },
+  );
+  const { items, failed, more, busy, reload, loadMore, setItems } = list;
   useEffect(() => {
-    setRecords(null);
-    setLines(null);
-    if (tab === 'ledger') void walletApi.log({ code: code === 'all' ? undefined : Number(code), limit: 50 }).then((p) => setLines(p.items), () => setLines([]));
-    else void (tab === 'deposit' ? walletApi.deposits() : walletApi.withdrawals()).then((p) => setRecords(p.items), () => setRecords([]));
-  }, [tab, code]);
+    setItems(null);
+    reload();
+  }, [tab, code, reload, setItems]);
+  const body = (
+    <>
+      {items === null ? (
+        failed ? (
+          <LoadFailed onRetry={reload} />
+        ) : (
+          <Skeleton rows={4} />
+        )
+      ) : tab === 'ledger' ? (
+        <LedgerList lines={items as LedgerLine[]} />
+      ) : (
+        <FundingRecords records={items as FundingRecord[]} kind={tab} />
+      )}
+      {more && (
+        <button type="button" className="button button--block" onClick={loadMore} disabled={busy}>
+          {t('common.loadMore')}
+        </button>
+      )}
+    </>
+  );
   return (
     <Page title={t(titleKey)}>
       <Segmented
@@ -41,11 +72,16 @@ export function RecordPage({ titleKey }: { titleKey: string }) {
       />
       {tab === 'ledger' ? (
         <section className="card">
-          <SelectField label={t('assets.ledgerType')} value={code} onChange={setCode} options={[{ value: 'all', label: t('trade.status.all') }, ...LEDGER_CODES.map((c) => ({ value: c, label: `${t(`ledgerCodes.c${c}`)} (${c})` }))]} />
-          {lines === null ? <Skeleton rows={4} /> : <LedgerList lines={lines} />}
+          <SelectField
+            label={t('assets.ledgerType')}
+            value={code}
+            onChange={setCode}
+            options={[{ value: 'all', label: t('trade.status.all') }, ...LEDGER_CODES.map((c) => ({ value: c, label: `${t(`ledgerCodes.c${c}`)} (${c})` }))]}
+          />
+          {body}
         </section>
       ) : (
-        <section className="card">{records === null ? <Skeleton rows={4} /> : <FundingRecords records={records} kind={tab} />}</section>
+        <section className="card">{body}</section>
       )}
     </Page>
   );
@@ -59,14 +95,17 @@ export function FundingRecords({ records, kind }: { records: FundingRecord[]; ki
     <ul className="list" data-testid={`${kind}-records`}>
       {records.map((r) => (
         <li key={r.id} className="record">
-          <Link to={kind === 'withdraw' ? `${PATHS.withdrawDetail}?id=${r.id}` : `${PATHS.assetsRecord}?tab=deposit`} className="record__head" style={{ color: 'inherit', textDecoration: 'none', minHeight: 44 }}>
+          <RecordHead to={kind === 'withdraw' ? `${PATHS.withdrawDetail}?id=${r.id}` : undefined}>
             <strong className="num">
               {r.amount} {r.symbol} <span className="muted small">{r.chain}</span>
             </strong>
             <span className={`status status--${r.status}`} data-testid="record-status">
               {t(`funding.status.${r.status}`)}
             </span>
-          </Link>
+          </RecordHead>
+          <div className="muted small" data-testid="record-amounts">
+            {t('funding.fee')} {amountText(r.fee)} · {t('funding.receive')} {amountText(r.actual_amount)} {r.symbol}
+          </div>
           <div className="muted small">{formatTime(r.created_at)}</div>
           {r.status === 'rejected' && r.reason && (
             <p className="small" data-testid="record-reason">
@@ -76,5 +115,16 @@ export function FundingRecords({ records, kind }: { records: FundingRecord[]; ki
         </li>
       ))}
     </ul>
+  );
+}
+
+/** A record's first line: a link to its detail where it has one (a withdrawal), else plain. */
+function RecordHead({ to, children }: { to?: string; children: ReactNode }) {
+  return to ? (
+    <Link to={to} className="record__head" style={{ color: 'inherit', textDecoration: 'none', minHeight: 44 }}>
+      {children}
+    </Link>
+  ) : (
+    <div className="record__head">{children}</div>
   );
 }

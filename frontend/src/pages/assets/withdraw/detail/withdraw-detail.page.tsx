@@ -13,7 +13,7 @@ export function WithdrawDetailPage({ titleKey }: { titleKey: string }) {
   const [params] = useSearchParams();
   const id = params.get('id');
   const [record, setRecord] = useState<FundingRecord | null | undefined>(undefined);
-  useEffect(() => void walletApi.withdrawals().then((p) => setRecord(p.items.find((r) => String(r.id) === id) ?? null), () => setRecord(null)), [id]);
+  useEffect(() => void (id && /^\d+$/.test(id) ? walletApi.withdrawal(id).then(setRecord, () => setRecord(null)) : setRecord(null)), [id]);
   const row = (label: string, value: string | null | undefined, testId?: string) =>
     value ? (
       <div>

@@ -312,6 +312,32 @@ export const CROSS_USER_CASES: CrossCase[] = [
     },
     call: (w, v) => w.post(w.b, 'wallet/out', { address_id: v, amount: '50', password: FUND_PASSWORD }),
   },
+  // A's withdrawal and deposit records, asked for by id: B's list has none of them.
+  {
+    route: 'GET /api/charge_mention/log3',
+    field: 'id',
+    refused: 'error-or-empty',
+    setup: async (w) => {
+      const address_id = await (w.aAddress ??= address(w, w.a));
+      const r = await w.post(w.a, 'wallet/out', { address_id, amount: '20', password: FUND_PASSWORD });
+      if (r.code !== 1) throw new Error(`wallet/out: ${JSON.stringify(r)}`);
+      const id = (r.data as { withdrawal_id: number }).withdrawal_id;
+      return { value: id, row: row(w, 'withdrawals', id) };
+    },
+    call: (w, v) => w.get(w.b, 'charge_mention/log3', { id: v }),
+  },
+  {
+    route: 'GET /api/charge_mention/log2',
+    field: 'id',
+    refused: 'error-or-empty',
+    setup: async (w) => {
+      const r = await w.post(w.a, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '100', image_id: await w.upload(w.a) });
+      if (r.code !== 1) throw new Error(`wallet/charge_req: ${JSON.stringify(r)}`);
+      const id = (r.data as { deposit_id: number }).deposit_id;
+      return { value: id, row: row(w, 'deposits', id) };
+    },
+    call: (w, v) => w.get(w.b, 'charge_mention/log2', { id: v }),
+  },
   // Deposits: B's deposit request with A's proof image.
   {
     route: 'POST /api/wallet/charge_req',

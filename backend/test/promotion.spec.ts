@@ -34,6 +34,8 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
   });
 
   const get = (path: string, token: string, query: Record<string, unknown> = {}) => t.http().get(`/api/${path}`).set('Authorization', token).query(query);
+  /** The spec's POST calls (user/invite_list, user/myInvite, user/my_account_return): the fields form-encoded. */
+  const post = (path: string, token: string, body: Record<string, unknown> = {}) => t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
   const order = (token: string, body: Record<string, string>) =>
     t
       .http()
@@ -127,12 +129,12 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect(messages).toEqual([{ title_key: 'notice.rebate_paid', params: { amount: '6', coin: 'USDT' } }]);
     const after = (await get('user/invite', inviter.token)).body.data;
     expect(after).toMatchObject({ total_rebate: '6', pending_rebate: '0' });
-    const records = (await get('user/my_account_return', inviter.token)).body.data;
+    const records = (await post('user/my_account_return', inviter.token)).body.data;
     expect(records.total).toBe(1);
     expect(records.items[0]).toMatchObject({ kind: 'spot', currency: 'USDT', fee: '30', ratio: '0.2', amount: '6', status: 'paid' });
     expect(records.items[0].invitee).toMatch(/^fr\*\*\*@kestrel\.test$/);
     // The invitee earns nothing from their own fee and has no records.
-    expect((await get('user/my_account_return', invitee.token)).body.data.total).toBe(0);
+    expect((await post('user/my_account_return', invitee.token)).body.data.total).toBe(0);
   });
 
   // A spot fee's leg is in its trade's row (the view `ledger`): the buyer's at ledger_id + 4, in the coin bought.
@@ -176,7 +178,7 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     const [event] = await t.ds.query(`SELECT metadata FROM events WHERE type = 'PartnerStatusChanged' ORDER BY seq DESC LIMIT 1`);
     expect(event.metadata).toMatchObject({ reason: 'regional partner contract 12' });
     expect((await get('user/invite', inviter.token)).body.data).toMatchObject({ ratio: '0.4', partner: true });
-    expect((await get('user/myInvite', invitee.token)).body.data).toMatchObject({ sub_account: true, partner: false, inviter: { partner: true } });
+    expect((await post('user/myInvite', invitee.token)).body.data).toMatchObject({ sub_account: true, partner: false, inviter: { partner: true } });
 
     // A contract fee exactly as the contract service writes it: lever account → fees, code 21.
     await deposit(t, invitee.user.id, USDT, '100');
@@ -218,7 +220,7 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     await run();
     await t.app.get(OutboxRelay).applied(`rebate:${(await t.ds.query(`SELECT max(id)::text AS id FROM promotion_rebates`))[0].id}`);
     expect(await coinBalance(t, inviter.user.id, USDT)).toEqual({ available: '0.69382715', frozen: '0' });
-    const kinds = (await get('user/my_account_return', inviter.token)).body.data.items.map((r: { kind: string; amount: string }) => [r.kind, r.amount]);
+    const kinds = (await post('user/my_account_return', inviter.token)).body.data.items.map((r: { kind: string; amount: string }) => [r.kind, r.amount]);
     expect(kinds).toEqual([
       ['option', '0.2'],
       ['contract', '0.49382715'],
@@ -288,7 +290,7 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
       await t.http().post(`/api/admin/promotion/partners/${other.user.id}`).set('Authorization', admin).type('form').send({ partner: '1', reason: 'r' })
     ).body.data;
     expect((await bind(loner.token, otherCode)).body.code).toBe(3001);
-    expect((await get('user/myInvite', loner.token)).body.data).toMatchObject({ sub_account: true, can_bind: false });
+    expect((await post('user/myInvite', loner.token)).body.data).toMatchObject({ sub_account: true, can_bind: false });
     // A partner may not join the team of someone they invited.
     const invited = await registerByEmail(t, uniqueEmail(), 'secret-pass', { invite_code: partner.user.invite_code });
     const { auth_code: code2 } = (
@@ -358,11 +360,11 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect(await inviteeSells(loner)).toBe('30');
     expect((await t.http().post('/api/user/bind_auth_code').set('Authorization', loner.token).type('form').send({ auth_code })).body.code).toBe(1);
     await rebates.accrue();
-    expect((await get('user/my_account_return', partner.token)).body.data.total).toBe(0);
+    expect((await post('user/my_account_return', partner.token)).body.data.total).toBe(0);
     // After it: rebated.
     expect(await inviteeSells(loner)).toBe('30');
     await rebates.accrue();
-    const records = (await get('user/my_account_return', partner.token)).body.data;
+    const records = (await post('user/my_account_return', partner.token)).body.data;
     expect(records.items.map((r: { kind: string; fee: string }) => [r.kind, r.fee])).toEqual([['spot', '30']]);
   });
 
@@ -383,10 +385,10 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect([...rebatesInOrder].sort((a, b) => b - a)).toEqual(rebatesInOrder);
     expect(ranking.items.every((r: { account: string }) => r.account.includes('***'))).toBe(true);
 
-    const list = (await get('user/invite_list', big.inviter.token)).body.data;
+    const list = (await post('user/invite_list', big.inviter.token)).body.data;
     expect(list).toMatchObject({ total: 1, items: [{ account: mask(big.invitee.email), rebate: '12' }] });
     expect(JSON.stringify(list)).not.toContain(big.invitee.email);
-    expect((await get('user/invite_list', big.inviter.token, { limit: 1000 })).body.code).toBe(1000);
+    expect((await post('user/invite_list', big.inviter.token, { limit: 1000 })).body.code).toBe(1000);
 
     const share = (await get('user/my_share', big.inviter.token).set('lang', 'zh')).body.data;
     expect(share.text).toContain(big.inviter.user.invite_code);

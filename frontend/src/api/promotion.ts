@@ -56,9 +56,9 @@ export const PROMOTION_PAGE_SIZE = 50;
 
 export const promotionApi = {
   invite: () => get<InviteInfo>('user/invite'),
-  myInvite: () => get<MyInvite>('user/myInvite'),
-  invitees: (page = 1) => get<Page<Invitee>>('user/invite_list', { page, limit: PROMOTION_PAGE_SIZE }),
-  records: (page = 1) => get<Page<RebateRecord>>('user/my_account_return', { page, limit: PROMOTION_PAGE_SIZE }),
+  myInvite: () => post<MyInvite>('user/myInvite'),
+  invitees: (page = 1) => post<Page<Invitee>>('user/invite_list', { page, limit: PROMOTION_PAGE_SIZE }),
+  records: (page = 1) => post<Page<RebateRecord>>('user/my_account_return', { page, limit: PROMOTION_PAGE_SIZE }),
   ranking: () => get<Ranking>('user/invite_ranking'),
   poster: () => get<Poster>('user/my_poster'),
   share: () => get<{ invite_code: string; link: string; text: string }>('user/my_share'),

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, ParseIntPipe, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, Param, ParseIntPipe, Post, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AdminAuth, Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
@@ -27,18 +27,18 @@ export class PromotionController {
     return this.promotion.invite(auth.subjectId, origin(req));
   }
 
-  @Get('invite_list')
-  inviteList(@Auth() auth: AuthContext, @Query() q: PromotionPageDto) {
+  @Post('invite_list')
+  inviteList(@Auth() auth: AuthContext, @Body() q: PromotionPageDto) {
     return this.promotion.inviteList(auth.subjectId, q.page, q.limit);
   }
 
-  @Get('myInvite')
+  @Post('myInvite')
   myInvite(@Auth() auth: AuthContext) {
     return this.promotion.myInvite(auth.subjectId);
   }
 
-  @Get('my_account_return')
-  records(@Auth() auth: AuthContext, @Query() q: PromotionPageDto) {
+  @Post('my_account_return')
+  records(@Auth() auth: AuthContext, @Body() q: PromotionPageDto) {
     return this.promotion.records(auth.subjectId, q.page, q.limit);
   }
 

@@ -374,7 +374,8 @@ async function main() {
       ['kyc_submit', 2, (u, [a]) =>
         req('POST', 'user/real_name', { country: 'PT', name: 'Sim Trader', id_number: `SIM-${u.id}-${Math.floor(a * 1000)}`, address: 'Loopback 1', front_image: u.images[0], back_image: u.images[1], hand_image: u.images[2] }, u.token)],
       ['kyc_decide', 2, (u, [a, b]) => decide(a, b, 'admin/real_name', { status: 'review' }, 'admin/real_name', {}, 'The photo is not readable')],
-      ['deposit', 4, (u, [a]) => req('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: amount(a, 5, 3000), image_id: u.images[0] }, u.token)],
+      // Each report with the picture of its own transfer (an image backs one report: 2303).
+      ['deposit', 4, async (u, [a]) => req('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: amount(a, 5, 3000), image_id: await upload(api, 'upload/image', u.token) }, u.token)],
       ['deposit_decide', 4, (u, [a, b]) => decide(a, b, 'admin/deposits', { status: 'review' }, 'admin/deposits', { reason: 'seen on chain' }, 'No such transfer received')],
       ['withdraw', 3, (u, [a]) => req('POST', 'wallet/out', { address_id: u.address, amount: amount(a, 10, 900), password: FUND_PASSWORD }, u.token)],
       ['withdraw_decide', 3, (u, [a, b]) => decide(a, b, 'admin/withdrawals', { status: 'review' }, 'admin/withdrawals', { tx_hash: `sim${a.toString(16).slice(2, 12)}` }, 'Address under review')],

@@ -324,6 +324,10 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     });
     const proof = await post(u.token, 'borrow/back/apply', { order_id: id, image_id: image, amount: '707' });
     expect(proof.body.data).toMatchObject({ kind: 'transfer', status: 'review', amount: '707' });
+    // That picture backs this repayment only: reported again as a deposit's proof it is refused (2303), and nothing is recorded.
+    const deposits = await t.ds.query('SELECT COUNT(*)::int AS n FROM deposits WHERE user_id = $1', [u.user.id]);
+    expect((await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '707', image_id: image })).body.code).toBe(2303);
+    expect(await t.ds.query('SELECT COUNT(*)::int AS n FROM deposits WHERE user_id = $1', [u.user.id])).toEqual(deposits);
     // While it is in review, nothing more can be sent against it.
     expect((await post(u.token, 'borrow/order/back', { order_id: id, amount: '1' })).body).toMatchObject({
       code: 2707,

@@ -206,16 +206,20 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     ]);
     expect(n).toBe(2);
 
+    // The first report's image backs no second one (2303), and that refusal changes nothing.
+    const again = await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '250.5', image_id: image });
+    expect(again.body).toMatchObject({ code: 2303, message: 'This image is already the proof of another report. Upload the proof of this transfer' });
     // One request sent twice at the same moment (a double tap): one deposit record, both answers are it.
+    const image2 = await proofImage(u.token);
     const both = await Promise.all(
-      [1, 2].map(() => post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '10', image_id: image, client_id: 'dep-1' })),
+      [1, 2].map(() => post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '10', image_id: image2, client_id: 'dep-1' })),
     );
     expect(both.map((r) => r.body.code)).toEqual([1, 1]);
     expect(both.map((r) => r.body.data.duplicate).sort()).toEqual([false, true]);
     expect(both[0].body.data.deposit_id).toBe(both[1].body.data.deposit_id);
     expect((await t.ds.query(`SELECT COUNT(*)::int AS n FROM deposits WHERE client_id = 'dep-1'`))[0].n).toBe(1);
 
-    const b = (await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '99', image_id: image })).body.data;
+    const b = (await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '99', image_id: await proofImage(u.token) })).body.data;
     expect((await post(admin, `admin/deposits/${b.deposit_id}/reject`, {})).body.message).toBe('A reason is required');
     expect((await post(admin, `admin/deposits/${b.deposit_id}/reject`, { reason: 'No such transfer received' })).body.code).toBe(1);
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '250.5', frozen: '0' });

@@ -13,6 +13,7 @@ export type RepaymentStatus = 'pending' | 'done' | 'failed' | 'review' | 'approv
 @Index('ix_loan_repayments_order', ['orderId', 'id'])
 @Index('ix_loan_repayments_user', ['userId', 'id'])
 @Index('ix_loan_repayments_status', ['status', 'id'])
+@Index('ix_loan_repayments_image', ['image'], { where: 'image IS NOT NULL' })
 @Index('uq_loan_repayments_client', ['userId', 'clientId'], { unique: true, where: 'client_id IS NOT NULL' })
 export class LoanRepayment {
   @PrimaryGeneratedColumn({ type: 'bigint' })

@@ -120,7 +120,7 @@ export class LoanRepaymentService {
     const amount = loanAmount(dto.amount, coin);
     const free = money(o.remaining).minus(o.pending);
     if (amount.gt(free)) throw new BusinessError(ErrorCode.LOAN_REPAY_EXCEEDS, undefined, { remaining: truncate(free, coin.displayDecimals) });
-    if (kind === 'transfer') await this.uploads.claim(m, userId, dto.image_id!);
+    if (kind === 'transfer') await this.uploads.claimProof(m, userId, dto.image_id!);
     // From the balance the split is fixed now (the command must be the same on a resend); a proof's at its approval.
     const split =
       kind === 'balance' ? splitRepayment(moneyString(amount), moneyString(money(o.interest).minus(o.interestPaid))) : { interest: '0', principal: '0' };

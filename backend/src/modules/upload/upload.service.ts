@@ -182,4 +182,37 @@ export class UploadService {
       : [];
     if (rows.length === 0) throw new BusinessError(ErrorCode.UPLOAD_NOT_FOUND);
   }
+
+  /**
+   * A payment proof (a deposit report, a loan repayment by transfer), inside the caller's
+   * transaction: the user's own upload (2301) that is no other report's proof yet (2303), so one
+   * picture of a transfer is not reported twice (a rejected report keeps its image too: a new
+   * report takes a new upload). The operator's check of the transfer itself stays the defence
+   * against a picture uploaded again as a new file.
+   */
+  async claimProof(manager: EntityManager, userId: number, uploadId: string): Promise<void> {
+    await this.lockProof(manager, userId, uploadId);
+    await this.refuseUsedProof(manager, uploadId);
+  }
+
+  /**
+   * claimProof's first half: the user's own upload (2301), its row locked for update, so two
+   * reports naming the same image take turns and the second sees the first's row once it commits
+   * (a caller that answers a retry with its first report looks for it between the two halves).
+   */
+  async lockProof(manager: EntityManager, userId: number, uploadId: string): Promise<void> {
+    const rows: unknown[] = UUID_RE.test(uploadId)
+      ? await manager.query('SELECT 1 FROM uploads WHERE id = $1 AND user_id = $2 FOR UPDATE', [uploadId, userId])
+      : [];
+    if (rows.length === 0) throw new BusinessError(ErrorCode.UPLOAD_NOT_FOUND);
+  }
+
+  /** claimProof's second half: 2303 when the image is some deposit report's or transfer repayment's proof already. */
+  async refuseUsedProof(manager: EntityManager, uploadId: string): Promise<void> {
+    const used: unknown[] = await manager.query(
+      `SELECT 1 FROM deposits WHERE proof_upload_id = $1::uuid UNION ALL SELECT 1 FROM loan_repayments WHERE image = $1::text LIMIT 1`,
+      [uploadId],
+    );
+    if (used.length > 0) throw new BusinessError(ErrorCode.UPLOAD_PROOF_USED);
+  }
 }

@@ -7,6 +7,7 @@ export type ReviewStatus = 'review' | 'passed' | 'rejected';
 @Entity('deposits')
 @Index('ix_deposits_user', ['userId', 'id'])
 @Index('ix_deposits_status', ['status', 'id'])
+@Index('ix_deposits_proof', ['proofUploadId'])
 @Index('uq_deposits_client', ['userId', 'clientId'], { unique: true, where: 'client_id IS NOT NULL' })
 export class Deposit {
   @PrimaryGeneratedColumn()

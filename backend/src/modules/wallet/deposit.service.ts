@@ -58,9 +58,11 @@ export class DepositService {
     const amount = positive(dto.amount);
     if (amount.lt(coin.minDeposit)) throw new BusinessError(ErrorCode.DEPOSIT_BELOW_MIN, undefined, { min: moneyString(coin.minDeposit), coin: coin.symbol });
     const create = async (m: EntityManager) => {
+      // The image first (locked): the same report sent twice at once then finds its first here, once that commits.
+      await this.uploads.lockProof(m, userId, dto.image_id);
       const earlier = await prior(m);
       if (earlier) return earlier;
-      await this.uploads.claim(m, userId, dto.image_id);
+      await this.uploads.refuseUsedProof(m, dto.image_id);
       const [row] = await m.query(
         `INSERT INTO deposits (user_id, currency_id, chain, address, amount, proof_upload_id, client_id) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
         [userId, coin.id, chain.chain, chain.depositAddress, moneyString(amount), dto.image_id, dto.client_id ?? null],

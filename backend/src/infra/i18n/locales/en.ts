@@ -151,6 +151,7 @@ export const en = {
   'upload.file_required': 'Choose an image to upload',
   'upload.not_image': 'Only JPEG or PNG images can be uploaded',
   'upload.not_found': 'The image was not found. Please upload it again',
+  'upload.proof_used': 'This image is already the proof of another report. Upload the proof of this transfer',
   'upload.too_large': 'The image is too large: at most {side} pixels a side and {megapixels} megapixels',
   'kyc.country_required': 'Country is required',
   'kyc.country_invalid': 'Country must be at most 64 characters',

@@ -153,6 +153,7 @@ export const hk: Catalogue = {
   'upload.file_required': '請選擇要上傳的圖片',
   'upload.not_image': '僅支援上傳 JPEG 或 PNG 圖片',
   'upload.not_found': '圖片不存在，請重新上傳',
+  'upload.proof_used': '該圖片已是其他申請的憑證，請上傳本次轉帳的憑證',
   'upload.too_large': '圖片尺寸過大：每邊最多 {side} 像素，總計不超過 {megapixels} 百萬像素',
   'kyc.country_required': '請填寫國家',
   'kyc.country_invalid': '國家最多 64 個字元',

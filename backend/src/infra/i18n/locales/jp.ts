@@ -154,6 +154,7 @@ export const jp: Catalogue = {
   'upload.file_required': 'アップロードする画像を選択してください',
   'upload.not_image': 'アップロードできるのは JPEG または PNG 画像のみです',
   'upload.not_found': '画像が見つかりません。もう一度アップロードしてください',
+  'upload.proof_used': 'この画像はすでに別の申請の証明です。今回の送金の証明をアップロードしてください',
   'upload.too_large': '画像が大きすぎます（一辺 {side} ピクセル、合計 {megapixels} メガピクセルまで）',
   'kyc.country_required': '国を入力してください',
   'kyc.country_invalid': '国は 64 文字以内で入力してください',

@@ -153,6 +153,7 @@ export const kr: Catalogue = {
   'upload.file_required': '업로드할 이미지를 선택하세요',
   'upload.not_image': 'JPEG 또는 PNG 이미지만 업로드할 수 있습니다',
   'upload.not_found': '이미지를 찾을 수 없습니다. 다시 업로드해 주세요',
+  'upload.proof_used': '이 이미지는 이미 다른 신청의 증빙입니다. 이번 송금의 증빙을 업로드해 주세요',
   'upload.too_large': '이미지가 너무 큽니다(한 변 최대 {side}픽셀, 전체 최대 {megapixels}메가픽셀)',
   'kyc.country_required': '국가를 입력하세요',
   'kyc.country_invalid': '국가는 최대 64자입니다',

@@ -153,6 +153,7 @@ export const py: Catalogue = {
   'upload.file_required': 'Escolha uma imagem para enviar',
   'upload.not_image': 'Só é possível enviar imagens JPEG ou PNG',
   'upload.not_found': 'A imagem não foi encontrada. Envie-a novamente',
+  'upload.proof_used': 'Esta imagem já é o comprovante de outro pedido. Envie o comprovante desta transferência',
   'upload.too_large': 'A imagem é grande demais: no máximo {side} pixels por lado e {megapixels} megapixels',
   'kyc.country_required': 'O país é obrigatório',
   'kyc.country_invalid': 'O país deve ter no máximo 64 caracteres',

@@ -153,6 +153,7 @@ export const ty: Catalogue = {
   'upload.file_required': 'กรุณาเลือกรูปภาพที่จะอัปโหลด',
   'upload.not_image': 'อัปโหลดได้เฉพาะรูปภาพ JPEG หรือ PNG เท่านั้น',
   'upload.not_found': 'ไม่พบรูปภาพ กรุณาอัปโหลดอีกครั้ง',
+  'upload.proof_used': 'รูปภาพนี้เป็นหลักฐานของคำขออื่นแล้ว กรุณาอัปโหลดหลักฐานของการโอนครั้งนี้',
   'upload.too_large': 'รูปภาพใหญ่เกินไป (ด้านละไม่เกิน {side} พิกเซล และรวมไม่เกิน {megapixels} ล้านพิกเซล)',
   'kyc.country_required': 'กรุณาระบุประเทศ',
   'kyc.country_invalid': 'ประเทศต้องมีความยาวไม่เกิน 64 ตัวอักษร',

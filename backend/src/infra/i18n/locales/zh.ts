@@ -153,6 +153,7 @@ export const zh: Catalogue = {
   'upload.file_required': '请选择要上传的图片',
   'upload.not_image': '仅支持上传 JPEG 或 PNG 图片',
   'upload.not_found': '图片不存在，请重新上传',
+  'upload.proof_used': '该图片已是其他申请的凭证，请上传本次转账的凭证',
   'upload.too_large': '图片尺寸过大：每边最多 {side} 像素，总计不超过 {megapixels} 百万像素',
   'kyc.country_required': '请填写国家',
   'kyc.country_invalid': '国家最多 64 个字符',

@@ -378,7 +378,7 @@ async function main() {
       ['deposit', 4, async (u, [a]) => req('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: amount(a, 5, 3000), image_id: await upload(api, 'upload/image', u.token) }, u.token)],
       ['deposit_decide', 4, (u, [a, b]) => decide(a, b, 'admin/deposits', { status: 'review' }, 'admin/deposits', { reason: 'seen on chain' }, 'No such transfer received')],
       ['withdraw', 3, (u, [a]) => req('POST', 'wallet/out', { address_id: u.address, amount: amount(a, 10, 900), password: FUND_PASSWORD }, u.token)],
-      ['withdraw_decide', 3, (u, [a, b]) => decide(a, b, 'admin/withdrawals', { status: 'review' }, 'admin/withdrawals', { tx_hash: `sim${a.toString(16).slice(2, 12)}` }, 'Address under review')],
+      ['withdraw_decide', 3, (u, [a, b]) => decide(a, b, 'admin/withdrawals', { status: 'review' }, 'admin/withdrawals', { tx_hash: `sim${a.toString(16).slice(2, 12)}`, reason: 'paid out' }, 'Address under review')],
       ['transfer', 7, (u, [a, b, c]) => {
         // Money mostly flows out of the trade account into the others, and comes back now and then.
         const from = a < 0.6 ? 'coin' : pick(ACCOUNTS, b);
@@ -434,7 +434,7 @@ async function main() {
         if (r.code === 1) u.loans.push(r.data.id);
         return r;
       }],
-      ['loan_decide', 1, (u, [a, b]) => decide(a, b, 'admin/loan/orders', { status: 'approving' }, 'admin/loan/orders', {}, 'Income not documented')],
+      ['loan_decide', 1, (u, [a, b]) => decide(a, b, 'admin/loan/orders', { status: 'approving' }, 'admin/loan/orders', { reason: 'income documented' }, 'Income not documented')],
       ['loan_repay', 1, (u, [a, b]) => (u.loans.length ? req('POST', 'borrow/order/back', { order_id: pick(u.loans, a), amount: amount(b, 50, 1500) }, u.token) : { code: 'idle' })],
       ['nft_buy', 2, (u, [a]) => req('POST', 'nft/buy', { item_id: pick(nftItems, a).id, client_id: randomUUID() }, u.token).then((r) => {
         if (r.code === 1) nftItems.find((i) => i.id === r.data.item.id).owner = u;

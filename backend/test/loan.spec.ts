@@ -337,7 +337,7 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(review.body.data.items).toEqual([expect.objectContaining({ id: proof.body.data.id, image_url: `/api/upload/${image}` })]);
     const ok = await post(admin, `admin/loan/repayments/${proof.body.data.id}/approve`, { reason: 'received on chain' });
     expect(ok.body.data).toMatchObject({ status: 'approved', interest_part: '0', principal_part: '707', remaining: '0', loan_status: 'repaid' });
-    expect((await post(admin, `admin/loan/repayments/${proof.body.data.id}/approve`, {})).body.code).toBe(2209);
+    expect((await post(admin, `admin/loan/repayments/${proof.body.data.id}/approve`, { reason: 'received on chain' })).body.code).toBe(2209);
     expect(await pool()).toBe(moneyString(money(poolBefore).plus(1007)));
     const done = (await get(u.token, 'borrow/order/list', { status: 'repaid' })).body.data.items;
     expect(done).toEqual([expect.objectContaining({ id, remaining: '0', repaid: '1007', status: 'repaid' })]);
@@ -482,8 +482,8 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     await t.ds.query(`UPDATE loan_products SET max_amount = $1 WHERE id = $2`, [left, product.id]);
     const big = await borrower();
     const bo = await applied(big, moneyString(money(left).minus(500)), 7);
-    expect((await post(admin, `admin/loan/orders/${bo.id}/approve`, {})).body.code).toBe(1);
-    const r = await post(admin, `admin/loan/orders/${o.id}/approve`, {});
+    expect((await post(admin, `admin/loan/orders/${bo.id}/approve`, { reason: 'income documented' })).body.code).toBe(1);
+    const r = await post(admin, `admin/loan/orders/${o.id}/approve`, { reason: 'income documented' });
     expect(r.body).toMatchObject({ code: 2704, message: 'The lending pool cannot cover this loan right now. Please try a smaller amount or try again later' });
     expect((await get(admin, `admin/loan/orders/${o.id}`)).body.data).toMatchObject({ status: 'approving' });
     expect(await entries(u.user.id, 802)).toEqual([]);

@@ -197,6 +197,9 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect(a).toMatchObject({ code: 1, message: 'Submitted successfully' });
     expect((await get(u.token, 'charge_mention/log2')).body.data.items[0]).toMatchObject({ id: a.data.deposit_id, status: 'review', amount: '250.5' });
 
+    // A decision that moves money carries its reason (DESIGN §5): without one it is refused and credits nothing.
+    expect((await post(admin, `admin/deposits/${a.data.deposit_id}/approve`, {})).body).toMatchObject({ code: 1000, message: 'A reason is required' });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '0', frozen: '0' });
     // Two operators approve at once: credited once.
     const approvals = await Promise.all([1, 2].map(() => post(admin, `admin/deposits/${a.data.deposit_id}/approve`, { reason: 'tx seen on chain' })));
     expect(approvals.map((r) => r.body.code).sort()).toEqual([1, 2209]);
@@ -330,7 +333,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect((await get(u.token, 'charge_mention/log3')).body.data.items[0]).toMatchObject({ status: 'rejected', reason: 'address under review' });
 
     const ok = (await post(u.token, 'wallet/out', { address_id: addr, amount: '300', password: '135790', remark: 'cold storage' })).body.data.withdrawal_id;
-    const pay = await Promise.all([1, 2].map(() => post(admin, `admin/withdrawals/${ok}/approve`, { tx_hash: 'abc123' })));
+    const pay = await Promise.all([1, 2].map(() => post(admin, `admin/withdrawals/${ok}/approve`, { tx_hash: 'abc123', reason: 'paid out' })));
     expect(pay.map((r) => r.body.code).sort()).toEqual([1, 2209]);
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '200', frozen: '0' });
     expect((await get(u.token, 'charge_mention/log3', { status: 'passed' })).body.data.items[0]).toMatchObject({
@@ -361,7 +364,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
         code: 1,
         data: { status: 'rejected', symbol: 'USDT' },
       });
-      expect((await post(admin, `admin/deposits/${d}/approve`, {})).body).toMatchObject({ code: 1, data: { status: 'passed', symbol: 'USDT' } });
+      expect((await post(admin, `admin/deposits/${d}/approve`, { reason: 'tx seen on chain' })).body).toMatchObject({ code: 1, data: { status: 'passed', symbol: 'USDT' } });
     } finally {
       await t.ds.query('UPDATE coins SET enabled = true WHERE id = $1', [USDT]);
     }
@@ -658,7 +661,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
       expect((await post(u.token, 'wallet/change', into)).body.code).toBe(2107);
       // Another decision on a decided record: 2209 at once.
       expect((await post(admin, `admin/deposits/${d}/reject`, { reason: 'no' })).body.code).toBe(2209);
-      expect((await post(admin, `admin/withdrawals/${w}/approve`, {})).body.code).toBe(2209);
+      expect((await post(admin, `admin/withdrawals/${w}/approve`, { reason: 'paid out' })).body.code).toBe(2209);
       expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '370', frozen: '100' }); // nothing credited or released yet
     } finally {
       stopped.mockRestore();
@@ -685,7 +688,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
         cmd.t === 'post' && cmd.commandId === `withdrawal-approve:${w}` ? Promise.resolve(empty('INSUFFICIENT_BALANCE')) : submit(cmd),
       );
     try {
-      expect((await post(admin, `admin/withdrawals/${w}/approve`, { tx_hash: 'abc' })).body).toMatchObject({ code: 2000, message: 'Insufficient balance' });
+      expect((await post(admin, `admin/withdrawals/${w}/approve`, { tx_hash: 'abc', reason: 'paid out' })).body).toMatchObject({ code: 2000, message: 'Insufficient balance' });
     } finally {
       refused.mockRestore();
     }

@@ -142,7 +142,7 @@ describe('loans on the real stack', () => {
     };
     const products = await api<{ items: Array<{ id: number }> }>('GET', 'borrow/list');
     const o = await api<{ id: string }>('POST', 'borrow/order/apply', { product_id: products.items[0].id, amount: '200', days: 15, ...photos }, user.token);
-    await api('POST', `admin/loan/orders/${o.id}/approve`, {}, adminToken);
+    await api('POST', `admin/loan/orders/${o.id}/approve`, { reason: 'income documented' }, adminToken);
     const findings = [
       ...(await shoot(page, 'index', '/pages/loan/index', '[data-testid="loan-terms"]')),
       ...(await shoot(page, 'order', '/pages/loan/order', '[data-testid="loan-order"]')),

@@ -7,7 +7,6 @@ import {
   AdminLoanListDto,
   AdminRepaymentListDto,
   LoanApplyDto,
-  LoanApproveDto,
   LoanBackListDto,
   LoanListDto,
   LoanOrderIdDto,
@@ -130,7 +129,7 @@ export class LoanAdminController {
   }
 
   @Post('orders/:id/approve')
-  approve(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: LoanApproveDto) {
+  approve(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: ReasonDto) {
     return this.approvals.approve(auth.subjectId, id, dto.reason);
   }
 
@@ -145,7 +144,7 @@ export class LoanAdminController {
   }
 
   @Post('repayments/:id/approve')
-  approveProof(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: LoanApproveDto) {
+  approveProof(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: ReasonDto) {
     return this.repayments.approveProof(auth.subjectId, id, dto.reason);
   }
 

@@ -163,14 +163,6 @@ export class AdminRepaymentListDto extends PageQueryDto {
   order_id?: number;
 }
 
-export class LoanApproveDto {
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
-  reason?: string;
-}
-
 /** Operator: a product (all optional on an edit), with the reason for the change. */
 export class LoanProductEditDto extends ReasonDto {
   @ApiPropertyOptional({ example: 'usdt-standard' })

@@ -2,7 +2,8 @@ import { Body, Controller, Get, Param, ParseIntPipe, Post, Query } from '@nestjs
 import { ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Auth, AuthContext } from '../../infra/auth/guards';
 import { DepositService } from './deposit.service';
-import { AdminRecordQueryDto, ApproveDepositDto, ApproveWithdrawalDto, ChainConfigDto, CoinConfigDto, FundingRejectDto } from './dto/funding.dto';
+import { ReasonDto } from '../../infra/http/reason.dto';
+import { AdminRecordQueryDto, ApproveWithdrawalDto, ChainConfigDto, CoinConfigDto, FundingRejectDto } from './dto/funding.dto';
 import { FundingConfigService } from './funding-config.service';
 import { WithdrawalService } from './withdrawal.service';
 
@@ -23,7 +24,7 @@ export class WalletAdminController {
   }
 
   @Post('deposits/:id/approve')
-  approveDeposit(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: ApproveDepositDto) {
+  approveDeposit(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: ReasonDto) {
     return this.deposits.approve(auth.subjectId, id, dto.reason);
   }
 

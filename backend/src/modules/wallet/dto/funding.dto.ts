@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from './wallet.dto';
+import { ReasonDto } from '../../../infra/http/reason.dto';
 import { RequiredReason } from '../../../infra/http/validation';
 
 const CHAIN_RE = /^[A-Za-z0-9]{2,16}$/;
@@ -157,26 +158,13 @@ export class AdminRecordQueryDto extends RecordQueryDto {
   user_id?: number;
 }
 
-export class ApproveWithdrawalDto {
+/** Paying a withdrawal out: the reason (kept with the decision), and the payout's transaction id when there is one. */
+export class ApproveWithdrawalDto extends ReasonDto {
   @ApiPropertyOptional({ description: 'On-chain transaction id of the payout' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
   tx_hash?: string;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
-  reason?: string;
-}
-
-export class ApproveDepositDto {
-  @ApiPropertyOptional({ description: 'Note kept with the decision (e.g. the transaction checked)' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
-  reason?: string;
 }
 
 export class FundingRejectDto {

@@ -1,7 +1,7 @@
 import Decimal from 'decimal.js';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
-import { registerByEmail } from './support/accounts';
+import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
 import { tickRecorder } from './support/mark-prices';
 import { startTestApp, TestApp } from './support/test-app';
@@ -58,6 +58,7 @@ describe('lever/audit: public settlement audit of contract closes (real PostgreS
 
   async function trader(usdt = '1000') {
     const u = await registerByEmail(t);
+    await setFundPassword(t, u);
     await deposit(t, u.user.id, USDT, usdt);
     const r = await t.http().post('/api/wallet/change').set('Authorization', u.token).type('form').send({ from: 'coin', to: 'lever', currency_id: USDT, amount: usdt });
     expect(r.body.code).toBe(1);

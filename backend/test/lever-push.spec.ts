@@ -3,7 +3,7 @@ import { AddressInfo } from 'node:net';
 import { io, Socket } from 'socket.io-client';
 import { EngineBus } from '../src/modules/engine/engine-bus';
 import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
-import { registerByEmail } from './support/accounts';
+import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -38,6 +38,7 @@ describe('live contract positions (real PostgreSQL + Redis)', () => {
     await tick('60000');
     await t.app.get(LeverWatchService).watch();
     const u = await registerByEmail(t);
+    await setFundPassword(t, u);
     await deposit(t, u.user.id, USDT, '1000');
     await t.http().post('/api/wallet/change').set('Authorization', u.token).type('form').send({ from: 'coin', to: 'lever', currency_id: USDT, amount: '1000' });
 

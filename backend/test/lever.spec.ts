@@ -9,7 +9,7 @@ import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
 import { LeverPosition } from '../src/modules/lever/lever-position.entity';
 import { LeverService } from '../src/modules/lever/lever.service';
 import { MarkPriceService } from '../src/modules/market/mark-price.service';
-import { registerByEmail } from './support/accounts';
+import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
 import { tickRecorder } from './support/mark-prices';
 import { REDIS_URL, startTestApp, TestApp } from './support/test-app';
@@ -40,8 +40,9 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     t.http().post(`/api/lever/${path}`).set('Authorization', token).type('form').send(body);
   const open = (token: string, body: Record<string, unknown>) => post(token, 'submit', { symbol: 'BTC/USDT', type: 'market', multiple: 10, ...body });
 
-  async function trader(usdt = '1000') {
+  async function trader(usdt = '1000', fundPassword = true) {
     const u = await registerByEmail(t);
+    if (fundPassword) await setFundPassword(t, u);
     await deposit(t, u.user.id, USDT, usdt);
     expect(
       (
@@ -79,6 +80,14 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
       expect((await open(u.token, { side: 'long', lots, take_profit: '66000', stop_loss: '55000' })).body.code).toBe(2410);
     expect((await open(u.token, { side: 'long', lots: '1234567890123456789', take_profit: '66000', stop_loss: '55000' })).body.code).toBe(1000);
     expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n).toBe(before);
+    // Spec §6: trading needs a fund password first.
+    const without = await trader('50', false);
+    const withoutBefore = (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n;
+    expect((await open(without.token, { side: 'long', lots: '1', take_profit: '66000', stop_loss: '55000' })).body).toMatchObject({
+      code: 2100,
+      message: 'Set the fund password first for fund safety',
+    });
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n).toBe(withoutBefore);
     const deal = (await post(u.token, 'deal', { symbol: 'BTC/USDT' })).body.data;
     expect(deal).toMatchObject({ multiples: [5, 10, 20, 50, 100], lot_value: '100', min_lots: 1, fee_rate: '0.001', available: '50', mark_price: '60000' });
   });

@@ -6,7 +6,7 @@ import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
 import { LeverService } from '../src/modules/lever/lever.service';
 import { MicrotradeService } from '../src/modules/microtrade/microtrade.service';
 import { OptionDeliveryService, STRANDED_AFTER_MS, tickDueBy } from '../src/modules/microtrade/option-delivery.service';
-import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
+import { adminToken, registerByEmail, setFundPassword, verifyBasic } from './support/accounts';
 import { coinBalance, deposit, spotTrader } from './support/funding';
 import { tickRecorder } from './support/mark-prices';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
@@ -46,8 +46,9 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
       .type('form')
       .send({ symbol: 'BTC/USDT', ...body });
 
-  async function trader(usdt = '1000', verified = true) {
+  async function trader(usdt = '1000', verified = true, fundPassword = true) {
     const u = await registerByEmail(t);
+    if (fundPassword) await setFundPassword(t, u);
     if (verified) await verifyBasic(t, u, admin);
     await deposit(t, u.user.id, USDT, usdt);
     const moved = await t
@@ -85,6 +86,14 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
       message: 'Insufficient balance',
     });
     expect(await entries()).toBe(before);
+    // Spec §6: trading needs a fund password first.
+    const without = await trader('100', true, false);
+    const withoutBefore = await entries();
+    expect((await buy(without.token, { direction: 'up', period_id: p30.id, quantity: '20' })).body).toMatchObject({
+      code: 2100,
+      message: 'Set the fund password first for fund safety',
+    });
+    expect(await entries()).toBe(withoutBefore);
   });
 
   it('settles on the first sampled tick at or after delivery: higher → up, lower → down, equal → flat', async () => {
@@ -471,6 +480,7 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     ).body.data;
   async function trader(to: 'option' | 'lever', usdt: string) {
     const u = await registerByEmail(t);
+    await setFundPassword(t, u);
     await verifyBasic(t, u, admin);
     await deposit(t, u.user.id, USDT, usdt);
     expect((await post(u.token, 'wallet/change', { from: 'coin', to, currency_id: USDT, amount: usdt })).body.code).toBe(1);

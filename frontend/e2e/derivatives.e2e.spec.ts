@@ -1,6 +1,6 @@
 import { type Browser, type Page } from 'playwright-core';
 import { go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail, approvedDeposit, approveReviews } from './stack';
+import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail, setFundPassword, approvedDeposit, approveReviews } from './stack';
 
 /**
  * Issue 8 on the real stack (market simulator ON: options need a tick recorded in the last 5 s,
@@ -27,6 +27,7 @@ const tag = `${process.pid}${Date.now().toString(36)}`;
 async function verifiedFundedUser() {
   const email = `deriv.${tag}@kestrel.test`;
   const s = await registerByEmail(stack.url, email);
+  await setFundPassword(stack.url, email, s.token);
   const [f, b, h] = [await uploadImage(stack.url, s.token, 30), await uploadImage(stack.url, s.token, 60), await uploadImage(stack.url, s.token, 120)];
   await api(
     'POST',

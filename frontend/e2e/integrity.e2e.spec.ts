@@ -1,7 +1,7 @@
 import { type Browser, type Page } from 'playwright-core';
 import { join } from 'node:path';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
-import { ADMIN, apiOf, startStack, type Stack, registerByEmail, approvedDeposit } from './stack';
+import { ADMIN, apiOf, startStack, type Stack, registerByEmail, setFundPassword, approvedDeposit } from './stack';
 
 /**
  * Issue "Verifiable honesty" on the real stack (market simulator ON: contracts open and close on
@@ -28,6 +28,7 @@ const tag = `${process.pid}${Date.now().toString(36)}`;
 async function fundedUser() {
   const email = `honest.${tag}@kestrel.test`;
   const s = await registerByEmail(stack.url, email);
+  await setFundPassword(stack.url, email, s.token);
   await approvedDeposit(stack.url, adminToken, s.token, '500', `dep-${tag}`);
   await api('POST', 'wallet/change', { from: 'coin', to: 'lever', currency_id: USDT, amount: '300', client_id: `t-${tag}` }, s.token);
   return s;

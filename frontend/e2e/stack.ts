@@ -137,6 +137,13 @@ export async function registerByEmail(url: string, email: string, password = 'pa
   return api<{ token: string; user: unknown }>('POST', 'user/register', { type: 'email', email, code, password, re_password: password, agreement: 1 });
 }
 
+/** Sets the user's fund password (`135790`) through the API: trading, withdrawals and the address book need one (spec §6). */
+export async function setFundPassword(url: string, email: string, token: string, password = '135790'): Promise<void> {
+  const api = apiOf(url);
+  await api('POST', 'sms_mail', { purpose: 'fund_password' }, token);
+  await api('POST', 'user/e_pwd', { password, re_password: password, code: await latestCode(url, email, 'fund_password'), channel: 'email' }, token);
+}
+
 /** A typed call to the stack's API (form-encoded; throws unless code 1). */
 export function apiOf(url: string) {
   return async function api<T>(method: 'GET' | 'POST', path: string, params: Record<string, string | number> = {}, token?: string, tries = 5): Promise<T> {

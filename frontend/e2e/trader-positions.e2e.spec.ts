@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
-import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail, approvedDeposit, approveReviews } from './stack';
+import { ADMIN, apiOf, startStack, uploadImage, type Stack, registerByEmail, setFundPassword, approvedDeposit, approveReviews } from './stack';
 
 /**
  * Issue 27, live contract positions on the real stack (market simulator ON): a verified user with
@@ -29,6 +29,7 @@ const dealRequests: string[] = [];
 async function verifiedFundedUser() {
   const email = `positions.${tag}@kestrel.test`;
   const s = await registerByEmail(stack.url, email);
+  await setFundPassword(stack.url, email, s.token);
   const [f, b, h] = [await uploadImage(stack.url, s.token, 30), await uploadImage(stack.url, s.token, 60), await uploadImage(stack.url, s.token, 120)];
   await api(
     'POST',

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FundPasswordGate } from '../../infra/auth/fund-password-gate';
 import { EngineModule } from '../engine/engine.module';
 import { CoinTradeController } from './coin-trade.controller';
 import { CoinTradeService } from './coin-trade.service';
@@ -9,7 +10,7 @@ import { OrderSocket } from './order-socket';
 @Module({
   imports: [EngineModule],
   controllers: [CoinTradeController],
-  providers: [CoinTradeService, OrderEntry, OrderChannel, OrderSocket],
+  providers: [FundPasswordGate, CoinTradeService, OrderEntry, OrderChannel, OrderSocket],
   exports: [CoinTradeService, OrderEntry, OrderChannel],
 })
 export class CoinTradeModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { SpotOrderView } from '@kestrel/contracts';
 import { DataSource, In } from 'typeorm';
+import { FundPasswordGate } from '../../infra/auth/fund-password-gate';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { Page, TOTAL_MAX } from '../../infra/http/page.dto';
@@ -19,19 +20,18 @@ export type OrderView = SpotOrderView;
 /** Spot orders: the spec's rules (§5, §6) before anything reaches the sequencer. */
 @Injectable()
 export class CoinTradeService {
-  private readonly withFundPassword = new Set<number>();
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly markets: MarketRegistry,
     private readonly trading: TradeAccountCommands,
+    private readonly fundPassword: FundPasswordGate,
   ) {}
 
   /** Answered once journaled and matched, with the order's state after matching (from the sequencer's memory). */
   async place(userId: number, dto: PlaceOrderDto): Promise<OrderView> {
     const market = this.markets.get(dto.symbol);
     // A user known to have one costs no read and no await.
-    if (!this.withFundPassword.has(userId)) await this.requireFundPassword(userId);
+    if (!this.fundPassword.known(userId)) await this.fundPassword.require(userId);
     // Balance is checked (and frozen) by the sequencer: the spec's messages come from its result code.
     const cmd = this.toCommand(userId, market, dto);
     const r = await this.trading.place(cmd);
@@ -95,14 +95,6 @@ export class CoinTradeService {
       created_at: isoTime(o.createdTs),
       updated_at: isoTime(o.updatedTs),
     };
-  }
-
-  /** A fund password, once set, can be changed but never removed: a positive answer is cached. */
-  private async requireFundPassword(userId: number): Promise<void> {
-    const [user] = await this.dataSource.query('SELECT fund_password_hash IS NOT NULL AS has FROM users WHERE id = $1', [userId]);
-    if (!user?.has) throw new BusinessError(ErrorCode.FUND_PASSWORD_NOT_SET);
-    if (this.withFundPassword.size > 100_000) this.withFundPassword.clear();
-    this.withFundPassword.add(userId);
   }
 
   /** Converts the decimal fields to engine units (truncating); the sequencer works out what to freeze. */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FundPasswordGate } from '../../infra/auth/fund-password-gate';
 import { EngineModule } from '../engine/engine.module';
 import { MarketModule } from '../market/market.module';
 import { LedgerModule } from '../ledger/ledger.module';
@@ -10,7 +11,7 @@ import { LeverService } from './lever.service';
 @Module({
   imports: [LedgerModule, EngineModule, MarketModule],
   controllers: [LeverController, LeverAuditController],
-  providers: [LeverService, LeverWatchService, LeverAuditService],
+  providers: [FundPasswordGate, LeverService, LeverWatchService, LeverAuditService],
   exports: [LeverService, LeverWatchService],
 })
 export class LeverModule {}

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
 import { orConcurrentRetry, updateReturning } from '../../infra/database/sql';
+import { FundPasswordGate } from '../../infra/auth/fund-password-gate';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
@@ -81,6 +82,7 @@ export class LeverService {
     private readonly bus: EngineBus,
     private readonly marks: MarkPriceService,
     private readonly messages: UserMessageService,
+    private readonly fundPassword: FundPasswordGate,
   ) {}
 
   private async config(market: MarketInfo): Promise<LeverConfig> {
@@ -129,6 +131,7 @@ export class LeverService {
       const mark = (await this.marks.latestRecorded(first.marketId))?.price;
       return this.view(first, this.registry.symbolOf(first.marketId), mark, await this.keptPrices([first]));
     }
+    await this.fundPassword.require(userId);
     const c = await this.config(market);
     // Up to 18 digits (the DTO): beyond 2^53 the number is not exact, but it is still far above any
     // market's maximum (an int), so the range check answers it (2410); only a count in range is used.

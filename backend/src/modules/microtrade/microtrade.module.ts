@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FundPasswordGate } from '../../infra/auth/fund-password-gate';
 import { EngineModule } from '../engine/engine.module';
 import { MarketModule } from '../market/market.module';
 import { LedgerModule } from '../ledger/ledger.module';
@@ -10,7 +11,7 @@ import { OptionDeliveryService } from './option-delivery.service';
 @Module({
   imports: [LedgerModule, EngineModule, UserModule, MarketModule],
   controllers: [MicrotradeController],
-  providers: [MicrotradeService, OptionDeliveryService],
+  providers: [FundPasswordGate, MicrotradeService, OptionDeliveryService],
   exports: [OptionDeliveryService],
 })
 export class MicrotradeModule {}

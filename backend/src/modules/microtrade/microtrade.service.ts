@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { alreadyExists, orConcurrentRetry } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
+import { FundPasswordGate } from '../../infra/auth/fund-password-gate';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
@@ -37,6 +38,7 @@ export class MicrotradeService {
     private readonly events: EventStoreService,
     private readonly bus: EngineBus,
     private readonly marks: MarkPriceService,
+    private readonly fundPassword: FundPasswordGate,
   ) {}
 
   async periods(includeDisabled = false) {
@@ -57,6 +59,7 @@ export class MicrotradeService {
       dto.client_id ? m.getRepository(OptionOrder).findOne({ where: { userId, clientId: dto.client_id } }) : null;
     const first = await prior();
     if (first) return orderView(first, this.registry.symbolOf(first.marketId));
+    await this.fundPassword.require(userId);
     const period = await this.dataSource.getRepository(OptionPeriod).findOne({ where: { id: dto.period_id, enabled: true } });
     if (!period) throw new BusinessError(ErrorCode.OPTION_PERIOD_REQUIRED);
     const market = this.registry.get(dto.symbol);

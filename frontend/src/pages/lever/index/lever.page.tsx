@@ -7,7 +7,7 @@ import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
 import { isPositive } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
-import { amountText, formatTime, truncate } from '../../../components/format';
+import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { balanceKey, closingHere, useLive, useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
@@ -17,7 +17,7 @@ import { MarketSwitcher } from '../../trade/market-switcher';
 import { MarketsPending } from '../../trade/markets-pending';
 import { useMarkets } from '../../trade/use-markets';
 import { LeverForm } from './lever-form';
-import { PnL, Side } from './position-parts';
+import { FeeAndType, PnL, Side } from './position-parts';
 import { TpSlSheet } from './tpsl-sheet';
 
 /** The contract account's USDT (its `balance` pushes keep the form's "available" current). */
@@ -190,16 +190,7 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
                       {truncate(p.current_price, pd)}
                     </dd>
                   </div>
-                  <div>
-                    <dt>{t('trade.feePreview')}</dt>
-                    <dd className="num" data-testid="position-fee">
-                      {amountText(p.fee)} USDT
-                    </dd>
-                  </div>
-                  <div>
-                    <dt>{t('lever.orderType')}</dt>
-                    <dd>{t(p.type === 'limit' ? 'trade.limit' : 'trade.market')}</dd>
-                  </div>
+                  <FeeAndType fee={p.fee} type={p.type} testId="position-fee" />
                 </dl>
                 {!p.closing && (
                   <button type="button" className="button button--block" onClick={() => setEditing(p)} disabled={offline} data-testid="edit-tpsl">

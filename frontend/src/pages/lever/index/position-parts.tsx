@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { direction } from '../../../components/format';
-import { truncate } from '../../../components/format';
+import { amountText, truncate } from '../../../components/format';
 
 /** Long/short with an arrow and the word (never colour alone), lots and multiple. */
 export function Side({ side, lots, multiple }: { side: 'long' | 'short'; lots: number; multiple: number }) {
@@ -24,5 +24,24 @@ export function PnL({ value, testId = 'pnl' }: { value: string | null; testId?: 
       <span aria-hidden="true">{dir === 'up' ? '▲ ' : dir === 'down' ? '▼ ' : ''}</span>
       {value === null ? '--' : `${sign}${truncate(value, 4)} USDT`}
     </span>
+  );
+}
+
+/** A position's fee (charged at opening) and how it was ordered (market or limit): two cells of its figures. */
+export function FeeAndType({ fee, type, testId }: { fee: string; type: 'market' | 'limit'; testId: string }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <div>
+        <dt>{t('trade.feePreview')}</dt>
+        <dd className="num" data-testid={testId}>
+          {amountText(fee)} USDT
+        </dd>
+      </div>
+      <div>
+        <dt>{t('lever.orderType')}</dt>
+        <dd>{t(type === 'limit' ? 'trade.limit' : 'trade.market')}</dd>
+      </div>
+    </>
   );
 }

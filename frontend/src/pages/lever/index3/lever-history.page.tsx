@@ -5,7 +5,7 @@ import { Empty, Skeleton } from '../../../components/feedback';
 import { Segmented } from '../../../components/form';
 import { amountText, formatTime, priceDecimals, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
-import { PnL, Side } from '../index/position-parts';
+import { FeeAndType, PnL, Side } from '../index/position-parts';
 import { LeverAuditView } from './lever-audit';
 
 type Tab = 'closed' | 'cancelled';
@@ -69,16 +69,7 @@ export function LeverHistoryPage({ titleKey }: { titleKey: string }) {
                       <dt>{t('lever.margin')}</dt>
                       <dd className="num">{amountText(p.margin)} USDT</dd>
                     </div>
-                    <div>
-                      <dt>{t('trade.feePreview')}</dt>
-                      <dd className="num" data-testid="history-fee">
-                        {amountText(p.fee)} USDT
-                      </dd>
-                    </div>
-                    <div>
-                      <dt>{t('lever.orderType')}</dt>
-                      <dd>{t(p.type === 'limit' ? 'trade.limit' : 'trade.market')}</dd>
-                    </div>
+                    <FeeAndType fee={p.fee} type={p.type} testId="history-fee" />
                   </dl>
                   {p.status === 'closed' && (
                     <button

@@ -253,6 +253,19 @@ describe("trade page's order list: only the newest request's answer", () => {
     expect(screen.queryByRole('button', { name: 'Cancel the order at 90000' })).toBeNull();
   });
 
+  it('"Load more" shows 20 more of the newest orders (reading them again with a larger limit), up to the last one', async () => {
+    const all = Array.from({ length: 30 }, (_, i) => order(`o${30 - i}`, 'BTC/USDT', String(90000 + i)));
+    const orders = jest
+      .spyOn(tradingApi, 'orders')
+      .mockImplementation(async ({ limit = 20 }) => ({ items: all.slice(0, limit), total: all.length, page: 1, limit }));
+    render(<MyOrders market={market('BTC')} reloadKey={0} offline={false} />);
+    await waitFor(() => expect(screen.getByTestId('current-orders').querySelectorAll('li')).toHaveLength(20));
+    await userEvent.click(screen.getByRole('button', { name: 'Load more' }));
+    await waitFor(() => expect(screen.getByTestId('current-orders').querySelectorAll('li')).toHaveLength(30));
+    expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
+    expect(orders.mock.calls.map(([q]) => q.limit)).toEqual([20, 40]);
+  });
+
   it('each order shows its average price, what it spent or received, and its fee in its currency; a market buy by amount shows the amount it was given', async () => {
     const limitBuy = {
       ...order('l1', 'BTC/USDT', '90000'),

@@ -8,6 +8,9 @@ import { useLiveStore } from '../../../live/live.store';
 import { toast } from '../../../stores/toast.store';
 
 type Tab = 'current' | 'history';
+/** Orders a "page" of the list shows, and the most it shows (the most `coin/list` answers at once): the newest 100. */
+const PAGE = 20;
+const MAX = 100;
 const HISTORY: Array<OrderStatus | 'all'> = ['all', 'completed', 'cancelled', 'waiting'];
 
 /**
@@ -19,6 +22,9 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
   const [tab, setTab] = useState<Tab>('current');
   const [filter, setFilter] = useState<OrderStatus | 'all'>('all');
   const [orders, setOrders] = useState<Order[] | null>(null);
+  const [total, setTotal] = useState(0);
+  // How many of the newest are shown: "Load more" asks for PAGE more, up to the API's MAX a list.
+  const [shown, setShown] = useState(PAGE);
   const [cancelling, setCancelling] = useState<string | null>(null);
   const orderVersion = useLiveStore((s) => s.orderVersion);
   const status: OrderStatus | undefined = tab === 'current' ? 'waiting' : filter === 'all' ? undefined : filter;
@@ -27,13 +33,20 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
   const latest = useRef(0);
   const load = useCallback(() => {
     const mine = ++latest.current;
-    return tradingApi.orders({ status, symbol: market.symbol, limit: 20 }).then(
-      (p) => mine === latest.current && setOrders(p.items),
+    return tradingApi.orders({ status, symbol: market.symbol, limit: shown }).then(
+      (p) => {
+        if (mine !== latest.current) return;
+        setOrders(p.items);
+        setTotal(p.total);
+      },
       () => mine === latest.current && setOrders((o) => o ?? []),
     );
-  }, [status, market.symbol]);
+  }, [status, market.symbol, shown]);
   useEffect(() => void load(), [load, reloadKey, orderVersion]);
-  useEffect(() => setOrders(null), [status, market.symbol]);
+  useEffect(() => {
+    setOrders(null);
+    setShown(PAGE);
+  }, [status, market.symbol]);
 
   const cancel = async (o: Order) => {
     setCancelling(o.order_id);
@@ -135,6 +148,11 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
             </li>
           ))}
         </ul>
+      )}
+      {orders !== null && orders.length >= shown && shown < Math.min(total, MAX) && (
+        <button type="button" className="button button--block" onClick={() => setShown((n) => Math.min(n + PAGE, MAX))}>
+          {t('common.loadMore')}
+        </button>
       )}
     </section>
   );

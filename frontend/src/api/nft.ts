@@ -91,6 +91,9 @@ export interface NftFilter {
 /** The image URL under the app's relative API base (images are public, so an <img> can load them). */
 export const nftImageSrc = (url: string | null | undefined) => (url ? (url.startsWith('/api/') ? `.${url}` : url) : '');
 
+/** How many of the user's NFT records a page of `nft/order/list` holds. */
+export const NFT_ORDERS_PAGE = 50;
+
 export const nftApi = {
   list: (f: NftFilter = {}) =>
     get<NftList>('nft/list', {
@@ -105,5 +108,5 @@ export const nftApi = {
     post<{ sale: { id: string; price: string; fee: string; status: string }; item: NftItem }>('nft/buy', p),
   listForSale: (itemId: number, price: string) => post<NftItem>('nft/sell', { item_id: itemId, action: 'list', price }),
   withdraw: (itemId: number) => post<NftItem>('nft/sell', { item_id: itemId, action: 'withdraw' }),
-  orders: (type?: NftOrderType, page = 1) => get<Page<NftOrder>>('nft/order/list', { type, page, limit: 50 }),
+  orders: (type?: NftOrderType, page = 1) => get<Page<NftOrder>>('nft/order/list', { type, page, limit: NFT_ORDERS_PAGE }),
 };

@@ -3,8 +3,13 @@ import { useCallback, useRef, useState } from 'react';
 /**
  * A list read a page at a time and appended by "Load more". Reading page 1 again (`reload`) drops a
  * later page still on its way. A first page that fails sets `failed` (the screen offers a retry); a
- * later one, or a reload over a list already shown, leaves the list as it was. `more`: the last page was full. `idOf` drops items already
- * shown (a list that moved between two pages); `onPage` sees every page as answered.
+ * later one, or a reload over a list already shown, leaves the list as it was (`reload` resolves
+ * when its page is in, for a pull-down refresh). `restart` (another tab or filter) also clears the
+ * list shown meanwhile. `more`: the last page was full. `idOf` drops items already shown (a list
+ * that moved between two pages); `onPage` sees every page as answered. `refresh`
+ * (a live list that grew at the top: new ledger lines, a delivered option) reads page 1 again and
+ * puts what is new on top of what is shown, keeping the pages already loaded (without `idOf`, or
+ * with no list yet, it is `reload`).
  */
 export function usePaged<P extends { items: unknown[] }>(
   fetchPage: (page: number) => Promise<P>,
@@ -26,7 +31,7 @@ export function usePaged<P extends { items: unknown[] }>(
       if (next === 1) setFailed(false);
       setBusy(true);
       const { fetchPage: fetch, opts: o } = latest.current;
-      fetch(next).then(
+      return fetch(next).then(
         (p) => {
           if (mine !== run.current) return;
           const idOf = o.idOf;
@@ -47,5 +52,33 @@ export function usePaged<P extends { items: unknown[] }>(
     [pageSize],
   );
   const reload = useCallback(() => load(1), [load]);
-  return { items, setItems, failed, more, busy, reload, loadMore: () => load(page + 1) };
+  /** Another list (a tab, a filter): nothing shown until its page 1 comes. */
+  const restart = useCallback(() => {
+    setItems(null);
+    void load(1);
+  }, [load]);
+  const shown = useRef<typeof items>(null);
+  shown.current = items;
+  const refresh = useCallback(() => {
+    const { fetchPage: fetch, opts: o } = latest.current;
+    const idOf = o.idOf;
+    if (!idOf || shown.current === null) {
+      void load(1);
+      return;
+    }
+    const mine = run.current;
+    void fetch(1).then(
+      (p) => {
+        if (mine !== run.current) return;
+        setItems((old) => (old ? [...p.items.filter((m) => !old.some((x) => idOf(x) === idOf(m))), ...old] : p.items));
+        o.onPage?.(p);
+      },
+      // The list shown stays (a later refresh or a reload tries again).
+      () => undefined,
+    );
+  }, [load]);
+  return { items, setItems, failed, more, busy, reload, restart, refresh, loadMore: () => load(page + 1) };
 }
+
+/** What a screen renders a paged list from (`PagedList`). */
+export type Paged<T> = { items: T[] | null; failed: boolean; more: boolean; busy: boolean; reload: () => void; loadMore: () => void };

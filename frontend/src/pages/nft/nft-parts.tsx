@@ -5,7 +5,8 @@ import './nft.css';
 export { isPrice, nftPrice, proceedsOf } from './nft-format';
 
 export function NftArt({ src, alt, className }: { src: string | null | undefined; alt: string; className?: string }) {
-  return <img className={`nft-art ${className ?? ''}`} src={nftImageSrc(src)} alt={alt} loading="lazy" decoding="async" width={160} height={160} />;
+  // No image: no `src` at all (an empty one makes the browser fetch the page again), the art's frame stays.
+  return <img className={`nft-art ${className ?? ''}`} src={nftImageSrc(src) || undefined} alt={alt} loading="lazy" decoding="async" width={160} height={160} />;
 }
 
 /** The owner as everyone sees it: the house, "you", or a masked name. */

@@ -4,11 +4,12 @@ import { Link, useSearchParams } from 'react-router-dom';
 import type { Page as ListPage } from '../../../api/trading';
 import { walletApi, type FundingRecord, type LedgerLine } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
-import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
+import { Empty, Skeleton } from '../../../components/feedback';
 import { Segmented, SelectField } from '../../../components/form';
 import { Page } from '../../../components/page';
 import { LedgerList } from '../ledger-list';
 import { amountText, formatTime } from '../../../components/format';
+import { PagedList } from '../../../components/paged-list';
 import { usePaged } from '../../../components/use-paged';
 
 type Tab = 'deposit' | 'withdraw' | 'ledger';
@@ -33,30 +34,12 @@ export function RecordPage({ titleKey }: { titleKey: string }) {
     LIMIT,
     { idOf: (item) => item.id },
   );
-  const { items, failed, more, busy, reload, loadMore, setItems } = list;
-  useEffect(() => {
-    setItems(null);
-    reload();
-  }, [tab, code, reload, setItems]);
+  const { restart } = list;
+  useEffect(() => restart(), [tab, code, restart]);
   const body = (
-    <>
-      {items === null ? (
-        failed ? (
-          <LoadFailed onRetry={reload} />
-        ) : (
-          <Skeleton rows={4} />
-        )
-      ) : tab === 'ledger' ? (
-        <LedgerList lines={items as LedgerLine[]} />
-      ) : (
-        <FundingRecords records={items as FundingRecord[]} kind={tab} />
-      )}
-      {more && (
-        <button type="button" className="button button--block" onClick={loadMore} disabled={busy}>
-          {t('common.loadMore')}
-        </button>
-      )}
-    </>
+    <PagedList list={list} skeleton={<Skeleton rows={4} />}>
+      {(items) => (tab === 'ledger' ? <LedgerList lines={items as LedgerLine[]} /> : <FundingRecords records={items as FundingRecord[]} kind={tab} />)}
+    </PagedList>
   );
   return (
     <Page title={t(titleKey)}>

@@ -1,12 +1,14 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { accountParam, walletApi, type AccountType, type WalletDetail } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Switch } from '../../../components/form';
 import { amountText, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
+import { PagedList } from '../../../components/paged-list';
+import { usePaged } from '../../../components/use-paged';
 import { useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
 import { LedgerList } from '../ledger-list';
@@ -70,16 +72,40 @@ function AccountCoins({ account, titleKey, t }: { account: AccountType; titleKey
   );
 }
 
+/** How many ledger lines a page of `wallet/detail` holds. */
+const DETAIL_LINES = 20;
+
+/**
+ * One coin of one account: its balances and its ledger, 20 lines at a time. A balance push or a
+ * resync reads the first page again: the balances are updated and new lines go on top of those shown.
+ */
 function AssetDetail({ account, currencyId }: { account: AccountType; currencyId: number }) {
   const { t } = useTranslation();
   const [detail, setDetail] = useState<WalletDetail | null>(null);
   const balanceVersion = useLiveStore((s) => s.balanceVersion);
   const resync = useLiveStore((s) => s.resync);
-  useEffect(() => void walletApi.detail(account, currencyId).then(setDetail, () => undefined), [account, currencyId, balanceVersion, resync]);
+  const ledger = usePaged((page: number) => walletApi.detail(account, currencyId, page).then((d) => ({ ...d.log, detail: d })), DETAIL_LINES, {
+    idOf: (l) => l.id,
+    onPage: (p) => setDetail(p.detail),
+  });
+  const { restart, refresh } = ledger;
+  useEffect(() => {
+    setDetail(null);
+    restart();
+  }, [account, currencyId, restart]);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else refresh();
+  }, [balanceVersion, resync, refresh]);
   return (
     <Page title={detail ? t('assets.detailTitle', { symbol: detail.symbol }) : t('assets.detail')}>
       {!detail ? (
-        <Skeleton rows={4} />
+        ledger.failed ? (
+          <LoadFailed onRetry={ledger.reload} />
+        ) : (
+          <Skeleton rows={4} />
+        )
       ) : (
         <>
           <section className="card">
@@ -107,7 +133,7 @@ function AssetDetail({ account, currencyId }: { account: AccountType; currencyId
           </section>
           <section className="card" aria-labelledby="ledger-title">
             <h2 id="ledger-title" className="card__title">{t('assets.ledger')}</h2>
-            <LedgerList lines={detail.log.items} />
+            <PagedList list={ledger}>{(lines) => <LedgerList lines={lines} />}</PagedList>
           </section>
         </>
       )}

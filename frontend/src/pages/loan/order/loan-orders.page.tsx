@@ -1,33 +1,35 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
-import { LOAN_FILTERS, loanApi, type LoanFilter, type LoanOrder } from '../../../api/loan';
+import { LOAN_FILTERS, loanApi, type LoanFilter } from '../../../api/loan';
 import { PATHS } from '../../../app/paths';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Skeleton } from '../../../components/feedback';
 import { Page } from '../../../components/page';
+import { PagedList } from '../../../components/paged-list';
 import { PullRefresh } from '../../../components/pull-refresh';
+import { usePaged } from '../../../components/use-paged';
 import { LoanCard } from '../loan-parts';
+
+const LIMIT = 50;
 
 /** `loan/order`: my loans with the spec's filter (all, approving, approval failed, approval successful, repaying, repaid, overdue). */
 export function LoanOrdersPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
   const status = (LOAN_FILTERS as string[]).includes(params.get('status') ?? '') ? (params.get('status') as LoanFilter) : 'all';
-  const [orders, setOrders] = useState<LoanOrder[] | null>(null);
-  const load = useCallback(
-    () =>
-      loanApi.orders(status).then(
-        (p) => setOrders(p.items),
-        () => setOrders((o) => o ?? []),
-      ),
-    [status],
-  );
-  useEffect(() => {
-    setOrders(null);
-    void load();
-  }, [load]);
+  const list = usePaged((page: number) => loanApi.orders(status, page, LIMIT), LIMIT, { idOf: (o) => o.id });
+  const { restart, reload } = list;
+  useEffect(() => restart(), [status, restart]);
   return (
-    <Page title={t(titleKey)} back right={<Link className="button button--small" to={PATHS.loanBackRec}>{t('titles.loanBackRec')}</Link>}>
+    <Page
+      title={t(titleKey)}
+      back
+      right={
+        <Link className="button button--small" to={PATHS.loanBackRec}>
+          {t('titles.loanBackRec')}
+        </Link>
+      }
+    >
       <nav className="segmented loan-filter" aria-label={t('loan.filter')}>
         {LOAN_FILTERS.map((s) => (
           <button
@@ -42,19 +44,17 @@ export function LoanOrdersPage({ titleKey }: { titleKey: string }) {
           </button>
         ))}
       </nav>
-      <PullRefresh onRefresh={load}>
+      <PullRefresh onRefresh={reload}>
         <section className="card">
-          {orders === null ? (
-            <Skeleton rows={3} height={96} />
-          ) : orders.length === 0 ? (
-            <Empty />
-          ) : (
-            <ul className="loan-list" data-testid="loan-orders">
-              {orders.map((o) => (
-                <LoanCard key={o.id} o={o} />
-              ))}
-            </ul>
-          )}
+          <PagedList list={list} skeleton={<Skeleton rows={3} height={96} />}>
+            {(orders) => (
+              <ul className="loan-list" data-testid="loan-orders">
+                {orders.map((o) => (
+                  <LoanCard key={o.id} o={o} />
+                ))}
+              </ul>
+            )}
+          </PagedList>
         </section>
       </PullRefresh>
     </Page>

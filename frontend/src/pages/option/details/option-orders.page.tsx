@@ -1,31 +1,38 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { optionApi, type OptionAudit, type OptionOrder } from '../../../api/derivatives';
 import { PATHS } from '../../../app/paths';
 import { AuditSection, compareDecimal, exact, FormulaLine, TickList, TickLine, Verdict } from '../../../components/audit';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Skeleton } from '../../../components/feedback';
 import { amountText, formatTime, priceDecimals, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
+import { PagedList } from '../../../components/paged-list';
+import { usePaged } from '../../../components/use-paged';
 import { useLive, useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
 import { PnL } from '../../lever/index/position-parts';
 
-/** The user's options of one status, reloaded when one is delivered (socket `option`) and after a resync. */
+const LIMIT = 50;
+
+/**
+ * The user's options of one status, 50 at a time. Awaiting delivery: read again from the start
+ * when one is delivered (socket `option`) and after a resync (a delivered one leaves the list);
+ * delivered: what is new goes on top of the pages shown (`refresh`).
+ */
 function useOptionOrders(status: 'pending' | 'delivered') {
   const { resync } = useLive();
   const optionVersion = useLiveStore((s) => s.optionVersion);
-  const [orders, setOrders] = useState<Array<OptionOrder & { due: number }> | null>(null);
-  const load = useCallback(
-    () =>
-      optionApi.list(status, 1, 50).then(
-        (p) => setOrders(p.items.map((o) => ({ ...o, due: Date.now() + o.remaining_seconds * 1000 }))),
-        () => setOrders((o) => o ?? []),
-      ),
-    [status],
+  const list = usePaged(
+    (page: number) =>
+      optionApi.list(status, page, LIMIT).then((p) => ({ ...p, items: p.items.map((o) => ({ ...o, due: Date.now() + o.remaining_seconds * 1000 })) })),
+    LIMIT,
+    { idOf: (o) => o.order_id },
   );
-  useEffect(() => void load(), [load, optionVersion, resync]);
-  return { orders, load };
+  const { reload, refresh } = list;
+  const update = status === 'pending' ? reload : refresh;
+  useEffect(() => void update(), [update, optionVersion, resync]);
+  return list;
 }
 
 function Direction({ direction }: { direction: 'up' | 'down' }) {
@@ -60,7 +67,12 @@ function Tabs({ current }: { current: 'pending' | 'delivered' }) {
       <Link className={current === 'pending' ? 'is-active' : ''} aria-current={current === 'pending' ? 'page' : undefined} to={PATHS.optionDetails} replace>
         {t('option.awaiting')}
       </Link>
-      <Link className={current === 'delivered' ? 'is-active' : ''} aria-current={current === 'delivered' ? 'page' : undefined} to={PATHS.optionDetails2} replace>
+      <Link
+        className={current === 'delivered' ? 'is-active' : ''}
+        aria-current={current === 'delivered' ? 'page' : undefined}
+        to={PATHS.optionDetails2}
+        replace
+      >
         {t('option.history')}
       </Link>
     </nav>
@@ -71,48 +83,46 @@ function Tabs({ current }: { current: 'pending' | 'delivered' }) {
 export function OptionPendingPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const { status } = useLive();
-  const { orders } = useOptionOrders('pending');
+  const list = useOptionOrders('pending');
   return (
     <Page title={t(titleKey)}>
       <StaleBadge status={status} />
       <Tabs current="pending" />
       <section className="card">
-        {orders === null ? (
-          <Skeleton rows={3} height={64} />
-        ) : orders.length === 0 ? (
-          <Empty />
-        ) : (
-          <ul className="orders" data-testid="option-pending">
-            {orders.map((o) => (
-              <li key={o.order_id} className="order" data-testid="option-order">
-                <div className="order__head">
-                  <span>
-                    {o.symbol} · <Direction direction={o.direction} />
-                  </span>
-                  <Countdown due={o.due} />
-                </div>
-                <dl className="order__grid">
-                  <div>
-                    <dt>{t('option.quantity')}</dt>
-                    <dd className="num">{amountText(o.quantity)}</dd>
+        <PagedList list={list}>
+          {(orders) => (
+            <ul className="orders" data-testid="option-pending">
+              {orders.map((o) => (
+                <li key={o.order_id} className="order" data-testid="option-order">
+                  <div className="order__head">
+                    <span>
+                      {o.symbol} · <Direction direction={o.direction} />
+                    </span>
+                    <Countdown due={o.due} />
                   </div>
-                  <div>
-                    <dt>{t('option.openPrice')}</dt>
-                    <dd className="num">{truncate(o.open_price, priceDecimals(o.open_price))}</dd>
-                  </div>
-                  <div>
-                    <dt>{t('option.deliveryTime')}</dt>
-                    <dd className="num">{t('option.seconds', { seconds: o.seconds })}</dd>
-                  </div>
-                  <div>
-                    <dt>{t('option.purchaseTime')}</dt>
-                    <dd className="num">{formatTime(o.purchase_time)}</dd>
-                  </div>
-                </dl>
-              </li>
-            ))}
-          </ul>
-        )}
+                  <dl className="order__grid">
+                    <div>
+                      <dt>{t('option.quantity')}</dt>
+                      <dd className="num">{amountText(o.quantity)}</dd>
+                    </div>
+                    <div>
+                      <dt>{t('option.openPrice')}</dt>
+                      <dd className="num">{truncate(o.open_price, priceDecimals(o.open_price))}</dd>
+                    </div>
+                    <div>
+                      <dt>{t('option.deliveryTime')}</dt>
+                      <dd className="num">{t('option.seconds', { seconds: o.seconds })}</dd>
+                    </div>
+                    <div>
+                      <dt>{t('option.purchaseTime')}</dt>
+                      <dd className="num">{formatTime(o.purchase_time)}</dd>
+                    </div>
+                  </dl>
+                </li>
+              ))}
+            </ul>
+          )}
+        </PagedList>
       </section>
     </Page>
   );
@@ -161,7 +171,11 @@ function Audit({ order }: { order: OptionOrder }) {
       </AuditSection>
       <TickList ticks={audit.ticks} complete={complete} />
       <AuditSection title={t('integrity.audit.formula')}>
-        <FormulaLine label={bound === null ? t('integrity.audit.optionRule') : t('integrity.audit.optionRuleVoid', { seconds })} value={outcome ? t(`option.result.${outcome}`) : '--'} testId="audit-recomputed" />
+        <FormulaLine
+          label={bound === null ? t('integrity.audit.optionRule') : t('integrity.audit.optionRuleVoid', { seconds })}
+          value={outcome ? t(`option.result.${outcome}`) : '--'}
+          testId="audit-recomputed"
+        />
         <FormulaLine
           label={
             won
@@ -191,73 +205,71 @@ function Audit({ order }: { order: OptionOrder }) {
 /** `option/details2`: delivered options (result, delivery price, P/L), each with its audit; pull-down refresh is the layout's. */
 export function OptionHistoryPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const { orders } = useOptionOrders('delivered');
+  const list = useOptionOrders('delivered');
   const [open, setOpen] = useState<string | null>(null);
   return (
     <Page title={t(titleKey)}>
       <Tabs current="delivered" />
       <section className="card">
-        {orders === null ? (
-          <Skeleton rows={3} height={64} />
-        ) : orders.length === 0 ? (
-          <Empty />
-        ) : (
-          <ul className="orders" data-testid="option-history">
-            {orders.map((o) => {
-              const pd = priceDecimals(o.open_price);
-              return (
-                <li key={o.order_id} className="order" data-testid="option-delivered">
-                  <div className="order__head">
-                    <span>
-                      {o.symbol} · <Direction direction={o.direction} />
-                    </span>
-                    <PnL value={o.pnl} />
-                  </div>
-                  <dl className="order__grid">
-                    <div>
-                      <dt>{t('option.resultLabel')}</dt>
-                      <dd data-testid="option-result" data-result={o.result ?? ''}>
-                        <span aria-hidden="true">{o.result === 'up' ? '▲ ' : o.result === 'down' ? '▼ ' : '– '}</span>
-                        {o.result ? t(`option.result.${o.result}`) : '--'}
-                      </dd>
+        <PagedList list={list}>
+          {(orders) => (
+            <ul className="orders" data-testid="option-history">
+              {orders.map((o) => {
+                const pd = priceDecimals(o.open_price);
+                return (
+                  <li key={o.order_id} className="order" data-testid="option-delivered">
+                    <div className="order__head">
+                      <span>
+                        {o.symbol} · <Direction direction={o.direction} />
+                      </span>
+                      <PnL value={o.pnl} />
                     </div>
-                    <div>
-                      <dt>{t('option.openPrice')}</dt>
-                      <dd className="num">{truncate(o.open_price, pd)}</dd>
-                    </div>
-                    <div>
-                      <dt>{t('option.deliveryPrice')}</dt>
-                      <dd className="num">{truncate(o.delivery_price, pd)}</dd>
-                    </div>
-                    <div>
-                      <dt>{t('option.quantity')}</dt>
-                      <dd className="num">{amountText(o.quantity)}</dd>
-                    </div>
-                    <div>
-                      <dt>{t('option.purchaseTime')}</dt>
-                      <dd className="num">{formatTime(o.purchase_time)}</dd>
-                    </div>
-                    <div>
-                      <dt>{t('option.deliveryTime')}</dt>
-                      <dd className="num">{formatTime(o.deliver_at)}</dd>
-                    </div>
-                  </dl>
-                  <button
-                    type="button"
-                    className="button button--block audit__toggle"
-                    aria-expanded={open === o.order_id}
-                    aria-controls={`audit-${o.order_id}`}
-                    onClick={() => setOpen(open === o.order_id ? null : o.order_id)}
-                    data-testid="audit-toggle"
-                  >
-                    {t('integrity.audit.toggle')}
-                  </button>
-                  {open === o.order_id && <Audit order={o} />}
-                </li>
-              );
-            })}
-          </ul>
-        )}
+                    <dl className="order__grid">
+                      <div>
+                        <dt>{t('option.resultLabel')}</dt>
+                        <dd data-testid="option-result" data-result={o.result ?? ''}>
+                          <span aria-hidden="true">{o.result === 'up' ? '▲ ' : o.result === 'down' ? '▼ ' : '– '}</span>
+                          {o.result ? t(`option.result.${o.result}`) : '--'}
+                        </dd>
+                      </div>
+                      <div>
+                        <dt>{t('option.openPrice')}</dt>
+                        <dd className="num">{truncate(o.open_price, pd)}</dd>
+                      </div>
+                      <div>
+                        <dt>{t('option.deliveryPrice')}</dt>
+                        <dd className="num">{truncate(o.delivery_price, pd)}</dd>
+                      </div>
+                      <div>
+                        <dt>{t('option.quantity')}</dt>
+                        <dd className="num">{amountText(o.quantity)}</dd>
+                      </div>
+                      <div>
+                        <dt>{t('option.purchaseTime')}</dt>
+                        <dd className="num">{formatTime(o.purchase_time)}</dd>
+                      </div>
+                      <div>
+                        <dt>{t('option.deliveryTime')}</dt>
+                        <dd className="num">{formatTime(o.deliver_at)}</dd>
+                      </div>
+                    </dl>
+                    <button
+                      type="button"
+                      className="button button--block audit__toggle"
+                      aria-expanded={open === o.order_id}
+                      aria-controls={`audit-${o.order_id}`}
+                      onClick={() => setOpen(open === o.order_id ? null : o.order_id)}
+                      data-testid="audit-toggle"
+                    >
+                      {t('integrity.audit.toggle')}
+                    </button>
+                    {open === o.order_id && <Audit order={o} />}
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+        </PagedList>
       </section>
     </Page>
   );

@@ -7,6 +7,8 @@ import { empty } from '../src/modules/engine/sequencer/sequencer';
 import { TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { WithdrawalService } from '../src/modules/wallet/withdrawal.service';
+import { PricingService } from '../src/modules/coin-rate/pricing.service';
+import { money } from '../src/infra/money';
 import { adminToken, lastCode, registerByEmail, setFundPassword, verifyBasic } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
@@ -364,7 +366,10 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
         code: 1,
         data: { status: 'rejected', symbol: 'USDT' },
       });
-      expect((await post(admin, `admin/deposits/${d}/approve`, { reason: 'tx seen on chain' })).body).toMatchObject({ code: 1, data: { status: 'passed', symbol: 'USDT' } });
+      expect((await post(admin, `admin/deposits/${d}/approve`, { reason: 'tx seen on chain' })).body).toMatchObject({
+        code: 1,
+        data: { status: 'passed', symbol: 'USDT' },
+      });
     } finally {
       await t.ds.query('UPDATE coins SET enabled = true WHERE id = $1', [USDT]);
     }
@@ -556,6 +561,34 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     });
   });
 
+  it("the daily limit values a coin at its highest price of the last 24 hours: a trade at a low price does not shrink a request's value", async () => {
+    const pricing = t.app.get(PricingService);
+    const [eth] = await t.ds.query(
+      `SELECT m.id, m.base_currency_id AS coin FROM markets m JOIN coins c ON c.id = m.base_currency_id WHERE c.symbol = 'ETH' AND m.quote_currency_id = $1`,
+      [USDT],
+    );
+    const candle = async (hoursAgo: number, high: string, close: string) =>
+      t.ds.query(
+        `INSERT INTO klines (market_id, period, open_time, open, high, low, close) VALUES ($1, '60min', to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600 - $2 * 3600), $4, $3, $4, $4)
+         ON CONFLICT (market_id, period, open_time) DO UPDATE SET high = EXCLUDED.high, close = EXCLUDED.close`,
+        [eth.id, hoursAgo, high, close],
+      );
+    await t.ds.query(`DELETE FROM klines WHERE market_id = $1`, [eth.id]);
+    // Never traded against USDT: no value, refused with 2211.
+    await expect(pricing.limitValue(eth.coin, money('1'), 'ETH')).rejects.toMatchObject({ code: ErrorCode.PRICE_UNAVAILABLE });
+    // Two days ago it closed at 3,000; lately someone traded it down to 1,000 (the last hour's close).
+    await candle(48, '3050', '3000');
+    await candle(2, '1500', '1000');
+    await candle(0, '1000', '1000');
+    expect((await pricing.limitValue(eth.coin, money('2'), 'ETH')).toString()).toBe('6000');
+    // A higher price within the day counts.
+    await candle(5, '3200', '1500');
+    expect((await pricing.limitValue(eth.coin, money('2'), 'ETH')).toString()).toBe('6400');
+    // USDT is worth 1.
+    expect((await pricing.limitValue(USDT, money('2.5'))).toString()).toBe('2.5');
+    await t.ds.query(`DELETE FROM klines WHERE market_id = $1`, [eth.id]);
+  });
+
   it('users cannot reach each other’s records or the operator API', async () => {
     const a = await user('100');
     const b = await user();
@@ -688,7 +721,10 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
         cmd.t === 'post' && cmd.commandId === `withdrawal-approve:${w}` ? Promise.resolve(empty('INSUFFICIENT_BALANCE')) : submit(cmd),
       );
     try {
-      expect((await post(admin, `admin/withdrawals/${w}/approve`, { tx_hash: 'abc', reason: 'paid out' })).body).toMatchObject({ code: 2000, message: 'Insufficient balance' });
+      expect((await post(admin, `admin/withdrawals/${w}/approve`, { tx_hash: 'abc', reason: 'paid out' })).body).toMatchObject({
+        code: 2000,
+        message: 'Insufficient balance',
+      });
     } finally {
       refused.mockRestore();
     }

@@ -51,11 +51,27 @@ export class PricingService {
     return prices;
   }
 
-  /** The USDT value of an amount; refuses when the coin has never traded against USDT. */
-  async usdtValue(currencyId: number, amount: Money, symbol = String(currencyId)): Promise<Money> {
-    const price = (await this.usdtPrices()).get(currencyId);
-    if (!price) throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: symbol });
-    return amount.times(price);
+  /**
+   * The USDT value of an amount for a limit (the daily withdrawal amount): at the highest price the
+   * coin's `<coin>/USDT` market has had lately, so that a trade at a low price (a thin or quiet
+   * market, or two accounts trading with each other) cannot shrink what a request counts for. That
+   * price is the highest of the hourly K-lines' highs of the last 24 hours, the close of the last
+   * hour before them, and the last trade (the K-lines are a projection and may lag it). Refuses
+   * (2211) when the coin has never traded against USDT. USDT is 1.
+   */
+  async limitValue(currencyId: number, amount: Money, symbol = String(currencyId)): Promise<Money> {
+    if (currencyId === USDT_ID) return amount;
+    const [row]: Array<{ price: string | null }> = await this.dataSource.query(
+      `SELECT GREATEST(
+         (SELECT max(high) FROM klines WHERE market_id = m.id AND period = '60min' AND open_time >= now() - interval '24 hours'),
+         (SELECT close FROM klines WHERE market_id = m.id AND period = '60min' AND open_time < now() - interval '24 hours' ORDER BY open_time DESC LIMIT 1),
+         (SELECT price FROM trades WHERE market_id = m.id ORDER BY trade_id DESC LIMIT 1)
+       )::text AS price
+       FROM markets m WHERE m.quote_currency_id = $1 AND m.base_currency_id = $2`,
+      [USDT_ID, currencyId],
+    );
+    if (!row?.price) throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: symbol });
+    return amount.times(money(row.price));
   }
 
   async rate(code: string): Promise<{ code: string; name: string; symbol: string; rate: string }> {

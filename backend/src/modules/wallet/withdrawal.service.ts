@@ -134,7 +134,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     const min = Money.max(coin.minWithdraw, fee);
     if (amount.lt(min) || amount.lte(fee)) throw new BusinessError(ErrorCode.WITHDRAW_BELOW_MIN, undefined, { min: moneyString(min), coin: coin.symbol });
     await this.fundPassword.verify(userId, user.fundPasswordHash, dto.password);
-    const usdt = await this.pricing.usdtValue(coin.id, amount, coin.symbol);
+    const usdt = await this.pricing.limitValue(coin.id, amount, coin.symbol);
 
     return this.oneAtATime(userId, () => this.submit(userId, user.verificationLevel, dto, coin, address, amount, fee, usdt));
   }

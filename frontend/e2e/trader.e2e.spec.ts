@@ -2,7 +2,7 @@ import type { DepthData } from '@kestrel/contracts';
 import { join } from 'node:path';
 import { type Browser, type Page, type WebSocketRoute } from 'playwright-core';
 import { ARTIFACTS, go as goTo, launchBrowser, shootThemes } from './screens';
-import { apiOf, startStack, type Stack, registerByEmail } from './stack';
+import { ADMIN, apiOf, approvedDeposit, registerByEmail, setFundPassword, startStack, type Stack } from './stack';
 
 /**
  * Issue 27 on the spot trade screen, real stack with the market simulator ON: the order book's
@@ -11,6 +11,8 @@ import { apiOf, startStack, type Stack, registerByEmail } from './stack';
  * `page.routeWebSocket`, polling aborted), the stale badge shows and the book on screen freezes
  * while the market moves on the server; the socket comes back and the screen shows the server's
  * new state (the badge goes). Screens at 390×844 in both themes and in Chinese, axe clean.
+ * When the simulator's requotes do not move the top of book soon enough (a loaded machine slows its
+ * ticks), a second trader moves it: a limit buy one tick above the best bid.
  */
 const SYMBOL = 'BTC/USDT';
 
@@ -20,6 +22,8 @@ let stack: Stack;
 let browser: Browser;
 let api: ReturnType<typeof apiOf>;
 let page: Page;
+/** A second trader with USDT in the trade account, who moves the market when the simulator is slow to. */
+let mover: { token: string };
 const tag = `${process.pid}${Date.now().toString(36)}`;
 let offline = false;
 const open: WebSocketRoute[] = [];
@@ -41,6 +45,12 @@ beforeAll(async () => {
   browser = await launchBrowser();
   const email = `trader.${tag}@kestrel.test`;
   const user = await registerByEmail(stack.url, email);
+  const adminToken = (await api<{ token: string }>('POST', 'admin/login', ADMIN)).token;
+  await api('POST', 'admin/chains/1', { deposit_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', reason: 'e2e' }, adminToken); // USDT TRC20
+  const moverEmail = `mover.${tag}@kestrel.test`;
+  mover = await registerByEmail(stack.url, moverEmail);
+  await setFundPassword(stack.url, moverEmail, mover.token);
+  await approvedDeposit(stack.url, adminToken, mover.token, '1000', `dep-${tag}`);
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
   page = await context.newPage();
   page.setDefaultTimeout(20_000);
@@ -126,9 +136,12 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
     for (const ws of open.splice(0)) await ws.close();
     await page.locator('[data-testid="stale-badge"]').waitFor();
     const frozen = await shownBook();
-    // The market moves on the server (the simulator requotes its book every 5 s) while the screen cannot hear it
-    // (on a loaded CI machine its ticks can fall behind: once, 20 s went by without a new top of book).
+    // The market moves on the server while the screen cannot hear it: the simulator requotes its
+    // book every 5 s, but on a loaded CI machine its ticks can fall behind (twice no new top of book
+    // came for 20 and 45 s), so after 10 s the second trader bids one tick above the best bid.
     const deadline = Date.now() + 45_000;
+    const nudgeAt = Date.now() + 10_000;
+    let nudged = false;
     let moved: string | null = null;
     while (Date.now() < deadline) {
       const now = await serverBook();
@@ -136,9 +149,14 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
         moved = now;
         break;
       }
+      if (!nudged && Date.now() >= nudgeAt) {
+        nudged = true;
+        const price = (Number(frozen.split('/')[0]) + 0.01).toFixed(2);
+        await api('POST', 'coin/trade', { symbol: SYMBOL, side: 'buy', type: 'limit', price, quantity: '0.001', client_order_id: `nudge-${tag}` }, mover.token);
+      }
       await page.waitForTimeout(250);
     }
-    if (moved === null) throw stack.failure("the server's top of book did not move in 45 s");
+    if (moved === null) throw stack.failure(`the server's top of book did not move in 45 s${nudged ? ' (a bid one tick above the best was placed after 10 s)' : ''}`);
     expect(await shownBook()).toBe(frozen);
     await page.screenshot({ path: join(ARTIFACTS, 'trader-offline.png') });
 

@@ -108,12 +108,18 @@ describe('contract and option screens on the real stack', () => {
     // The shortest period is listed first.
     await popup.getByRole('radio').first().click();
     expect(await popup.getByRole('radio').first().getAttribute('data-testid')).toBe('period-5');
+    // Below the period's range: said in the popup before anything is sent.
+    const sent: string[] = [];
+    const onRequest = (r: { url(): string }) => r.url().includes('/api/microtrade/submit') && sent.push(r.url());
+    page.on('request', onRequest);
     await popup.getByLabel('Quantity (USDT)').fill('5');
     await page.getByTestId('buy-confirm').click();
     await eventually(
       () => page.getByTestId('buy-error').textContent(),
-      (text) => expect(text).toMatch(/between 10 and 1000/),
+      (text) => expect(text).toBe('Quantity must be between 10 and 1,000'),
     );
+    page.off('request', onRequest);
+    expect(sent).toEqual([]);
     await popup.getByLabel('Quantity (USDT)').fill('10');
     // The server's answer is checked first: a refusal fails here with its code and message.
     const answered = page.waitForResponse((r) => r.url().includes('/api/microtrade/submit'));

@@ -573,6 +573,8 @@ export const en = {
     history: "Delivered",
     chooseTime: "Choose the delivery time first",
     qtyEmpty: "Quantity is empty",
+    qtyRange: "Quantity must be between {{min}} and {{max}}",
+    notEnough: "Insufficient balance: {{needed}} {{symbol}} is needed, fee included",
     bought: "Purchase successful",
     verifyConfirm: "Your account is not verified. Go and verify?",
     up: "Up",

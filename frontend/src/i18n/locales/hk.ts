@@ -575,6 +575,8 @@ const hk: Catalogue = {
     history: "已交割",
     chooseTime: "請先選擇交割時間",
     qtyEmpty: "數量不能為空",
+    qtyRange: "數量必須在 {{min}} 至 {{max}} 之間",
+    notEnough: "餘額不足：需要 {{needed}} {{symbol}}（含手續費）",
     bought: "購買成功",
     verifyConfirm: "您的帳戶尚未認證，去認證嗎？",
     up: "升",

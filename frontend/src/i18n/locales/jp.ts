@@ -575,6 +575,8 @@ const jp: Catalogue = {
     history: "受渡済み",
     chooseTime: "先に受渡時間を選んでください",
     qtyEmpty: "数量を入力してください",
+    qtyRange: "数量は {{min}} から {{max}} の範囲で入力してください",
+    notEnough: "残高が不足しています：手数料込みで {{needed}} {{symbol}} 必要です",
     bought: "購入しました",
     verifyConfirm: "本人確認が済んでいません。確認に進みますか？",
     up: "上昇",

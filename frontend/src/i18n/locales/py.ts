@@ -576,6 +576,8 @@ const py: Catalogue = {
     history: "Liquidadas",
     chooseTime: "Escolha primeiro o prazo de liquidação",
     qtyEmpty: "A quantidade está vazia",
+    qtyRange: "A quantidade deve estar entre {{min}} e {{max}}",
+    notEnough: "Saldo insuficiente: são necessários {{needed}} {{symbol}}, taxa incluída",
     bought: "Compra realizada",
     verifyConfirm: "Sua conta não está verificada. Verificar agora?",
     up: "Alta",

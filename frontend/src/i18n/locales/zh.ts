@@ -575,6 +575,8 @@ const zh: Catalogue = {
     history: "已交割",
     chooseTime: "请先选择交割时间",
     qtyEmpty: "数量不能为空",
+    qtyRange: "数量必须在 {{min}} 到 {{max}} 之间",
+    notEnough: "余额不足：需要 {{needed}} {{symbol}}（含手续费）",
     bought: "购买成功",
     verifyConfirm: "您的账户尚未认证，去认证吗？",
     up: "涨",

@@ -23,3 +23,27 @@ it('delivery times that failed to load offer a retry (nothing can be bought with
   expect(screen.getByRole('textbox', { name: 'Quantity (USDT)' }).getAttribute('placeholder')).toBe('0.5 – 2,500.75');
   expect(seconds).toHaveBeenCalledTimes(2);
 });
+
+it("a quantity outside the delivery time's range, or more than the balance with its fee, is said before anything is sent", async () => {
+  jest.spyOn(optionApi, 'seconds').mockResolvedValue([{ ...period, fee_rate: '0.01' }]);
+  jest.spyOn(optionApi, 'payable').mockResolvedValue([{ currency_id: 3, symbol: 'USDT', available: '200', frozen: '0' }]);
+  const submit = jest.spyOn(optionApi, 'submit').mockRejectedValue(new ApiError('refused by the server', 2000));
+  const submitter = renderHook(() => useMoneySubmit()).result.current;
+  renderAt('/', '/', <BuyPopup symbol="BTC/USDT" direction="up" price="100" onClose={() => undefined} submitter={submitter} />);
+  await userEvent.click(await screen.findByTestId('period-60'));
+  const quantity = screen.getByRole('textbox', { name: 'Quantity (USDT)' });
+  const tryBuying = async (value: string) => {
+    await userEvent.clear(quantity);
+    await userEvent.type(quantity, value);
+    await userEvent.click(screen.getByTestId('buy-confirm'));
+    return (await screen.findByTestId('buy-error')).textContent;
+  };
+  expect(await tryBuying('0.4')).toBe('Quantity must be between 0.5 and 2,500.75');
+  expect(await tryBuying('2600')).toBe('Quantity must be between 0.5 and 2,500.75');
+  // 198.1 + its 1 % fee (1.981) is 200.081: more than the 200 available.
+  expect(await tryBuying('198.1')).toBe('Insufficient balance: 200.081 USDT is needed, fee included');
+  expect(submit).not.toHaveBeenCalled();
+  // 198 + 1.98 = 199.98 fits: sent (and the server's refusal shown as it says it).
+  expect(await tryBuying('198')).toBe('refused by the server');
+  expect(submit).toHaveBeenCalledTimes(1);
+});

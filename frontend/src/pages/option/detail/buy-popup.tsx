@@ -4,7 +4,7 @@ import { useNavigate } from 'react-router-dom';
 import { optionApi, type OptionPeriod, type Payable } from '../../../api/derivatives';
 import { PATHS } from '../../../app/paths';
 import type { useMoneySubmit } from '../../../components/client-id';
-import { isAmount, isPositive, mul, typedDecimal } from '../../../components/decimal';
+import { add, cmp, isAmount, isPositive, mul, typedDecimal } from '../../../components/decimal';
 import { Field } from '../../../components/form';
 import { LoadFailed } from '../../../components/feedback';
 import { amountText, truncate } from '../../../components/format';
@@ -12,8 +12,9 @@ import { toast } from '../../../stores/toast.store';
 
 /**
  * The buy popup: the delivery time first (`microtrade/seconds`), then the quantity in the period's
- * range, the payable balance (`microtrade/payable_currencies`) and the possible win. Refusals are
- * the server's messages, shown in the popup; 2402 (not verified) asks "go and verify?".
+ * range, the payable balance (`microtrade/payable_currencies`) and the possible win. A quantity
+ * outside the range, or more than the balance with the fee, is said before anything is sent; the
+ * server's refusals are its messages, shown in the popup; 2402 (not verified) asks "go and verify?".
  */
 export function BuyPopup({
   symbol,
@@ -63,6 +64,11 @@ export function BuyPopup({
     setError(null);
     if (!period) return setError(t('option.chooseTime'));
     if (!isAmount(qty) || !isPositive(qty)) return setError(t('option.qtyEmpty'));
+    // The server's checks, said before sending (it checks again): the period's range, then the stake and its fee against the option account.
+    if (cmp(qty, period.min_qty) < 0 || cmp(qty, period.max_qty) > 0)
+      return setError(t('option.qtyRange', { min: amountText(period.min_qty), max: amountText(period.max_qty) }));
+    const needed = add(qty, mul(qty, period.fee_rate, 8), 8);
+    if (payable && cmp(needed, payable.available) > 0) return setError(t('option.notEnough', { needed: amountText(needed), symbol: payable.symbol }));
     try {
       const request = { period_id: period.id, symbol, direction, quantity: qty };
       const order = await run(request, (id) => optionApi.submit({ ...request, client_id: id }));

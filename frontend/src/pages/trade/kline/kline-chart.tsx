@@ -80,7 +80,15 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     const up = css('--up') || css('--green');
     const down = css('--down') || css('--red');
     c.applyOptions({
-      layout: { background: { color: css('--surface') }, textColor: css('--muted'), attributionLogo: false },
+      // The line between the price and volume panes and the time axis's in the theme's border colour
+      // (the library's own are fixed: near white between the panes on the dark theme, navy under the light one).
+      timeScale: { borderColor: css('--border') },
+      layout: {
+        background: { color: css('--surface') },
+        textColor: css('--muted'),
+        attributionLogo: false,
+        panes: { separatorColor: css('--border'), separatorHoverColor: css('--border') },
+      },
       grid: { vertLines: { color: css('--border') + '55' }, horzLines: { color: css('--border') + '55' } },
     });
     s.candles.applyOptions({ upColor: up, downColor: down, wickUpColor: up, wickDownColor: down });

@@ -561,32 +561,41 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     });
   });
 
-  it("the daily limit values a coin at its highest price of the last 24 hours: a trade at a low price does not shrink a request's value", async () => {
+  it("the daily limit values a coin at its median hourly close of the last day: one trade at an odd price neither shrinks nor inflates a request's value", async () => {
     const pricing = t.app.get(PricingService);
     const [eth] = await t.ds.query(
       `SELECT m.id, m.base_currency_id AS coin FROM markets m JOIN coins c ON c.id = m.base_currency_id WHERE c.symbol = 'ETH' AND m.quote_currency_id = $1`,
       [USDT],
     );
-    const candle = async (hoursAgo: number, high: string, close: string) =>
+    const candle = (hoursAgo: number, close: string) =>
       t.ds.query(
-        `INSERT INTO klines (market_id, period, open_time, open, high, low, close) VALUES ($1, '60min', to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600 - $2 * 3600), $4, $3, $4, $4)
-         ON CONFLICT (market_id, period, open_time) DO UPDATE SET high = EXCLUDED.high, close = EXCLUDED.close`,
-        [eth.id, hoursAgo, high, close],
+        `INSERT INTO klines (market_id, period, open_time, open, high, low, close) VALUES ($1, '60min', to_timestamp(floor(extract(epoch FROM now()) / 3600) * 3600 - $2 * 3600), $3, $3, $3, $3)
+         ON CONFLICT (market_id, period, open_time) DO UPDATE SET close = EXCLUDED.close`,
+        [eth.id, hoursAgo, close],
       );
-    await t.ds.query(`DELETE FROM klines WHERE market_id = $1`, [eth.id]);
-    // Never traded against USDT: no value, refused with 2211.
-    await expect(pricing.limitValue(eth.coin, money('1'), 'ETH')).rejects.toMatchObject({ code: ErrorCode.PRICE_UNAVAILABLE });
-    // Two days ago it closed at 3,000; lately someone traded it down to 1,000 (the last hour's close).
-    await candle(48, '3050', '3000');
-    await candle(2, '1500', '1000');
-    await candle(0, '1000', '1000');
-    expect((await pricing.limitValue(eth.coin, money('2'), 'ETH')).toString()).toBe('6000');
-    // A higher price within the day counts.
-    await candle(5, '3200', '1500');
-    expect((await pricing.limitValue(eth.coin, money('2'), 'ETH')).toString()).toBe('6400');
-    // USDT is worth 1.
-    expect((await pricing.limitValue(USDT, money('2.5'))).toString()).toBe('2.5');
-    await t.ds.query(`DELETE FROM klines WHERE market_id = $1`, [eth.id]);
+    const value = async (amount: string) => (await pricing.limitValue(eth.coin, money(amount), 'ETH')).toString();
+    try {
+      // Never traded against USDT: no value, refused with 2211.
+      await expect(value('1')).rejects.toMatchObject({ code: ErrorCode.PRICE_UNAVAILABLE });
+      // Before the day: 3,000; then three hours at 3,000 and, just now, one trade at 1,000.
+      await candle(48, '3000');
+      for (const h of [5, 4, 3]) await candle(h, '3000');
+      await candle(0, '1000');
+      expect(await value('2')).toBe('6000');
+      // And one at 9,000 an hour ago: still 3,000 (six closes: the higher middle one).
+      await candle(1, '9000');
+      expect(await value('2')).toBe('6000');
+      // A price held for most of the day is the price: six more hours at 1,000 (seven of twelve closes).
+      for (const h of [11, 10, 9, 8, 7, 6]) await candle(h, '1000');
+      expect(await value('2')).toBe('2000');
+      // Only the close before the day: that one.
+      await t.ds.query(`DELETE FROM klines WHERE market_id = $1 AND open_time >= now() - interval '24 hours'`, [eth.id]);
+      expect(await value('2')).toBe('6000');
+      // USDT is worth 1.
+      expect((await pricing.limitValue(USDT, money('2.5'))).toString()).toBe('2.5');
+    } finally {
+      await t.ds.query(`DELETE FROM klines WHERE market_id = $1`, [eth.id]);
+    }
   });
 
   it('users cannot reach each other’s records or the operator API', async () => {

@@ -52,19 +52,23 @@ export class PricingService {
   }
 
   /**
-   * The USDT value of an amount for a limit (the daily withdrawal amount): at the highest price the
-   * coin's `<coin>/USDT` market has had lately, so that a trade at a low price (a thin or quiet
-   * market, or two accounts trading with each other) cannot shrink what a request counts for. That
-   * price is the highest of the hourly K-lines' highs of the last 24 hours, the close of the last
-   * hour before them, and the last trade (the K-lines are a projection and may lag it). Refuses
-   * (2211) when the coin has never traded against USDT. USDT is 1.
+   * The USDT value of an amount for a limit (the daily withdrawal amount): at the price the coin's
+   * `<coin>/USDT` market has held over the last day, not at its last trade, so that one trade at an
+   * odd price (a thin market, or two accounts of one person trading with each other) can neither
+   * shrink what a request counts for nor inflate everyone else's. That price is the median (the
+   * higher middle one of an even count) of the closes of the hourly K-lines of the last 24 hours and
+   * of the last hour before them; with none, the last trade. Refuses (2211) when the coin has never
+   * traded against USDT. USDT is 1.
    */
   async limitValue(currencyId: number, amount: Money, symbol = String(currencyId)): Promise<Money> {
     if (currencyId === USDT_ID) return amount;
     const [row]: Array<{ price: string | null }> = await this.dataSource.query(
-      `SELECT GREATEST(
-         (SELECT max(high) FROM klines WHERE market_id = m.id AND period = '60min' AND open_time >= now() - interval '24 hours'),
-         (SELECT close FROM klines WHERE market_id = m.id AND period = '60min' AND open_time < now() - interval '24 hours' ORDER BY open_time DESC LIMIT 1),
+      `SELECT COALESCE(
+         (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY s.close DESC) FROM (
+            SELECT close FROM klines WHERE market_id = m.id AND period = '60min' AND open_time >= now() - interval '24 hours'
+            UNION ALL
+            (SELECT close FROM klines WHERE market_id = m.id AND period = '60min' AND open_time < now() - interval '24 hours' ORDER BY open_time DESC LIMIT 1)
+          ) s),
          (SELECT price FROM trades WHERE market_id = m.id ORDER BY trade_id DESC LIMIT 1)
        )::text AS price
        FROM markets m WHERE m.quote_currency_id = $1 AND m.base_currency_id = $2`,

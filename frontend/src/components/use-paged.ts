@@ -6,10 +6,11 @@ import { useCallback, useRef, useState } from 'react';
  * later one, or a reload over a list already shown, leaves the list as it was (`reload` resolves
  * when its page is in, for a pull-down refresh). `restart` (another tab or filter) also clears the
  * list shown meanwhile. `more`: the last page was full. `idOf` drops items already shown (a list
- * that moved between two pages); `onPage` sees every page as answered. `refresh`
- * (a live list that grew at the top: new ledger lines, a delivered option) reads page 1 again and
- * puts what is new on top of what is shown, keeping the pages already loaded (without `idOf`, or
- * with no list yet, it is `reload`).
+ * that moved between two pages); `onPage` sees every page as answered. `refresh` (a live list
+ * that grew at the top: new ledger lines, a delivered option) reads page 1 again and shows it
+ * followed by the rows already loaded that it does not hold, so the pages the user opened stay; when
+ * page 1 holds none of the rows shown (more new rows than a page: a gap could hide some) it is
+ * `reload`, as it is without `idOf` or with no list yet.
  */
 export function usePaged<P extends { items: unknown[] }>(
   fetchPage: (page: number) => Promise<P>,
@@ -70,13 +71,23 @@ export function usePaged<P extends { items: unknown[] }>(
     void fetch(1).then(
       (p) => {
         if (mine !== run.current) return;
-        setItems((old) => (old ? [...p.items.filter((m) => !old.some((x) => idOf(x) === idOf(m))), ...old] : p.items));
+        const old = shown.current ?? [];
+        const fresh = new Set(p.items.map(idOf));
+        // A page 1 that is not full is the whole list; one that meets none of the rows shown may have
+        // more new rows behind it than it holds: read again from the start rather than leave a gap.
+        if (p.items.length < pageSize) {
+          setItems(p.items);
+          setMore(false);
+        } else if (!old.some((x) => fresh.has(idOf(x)))) {
+          void load(1);
+          return;
+        } else setItems([...p.items, ...old.filter((x) => !fresh.has(idOf(x)))]);
         o.onPage?.(p);
       },
       // The list shown stays (a later refresh or a reload tries again).
       () => undefined,
     );
-  }, [load]);
+  }, [load, pageSize]);
   return { items, setItems, failed, more, busy, reload, restart, refresh, loadMore: () => load(page + 1) };
 }
 

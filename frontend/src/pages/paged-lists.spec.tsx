@@ -160,6 +160,15 @@ it('asset detail: its ledger 20 lines at a time; a balance push updates the bala
   expect(screen.getAllByTestId('ledger-amount')[0].textContent).toBe('-31 USDT');
   expect(screen.getByTestId('detail-available').textContent).toBe('69');
   expect(detail.mock.calls.map((c) => c[2])).toEqual([1, 2, 1]);
+  // More new lines than a page holds: page 1 meets none of the lines shown, so the ledger is read
+  // again from the start (merged, the lines between page 1 and those shown would be missing).
+  total = 61;
+  act(() => useLiveStore.setState((s) => ({ balanceVersion: s.balanceVersion + 1 })));
+  await waitFor(() => expect(screen.getAllByTestId('ledger-amount')[0].textContent).toBe('-61 USDT'));
+  expect(screen.getAllByTestId('ledger-amount')).toHaveLength(20);
+  await userEvent.click(screen.getByRole('button', { name: 'Load more' }));
+  await waitFor(() => expect(screen.getAllByTestId('ledger-amount')).toHaveLength(40));
+  expect(screen.getAllByTestId('ledger-amount').map((e) => e.textContent)).toEqual(Array.from({ length: 40 }, (_, i) => `-${61 - i} USDT`));
 });
 
 const wealth = (id: number) =>

@@ -63,5 +63,7 @@ export function useMoneySubmit() {
     [],
   );
   const keptFor = useCallback((request: unknown): unknown => (kept.current?.request === JSON.stringify(request) ? kept.current.derived : undefined), []);
-  return { busy, run, keptFor };
+  /** Whether sending `request` now would be the retry of an unanswered one (with its kept id): a screen must not refuse it on its own checks, which the first may have changed. */
+  const holds = useCallback((request: unknown): boolean => kept.current?.request === JSON.stringify(request), []);
+  return { busy, run, keptFor, holds };
 }

@@ -576,7 +576,7 @@ const kr: Catalogue = {
     chooseTime: "먼저 인도 시간을 선택하세요",
     qtyEmpty: "수량을 입력하세요",
     qtyRange: "수량은 {{min}}에서 {{max}} 사이여야 합니다",
-    notEnough: "잔액이 부족합니다: 수수료 포함 {{needed}} {{symbol}}이(가) 필요합니다",
+    notEnough: "잔액이 부족합니다: 필요 금액 {{needed}} {{symbol}} (수수료 포함)",
     bought: "구매했습니다",
     verifyConfirm: "계정 인증이 되지 않았습니다. 인증하러 갈까요?",
     up: "상승",

@@ -1,9 +1,10 @@
-import { renderHook, screen } from '@testing-library/react';
+import { act, renderHook, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAt } from '../../../../test/render';
 import { ApiError } from '../../../api/client';
 import { optionApi, type OptionPeriod } from '../../../api/derivatives';
 import { useMoneySubmit } from '../../../components/client-id';
+import { useLiveStore } from '../../../live/live.store';
 import { BuyPopup } from './buy-popup';
 
 const period: OptionPeriod = { id: 1, seconds: 60, profit_ratio: '0.125', min_qty: '0.5', max_qty: '2500.75', fee_rate: '0', enabled: true };
@@ -46,4 +47,31 @@ it("a quantity outside the delivery time's range, or more than the balance with 
   // 198 + 1.98 = 199.98 fits: sent (and the server's refusal shown as it says it).
   expect(await tryBuying('198')).toBe('refused by the server');
   expect(submit).toHaveBeenCalledTimes(1);
+});
+
+it('the balance is read again on a balance push; the retry of an unanswered purchase is sent with its id even when the balance no longer covers it', async () => {
+  jest.spyOn(optionApi, 'seconds').mockResolvedValue([period]);
+  const payable = jest
+    .spyOn(optionApi, 'payable')
+    .mockResolvedValueOnce([{ currency_id: 3, symbol: 'USDT', available: '200', frozen: '0' }])
+    .mockResolvedValue([{ currency_id: 3, symbol: 'USDT', available: '2', frozen: '0' }]);
+  const submit = jest
+    .spyOn(optionApi, 'submit')
+    .mockRejectedValueOnce(new ApiError('Network error', 0))
+    .mockResolvedValue({ order_id: '9' } as Awaited<ReturnType<typeof optionApi.submit>>);
+  const submitter = renderHook(() => useMoneySubmit()).result.current;
+  renderAt('/', '/', <BuyPopup symbol="BTC/USDT" direction="up" price="100" onClose={() => undefined} submitter={submitter} />);
+  await userEvent.click(await screen.findByTestId('period-60'));
+  await userEvent.type(screen.getByRole('textbox', { name: 'Quantity (USDT)' }), '198');
+  await userEvent.click(screen.getByTestId('buy-confirm'));
+  expect((await screen.findByTestId('buy-error')).textContent).toBe('Network error');
+  // The purchase went through after all: its payment's push brings the balance down.
+  act(() => useLiveStore.setState((s) => ({ balanceVersion: s.balanceVersion + 1 })));
+  await waitFor(() => expect(screen.getByTestId('payable').textContent).toBe('2.0000 USDT'));
+  expect(payable).toHaveBeenCalledTimes(2);
+  await userEvent.click(screen.getByTestId('buy-confirm'));
+  await waitFor(() => expect(submit).toHaveBeenCalledTimes(2));
+  expect(submit.mock.calls[1][0].client_id).toBe(submit.mock.calls[0][0].client_id);
+  // Answered with the first purchase: the popup goes to the orders awaiting delivery.
+  await waitFor(() => expect(screen.getByTestId('location').textContent).toBe('/pages/option/details'));
 });

@@ -8,6 +8,7 @@ import { add, cmp, isAmount, isPositive, mul, typedDecimal } from '../../../comp
 import { Field } from '../../../components/form';
 import { LoadFailed } from '../../../components/feedback';
 import { amountText, truncate } from '../../../components/format';
+import { useLiveStore } from '../../../live/live.store';
 import { toast } from '../../../stores/toast.store';
 
 /**
@@ -38,16 +39,23 @@ export function BuyPopup({
   const [period, setPeriod] = useState<OptionPeriod | null>(null);
   const [qty, setQty] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const { busy, run } = submitter;
+  const { busy, run, holds } = submitter;
+  const balanceVersion = useLiveStore((st) => st.balanceVersion);
   const dialog = useRef<HTMLDivElement>(null);
+  const readPayable = useCallback(
+    () =>
+      optionApi.payable().then(
+        (l) => setPayable(l[0] ?? null),
+        () => undefined,
+      ),
+    [],
+  );
   const load = useCallback(() => {
     setPeriods(null);
     optionApi.seconds().then(setPeriods, () => setPeriods('failed'));
-    optionApi.payable().then(
-      (l) => setPayable(l[0] ?? null),
-      () => undefined,
-    );
   }, []);
+  // The balance now, read again on each balance push (a payout while the popup is open).
+  useEffect(() => void readPayable(), [readPayable, balanceVersion]);
   // Once per opening (a re-render of the page, on every price push, must not refetch or take the focus from the quantity).
   useEffect(() => {
     load();
@@ -64,13 +72,17 @@ export function BuyPopup({
     setError(null);
     if (!period) return setError(t('option.chooseTime'));
     if (!isAmount(qty) || !isPositive(qty)) return setError(t('option.qtyEmpty'));
-    // The server's checks, said before sending (it checks again): the period's range, then the stake and its fee against the option account.
-    if (cmp(qty, period.min_qty) < 0 || cmp(qty, period.max_qty) > 0)
-      return setError(t('option.qtyRange', { min: amountText(period.min_qty), max: amountText(period.max_qty) }));
-    const needed = add(qty, mul(qty, period.fee_rate, 8), 8);
-    if (payable && cmp(needed, payable.available) > 0) return setError(t('option.notEnough', { needed: amountText(needed), symbol: payable.symbol }));
+    const request = { period_id: period.id, symbol, direction, quantity: qty };
+    // The server's checks, said before sending (it checks again): the period's range, then the stake
+    // and its fee against the option account. Not for the retry of an unanswered purchase: if that
+    // one went through, the balance shown has paid for it, and only the server's answer tells.
+    if (!holds(request)) {
+      if (cmp(qty, period.min_qty) < 0 || cmp(qty, period.max_qty) > 0)
+        return setError(t('option.qtyRange', { min: amountText(period.min_qty), max: amountText(period.max_qty) }));
+      const needed = add(qty, mul(qty, period.fee_rate, 8), 8);
+      if (payable && cmp(needed, payable.available) > 0) return setError(t('option.notEnough', { needed: amountText(needed), symbol: payable.symbol }));
+    }
     try {
-      const request = { period_id: period.id, symbol, direction, quantity: qty };
       const order = await run(request, (id) => optionApi.submit({ ...request, client_id: id }));
       if (!order) return;
       toast(t('option.bought'));

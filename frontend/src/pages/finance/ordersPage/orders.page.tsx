@@ -39,7 +39,7 @@ export function OrdersPage({ titleKey }: { titleKey: string }) {
   const [params, setParams] = useSearchParams();
   const status = (TABS as string[]).includes(params.get('status') ?? '') ? (params.get('status') as WealthOrderStatus) : 'hosting';
   const [redeeming, setRedeeming] = useState<WealthOrder | null>(null);
-  // The report is read again with every page of orders (their sums move together).
+  // The report is read again with the orders' first page (another tab, a redemption): their sums move together.
   const [loadedAt, setLoadedAt] = useState(0);
   const report = useReport(`${status}:${loadedAt}`);
   // Each order keeps when its page came: its countdowns run from then.
@@ -48,7 +48,7 @@ export function OrdersPage({ titleKey }: { titleKey: string }) {
     LIMIT,
     {
       idOf: (o) => o.order_id,
-      onPage: () => setLoadedAt(Date.now()),
+      onPage: (p) => p.page === 1 && setLoadedAt(Date.now()),
     },
   );
   const { restart } = list;

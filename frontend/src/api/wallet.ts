@@ -158,11 +158,16 @@ export interface KycStates {
   advanced_reason: string | null;
 }
 
+/** How many transfers a page of `wallet/history` holds. */
+export const TRANSFERS_PAGE = 50;
+/** How many flash exchanges a page of `fpjy/list` holds. */
+export const CONVERSIONS_PAGE = 20;
+
 export const walletApi = {
   list: (pricing: string) => post<WalletList>('wallet/list', { pricing }),
   detail: (account: AccountType, currencyId: number, page = 1) => post<WalletDetail>('wallet/detail', { account, currency_id: currencyId, page }),
   log: (params: { code?: number; currency_id?: number; account?: AccountType; page?: number; limit?: number }) => get<Page<LedgerLine>>('wallet/log', params),
-  history: (page = 1) => get<Page<Transfer>>('wallet/history', { page, limit: 50 }),
+  history: (page = 1) => get<Page<Transfer>>('wallet/history', { page, limit: TRANSFERS_PAGE }),
   currencies: () => get<UserCurrency[]>('currency/user_currency_list'),
   transferOptions: () => post<TransferOptions>('wallet/curChange'),
   transfer: (form: { from: AccountType; to: AccountType; currency_id: number; amount: string; client_id: string }) =>
@@ -186,7 +191,7 @@ export const walletApi = {
   flashCoins: () => get<Array<{ currency_id: number; symbol: string }>>('fpjy/coins'),
   quote: (form: { from_currency_id: number; to_currency_id: number; amount: string }) => post<FlashQuote>('fpjy/quote', form),
   convert: (quoteId: string) => post<FlashQuote & { duplicate?: boolean }>('fpjy/convert', { quote_id: quoteId }),
-  conversions: () => get<Page<FlashQuote>>('fpjy/list', { page: 1, limit: 20 }),
+  conversions: (page = 1) => get<Page<FlashQuote>>('fpjy/list', { page, limit: CONVERSIONS_PAGE }),
   rates: () => get<FiatRate[]>('coin/rate/list', undefined, { quiet: true }),
   kyc: () => get<KycStates>('user/real_name'),
   submitBasic: (form: { country: string; name: string; id_number: string; address: string; front_image: string; back_image: string; hand_image: string }) =>

@@ -3,15 +3,18 @@ import userEvent from '@testing-library/user-event';
 import { renderAt } from '../../test/render';
 import { leverApi, optionApi, type OptionOrder, type Position } from '../api/derivatives';
 import { financeApi, type WealthOrder } from '../api/finance';
-import { loanApi, type LoanOrder } from '../api/loan';
+import { loanApi, type LoanOrder, type LoanRepayment } from '../api/loan';
 import { nftApi, type NftOrder } from '../api/nft';
 import type { Page } from '../api/trading';
-import { walletApi, type LedgerLine, type WalletDetail } from '../api/wallet';
+import { walletApi, type FlashQuote, type LedgerLine, type Transfer, type WalletDetail } from '../api/wallet';
 import { PATHS } from '../app/paths';
 import { useLiveStore } from '../live/live.store';
 import { TradeAccountPage } from './assets/tradeAccount/trade-account.page';
+import { TransferRecordPage } from './assets/transfer/record/transfer-record.page';
+import { FpjyPage } from './fpjy/fpjy/fpjy.page';
 import { OrdersPage } from './finance/ordersPage/orders.page';
 import { LeverHistoryPage } from './lever/index3/lever-history.page';
+import { LoanBackRecPage } from './loan/back_rec/loan-back-rec.page';
 import { LoanOrdersPage } from './loan/order/loan-orders.page';
 import { NftOrdersPage } from './nft/order/nft-orders.page';
 import { OptionHistoryPage } from './option/details/option-orders.page';
@@ -224,6 +227,43 @@ const nft = (id: number): NftOrder => ({
   created_at: '2026-12-01T08:00:00Z',
 });
 
+const transfer = (id: number): Transfer => ({
+  transfer_id: String(id),
+  currency_id: 3,
+  symbol: 'USDT',
+  from: 'coin',
+  to: 'lever',
+  amount: '1',
+  created_at: '2026-12-01T08:00:00Z',
+});
+const repayment = (id: number): LoanRepayment => ({
+  id: String(id),
+  order_id: '1',
+  symbol: 'USDT',
+  kind: 'balance',
+  amount: '1',
+  interest_part: '0.1',
+  principal_part: '0.9',
+  image_url: null,
+  status: 'done',
+  reason: null,
+  created_at: '2026-12-01T08:00:00Z',
+  reviewed_at: null,
+});
+const conversion = (id: number): FlashQuote => ({
+  quote_id: String(id),
+  from_currency_id: 3,
+  from_symbol: 'USDT',
+  to_currency_id: 1,
+  to_symbol: 'BTC',
+  amount: '100',
+  rate: '0.00001',
+  fee: '0',
+  receive: '0.001',
+  expires_at: '2026-12-01T08:00:15Z',
+  created_at: '2026-12-01T08:00:00Z',
+});
+
 it.each([
   [
     'wealth orders',
@@ -240,6 +280,13 @@ it.each([
     () => jest.spyOn(loanApi, 'orders').mockImplementation(filtered(pages(() => 55, loan))),
   ],
   [
+    'loan repayments',
+    PATHS.loanBackRec,
+    <LoanBackRecPage key="r" titleKey="titles.loanBackRec" />,
+    'loan-record',
+    () => jest.spyOn(loanApi, 'records').mockImplementation(filtered(pages(() => 55, repayment))),
+  ],
+  [
     'NFT records',
     PATHS.nftOrder,
     <NftOrdersPage key="n" titleKey="titles.nftOrder" />,
@@ -254,4 +301,32 @@ it.each([
   await userEvent.click(screen.getByRole('button', { name: 'Load more' }));
   await waitFor(() => expect(screen.getAllByTestId(rowId)).toHaveLength(55));
   expect(calls.mock.calls.map((c) => c[1])).toEqual([1, 2]);
+});
+
+it.each([
+  [
+    'transfers',
+    PATHS.transferRecord,
+    <TransferRecordPage key="t" titleKey="titles.transferRecord" />,
+    '[data-testid="transfer-records"] > li',
+    50,
+    () => jest.spyOn(walletApi, 'history').mockImplementation(pages(() => 55, transfer)),
+  ],
+  [
+    'flash exchanges',
+    PATHS.fpjy,
+    <FpjyPage key="f" titleKey="titles.fpjy" />,
+    '[data-testid="fpjy-history"] > li',
+    20,
+    () => jest.spyOn(walletApi, 'conversions').mockImplementation((page = 1) => pages(() => 25, conversion)(page, 20)),
+  ],
+])('%s: "Load more" reads the next page', async (_name, path, element, rows, size, spy) => {
+  jest.spyOn(walletApi, 'currencies').mockResolvedValue([]);
+  jest.spyOn(walletApi, 'flashCoins').mockResolvedValue([]);
+  const calls = spy();
+  const { container } = renderAt(path, path, element);
+  await waitFor(() => expect(container.querySelectorAll(rows)).toHaveLength(size));
+  await userEvent.click(screen.getByRole('button', { name: 'Load more' }));
+  await waitFor(() => expect(container.querySelectorAll(rows)).toHaveLength(size + 5));
+  expect(calls.mock.calls.map((c) => c[0])).toEqual([1, 2]);
 });

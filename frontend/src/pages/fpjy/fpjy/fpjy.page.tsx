@@ -1,11 +1,13 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { walletApi, type FlashQuote, type UserCurrency } from '../../../api/wallet';
+import { CONVERSIONS_PAGE, walletApi, type FlashQuote, type UserCurrency } from '../../../api/wallet';
 import { fateUnknown, useMoneySubmit } from '../../../components/client-id';
 import { cmp, isAmount, isPositive, typedDecimal } from '../../../components/decimal';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Skeleton } from '../../../components/feedback';
 import { Field, SelectField } from '../../../components/form';
 import { Page } from '../../../components/page';
+import { PagedList } from '../../../components/paged-list';
+import { usePaged } from '../../../components/use-paged';
 import { toast } from '../../../stores/toast.store';
 import { amountText, formatTime } from '../../../components/format';
 
@@ -21,7 +23,8 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
   const [left, setLeft] = useState(0);
   /** The kept quote's conversion had no answer (or 2105–2107): it may have happened, so it is retried with the same quote id, expired or not. */
   const [unanswered, setUnanswered] = useState(false);
-  const [history, setHistory] = useState<FlashQuote[] | null>(null);
+  // The user's conversions, 20 at a time; a new one goes on top of the pages shown.
+  const history = usePaged(walletApi.conversions, CONVERSIONS_PAGE, { idOf: (h) => h.quote_id });
   const [quoting, setQuoting] = useState(false);
   const { busy, run } = useMoneySubmit();
   const load = () => {
@@ -31,7 +34,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
       ([mine, desk]) => setCoins(mine.filter((c) => desk.some((d) => d.currency_id === c.currency_id))),
       () => setCoins((c) => c ?? []),
     );
-    walletApi.conversions().then((p) => setHistory(p.items), () => setHistory([]));
+    history.refresh();
   };
   useEffect(load, []);
   const fromCoin = coins?.find((c) => String(c.currency_id) === from) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
@@ -132,24 +135,22 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
       )}
       <section className="card" aria-labelledby="fpjy-history">
         <h2 id="fpjy-history" className="card__title">{t('fpjy.history')}</h2>
-        {history === null ? (
-          <Skeleton rows={2} />
-        ) : history.length === 0 ? (
-          <Empty />
-        ) : (
-          <ul className="list" data-testid="fpjy-history">
-            {history.map((h) => (
-              <li key={h.quote_id} className="record">
-                <div className="record__head">
-                  <strong className="num">
-                    {h.amount} {h.from_symbol} → {h.receive} {h.to_symbol}
-                  </strong>
-                </div>
-                <div className="muted small">{h.created_at ? formatTime(h.created_at) : ''}</div>
-              </li>
-            ))}
-          </ul>
-        )}
+        <PagedList list={history} skeleton={<Skeleton rows={2} />}>
+          {(items) => (
+            <ul className="list" data-testid="fpjy-history">
+              {items.map((h) => (
+                <li key={h.quote_id} className="record">
+                  <div className="record__head">
+                    <strong className="num">
+                      {h.amount} {h.from_symbol} → {h.receive} {h.to_symbol}
+                    </strong>
+                  </div>
+                  <div className="muted small">{h.created_at ? formatTime(h.created_at) : ''}</div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </PagedList>
       </section>
     </Page>
   );

@@ -493,6 +493,7 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     const a = await trader('option', '100');
     const b = await trader('option', '100');
     const c = await trader('lever', '1000');
+    await tick('60000'); // fresh again after making the traders (a tick stays fresh 5 s; a busy machine takes longer)
     // Stake 100 at 20 %: 120 frozen; stake 50: 60 frozen. Available 100 + 150 − 180 = 70.
     expect((await post(a.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'up', period_id: p30.id, quantity: '100' })).body.code).toBe(1);
     expect((await post(b.token, 'microtrade/submit', { symbol: 'BTC/USDT', direction: 'down', period_id: p30.id, quantity: '50' })).body.code).toBe(1);

@@ -87,6 +87,37 @@ export function Segmented<T extends string>({ label, value, options, onChange }:
   );
 }
 
+/**
+ * A list's filter tabs (a `nav` of pressed/unpressed buttons, one shown at a time): the status
+ * tabs of the order and record screens, the product tabs of loans and wealth.
+ */
+export function FilterTabs<T extends string | number>({
+  label,
+  value,
+  options,
+  onChange,
+  className,
+  testId,
+}: {
+  label: string;
+  value: T;
+  options: ReadonlyArray<{ value: T; label: ReactNode }>;
+  onChange: (v: T) => void;
+  className?: string;
+  /** Each tab's `data-testid`, from its value. */
+  testId?: (v: T) => string;
+}) {
+  return (
+    <nav className={className ? `segmented ${className}` : 'segmented'} aria-label={label}>
+      {options.map((o) => (
+        <button key={o.value} type="button" className={value === o.value ? 'is-active' : ''} aria-pressed={value === o.value} onClick={() => onChange(o.value)} data-testid={testId?.(o.value)}>
+          {o.label}
+        </button>
+      ))}
+    </nav>
+  );
+}
+
 /** A labelled native select (one tap on a phone, read out by screen readers). */
 export function SelectField<T extends string>({ label, value, options, onChange, name }: { label: string; value: T; options: Array<{ value: T; label: string }>; onChange: (v: T) => void; name?: string }) {
   const id = useId();

@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { financeApi, type WealthProduct, type WealthReport } from '../../../api/finance';
 import { PATHS } from '../../../app/paths';
 import { Empty, Skeleton } from '../../../components/feedback';
+import { FilterTabs } from '../../../components/form';
 import { Page } from '../../../components/page';
 import { useIsLoggedIn } from '../../../stores/session.store';
 import { ProductCard, ReportCard } from '../finance-parts';
@@ -36,13 +37,16 @@ export function ProductList({ type, onType }: { type: 1 | 2; onType: (t: 1 | 2) 
   const list = useProducts(type);
   return (
     <>
-      <nav className="segmented" aria-label={t('finance.listLabel')}>
-        {([1, 2] as const).map((v) => (
-          <button key={v} type="button" className={type === v ? 'is-active' : ''} aria-pressed={type === v} onClick={() => onType(v)} data-testid={`wealth-type-${v}`}>
-            {t(v === 1 ? 'finance.hostingTab' : 'finance.miningTab')}
-          </button>
-        ))}
-      </nav>
+      <FilterTabs
+        label={t('finance.listLabel')}
+        value={type}
+        options={[
+          { value: 1, label: t('finance.hostingTab') },
+          { value: 2, label: t('finance.miningTab') },
+        ]}
+        onChange={onType}
+        testId={(v) => `wealth-type-${v}`}
+      />
       <section className="card">
         {list === null ? (
           <Skeleton rows={3} height={120} />

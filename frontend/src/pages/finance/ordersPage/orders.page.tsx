@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import { financeApi, type WealthOrder, type WealthOrderStatus } from '../../../api/finance';
 import { Skeleton } from '../../../components/feedback';
+import { FilterTabs } from '../../../components/form';
 import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { PagedList } from '../../../components/paged-list';
@@ -57,20 +58,13 @@ export function OrdersPage({ titleKey }: { titleKey: string }) {
   return (
     <Page title={t(titleKey)} back>
       <ReportCard report={report} />
-      <nav className="segmented" aria-label={t('finance.orders')}>
-        {TABS.map((s) => (
-          <button
-            key={s}
-            type="button"
-            className={status === s ? 'is-active' : ''}
-            aria-pressed={status === s}
-            onClick={() => setParams({ status: s }, { replace: true })}
-            data-testid={`orders-tab-${s}`}
-          >
-            {t(`finance.orderTabs.${s}`)}
-          </button>
-        ))}
-      </nav>
+      <FilterTabs
+        label={t('finance.orders')}
+        value={status}
+        options={TABS.map((s) => ({ value: s, label: t(`finance.orderTabs.${s}`) }))}
+        onChange={(s) => setParams({ status: s }, { replace: true })}
+        testId={(s) => `orders-tab-${s}`}
+      />
       <section className="card">
         <PagedList list={list} skeleton={<Skeleton rows={3} height={96} />}>
           {(orders) => (

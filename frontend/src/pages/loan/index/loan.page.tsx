@@ -6,7 +6,7 @@ import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
 import { cmp, isAmount, isPositive, typedDecimal } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
-import { Field } from '../../../components/form';
+import { Field, FilterTabs } from '../../../components/form';
 import { amountText, truncate } from '../../../components/format';
 import { ImageUpload } from '../../../components/image-upload';
 import { Page } from '../../../components/page';
@@ -111,19 +111,12 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
   return (
     <Page title={t(titleKey)} back right={right}>
       {products.length > 1 && (
-        <nav className="segmented" aria-label={t('loan.product')}>
-          {products.map((p) => (
-            <button
-              key={p.id}
-              type="button"
-              className={p.id === productId ? 'is-active' : ''}
-              aria-pressed={p.id === productId}
-              onClick={() => (setProductId(p.id), setDays(p.cycles[0] ?? null))}
-            >
-              {p.name}
-            </button>
-          ))}
-        </nav>
+        <FilterTabs
+          label={t('loan.product')}
+          value={product.id}
+          options={products.map((p) => ({ value: p.id, label: p.name }))}
+          onChange={(id) => (setProductId(id), setDays(products.find((p) => p.id === id)?.cycles[0] ?? null))}
+        />
       )}
       <section className="card" data-testid="loan-terms">
         <h2 className="card__title">{product.name}</h2>

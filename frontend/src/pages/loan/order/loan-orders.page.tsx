@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { LOAN_FILTERS, loanApi, type LoanFilter } from '../../../api/loan';
 import { PATHS } from '../../../app/paths';
 import { Skeleton } from '../../../components/feedback';
+import { FilterTabs } from '../../../components/form';
 import { Page } from '../../../components/page';
 import { PagedList } from '../../../components/paged-list';
 import { PullRefresh } from '../../../components/pull-refresh';
@@ -30,20 +31,14 @@ export function LoanOrdersPage({ titleKey }: { titleKey: string }) {
         </Link>
       }
     >
-      <nav className="segmented loan-filter" aria-label={t('loan.filter')}>
-        {LOAN_FILTERS.map((s) => (
-          <button
-            key={s}
-            type="button"
-            className={status === s ? 'is-active' : ''}
-            aria-pressed={status === s}
-            onClick={() => setParams({ status: s }, { replace: true })}
-            data-testid={`loan-filter-${s}`}
-          >
-            {t(`loan.filters.${s}`)}
-          </button>
-        ))}
-      </nav>
+      <FilterTabs
+        className="loan-filter"
+        label={t('loan.filter')}
+        value={status}
+        options={LOAN_FILTERS.map((s) => ({ value: s, label: t(`loan.filters.${s}`) }))}
+        onChange={(s) => setParams({ status: s }, { replace: true })}
+        testId={(s) => `loan-filter-${s}`}
+      />
       <PullRefresh onRefresh={reload}>
         <section className="card">
           <PagedList list={list} skeleton={<Skeleton rows={3} height={96} />}>

@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { nftApi, type NftList } from '../../../api/nft';
 import { PATHS } from '../../../app/paths';
 import { Empty, Skeleton } from '../../../components/feedback';
+import { FilterTabs } from '../../../components/form';
 import { Page } from '../../../components/page';
 import { PullRefresh } from '../../../components/pull-refresh';
 import { NftArt, nftPrice, OwnerName, StateBadge } from '../nft-parts';
@@ -46,20 +47,13 @@ export function NftPage({ titleKey }: { titleKey: string }) {
       }
     >
       <PullRefresh onRefresh={load}>
-        <nav className="segmented" aria-label={t('nft.filter')}>
-          {FILTERS.map((f) => (
-            <button
-              key={f}
-              type="button"
-              className={filter === f ? 'is-active' : ''}
-              aria-pressed={filter === f}
-              onClick={() => set({ filter: f })}
-              data-testid={`nft-filter-${f}`}
-            >
-              {t(`nft.filters.${f}`)}
-            </button>
-          ))}
-        </nav>
+        <FilterTabs
+          label={t('nft.filter')}
+          value={filter}
+          options={FILTERS.map((f) => ({ value: f, label: t(`nft.filters.${f}`) }))}
+          onChange={(f) => set({ filter: f })}
+          testId={(f) => `nft-filter-${f}`}
+        />
         <div className="nft-collections" role="group" aria-label={t('nft.collections')}>
           <button type="button" className={`chip${!collection ? ' is-active' : ''}`} aria-pressed={!collection} onClick={() => set({ collection: undefined })}>
             {t('nft.allCollections')}

@@ -9,6 +9,7 @@ import { PullRefresh } from '../../../components/pull-refresh';
 import { usePaged } from '../../../components/use-paged';
 import { NftArt, nftPrice } from '../nft-parts';
 import { formatTime } from '../../../components/format';
+import { FilterTabs } from '../../../components/form';
 
 type Tab = 'all' | NftOrderType;
 const TABS: Tab[] = ['all', 'purchase', 'sale', 'listing'];
@@ -24,20 +25,13 @@ export function NftOrdersPage({ titleKey }: { titleKey: string }) {
   return (
     <Page title={t(titleKey)} back>
       <PullRefresh onRefresh={reload}>
-        <nav className="segmented" aria-label={t('nft.orderTabs.label')}>
-          {TABS.map((k) => (
-            <button
-              key={k}
-              type="button"
-              className={tab === k ? 'is-active' : ''}
-              aria-pressed={tab === k}
-              onClick={() => setParams(k === 'all' ? {} : { type: k }, { replace: true })}
-              data-testid={`nft-orders-tab-${k}`}
-            >
-              {t(`nft.orderTabs.${k}`)}
-            </button>
-          ))}
-        </nav>
+        <FilterTabs
+          label={t('nft.orderTabs.label')}
+          value={tab}
+          options={TABS.map((k) => ({ value: k, label: t(`nft.orderTabs.${k}`) }))}
+          onChange={(k) => setParams(k === 'all' ? {} : { type: k }, { replace: true })}
+          testId={(k) => `nft-orders-tab-${k}`}
+        />
         <section className="card">
           <PagedList list={list}>
             {(orders) => (

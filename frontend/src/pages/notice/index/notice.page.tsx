@@ -4,6 +4,7 @@ import { Link, useLocation, useSearchParams } from 'react-router-dom';
 import { newsApi, noticeApi, type NewsArticle, type NoticeMessage } from '../../../api/news';
 import { loginPath } from '../../../app/paths';
 import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
+import { FilterTabs } from '../../../components/form';
 import { Page } from '../../../components/page';
 import { usePaged } from '../../../components/use-paged';
 import { useSessionStore } from '../../../stores/session.store';
@@ -28,25 +29,28 @@ export function NoticePage({ titleKey }: { titleKey: string }) {
   const unread = useUnreadNotices();
   return (
     <Page title={t(titleKey)} back>
-      <nav className="segmented" aria-label={t('news.tabsLabel')}>
-        {(['announcement', 'message'] as const).map((k) => (
-          <button
-            key={k}
-            type="button"
-            className={tab === k ? 'is-active' : ''}
-            aria-pressed={tab === k}
-            onClick={() => setParams(k === 'message' ? { tab: k } : {}, { replace: true })}
-            data-testid={`notice-tab-${k}`}
-          >
-            {t(`news.tabs.${k}`)}
-            {k === 'message' && unread > 0 && (
-              <span className="notice-item__tag" data-testid="notice-tab-unread" aria-label={t('news.unreadLabel', { count: unread })}>
-                {unread}
-              </span>
-            )}
-          </button>
-        ))}
-      </nav>
+      <FilterTabs
+        label={t('news.tabsLabel')}
+        value={tab}
+        options={[
+          { value: 'announcement', label: t('news.tabs.announcement') },
+          {
+            value: 'message',
+            label: (
+              <>
+                {t('news.tabs.message')}
+                {unread > 0 && (
+                  <span className="notice-item__tag" data-testid="notice-tab-unread" aria-label={t('news.unreadLabel', { count: unread })}>
+                    {unread}
+                  </span>
+                )}
+              </>
+            ),
+          },
+        ]}
+        onChange={(k) => setParams(k === 'message' ? { tab: k } : {}, { replace: true })}
+        testId={(k) => `notice-tab-${k}`}
+      />
       {tab === 'announcement' ? <Announcements open={article} /> : <Messages />}
     </Page>
   );

@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 import { newcoinApi, type IeoProject, type IeoState } from '../../../api/newcoin';
 import { PATHS } from '../../../app/paths';
 import { Empty, Skeleton } from '../../../components/feedback';
+import { FilterTabs } from '../../../components/form';
 import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { ProjectCountdown, StateBadge, useNow } from './ieo-parts';
@@ -42,13 +43,7 @@ export function IeoPage({ titleKey }: { titleKey: string }) {
   const shown = projects?.filter((p) => filter === 'all' || p.state === filter || (filter === 'ended' && p.state === 'distributed'));
   return (
     <Page title={t(titleKey)}>
-      <nav className="segmented" aria-label={t('ieo.filter')}>
-        {FILTERS.map((f) => (
-          <button key={f} type="button" className={filter === f ? 'is-active' : ''} aria-pressed={filter === f} onClick={() => setFilter(f)}>
-            {t(`ieo.tabs.${f}`)}
-          </button>
-        ))}
-      </nav>
+      <FilterTabs label={t('ieo.filter')} value={filter} options={FILTERS.map((f) => ({ value: f, label: t(`ieo.tabs.${f}`) }))} onChange={setFilter} />
       {!shown ? (
         <Skeleton rows={3} height={120} />
       ) : shown.length === 0 ? (

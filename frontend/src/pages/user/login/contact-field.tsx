@@ -1,8 +1,10 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, type AreaCode } from '../../../api/endpoints';
+import { contactErrors, normalisePhone } from '../../../app/validation';
 import { Field } from '../../../components/form';
 import { currentLang, localName } from '../../../i18n/i18n';
+import { toast } from '../../../stores/toast.store';
 
 let cache: Promise<AreaCode[]> | null = null;
 // A sensible first choice of calling code per language; the user can change it.
@@ -71,4 +73,25 @@ export function ContactField({ type, value, onChange, areaCode, onAreaCode, erro
       }
     />
   );
+}
+
+/**
+ * The contact of a registration or a password reset as the API takes it (`target()`), and the
+ * sender of its code: it checks the contact first (the error goes to `onContactError`) and answers
+ * whether the code was sent, for the resend countdown.
+ */
+export function useContactCode(purpose: 'register' | 'forget', type: 'phone' | 'email', contact: string, areaCode: string, onContactError: (error: string | undefined) => void) {
+  const target = (): Record<string, string> => (type === 'phone' ? { phone: normalisePhone(contact), area_code: areaCode } : { email: contact.trim() });
+  const sendCode = async () => {
+    const error = contactErrors(type, contact);
+    onContactError(error);
+    if (error) return false;
+    try {
+      toast(await api.sendCode(type, purpose, target()));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return { target, sendCode };
 }

@@ -3,11 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { api } from '../../../../api/endpoints';
 import { PATHS } from '../../../../app/paths';
-import { contactErrors, hasErrors, normalisePhone, validateForget, type Errors } from '../../../../app/validation';
+import { hasErrors, validateForget, type Errors } from '../../../../app/validation';
 import { Field, SendCodeButton, Segmented } from '../../../../components/form';
 import { Page } from '../../../../components/page';
 import { toast } from '../../../../stores/toast.store';
-import { ContactField } from '../contact-field';
+import { ContactField, useContactCode } from '../contact-field';
 
 type FieldName = 'contact' | 'code' | 'password' | 'confirm';
 
@@ -23,19 +23,7 @@ export function ForgetPasswordPage({ titleKey }: { titleKey: string }) {
   const [confirm, setConfirm] = useState('');
   const [errors, setErrors] = useState<Errors<FieldName>>({});
   const [busy, setBusy] = useState(false);
-  const target = (): Record<string, string> => (type === 'phone' ? { phone: normalisePhone(contact), area_code: areaCode } : { email: contact.trim() });
-
-  const sendCode = async () => {
-    const error = contactErrors(type, contact);
-    setErrors((e) => ({ ...e, contact: error }));
-    if (error) return false;
-    try {
-      toast(await api.sendCode(type, 'forget', target()));
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const { target, sendCode } = useContactCode('forget', type, contact, areaCode, (error) => setErrors((e) => ({ ...e, contact: error })));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();

@@ -3,12 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { api } from '../../../../api/endpoints';
 import { PATHS } from '../../../../app/paths';
-import { contactErrors, hasErrors, normalisePhone, validateRegister, type Errors, type RegisterField } from '../../../../app/validation';
+import { hasErrors, validateRegister, type Errors, type RegisterField } from '../../../../app/validation';
 import { Field, SendCodeButton, Segmented } from '../../../../components/form';
 import { Page } from '../../../../components/page';
-import { toast } from '../../../../stores/toast.store';
 import { useSessionStore } from '../../../../stores/session.store';
-import { ContactField } from '../contact-field';
+import { ContactField, useContactCode } from '../contact-field';
 import { inviteCodeFrom } from '../invite-code';
 
 /** Registration by phone or e-mail (chosen on the choose page; switchable here), spec §5 rules. */
@@ -27,19 +26,7 @@ export function RegisterPage({ titleKey }: { titleKey: string }) {
   const [agreement, setAgreement] = useState(false);
   const [errors, setErrors] = useState<Errors<RegisterField>>({});
   const [busy, setBusy] = useState(false);
-  const target = (): Record<string, string> => (type === 'phone' ? { phone: normalisePhone(contact), area_code: areaCode } : { email: contact.trim() });
-
-  const sendCode = async () => {
-    const error = contactErrors(type, contact);
-    setErrors((e) => ({ ...e, contact: error }));
-    if (error) return false;
-    try {
-      toast(await api.sendCode(type, 'register', target()));
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const { target, sendCode } = useContactCode('register', type, contact, areaCode, (error) => setErrors((e) => ({ ...e, contact: error })));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();

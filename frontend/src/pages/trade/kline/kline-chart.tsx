@@ -62,7 +62,9 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     const panes = c.panes();
     panes[0].setStretchFactor(4);
     panes[1].setStretchFactor(1);
-    c.priceScale('right').applyOptions({ scaleMargins: { top: 0.1, bottom: 0.05 } });
+    // A price label whose text would cross the pane's edge is left out (`entireTextOnly`): on a
+    // short chart (the options screen's) the lowest one ran into the volume axis's label.
+    c.priceScale('right').applyOptions({ scaleMargins: { top: 0.1, bottom: 0.05 }, entireTextOnly: true });
     c.priceScale('right', 1).applyOptions({ scaleMargins: { top: 0.1, bottom: 0 } });
     chart.current = c;
     series.current = { candles, line, volume };

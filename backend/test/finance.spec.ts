@@ -460,6 +460,41 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(frozen.reduce((s, x) => s.plus(x.frozen), money(0)).toFixed()).toBe('1000');
   });
 
+  it('a redeemed or matured order gives its principal back to the capacity (regression: sold only rose, so buying and redeeming closed a product for everyone)', async () => {
+    const created = await post(admin, 'admin/wealth/products', {
+      kind: 'fixed',
+      code: 'refill',
+      name: 'Refill',
+      days: 2,
+      min_amount: '100',
+      rate: '0.001',
+      capacity: '1000',
+      reason: 'launch',
+    });
+    const id = created.body.data.id;
+    const u = await investor('2000');
+    const sold = async () => {
+      const p = (await products(1)).find((x) => x.id === id)!;
+      return [p.sold, p.status];
+    };
+    const first = (await buy(u.token, id, '1000')).body.data;
+    expect(await sold()).toEqual(['1000', 'sold_out']);
+    expect((await buy(u.token, id, '100')).body.code).toBe(2503);
+    expect((await post(u.token, 'lh/deposit/cancel', { order_id: first.order_id })).body.code).toBe(1);
+    expect(await sold()).toEqual(['0', 'in_progress']);
+    const second = (await buy(u.token, id, '900')).body.data;
+    expect(await sold()).toEqual(['900', 'rush']); // 10 % of the capacity left
+    const start = new Date(second.interest_start).getTime();
+    for (let k = 1; k <= 2; k++) await accrual.accrue(new Date(start + k * DAY + 60_000));
+    expect((await get(u.token, 'lh/deposit/order', { status: 'completed' })).body.data.items[0]).toMatchObject({ order_id: second.order_id });
+    expect(await sold()).toEqual(['0', 'in_progress']);
+    // A retried purchase naming another product answers its own (regression: it showed the other's name).
+    const third = (await buy(u.token, id, '100', { client_id: 'refill-1' })).body.data;
+    const d7 = await product('hosting-7d');
+    expect((await buy(u.token, d7.id, '100', { client_id: 'refill-1' })).body.data).toMatchObject({ order_id: third.order_id, name: 'Refill' });
+    expect(await sold()).toEqual(['100', 'in_progress']);
+  });
+
   it('a double tap for the last of the capacity buys once and both answers are it (regression: the second heard "sold out")', async () => {
     const created = await post(admin, 'admin/wealth/products', {
       kind: 'mining',

@@ -13,16 +13,17 @@ import type { PurchaseDto, RedeemDto, WealthOrderListDto } from './finance.dto';
 import { treasury, trust, WealthAccrualService } from './wealth-accrual.service';
 import { WealthOrder } from './wealth-order.entity';
 import { WealthProduct } from './wealth-product.entity';
-import { productName, productView, WealthProductsService } from './wealth-products.service';
+import { productName, productView, releaseCapacity, WealthProductsService } from './wealth-products.service';
 import { DAY_MS, dayStart, epochDay, FLEXIBLE_RESERVE_DAYS, interestOf, penaltyOf } from './wealth-terms';
 
 /**
  * Wealth products for users (lh/deposit…). Bought from and paid into the trust account, a
  * database account (LedgerService). A purchase locks the principal (40) and has the house
  * reserve the whole promised interest from `treasury` (901) in the same transaction, so a payout
- * can never fail; the product's sold amount rises by a conditional update, so capacity is never
- * exceeded. Redemption returns the principal (41) less the penalty (904, to the treasury) and
- * releases the unused reserve (902).
+ * can never fail; the product's sold amount (what its orders hold now) rises by a conditional
+ * update, so capacity is never exceeded, and falls when an order is redeemed or matures. Redemption
+ * returns the principal (41) less the penalty (904, to the treasury) and releases the unused
+ * reserve (902).
  */
 @Injectable()
 export class FinanceService {
@@ -71,7 +72,8 @@ export class FinanceService {
     if (dto.agree !== '1' && dto.agree !== 'true') throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED, 'error.wealth_agreement_required');
     if (dto.client_id) {
       const prior = await this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } });
-      if (prior) return orderView(prior, p, new Date(), lang);
+      // Answered with its own product (a retry may name another one).
+      if (prior) return orderView(prior, prior.productId === p.id ? p : await this.products.get(prior.productId), new Date(), lang);
     }
     const now = new Date();
     const status = productView(p, now).status;
@@ -81,6 +83,11 @@ export class FinanceService {
     const reserve = p.kind === 'flexible' ? moneyString(money(daily).times(FLEXIBLE_RESERVE_DAYS)) : total;
     const startDay = epochDay(now) + 1;
     const buy = async (m: EntityManager) => {
+      // The two accounts first, in the global order (treasury, then the user's trust), as a
+      // redemption or the accrual job locks them before the product row (they give its capacity
+      // back): the other way round, a purchase and a redemption at once deadlock.
+      const lock = trust(userId, p.currencyId, LedgerCode.LockDeduction, '0');
+      await this.ledger.lockInOrder(m, money(reserve).gt(0) ? [lock, treasury(p.currencyId, LedgerCode.Freeze, '0')] : [lock]);
       // Capacity: the product row's conditional update is the guard (concurrent buyers queue on it).
       const raised = await updateReturning<{ id: number }>(
         m,
@@ -113,11 +120,7 @@ export class FinanceService {
           clientId: dto.client_id ?? null,
         }),
       );
-      // Two postings (the user's lock, then the treasury's reserve): the two accounts are locked
-      // first in the global order (treasury, then the user's trust), as a redemption or the
-      // accrual job locks them, else a purchase and a redemption at once deadlock.
-      const lock = trust(userId, p.currencyId, LedgerCode.LockDeduction, '0');
-      await this.ledger.lockInOrder(m, money(reserve).gt(0) ? [lock, treasury(p.currencyId, LedgerCode.Freeze, '0')] : [lock]);
+      // Two postings (the user's lock, then the treasury's reserve) on the accounts locked above.
       await this.ledger.post(
         {
           commandId: `wealth-buy:${saved.id}`,
@@ -204,6 +207,7 @@ export class FinanceService {
       const reserve = moneyString(locked.reserve);
       if (money(reserve).gt(0)) movements.push(treasury(locked.currencyId, LedgerCode.Unfreeze, reserve, `-${reserve}`));
       await this.ledger.post({ commandId: `wealth-redeem:${locked.id}`, refType: 'wealth', refId: locked.id, actor: `user:${userId}`, movements }, m);
+      await releaseCapacity(m, locked.productId, a);
       await m.getRepository(WealthOrder).update({ id: locked.id }, { status: 'redeemed', penalty, reserve: '0', closedAt: now });
       await this.events.append(m, { streamId: `wealth-order:${locked.id}`, metadata: { actor: `user:${userId}` } }, [
         {

@@ -10,6 +10,7 @@ import { EngineBus } from '../engine/engine-bus';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService, Movement } from '../ledger/ledger.service';
 import { WealthOrder } from './wealth-order.entity';
+import { releaseCapacity } from './wealth-products.service';
 import { epochDay, FLEXIBLE_RESERVE_DAYS, interestForDay } from './wealth-terms';
 
 const QUEUE = 'wealth-accrual';
@@ -142,6 +143,7 @@ export class WealthAccrualService implements OnApplicationBootstrap {
       // Fixed terms reserve exactly what they pay: anything left (none, unless an edit) goes back.
       if (reserve.gt(0)) movements.push(treasury(o.currencyId, LedgerCode.Unfreeze, moneyString(reserve), `-${moneyString(reserve)}`));
       await this.ledger.post({ commandId: `wealth-mature:${o.id}`, refType: 'wealth', refId: o.id, actor: 'system:wealth-accrual', movements }, m);
+      await releaseCapacity(m, o.productId, a);
       reserve = money(0);
     }
     if (days || matured) {

@@ -11,6 +11,16 @@ import type { ProductEditDto } from './finance.dto';
 import { WealthProduct } from './wealth-product.entity';
 import { listingStatus, ratesOf, RUSH_SHARE } from './wealth-terms';
 
+/**
+ * An order that leaves its product (redeemed or matured) gives its principal back to the product's
+ * capacity: `sold` is what the product's orders hold now, so a product is sold out only while it
+ * is held (a flexible fund bought and redeemed again and again stays open). In the order's
+ * transaction, after its postings: the product row is the last lock a purchase takes too.
+ */
+export async function releaseCapacity(m: EntityManager, productId: number, amount: string): Promise<void> {
+  await m.query('UPDATE wealth_products SET sold = sold - $2 WHERE id = $1', [productId, amount]);
+}
+
 /** The seeds' names in the app's other languages (English is each seed's `name`). */
 const hosting = (days: number): LocalizedTexts => ({
   zh: `${days}天托管`,

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { money, moneyString } from '../src/infra/money';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { QueuesService } from '../src/infra/queue/queues.service';
+import { OutboxRelay } from '../src/modules/engine/outbox-relay.service';
 import { TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
 import { LoanApprovalService } from '../src/modules/loan/loan-approval.service';
 import { LoanOverdueService } from '../src/modules/loan/loan-overdue.service';
@@ -167,6 +168,24 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect((await post(admin, `admin/loan/orders/${o.id}/reject`, { reason: 'late' })).body.code).toBe(2708);
     const events = await t.ds.query(`SELECT type, metadata->>'actor' AS actor FROM events WHERE stream_id = $1 ORDER BY seq`, [`loan:${o.id}`]);
     expect(events.map((e: { type: string }) => e.type)).toEqual(['LoanApplied', 'LoanApproved', 'LedgerPosted', 'LoanDisbursed']);
+  });
+
+  it('an approval whose payout the sequencer has not applied in time answers 2107, never "approved"; resume finishes it with one 802 credit (regression: it answered approved while disbursing)', async () => {
+    const u = await borrower();
+    const o = await applied(u, '500', 7);
+    // The relay is behind: the payout's outbox command is not applied within the wait.
+    const behind = jest.spyOn(t.app.get(OutboxRelay), 'applied').mockResolvedValueOnce(undefined);
+    try {
+      expect((await post(admin, `admin/loan/orders/${o.id}/approve`, { reason: 'documents match' })).body.code).toBe(2107);
+    } finally {
+      behind.mockRestore();
+    }
+    const status = async () => (await t.ds.query(`SELECT status FROM loan_orders WHERE id = $1`, [o.id]))[0].status;
+    expect(await status()).toBe('disbursing');
+    await t.app.get(LoanApprovalService).resume();
+    expect(await status()).toBe('approved');
+    expect(await entries(u.user.id, 802)).toEqual(['500']);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '500', frozen: '0' });
   });
 
   it('the approval message gives the due instant itself (date and time in UTC), not only its date', async () => {

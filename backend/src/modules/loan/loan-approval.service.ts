@@ -77,7 +77,12 @@ export class LoanApprovalService {
       ]);
     });
     await this.complete(id);
-    return orderView(await this.find(id), coin, true);
+    const done = await this.find(id);
+    // The payout not applied yet (the sequencer away or behind): never "approved" before the user
+    // has the money; the command is queued durably and resume() finishes the loan (2107, as a
+    // deposit approval answers).
+    if (done.status === 'disbursing') throw new BusinessError(ErrorCode.ENGINE_UNKNOWN);
+    return orderView(done, coin, true);
   }
 
   async reject(adminId: number, id: string, reason: string) {

@@ -170,6 +170,40 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect(await lever(u.user.id)).toEqual({ available: '918.66666667', frozen: '0' });
   });
 
+  it('a tick the watcher evaluates while a position is opening is applied to it (regression: the watcher passed it before the position committed, and its liquidation never fired)', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    // The submit reads its opening tick, then is held before it commits.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let opening!: () => void;
+    const read = new Promise<void>((r) => (opening = r));
+    const marks = t.app.get(MarkPriceService);
+    const now = marks.now.bind(marks);
+    const spy = jest.spyOn(marks, 'now').mockImplementationOnce(async (m: MarketInfo) => {
+      const at = await now(m);
+      opening();
+      await held;
+      return at;
+    });
+    try {
+      const submitted = open(u.token, { side: 'long', lots: '10', take_profit: '70000', stop_loss: '1' }).then((r) => r.body);
+      await read;
+      const crash = await tick('54300'); // the position's liquidation price
+      const watched = watch();
+      await new Promise((r) => setTimeout(r, 300));
+      release();
+      const [p] = await Promise.all([submitted, watched]);
+      expect(p).toMatchObject({ code: 1 });
+      const [row] = await t.ds.query('SELECT status, close_reason, close_tick_id::text AS tick FROM lever_positions WHERE id = $1', [p.data.id]);
+      expect(row).toEqual({ status: 'closed', close_reason: 'liquidation', tick: crash });
+    } finally {
+      release();
+      spy.mockRestore();
+    }
+  });
+
   it('a take profit or stop loss changed now counts only from the ticks recorded after the change', async () => {
     await tick('60000');
     await watch();

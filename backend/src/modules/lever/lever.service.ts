@@ -41,6 +41,16 @@ function terms(p: LeverPosition): PositionTerms {
 }
 
 /**
+ * The market's watch lock (a transaction's advisory lock): shared by a submit from reading the tick
+ * it opens on (or is placed at) until it commits, exclusive while the watcher reads the positions it
+ * evaluates a tick for. So the watcher never reads positions while a new one is between its tick
+ * and its commit, and a submit that reads its tick after the watcher's read sees that tick or a newer one.
+ */
+async function watchLock(m: EntityManager, marketId: number, shared: boolean): Promise<void> {
+  await m.query(shared ? 'SELECT pg_advisory_xact_lock_shared(hashtext($1))' : 'SELECT pg_advisory_xact_lock(hashtext($1))', [`lever-watch:${marketId}`]);
+}
+
+/**
  * The watcher's rules, one position on one recorded tick (LeverService.evaluate, and a user's action
  * on the ticks the watcher has not reached yet, LeverService.overtake). A pending limit order opens
  * on a tick recorded after it was placed (by id; orders placed before `placed_tick_id` compare times)
@@ -141,17 +151,24 @@ export class LeverService {
       throw new BusinessError(ErrorCode.LEVER_LOTS_RANGE, undefined, { min: String(c.minLots), max: String(c.maxLots) });
     if (!c.multiples.includes(dto.multiple)) throw new BusinessError(ErrorCode.LEVER_MULTIPLE_INVALID, undefined, { multiples: c.multiples.join(', ') });
     if (dto.type === 'limit' && (!dto.price || money(dto.price).lte(0))) throw new BusinessError(ErrorCode.VALIDATION, 'error.price_invalid');
-    const tick = dto.type === 'market' ? await this.marks.now(market) : undefined;
-    // A limit order fills only on a tick recorded after it is placed.
-    const placedTickId = dto.type === 'limit' ? await this.marks.newestTickId(market.id) : null;
-    const reference = dto.type === 'market' ? tick!.price : dto.price!;
-    this.checkTpSl(dto.side, reference, dto.take_profit, dto.stop_loss);
+    if (dto.type === 'limit') this.checkTpSl(dto.side, dto.price!, dto.take_profit, dto.stop_loss);
 
     const margin = marginOf(lots, c.lotValue, dto.multiple);
     const fee = feeOf(lots, c.lotValue, c.feeRate);
+    let tick: Tick | undefined;
     const open = async (m: EntityManager) => {
+      // The tick the position opens on (or the order is placed at) is read under the market's watch
+      // lock, held until this commits: the watcher reads the positions of a tick only when no
+      // position is between reading its tick and committing (watchLock), so it cannot pass a tick
+      // after this one's open without seeing it (regression: a tick the watcher evaluated meanwhile
+      // was never applied to the new position, its liquidation or take profit missed).
+      await watchLock(m, market.id, true);
       const earlier = await prior(m);
       if (earlier) return earlier;
+      tick = dto.type === 'market' ? await this.marks.now(market) : undefined;
+      // A limit order fills only on a tick recorded after it is placed.
+      const placedTickId = dto.type === 'limit' ? await this.marks.newestTickId(market.id) : null;
+      if (tick) this.checkTpSl(dto.side, tick.price, dto.take_profit, dto.stop_loss);
       const repo = m.getRepository(LeverPosition);
       const p = await repo.save(
         repo.create({
@@ -450,13 +467,21 @@ export class LeverService {
     const repo = this.dataSource.getRepository(LeverPosition);
     let filled = 0;
     let closed = 0;
-    const pending = await repo.find({ where: { marketId, status: 'pending' } });
+    // Read under the market's watch lock: every position that read its opening tick before now has
+    // committed (submit holds the lock shared from that read to its commit), and one that reads its
+    // tick after this sees this tick or a newer one.
+    const [pending, holdingAtStart] = await this.dataSource.transaction(async (m) => {
+      await watchLock(m, marketId, false);
+      const r = m.getRepository(LeverPosition);
+      return Promise.all([r.find({ where: { marketId, status: 'pending' } }), r.find({ where: { marketId, status: 'holding' } })]);
+    });
     for (const p of pending) {
       // A fill that fails stops the run before the watcher's cursor passes this tick (as a trigger that
       // cannot even be kept, below): the next run fills it here, not on a later tick or never.
       if (fillsOn(p, tick) && (await this.fillAt(p, tick))) filled++;
     }
-    const holding = await repo.find({ where: { marketId, status: 'holding' } });
+    // The orders this tick filled hold now (they skip this tick: it is their open).
+    const holding = filled ? await repo.find({ where: { marketId, status: 'holding' } }) : holdingAtStart;
     for (const p of holding) {
       if (p.triggerTickId) continue; // fired already, waiting to settle (settleTriggered)
       const reason = triggerOn(p, tick);

@@ -4,6 +4,7 @@ import { moneyString } from '../src/infra/money';
 import { QueuesService } from '../src/infra/queue/queues.service';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
 import type { MarketInfo } from '../src/modules/engine/market-registry.service';
+import { LedgerService } from '../src/modules/ledger/ledger.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
 import { LeverPosition } from '../src/modules/lever/lever-position.entity';
@@ -170,37 +171,67 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect(await lever(u.user.id)).toEqual({ available: '918.66666667', frozen: '0' });
   });
 
-  it('a tick the watcher evaluates while a position is opening is applied to it (regression: the watcher passed it before the position committed, and its liquidation never fired)', async () => {
+  it('a tick the watcher evaluates while a position is opening is applied to it, or the position opens on it (regression: the watcher passed it before the position committed, and its liquidation never fired)', async () => {
     await tick('60000');
     await watch();
     const u = await trader('1000');
-    // The submit reads its opening tick, then is held before it commits.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let opening!: () => void;
-    const read = new Promise<void>((r) => (opening = r));
-    const marks = t.app.get(MarkPriceService);
-    const now = marks.now.bind(marks);
-    const spy = jest.spyOn(marks, 'now').mockImplementationOnce(async (m: MarketInfo) => {
-      const at = await now(m);
-      opening();
-      await held;
-      return at;
-    });
+    const position = async (id: string) =>
+      (await t.ds.query('SELECT status, close_reason, open_tick_id::text AS opened, close_tick_id::text AS closed FROM lever_positions WHERE id = $1', [id]))[0];
+    /** Holds the next call of `obj[method]` after it ran (`after`) or before (`before`) until released. */
+    function hold<T extends object>(obj: T, method: keyof T, before: boolean) {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let reached!: () => void;
+      const at = new Promise<void>((r) => (reached = r));
+      const real = (obj[method] as (...a: unknown[]) => Promise<unknown>).bind(obj);
+      const spy = jest.spyOn(obj, method as never).mockImplementationOnce((async (...a: unknown[]) => {
+        if (before) {
+          reached();
+          await held;
+          return real(...a);
+        }
+        const r = await real(...a);
+        reached();
+        await held;
+        return r;
+      }) as never);
+      return { at, release, restore: () => (release(), spy.mockRestore()) };
+    }
+
+    // 1. The watcher passes a tick after the price the submit read, before the submit could commit:
+    //    the submit reads the price again and opens on that tick, not before it.
+    const read = hold(t.app.get(MarkPriceService), 'now', false);
     try {
       const submitted = open(u.token, { side: 'long', lots: '10', take_profit: '70000', stop_loss: '1' }).then((r) => r.body);
-      await read;
-      const crash = await tick('54300'); // the position's liquidation price
+      await read.at;
+      const crash = await tick('54300'); // the liquidation price of a long opened at 60,000
+      await watch();
+      read.release();
+      const p = await submitted;
+      expect(p).toMatchObject({ code: 1, data: { open_price: '54300' } });
+      expect(await position(p.data.id)).toMatchObject({ status: 'holding', opened: crash });
+      await open(u.token, { side: 'long', lots: '10', take_profit: '70000', stop_loss: '1' }); // (at 54,300 too)
+    } finally {
+      read.restore();
+    }
+    await tick('60000');
+    await watch();
+
+    // 2. The watcher reaches a tick while a submit that read the price before it is committing: it
+    //    waits for the commit and applies the tick to the new position.
+    const posting = hold(t.app.get(LedgerService), 'post', true);
+    try {
+      const submitted = open(u.token, { side: 'long', lots: '10', take_profit: '70000', stop_loss: '1' }).then((r) => r.body);
+      await posting.at;
+      const crash = await tick('54300');
       const watched = watch();
       await new Promise((r) => setTimeout(r, 300));
-      release();
+      posting.release();
       const [p] = await Promise.all([submitted, watched]);
-      expect(p).toMatchObject({ code: 1 });
-      const [row] = await t.ds.query('SELECT status, close_reason, close_tick_id::text AS tick FROM lever_positions WHERE id = $1', [p.data.id]);
-      expect(row).toEqual({ status: 'closed', close_reason: 'liquidation', tick: crash });
+      expect(p).toMatchObject({ code: 1, data: { open_price: '60000' } });
+      expect(await position(p.data.id)).toMatchObject({ status: 'closed', close_reason: 'liquidation', closed: crash });
     } finally {
-      release();
-      spy.mockRestore();
+      posting.restore();
     }
   });
 

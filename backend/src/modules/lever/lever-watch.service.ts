@@ -57,14 +57,11 @@ export class LeverWatchService implements OnApplicationBootstrap {
         ])
       : await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 ORDER BY mark_prices.id DESC LIMIT 1', [marketId]);
     for (const tick of ticks) {
+      // Evaluated and the cursor moved past it in one hold of the market's watch lock (LeverService.evaluate).
       const r = await this.lever.evaluate(marketId, tick);
       out.ticks++;
       out.filled += r.filled;
       out.closed += r.closed;
-      await this.dataSource.query(
-        `INSERT INTO lever_cursors (market_id, tick_id) VALUES ($1, $2) ON CONFLICT (market_id) DO UPDATE SET tick_id = GREATEST(lever_cursors.tick_id, EXCLUDED.tick_id)`,
-        [marketId, tick.id],
-      );
     }
   }
 }

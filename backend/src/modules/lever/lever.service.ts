@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull, Not, Repository } from 'typeorm';
 import { orConcurrentRetry, updateReturning } from '../../infra/database/sql';
 import { FundPasswordGate } from '../../infra/auth/fund-password-gate';
 import { BusinessError } from '../../infra/http/business-error';
@@ -40,11 +40,15 @@ function terms(p: LeverPosition): PositionTerms {
   return { side: p.side, lots: p.lots, lotValue: p.lotValue, multiple: p.multiple, openPrice: p.openPrice!, maintenanceRate: p.maintenanceRate };
 }
 
+/** The watcher passed the tick a submit read before it could commit: the submit reads the price again. */
+class WatcherPassed extends Error {}
+
 /**
- * The market's watch lock (a transaction's advisory lock): shared by a submit from reading the tick
- * it opens on (or is placed at) until it commits, exclusive while the watcher reads the positions it
- * evaluates a tick for. So the watcher never reads positions while a new one is between its tick
- * and its commit, and a submit that reads its tick after the watcher's read sees that tick or a newer one.
+ * The market's watch lock (a transaction's advisory lock): exclusive while the watcher evaluates a
+ * tick, from reading the positions to moving its cursor past the tick; shared by a submit from
+ * checking that cursor until it commits. So a new position is either committed before the watcher
+ * reads the positions of a tick, or opens on a tick at or after the watcher's cursor (never one it
+ * has passed without it: the submit reads the price again then).
  */
 async function watchLock(m: EntityManager, marketId: number, shared: boolean): Promise<void> {
   await m.query(shared ? 'SELECT pg_advisory_xact_lock_shared(hashtext($1))' : 'SELECT pg_advisory_xact_lock(hashtext($1))', [`lever-watch:${marketId}`]);
@@ -151,68 +155,86 @@ export class LeverService {
       throw new BusinessError(ErrorCode.LEVER_LOTS_RANGE, undefined, { min: String(c.minLots), max: String(c.maxLots) });
     if (!c.multiples.includes(dto.multiple)) throw new BusinessError(ErrorCode.LEVER_MULTIPLE_INVALID, undefined, { multiples: c.multiples.join(', ') });
     if (dto.type === 'limit' && (!dto.price || money(dto.price).lte(0))) throw new BusinessError(ErrorCode.VALIDATION, 'error.price_invalid');
-    if (dto.type === 'limit') this.checkTpSl(dto.side, dto.price!, dto.take_profit, dto.stop_loss);
-
     const margin = marginOf(lots, c.lotValue, dto.multiple);
     const fee = feeOf(lots, c.lotValue, c.feeRate);
-    let tick: Tick | undefined;
-    const open = async (m: EntityManager) => {
-      // The tick the position opens on (or the order is placed at) is read under the market's watch
-      // lock, held until this commits: the watcher reads the positions of a tick only when no
-      // position is between reading its tick and committing (watchLock), so it cannot pass a tick
-      // after this one's open without seeing it (regression: a tick the watcher evaluated meanwhile
-      // was never applied to the new position, its liquidation or take profit missed).
-      await watchLock(m, market.id, true);
-      const earlier = await prior(m);
-      if (earlier) return earlier;
-      tick = dto.type === 'market' ? await this.marks.now(market) : undefined;
+    for (let attempt = 1; ; attempt++) {
+      const tick = dto.type === 'market' ? await this.marks.now(market) : undefined;
       // A limit order fills only on a tick recorded after it is placed.
       const placedTickId = dto.type === 'limit' ? await this.marks.newestTickId(market.id) : null;
-      if (tick) this.checkTpSl(dto.side, tick.price, dto.take_profit, dto.stop_loss);
-      const repo = m.getRepository(LeverPosition);
-      const p = await repo.save(
-        repo.create({
-          userId,
-          marketId: market.id,
-          side: dto.side,
-          type: dto.type,
-          lots,
-          multiple: dto.multiple,
-          lotValue: c.lotValue,
-          margin: moneyString(margin),
-          fee: moneyString(fee),
-          maintenanceRate: c.maintenanceRate,
-          targetPrice: dto.type === 'limit' ? moneyString(dto.price!) : null,
-          takeProfit: moneyString(dto.take_profit),
-          stopLoss: moneyString(dto.stop_loss),
-          status: dto.type === 'market' ? 'holding' : 'pending',
-          openPrice: tick ? moneyString(tick.price) : null,
-          openTickId: tick?.id ?? null,
-          openedAt: tick ? new Date() : null,
-          placedTickId,
-          clientId: dto.client_id ?? null,
-        }),
-      );
-      if (dto.type === 'market') await this.postOpen(m, p, false);
-      else {
-        const total = margin.plus(fee);
-        await this.ledger.post(
-          {
-            commandId: `lever-order:${p.id}`,
-            refType: 'lever',
-            refId: p.id,
-            actor: `user:${userId}`,
-            movements: [user(userId, LedgerCode.Freeze, total.negated(), total)],
-          },
-          m,
-        );
+      this.checkTpSl(dto.side, tick ? tick.price : dto.price!, dto.take_profit, dto.stop_loss);
+      const open = async (m: EntityManager) => {
+        const earlier = await prior(m);
+        if (earlier) return earlier;
+        // Under the market's watch lock until this commits (watchLock): the watcher has evaluated
+        // every tick up to its cursor without this position, so it opens only on a tick the watcher
+        // has not passed, else it is read again (regression: a tick the watcher evaluated between
+        // this read of the price and the commit was never applied to the position: its
+        // liquidation or take profit missed).
+        await watchLock(m, market.id, true);
+        const [cursor] = await m.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [market.id]);
+        if (cursor && BigInt(cursor.tick_id) > BigInt(tick?.id ?? placedTickId!)) throw new WatcherPassed();
+        return this.place(m, userId, market, c, dto, { lots, margin, fee, tick, placedTickId });
+      };
+      try {
+        const position = await orConcurrentRetry(() => this.dataSource.transaction(open), prior);
+        this.bus.emit('balance', userId);
+        this.bus.emit('position', userId);
+        return this.view(position, market.symbol, tick?.price);
+      } catch (err) {
+        if (!(err instanceof WatcherPassed)) throw err;
+        if (attempt === 3) throw new BusinessError(ErrorCode.MARKET_BUSY);
       }
-      return p;
-    };
-    const position = await orConcurrentRetry(() => this.dataSource.transaction(open), prior);
-    this.bus.emit('balance', userId);
-    this.bus.emit('position', userId);
-    return this.view(position, market.symbol, tick?.price);
+    }
+  }
+
+  /** A new position or limit order, its margin and fee posted (market) or frozen (limit), in the caller's transaction. */
+  private async place(
+    m: EntityManager,
+    userId: number,
+    market: MarketInfo,
+    c: LeverConfig,
+    dto: LeverSubmitDto,
+    { lots, margin, fee, tick, placedTickId }: { lots: number; margin: Money; fee: Money; tick?: Tick; placedTickId: string | null },
+  ): Promise<LeverPosition> {
+    const repo = m.getRepository(LeverPosition);
+    const p = await repo.save(
+      repo.create({
+        userId,
+        marketId: market.id,
+        side: dto.side,
+        type: dto.type,
+        lots,
+        multiple: dto.multiple,
+        lotValue: c.lotValue,
+        margin: moneyString(margin),
+        fee: moneyString(fee),
+        maintenanceRate: c.maintenanceRate,
+        targetPrice: dto.type === 'limit' ? moneyString(dto.price!) : null,
+        takeProfit: moneyString(dto.take_profit),
+        stopLoss: moneyString(dto.stop_loss),
+        status: dto.type === 'market' ? 'holding' : 'pending',
+        openPrice: tick ? moneyString(tick.price) : null,
+        openTickId: tick?.id ?? null,
+        openedAt: tick ? new Date() : null,
+        placedTickId,
+        clientId: dto.client_id ?? null,
+      }),
+    );
+    if (dto.type === 'market') await this.postOpen(m, p, false);
+    else {
+      const total = margin.plus(fee);
+      await this.ledger.post(
+        {
+          commandId: `lever-order:${p.id}`,
+          refType: 'lever',
+          refId: p.id,
+          actor: `user:${userId}`,
+          movements: [user(userId, LedgerCode.Freeze, total.negated(), total)],
+        },
+        m,
+      );
+    }
+    return p;
   }
 
   private checkTpSl(side: 'long' | 'short', reference: string, tp: string, sl: string): void {
@@ -462,26 +484,34 @@ export class LeverService {
     return closed;
   }
 
-  /** Evaluates one recorded tick: limit fills, then liquidation, stop loss and take profit (in that order). */
+  /**
+   * Evaluates one recorded tick (limit fills, then liquidation, stop loss and take profit, in that
+   * order) and moves the market's cursor past it, under the market's watch lock (watchLock), so
+   * no position opens on a tick before this one while it runs.
+   */
   async evaluate(marketId: number, tick: Tick): Promise<{ filled: number; closed: number }> {
-    const repo = this.dataSource.getRepository(LeverPosition);
+    return this.dataSource.transaction(async (m) => {
+      await watchLock(m, marketId, false);
+      const r = await this.evaluateAt(m.getRepository(LeverPosition), marketId, tick);
+      await m.query(
+        `INSERT INTO lever_cursors (market_id, tick_id) VALUES ($1, $2) ON CONFLICT (market_id) DO UPDATE SET tick_id = GREATEST(lever_cursors.tick_id, EXCLUDED.tick_id)`,
+        [marketId, tick.id],
+      );
+      return r;
+    });
+  }
+
+  /** `evaluate`'s rules; the positions read through `repo` (the watch lock's transaction), each fill and close in a transaction of its own. */
+  private async evaluateAt(repo: Repository<LeverPosition>, marketId: number, tick: Tick): Promise<{ filled: number; closed: number }> {
     let filled = 0;
     let closed = 0;
-    // Read under the market's watch lock: every position that read its opening tick before now has
-    // committed (submit holds the lock shared from that read to its commit), and one that reads its
-    // tick after this sees this tick or a newer one.
-    const [pending, holdingAtStart] = await this.dataSource.transaction(async (m) => {
-      await watchLock(m, marketId, false);
-      const r = m.getRepository(LeverPosition);
-      return Promise.all([r.find({ where: { marketId, status: 'pending' } }), r.find({ where: { marketId, status: 'holding' } })]);
-    });
+    const pending = await repo.find({ where: { marketId, status: 'pending' } });
     for (const p of pending) {
       // A fill that fails stops the run before the watcher's cursor passes this tick (as a trigger that
       // cannot even be kept, below): the next run fills it here, not on a later tick or never.
       if (fillsOn(p, tick) && (await this.fillAt(p, tick))) filled++;
     }
-    // The orders this tick filled hold now (they skip this tick: it is their open).
-    const holding = filled ? await repo.find({ where: { marketId, status: 'holding' } }) : holdingAtStart;
+    const holding = await repo.find({ where: { marketId, status: 'holding' } });
     for (const p of holding) {
       if (p.triggerTickId) continue; // fired already, waiting to settle (settleTriggered)
       const reason = triggerOn(p, tick);

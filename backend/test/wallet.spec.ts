@@ -652,6 +652,38 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
   });
 
+  it('a client_id names one transfer: a retry naming other accounts, coin or amount answers the first and moves nothing again, also sent at once', async () => {
+    const u = await user('100');
+    const lever = async () => (await post(u.token, 'wallet/detail', { account: 'lever', currency_id: USDT })).body.data.total;
+    const first = { from: 'coin', to: 'lever', currency_id: USDT, amount: '40', client_id: 'one-id-1' };
+    expect((await post(u.token, 'wallet/change', first)).body).toMatchObject({ code: 1, data: { transfer_id: `${u.user.id}-one-id-1`, duplicate: false } });
+    // Each route keeps its own record of what it did (the sequencer's out of coin, the event store's for the others).
+    for (const retry of [
+      { ...first, from: 'lever', to: 'coin' },
+      { ...first, from: 'lever', to: 'trust', amount: '10' },
+      { ...first, from: 'coin', to: 'option', amount: '1' },
+    ])
+      expect((await post(u.token, 'wallet/change', retry)).body).toMatchObject({ code: 1, data: { transfer_id: `${u.user.id}-one-id-1`, duplicate: true } });
+    await t.app.get(TradeAccountCommands).settled(u.user.id);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '60', frozen: '0' });
+    expect(await lever()).toBe('40');
+    // Sent at once: into coin and out of it under one client_id, one of them happens.
+    const racers = await Promise.all(
+      [
+        { from: 'lever', to: 'coin', amount: '15' },
+        { from: 'coin', to: 'lever', amount: '25' },
+      ].map((r) => post(u.token, 'wallet/change', { ...r, currency_id: USDT, client_id: 'one-id-2' })),
+    );
+    expect(racers.map((r) => r.body.code)).toEqual([1, 1]);
+    expect(racers.map((r) => r.body.data.duplicate).sort()).toEqual([false, true]);
+    await t.app.get(TradeAccountCommands).settled(u.user.id);
+    const coin = await coinBalance(t, u.user.id, USDT);
+    expect([JSON.stringify(['75', '25']), JSON.stringify(['35', '65'])]).toContain(JSON.stringify([coin.available, await lever()]));
+    const history = (await get(u.token, 'wallet/history')).body.data;
+    expect(history.total).toBe(2);
+    expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+
   it('an outbox row applied but left unmarked (a crash between the two) is marked, not sent again, after the sequencer forgot its id', async () => {
     const u = await user('100');
     const body = { from: 'coin', to: 'lever', currency_id: USDT, amount: '30' };

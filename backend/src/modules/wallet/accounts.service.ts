@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { orConcurrentRetry } from '../../infra/database/sql';
+import { isUniqueViolation, orConcurrentRetry } from '../../infra/database/sql';
+import { ConcurrencyError, EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { type Page, TOTAL_MAX } from '../../infra/http/page.dto';
@@ -22,6 +23,14 @@ export interface CoinInfo {
   symbol: string;
   name: string;
   decimals: number;
+}
+
+/** What a transfer moves: from one of the user's accounts to another, an amount of a coin. */
+interface TransferRequest {
+  from: UserAccountType;
+  to: UserAccountType;
+  currency_id: number;
+  amount: string;
 }
 
 export interface BalanceLine {
@@ -92,6 +101,7 @@ export class AccountsService {
     private readonly bus: EngineBus,
     private readonly trading: TradeAccountCommands,
     private readonly outbox: OutboxRelay,
+    private readonly events: EventStoreService,
   ) {}
 
   async coins(): Promise<CoinInfo[]> {
@@ -268,12 +278,54 @@ export class AccountsService {
    * happen exactly once. Between two database accounts: one ledger posting.
    */
   async transfer(userId: number, dto: TransferDto): Promise<{ transfer_id: string; duplicate: boolean }> {
-    const coin = await this.coin(dto.currency_id);
-    if (dto.from === dto.to) throw new BusinessError(ErrorCode.VALIDATION, 'error.transfer_same_account');
-    if (!accountHolds(dto.from, coin.id) || !accountHolds(dto.to, coin.id)) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_not_in_account');
-    const amount = positive(dto.amount).toString();
+    const asked = await this.checkedTransfer(dto);
     const id = dto.client_id ? transferId(userId, dto.client_id) : randomUUID();
-    const base = { commandId: `transfer:${id}`, refType: 'transfer', refId: id, actor: `user:${userId}`, memo: `${dto.from}>${dto.to}` };
+    const first = dto.client_id ? await this.firstRequest(userId, id, asked) : asked;
+    return this.move(userId, id, first === asked ? asked : await this.checkedTransfer(first));
+  }
+
+  /** A transfer's accounts, coin and amount as rules allow (1000 otherwise): the coin read, the amount positive. */
+  private async checkedTransfer(t: TransferRequest): Promise<TransferRequest & { coin: CoinInfo }> {
+    const coin = await this.coin(t.currency_id);
+    if (t.from === t.to) throw new BusinessError(ErrorCode.VALIDATION, 'error.transfer_same_account');
+    if (!accountHolds(t.from, coin.id) || !accountHolds(t.to, coin.id)) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_not_in_account');
+    return { from: t.from, to: t.to, currency_id: coin.id, amount: positive(t.amount).toString(), coin };
+  }
+
+  /**
+   * The transfer a `client_id` named first: its request (`TransferRequested`, the first event of the
+   * stream `transfer-request:<id>`) is written before any money moves, and a later or concurrent
+   * request with that `client_id` carries out the recorded one, whatever accounts, coin or amount
+   * it names. Each route has its own record of what it did (the sequencer's command ids out of
+   * `coin`, the event store's for the others), and neither looks in the other: without this, a
+   * retry naming another route would move money a second time under the same id (or wait for a
+   * credit the first route never queued: 2107 for good).
+   */
+  private async firstRequest(userId: number, id: string, asked: TransferRequest): Promise<TransferRequest> {
+    const streamId = `transfer-request:${id}`;
+    const recorded = async (m: EntityManager) => (await this.events.readStream(m, streamId))[0]?.payload as unknown as TransferRequest | undefined;
+    const append = (m: EntityManager) =>
+      this.events.append(m, { streamId, expectedVersion: 0, metadata: { actor: `user:${userId}` } }, [
+        { type: 'TransferRequested', payload: { from: asked.from, to: asked.to, currency_id: asked.currency_id, amount: asked.amount } },
+      ]);
+    const found = await recorded(this.dataSource.manager);
+    if (found) return found;
+    try {
+      await this.dataSource.transaction(append);
+      return asked;
+    } catch (err) {
+      // A concurrent request with this client_id wrote it first.
+      if (!(err instanceof ConcurrencyError) && !isUniqueViolation(err)) throw err;
+      const first = await recorded(this.dataSource.manager);
+      if (!first) throw err;
+      return first;
+    }
+  }
+
+  /** Carries out a checked transfer under its id (each route idempotent on `transfer:<id>`). */
+  private async move(userId: number, id: string, t: TransferRequest & { coin: CoinInfo }): Promise<{ transfer_id: string; duplicate: boolean }> {
+    const { coin, amount } = t;
+    const base = { commandId: `transfer:${id}`, refType: 'transfer', refId: id, actor: `user:${userId}`, memo: `${t.from}>${t.to}` };
     const leg = (account: UserAccountType, code: LedgerCode, available: string): Movement => ({
       ownerType: 'user',
       ownerId: userId,
@@ -282,20 +334,20 @@ export class AccountsService {
       code,
       available,
     });
-    if (dto.from === 'coin') {
-      const r = await this.trading.postOrFail({ ...base, legs: [leg('coin', LedgerCode.TransferDeduction, `-${amount}`), leg(dto.to, LedgerCode.TransferIncrease, amount)] });
+    if (t.from === 'coin') {
+      const r = await this.trading.postOrFail({ ...base, legs: [leg('coin', LedgerCode.TransferDeduction, `-${amount}`), leg(t.to, LedgerCode.TransferIncrease, amount)] });
       // The other account is credited by the projector: answered once it is, so that account's own rules (options, contracts) see it.
       await this.trading.settled(userId);
       return { transfer_id: id, duplicate: r.duplicate === true };
     }
-    if (dto.to !== 'coin') {
-      const r = await this.ledger.post({ ...base, movements: [leg(dto.from, LedgerCode.TransferDeduction, `-${amount}`), leg(dto.to, LedgerCode.TransferIncrease, amount)] });
+    if (t.to !== 'coin') {
+      const r = await this.ledger.post({ ...base, movements: [leg(t.from, LedgerCode.TransferDeduction, `-${amount}`), leg(t.to, LedgerCode.TransferIncrease, amount)] });
       this.bus.emit('balance', userId);
       return { transfer_id: id, duplicate: r.duplicate };
     }
     const transit = (code: LedgerCode, available: string): Movement => ({ ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType: 'transit', currencyId: coin.id, code, available });
     const transfer = async (m: EntityManager) => {
-      const r = await this.ledger.post({ ...base, movements: [leg(dto.from, LedgerCode.TransferDeduction, `-${amount}`), transit(LedgerCode.TransferDeduction, amount)] }, m);
+      const r = await this.ledger.post({ ...base, movements: [leg(t.from, LedgerCode.TransferDeduction, `-${amount}`), transit(LedgerCode.TransferDeduction, amount)] }, m);
       if (!r.duplicate)
         await this.outbox.enqueue(m, { ...base, commandId: `transfer-in:${id}`, legs: [transit(LedgerCode.TransferIncrease, `-${amount}`), leg('coin', LedgerCode.TransferIncrease, amount)] });
       return r;

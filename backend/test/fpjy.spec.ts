@@ -35,11 +35,17 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
   afterAll(() => t.close());
   afterEach(async () => expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true));
 
+  /** A user who may trade: a fund password set (spec §6). */
+  const trader = async () => {
+    const u = await registerByEmail(t);
+    await setFundPassword(t, u);
+    return u;
+  };
   const post = (token: string, path: string, body: Record<string, unknown>) =>
     t.http().post(`/api/fpjy/${path}`).set('Authorization', token).type('form').send(body);
 
   it('quotes at the last trade price minus the documented fee and converts once (500/501)', async () => {
-    const u = await registerByEmail(t);
+    const u = await trader();
     await deposit(t, u.user.id, BTC, '0.5');
     const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
     // 0.1 × 60000 = 6000; fee 0.2% = 12; receive 5988.
@@ -58,7 +64,7 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
   });
 
   it('a convert that looked before a concurrent one committed answers with that one and writes nothing', async () => {
-    const u = await registerByEmail(t);
+    const u = await trader();
     await deposit(t, u.user.id, BTC, '0.5');
     const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
     const flash = t.app.get(FlashExchangeService);
@@ -84,7 +90,7 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
 
   /** A user whose conversion of 0.1 BTC went through but whose process "stopped" before the record was written. */
   async function unrecordedConversion() {
-    const u = await registerByEmail(t);
+    const u = await trader();
     await deposit(t, u.user.id, BTC, '0.5');
     const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
     const flash = t.app.get(FlashExchangeService);
@@ -127,7 +133,7 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
 
   it('a refused conversion ends with its refusal, and one whose command was never applied is not recorded', async () => {
     const flash = t.app.get(FlashExchangeService);
-    const u = await registerByEmail(t);
+    const u = await trader();
     await deposit(t, u.user.id, USDT, '100');
     const tooMuch = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '1000' })).body.data;
     expect((await post(u.token, 'convert', { quote_id: tooMuch.quote_id })).body.code).toBe(2000);
@@ -143,7 +149,7 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
   });
 
   it('on a process without the sequencer (ROLE=api) a user short of the amount hears 2000, not the desk’s 2214 (regression: the desk read as empty there)', async () => {
-    const u = await registerByEmail(t);
+    const u = await trader();
     await deposit(t, u.user.id, USDT, '100');
     const tooMuch = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '1000' })).body.data;
     const host = t.app.get(EngineHost);
@@ -182,8 +188,7 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
       [PUMP, USDT],
     );
     await t.app.get(EngineHost).marketsChanged();
-    const [a, b] = [await registerByEmail(t), await registerByEmail(t)];
-    for (const u of [a, b]) await setFundPassword(t, u);
+    const [a, b] = [await trader(), await trader()];
     await deposit(t, a.user.id, PUMP, '10');
     await deposit(t, b.user.id, USDT, '10000');
     const order = (token: string, side: string) =>
@@ -208,7 +213,7 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
   });
 
   it('quotes only at an enabled market’s last trade of at most FLASH_MAX_PRICE_AGE_SECONDS; a fresh one quotes as before', async () => {
-    const u = await registerByEmail(t);
+    const u = await trader();
     const quote = () => post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' });
     // A disabled market's last trade is no price (regression: quoted for ever).
     await t.ds.query(`UPDATE markets SET enabled = false WHERE symbol = 'BTC/USDT'`);
@@ -231,7 +236,7 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
   });
 
   it('refuses with 1000 an amount whose conversion the sequencer could not post (more than 18 integer digits), and records nothing (regression: 9000)', async () => {
-    const u = await registerByEmail(t);
+    const u = await trader();
     await deposit(t, u.user.id, BTC, '1');
     // 10^18 − 1 BTC at 60,000: what it receives has 23 integer digits.
     const huge = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '999999999999999999' })).body;
@@ -247,7 +252,14 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
   });
 
   it('refuses what it cannot honestly price or pay, and expired or foreign quotes', async () => {
-    const u = await registerByEmail(t);
+    // No fund password yet: 2100 (spec §6: a fund password before trading).
+    const newcomer = await registerByEmail(t);
+    await deposit(t, newcomer.user.id, USDT, '100');
+    expect((await post(newcomer.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '60' })).body).toMatchObject({
+      code: 2100,
+      message: 'Set the fund password first for fund safety',
+    });
+    const u = await trader();
     await deposit(t, u.user.id, USDT, '100');
     expect((await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: ETH, amount: '10' })).body).toMatchObject({
       code: 2211,
@@ -263,7 +275,7 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
 
     const q = (await post(u.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '60' })).body.data;
     expect(q.receive).toBe('0.000998'); // 60 / 60000 = 0.001, less 0.2% (truncated to 8 places)
-    const other = await registerByEmail(t);
+    const other = await trader();
     expect((await post(other.token, 'convert', { quote_id: q.quote_id })).body).toMatchObject({
       code: 2213,
       message: 'The quote has expired. Please get a new one',
@@ -274,7 +286,7 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '100', frozen: '0' });
 
     // The desk cannot pay more than its float: refused, nothing moves.
-    const whale = await registerByEmail(t);
+    const whale = await trader();
     await deposit(t, whale.user.id, USDT, '900000');
     const big = (await post(whale.token, 'quote', { from_currency_id: USDT, to_currency_id: BTC, amount: '900000' })).body.data;
     expect((await post(whale.token, 'convert', { quote_id: big.quote_id })).body.code).toBe(2214);

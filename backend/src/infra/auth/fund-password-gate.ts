@@ -5,7 +5,7 @@ import { ErrorCode } from '../http/error-codes';
 
 /**
  * Spec §6: "A fund password is required before withdrawal, address binding and trading." The
- * trading routes (spot orders, contract positions, option orders) ask `require` first: 2100
+ * trading routes (spot orders, contract positions, option orders, flash-exchange quotes) ask `require` first: 2100
  * "Set the fund password first for fund safety" for a user without one. A fund password, once
  * set, can be changed but never removed, so a user found to have one is remembered and costs no
  * read again (`known`: the spot order path asks it without an await).

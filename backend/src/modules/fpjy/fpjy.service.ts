@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { FundPasswordGate } from '../../infra/auth/fund-password-gate';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { ConcurrencyError, EventStoreService } from '../../infra/event-store/event-store.service';
 import { isUniqueViolation } from '../../infra/database/sql';
@@ -72,6 +73,7 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly rateLimit: RateLimitService,
+    private readonly fundPassword: FundPasswordGate,
   ) {}
 
   /**
@@ -158,6 +160,8 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     if (fromId === toId) throw new BusinessError(ErrorCode.VALIDATION, 'error.flash_same_coin');
     // Each quote is kept in Redis for an hour and its conversion (or refusal) recorded for good: counted per user.
     await this.rateLimit.hit(`flash:user:${userId}`, this.config.rateLimits.flashQuotePerUser);
+    // A conversion is a trade (spec §6: a fund password before trading); one set is never removed, so the quote's check holds for its convert.
+    await this.fundPassword.require(userId);
     const [from, to] = await Promise.all([this.accounts.coin(fromId), this.accounts.coin(toId)]);
     if (!this.onDesk(from.symbol) || !this.onDesk(to.symbol)) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE, 'error.currency_invalid');
     const amount = positive(rawAmount);

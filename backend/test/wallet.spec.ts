@@ -185,6 +185,8 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     const cases = [
       [{ currency_id: USDT, chain: 'TRC20', image_id: image }, 'Amount cannot be empty'],
       [{ currency_id: USDT, chain: 'TRC20', amount: '5', image_id: image }, 'The minimum deposit is 10 USDT'],
+      // USDT has 4 decimals: a credit of a fifth could never be withdrawn (wallet/out refuses it).
+      [{ currency_id: USDT, chain: 'TRC20', amount: '100.00009', image_id: image }, 'Enter a valid amount'],
       [{ currency_id: USDT, chain: 'TRC20', amount: '50' }, 'Upload the payment proof image'],
       [
         { currency_id: USDT, chain: 'ERC20', amount: '50', image_id: image },

@@ -56,6 +56,8 @@ export class DepositService {
     const { coin, chain } = await this.funding.chain(dto.currency_id, dto.chain);
     if (!chain.depositAddress) throw new BusinessError(ErrorCode.DEPOSIT_ADDRESS_UNAVAILABLE, undefined, { coin: coin.symbol, chain: chain.chain });
     const amount = positive(dto.amount);
+    // No more decimals than the coin has, as for a withdrawal: an approved deposit credits the amount reported, and a credit past the coin's decimals could never leave again.
+    if (amount.decimalPlaces() > coin.displayDecimals) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
     if (amount.lt(coin.minDeposit)) throw new BusinessError(ErrorCode.DEPOSIT_BELOW_MIN, undefined, { min: moneyString(coin.minDeposit), coin: coin.symbol });
     const create = async (m: EntityManager) => {
       // The image first (locked): the same report sent twice at once then finds its first here, once that commits.

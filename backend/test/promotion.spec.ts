@@ -328,6 +328,37 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect(events).toEqual([{ stream_id: `user:${joined.user.id}` }]);
   });
 
+  it('a bind while an operator ends the partnership waits for that decision and is refused (regression: it read the flag before the end committed and joined); ending a partnership that never began issues no code', async () => {
+    const bind = (token: string, code: unknown) => t.http().post('/api/user/bind_auth_code').set('Authorization', token).type('form').send({ auth_code: code });
+    const setPartner = (userId: number, partner: '0' | '1') =>
+      t.http().post(`/api/admin/promotion/partners/${userId}`).set('Authorization', admin).type('form').send({ partner, reason: 'r' });
+    const partner = await registerByEmail(t);
+    const { auth_code } = (await setPartner(partner.user.id, '1')).body.data;
+    const joiner = await registerByEmail(t);
+    // The operator's end, written and not yet committed (as setPartner's transaction is while it runs).
+    const operator = t.ds.createQueryRunner();
+    await operator.connect();
+    await operator.startTransaction();
+    try {
+      await operator.query('UPDATE promotion_partners SET partner = false WHERE user_id = $1', [partner.user.id]);
+      const pending = bind(joiner.token, auth_code).then((r) => r.body);
+      await new Promise((r) => setTimeout(r, 300));
+      await operator.commitTransaction();
+      expect(await pending).toMatchObject({ code: 3000 });
+    } finally {
+      if (operator.isTransactionActive) await operator.rollbackTransaction();
+      await operator.release();
+    }
+    expect(await t.ds.query('SELECT inviter_id, invited_at FROM users WHERE id = $1', [joiner.user.id])).toEqual([{ inviter_id: null, invited_at: null }]);
+
+    const never = await registerByEmail(t);
+    expect((await setPartner(never.user.id, '0')).body).toMatchObject({ code: 1, data: { user_id: never.user.id, partner: false, auth_code: null } });
+    expect(await t.ds.query('SELECT COUNT(*)::int AS n FROM promotion_partners WHERE user_id = $1', [never.user.id])).toEqual([{ n: 0 }]);
+    expect(await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE stream_id = $1 AND type = 'PartnerStatusChanged'`, [`user:${never.user.id}`])).toEqual([
+      { n: 0 },
+    ]);
+  });
+
   it('two partners binding each other’s codes at the same moment: one joins, the other is refused as a loop (regression: both joined, each the other’s inviter)', async () => {
     const partnerWithCode = async () => {
       const u = await registerByEmail(t);

@@ -200,7 +200,8 @@ export class PromotionService {
       // Binds one at a time (they are rare): two partners binding each other's codes at once would
       // each pass the loop check below (neither sees the other's uncommitted link) and form a loop.
       await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['kestrel:promotion-bind']);
-      const [p] = await m.query('SELECT user_id, partner FROM promotion_partners WHERE auth_code = $1', [authCode]);
+      // Held until the commit: an operator ending the partnership meanwhile waits, or (committed first) is what this reads.
+      const [p] = await m.query('SELECT user_id, partner FROM promotion_partners WHERE auth_code = $1 FOR SHARE', [authCode]);
       const [u] = await m.query('SELECT inviter_id FROM users WHERE id = $1 FOR UPDATE', [userId]);
       // A retry: the code names an active partner, or this user was bound to it by this call (the
       // partner flag was cleared since: the first call's answer stands). An ordinary invite by a
@@ -227,8 +228,8 @@ export class PromotionService {
         [partnerId, userId],
       );
       if (loop) throw new BusinessError(ErrorCode.PROMOTION_SELF_BIND);
-      // From now on: the fees paid before the link earn the partner nothing.
-      await m.query('UPDATE users SET inviter_id = $2, invited_at = now() WHERE id = $1', [userId, partnerId]);
+      // From now on (the moment it is made, after the waits above, not when this transaction began): the fees paid before the link earn the partner nothing.
+      await m.query('UPDATE users SET inviter_id = $2, invited_at = clock_timestamp() WHERE id = $1', [userId, partnerId]);
       await this.events.append(m, { streamId: `user:${userId}`, metadata: { actor: `user:${userId}` } }, [
         { type: 'PartnerSubAccountBound', payload: { userId, partnerId, authCode } },
       ]);
@@ -242,6 +243,8 @@ export class PromotionService {
       const [u] = await m.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
       if (!u) throw new BusinessError(ErrorCode.PROMOTION_USER_NOT_FOUND);
       const [prior] = await m.query('SELECT auth_code, partner FROM promotion_partners WHERE user_id = $1', [userId]);
+      // Ending what never began changes nothing: no code is issued, nothing recorded.
+      if (!prior && !partner) return { user_id: userId, partner, auth_code: null };
       let authCode: string = prior?.auth_code;
       if (!prior) {
         for (let tries = 0; ; tries++) {

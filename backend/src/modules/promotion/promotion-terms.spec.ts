@@ -10,6 +10,8 @@ describe('promotion terms', () => {
 
   it('masks phone numbers, e-mail addresses and short names', () => {
     expect(maskAccount('13800138000')).toBe('138****8000');
+    // Shorter numbers keep four digits hidden too (regression: "912****4567" showed seven of eight).
+    expect(['91234567', '912345678', '9123456789', '912345678901234'].map(maskAccount)).toEqual(['91****67', '91****678', '912****789', '912****1234']);
     expect(maskAccount('ana.lopez@example.com')).toBe('an***@example.com');
     expect(maskAccount('a@x.io')).toBe('a***@x.io');
     expect(maskAccount('bob')).toBe('b***');

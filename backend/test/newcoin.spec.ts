@@ -97,6 +97,16 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     expect(edited.body.data).toMatchObject({ supply: '1500' });
     const noReason = await t.http().post(`/api/admin/ieo/${p.id}`).set('Authorization', admin).type('form').send({ supply: '1600' });
     expect(noReason.body).toMatchObject({ code: 1000, message: 'A reason is required' });
+    // A name of nothing but spaces is no name, on an edit as on a create (regression: an edit blanked the coin's name).
+    for (const name of ['', '   '])
+      expect((await t.http().post(`/api/admin/ieo/${p.id}`).set('Authorization', admin).type('form').send({ name, reason: 'r' })).body).toMatchObject({
+        code: 1000,
+        message: 'Enter the coin name',
+      });
+    expect(
+      (await t.http().post('/api/admin/ieo').set('Authorization', admin).type('form').send({ symbol: 'BLANKN', name: '   ', reason: 'r' })).body,
+    ).toMatchObject({ code: 1000, message: 'Enter the coin name' });
+    expect((await t.ds.query('SELECT c.name FROM coins c JOIN ieo_projects p ON p.coin_id = c.id WHERE p.id = $1', [p.id]))[0].name).not.toBe('');
     const events = await t.ds.query(`SELECT type, metadata FROM events WHERE stream_id = $1 ORDER BY seq`, [`ieo:${p.id}`]);
     const decisions = events.filter((e: { type: string }) => e.type.startsWith('Ieo'));
     expect(decisions.map((e: { type: string }) => e.type)).toEqual(['IeoProjectCreated', 'IeoProjectEdited']);

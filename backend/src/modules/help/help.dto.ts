@@ -1,13 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
-import { RequiredReason } from '../../infra/http/validation';
+import { RequiredReason, Trim } from '../../infra/http/validation';
 import { CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 
 export const FEEDBACK_CATEGORIES = ['account', 'deposit', 'withdraw', 'trade', 'suggestion', 'other'] as const;
 const UPLOAD_ID_RE = /^[0-9a-fA-F-]{36}$/;
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class FeedbackDto {
   @ApiProperty({ enum: FEEDBACK_CATEGORIES })
@@ -15,7 +14,7 @@ export class FeedbackDto {
   category: string;
 
   @ApiProperty({ description: '5 to 1000 characters' })
-  @Transform(trim)
+  @Trim()
   @IsString({ message: 'error.help_content_invalid' })
   @MinLength(5, { message: 'error.help_content_invalid' })
   @MaxLength(1000, { message: 'error.help_content_invalid' })
@@ -41,7 +40,7 @@ export class HelpPageDto extends PageQueryDto {}
 export class ChatSendDto {
   @ApiPropertyOptional({ description: 'At most 1000 characters; a message has text, an image or both' })
   @IsOptional()
-  @Transform(trim)
+  @Trim()
   @IsString({ message: 'error.help_text_invalid' })
   @MaxLength(1000, { message: 'error.help_text_invalid' })
   text?: string;
@@ -81,7 +80,7 @@ export class ChatReadDto {
 
 export class OperatorReplyDto {
   @ApiProperty()
-  @Transform(trim)
+  @Trim()
   @IsString({ message: 'error.help_text_invalid' })
   @MinLength(1, { message: 'error.help_message_empty' })
   @MaxLength(1000, { message: 'error.help_text_invalid' })

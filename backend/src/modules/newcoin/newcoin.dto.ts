@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { RequiredReason } from '../../infra/http/validation';
+import { RequiredReason, Trim } from '../../infra/http/validation';
 
 /** Prices: at most 8 decimals, so quantity × price is exact in the ledger's 18. */
 const PRICE_RE = /^\d{1,12}(\.\d{1,8})?$/;
@@ -59,7 +59,9 @@ export class IeoOrderInfoDto extends PageQueryDto {
 export class IeoProjectEditDto {
   @ApiPropertyOptional({ example: 'Kestrel Token' })
   @IsOptional()
-  @IsString()
+  @Trim()
+  @IsNotEmpty({ message: 'error.ieo_name_required' })
+  @IsString({ message: 'error.ieo_name_required' })
   @MaxLength(64)
   name?: string;
 
@@ -130,6 +132,7 @@ export class IeoProjectCreateDto {
   symbol: string;
 
   @ApiProperty({ example: 'Kestrel Token' })
+  @Trim()
   @IsNotEmpty({ message: 'error.ieo_name_required' })
   @IsString({ message: 'error.ieo_name_required' })
   @MaxLength(64)

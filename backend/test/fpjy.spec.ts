@@ -292,4 +292,45 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect((await post(whale.token, 'convert', { quote_id: big.quote_id })).body.code).toBe(2214);
     expect(await coinBalance(t, whale.user.id, USDT)).toEqual({ available: '900000', frozen: '0' });
   });
+
+  // Last in the file: it prints BTC trades away from 60,000 (and back), which the tests before read as BTC's only price.
+  it('a trade printed away from where the market stood never prices the float in the user’s favour: the worse of the last trade and the reference; far from it, no quote (regression: the desk paid its float at any last trade)', async () => {
+    const [a, b] = [await trader(), await trader()];
+    await deposit(t, a.user.id, USDT, '1000');
+    await deposit(t, b.user.id, BTC, '1');
+    const print = async (price: string) => {
+      const order = (token: string, side: string) =>
+        t.http().post('/api/coin/trade').set('Authorization', token).type('form').send({ symbol: 'BTC/USDT', side, type: 'limit', price, quantity: '0.001' });
+      expect((await order(a.token, 'buy')).body.code).toBe(1);
+      expect((await order(b.token, 'sell')).body.data.status).toBe('completed');
+      await t.app.get(TradeAccountCommands).settled(b.user.id);
+    };
+    const quote = (from: number, to: number, amount: string) => post(a.token, 'quote', { from_currency_id: from, to_currency_id: to, amount });
+    // 60,000 stood until now; the two accounts print 59,000 (within FLASH_MAX_DEVIATION, 2%).
+    await new Promise((r) => setTimeout(r, 1000));
+    await print('59000');
+    // Buying BTC from the desk: at the higher of 59,000 and 60,000 (at the print, 60 USDT would have bought 0.00101694 less the fee).
+    expect((await quote(USDT, BTC, '60')).body).toMatchObject({ code: 1, data: { receive: '0.000998' } });
+    // Selling BTC to the desk: at the lower, the print's.
+    expect((await quote(BTC, USDT, '0.1')).body).toMatchObject({ code: 1, data: { rate: '59000', receive: '5888.2' } });
+    // A window the print has filled since (the price standing at its start counts from there): the print is the reference too.
+    const window = t.config.flashReferenceSeconds;
+    t.config.flashReferenceSeconds = 1;
+    try {
+      await new Promise((r) => setTimeout(r, 1100));
+      expect((await quote(USDT, BTC, '59')).body).toMatchObject({ code: 1, data: { receive: '0.000998' } }); // at 60,000: 0.00098137
+    } finally {
+      t.config.flashReferenceSeconds = window;
+    }
+    // Half off: no quote either way until the market settles.
+    await print('30000');
+    for (const [from, to, amount] of [
+      [USDT, BTC, '60'],
+      [BTC, USDT, '0.1'],
+    ] as const)
+      expect((await quote(from, to, amount)).body).toMatchObject({ code: 2211, message: "BTC's price is moving too fast to quote. Please try again shortly" });
+    // Back where it stood: quoted as before.
+    await print('60000');
+    expect((await quote(BTC, USDT, '0.1')).body).toMatchObject({ code: 1, data: { rate: '60000', receive: '5988' } });
+  });
 });

@@ -28,6 +28,18 @@ describe('loadConfig', () => {
     expect(() => withEnv('FLASH_MAX_PRICE_AGE_SECONDS', '5m', () => loadConfig())).toThrow('FLASH_MAX_PRICE_AGE_SECONDS must be a non-negative integer');
   });
 
+  it('takes the flash desk reference window (FLASH_REFERENCE_SECONDS, 60 s to 1 day, default 900) and deviation (FLASH_MAX_DEVIATION, a fraction, default 0.02)', () => {
+    expect(withEnv('FLASH_REFERENCE_SECONDS', undefined, () => loadConfig()).flashReferenceSeconds).toBe(900);
+    expect(withEnv('FLASH_REFERENCE_SECONDS', '60', () => loadConfig()).flashReferenceSeconds).toBe(60);
+    for (const bad of ['59', '86401'])
+      expect(() => withEnv('FLASH_REFERENCE_SECONDS', bad, () => loadConfig())).toThrow('FLASH_REFERENCE_SECONDS must be between 60 and 86400');
+    expect(withEnv('FLASH_MAX_DEVIATION', undefined, () => loadConfig()).flashMaxDeviation).toBe('0.02');
+    expect(withEnv('FLASH_MAX_DEVIATION', '0.005', () => loadConfig()).flashMaxDeviation).toBe('0.005');
+    for (const bad of ['0', '0.0', '1', '1.5'])
+      expect(() => withEnv('FLASH_MAX_DEVIATION', bad, () => loadConfig())).toThrow('FLASH_MAX_DEVIATION must be a fraction above 0 and below 1');
+    expect(() => withEnv('FLASH_MAX_DEVIATION', '2%', () => loadConfig())).toThrow('FLASH_MAX_DEVIATION must be a non-negative decimal');
+  });
+
   it('takes a blank rate limit for its default', () => {
     expect(withEnv('RATE_LIMIT_LOGIN_IP', ' ', () => loadConfig()).rateLimits.loginPerIp).toEqual({ limit: 30, windowSeconds: 60 });
   });

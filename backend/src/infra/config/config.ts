@@ -61,6 +61,14 @@ export interface AppConfig {
    */
   flashMaxPriceAgeSeconds: number;
   /**
+   * The flash desk's reference price (PricingService.deskPrices): the median by time of a market's
+   * last trade over this window (FLASH_REFERENCE_SECONDS, 60 s–1 day, default 900 s), and how far
+   * the last trade may stand from it for the desk to quote (FLASH_MAX_DEVIATION, a fraction above 0
+   * and below 1, default 0.02).
+   */
+  flashReferenceSeconds: number;
+  flashMaxDeviation: string;
+  /**
    * The sequencer (docs/architecture.md): commands per journal row at most, commands taken but not
    * yet projected (queued ones too) past which new commands are refused (the lag bound), and
    * unprojected past which the next journal write waits for the projector (backpressure), commands per projector
@@ -183,6 +191,13 @@ function decimal(name: string, fallback: string): string {
   return raw;
 }
 
+/** A decimal strictly between 0 and 1 (a share): anything else stops the start. */
+function fraction(name: string, fallback: string): string {
+  const raw = decimal(name, fallback);
+  if (!/^0\.\d*[1-9]\d*$/.test(raw)) throw new Error(`${name} must be a fraction above 0 and below 1, got "${raw}"`);
+  return raw;
+}
+
 /** An opt-in switch: `on` (or `1`) turns it on; unset, blank, `off` or `0` leaves it off; anything else stops the start. */
 function optIn(name: string): boolean {
   const raw = process.env[name]?.trim().toLowerCase();
@@ -297,6 +312,8 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       float: floats('FLASH_FLOAT', 'USDT:1000000,BTC:10,ETH:300'),
     },
     flashMaxPriceAgeSeconds: intBetween('FLASH_MAX_PRICE_AGE_SECONDS', 300, 1, 86_400),
+    flashReferenceSeconds: intBetween('FLASH_REFERENCE_SECONDS', 900, 60, 86_400),
+    flashMaxDeviation: fraction('FLASH_MAX_DEVIATION', '0.02'),
     optionWorker: (process.env.OPTION_WORKER ?? 'on') !== 'off',
     uploadDir: text('UPLOAD_DIR') ?? './.data/uploads',
     uploadRateLimit: rule('RATE_LIMIT_UPLOAD_USER', '60/3600'),

@@ -16,26 +16,47 @@ export class PricingService {
 
   /**
    * Last trade price in USDT per coin, for every coin that has a `<coin>/USDT` market with trades:
-   * for valuations (wallet totals, limits), whatever the market's state or the trade's age. What a
-   * trade is made at comes from `tradablePrices`.
+   * for valuations (wallet totals, limits), whatever the market's state or the trade's age. What the
+   * flash desk converts at comes from `deskPrices`.
    */
   async usdtPrices(): Promise<Map<number, Money>> {
     return this.lastPrices('', [USDT_ID]);
   }
 
   /**
-   * Prices a trade is made at (the flash desk converts at them), stricter than the valuations'
-   * `usdtPrices`: for each of `currencyIds`, the last trade of its `<coin>/USDT` market only while
-   * that market is enabled and the trade is at most `maxAgeSeconds` old. A disabled market or one
-   * nobody has traded lately has no price here (its last trade is no longer the market's price).
-   * USDT is 1.
+   * What the flash desk prices each of `currencyIds` at, stricter than the valuations' `usdtPrices`:
+   * the last trade of its `<coin>/USDT` market only while that market is enabled and the trade is at
+   * most `maxAgeSeconds` old (a disabled market or one nobody has traded lately has no price here),
+   * and its reference, the price that stood as the market's last trade for the middle of the last
+   * `windowSeconds` (the median by time: each trade price weighted by how long it was the last one,
+   * the price standing at the window's start included). The reference is a price the venue traded
+   * at, and one trade moves it only by standing for half the window. A coin without a tradable last
+   * trade is left out; USDT is 1 for both.
    */
-  async tradablePrices(currencyIds: number[], maxAgeSeconds: number): Promise<Map<number, Money>> {
-    return this.lastPrices('AND m.base_currency_id = ANY($2::int[]) AND m.enabled AND t.executed_at >= now() - make_interval(secs => $3)', [
-      USDT_ID,
-      currencyIds,
-      maxAgeSeconds,
-    ]);
+  async deskPrices(currencyIds: number[], maxAgeSeconds: number, windowSeconds: number): Promise<Map<number, { last: Money; reference: Money }>> {
+    const rows: Array<{ base_currency_id: number; last: string; reference: string }> = await this.dataSource.query(
+      `SELECT m.base_currency_id, l.price::text AS last, r.price::text AS reference FROM markets m
+       CROSS JOIN LATERAL (SELECT price, executed_at FROM trades WHERE market_id = m.id ORDER BY trade_id DESC LIMIT 1) l
+       CROSS JOIN LATERAL (
+         SELECT price FROM (
+           SELECT price, SUM(held) OVER (ORDER BY price) AS upto, SUM(held) OVER () AS total FROM (
+             SELECT price, SUM(held) AS held FROM (
+               SELECT price, GREATEST(EXTRACT(EPOCH FROM COALESCE(LEAD(at) OVER (ORDER BY at, trade_id), now()) - at), 0) AS held FROM (
+                 SELECT price, executed_at AS at, trade_id FROM trades WHERE market_id = m.id AND executed_at > now() - make_interval(secs => $4)
+                 UNION ALL
+                 (SELECT price, now() - make_interval(secs => $4), trade_id FROM trades
+                   WHERE market_id = m.id AND executed_at <= now() - make_interval(secs => $4) ORDER BY executed_at DESC, trade_id DESC LIMIT 1)
+               ) w
+             ) h GROUP BY price
+           ) g
+         ) c WHERE upto * 2 >= total ORDER BY price LIMIT 1
+       ) r
+       WHERE m.quote_currency_id = $1 AND m.base_currency_id = ANY($2::int[]) AND m.enabled AND l.executed_at >= now() - make_interval(secs => $3)`,
+      [USDT_ID, currencyIds, maxAgeSeconds, windowSeconds],
+    );
+    const prices = new Map(rows.map((r) => [r.base_currency_id, { last: money(r.last), reference: money(r.reference) }]));
+    prices.set(USDT_ID, { last: money(1), reference: money(1) });
+    return prices;
   }
 
   /** The last trade price of each `<coin>/USDT` market ($1 is USDT) that `where` keeps, by coin; USDT is 1. */

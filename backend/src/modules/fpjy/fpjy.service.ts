@@ -9,7 +9,7 @@ import { isUniqueViolation } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
-import { isDecimalString, money, moneyString, truncate, units } from '../../infra/money';
+import { isDecimalString, money, Money, moneyString, truncate, units } from '../../infra/money';
 import { REDIS } from '../../infra/redis/redis.module';
 import { PricingService } from '../coin-rate/pricing.service';
 import { OutboxRelay } from '../engine/outbox-relay.service';
@@ -49,9 +49,11 @@ const terminal = (stream: Array<{ type: string; streamVersion: number }>): numbe
 
 /**
  * Flash exchange (route pages/fpjy): convert one coin to another at the current market price.
- * Only between coins the desk holds a float of (FLASH_FLOAT). The price is the venue's own last
- * trade of each coin against USDT (DESIGN §1), from an enabled market and at most
- * FLASH_MAX_PRICE_AGE_SECONDS old; the desk (the sequencer's house account `desk`, funded from
+ * Only between coins the desk holds a float of (FLASH_FLOAT). The price comes from the venue's own
+ * trades of each coin against USDT (DESIGN §1): its last trade, from an enabled market and at most
+ * FLASH_MAX_PRICE_AGE_SECONDS old, and its reference (the median by time of the last trade over
+ * FLASH_REFERENCE_SECONDS), the worse of the two for the user, and no quote while they are more
+ * than FLASH_MAX_DEVIATION apart (deskPrice); the desk (the sequencer's house account `desk`, funded from
  * `treasury` by a recorded transfer) takes the other side and keeps a documented
  * fee (FLASH_FEE_RATE, default 0.2% of what is received). A quote holds for FLASH_QUOTE_TTL_SECONDS
  * and can be used once; the quote id is the conversion's idempotency key.
@@ -149,6 +151,20 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     return Object.hasOwn(float, symbol) && !money(float[symbol]).isZero();
   }
 
+  /**
+   * A coin's price for the desk: the `side` of its last trade and its reference. 2211 without a
+   * tradable last trade; 2211 "moving too fast" while the last trade stands more than
+   * FLASH_MAX_DEVIATION from the reference (a quote at either would be far from where the market
+   * has been: the desk waits for it to settle).
+   */
+  private deskPrice(prices: Map<number, { last: Money; reference: Money }>, coin: { id: number; symbol: string }, side: 'lower' | 'higher'): Money {
+    const p = prices.get(coin.id);
+    if (!p) throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: coin.symbol });
+    if (p.last.minus(p.reference).abs().gt(p.reference.times(this.config.flashMaxDeviation)))
+      throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, 'error.flash_price_unsettled', { coin: coin.symbol });
+    return side === 'lower' ? Money.min(p.last, p.reference) : Money.max(p.last, p.reference);
+  }
+
   /** fpjy/coins: the enabled coins the desk converts, in the coins' order (the flash page's pickers). */
   async coins(): Promise<Array<{ currency_id: number; symbol: string; name: string; decimals: number }>> {
     return (await this.accounts.coins())
@@ -165,13 +181,12 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     const [from, to] = await Promise.all([this.accounts.coin(fromId), this.accounts.coin(toId)]);
     if (!this.onDesk(from.symbol) || !this.onDesk(to.symbol)) throw new BusinessError(ErrorCode.FLASH_UNAVAILABLE, 'error.currency_invalid');
     const amount = positive(rawAmount);
-    // The market's price now: an enabled market's last trade of at most FLASH_MAX_PRICE_AGE_SECONDS.
-    const prices = await this.pricing.tradablePrices([from.id, to.id], this.config.flashMaxPriceAgeSeconds);
-    const pf = prices.get(from.id);
-    const pt = prices.get(to.id);
-    if (!pf) throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: from.symbol });
-    if (!pt) throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: to.symbol });
-    const rate = pf.div(pt);
+    // Each coin's last trade (an enabled market's, at most FLASH_MAX_PRICE_AGE_SECONDS old) and its reference (deskPrices).
+    const prices = await this.pricing.deskPrices([from.id, to.id], this.config.flashMaxPriceAgeSeconds, this.config.flashReferenceSeconds);
+    // What the user gives at the lower of the two, what they get at the higher: a trade printed away
+    // from where the market has stood (two accounts of one person, through a thin book) never prices
+    // the desk's float in their favour.
+    const rate = this.deskPrice(prices, from, 'lower').div(this.deskPrice(prices, to, 'higher'));
     const gross = money(truncate(amount.times(rate), to.decimals));
     const fee = money(truncate(gross.times(this.config.flashExchange.feeRate), to.decimals));
     const receive = gross.minus(fee);

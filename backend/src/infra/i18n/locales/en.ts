@@ -113,6 +113,7 @@ export const en = {
   'error.already_decided': 'This request has already been decided',
   'error.record_not_found': 'Record not found',
   'error.price_unavailable': '{coin} has no market price yet. Please try again later',
+  'error.flash_price_unsettled': "{coin}'s price is moving too fast to quote. Please try again shortly",
   'error.pricing_currency_unknown': 'Unknown pricing currency',
   'error.quote_expired': 'The quote has expired. Please get a new one',
   'error.flash_unavailable': 'Flash exchange cannot fill this amount right now. Please try a smaller amount',

@@ -115,6 +115,7 @@ export const hk: Catalogue = {
   'error.already_decided': '該申請已處理',
   'error.record_not_found': '記錄不存在',
   'error.price_unavailable': '{coin} 暫無市場價格，請稍後再試',
+  'error.flash_price_unsettled': '{coin} 價格波動過快，暫時無法報價，請稍後再試',
   'error.pricing_currency_unknown': '不支援的計價貨幣',
   'error.quote_expired': '報價已過期，請重新獲取',
   'error.flash_unavailable': '閃兌暫時無法滿足該數量，請嘗試較小的數量',

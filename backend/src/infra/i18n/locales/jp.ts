@@ -116,6 +116,7 @@ export const jp: Catalogue = {
   'error.already_decided': 'この申請はすでに処理済みです',
   'error.record_not_found': '記録が見つかりません',
   'error.price_unavailable': '{coin} にはまだ市場価格がありません。しばらくしてから再度お試しください',
+  'error.flash_price_unsettled': '{coin} の価格が急変しているため、現在は見積もりできません。しばらくしてから再度お試しください',
   'error.pricing_currency_unknown': '未対応の表示通貨です',
   'error.quote_expired': '見積もりの有効期限が切れました。再取得してください',
   'error.flash_unavailable': '現在この数量はフラッシュ交換できません。少ない数量でお試しください',

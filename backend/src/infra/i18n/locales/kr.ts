@@ -115,6 +115,7 @@ export const kr: Catalogue = {
   'error.already_decided': '이미 처리된 신청입니다',
   'error.record_not_found': '기록을 찾을 수 없습니다',
   'error.price_unavailable': '{coin}의 시장 가격이 아직 없습니다. 잠시 후 다시 시도하세요',
+  'error.flash_price_unsettled': '{coin}의 가격 변동이 너무 빨라 지금은 견적을 낼 수 없습니다. 잠시 후 다시 시도하세요',
   'error.pricing_currency_unknown': '지원하지 않는 표시 통화입니다',
   'error.quote_expired': '견적이 만료되었습니다. 새 견적을 받으세요',
   'error.flash_unavailable': '지금은 이 수량을 빠른 교환할 수 없습니다. 더 적은 수량으로 시도하세요',

@@ -115,6 +115,7 @@ export const py: Catalogue = {
   'error.already_decided': 'Este pedido já foi decidido',
   'error.record_not_found': 'Registro não encontrado',
   'error.price_unavailable': '{coin} ainda não tem preço de mercado. Tente novamente mais tarde',
+  'error.flash_price_unsettled': 'O preço de {coin} está a mudar rápido demais para cotar. Tente novamente em breve',
   'error.pricing_currency_unknown': 'Moeda de referência desconhecida',
   'error.quote_expired': 'A cotação expirou. Obtenha uma nova',
   'error.flash_unavailable': 'A troca rápida não consegue atender este valor agora. Tente um valor menor',

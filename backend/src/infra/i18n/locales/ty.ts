@@ -115,6 +115,7 @@ export const ty: Catalogue = {
   'error.already_decided': 'คำขอนี้ได้รับการพิจารณาแล้ว',
   'error.record_not_found': 'ไม่พบรายการ',
   'error.price_unavailable': '{coin} ยังไม่มีราคาตลาด โปรดลองอีกครั้งภายหลัง',
+  'error.flash_price_unsettled': 'ราคา {coin} เปลี่ยนแปลงเร็วเกินไปจนเสนอราคาไม่ได้ โปรดลองอีกครั้งในไม่ช้า',
   'error.pricing_currency_unknown': 'ไม่รองรับสกุลเงินนี้',
   'error.quote_expired': 'ใบเสนอราคาหมดอายุแล้ว โปรดขอใหม่',
   'error.flash_unavailable': 'ขณะนี้ไม่สามารถแลกเปลี่ยนด่วนจำนวนนี้ได้ โปรดลองจำนวนที่น้อยลง',

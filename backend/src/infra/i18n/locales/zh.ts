@@ -115,6 +115,7 @@ export const zh: Catalogue = {
   'error.already_decided': '该申请已处理',
   'error.record_not_found': '记录不存在',
   'error.price_unavailable': '{coin} 暂无市场价格，请稍后再试',
+  'error.flash_price_unsettled': '{coin} 价格波动过快，暂时无法报价，请稍后再试',
   'error.pricing_currency_unknown': '不支持的计价货币',
   'error.quote_expired': '报价已过期，请重新获取',
   'error.flash_unavailable': '闪兑暂时无法满足该数量，请尝试较小的数量',

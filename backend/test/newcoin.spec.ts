@@ -347,6 +347,32 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     }
   });
 
+  it('subscribers are people (one who subscribed twice counts once); a project whose run fails does not hold back the others due', async () => {
+    const p = await project();
+    const [a, b] = [await user('1000'), await user('1000')];
+    for (const [u, quantity] of [
+      [a, '100'],
+      [a, '50'],
+      [b, '10'],
+    ] as const)
+      expect((await subscribe(u.token, { project_id: p.id, quantity })).body.code).toBe(1);
+    const broken = await project();
+    await close(broken.id);
+    await close(p.id);
+    // The first project due (by id) fails its run: the next is still allocated and distributed.
+    const svc = t.app.get(IeoAllocationService);
+    const run = svc.run.bind(svc);
+    const failing = jest.spyOn(svc, 'run').mockImplementation((id, now) => (id === broken.id ? Promise.reject(new Error('broken project')) : run(id, now)));
+    try {
+      await svc.runDue();
+    } finally {
+      failing.mockRestore();
+    }
+    const listed = (await t.http().get('/api/admin/ieo').set('Authorization', admin)).body.data as Array<{ id: number; status: string; subscribers: number }>;
+    expect(listed.find((x) => x.id === p.id)).toMatchObject({ status: 'distributed', subscribers: 2 });
+    expect(listed.find((x) => x.id === broken.id)?.status).not.toBe('distributed');
+  });
+
   it('oversubscribed 3× by 100 subscribers: allocations ≤ supply, refunds + allocations × price = payments exactly; totals published, own amounts private', async () => {
     // 100 random requests (1.000–300.000, 3 decimals) whose total is exactly 3× the supply.
     let seed = 42;

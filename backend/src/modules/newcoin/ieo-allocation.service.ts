@@ -122,7 +122,9 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
     const rows: Array<{ id: number }> = await this.dataSource.query(`SELECT id FROM ieo_projects WHERE status <> 'distributed' AND end_at <= $1 ORDER BY id`, [
       now,
     ]);
-    for (const r of rows) await this.run(r.id, now);
+    // One project's failure (logged; its own job and the next sweep try it again) does not hold back the others.
+    for (const r of rows)
+      await this.run(r.id, now).catch((err: unknown) => this.logger.error({ err }, `ieo ${r.id}: allocation run failed`));
   }
 
   /** Runs (or resumes) one project's allocation; a no-op before its end or after distribution. */
@@ -230,7 +232,8 @@ export class IeoAllocationService implements OnApplicationBootstrap, OnApplicati
       };
       await m.query(
         `UPDATE ieo_projects SET status = 'allocated', requested = $2, allocated = $3, remainder = $4, ratio = $5, payments = $6, refunded = $7, proceeds = $8, subscribers = $9, allocated_at = now() WHERE id = $1`,
-        [projectId, totals.requested, totals.allocated, totals.remainder, totals.ratio, totals.payments, totals.refunded, totals.proceeds, subs.length],
+        // Subscribers are people: one user may subscribe several times.
+        [projectId, totals.requested, totals.allocated, totals.remainder, totals.ratio, totals.payments, totals.refunded, totals.proceeds, new Set(subs.map((s) => s.userId)).size],
       );
       await this.events.append(m, { streamId: `ieo:${projectId}`, metadata: { actor: 'system:ieo-allocation' } }, [
         { type: 'IeoAllocated', payload: { projectId, supply: p.supply, subscriptions: subs.length, ...totals } },

@@ -373,6 +373,22 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     expect(listed.find((x) => x.id === broken.id)?.status).not.toBe('distributed');
   });
 
+  it('the list filtered by state holds exactly the projects in that state (the query filters, before it takes the newest 200, by the same rule as each project’s state)', async () => {
+    const upcoming = await project({ start_at: iso(3_600_000), end_at: iso(7_200_000) });
+    const active = await project();
+    const ended = await project();
+    await close(ended.id);
+    const config = async (state?: string) =>
+      (await t.http().get('/api/lh/newcoin/config').query(state ? { state } : {})).body.data as Array<{ id: number; state: string }>;
+    const all = await config();
+    const byState = Object.fromEntries(await Promise.all(['upcoming', 'active', 'ended', 'distributed'].map(async (s) => [s, await config(s)] as const)));
+    for (const [state, list] of Object.entries(byState)) expect(list.every((p) => p.state === state)).toBe(true);
+    expect(Object.values(byState).flat().map((p) => p.id).sort((x, y) => x - y)).toEqual(all.map((p) => p.id).sort((x, y) => x - y));
+    expect(byState.upcoming.map((p) => p.id)).toContain(upcoming.id);
+    expect(byState.active.map((p) => p.id)).toContain(active.id);
+    expect(byState.ended.map((p) => p.id)).toContain(ended.id);
+  });
+
   it('oversubscribed 3× by 100 subscribers: allocations ≤ supply, refunds + allocations × price = payments exactly; totals published, own amounts private', async () => {
     // 100 random requests (1.000–300.000, 3 decimals) whose total is exactly 3× the supply.
     let seed = 42;

@@ -23,6 +23,14 @@ export function ieoState(p: IeoProject, now: Date): IeoState {
   return now < p.startAt ? 'upcoming' : 'active';
 }
 
+/** ieoState as a condition on the projects' rows (`:now`), for a list filtered by state. */
+const STATE_WHERE: Record<IeoState, string> = {
+  distributed: `p.status = 'distributed'`,
+  ended: `p.status <> 'distributed' AND (p.status <> 'open' OR p.end_at <= :now)`,
+  upcoming: `p.status = 'open' AND p.end_at > :now AND p.start_at > :now`,
+  active: `p.status = 'open' AND p.end_at > :now AND p.start_at <= :now`,
+};
+
 /** The checks of a subscription against a project's terms at `now`, in the order they answer; its quantity and payment (truncated). */
 function subscriptionTerms(p: IeoProject, coin: Coin, raw: string, now: Date) {
   const state = ieoState(p, now);
@@ -76,9 +84,12 @@ export class NewcoinService {
       const coins = await this.coins([p.coinId, p.currencyId]);
       return projectView(p, coins, now);
     }
-    const rows = await this.dataSource.getRepository(IeoProject).find({ order: { startAt: 'DESC', id: 'DESC' }, take: 200 });
+    // The newest 200 in the state asked for (filtered before the cap, as ieoState reads a project at `now`).
+    const list = this.dataSource.getRepository(IeoProject).createQueryBuilder('p').orderBy('p.startAt', 'DESC').addOrderBy('p.id', 'DESC').take(200);
+    if (q.state) list.where(STATE_WHERE[q.state], { now });
+    const rows = await list.getMany();
     const coins = await this.coins(rows.flatMap((p) => [p.coinId, p.currencyId]));
-    return rows.map((p) => projectView(p, coins, now)).filter((v) => !q.state || v.state === q.state);
+    return rows.map((p) => projectView(p, coins, now));
   }
 
   /**

@@ -525,6 +525,32 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     ]);
   });
 
+  it('withdrawn and listed again at the same price while a purchase is between its checks and its reservation: the purchase goes through at that price (regression: 2807 "the price has changed to 100")', async () => {
+    const m = await mint('20');
+    const owner = await buyer('100');
+    const b = await buyer('500');
+    expect((await post(owner.token, 'nft/buy', { item_id: m.id })).body.code).toBe(1);
+    expect((await post(owner.token, 'nft/sell', { item_id: m.id, price: '100' })).body.code).toBe(1);
+    const trading = t.app.get(TradeAccountCommands);
+    const real = trading.shortBeforeHolding.bind(trading);
+    const hook = jest.spyOn(trading, 'shortBeforeHolding').mockImplementationOnce(async (...args) => {
+      expect((await post(owner.token, 'nft/sell', { item_id: m.id, action: 'withdraw' })).body.code).toBe(1);
+      expect((await post(owner.token, 'nft/sell', { item_id: m.id, price: '100' })).body.code).toBe(1);
+      return real(...args);
+    });
+    try {
+      expect((await post(b.token, 'nft/buy', { item_id: m.id, price: '100' })).body).toMatchObject({
+        code: 1,
+        data: { sale: { price: '100', status: 'completed' } },
+      });
+    } finally {
+      hook.mockRestore();
+    }
+    const listings = await q<{ status: string }>('SELECT status FROM nft_listings WHERE item_id = $1 AND seller_id = $2 ORDER BY id', [m.id, owner.user.id]);
+    expect(listings.map((l) => l.status)).toEqual(['withdrawn', 'sold']);
+    expect(await usdt(b.user.id)).toBe('400');
+  });
+
   it('a reservation left by a crash is resolved by the sweep: paid → completed once; refused → released to the old owner with no payment', async () => {
     const sweep = t.app.get(NftSaleService);
     // As a process that died right after reserving would leave them: a sale pending, its item reserved

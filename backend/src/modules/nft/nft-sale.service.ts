@@ -24,6 +24,9 @@ class ReservedByBuyer extends Error {
   }
 }
 
+/** The owner withdrew the listing a purchase was checked against and listed the item again at the same price: the purchase reads it again. */
+class ListedAgain extends Error {}
+
 /** How often the engine's owner resolves sales left pending (a crash, a lost answer), and how old they must be. */
 const SWEEP_MS = 3000;
 const STALE_MS = 2000;
@@ -108,7 +111,7 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
     );
   }
 
-  private async buyNew(userId: number, dto: NftBuyDto): Promise<NftSale> {
+  private async buyNew(userId: number, dto: NftBuyDto, readAgain = true): Promise<NftSale> {
     const item = await this.dataSource.getRepository(NftItem).findOne({ where: { id: dto.item_id } });
     if (!item) throw new BusinessError(ErrorCode.NFT_ITEM_NOT_FOUND);
     if (item.ownerId === userId) throw new BusinessError(ErrorCode.NFT_OWN_ITEM);
@@ -125,6 +128,11 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
       sale = await this.reserve(userId, item, collection, price, dto.client_id);
     } catch (err) {
       if (err instanceof ReservedByBuyer) return this.reservedBy(userId, err.saleId);
+      // Its new listing asks what this buyer agreed to: checked again against it, once (a second change is answered as it is).
+      if (err instanceof ListedAgain) {
+        if (readAgain) return this.buyNew(userId, dto, false);
+        throw new BusinessError(ErrorCode.NFT_PRICE_CHANGED, undefined, { price });
+      }
       throw err;
     }
     this.fault('nft:after-reserve');
@@ -181,7 +189,10 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
       // Bought a moment ago by this buyer's own other request: theirs now, not "sold to another buyer".
       if (now?.owner_id === userId) throw new BusinessError(ErrorCode.NFT_OWN_ITEM);
       if (!now || now.state === 'reserved' || now.owner_id !== item.ownerId) throw new BusinessError(ErrorCode.NFT_SOLD);
-      if (now.state === 'listed' && now.price !== null) throw new BusinessError(ErrorCode.NFT_PRICE_CHANGED, undefined, { price: moneyString(now.price) });
+      if (now.state === 'listed' && now.price !== null) {
+        if (moneyString(now.price) === price) throw new ListedAgain();
+        throw new BusinessError(ErrorCode.NFT_PRICE_CHANGED, undefined, { price: moneyString(now.price) });
+      }
       throw await this.notOnSale(m, item.id);
     };
     // The same client id sent twice at once: the other request's sale is the answer.

@@ -77,6 +77,16 @@ describe('ledger (real PostgreSQL)', () => {
     });
   });
 
+  it('concurrent first credits of an account that does not exist yet all go through (regression: the one that found it created a moment before answered 2000)', async () => {
+    for (let round = 0; round < 10; round++) {
+      const owner = 7000 + round;
+      const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => deposit(owner, '5', `first-credit-${owner}-${i}`)));
+      expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason)).toEqual([]);
+      expect((await ledger.balancesOf('user', owner))[0]).toMatchObject({ available: '40', frozen: '0' });
+    }
+    expect((await trial.compute()).ok).toBe(true);
+  });
+
   it('a command retried with the same id has exactly one effect (in sequence and concurrently)', async () => {
     const first = await deposit(202, '10.5', 'dep-once');
     const again = await deposit(202, '10.5', 'dep-once');

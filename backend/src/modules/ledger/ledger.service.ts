@@ -437,12 +437,15 @@ export class LedgerService {
       RETURNING available::text, frozen::text`;
     let rows = await updateReturning<{ available: string; frozen: string }>(manager, update, params);
     if (!rows.length) {
-      const created = await manager.query(
+      // No row yet, or one that would go below zero. Created here, or by a concurrent posting (the
+      // insert waits for it to commit): the update again either way (regression: when another
+      // posting created the account a moment before, the conflict answered "insufficient balance").
+      await manager.query(
         `INSERT INTO balances (owner_type, owner_id, account_type, currency_id) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO NOTHING RETURNING id`,
+         ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO NOTHING`,
         params.slice(2),
       );
-      if (created.length) rows = await updateReturning<{ available: string; frozen: string }>(manager, update, params);
+      rows = await updateReturning<{ available: string; frozen: string }>(manager, update, params);
     }
     if (!rows.length) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
     return { available: moneyString(rows[0].available), frozen: moneyString(rows[0].frozen) };

@@ -235,6 +235,39 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     }
   });
 
+  it('submits that find the watcher evaluating give their pool connections back while they wait, and open once it is done (regression: submits waiting for the lock took the whole pool, and the watcher, which needs one more for its fills, hung the process)', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('10000');
+    // The watcher, mid-evaluation: the market's watch lock held exclusively (on a connection of its own).
+    const watcher = t.ds.createQueryRunner();
+    await watcher.connect();
+    await watcher.startTransaction();
+    try {
+      await watcher.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`lever-watch:${BTC_MARKET}`]);
+      // More submits than the pool has connections (20).
+      const submits = Array.from({ length: 25 }, (_, i) =>
+        open(u.token, { side: 'long', lots: '1', take_profit: '70000', stop_loss: '1', client_id: `pool-${i}` }).then((r) => r.body),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      // What the watcher's fills and closes take while it holds the lock: a connection of the pool.
+      let timer: NodeJS.Timeout | undefined;
+      const free = await Promise.race([
+        t.ds.query('SELECT 1 AS one').then(() => true),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 2000))),
+      ]).finally(() => clearTimeout(timer));
+      expect(free).toBe(true);
+      await watcher.commitTransaction();
+      const answers = await Promise.all(submits);
+      expect(answers.map((a) => a.code)).toEqual(answers.map(() => 1));
+    } finally {
+      if (watcher.isTransactionActive) await watcher.rollbackTransaction();
+      await watcher.release();
+    }
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM lever_positions WHERE user_id = $1 AND client_id LIKE 'pool-%'`, [u.user.id]);
+    expect(n).toBe(25);
+  });
+
   it('a take profit or stop loss changed now counts only from the ticks recorded after the change', async () => {
     await tick('60000');
     await watch();

@@ -43,15 +43,31 @@ function terms(p: LeverPosition): PositionTerms {
 /** The watcher passed the tick a submit read before it could commit: the submit reads the price again. */
 class WatcherPassed extends Error {}
 
+/** The watcher holds (or waits for) the market's watch lock: the submit gives its connection back, waits and tries again. */
+class WatcherBusy extends Error {}
+
+/** How often a submit tries the watch lock, and how long it waits between tries (about a second in all: then 2105). */
+const WATCH_LOCK_TRIES = 50;
+const WATCH_LOCK_WAIT_MS = 20;
+
 /**
  * The market's watch lock (a transaction's advisory lock): exclusive while the watcher evaluates a
  * tick, from reading the positions to moving its cursor past the tick; shared by a submit from
  * checking that cursor until it commits. So a new position is either committed before the watcher
  * reads the positions of a tick, or opens on a tick at or after the watcher's cursor (never one it
- * has passed without it: the submit reads the price again then).
+ * has passed without it: the submit reads the price again then). A submit only tries it
+ * (WatcherBusy when the watcher holds it or waits for it): the watcher takes more pool connections
+ * for its fills and closes while it holds the lock, so submits waiting for it while holding theirs
+ * could take the whole pool and stop the watcher, and with it every request of the process.
  */
 async function watchLock(m: EntityManager, marketId: number, shared: boolean): Promise<void> {
-  await m.query(shared ? 'SELECT pg_advisory_xact_lock_shared(hashtext($1))' : 'SELECT pg_advisory_xact_lock(hashtext($1))', [`lever-watch:${marketId}`]);
+  const key = `lever-watch:${marketId}`;
+  if (!shared) {
+    await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+    return;
+  }
+  const [{ held }] = await m.query('SELECT pg_try_advisory_xact_lock_shared(hashtext($1)) AS held', [key]);
+  if (!held) throw new WatcherBusy();
 }
 
 /**
@@ -157,7 +173,7 @@ export class LeverService {
     if (dto.type === 'limit' && (!dto.price || money(dto.price).lte(0))) throw new BusinessError(ErrorCode.VALIDATION, 'error.price_invalid');
     const margin = marginOf(lots, c.lotValue, dto.multiple);
     const fee = feeOf(lots, c.lotValue, c.feeRate);
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1, busy = 0; ; ) {
       const tick = dto.type === 'market' ? await this.marks.now(market) : undefined;
       // A limit order fills only on a tick recorded after it is placed.
       const placedTickId = dto.type === 'limit' ? await this.marks.newestTickId(market.id) : null;
@@ -181,8 +197,13 @@ export class LeverService {
         this.bus.emit('position', userId);
         return this.view(position, market.symbol, tick?.price);
       } catch (err) {
+        if (err instanceof WatcherBusy) {
+          if (++busy === WATCH_LOCK_TRIES) throw new BusinessError(ErrorCode.MARKET_BUSY);
+          await new Promise((r) => setTimeout(r, WATCH_LOCK_WAIT_MS));
+          continue;
+        }
         if (!(err instanceof WatcherPassed)) throw err;
-        if (attempt === 3) throw new BusinessError(ErrorCode.MARKET_BUSY);
+        if (attempt++ === 3) throw new BusinessError(ErrorCode.MARKET_BUSY);
       }
     }
   }

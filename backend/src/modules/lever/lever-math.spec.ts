@@ -18,6 +18,16 @@ describe('contract arithmetic, worked examples', () => {
     expect(pnlAt(long, '60000.01').toString()).toBe('0.00016666'); // 1000 × 0.01/60000, truncated
   });
 
+  it('a P/L that is a whole number of units is exact: 3 lots from 60,000 to 60,200 is 1 (regression: the ratio rounded first made 0.99999999)', () => {
+    const three = { ...long, lots: 3 };
+    expect(pnlAt(three, '60200').toString()).toBe('1');
+    expect(pnlAt({ ...three, side: 'short' }, '60200').toString()).toBe('-1');
+    expect(pnlAt(three, '59800').toString()).toBe('-1');
+    // An inexact quotient is still truncated toward zero: 100 × (4 − 3) / 3.
+    expect(pnlAt({ ...long, lots: 1, openPrice: '3' }, '4').toString()).toBe('33.33333333');
+    expect(pnlAt({ ...long, lots: 1, openPrice: '3', side: 'short' }, '4').toString()).toBe('-33.33333333');
+  });
+
   it('liquidation exactly at equity = maintenance: long at 54,300, short at 65,700', () => {
     expect(liquidationPrice(long).toString()).toBe('54300');
     expect(isLiquidated(long, '54300.01')).toBe(false);

@@ -20,9 +20,14 @@ export const notional = (lots: number, lotValue: string) => money(lotValue).time
 export const marginOf = (lots: number, lotValue: string, multiple: number) => d8(notional(lots, lotValue).div(multiple));
 export const feeOf = (lots: number, lotValue: string, feeRate: string) => d8(notional(lots, lotValue).times(feeRate));
 
-/** Unrealised P/L at `price`: notional × (price / open − 1), sign by side. */
+/**
+ * Unrealised P/L at `price`: notional × (price / open − 1), sign by side, computed as
+ * notional × (price − open) / open: dividing last keeps a P/L that is a whole number of units
+ * exact (dividing first rounded the ratio to 64 digits, and 3 lots from 60,000 to 60,200 made
+ * 0.99999999 instead of 1).
+ */
 export function pnlAt(p: PositionTerms, price: string): Money {
-  const move = notional(p.lots, p.lotValue).times(money(price).div(p.openPrice).minus(1));
+  const move = notional(p.lots, p.lotValue).times(money(price).minus(p.openPrice)).div(p.openPrice);
   // Truncated toward zero (DESIGN §1.3), for gains and losses alike.
   return d8(p.side === 'long' ? move : move.negated());
 }

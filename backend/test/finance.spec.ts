@@ -217,6 +217,14 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(list.body.data.items).toHaveLength(1);
     const report = await get(u.token, 'lh/deposit/report');
     expect(report.body.data).toMatchObject({ held: '1000', earned_total: '0', trust_available: '1000', hosting_orders: 1 });
+    // An operator raises the minimum since: the retry still answers its order (regression: 2501 "below the minimum").
+    expect((await post(admin, `admin/wealth/products/${d15.id}`, { min_amount: '5000', reason: 'raise' })).body.code).toBe(1);
+    try {
+      expect((await buy(u.token, d15.id, '1000', { client_id: 'w-1' })).body).toMatchObject({ code: 1, data: { order_id: a.body.data.order_id } });
+    } finally {
+      expect((await post(admin, `admin/wealth/products/${d15.id}`, { min_amount: d15.min_amount, reason: 'back' })).body.code).toBe(1);
+    }
+    expect(await trust(u.user.id)).toEqual({ available: '1000', frozen: '1000' });
   });
 
   it('accrual over 30 simulated days pays exactly principal × 13.66 %, then returns the principal (41)', async () => {

@@ -66,15 +66,17 @@ export class FinanceService {
 
   /** lh/deposit: the spec's checks in order, then one transaction. */
   async purchase(userId: number, dto: PurchaseDto, lang?: string) {
+    // A retried client id answers its first order, with that order's own product (a retry may name
+    // another), before any check an operator or the moment can change since (the minimum, the sale
+    // window): what the first request created stays the answer.
+    if (dto.client_id) {
+      const prior = await this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } });
+      if (prior) return orderView(prior, await this.products.get(prior.productId), new Date(), lang);
+    }
     const p = await this.products.get(dto.product_id);
     const amount = money(dto.amount);
     if (amount.lt(p.minAmount) || amount.lte(0)) throw new BusinessError(ErrorCode.WEALTH_BELOW_MIN, undefined, { min: `${moneyString(p.minAmount)} USDT` });
     if (dto.agree !== '1' && dto.agree !== 'true') throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED, 'error.wealth_agreement_required');
-    if (dto.client_id) {
-      const prior = await this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } });
-      // Answered with its own product (a retry may name another one).
-      if (prior) return orderView(prior, prior.productId === p.id ? p : await this.products.get(prior.productId), new Date(), lang);
-    }
     const now = new Date();
     const status = productView(p, now).status;
     if (status === 'soon' || status === 'ended') throw new BusinessError(ErrorCode.WEALTH_NOT_ON_SALE);

@@ -227,6 +227,24 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(await trust(u.user.id)).toEqual({ available: '1000', frozen: '1000' });
   });
 
+  it('a daily run in which an order fails brings the others up to date, then fails so that the queue runs it again; the rerun pays the rest once (regression: it succeeded, and the order waited for the next midnight)', async () => {
+    const u = await investor('2000');
+    const d7 = await product('hosting-7d');
+    const [o1, o2] = [(await buy(u.token, d7.id, '1000')).body.data, (await buy(u.token, d7.id, '1000')).body.data];
+    const day1 = new Date(new Date(o1.interest_start).getTime() + DAY + 60_000);
+    const paid = async (id: string) => (await t.ds.query('SELECT paid_days FROM wealth_orders WHERE id = $1', [id]))[0].paid_days;
+    const real = accrual.settle.bind(accrual);
+    const blip = jest.spyOn(accrual, 'settle').mockImplementation((id, now) => (id === o1.order_id ? Promise.reject(new Error('connection lost')) : real(id, now)));
+    try {
+      await expect(accrual.accrue(day1)).rejects.toThrow(/^1 of \d+ wealth orders could not be brought up to date/);
+    } finally {
+      blip.mockRestore();
+    }
+    expect([await paid(o1.order_id), await paid(o2.order_id)]).toEqual([0, 1]);
+    await accrual.accrue(day1);
+    expect([await paid(o1.order_id), await paid(o2.order_id)]).toEqual([1, 1]);
+  });
+
   it('accrual over 30 simulated days pays exactly principal × 13.66 %, then returns the principal (41)', async () => {
     const u = await investor('1000');
     const d30 = await product('hosting-30d');

@@ -74,6 +74,7 @@ export class WealthAccrualService implements OnApplicationBootstrap {
   async accrue(now: Date): Promise<{ orders: number; days: number; matured: number }> {
     const today = epochDay(now);
     const total = { orders: 0, days: 0, matured: 0 };
+    let failed = 0;
     let after = '0';
     for (;;) {
       const rows: Array<{ id: string }> = await this.dataSource.query(
@@ -85,6 +86,7 @@ export class WealthAccrualService implements OnApplicationBootstrap {
       for (const r of rows) {
         const done = await this.settle(r.id, now).catch((err: unknown) => {
           this.logger.warn(`order ${r.id}: ${err instanceof Error ? err.message : String(err)}`);
+          failed += 1;
           return { days: 0, matured: false };
         });
         total.orders += 1;
@@ -94,6 +96,9 @@ export class WealthAccrualService implements OnApplicationBootstrap {
       if (rows.length < CHUNK) break;
       after = rows[rows.length - 1].id;
     }
+    // The others are up to date; the run fails so that the queue runs it again (each day is paid
+    // once, so a rerun pays only what is still due), not a day later at the next midnight.
+    if (failed) throw new Error(`${failed} of ${total.orders} wealth orders could not be brought up to date: the run is retried`);
     return total;
   }
 

@@ -216,7 +216,8 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(r.body.data).toMatchObject({ status: 'rejected', reason: 'ID photo unreadable' });
     expect(await entries(u.user.id, 802)).toEqual([]);
     const list = await get(u.token, 'borrow/order/list', { status: 'rejected' });
-    expect(list.body.data.items).toEqual([expect.objectContaining({ id: o.id, status: 'rejected', reason: 'ID photo unreadable' })]);
+    // Never paid out: nothing remains to repay (regression: "Remaining 1030", the asked repayment).
+    expect(list.body.data.items).toEqual([expect.objectContaining({ id: o.id, status: 'rejected', reason: 'ID photo unreadable', remaining: '0', repaid: '0' })]);
     const [msg] = await t.ds.query(`SELECT params FROM user_messages WHERE user_id = $1 AND title_key = 'notice.loan_rejected'`, [u.user.id]);
     expect(msg.params).toEqual({ amount: '1000', coin: 'USDT', reason: 'ID photo unreadable' });
   });

@@ -81,7 +81,8 @@ export function orderView(o: LoanOrder, coin: Pick<Coin, 'symbol' | 'displayDeci
     lender: o.lender,
     interest: truncate(interest, d),
     repay_amount: truncate(repay, d),
-    remaining: truncate(decided ? o.remaining : repay, d),
+    // Nothing to repay on a loan never paid out (a rejected application keeps its asked terms above).
+    remaining: truncate(decided ? o.remaining : o.status === 'rejected' ? '0' : repay, d),
     repaid: truncate(decided ? money(o.repayAmount).minus(o.remaining) : '0', d),
     in_review: truncate(o.pending, d),
     status: forOperator ? o.status : shownStatus(o.status),

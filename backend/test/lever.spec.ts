@@ -457,6 +457,35 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     const later = await open(u.token, { side: 'long', lots: '1', take_profit: '70000', stop_loss: '50000', client_id: 'same-1' });
     expect(later.body).toMatchObject({ code: 1, data: { id: both[0].body.data.id } });
     expect(await lever(u.user.id)).toEqual({ available: '989.9', frozen: '10' });
+
+    // The twin reads the price after the first has opened and the market has crossed the stop loss:
+    // the refusal it would answer (2412) gives way to the first's position (regression: 2412).
+    await tick('60000');
+    const body = { side: 'long', lots: '1', take_profit: '70000', stop_loss: '59000', client_id: 'same-2' };
+    let release!: () => void;
+    let reached!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const at = new Promise<void>((r) => (reached = r));
+    const marks = t.app.get(MarkPriceService);
+    const real = marks.now.bind(marks);
+    const spy = jest.spyOn(marks, 'now').mockImplementationOnce(async (...a) => {
+      reached();
+      await held;
+      return real(...a);
+    });
+    try {
+      const twin = open(u.token, body).then((r) => r.body);
+      await at;
+      const first = (await open(u.token, body)).body;
+      expect(first).toMatchObject({ code: 1, data: { open_price: '60000' } });
+      await tick('58000');
+      release();
+      expect(await twin).toMatchObject({ code: 1, data: { id: first.data.id } });
+    } finally {
+      release();
+      spy.mockRestore();
+    }
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM lever_positions WHERE user_id = $1', [u.user.id]))[0].n).toBe(2);
   });
 
   it('a gap past the margin loses the margin only: the account never goes negative', async () => {

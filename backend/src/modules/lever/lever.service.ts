@@ -156,11 +156,30 @@ export class LeverService {
     // A retried client id answers its first position (also when the retry ran at the same time, below),
     // before any check that depends on the moment (the price now against the take profit and stop loss).
     const prior = async (m = this.dataSource.manager) => (dto.client_id ? m.getRepository(LeverPosition).findOne({ where: { userId, clientId: dto.client_id } }) : null);
-    const first = await prior();
-    if (first) {
+    const answer = async (first: LeverPosition) => {
       const mark = (await this.marks.latestRecorded(first.marketId))?.price;
       return this.view(first, this.registry.symbolOf(first.marketId), mark, await this.keptPrices([first]));
+    };
+    const first = await prior();
+    if (first) return answer(first);
+    try {
+      return await this.submitNew(userId, dto, market, prior);
+    } catch (err) {
+      // A refusal that depends on the moment (the price now against the levels) met by the twin of a
+      // request sent at the same time with this client id: the first request's position is the answer.
+      const twin = err instanceof BusinessError ? await prior() : null;
+      if (twin) return answer(twin);
+      throw err;
     }
+  }
+
+  /** `submit` for a client id not seen before: the checks, then the position (opened or placed) in one transaction. */
+  private async submitNew(
+    userId: number,
+    dto: LeverSubmitDto,
+    market: MarketInfo,
+    prior: (m?: EntityManager) => Promise<LeverPosition | null>,
+  ): Promise<ReturnType<LeverService['view']>> {
     await this.fundPassword.require(userId);
     const c = await this.config(market);
     // Up to 18 digits (the DTO): beyond 2^53 the number is not exact, but it is still far above any

@@ -462,6 +462,16 @@ describe('rate limits and lock-outs', () => {
     expect((await adminLogin(ADMIN.password, nextIp())).body.code).toBe(1);
   });
 
+  it('an account spelled to name another account’s count at an address is an account of its own (regression: "<e-mail>:ip:<address>" spent the owner’s count there and locked them out)', async () => {
+    const { email, password } = await register(nextIp()).then((r) => ({ email: r.email, password: r.password }));
+    const login = (account: string, pass: string, from: string) =>
+      t.http().post('/api/user/login').set('X-Forwarded-For', from).type('form').send({ account, password: pass });
+    const owners = nextIp();
+    const attacker = nextIp();
+    for (let i = 0; i < 4; i++) expect((await login(`${email}:ip:${owners}`, 'wrong-pass', attacker)).body.code).not.toBe(1);
+    expect((await login(email, password, owners)).body.code).toBe(1);
+  });
+
   it('wrong passwords from many addresses spend the account-wide budget: then an address gets one guess, and the owner from a clean address still logs in', async () => {
     const { email, password } = await register(nextIp()).then((r) => ({ email: r.email, password: r.password }));
     const login = (pass: string, from: string) => t.http().post('/api/user/login').set('X-Forwarded-For', from).type('form').send({ account: email, password: pass });

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
 import { RateLimitRule } from '../config/config';
 import { REDIS } from '../redis/redis.module';
 import { BusinessError } from './business-error';
@@ -65,15 +66,25 @@ export class RateLimitService {
   }
 
   /**
-   * A login's guess at an account's password (`account` names the account and its kind, e.g.
-   * `login:account:<email>`). Wrong guesses are limited per account and address (`perAddress`):
+   * A login's guess at an account's password (`kind` names the kind of account, e.g.
+   * `login:account`; `account` is the account as the client spelled it, kept in the keys as its
+   * SHA-256, so that no spelling can name another account's key: `<victim>:ip:<address>` was the
+   * victim's own count at that address, and ten wrong guesses at it locked the owner out). Wrong guesses are limited per account and address (`perAddress`):
    * past it that address is refused unchecked, the right password too, while the owner elsewhere
    * still logs in; one count for the account alone would let anyone keep its owner locked out.
    * They are also counted for the account from every address (`perAccount`): once that budget is
    * spent, an address gets one guess per `perAddress` window, so many addresses guess ten times
    * slower, and an address with no wrong guess (the owner's) still gets in with the right password.
    */
-  async loginGuess(account: string, ip: string, perAddress: RateLimitRule, perAccount: RateLimitRule, check: () => Promise<boolean>): Promise<Guess> {
+  async loginGuess(
+    kind: string,
+    spelled: string,
+    ip: string,
+    perAddress: RateLimitRule,
+    perAccount: RateLimitRule,
+    check: () => Promise<boolean>,
+  ): Promise<Guess> {
+    const account = `${kind}:${createHash('sha256').update(spelled).digest('base64url')}`;
     const spent = Number((await this.redis.get(`rl:${account}`)) ?? 0) >= perAccount.limit;
     const guess = await this.guess(`${account}:ip:${ip}`, spent ? { ...perAddress, limit: 1 } : perAddress, check);
     if (guess.outcome === 'wrong') await this.add(account, perAccount);

@@ -42,7 +42,7 @@ export class AdminService implements OnModuleInit {
     // (RateLimitService.loginGuess): one count for the account alone would let anyone keep the operator locked out.
     let admin = null as Admin | null;
     const { loginPerAccount, loginPerAccountAll } = this.config.rateLimits;
-    const guess = await this.rateLimit.loginGuess(`admin-login:account:${dto.email}`, ip, loginPerAccount, loginPerAccountAll, async () => {
+    const guess = await this.rateLimit.loginGuess('admin-login:account', dto.email, ip, loginPerAccount, loginPerAccountAll, async () => {
       admin = await this.dataSource.getRepository(Admin).findOne({ where: { email: dto.email } });
       return admin ? verifyPassword(admin.passwordHash, dto.password) : (await hashPassword(dto.password), false);
     });

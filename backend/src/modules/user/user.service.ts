@@ -161,7 +161,7 @@ export class UserService {
     // count), per address and from every address (RateLimitService.loginGuess).
     let user: User | undefined;
     const { loginPerAccount, loginPerAccountAll } = this.config.rateLimits;
-    const guess = await this.rateLimit.loginGuess(`login:account:${account.email ?? account.phone}`, ip, loginPerAccount, loginPerAccountAll, async () => {
+    const guess = await this.rateLimit.loginGuess('login:account', account.email ?? account.phone!, ip, loginPerAccount, loginPerAccountAll, async () => {
       user = await this.findForLogin(account, dto.area_code);
       // Hash anyway when the account is unknown, so timing does not reveal which accounts exist.
       return user ? verifyPassword(user.passwordHash, dto.password) : (await hashPassword(dto.password), false);

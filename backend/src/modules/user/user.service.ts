@@ -169,7 +169,15 @@ export class UserService {
     if (guess.outcome === 'locked') throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: guess.seconds });
     if (guess.outcome === 'wrong' || !user) throw new BusinessError(ErrorCode.LOGIN_FAILED);
     if (user.status !== 'active') throw new BusinessError(ErrorCode.ACCOUNT_DISABLED);
-    const token = await this.tokens.issue('user', user.id, this.config.userTokenTtlSeconds);
+    const checked = user;
+    const token = await this.dataSource.transaction(async (m) => {
+      // Issued only while the password just checked is still the account's (the row held until the
+      // token is in): a reset or change that commits meanwhile, which ends every session, refuses this
+      // login instead of missing its token (regression: a login overlapping a reset kept a session).
+      const [now] = await m.query('SELECT password_hash FROM users WHERE id = $1 FOR SHARE', [checked.id]);
+      if (now?.password_hash !== checked.passwordHash) throw new BusinessError(ErrorCode.LOGIN_FAILED);
+      return this.tokens.issue('user', checked.id, this.config.userTokenTtlSeconds, m);
+    });
     return { token, user: publicUser(user) };
   }
 

@@ -247,4 +247,20 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
       ).body.code,
     ).toBe(1107);
   });
+
+  it('a code used ends the codes sent before it for the same purpose: an older one still in its time authorises nothing (regression: it became the latest and reset the password again)', async () => {
+    const u = await registerByEmail(t);
+    const forget = (code: string, password: string) =>
+      t.http().post('/api/user/forget').type('form').send({ type: 'email', email: u.email, code, password, re_password: password });
+    await t.http().post('/api/sms_mail').type('form').send({ email: u.email, purpose: 'forget' });
+    const older = await lastCode(t.ds, u.email);
+    // Past the resend guard, a second code.
+    await t.ds.query(`UPDATE verification_codes SET created_at = created_at - interval '2 minutes' WHERE target = $1 AND purpose = 'forget'`, [u.email]);
+    expect((await t.http().post('/api/sms_mail').type('form').send({ email: u.email, purpose: 'forget' })).body.code).toBe(1);
+    const newer = await lastCode(t.ds, u.email);
+    expect(newer).not.toBe(older);
+    expect((await forget(newer, 'second-pass')).body.code).toBe(1);
+    expect((await forget(older, 'third-pass')).body.code).toBe(1102);
+    expect((await t.http().post('/api/user/login').type('form').send({ account: u.email, password: 'second-pass' })).body.code).toBe(1);
+  });
 });

@@ -80,11 +80,21 @@ export class VerificationCodeService {
     return outcome.id;
   }
 
-  /** Marks a checked code used, inside the caller's transaction; a code works once. */
+  /**
+   * Marks a checked code used, inside the caller's transaction; a code works once. The codes sent
+   * before it to the same recipient for the same purpose end with it: `check` reads the latest
+   * unused one, and an older code still in its time became the latest again once this one was
+   * used (regression: it authorised a second change).
+   */
   async consume(manager: EntityManager, codeId: string): Promise<void> {
     const rows = await updateReturning(manager, 'UPDATE verification_codes SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id', [
       codeId,
     ]);
     if (!rows.length) throw new BusinessError(ErrorCode.CODE_INVALID);
+    await manager.query(
+      `UPDATE verification_codes v SET consumed_at = now() FROM verification_codes c
+        WHERE c.id = $1 AND v.target = c.target AND v.purpose = c.purpose AND v.id < c.id AND v.consumed_at IS NULL`,
+      [codeId],
+    );
   }
 }

@@ -15,10 +15,11 @@ function ihdr(width: number, height: number, interlace: 0 | 1, colorType = 6, de
   return chunk('IHDR', data);
 }
 
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
 /** An RGBA PNG written by hand around the given zlib stream (pngjs writes no interlaced PNG). */
 function rawPng(width: number, height: number, interlace: 0 | 1, zdata: Buffer, extra: Buffer[] = []): Buffer {
-  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, ihdr(width, height, interlace), ...extra, chunk('IDAT', zdata), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([PNG_SIGNATURE, ihdr(width, height, interlace), ...extra, chunk('IDAT', zdata), chunk('IEND', Buffer.alloc(0))]);
 }
 
 /** Adam7's scanlines of RGBA pixels (filter 0): the seven passes' rows one after another. */
@@ -59,6 +60,11 @@ describe('image intake', () => {
     const png = makePng(2, 2);
     png.writeUInt32BE(100_000, 16); // IHDR width (CRC now wrong too, but the size check comes first)
     expect(() => sanitizeImage(png)).toThrow(ImageTooLargeError);
+    // Within 40 megapixels, but 16 bits a channel: twice the bytes to decode (regression: over a gigabyte held).
+    const deep = Buffer.concat([PNG_SIGNATURE, ihdr(8000, 5000, 0, 6, 16), chunk('IDAT', deflateSync(Buffer.alloc(16))), chunk('IEND', Buffer.alloc(0))]);
+    expect(() => sanitizeImage(deep)).toThrow(ImageTooLargeError);
+    const rgb16 = Buffer.concat([PNG_SIGNATURE, ihdr(6000, 6000, 0, 2, 16), chunk('IDAT', deflateSync(Buffer.alloc(16))), chunk('IEND', Buffer.alloc(0))]);
+    expect(() => sanitizeImage(rgb16)).toThrow(ImageTooLargeError); // 36 MP × 6 bytes
   });
 
   it('refuses a real header followed by garbage', () => {

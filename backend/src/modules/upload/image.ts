@@ -14,6 +14,8 @@ export type ImageMime = 'image/jpeg' | 'image/png';
 /** At most this many pixels on either side, and this many pixels in all (decoding holds 4 bytes a pixel). */
 export const MAX_IMAGE_SIDE = 8000;
 export const MAX_IMAGE_MEGAPIXELS = 40;
+/** The most bytes a PNG's pixels may take at their own depth: 40 megapixels of 8-bit RGBA. */
+const MAX_DECODED_BYTES = MAX_IMAGE_MEGAPIXELS * 1_000_000 * 4;
 /**
  * What jpeg-js may allocate for one decode (its own count: coefficient blocks, lines, output). Enough
  * for a 40-megapixel photo with the usual 4:2:0 colour; a file asking for more is refused, not decoded.
@@ -128,6 +130,11 @@ export function checkPngData(buf: Buffer): void {
   const ihdr = buf.subarray(16, 29);
   const [depth, colorType, interlace] = [ihdr[8], ihdr[9], ihdr[12]];
   if (!PNG_DEPTHS.has(depth) || !(colorType in PNG_CHANNELS) || (interlace !== 0 && interlace !== 1)) throw new NotAnImageError('unsupported PNG format');
+  // pngjs holds the pixels at their own depth while it decodes (and more beside them): a 16-bit image
+  // takes twice the bytes of an 8-bit one, so its pixels are held to what 40 megapixels of 8-bit
+  // RGBA take (an 8000×5000 16-bit RGBA image of 300 KB held over a gigabyte).
+  const [width, height] = [ihdr.readUInt32BE(0), ihdr.readUInt32BE(4)];
+  if ((width * height * PNG_CHANNELS[colorType] * Math.max(depth, 8)) / 8 > MAX_DECODED_BYTES) throw new ImageTooLargeError(`${width}x${height} at ${depth} bits`);
   const idat: Buffer[] = [];
   let palettes = 0;
   // The signature, then IHDR (readHeader checked it is the first chunk and 13 bytes long).

@@ -59,9 +59,13 @@ const DOCUMENT: ReadonlyArray<[string, string]> = [
  */
 const API: ReadonlyArray<[string, string]> = [['Content-Security-Policy', API_CONTENT_SECURITY_POLICY], ...COMMON, ['Cache-Control', 'no-store']];
 
-/** Whether the request is for the API's data (not a page): `/api/…` but the Swagger UI, and Socket.IO. */
+/**
+ * Whether the request is for the API's data (not a page): `/api/…` but the Swagger UI, and Socket.IO.
+ * In any case, as Express routes it (`/API/user/center` reaches the API: it must not go out as a page).
+ */
 export function isApiRequest(url: string): boolean {
-  return url.startsWith('/api/') ? !url.startsWith('/api/docs') : url.startsWith('/socket.io/');
+  const path = url.toLowerCase();
+  return path.startsWith('/api/') ? !path.startsWith('/api/docs') : path.startsWith('/socket.io/');
 }
 
 /** Whether a proxy at `address` (hop `i`) is trusted: Express's compiled `trust proxy` setting. */

@@ -248,6 +248,21 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
     ).toBe(1107);
   });
 
+  it('an e-mail address past the 200 characters an account holds is refused by its rule before any code is sent or counted (regression: 1000 "Invalid request" from the database, the quota spent)', async () => {
+    const long = `${'a'.repeat(64)}@${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(30)}.com`;
+    expect(long.length).toBeGreaterThan(200);
+    for (const [path, body] of [
+      ['/api/sms_mail', { email: long, purpose: 'register' }],
+      ['/api/user/check_email', { email: long }],
+    ] as const)
+      expect((await t.http().post(path).type('form').send(body)).body).toMatchObject({
+        code: 1000,
+        message: 'Please enter a valid e-mail address',
+      });
+    const [{ n }] = await t.ds.query('SELECT COUNT(*)::int AS n FROM verification_codes WHERE length(target) > 200');
+    expect(n).toBe(0);
+  });
+
   it('a code used ends the codes sent before it for the same purpose: an older one still in its time authorises nothing (regression: it became the latest and reset the password again)', async () => {
     const u = await registerByEmail(t);
     const forget = (code: string, password: string) =>

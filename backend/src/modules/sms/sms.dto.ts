@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { NormalizeAreaCode, NormalizeEmail, NormalizePhone } from '../user/dto/transforms';
 import { AREA_CODE_RE, PHONE_RE } from '../verification-code/contact';
 import { CODE_PURPOSES, CodePurpose, OWN_CONTACT_PURPOSES } from '../verification-code/code-purpose';
@@ -41,5 +41,6 @@ export class SendMailDto {
   @IsNotEmpty({ message: 'error.email_required' })
   @IsString({ message: 'error.email_invalid' })
   @IsEmail({}, { message: 'error.email_invalid' })
+  @MaxLength(200, { message: 'error.email_invalid' })
   email?: string;
 }

@@ -46,6 +46,7 @@ export class CheckEmailDto {
   @IsNotEmpty({ message: 'error.email_required' })
   @IsString({ message: 'error.email_invalid' })
   @IsEmail({}, { message: 'error.email_invalid' })
+  @MaxLength(200, { message: 'error.email_invalid' })
   email: string;
 }
 

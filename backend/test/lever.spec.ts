@@ -13,6 +13,7 @@ import { MarkPriceService } from '../src/modules/market/mark-price.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
 import { tickRecorder } from './support/mark-prices';
+import { inOpenTransaction } from './support/open-transaction';
 import { REDIS_URL, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
@@ -240,10 +241,7 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     await watch();
     const u = await trader('10000');
     // The watcher, mid-evaluation: the market's watch lock held exclusively (on a connection of its own).
-    const watcher = t.ds.createQueryRunner();
-    await watcher.connect();
-    await watcher.startTransaction();
-    try {
+    await inOpenTransaction(t.ds, async (watcher) => {
       await watcher.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`lever-watch:${BTC_MARKET}`]);
       // More submits than the pool has connections (20).
       const submits = Array.from({ length: 25 }, (_, i) =>
@@ -260,10 +258,7 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
       await watcher.commitTransaction();
       const answers = await Promise.all(submits);
       expect(answers.map((a) => a.code)).toEqual(answers.map(() => 1));
-    } finally {
-      if (watcher.isTransactionActive) await watcher.rollbackTransaction();
-      await watcher.release();
-    }
+    });
     const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM lever_positions WHERE user_id = $1 AND client_id LIKE 'pool-%'`, [u.user.id]);
     expect(n).toBe(25);
   });

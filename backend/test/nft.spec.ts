@@ -476,6 +476,21 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     }
   });
 
+  /** A purchase at `price` with `meanwhile` run between its checks and its reservation (the buyer's balance check). */
+  async function buyMeanwhile(token: string, itemId: number, price: string, meanwhile: () => Promise<void>) {
+    const trading = t.app.get(TradeAccountCommands);
+    const real = trading.shortBeforeHolding.bind(trading);
+    const hook = jest.spyOn(trading, 'shortBeforeHolding').mockImplementationOnce(async (...args) => {
+      await meanwhile();
+      return real(...args);
+    });
+    try {
+      return (await post(token, 'nft/buy', { item_id: itemId, price })).body;
+    } finally {
+      hook.mockRestore();
+    }
+  }
+
   it('listing again at the same price keeps the listing: a purchase checked against it goes through (regression: 2807 "the price has changed to 100")', async () => {
     const m = await mint('20');
     const owner = await buyer('100');
@@ -494,20 +509,10 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     expect(await listings()).toEqual([first]);
     expect(await events()).toBe(seen);
     // The owner re-lists at the same price while b's purchase is between its checks and its reservation: b buys.
-    const trading = t.app.get(TradeAccountCommands);
-    const real = trading.shortBeforeHolding.bind(trading);
-    const hook = jest.spyOn(trading, 'shortBeforeHolding').mockImplementationOnce(async (...args) => {
+    const bought = await buyMeanwhile(b.token, m.id, '100', async () => {
       expect((await post(owner.token, 'nft/sell', { item_id: m.id, price: '100' })).body.code).toBe(1);
-      return real(...args);
     });
-    try {
-      expect((await post(b.token, 'nft/buy', { item_id: m.id, price: '100' })).body).toMatchObject({
-        code: 1,
-        data: { sale: { price: '100', status: 'completed' } },
-      });
-    } finally {
-      hook.mockRestore();
-    }
+    expect(bought).toMatchObject({ code: 1, data: { sale: { price: '100', status: 'completed' } } });
     expect(await listings()).toEqual([{ id: first.id, status: 'sold' }]);
     // Another price is a new listing, as before.
     expect((await post(b.token, 'nft/sell', { item_id: m.id, price: '120' })).body.code).toBe(1);
@@ -531,21 +536,11 @@ describe('NFT market (real PostgreSQL + Redis)', () => {
     const b = await buyer('500');
     expect((await post(owner.token, 'nft/buy', { item_id: m.id })).body.code).toBe(1);
     expect((await post(owner.token, 'nft/sell', { item_id: m.id, price: '100' })).body.code).toBe(1);
-    const trading = t.app.get(TradeAccountCommands);
-    const real = trading.shortBeforeHolding.bind(trading);
-    const hook = jest.spyOn(trading, 'shortBeforeHolding').mockImplementationOnce(async (...args) => {
+    const bought = await buyMeanwhile(b.token, m.id, '100', async () => {
       expect((await post(owner.token, 'nft/sell', { item_id: m.id, action: 'withdraw' })).body.code).toBe(1);
       expect((await post(owner.token, 'nft/sell', { item_id: m.id, price: '100' })).body.code).toBe(1);
-      return real(...args);
     });
-    try {
-      expect((await post(b.token, 'nft/buy', { item_id: m.id, price: '100' })).body).toMatchObject({
-        code: 1,
-        data: { sale: { price: '100', status: 'completed' } },
-      });
-    } finally {
-      hook.mockRestore();
-    }
+    expect(bought).toMatchObject({ code: 1, data: { sale: { price: '100', status: 'completed' } } });
     const listings = await q<{ status: string }>('SELECT status FROM nft_listings WHERE item_id = $1 AND seller_id = $2 ORDER BY id', [m.id, owner.user.id]);
     expect(listings.map((l) => l.status)).toEqual(['withdrawn', 'sold']);
     expect(await usdt(b.user.id)).toBe('400');

@@ -7,6 +7,7 @@ import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service
 import { RebateService } from '../src/modules/promotion/rebate.service';
 import { adminToken, registerByEmail, setFundPassword, uniqueEmail } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
+import { inOpenTransaction } from './support/open-transaction';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const BTC = 1;
@@ -304,10 +305,11 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect((await t.http().get('/api/user/invite')).body.code).toBe(401);
   });
 
+  const bind = (token: string, code: unknown) => t.http().post('/api/user/bind_auth_code').set('Authorization', token).type('form').send({ auth_code: code });
+  const setPartner = (userId: number, partner: '0' | '1') =>
+    t.http().post(`/api/admin/promotion/partners/${userId}`).set('Authorization', admin).type('form').send({ partner, reason: 'r' });
+
   it('a retried bind answers success only for an active partner or a bind that happened: an ordinary invitee of an ended partner still hears 3000 (regression: "joined the team")', async () => {
-    const bind = (token: string, code: unknown) => t.http().post('/api/user/bind_auth_code').set('Authorization', token).type('form').send({ auth_code: code });
-    const setPartner = (userId: number, partner: '0' | '1') =>
-      t.http().post(`/api/admin/promotion/partners/${userId}`).set('Authorization', admin).type('form').send({ partner, reason: 'r' });
     const partner = await registerByEmail(t);
     const { auth_code } = (await setPartner(partner.user.id, '1')).body.data;
     // Invited by link (no bind); and one that joined with the code.
@@ -329,26 +331,17 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
   });
 
   it('a bind while an operator ends the partnership waits for that decision and is refused (regression: it read the flag before the end committed and joined); ending a partnership that never began issues no code', async () => {
-    const bind = (token: string, code: unknown) => t.http().post('/api/user/bind_auth_code').set('Authorization', token).type('form').send({ auth_code: code });
-    const setPartner = (userId: number, partner: '0' | '1') =>
-      t.http().post(`/api/admin/promotion/partners/${userId}`).set('Authorization', admin).type('form').send({ partner, reason: 'r' });
     const partner = await registerByEmail(t);
     const { auth_code } = (await setPartner(partner.user.id, '1')).body.data;
     const joiner = await registerByEmail(t);
     // The operator's end, written and not yet committed (as setPartner's transaction is while it runs).
-    const operator = t.ds.createQueryRunner();
-    await operator.connect();
-    await operator.startTransaction();
-    try {
+    await inOpenTransaction(t.ds, async (operator) => {
       await operator.query('UPDATE promotion_partners SET partner = false WHERE user_id = $1', [partner.user.id]);
       const pending = bind(joiner.token, auth_code).then((r) => r.body);
       await new Promise((r) => setTimeout(r, 300));
       await operator.commitTransaction();
       expect(await pending).toMatchObject({ code: 3000 });
-    } finally {
-      if (operator.isTransactionActive) await operator.rollbackTransaction();
-      await operator.release();
-    }
+    });
     expect(await t.ds.query('SELECT inviter_id, invited_at FROM users WHERE id = $1', [joiner.user.id])).toEqual([{ inviter_id: null, invited_at: null }]);
 
     const never = await registerByEmail(t);

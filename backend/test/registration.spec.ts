@@ -1,4 +1,5 @@
 import { lastCode, registerByEmail, uniqueEmail } from './support/accounts';
+import { inOpenTransaction } from './support/open-transaction';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** Spec §5 registration rules: each answers its own message and creates nothing. */
@@ -207,20 +208,14 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
   it('a login whose password check overlaps a reset that commits meanwhile is refused, never a session the reset missed (regression: it kept a 7-day token)', async () => {
     const u = await registerByEmail(t);
     // The reset, written and not yet committed: the new hash and every session ended, as user/forget does in one transaction.
-    const reset = t.ds.createQueryRunner();
-    await reset.connect();
-    await reset.startTransaction();
-    try {
+    await inOpenTransaction(t.ds, async (reset) => {
       await reset.query(`UPDATE users SET password_hash = 'replaced' WHERE id = $1`, [u.user.id]);
       await reset.query(`UPDATE auth_tokens SET revoked_at = now() WHERE subject_type = 'user' AND subject_id = $1 AND revoked_at IS NULL`, [u.user.id]);
       const login = t.http().post('/api/user/login').type('form').send({ account: u.email, password: u.password }).then((r) => r.body);
       await new Promise((r) => setTimeout(r, 300));
       await reset.commitTransaction();
       expect(await login).toMatchObject({ code: 1106 });
-    } finally {
-      if (reset.isTransactionActive) await reset.rollbackTransaction();
-      await reset.release();
-    }
+    });
     const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM auth_tokens WHERE subject_type = 'user' AND subject_id = $1 AND revoked_at IS NULL`, [u.user.id]);
     expect(n).toBe(0);
   });

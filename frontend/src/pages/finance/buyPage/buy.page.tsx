@@ -133,7 +133,7 @@ export function BuyPage({ titleKey }: { titleKey: string }) {
           <div>
             <dt>{t('finance.available')}</dt>
             <dd className="num" data-testid="trust-available">
-              {truncate(report?.trust_available, 4)} USDT · <Link to={PATHS.transfer}>{t('finance.transferIn')}</Link>
+              {truncate(report?.trust_available, 4)} USDT · <Link to={`${PATHS.transfer}?to=trust`}>{t('finance.transferIn')}</Link>
             </dd>
           </div>
           <div>

@@ -68,7 +68,7 @@ export function NftTrade({ item, available, onChanged }: { item: NftItem; availa
         </dl>
         {short && (
           <p className="nft-note" role="alert">
-            {t('nft.insufficient')} <Link to={PATHS.transfer}>{t('nft.transferIn')}</Link>
+            {t('nft.insufficient')} <Link to={`${PATHS.transfer}?to=coin`}>{t('nft.transferIn')}</Link>
           </p>
         )}
         <div className="nft-actions">

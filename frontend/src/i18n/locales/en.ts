@@ -1,6 +1,7 @@
 /** English, the default catalogue. Every other catalogue has exactly these keys (checked by a test and by `Catalogue`). */
 export const en = {
   common: {
+    amountDecimals: 'Amount can have at most {{decimals}} decimal places',
     appName: 'Kestrel',
     back: 'Back',
     close: 'Close',
@@ -557,6 +558,7 @@ export const en = {
     markNow: "Mark price now: {{price}}",
   },
   option: {
+    transferLink: 'Move funds to the options account',
     result: {
       up: "Up",
       down: "Down",

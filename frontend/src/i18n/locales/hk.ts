@@ -3,6 +3,7 @@ import type { Catalogue } from './en';
 /** 繁體中文（香港） */
 const hk: Catalogue = {
   common: {
+    amountDecimals: '金額最多 {{decimals}} 位小數',
     appName: 'Kestrel',
     back: '返回',
     close: '關閉',
@@ -559,6 +560,7 @@ const hk: Catalogue = {
     markNow: "目前標記價格：{{price}}",
   },
   option: {
+    transferLink: '將資金劃轉到期權帳戶',
     result: {
       up: "升",
       down: "跌",

@@ -3,6 +3,7 @@ import type { Catalogue } from './en';
 /** 日本語 */
 const jp: Catalogue = {
   common: {
+    amountDecimals: '金額の小数点以下は {{decimals}} 桁までです',
     appName: 'Kestrel',
     back: '戻る',
     close: '閉じる',
@@ -559,6 +560,7 @@ const jp: Catalogue = {
     markNow: "現在のマーク価格：{{price}}",
   },
   option: {
+    transferLink: 'オプション口座に資金を振り替える',
     result: {
       up: "上昇",
       down: "下落",

@@ -3,6 +3,7 @@ import type { Catalogue } from './en';
 /** 한국어 */
 const kr: Catalogue = {
   common: {
+    amountDecimals: '금액은 소수점 이하 {{decimals}}자리까지 입력할 수 있습니다',
     appName: 'Kestrel',
     back: '뒤로',
     close: '닫기',
@@ -559,6 +560,7 @@ const kr: Catalogue = {
     markNow: "현재 마크 가격: {{price}}",
   },
   option: {
+    transferLink: '옵션 계정으로 자금 이체',
     result: {
       up: "상승",
       down: "하락",

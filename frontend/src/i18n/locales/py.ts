@@ -3,6 +3,7 @@ import type { Catalogue } from './en';
 /** Português (py, ver docs/architecture.md) */
 const py: Catalogue = {
   common: {
+    amountDecimals: 'O valor pode ter no máximo {{decimals}} casas decimais',
     appName: 'Kestrel',
     back: 'Voltar',
     close: 'Fechar',
@@ -560,6 +561,7 @@ const py: Catalogue = {
     markNow: "Preço de marcação agora: {{price}}",
   },
   option: {
+    transferLink: 'Transferir fundos para a conta de opções',
     result: {
       up: "Alta",
       down: "Baixa",

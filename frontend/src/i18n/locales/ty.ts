@@ -3,6 +3,7 @@ import type { Catalogue } from './en';
 /** ภาษาไทย */
 const ty: Catalogue = {
   common: {
+    amountDecimals: 'จำนวนเงินมีทศนิยมได้ไม่เกิน {{decimals}} ตำแหน่ง',
     appName: 'Kestrel',
     back: 'ย้อนกลับ',
     close: 'ปิด',
@@ -559,6 +560,7 @@ const ty: Catalogue = {
     markNow: "ราคามาร์กตอนนี้: {{price}}",
   },
   option: {
+    transferLink: 'โอนเงินเข้าบัญชีออปชัน',
     result: {
       up: "ขึ้น",
       down: "ลง",

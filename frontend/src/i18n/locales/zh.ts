@@ -3,6 +3,7 @@ import type { Catalogue } from './en';
 /** 简体中文 */
 const zh: Catalogue = {
   common: {
+    amountDecimals: '金额最多 {{decimals}} 位小数',
     appName: 'Kestrel',
     back: '返回',
     close: '关闭',
@@ -559,6 +560,7 @@ const zh: Catalogue = {
     markNow: "当前标记价格：{{price}}",
   },
   option: {
+    transferLink: '将资金划转到期权账户',
     result: {
       up: "涨",
       down: "跌",

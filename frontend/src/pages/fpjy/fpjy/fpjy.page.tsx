@@ -5,6 +5,7 @@ import { fateUnknown, useMoneySubmit } from '../../../components/client-id';
 import { cmp, isAmount, isPositive, typedDecimal } from '../../../components/decimal';
 import { Skeleton } from '../../../components/feedback';
 import { Field, SelectField } from '../../../components/form';
+import { FundPasswordHint } from '../../../components/fund-password-hint';
 import { Page } from '../../../components/page';
 import { PagedList } from '../../../components/paged-list';
 import { usePaged } from '../../../components/use-paged';
@@ -115,6 +116,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
             {t('trade.available')}: <span className="num" data-testid="fpjy-available">{amountText(fromCoin.available)}</span> {fromCoin.symbol}
           </p>
           <SelectField label={t('fpjy.to')} value={String(toCoin.currency_id)} onChange={setTo} options={options.filter((o) => o.value !== String(fromCoin.currency_id))} name="to" />
+          <FundPasswordHint />
           {quote && (left > 0 || unanswered) ? (
             <>
               <dl className="rows" data-testid="fpjy-quote">

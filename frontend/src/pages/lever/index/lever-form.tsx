@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 import { leverApi, type LeverDeal } from '../../../api/derivatives';
 import type { MarketInfo } from '../../../api/trading';
 import { PATHS } from '../../../app/paths';
+import { FundPasswordHint } from '../../../components/fund-password-hint';
 import { useMoneySubmit } from '../../../components/client-id';
 import { add, cmp, div, isAmount, isPositive, mul, typedDecimal } from '../../../components/decimal';
 import { Field, Segmented } from '../../../components/form';
@@ -160,6 +161,7 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
           </dd>
         </div>
       </dl>
+      <FundPasswordHint />
       <button type="submit" className={`button button--block button--${side === 'long' ? 'buy' : 'sell'}`} disabled={busy || offline} data-testid="lever-submit">
         {offline ? t('live.offlineButton') : t(side === 'long' ? 'lever.openLong' : 'lever.openShort')}
       </button>

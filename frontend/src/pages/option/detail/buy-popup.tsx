@@ -1,11 +1,12 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router-dom';
+import { Link, useNavigate } from 'react-router-dom';
 import { optionApi, type OptionPeriod, type Payable } from '../../../api/derivatives';
 import { PATHS } from '../../../app/paths';
 import type { useMoneySubmit } from '../../../components/client-id';
 import { add, cmp, isAmount, isPositive, mul, typedDecimal } from '../../../components/decimal';
 import { Field } from '../../../components/form';
+import { FundPasswordHint } from '../../../components/fund-password-hint';
 import { LoadFailed } from '../../../components/feedback';
 import { amountText, truncate } from '../../../components/format';
 import { useLiveStore } from '../../../live/live.store';
@@ -164,6 +165,10 @@ export function BuyPopup({
               {error}
             </p>
           )}
+          <FundPasswordHint />
+          <Link className="small trade-form__link" to={`${PATHS.transfer}?to=option`}>
+            {t('option.transferLink')}
+          </Link>
           <div className="option-actions">
             <button type="button" className="button" onClick={onClose}>
               {t('common.cancel')}

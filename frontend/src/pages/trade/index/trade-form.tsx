@@ -7,6 +7,7 @@ import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
 import { cmp, div, isAmount, isPositive, mul, percentOf, toStep, typedDecimal } from '../../../components/decimal';
 import { Field, Segmented } from '../../../components/form';
+import { FundPasswordHint } from '../../../components/fund-password-hint';
 import { amountText, truncate } from '../../../components/format';
 import type { Holding } from '../../../live/use-balances';
 import { toast } from '../../../stores/toast.store';
@@ -189,6 +190,7 @@ export function TradeForm({
           <dd className="num">{fee ? `≤ ${truncate(fee, 8)} ${feeCoin}` : t('trade.feeRate', { rate: truncate(mul(market.taker_fee, '100', 4), 2) })}</dd>
         </div>
       </dl>
+      <FundPasswordHint />
       <button type="submit" className={`button button--block button--${side}`} disabled={busy || offline} data-testid="place-order">
         {offline ? t('live.offlineButton') : `${t(side === 'buy' ? 'trade.buy' : 'trade.sell')} ${market.base}`}
         {!offline && <span className="visually-hidden"> ({unit})</span>}

@@ -3,9 +3,10 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { walletApi, type AddressEntry, type UserCurrency, type WithdrawInfo } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
+import { FundPasswordHint } from '../../../../components/fund-password-hint';
 import { isFundPassword } from '../../../../app/validation';
 import { useMoneySubmit } from '../../../../components/client-id';
-import { cmp, isAmount, isPositive, sub, typedDecimal } from '../../../../components/decimal';
+import { cmp, isAmount, isPositive, stepDecimals, sub, typedDecimal } from '../../../../components/decimal';
 import { Skeleton } from '../../../../components/feedback';
 import { Field, SelectField } from '../../../../components/form';
 import { amountText } from '../../../../components/format';
@@ -66,6 +67,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
     const found: Errors = {};
     if (!address) found.address = t('funding.setAddressFirst');
     if (!isAmount(amount) || !isPositive(amount)) found.amount = t('trade.amountEmpty');
+    else if (stepDecimals(amount) > info.decimals) found.amount = t('common.amountDecimals', { decimals: info.decimals });
     else if (cmp(amount, info.min_amount) < 0) found.amount = t('funding.minWithdraw', { min: info.min_amount, symbol: info.symbol });
     else if (cmp(amount, info.available) > 0) found.amount = t('trade.insufficient');
     if (!password) found.password = t('funding.fundPasswordRequired');
@@ -94,11 +96,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
         <Skeleton rows={6} />
       ) : (
         <form className="form card" onSubmit={submit} noValidate>
-          {blocked === 'fund' && (
-            <p className="stale-badge" role="alert">
-              {t('funding.setFundPassword')} <Link to={PATHS.changePayPassword}>{t('security.setNow')}</Link>
-            </p>
-          )}
+          <FundPasswordHint missing={blocked === 'fund'} />
           {blocked === 'kyc' && (
             <p className="stale-badge" role="alert">
               {t('funding.kycFirst')} <Link to={PATHS.verification}>{t('titles.verification')}</Link>

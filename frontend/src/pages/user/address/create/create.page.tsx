@@ -1,9 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { useNavigate, useSearchParams } from 'react-router-dom';
 import { api } from '../../../../api/endpoints';
 import { walletApi, type UserCurrency } from '../../../../api/wallet';
-import { PATHS } from '../../../../app/paths';
+import { FundPasswordHint } from '../../../../components/fund-password-hint';
 import { isFundPassword } from '../../../../app/validation';
 import { Skeleton } from '../../../../components/feedback';
 import { Field, SelectField, SendCodeButton } from '../../../../components/form';
@@ -69,11 +69,7 @@ export function AddressCreatePage({ titleKey }: { titleKey: string }) {
         <Skeleton rows={6} />
       ) : (
         <form className="form card" onSubmit={submit} noValidate>
-          {!user.has_fund_password && (
-            <p className="stale-badge" role="alert">
-              {t('funding.setFundPassword')} <Link to={PATHS.changePayPassword}>{t('security.setNow')}</Link>
-            </p>
-          )}
+          <FundPasswordHint missing={!user.has_fund_password} />
           <SelectField label={t('funding.coin')} value={String(coin.currency_id)} onChange={setCurrencyId} options={coins.map((c) => ({ value: String(c.currency_id), label: c.symbol }))} name="currency" />
           <SelectField label={t('funding.chain')} value={currentChain} onChange={setChain} options={chains.map((c) => ({ value: c, label: c }))} name="chain" />
           <Field label={t('funding.address')} autoComplete="off" spellCheck={false} value={address} onChange={setAddress} error={errors.address} name="address" />

@@ -50,8 +50,10 @@ const set = useLiveStore.setState;
 
 const onConnect = () => {
   const socket = bound!;
-  // Without recovery the rooms and missed messages are gone: every screen takes fresh snapshots.
-  if (wasDown && !socket.recovered) set((s) => ({ status: 'live', resync: s.resync + 1, balanceSeq: -1, positionSeq: -1 }));
+  // Without recovery the rooms and missed messages are gone: every screen takes fresh snapshots, and
+  // the balances pushed before the drop go with them (a screen prefers a pushed balance to its
+  // snapshot: an old one would stand over the fresh figure until the next push of that coin).
+  if (wasDown && !socket.recovered) set((s) => ({ status: 'live', resync: s.resync + 1, balanceSeq: -1, balances: {}, positionSeq: -1 }));
   else set({ status: 'live' });
   wasDown = false;
 };

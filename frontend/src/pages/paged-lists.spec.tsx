@@ -19,8 +19,12 @@ import { LoanOrdersPage } from './loan/order/loan-orders.page';
 import { NftOrdersPage } from './nft/order/nft-orders.page';
 import { OptionHistoryPage } from './option/details/option-orders.page';
 
-// The screens bind the session's socket for their live updates: a socket that never connects (the pushes are the store's counters here).
-jest.mock('../api/socket', () => ({ getSocket: () => ({ connected: false, on: () => undefined, off: () => undefined }) }));
+// The screens bind the session's socket for their live updates: a socket that never connects (the pushes are the store's counters here);
+// the events listened to are kept (a screen that does not bind gets no pushes).
+const mockListening = new Set<string>();
+jest.mock('../api/socket', () => ({
+  getSocket: () => ({ connected: false, on: (event: string) => mockListening.add(event), off: (event: string) => mockListening.delete(event) }),
+}));
 
 afterEach(() => jest.restoreAllMocks());
 
@@ -153,6 +157,8 @@ it('asset detail: its ledger 20 lines at a time; a balance push updates the bala
   }));
   renderAt(PATHS.tradeAccount, `${PATHS.tradeAccount}?account=coin&currency_id=3`, <TradeAccountPage titleKey="titles.tradeAccount" />);
   await waitFor(() => expect(screen.getAllByTestId('ledger-amount')).toHaveLength(20));
+  // The coin's screen binds the socket itself (regression: only the coin list did, unmounted by then, so no push reached it).
+  expect(mockListening.has('balance')).toBe(true);
   await userEvent.click(screen.getByRole('button', { name: 'Load more' }));
   await waitFor(() => expect(screen.getAllByTestId('ledger-amount')).toHaveLength(30));
   expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();

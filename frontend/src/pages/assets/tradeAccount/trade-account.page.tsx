@@ -9,7 +9,7 @@ import { amountText, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { PagedList } from '../../../components/paged-list';
 import { usePaged } from '../../../components/use-paged';
-import { useLiveStore } from '../../../live/live.store';
+import { useLive, useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
 import { LedgerList } from '../ledger-list';
 import { isSmall, useHideSmall, useWallet } from '../use-wallet';
@@ -82,8 +82,9 @@ const DETAIL_LINES = 20;
 function AssetDetail({ account, currencyId }: { account: AccountType; currencyId: number }) {
   const { t } = useTranslation();
   const [detail, setDetail] = useState<WalletDetail | null>(null);
+  // Bound to the user's socket while shown (the coin list that leads here is unmounted by then).
+  const { resync } = useLive();
   const balanceVersion = useLiveStore((s) => s.balanceVersion);
-  const resync = useLiveStore((s) => s.resync);
   const ledger = usePaged((page: number) => walletApi.detail(account, currencyId, page).then((d) => ({ ...d.log, detail: d })), DETAIL_LINES, {
     idOf: (l) => l.id,
     onPage: (p) => setDetail(p.detail),

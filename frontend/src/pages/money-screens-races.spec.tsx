@@ -3,9 +3,10 @@ import userEvent from '@testing-library/user-event';
 import { renderAt, spotMarket } from '../../test/render';
 import { ApiError } from '../api/client';
 import { tradingApi, type Order, type Page as ListPage } from '../api/trading';
-import { walletApi, type AddressEntry, type DepositAddress, type FlashQuote, type UserCurrency, type WithdrawInfo } from '../api/wallet';
+import { walletApi, type AddressEntry, type DepositAddress, type FlashQuote, type TransferOptions, type UserCurrency, type WithdrawInfo } from '../api/wallet';
 import { PATHS } from '../app/paths';
 import { DepositPage } from './assets/deposit/index/deposit.page';
+import { TransferPage } from './assets/transfer/index/transfer.page';
 import { WithdrawPage } from './assets/withdraw/index/withdraw.page';
 import { FpjyPage } from './fpjy/fpjy/fpjy.page';
 import { MyOrders } from './trade/index/my-orders';
@@ -208,8 +209,14 @@ describe('withdraw', () => {
     await waitFor(() => expect(selected('Network')).toBe('TRC20'));
     expect(selected('Withdrawal address')).toBe('12');
 
-    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '50');
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '50.1234567');
     await userEvent.type(screen.getByLabelText('Fund password (6 digits)'), '135790');
+    // More decimals than the coin has (6): said on the screen, nothing sent (regression: the server's bare "Enter a valid amount").
+    await userEvent.click(screen.getByTestId('withdraw-submit'));
+    expect(await screen.findByText('Amount can have at most 6 decimal places')).toBeTruthy();
+    expect(withdraw).not.toHaveBeenCalled();
+    await userEvent.clear(screen.getByLabelText('Amount (USDT)'));
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '50');
     await userEvent.click(screen.getByTestId('withdraw-submit'));
     await waitFor(() => expect(withdraw).toHaveBeenCalledTimes(1));
     expect(withdraw.mock.calls[0][0]).toMatchObject({ address_id: '12', amount: '50' });
@@ -295,5 +302,28 @@ describe("trade page's order list: only the newest request's answer", () => {
     expect(screen.getAllByTestId('order-amount').map((e) => e.textContent)).toEqual(['45,000', '99.9 / 100']);
     expect(screen.getAllByTestId('order-fee').map((e) => e.textContent)).toEqual(['0.0005 BTC', '0.00000111 BTC']);
     expect(screen.getAllByText('Avg. price (USDT)')).toHaveLength(2);
+  });
+});
+
+describe('transfer: an answer of unknown fate', () => {
+  const options = (lever: string): TransferOptions => ({
+    accounts: ['coin', 'lever'],
+    currencies: [{ currency_id: 1, symbol: 'USDT', available: { coin: '0', lever }, routes: [{ from: 'lever', to: 'coin' }] }],
+  });
+  it('shows the balances as they are now (regression: the debited account still showed its old amount), and its retry with the same id is not refused by them', async () => {
+    const read = jest.spyOn(walletApi, 'transferOptions').mockResolvedValueOnce(options('100')).mockResolvedValue(options('0'));
+    const transfer = jest
+      .spyOn(walletApi, 'transfer')
+      .mockRejectedValueOnce(new ApiError('We could not confirm this in time', 2107))
+      .mockResolvedValueOnce({ transfer_id: '7-x', duplicate: true });
+    renderAt(PATHS.transfer, `${PATHS.transfer}?from=lever&to=coin`, <TransferPage titleKey="titles.transfer" />);
+    await userEvent.type(await screen.findByLabelText('Amount (USDT)'), '100');
+    await userEvent.click(screen.getByTestId('transfer-submit'));
+    await waitFor(() => expect(read).toHaveBeenCalledTimes(2));
+    await waitFor(() => expect(screen.getByTestId('transfer-available').textContent).toContain('0 USDT'));
+    // The retry of the same request: sent with the kept id, though the balance shown no longer covers it.
+    await userEvent.click(screen.getByTestId('transfer-submit'));
+    await waitFor(() => expect(transfer).toHaveBeenCalledTimes(2));
+    expect(transfer.mock.calls[1][0]).toEqual(transfer.mock.calls[0][0]);
   });
 });

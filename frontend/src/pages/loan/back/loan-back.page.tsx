@@ -6,7 +6,7 @@ import { walletApi } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
 import { copyText } from '../../../components/copy';
-import { cmp, isAmount, isPositive, sub, typedDecimal } from '../../../components/decimal';
+import { cmp, isAmount, isPositive, stepDecimals, sub, typedDecimal } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Field, Segmented } from '../../../components/form';
 import { formatTime, truncate } from '../../../components/format';
@@ -71,6 +71,7 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
     if (mode === 'transfer' && !image) return setError(t('loan.imageRequired'));
     if (!amount.trim()) return setError(t('loan.repayAmountEmpty'));
     if (!isAmount(amount) || !isPositive(amount)) return setError(t('loan.amountInvalid'));
+    if (stepDecimals(amount) > D) return setError(t('common.amountDecimals', { decimals: D }));
     if (cmp(amount, free) > 0) return setError(t('loan.exceedsRemaining', { remaining: truncate(free, D) }));
     try {
       const request = { order_id: o.id, amount: amount.trim() };

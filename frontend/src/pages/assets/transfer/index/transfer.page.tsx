@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { accountParam, walletApi, type AccountType, type TransferOptions } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
-import { useMoneySubmit } from '../../../../components/client-id';
+import { fateUnknown, useMoneySubmit } from '../../../../components/client-id';
 import { cmp, isAmount, isPositive, typedDecimal } from '../../../../components/decimal';
 import { Skeleton } from '../../../../components/feedback';
 import { Field, SelectField } from '../../../../components/form';
@@ -22,7 +22,7 @@ export function TransferPage({ titleKey }: { titleKey: string }) {
   const [from, setFrom] = useState<AccountType>(accountParam(params.get('from')) ?? (to === 'coin' ? 'option' : 'coin'));
   const [amount, setAmount] = useState('');
   const [error, setError] = useState<string>();
-  const { busy, run } = useMoneySubmit();
+  const { busy, run, holds } = useMoneySubmit();
   const load = () => walletApi.transferOptions().then(setOptions, () => undefined);
   useEffect(() => void load(), []);
   const coin = useMemo(() => options?.currencies.find((c) => String(c.currency_id) === currencyId) ?? options?.currencies.find((c) => c.symbol === 'USDT') ?? options?.currencies[0], [options, currencyId]);
@@ -42,16 +42,19 @@ export function TransferPage({ titleKey }: { titleKey: string }) {
     setError(undefined);
     if (!coin) return;
     if (!isAmount(amount) || !isPositive(amount)) return setError(t('trade.amountEmpty'));
-    if (cmp(amount, available) > 0) return setError(t('trade.insufficient'));
+    const request = { from, to, currency_id: coin.currency_id, amount };
+    // Not for the retry of an unanswered transfer: if that one went through, the balance shown has paid for it.
+    if (!holds(request) && cmp(amount, available) > 0) return setError(t('trade.insufficient'));
     try {
-      const request = { from, to, currency_id: coin.currency_id, amount };
       const done = await run(request, (client_id) => walletApi.transfer({ ...request, client_id }));
       if (!done) return;
       toast(t('funding.transferDone'));
       setAmount('');
       await load();
-    } catch {
-      // shown by the client
+    } catch (err) {
+      // Shown by the client. Fate unknown (no answer, 2105–2107): the transfer may have happened (a
+      // 2107 into the trade account has debited the other account already): the balances as they are now.
+      if (fateUnknown(err)) await load();
     }
   };
   const accountOption = (a: AccountType) => ({ value: a, label: t(`assets.account.${a}`) });

@@ -17,7 +17,7 @@ import { MarketSwitcher } from '../../trade/market-switcher';
 import { MarketsPending } from '../../trade/markets-pending';
 import { useMarkets } from '../../trade/use-markets';
 import { LeverForm } from './lever-form';
-import { FeeAndType, PnL, Side } from './position-parts';
+import { FeeAndType, PnL, Side, Which } from './position-parts';
 import { TpSlSheet } from './tpsl-sheet';
 
 /** The contract account's USDT (its `balance` pushes keep the form's "available" current). */
@@ -195,6 +195,7 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
                 {!p.closing && (
                   <button type="button" className="button button--block" onClick={() => setEditing(p)} disabled={offline} data-testid="edit-tpsl">
                     {t('positionsLive.editTpsl')}
+                    <Which side={p.side} lots={p.lots} multiple={p.multiple} />
                   </button>
                 )}
                 <button
@@ -205,6 +206,7 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
                   data-testid="close-position"
                 >
                   {t('lever.close')}
+                  <Which side={p.side} lots={p.lots} multiple={p.multiple} />
                 </button>
               </li>
             ))}
@@ -241,9 +243,11 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
                 </dl>
                 <button type="button" className="button button--block" onClick={() => setEditing(p)} disabled={offline}>
                   {t('positionsLive.editTpsl')}
+                  <Which side={p.side} lots={p.lots} multiple={p.multiple} />
                 </button>
                 <button type="button" className="button button--block position__close" onClick={() => act(p, 'cancel')} disabled={busy === p.id || offline}>
                   {t('common.cancel')}
+                  <Which side={p.side} lots={p.lots} multiple={p.multiple} />
                 </button>
               </li>
             ))}

@@ -13,6 +13,17 @@ export function Side({ side, lots, multiple }: { side: 'long' | 'short'; lots: n
   );
 }
 
+/** Which position a button acts on, for a screen reader: every position in a list has the same buttons. */
+export function Which({ side, lots, multiple }: { side: 'long' | 'short'; lots: number; multiple: number }) {
+  const { t } = useTranslation();
+  return (
+    <span className="visually-hidden">
+      {' '}
+      ({t(side === 'long' ? 'lever.long' : 'lever.short')} · {t('lever.lotsOf', { count: lots })} · {multiple}×)
+    </span>
+  );
+}
+
 /** A signed P/L in USDT: sign, arrow and a screen-reader word as well as the colour. */
 export function PnL({ value, testId = 'pnl' }: { value: string | null; testId?: string }) {
   const { t } = useTranslation();

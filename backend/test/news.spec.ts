@@ -148,6 +148,13 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
       ['第二', 'route', '/pages/promotion/index'],
     ]);
     expect((await t.http().get(zh[0].image)).headers['content-type']).toBe('image/png');
+    // Its article deleted: the banner stays and links nowhere (regression: it opened "Article not found").
+    expect((await post(admin, `admin/news/articles/${art}/delete`, { reason: 'withdrawn' })).body.code).toBe(1);
+    const after = (await get('news/banner')).body.data;
+    expect(after.map((b: { title: string; link_type: string; link: string }) => [b.title, b.link_type, b.link])).toEqual([
+      ['First', 'none', ''],
+      ['Second', 'route', '/pages/promotion/index'],
+    ]);
   });
 
   it('operator-only: a user token or none never opens the CMS; every change is an event with the operator and reason', async () => {
@@ -177,6 +184,7 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
       ],
       ['admin/news/articles', { category_id: 999, lang: 'en', title: 'x', body: 'x', reason: 'r' }, 2900, 'Category not found'],
       ['admin/news/articles', { category_id: announcement, lang: 'en', title: '', body: 'x', reason: 'r' }, 1000, 'The title must be 1 to 200 characters'],
+      ['admin/news/articles', { category_id: announcement, lang: 'en', title: '   ', body: 'x', reason: 'r' }, 1000, 'The title must be 1 to 200 characters'],
       ['admin/news/articles', { category_id: announcement, lang: 'en', title: 'x', body: 'x' }, 1000, 'A reason is required'],
       [
         'admin/news/articles',

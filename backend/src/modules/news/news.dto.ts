@@ -4,6 +4,7 @@ import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Lengt
 import { LANGS } from '../../infra/i18n/catalogue';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { ReasonDto } from '../../infra/http/reason.dto';
+import { Trim } from '../../infra/http/validation';
 import { jsonField } from '../../infra/i18n/localized-texts';
 
 export const CATEGORY_CODE_RE = /^[a-z0-9_-]{2,32}$/;
@@ -69,6 +70,7 @@ export class TranslationDto extends ReasonDto {
   lang: string;
 
   @ApiProperty()
+  @Trim()
   @IsString({ message: 'error.news_title_invalid' })
   @Length(1, 200, { message: 'error.news_title_invalid' })
   title: string;
@@ -122,6 +124,7 @@ export class ArticleCreateDto extends ArticleMeta {
   lang: string;
 
   @ApiProperty()
+  @Trim()
   @IsString({ message: 'error.news_title_invalid' })
   @Length(1, 200, { message: 'error.news_title_invalid' })
   title: string;

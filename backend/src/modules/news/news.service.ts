@@ -63,13 +63,20 @@ export class NewsService {
     return articleView(rows[0], lang);
   }
 
-  /** Banners inside their active window, in order. */
+  /**
+   * Banners inside their active window, in order. One linking to an article that is deleted or not
+   * published yet links nowhere (`none`) until the article is shown: its link would open "Article not found".
+   */
   async banners(lang: Lang) {
     const rows: Array<{ id: number; image_id: string; titles: Record<string, string>; link_type: string; link: string; sort: number }> =
       await this.dataSource.query(
-        `SELECT id, image_id, titles, link_type, link, sort FROM news_banners
-        WHERE NOT deleted AND (starts_at IS NULL OR starts_at <= now()) AND (ends_at IS NULL OR ends_at > now())
-        ORDER BY sort, id`,
+        `SELECT b.id, b.image_id, b.titles, b.sort,
+                CASE WHEN b.link_type = 'article' AND a.id IS NULL THEN 'none' ELSE b.link_type END AS link_type,
+                CASE WHEN b.link_type = 'article' AND a.id IS NULL THEN '' ELSE b.link END AS link
+         FROM news_banners b
+         LEFT JOIN news_articles a ON b.link_type = 'article' AND a.id::text = b.link AND ${VISIBLE}
+        WHERE NOT b.deleted AND (b.starts_at IS NULL OR b.starts_at <= now()) AND (b.ends_at IS NULL OR b.ends_at > now())
+        ORDER BY b.sort, b.id`,
       );
     return rows.map((b) => ({ id: b.id, image: newsImageUrl(b.image_id), title: pick(b.titles, lang), link_type: b.link_type, link: b.link, sort: b.sort }));
   }

@@ -47,6 +47,10 @@ describe('market data from trades (real PostgreSQL)', () => {
       expect(res.body.data).toEqual([expect.objectContaining({ open: '3000', high: '3100', low: '3000', close: '3100', volume: '1.5' })]);
     }
     expect((await t.http().post('/api/kline/historyV3').type('form').send({ symbol: 'ETH/USDT', period: '2min' })).body.code).toBe(1000);
+    // A JSON null is no absent field: its rule answers (regression: null replaced the default 300, and LIMIT NULL read every candle).
+    const nullLimit = await t.http().post('/api/kline/historyV3').type('json').send({ symbol: 'ETH/USDT', period: '1min', limit: null });
+    expect(nullLimit.body.code).toBe(1000);
+    expect((await t.http().post('/api/kline/historyV3').type('json').send({ symbol: 'ETH/USDT', period: '1min' })).body.data).toHaveLength(1);
 
     const quotation = (await t.http().get('/api/currency/quotation_new')).body.data;
     const eth = quotation.find((g: { quote: string }) => g.quote === 'USDT').markets.find((m: { symbol: string }) => m.symbol === 'ETH/USDT');

@@ -410,6 +410,9 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect(ranking.items.every((r: { account: string }) => r.account.includes('***'))).toBe(true);
 
     const list = (await post('user/invite_list', big.inviter.token)).body.data;
+    // A JSON null page or limit is refused by its rule, not read as "every row" (regression: LIMIT NULL).
+    for (const body of [{ limit: null }, { page: null }])
+      expect((await t.http().post('/api/user/invite_list').set('Authorization', big.inviter.token).type('json').send(body)).body.code).toBe(1000);
     expect(list).toMatchObject({ total: 1, items: [{ account: mask(big.invitee.email), rebate: '12' }] });
     expect(JSON.stringify(list)).not.toContain(big.invitee.email);
     expect((await post('user/invite_list', big.inviter.token, { limit: 1000 })).body.code).toBe(1000);

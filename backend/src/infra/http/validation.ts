@@ -1,6 +1,6 @@
 import { applyDecorators, ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ClassConstructor, plainToInstance, Transform } from 'class-transformer';
-import { IsNotEmpty, IsString, MaxLength, validateSync } from 'class-validator';
+import { IsNotEmpty, IsString, MaxLength, ValidateIf, validateSync } from 'class-validator';
 import { en } from '../i18n/locales/en';
 import type { MessageKey } from '../i18n/catalogue';
 import { BusinessError } from './business-error';
@@ -24,6 +24,13 @@ function firstError(errors: ValidationError[], prefix = ''): { field: string; co
  */
 export const Trim = (collapse = false) =>
   Transform(({ value }) => (typeof value !== 'string' ? value : collapse ? value.trim().replace(/\s+/g, ' ') : value.trim()));
+
+/**
+ * An optional field that has a default: absent (undefined), it keeps the default; sent, also as a
+ * JSON `null`, its rules apply (IsOptional lets a `null` through, which then replaces the default:
+ * a `limit` of null became `LIMIT NULL`, every row).
+ */
+export const OptionalWithDefault = () => ValidateIf((_o: object, v: unknown) => v !== undefined);
 
 /**
  * An operator's required `reason`: trimmed first, so one of only spaces is missing ("A reason is

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { REQUEST_PERIODS, RequestPeriod } from './periods';
+import { OptionalWithDefault } from '../../infra/http/validation';
 
 /** 9999-12-31T23:59:59Z: the last second a K-line range may name (PostgreSQL's timestamps hold it). */
 const LAST_SECOND = 253_402_300_799;
@@ -16,7 +17,7 @@ export class SymbolDto {
 
 export class DealsQueryDto extends SymbolDto {
   @ApiPropertyOptional({ default: 50, maximum: 200 })
-  @IsOptional()
+  @OptionalWithDefault()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -26,7 +27,7 @@ export class DealsQueryDto extends SymbolDto {
 
 export class DepthQueryDto extends SymbolDto {
   @ApiPropertyOptional({ default: 20, maximum: 100 })
-  @IsOptional()
+  @OptionalWithDefault()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -56,7 +57,7 @@ export class KlineQueryDto extends SymbolDto {
   to?: number;
 
   @ApiPropertyOptional({ default: 300, maximum: 1500 })
-  @IsOptional()
+  @OptionalWithDefault()
   @Type(() => Number)
   @IsInt()
   @Min(1)

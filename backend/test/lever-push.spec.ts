@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 import { io, Socket } from 'socket.io-client';
 import { EngineBus } from '../src/modules/engine/engine-bus';
 import { LeverWatchService } from '../src/modules/lever/lever-watch.service';
+import { MarketFeedService } from '../src/modules/realtime/market-feed.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
@@ -82,5 +83,41 @@ describe('live contract positions (real PostgreSQL + Redis)', () => {
     const last = pushes.find((p) => p.closed.length)!;
     expect(last.positions).toEqual([]);
     expect(last.closed).toEqual([expect.objectContaining({ id: opened.body.data.id, symbol: 'BTC/USDT', status: 'closed', reason: 'liquidation' })]);
+  });
+
+  it('split roles: the process that records the ticks, with no socket of its own, pushes each holder through the adapter (regression: only the holders connected to it, none)', async () => {
+    await tick('60000');
+    await t.app.get(LeverWatchService).watch();
+    const u = await registerByEmail(t);
+    await setFundPassword(t, u);
+    await deposit(t, u.user.id, USDT, '1000');
+    await t.http().post('/api/wallet/change').set('Authorization', u.token).type('form').send({ from: 'coin', to: 'lever', currency_id: USDT, amount: '1000' });
+    const opened = await t
+      .http()
+      .post('/api/lever/submit')
+      .set('Authorization', u.token)
+      .type('form')
+      .send({ symbol: 'BTC/USDT', type: 'market', side: 'long', lots: 10, multiple: 10, take_profit: '70000', stop_loss: '50000' });
+    expect(opened.body.code).toBe(1);
+    const pushes: PositionsData[] = [];
+    const c: Client = io(url, { path: '/socket.io', transports: ['websocket'], auth: { token: u.token }, reconnection: false });
+    clients.push(c);
+    c.on('position', (m) => pushes.push(m.data));
+    await new Promise<void>((resolve) => c.once('connect', () => resolve()));
+    for (let i = 0; i < 100 && !pushes.length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(pushes[0].positions).toHaveLength(1);
+    // As the engine process of split roles: shared pushes, and the user's socket on another process.
+    const feed = t.app.get(MarketFeedService) as unknown as { shared: boolean; sockets: Map<number, number> };
+    const sockets = new Map(feed.sockets);
+    feed.shared = true;
+    feed.sockets.clear();
+    try {
+      await tick('61200');
+      for (let i = 0; i < 100 && pushes.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(pushes[1]?.positions[0]).toMatchObject({ id: opened.body.data.id, current_price: '61200', pnl: '20' });
+    } finally {
+      feed.shared = false;
+      for (const [k, v] of sockets) feed.sockets.set(k, v);
+    }
   });
 });

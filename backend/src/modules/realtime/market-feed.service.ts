@@ -461,11 +461,14 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     if (this.markedMarkets.size) {
       const markets = [...this.markedMarkets];
       this.markedMarkets.clear();
-      const listening = [...this.sockets.keys()];
-      if (listening.length) {
+      // Split roles: the ticks are recorded (and marked) on the process holding the books, whose
+      // sockets are none: every holder in those markets, pushed through the adapter to the process
+      // their socket is on (regression: only the holders connected here, so none, were pushed).
+      const connected = this.shared ? undefined : [...this.sockets.keys()];
+      if (!connected || connected.length) {
         const rows: Array<{ user_id: number }> = await this.dataSource.query(
-          `SELECT DISTINCT user_id FROM lever_positions WHERE status = 'holding' AND market_id = ANY($1) AND user_id = ANY($2)`,
-          [markets, listening],
+          `SELECT DISTINCT user_id FROM lever_positions WHERE status = 'holding' AND market_id = ANY($1)${connected ? ' AND user_id = ANY($2)' : ''}`,
+          connected ? [markets, connected] : [markets],
         );
         for (const r of rows) if (this.listening(r.user_id)) this.dirtyPositions.add(r.user_id);
       }

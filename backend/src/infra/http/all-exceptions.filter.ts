@@ -57,6 +57,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
 }
 
 /** PostgreSQL's class 22, "data exception" (22003 out of range, 22P02 bad syntax, 22008 datetime overflow, …). */
-function isDataException(e: unknown): boolean {
+export function isDataException(e: unknown): boolean {
   return e instanceof QueryFailedError && /^22/.test(String((e.driverError as { code?: unknown } | undefined)?.code ?? ''));
 }

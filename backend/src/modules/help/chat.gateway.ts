@@ -4,6 +4,8 @@ import type { Server, Socket } from 'socket.io';
 import { handshakeToken, TokenService } from '../../infra/auth/token.service';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { BusinessError } from '../../infra/http/business-error';
+import { isDataException } from '../../infra/http/all-exceptions.filter';
+import { ErrorCode } from '../../infra/http/error-codes';
 import { validateBody } from '../../infra/http/validation';
 import { resolveLang, translate } from '../../infra/i18n/i18n';
 import { CHAT_ROOM_PREFIX, ChatPush, conversationRoom, OPERATORS_ROOM, operatorRoom } from './chat-push';
@@ -180,11 +182,11 @@ export class ChatGateway implements OnGatewayInit, OnApplicationShutdown {
       this.watch(socket, subject);
       return { ok: true, message };
     } catch (err) {
-      if (err instanceof BusinessError) {
-        // The message in the socket's language (as the HTTP envelope), not the catalogue key.
-        const lang = resolveLang(socket.handshake.auth?.lang ?? socket.handshake.headers.lang ?? socket.handshake.query?.lang);
-        return { ok: false, error: translate(lang, err.messageKey, err.params), code: err.code };
-      }
+      // The message in the socket's language (as the HTTP envelope), not the catalogue key.
+      const lang = () => resolveLang(socket.handshake.auth?.lang ?? socket.handshake.headers.lang ?? socket.handshake.query?.lang);
+      if (err instanceof BusinessError) return { ok: false, error: translate(lang(), err.messageKey, err.params), code: err.code };
+      // Text the database refuses (a NUL character): bad input, as the HTTP route answers it (regression: no answer at all).
+      if (isDataException(err)) return { ok: false, error: translate(lang(), 'error.validation'), code: ErrorCode.VALIDATION };
       throw err;
     }
   }

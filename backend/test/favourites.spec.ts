@@ -47,6 +47,14 @@ describe('market favourites (real PostgreSQL)', () => {
     expect((await list(b.token)).data).toEqual({ symbols: ['BTC/USDT'] });
   });
 
+  it('favourites of markets no longer listed take no place in the 200 (regression: hidden and not removable, they filled the list for good)', async () => {
+    const u = await registerByEmail(t);
+    // 200 favourites of markets since delisted (ids no market has).
+    await t.ds.query('INSERT INTO market_favorites (user_id, market_id) SELECT $1, 900000 + g FROM generate_series(1, 200) g', [u.user.id]);
+    expect((await list(u.token)).data).toEqual({ symbols: [] });
+    expect((await post(u.token, 'market/favorites/add', { symbol: 'BTC/USDT' })).data).toEqual({ symbols: ['BTC/USDT'] });
+  });
+
   it('refuses a visitor', async () => {
     const r = await t.http().get('/api/market/favorites').set('lang', 'en');
     expect(r.body).toMatchObject({ type: '999', code: 401 });

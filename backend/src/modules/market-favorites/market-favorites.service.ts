@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
@@ -31,7 +31,9 @@ export class MarketFavoritesService {
       await em.query('SELECT pg_advisory_xact_lock($1, $2)', [3100, userId]);
       const repo = em.getRepository(MarketFavorite);
       if (await repo.existsBy({ userId, marketId: market.id })) return;
-      if ((await repo.countBy({ userId })) >= MAX_FAVORITES) throw new BusinessError(ErrorCode.FAVORITES_FULL, undefined, { max: MAX_FAVORITES });
+      // Listed markets only: a favourite whose market was delisted is hidden and cannot be removed, so it takes no place.
+      const listed = await repo.countBy({ userId, marketId: In(this.registry.all().map((m) => m.id)) });
+      if (listed >= MAX_FAVORITES) throw new BusinessError(ErrorCode.FAVORITES_FULL, undefined, { max: MAX_FAVORITES });
       await repo.insert({ userId, marketId: market.id });
     });
     return this.list(userId);

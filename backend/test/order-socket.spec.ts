@@ -1,5 +1,6 @@
 import { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
+import { OrderChannel } from '../src/modules/coin-trade/order-channel';
 import { ORDER_SOCKET_MAX_BYTES, ORDER_SOCKET_MAX_OPEN } from '../src/modules/coin-trade/order-socket';
 import { registerByEmail } from './support/accounts';
 import { coinBalance, spotTrader } from './support/funding';
@@ -107,6 +108,22 @@ describe('order entry: plain WebSocket /api/coin/ws (real PostgreSQL + Redis)', 
         ws.once('error', () => undefined);
       });
       expect({ query, status }).toEqual({ query, status: 401 });
+    }
+  });
+
+  it('an upgrade whose token lookup takes more than a second is still answered (regression: Engine.IO dropped it after 1 s, unanswered)', async () => {
+    const u = await trader();
+    const channel = t.app.get(OrderChannel);
+    const real = channel.authenticate.bind(channel);
+    const slow = jest.spyOn(channel, 'authenticate').mockImplementationOnce(async (h) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      return real(h);
+    });
+    try {
+      const { ask } = await connect({ authorization: u.token });
+      expect(await ask({ id: 'slow-1', method: 'place', params: limitBuy('100', '1') })).toMatchObject({ id: 'slow-1', code: 1 });
+    } finally {
+      slow.mockRestore();
     }
   });
 

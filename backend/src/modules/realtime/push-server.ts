@@ -10,4 +10,13 @@
  * packets. A client that reconnects subscribes again and gets each topic's snapshot, and the web
  * app reloads what its screens show (`resync`).
  */
-export const PUSH_SERVER = { path: '/socket.io', cors: { origin: true }, perMessageDeflate: false };
+export const PUSH_SERVER = {
+  path: '/socket.io',
+  cors: { origin: true },
+  perMessageDeflate: false,
+  // Engine.IO ends an upgrade of another path that nothing has answered within this: the plain order
+  // socket (/api/coin/ws) answers after its token lookup, which a loaded database can hold past the
+  // default second (its upgrades were dropped unanswered, neither 101 nor 401); other paths are
+  // still ended, later.
+  destroyUpgradeTimeout: 10_000,
+};

@@ -35,13 +35,27 @@ describe('live contract positions (real PostgreSQL + Redis)', () => {
     t.app.get(EngineBus).emit('mark', [BTC_MARKET]);
   };
 
-  it('pushes P/L and risk on each mark tick that changes them, nothing on one that does not, and a liquidation as closed', async () => {
-    await tick('60000');
-    await t.app.get(LeverWatchService).watch();
+  /** A user with 1,000 USDT in the contract account. */
+  const contractTrader = async () => {
     const u = await registerByEmail(t);
     await setFundPassword(t, u);
     await deposit(t, u.user.id, USDT, '1000');
     await t.http().post('/api/wallet/change').set('Authorization', u.token).type('form').send({ from: 'coin', to: 'lever', currency_id: USDT, amount: '1000' });
+    return u;
+  };
+  /** 10 lots long at 10× at the market, take profit 70,000, stop loss 50,000. */
+  const openLong = (token: string) =>
+    t
+      .http()
+      .post('/api/lever/submit')
+      .set('Authorization', token)
+      .type('form')
+      .send({ symbol: 'BTC/USDT', type: 'market', side: 'long', lots: 10, multiple: 10, take_profit: '70000', stop_loss: '50000' });
+
+  it('pushes P/L and risk on each mark tick that changes them, nothing on one that does not, and a liquidation as closed', async () => {
+    await tick('60000');
+    await t.app.get(LeverWatchService).watch();
+    const u = await contractTrader();
 
     const pushes: PositionsData[] = [];
     const c: Client = io(url, { path: '/socket.io', transports: ['websocket'], auth: { token: u.token }, reconnection: false });
@@ -55,12 +69,7 @@ describe('live contract positions (real PostgreSQL + Redis)', () => {
     // The connect push: nothing open yet.
     expect((await until(1)).positions).toEqual([]);
 
-    const opened = await t
-      .http()
-      .post('/api/lever/submit')
-      .set('Authorization', u.token)
-      .type('form')
-      .send({ symbol: 'BTC/USDT', type: 'market', side: 'long', lots: 10, multiple: 10, take_profit: '70000', stop_loss: '50000' });
+    const opened = await openLong(u.token);
     expect(opened.body.code).toBe(1);
     const first = await until(2);
     expect(first.positions).toHaveLength(1);
@@ -88,16 +97,8 @@ describe('live contract positions (real PostgreSQL + Redis)', () => {
   it('split roles: the process that records the ticks, with no socket of its own, pushes each holder through the adapter (regression: only the holders connected to it, none)', async () => {
     await tick('60000');
     await t.app.get(LeverWatchService).watch();
-    const u = await registerByEmail(t);
-    await setFundPassword(t, u);
-    await deposit(t, u.user.id, USDT, '1000');
-    await t.http().post('/api/wallet/change').set('Authorization', u.token).type('form').send({ from: 'coin', to: 'lever', currency_id: USDT, amount: '1000' });
-    const opened = await t
-      .http()
-      .post('/api/lever/submit')
-      .set('Authorization', u.token)
-      .type('form')
-      .send({ symbol: 'BTC/USDT', type: 'market', side: 'long', lots: 10, multiple: 10, take_profit: '70000', stop_loss: '50000' });
+    const u = await contractTrader();
+    const opened = await openLong(u.token);
     expect(opened.body.code).toBe(1);
     const pushes: PositionsData[] = [];
     const c: Client = io(url, { path: '/socket.io', transports: ['websocket'], auth: { token: u.token }, reconnection: false });

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { walletApi, type AddressEntry, type UserCurrency, type WithdrawInfo } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
-import { FundPasswordHint } from '../../../../components/fund-password-hint';
+import { FundPasswordNote } from '../../../../components/fund-password-hint';
 import { isFundPassword } from '../../../../app/validation';
 import { useMoneySubmit } from '../../../../components/client-id';
 import { cmp, isAmount, isPositive, stepDecimals, sub, typedDecimal } from '../../../../components/decimal';
@@ -96,7 +96,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
         <Skeleton rows={6} />
       ) : (
         <form className="form card" onSubmit={submit} noValidate>
-          <FundPasswordHint missing={blocked === 'fund'} />
+          {blocked === 'fund' && <FundPasswordNote />}
           {blocked === 'kyc' && (
             <p className="stale-badge" role="alert">
               {t('funding.kycFirst')} <Link to={PATHS.verification}>{t('titles.verification')}</Link>

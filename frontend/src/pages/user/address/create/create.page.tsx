@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { api } from '../../../../api/endpoints';
 import { walletApi, type UserCurrency } from '../../../../api/wallet';
-import { FundPasswordHint } from '../../../../components/fund-password-hint';
+import { FundPasswordNote } from '../../../../components/fund-password-hint';
 import { isFundPassword } from '../../../../app/validation';
 import { Skeleton } from '../../../../components/feedback';
 import { Field, SelectField, SendCodeButton } from '../../../../components/form';
@@ -69,7 +69,7 @@ export function AddressCreatePage({ titleKey }: { titleKey: string }) {
         <Skeleton rows={6} />
       ) : (
         <form className="form card" onSubmit={submit} noValidate>
-          <FundPasswordHint missing={!user.has_fund_password} />
+          {!user.has_fund_password && <FundPasswordNote />}
           <SelectField label={t('funding.coin')} value={String(coin.currency_id)} onChange={setCurrencyId} options={coins.map((c) => ({ value: String(c.currency_id), label: c.symbol }))} name="currency" />
           <SelectField label={t('funding.chain')} value={currentChain} onChange={setChain} options={chains.map((c) => ({ value: c, label: c }))} name="chain" />
           <Field label={t('funding.address')} autoComplete="off" spellCheck={false} value={address} onChange={setAddress} error={errors.address} name="address" />

@@ -70,6 +70,19 @@ async function watchLock(m: EntityManager, marketId: number, shared: boolean): P
   if (!held) throw new WatcherBusy();
 }
 
+/** Runs `attempt` again, WATCH_LOCK_WAIT_MS apart, while it finds the watcher holding the market's watch lock (its transaction given back each time); 2105 after WATCH_LOCK_TRIES. */
+async function whileWatcherBusy<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof WatcherBusy)) throw err;
+      if (tries === WATCH_LOCK_TRIES) throw new BusinessError(ErrorCode.MARKET_BUSY);
+      await new Promise((r) => setTimeout(r, WATCH_LOCK_WAIT_MS));
+    }
+  }
+}
+
 /**
  * The watcher's rules, one position on one recorded tick (LeverService.evaluate, and a user's action
  * on the ticks the watcher has not reached yet, LeverService.overtake). A pending limit order opens
@@ -192,7 +205,7 @@ export class LeverService {
     if (dto.type === 'limit' && (!dto.price || money(dto.price).lte(0))) throw new BusinessError(ErrorCode.VALIDATION, 'error.price_invalid');
     const margin = marginOf(lots, c.lotValue, dto.multiple);
     const fee = feeOf(lots, c.lotValue, c.feeRate);
-    for (let attempt = 1, busy = 0; ; ) {
+    for (let attempt = 1; ; attempt++) {
       const tick = dto.type === 'market' ? await this.marks.now(market) : undefined;
       // A limit order fills only on a tick recorded after it is placed.
       const placedTickId = dto.type === 'limit' ? await this.marks.newestTickId(market.id) : null;
@@ -211,18 +224,14 @@ export class LeverService {
         return this.place(m, userId, market, c, dto, { lots, margin, fee, tick, placedTickId });
       };
       try {
-        const position = await orConcurrentRetry(() => this.dataSource.transaction(open), prior);
+        // The same tick while the watcher holds the lock: once it lets go, the cursor check says whether it passed the tick.
+        const position = await whileWatcherBusy(() => orConcurrentRetry(() => this.dataSource.transaction(open), prior));
         this.bus.emit('balance', userId);
         this.bus.emit('position', userId);
         return this.view(position, market.symbol, tick?.price);
       } catch (err) {
-        if (err instanceof WatcherBusy) {
-          if (++busy === WATCH_LOCK_TRIES) throw new BusinessError(ErrorCode.MARKET_BUSY);
-          await new Promise((r) => setTimeout(r, WATCH_LOCK_WAIT_MS));
-          continue;
-        }
         if (!(err instanceof WatcherPassed)) throw err;
-        if (attempt++ === 3) throw new BusinessError(ErrorCode.MARKET_BUSY);
+        if (attempt === 3) throw new BusinessError(ErrorCode.MARKET_BUSY);
       }
     }
   }

@@ -308,13 +308,11 @@ export class AccountsService {
       this.events.append(m, { streamId, expectedVersion: 0, metadata: { actor: `user:${userId}` } }, [
         { type: 'TransferRequested', payload: { from: asked.from, to: asked.to, currency_id: asked.currency_id, amount: asked.amount } },
       ]);
-    const found = await recorded(this.dataSource.manager);
-    if (found) return found;
     try {
       await this.dataSource.transaction(append);
       return asked;
     } catch (err) {
-      // A concurrent request with this client_id wrote it first.
+      // A request with this client_id (earlier, or at the same moment) wrote it first.
       if (!(err instanceof ConcurrencyError) && !isUniqueViolation(err)) throw err;
       const first = await recorded(this.dataSource.manager);
       if (!first) throw err;

@@ -93,6 +93,24 @@ describe('flash exchange: Enter in the amount field keeps the quote of a convers
     expect(convert.mock.calls.map((c) => c[0])).toEqual(['q1', 'q1']);
   });
 
+  it('a quote that answers after the amount changed is not shown (Convert would convert the amount asked for before)', async () => {
+    renderAt(PATHS.fpjy, PATHS.fpjy, <FpjyPage titleKey="titles.fpjy" />);
+    const field = await screen.findByLabelText('Amount (USDT)');
+    await userEvent.type(field, '100');
+    const pending = later<FlashQuote>();
+    quote.mockReturnValueOnce(pending.promise);
+    await userEvent.click(screen.getByRole('button', { name: 'Get a quote' }));
+    await userEvent.type(field, '0{Enter}');
+    expect(quote).toHaveBeenCalledTimes(1);
+    await act(async () => pending.resolve(quoteNo(1)));
+    await settle();
+    expect(screen.queryByTestId('fpjy-quote')).toBeNull();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Get a quote' }));
+    await screen.findByTestId('fpjy-quote');
+    expect(quote).toHaveBeenLastCalledWith({ from_currency_id: 1, to_currency_id: 2, amount: '1000' });
+  });
+
   it('while a conversion is in flight, Enter asks for no new quote: its retry still carries its own quote id', async () => {
     await quoted();
     const first = later<FlashQuote>();

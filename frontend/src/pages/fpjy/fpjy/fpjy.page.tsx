@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CONVERSIONS_PAGE, walletApi, type FlashQuote, type UserCurrency } from '../../../api/wallet';
 import { fateUnknown, useMoneySubmit } from '../../../components/client-id';
@@ -40,7 +40,11 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
   useEffect(load, []);
   const fromCoin = coins?.find((c) => String(c.currency_id) === from) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
   const toCoin = coins?.find((c) => String(c.currency_id) === to && c !== fromCoin) ?? coins?.find((c) => c !== fromCoin);
+  // The form as the user left it: a quote asked for before its last change is not shown (it would
+  // convert the amount or coins of then, not the ones in the fields).
+  const form = useRef(0);
   useEffect(() => {
+    form.current += 1;
     setQuote(null);
     setUnanswered(false);
   }, [from, to, amount]);
@@ -56,14 +60,17 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
     e.preventDefault();
     // Enter in the amount field submits the form: never while a conversion is in flight or its fate
     // unknown, whose kept quote (its id is the command id) a new quote would replace.
-    if (busy || unanswered) return;
+    if (busy || unanswered || quoting) return;
     setError(undefined);
     if (!fromCoin || !toCoin) return;
     if (!isAmount(amount) || !isPositive(amount)) return setError(t('trade.amountEmpty'));
     if (cmp(amount, fromCoin.available) > 0) return setError(t('trade.insufficient'));
     setQuoting(true);
+    const asked = form.current;
     try {
-      setQuote(await walletApi.quote({ from_currency_id: fromCoin.currency_id, to_currency_id: toCoin.currency_id, amount }));
+      const answer = await walletApi.quote({ from_currency_id: fromCoin.currency_id, to_currency_id: toCoin.currency_id, amount });
+      if (asked !== form.current) return;
+      setQuote(answer);
       setUnanswered(false);
     } catch {
       // shown by the client
@@ -120,6 +127,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
           {quote && (left > 0 || unanswered) ? (
             <>
               <dl className="rows" data-testid="fpjy-quote">
+                <div><dt>{t('funding.amount', { symbol: quote.from_symbol })}</dt><dd className="num" data-testid="fpjy-quoted-amount">{amountText(quote.amount)}</dd></div>
                 <div><dt>{t('fpjy.rate')}</dt><dd className="num">1 {quote.from_symbol} ≈ {quote.rate} {quote.to_symbol}</dd></div>
                 <div><dt>{t('funding.fee')}</dt><dd className="num">{quote.fee} {quote.to_symbol}</dd></div>
                 <div><dt>{t('fpjy.receive')}</dt><dd className="num" data-testid="fpjy-receive">{quote.receive} {quote.to_symbol}</dd></div>

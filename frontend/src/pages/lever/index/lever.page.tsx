@@ -47,7 +47,8 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
   const load = useCallback(() => {
     if (!symbol) return Promise.resolve();
     return leverApi.deal(symbol).then(
-      (d) => setDeal((prev) => (d.symbol === symbol ? d : prev)),
+      // Only the market shown now: a late answer for the one shown before is dropped.
+      (d) => shown.current === d.symbol && setDeal(d),
       (err: { message?: string }) => shown.current === symbol && setRefused(err.message || t('common.error')),
     );
   }, [symbol, t]);

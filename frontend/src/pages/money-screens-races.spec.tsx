@@ -216,6 +216,26 @@ describe('withdraw', () => {
     expect(screen.getByTestId('withdraw-daily-limit').textContent).toBe('1,500.5 of 2,000 USDT left');
   });
 
+  it("while the new coin's address book loads, the previous coin's addresses are not offered (the withdrawal would move that coin)", async () => {
+    jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT, ETH]);
+    jest.spyOn(walletApi, 'withdrawInfo').mockImplementation(async (id) => (id === 1 ? infoOf(USDT, ['ERC20'], '1') : infoOf(ETH, ['ERC20'], '0.005')));
+    const ethBook = later<AddressEntry[]>();
+    jest
+      .spyOn(walletApi, 'addresses')
+      .mockImplementation((id) => (id === 1 ? Promise.resolve([entry('11', USDT, 'ERC20', '0xUSDT0000000000000000011')]) : ethBook.promise));
+    const withdraw = jest.spyOn(walletApi, 'withdraw');
+    renderAt(PATHS.withdraw, PATHS.withdraw, <WithdrawPage titleKey="titles.withdraw" />);
+    await waitFor(() => expect(selected('Withdrawal address')).toBe('11'));
+    await userEvent.selectOptions(screen.getByLabelText('Coin'), '2');
+    await waitFor(() => expect(screen.getByTestId('withdraw-fee').textContent).toBe('0.005 ETH'));
+    expect(screen.queryByRole('option', { name: /0xUSDT/ })).toBeNull();
+    await userEvent.type(screen.getByLabelText(/^Amount/), '20');
+    await userEvent.type(screen.getByLabelText('Fund password (6 digits)'), '123456');
+    await userEvent.click(screen.getByTestId('withdraw-submit'));
+    await settle();
+    expect(withdraw).not.toHaveBeenCalled();
+  });
+
   it("opened from the address picker: the picked address's chain and address are shown, and the withdrawal goes to it", async () => {
     jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT, ETH]);
     jest.spyOn(walletApi, 'withdrawInfo').mockResolvedValue(infoOf(USDT, ['ERC20', 'TRC20'], '1'));

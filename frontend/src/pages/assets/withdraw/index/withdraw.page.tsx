@@ -35,6 +35,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
   useEffect(() => {
     if (!coin) return;
     setInfo(null);
+    setBook([]);
     // Only the answers for the coin shown now (an earlier coin's arriving late would set its fee and book).
     let live = true;
     walletApi.withdrawInfo(coin.currency_id).then(
@@ -57,7 +58,8 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
   }, [coin?.currency_id]);
   const chains = info?.chains ?? [];
   const currentChain = chains.includes(chain) ? chain : (chains[0] ?? '');
-  const addresses = book.filter((a) => a.chain === currentChain);
+  // The withdrawal names only its address, whose coin is the one withdrawn: never another coin's.
+  const addresses = book.filter((a) => a.currency_id === coin?.currency_id && a.chain === currentChain);
   const address = addresses.find((a) => String(a.id) === addressId) ?? addresses[0];
   const receive = info && isAmount(amount) && cmp(amount, info.fee) > 0 ? sub(amount, info.fee, info.decimals) : null;
 

@@ -172,6 +172,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect((await post(u.token, 'wallet/get_in_address', { currency_id: USDT, chain: 'TRC20' })).body.data).toMatchObject({
       address: TRON2,
       min_deposit: '10',
+      decimals: 4,
     });
     const none = await post(u.token, 'wallet/get_in_address', { currency_id: USDT, chain: 'ERC20' });
     expect(none.body).toMatchObject({

@@ -85,6 +85,8 @@ export interface DepositAddress {
   chain: string;
   address: string;
   min_deposit: string;
+  /** The coin's decimals: a report with more is refused. */
+  decimals: number;
   chains: Array<{ chain: string; available: boolean }>;
 }
 export type ReviewStatus = 'review' | 'passed' | 'rejected';

@@ -136,6 +136,7 @@ describe('deposit: only the address of the coin and chain shown now', () => {
     chain: 'ERC20',
     address,
     min_deposit: '1',
+    decimals: 6,
     chains: [{ chain: 'ERC20', available: true }],
   });
 

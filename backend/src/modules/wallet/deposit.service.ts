@@ -40,7 +40,7 @@ export class DepositService {
     const { coin, chain } = await this.funding.chain(currencyId, chainName);
     if (!chain.depositAddress) throw new BusinessError(ErrorCode.DEPOSIT_ADDRESS_UNAVAILABLE, undefined, { coin: coin.symbol, chain: chain.chain });
     const chains = (await this.funding.chains(coin.id)).map((c) => ({ chain: c.chain, available: c.depositAddress !== '' }));
-    return { currency_id: coin.id, symbol: coin.symbol, chain: chain.chain, address: chain.depositAddress, min_deposit: moneyString(coin.minDeposit), chains };
+    return { currency_id: coin.id, symbol: coin.symbol, chain: chain.chain, address: chain.depositAddress, min_deposit: moneyString(coin.minDeposit), decimals: coin.displayDecimals, chains };
   }
 
   /** wallet/charge_req: a deposit record in review. */

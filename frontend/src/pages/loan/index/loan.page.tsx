@@ -4,7 +4,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import { loanApi, type LoanPreview, type LoanProduct } from '../../../api/loan';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
-import { cmp, isAmount, isPositive, typedDecimal } from '../../../components/decimal';
+import { cmp, isAmount, isPositive, stepDecimals, typedDecimal } from '../../../components/decimal';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { Field, FilterTabs } from '../../../components/form';
 import { amountText, truncate } from '../../../components/format';
@@ -49,10 +49,12 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
   }, []);
   const product = products?.find((p) => p.id === productId) ?? null;
   const inRange = !!product && isAmount(amount) && isPositive(amount) && cmp(amount, product.min_amount) >= 0 && cmp(amount, product.max_amount) <= 0;
+  // More decimals than the coin has: refused by the server, so said here (and no preview asked for).
+  const tooPrecise = !!product && inRange && stepDecimals(amount) > product.decimals;
 
   useEffect(() => {
     setPreview(null);
-    if (!product || !inRange || days === null) return;
+    if (!product || !inRange || tooPrecise || days === null) return;
     // A preview answered after the amount or term changed again is not this one's: dropped.
     let current = true;
     const timer = setTimeout(() => {
@@ -65,7 +67,7 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
       current = false;
       clearTimeout(timer);
     };
-  }, [product, amount, days, inRange]);
+  }, [product, amount, days, inRange, tooPrecise]);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -81,6 +83,7 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
           coin: product.symbol,
         }),
       );
+    if (tooPrecise) return setError(t('common.amountDecimals', { decimals: product.decimals }));
     if (PHOTOS.some((k) => !photos[k])) return setError(t('loan.photosRequired'));
     try {
       const request = { product_id: product.id, amount: amount.trim(), days, ...photos };

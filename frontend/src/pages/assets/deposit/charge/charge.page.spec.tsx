@@ -8,7 +8,7 @@ import { useSessionStore, type User } from '../../../../stores/session.store';
 import { useToastStore } from '../../../../stores/toast.store';
 import { ChargePage } from './charge.page';
 
-const address: DepositAddress = { currency_id: 3, symbol: 'USDT', chain: 'TRC20', address: 'TXaddress', min_deposit: '10', chains: [] };
+const address: DepositAddress = { currency_id: 3, symbol: 'USDT', chain: 'TRC20', address: 'TXaddress', min_deposit: '10', decimals: 4, chains: [] };
 const open = () => renderAt(PATHS.depositCharge, `${PATHS.depositCharge}?currency_id=3&chain=TRC20`, <ChargePage titleKey="titles.depositCharge" />);
 
 beforeEach(() => useSessionStore.getState().setSession('tok', { id: 1 } as User));
@@ -28,4 +28,14 @@ it('a refusal says why and goes back to the choice of coin and chain', async () 
   open();
   await screen.findByText(PATHS.deposit);
   expect(useToastStore.getState().toasts.map((t) => t.text)).toContain('Deposits on this chain are closed');
+});
+
+it('an amount with more decimals than the coin has is refused on the form, saying how many it may have (the server refuses it with only "Enter a valid amount")', async () => {
+  jest.spyOn(walletApi, 'depositAddress').mockResolvedValue(address);
+  const deposit = jest.spyOn(walletApi, 'deposit');
+  open();
+  await userEvent.type(await screen.findByLabelText('Amount (USDT)'), '10.12345');
+  await userEvent.click(screen.getByTestId('charge-submit'));
+  expect(await screen.findByText('Amount can have at most 4 decimal places')).toBeTruthy();
+  expect(deposit).not.toHaveBeenCalled();
 });

@@ -5,7 +5,7 @@ import { ApiError } from '../../../../api/client';
 import { walletApi, type DepositAddress } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { useMoneySubmit } from '../../../../components/client-id';
-import { cmp, isAmount, isPositive, typedDecimal } from '../../../../components/decimal';
+import { cmp, isAmount, isPositive, stepDecimals, typedDecimal } from '../../../../components/decimal';
 import { LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Field } from '../../../../components/form';
 import { ImageUpload } from '../../../../components/image-upload';
@@ -44,6 +44,7 @@ export function ChargePage({ titleKey }: { titleKey: string }) {
     if (!info || info === 'failed') return;
     const found: typeof errors = {};
     if (!isAmount(amount) || !isPositive(amount)) found.amount = t('trade.amountEmpty');
+    else if (stepDecimals(amount) > info.decimals) found.amount = t('common.amountDecimals', { decimals: info.decimals });
     else if (cmp(amount, info.min_deposit) < 0) found.amount = t('funding.minDeposit', { min: info.min_deposit, symbol: info.symbol });
     if (!image) found.image = t('funding.proofRequired');
     setErrors(found);

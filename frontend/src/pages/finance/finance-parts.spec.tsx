@@ -1,7 +1,10 @@
-import { render, screen } from '@testing-library/react';
+import { act, render, screen } from '@testing-library/react';
+import { useState } from 'react';
+import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router-dom';
-import type { WealthProduct } from '../../api/finance';
+import { financeApi, type WealthProduct } from '../../api/finance';
 import { ProductCard, ReportCard } from './finance-parts';
+import { ProductList } from './index/finance.page';
 
 const product = (over: Partial<WealthProduct>): WealthProduct => ({
   id: 1,
@@ -61,5 +64,28 @@ describe('wealth cards', () => {
     expect(screen.getByTestId('report-held').textContent).toBe('1,000.00 USDT');
     expect(screen.getByTestId('wealth-report').textContent).toContain('4.2000 USDT');
     expect(screen.getByTestId('wealth-report').textContent).toContain('12.3456 USDT');
+  });
+});
+
+describe('the product list of a tab', () => {
+  afterEach(() => jest.restoreAllMocks());
+  function Tabs() {
+    const [type, setType] = useState<1 | 2>(1);
+    return <ProductList type={type} onType={setType} />;
+  }
+  it("shows only the chosen tab's products: a late answer for the tab left is dropped, and the new tab starts from a skeleton", async () => {
+    const answers: Record<number, (items: WealthProduct[]) => void> = {};
+    jest.spyOn(financeApi, 'products').mockImplementation((type) => new Promise((resolve) => (answers[type] = resolve)));
+    render(
+      <MemoryRouter>
+        <Tabs />
+      </MemoryRouter>,
+    );
+    await userEvent.click(screen.getByTestId('wealth-type-2'));
+    await act(async () => answers[1]([product({ id: 1, name: 'Hosting fund' })]));
+    expect(screen.queryByText('Hosting fund')).toBeNull();
+    await act(async () => answers[2]([product({ id: 2, type: 2, name: 'Rig rental 30 days' })]));
+    expect(screen.getByText('Rig rental 30 days')).toBeTruthy();
+    expect(screen.queryByText('Hosting fund')).toBeNull();
   });
 });

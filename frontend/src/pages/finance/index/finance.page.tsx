@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { financeApi, type WealthProduct, type WealthReport } from '../../../api/finance';
@@ -9,16 +9,28 @@ import { Page } from '../../../components/page';
 import { useIsLoggedIn } from '../../../stores/session.store';
 import { ProductCard, ReportCard } from '../finance-parts';
 
-/** The product list of one type (1 hosting, 2 mining rental), reloaded every 30 s (capacity, states). */
+/**
+ * The product list of one type (1 hosting, 2 mining rental), reloaded every 30 s (capacity, states).
+ * Only this type's: another tab starts from a skeleton, and a late answer for the tab left is dropped.
+ */
 export function useProducts(type: 1 | 2) {
-  const [list, setList] = useState<{ items: WealthProduct[]; at: number } | null>(null);
-  const load = useCallback(() => financeApi.products(type).then((items) => setList({ items, at: Date.now() }), () => setList((l) => l ?? { items: [], at: Date.now() })), [type]);
+  const [list, setList] = useState<{ type: 1 | 2; items: WealthProduct[]; at: number } | null>(null);
   useEffect(() => {
+    let live = true;
+    const load = () =>
+      financeApi.products(type).then(
+        (items) => live && setList({ type, items, at: Date.now() }),
+        // A failed reload keeps what is shown; a first load that fails shows the empty list.
+        () => live && setList((l) => (l?.type === type ? l : { type, items: [], at: Date.now() })),
+      );
     void load();
     const timer = setInterval(() => void load(), 30_000);
-    return () => clearInterval(timer);
-  }, [load]);
-  return list;
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [type]);
+  return list?.type === type ? list : null;
 }
 
 /** My totals (only when logged in: a visitor is not sent to the login page by a list screen); `version` reloads them. */

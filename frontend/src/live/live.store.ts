@@ -2,6 +2,7 @@ import type { BalanceData, OptionResultData, OrderData, PositionData, PositionsD
 import { useEffect } from 'react';
 import { create } from 'zustand';
 import { getSocket, type MarketSocket } from '../api/socket';
+import { truncate } from '../components/format';
 import { t } from '../i18n/i18n';
 import { useSessionStore } from '../stores/session.store';
 import { toast } from '../stores/toast.store';
@@ -88,7 +89,7 @@ const onPosition = (m: { seq: number; data: PositionsData }) => {
   const wasClosing = (id: string) => !!s.positions?.find((p) => p.id === id)?.closing && !askedToClose.has(id);
   for (const c of m.data.closed)
     if (c.status === 'closed' && c.reason && (c.reason !== 'user' || wasClosing(c.id)))
-      toast(t('positionsLive.endedToast', { symbol: c.symbol, reason: t(`lever.closeReason.${c.reason}`), pnl: c.pnl ?? '0' }), 4000);
+      toast(t('positionsLive.endedToast', { symbol: c.symbol, reason: t(`lever.closeReason.${c.reason}`), pnl: truncate(c.pnl ?? '0', 4) }), 4000);
   set({ positionSeq: m.seq, positions: m.data.positions });
 };
 const onOrders = (m: { data: OrderData[] }) => set((s) => ({ orderVersion: s.orderVersion + 1, lastOrder: m.data[m.data.length - 1] ?? s.lastOrder }));
@@ -99,8 +100,8 @@ const onOption = (m: { data: OptionResultData }) => {
   const result = d.result ? t(`option.result.${d.result}`) : '--';
   toast(
     d.result === 'void'
-      ? t('option.voidToast', { symbol: d.symbol, payout: d.payout ?? '0' })
-      : t('option.settledToast', { symbol: d.symbol, result, pnl: d.pnl ?? '0' }),
+      ? t('option.voidToast', { symbol: d.symbol, payout: truncate(d.payout ?? '0', 4) })
+      : t('option.settledToast', { symbol: d.symbol, result, pnl: truncate(d.pnl ?? '0', 4) }),
     4000,
   );
   set((s) => ({ optionVersion: s.optionVersion + 1, lastOption: d }));

@@ -27,4 +27,11 @@ describe('decimal-string helpers (truncated, never floats)', () => {
     expect(typed).toEqual(['10.5', '50', '0.0001', '12']);
     expect(typed.every(isAmount)).toBe(true);
   });
+
+  it('drops commas that group thousands as the app shows amounts: a pasted "95,000" is 95000, not 95 (regression: it became 95.000)', () => {
+    const typed: string[] = [];
+    const onChange = typedDecimal((v) => typed.push(v));
+    for (const v of ['95,000', '10,000.5', '1,234,567', '0,500', '1,5', '12,34']) onChange(v);
+    expect(typed).toEqual(['95000', '10000.5', '1234567', '0.500', '1.5', '12.34']);
+  });
 });

@@ -7,11 +7,19 @@ import Decimal from 'decimal.js';
  */
 const D = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_DOWN, toExpNeg: -40, toExpPos: 40 });
 
+/** Thousands grouped as the app shows amounts ("10,000", "1,234.5"): a first group without a leading zero. */
+const GROUPED = /^[1-9]\d{0,2}(,\d{3})+(\.\d*)?$/;
+
 /**
- * An amount field's change handler: a decimal comma becomes a point (a phone's decimal keypad in a
- * comma region offers only ","), and spaces go (a pasted "50 " is sent as "50", which the server takes).
+ * An amount field's change handler. Commas grouping thousands as the app itself shows amounts go (a
+ * pasted "95,000" or "10,000.5" is 95000 or 10000.5, never 95 or 10); any other single comma is a
+ * decimal comma and becomes a point (a phone's decimal keypad in a comma region offers only ","; the
+ * field shows the point as soon as it is typed); spaces go (a pasted "50 " is sent as "50").
  */
-export const typedDecimal = (set: (v: string) => void) => (v: string) => set(v.replace(',', '.').trim());
+export const typedDecimal = (set: (v: string) => void) => (v: string) => {
+  const s = v.trim();
+  set(GROUPED.test(s) ? s.replace(/,/g, '') : s.replace(',', '.'));
+};
 
 /** A valid non-negative decimal as typed into an amount field ("", "1.", ".5" are not). */
 export const isAmount = (v: string) => /^\d+(\.\d+)?$/.test(v.trim());

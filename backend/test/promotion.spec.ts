@@ -267,6 +267,36 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect(rebate).toEqual({ fee: '2', amount: '0.4' });
   });
 
+  it('after a pause of the accrual longer than its 10 minutes of re-read, a fee that committed just after the last run is still rebated (regression: the re-read was counted from the clock, and started at the cursor)', async () => {
+    const { inviter, invitee } = await pair();
+    await deposit(t, invitee.user.id, USDT, '100');
+    expect(await fromTradeAccount(invitee.token, 'lever', '100')).toBe(1);
+    await rebates.accrue();
+    const id = randomUUID();
+    let commit!: () => void;
+    const held = new Promise<void>((r) => (commit = r));
+    let posted!: () => void;
+    const inside = new Promise<void>((r) => (posted = r));
+    const late = t.ds.transaction(async (m) => {
+      await t.app.get(LedgerService).post(contractFee(invitee.user.id, id, '2'), m);
+      posted();
+      await held;
+    });
+    await inside;
+    // A posting above the fee's id commits, and a run moves the cursor past the fee, not yet visible.
+    await deposit(t, inviter.user.id, BTC, '1');
+    await rebates.accrue();
+    commit();
+    await late;
+    // Then no run for 11 minutes (the worker down): every mark is that much older.
+    await t.ds.query(`UPDATE promotion_cursor_marks SET at = at - interval '11 minutes'`);
+    await rebates.accrue();
+    const [rebate] = await t.ds.query(`SELECT trim_scale(fee)::text AS fee, trim_scale(amount)::text AS amount FROM promotion_rebates WHERE inviter_id = $1`, [
+      inviter.user.id,
+    ]);
+    expect(rebate).toEqual({ fee: '2', amount: '0.4' });
+  });
+
   it('authorization code: a user without an inviter joins a partner; loops, own codes, second binds and bad codes are refused', async () => {
     const partner = await registerByEmail(t);
     const { auth_code } = (

@@ -123,10 +123,14 @@ export class RebateService implements OnApplicationBootstrap {
     const { ratio, partner_ratio } = await this.settings.get();
     let recorded = 0;
     for (const source of SOURCES) {
-      // Where the cursor stood OVERLAP_SECONDS ago (the newest mark that old, else the oldest mark): read once per run.
+      // Where the cursor stood OVERLAP_SECONDS before the last run (the newest mark that old, else the
+      // oldest mark): read once per run. Counted from the last run, not from now: what a run read was
+      // what had committed by then, so after a pause (a worker down, a long settle) the re-read still
+      // reaches the fees that took their ids before the last run's top and committed after it.
       const [{ since }] = source.overlap
         ? await this.dataSource.query(
-            `SELECT COALESCE((SELECT entry_id FROM promotion_cursor_marks WHERE source = $1 AND at <= now() - make_interval(secs => $2) ORDER BY at DESC LIMIT 1),
+            `SELECT COALESCE((SELECT entry_id FROM promotion_cursor_marks WHERE source = $1
+                                AND at <= (SELECT max(at) FROM promotion_cursor_marks WHERE source = $1) - make_interval(secs => $2) ORDER BY at DESC LIMIT 1),
                              (SELECT entry_id FROM promotion_cursor_marks WHERE source = $1 ORDER BY at LIMIT 1))::text AS since`,
             [source.cursor, OVERLAP_SECONDS],
           )
@@ -164,11 +168,13 @@ export class RebateService implements OnApplicationBootstrap {
             [source.cursor, to.toString()],
           );
           if (source.overlap) {
-            // Where the cursor stands now; marks older than the newest one past the overlap are no longer needed.
+            // Where the cursor stands now; marks older than the newest one past the overlap before it are
+            // no longer needed (the next run counts from this mark).
             await m.query('INSERT INTO promotion_cursor_marks (source, entry_id, at) VALUES ($1, $2, $3)', [source.cursor, to.toString(), at]);
             await m.query(
-              `DELETE FROM promotion_cursor_marks WHERE source = $1 AND at < (SELECT max(at) FROM promotion_cursor_marks WHERE source = $1 AND at <= now() - make_interval(secs => $2))`,
-              [source.cursor, OVERLAP_SECONDS],
+              `DELETE FROM promotion_cursor_marks WHERE source = $1
+                 AND at < (SELECT max(at) FROM promotion_cursor_marks WHERE source = $1 AND at <= $3::timestamptz - make_interval(secs => $2))`,
+              [source.cursor, OVERLAP_SECONDS, at],
             );
           }
         });

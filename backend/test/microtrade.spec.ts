@@ -9,6 +9,7 @@ import { OptionDeliveryService, STRANDED_AFTER_MS, tickDueBy } from '../src/modu
 import { adminToken, registerByEmail, setFundPassword, verifyBasic } from './support/accounts';
 import { coinBalance, deposit, spotTrader } from './support/funding';
 import { tickRecorder } from './support/mark-prices';
+import { inOpenTransaction } from './support/open-transaction';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
@@ -439,6 +440,23 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     expect(moneyString(row.price)).toBe('61000');
     // No move since: the next purchase opens on that same recorded tick (nothing new recorded).
     expect((await buy(u.token, { direction: 'down', period_id: p30.id, quantity: '10' })).body.data.open_tick_id).toBe(bought.open_tick_id);
+  });
+
+  it('a purchase while an operator disables its period waits for that change and is refused with 2400 (regression: it read the period before and was bought on a disabled one)', async () => {
+    await tick('60000');
+    const u = await trader('100');
+    const [p30] = await periods();
+    const entries = async () => (await t.ds.query('SELECT COUNT(*)::int AS n FROM option_orders WHERE user_id = $1', [u.user.id]))[0].n;
+    await inOpenTransaction(t.ds, async (operator) => {
+      await operator.query('UPDATE option_periods SET enabled = false WHERE id = $1', [p30.id]);
+      const bought = buy(u.token, { direction: 'up', period_id: p30.id, quantity: '10' }).then((r) => r);
+      await new Promise((r) => setTimeout(r, 500));
+      await operator.commitTransaction();
+      expect((await bought).body.code).toBe(2400);
+    });
+    expect(await entries()).toBe(0);
+    expect(await optionBalance(u.user.id)).toBe('100');
+    await t.ds.query('UPDATE option_periods SET enabled = true WHERE id = $1', [p30.id]);
   });
 });
 

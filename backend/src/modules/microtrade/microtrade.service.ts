@@ -6,7 +6,7 @@ import { FundPasswordGate } from '../../infra/auth/fund-password-gate';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
-import { money, moneyString, truncate } from '../../infra/money';
+import { money, Money, moneyString, truncate } from '../../infra/money';
 import { USDT_ID } from '../coin-rate/pricing.service';
 import { EngineBus } from '../engine/engine-bus';
 import { MarketRegistry } from '../engine/market-registry.service';
@@ -64,16 +64,11 @@ export class MicrotradeService {
     if (!period) throw new BusinessError(ErrorCode.OPTION_PERIOD_REQUIRED);
     const market = this.registry.get(dto.symbol);
     const stake = positive(dto.quantity);
-    if (stake.lt(period.minQty) || stake.gt(period.maxQty)) {
-      throw new BusinessError(ErrorCode.OPTION_QUANTITY_RANGE, undefined, { min: moneyString(period.minQty), max: moneyString(period.maxQty) });
-    }
+    const { win } = termsOf(period, stake);
     const user = await this.users.findById(userId);
     if (user.verificationLevel < 1)
       throw new BusinessError(ErrorCode.OPTION_VERIFY_REQUIRED, undefined, undefined, { verify: true, route: '#/pages/verification/index' });
     const tick = await this.marks.now(market);
-    const fee = money(truncate(stake.times(period.feeRate), 8));
-    const win = money(truncate(stake.times(period.profitRatio), 8));
-    const reserve = stake.plus(win);
     // The stake comes in and stake + win is frozen: the house's own funds must cover the win.
     const house = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'treasury' && b.currencyId === USDT_ID);
     if (money(house?.available ?? '0').lt(win)) throw new BusinessError(ErrorCode.OPTION_CAPACITY);
@@ -82,6 +77,11 @@ export class MicrotradeService {
     const buy = async (m: EntityManager) => {
       const earlier = await prior(m);
       if (earlier) return earlier;
+      // The period as it is now, held until this purchase commits: an operator's change (disabled, a
+      // new ratio) made meanwhile is either what it is bought on or waits for it, never passed over.
+      const now = await m.getRepository(OptionPeriod).findOne({ where: { id: period.id }, lock: { mode: 'pessimistic_read' } });
+      if (!now?.enabled) throw new BusinessError(ErrorCode.OPTION_PERIOD_REQUIRED);
+      const { fee, reserve } = termsOf(now, stake);
       const saved = await m.getRepository(OptionOrder).save(
         m.getRepository(OptionOrder).create({
           userId,
@@ -90,8 +90,8 @@ export class MicrotradeService {
           quantity: moneyString(stake),
           fee: moneyString(fee),
           currencyId: USDT_ID,
-          seconds: period.seconds,
-          profitRatio: period.profitRatio,
+          seconds: now.seconds,
+          profitRatio: now.profitRatio,
           openTickId: tick.id,
           openPrice: tick.price,
           openTs: tick.ts,
@@ -151,8 +151,8 @@ export class MicrotradeService {
             direction: dto.direction,
             stake: s,
             fee: moneyString(fee),
-            seconds: period.seconds,
-            profitRatio: period.profitRatio,
+            seconds: now.seconds,
+            profitRatio: now.profitRatio,
             openTickId: tick.id,
             openPrice: tick.price,
             deliverAt: deliverAt.toISOString(),
@@ -233,6 +233,16 @@ export class MicrotradeService {
       return periodView(saved);
     });
   }
+}
+
+/** A stake's fee, win and the house's reserve (stake + win) on a period's terms; 2401 outside its range. */
+function termsOf(period: OptionPeriod, stake: Money) {
+  if (stake.lt(period.minQty) || stake.gt(period.maxQty)) {
+    throw new BusinessError(ErrorCode.OPTION_QUANTITY_RANGE, undefined, { min: moneyString(period.minQty), max: moneyString(period.maxQty) });
+  }
+  const fee = money(truncate(stake.times(period.feeRate), 8));
+  const win = money(truncate(stake.times(period.profitRatio), 8));
+  return { fee, win, reserve: stake.plus(win) };
 }
 
 function periodView(p: OptionPeriod) {

@@ -335,6 +335,25 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect((await t.http().get('/api/user/invite')).body.code).toBe(401);
   });
 
+  it('a loop through an invitation chain deeper than 64 is refused too (regression: the check stopped 64 levels up and the bind made a loop)', async () => {
+    const head = await registerByEmail(t);
+    const partner = await registerByEmail(t);
+    // head ← 70 invitees, each invited by the one before ← partner.
+    const chain: Array<{ id: number }> = await t.ds.query(
+      `INSERT INTO users (account, email, nickname, password_hash, invite_code)
+       SELECT 'chain-' || g || '-' || $1::text, NULL, 'chain', 'x', upper(substr(md5($1::text || g), 1, 12)) FROM generate_series(1, 70) g RETURNING id`,
+      [head.user.id],
+    );
+    let above = head.user.id;
+    for (const { id } of [...chain.sort((a, b) => a.id - b.id), { id: partner.user.id }]) {
+      await t.ds.query('UPDATE users SET inviter_id = $2 WHERE id = $1', [id, above]);
+      above = id;
+    }
+    const { auth_code } = (await setPartner(partner.user.id, '1')).body.data;
+    expect((await bind(head.token, auth_code)).body.code).toBe(3002);
+    expect((await t.ds.query('SELECT inviter_id FROM users WHERE id = $1', [head.user.id]))[0].inviter_id).toBeNull();
+  });
+
   const bind = (token: string, code: unknown) => t.http().post('/api/user/bind_auth_code').set('Authorization', token).type('form').send({ auth_code: code });
   const setPartner = (userId: number, partner: '0' | '1') =>
     t.http().post(`/api/admin/promotion/partners/${userId}`).set('Authorization', admin).type('form').send({ partner, reason: 'r' });

@@ -221,9 +221,10 @@ export class PromotionService {
       const partnerId = p.user_id as number;
       if (partnerId === userId) throw new BusinessError(ErrorCode.PROMOTION_SELF_BIND);
       if (u.inviter_id !== null) throw new BusinessError(ErrorCode.PROMOTION_ALREADY_BOUND);
-      // No loops: the partner may not be someone I invited, directly or further down.
+      // No loops: the partner may not be someone I invited, directly or further down, however deep
+      // (the walk ends at a user without an inviter; UNION ends it on a loop already there too).
       const [loop] = await m.query(
-        `WITH RECURSIVE up(id, depth) AS (SELECT inviter_id, 1 FROM users WHERE id = $1 UNION ALL SELECT u.inviter_id, up.depth + 1 FROM users u JOIN up ON u.id = up.id WHERE up.depth < 64)
+        `WITH RECURSIVE up(id) AS (SELECT inviter_id FROM users WHERE id = $1 UNION SELECT u.inviter_id FROM users u JOIN up ON u.id = up.id)
          SELECT 1 FROM up WHERE id = $2 LIMIT 1`,
         [partnerId, userId],
       );

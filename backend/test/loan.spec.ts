@@ -342,7 +342,8 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
       code: 2707,
       message: 'The repayment amount cannot exceed the remaining amount (707)',
     });
-    const proof = await post(u.token, 'borrow/back/apply', { order_id: id, image_id: image, amount: '707' });
+    // Named in upper case: the same upload, kept as its id (regression: kept as sent, the same picture then backed a deposit too).
+    const proof = await post(u.token, 'borrow/back/apply', { order_id: id, image_id: image.toUpperCase(), amount: '707' });
     expect(proof.body.data).toMatchObject({ kind: 'transfer', status: 'review', amount: '707' });
     // That picture backs this repayment only: reported again as a deposit's proof it is refused (2303), and nothing is recorded.
     const deposits = await t.ds.query('SELECT COUNT(*)::int AS n FROM deposits WHERE user_id = $1', [u.user.id]);

@@ -25,6 +25,9 @@ function firstError(errors: ValidationError[], prefix = ''): { field: string; co
 export const Trim = (collapse = false) =>
   Transform(({ value }) => (typeof value !== 'string' ? value : collapse ? value.trim().replace(/\s+/g, ' ') : value.trim()));
 
+/** An id whose letter case means nothing (an upload's uuid): kept lower-cased, so one id is one string. */
+export const LowerCase = () => Transform(({ value }) => (typeof value === 'string' ? value.toLowerCase() : value));
+
 /**
  * An optional field that has a default: absent (undefined), it keeps the default; sent, also as a
  * JSON `null`, its rules apply (IsOptional lets a `null` through, which then replaces the default:

@@ -5,6 +5,7 @@ import { PageQueryDto } from '../../infra/http/page.dto';
 import { HouseFundingDto } from '../ledger/house-funding';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { ReasonDto } from '../../infra/http/reason.dto';
+import { LowerCase } from '../../infra/http/validation';
 
 const RATE_RE = /^0(\.\d{1,8})?$/;
 const UPLOAD_ID_RE = /^[0-9a-fA-F-]{36}$/;
@@ -118,6 +119,7 @@ export class LoanRepayProofDto extends LoanRepayDto {
   @IsNotEmpty({ message: 'error.loan_repay_image_required' })
   @IsString({ message: 'error.loan_repay_image_required' })
   @Matches(UPLOAD_ID_RE, { message: 'upload.not_found' })
+  @LowerCase()
   image_id: string;
 }
 

@@ -210,7 +210,7 @@ export class UploadService {
   /** claimProof's second half: 2303 when the image is some deposit report's or transfer repayment's proof already. */
   async refuseUsedProof(manager: EntityManager, uploadId: string): Promise<void> {
     const used: unknown[] = await manager.query(
-      `SELECT 1 FROM deposits WHERE proof_upload_id = $1::uuid UNION ALL SELECT 1 FROM loan_repayments WHERE image = $1::text LIMIT 1`,
+      `SELECT 1 FROM deposits WHERE proof_upload_id = $1::uuid UNION ALL SELECT 1 FROM loan_repayments WHERE image = lower($1::text) LIMIT 1`,
       [uploadId],
     );
     if (used.length > 0) throw new BusinessError(ErrorCode.UPLOAD_PROOF_USED);

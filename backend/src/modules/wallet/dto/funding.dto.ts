@@ -4,7 +4,7 @@ import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, Ma
 import { PageQueryDto } from '../../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from './wallet.dto';
 import { ReasonDto } from '../../../infra/http/reason.dto';
-import { RequiredReason } from '../../../infra/http/validation';
+import { LowerCase, RequiredReason } from '../../../infra/http/validation';
 
 const CHAIN_RE = /^[A-Za-z0-9]{2,16}$/;
 
@@ -46,6 +46,7 @@ export class DepositRequestDto extends CurrencyChainDto {
   @IsNotEmpty({ message: 'error.proof_required' })
   @IsString({ message: 'error.proof_required' })
   @IsUUID('all', { message: 'error.proof_required' })
+  @LowerCase()
   image_id: string;
 
   @ApiPropertyOptional({ description: 'Client-generated id: a retry reports one deposit' })

@@ -213,6 +213,9 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
       String(a.data.deposit_id),
     ]);
     expect(n).toBe(2);
+    // The decision is an event with the operator and the reason (DESIGN §5), recorded once.
+    const approved = await t.ds.query(`SELECT metadata FROM events WHERE stream_id = $1 AND type = 'DepositApproved'`, [`deposit:${a.data.deposit_id}`]);
+    expect(approved.map((e: { metadata: object }) => e.metadata)).toEqual([expect.objectContaining({ actor: expect.stringMatching(/^admin:\d+$/), reason: 'tx seen on chain' })]);
 
     // The first report's image backs no second one (2303), and that refusal changes nothing.
     const again = await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '250.5', image_id: image });
@@ -346,6 +349,20 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
       actual_amount: '299',
       tx_hash: 'abc123',
     });
+    // Each decision is an event with the operator and the reason (DESIGN §5), recorded once.
+    const decisions = await t.ds.query(`SELECT stream_id, type, metadata, payload FROM events WHERE stream_id IN ($1, $2) AND type IN ('WithdrawalApproved', 'WithdrawalRejected') ORDER BY seq`, [
+      `withdrawal:${id}`,
+      `withdrawal:${ok}`,
+    ]);
+    expect(decisions).toEqual([
+      expect.objectContaining({ stream_id: `withdrawal:${id}`, type: 'WithdrawalRejected', metadata: expect.objectContaining({ reason: 'address under review' }) }),
+      expect.objectContaining({
+        stream_id: `withdrawal:${ok}`,
+        type: 'WithdrawalApproved',
+        metadata: expect.objectContaining({ actor: expect.stringMatching(/^admin:\d+$/), reason: 'paid out' }),
+        payload: expect.objectContaining({ amount: '300', txHash: 'abc123' }),
+      }),
+    ]);
     // One record by its id (the withdrawal's detail screen), whatever page it is on; another user's is not listed.
     expect((await get(u.token, 'charge_mention/log3', { id })).body.data.items).toEqual([expect.objectContaining({ id, status: 'rejected' })]);
     const other = await user('1');

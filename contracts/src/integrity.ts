@@ -2,7 +2,8 @@
  * The operator actions (issue "Verifiable honesty", item 4): every write an operator can make, the
  * event types it records in the append-only event store (with `metadata.actor = "admin:<id>"` and
  * `metadata.reason`), whether a reason is required, and whether it can move a balance (a ledger
- * posting, itself a `LedgerPosted` event with the operator and reason).
+ * posting, itself a `LedgerPosted` event with the operator and reason; or, in a trade account, a
+ * command journaled by the sequencer, which carries them too, after the decision's own event).
  *
  * Public and without personal data: the app's integrity page shows it and docs/integrity.md lists
  * it. Kept in sync with the code by backend/test/integrity-events.spec.ts: the routes must be
@@ -28,10 +29,10 @@ export interface OperatorAction {
 export const OPERATOR_AREAS: readonly OperatorArea[] = ['funding', 'treasury', 'coins', 'rates', 'options', 'wealth', 'loans', 'nft', 'ieo', 'news', 'help', 'promotion', 'identity', 'proof'];
 
 export const OPERATOR_ACTIONS: readonly OperatorAction[] = [
-  { route: 'POST /api/admin/deposits/:id/approve', area: 'funding', events: ['LedgerPosted'], reason: 'optional', balances: true },
+  { route: 'POST /api/admin/deposits/:id/approve', area: 'funding', events: ['DepositApproved'], reason: 'optional', balances: true },
   { route: 'POST /api/admin/deposits/:id/reject', area: 'funding', events: ['DepositRejected'], reason: 'required', balances: false },
-  { route: 'POST /api/admin/withdrawals/:id/approve', area: 'funding', events: ['LedgerPosted'], reason: 'optional', balances: true },
-  { route: 'POST /api/admin/withdrawals/:id/reject', area: 'funding', events: ['LedgerPosted'], reason: 'required', balances: true },
+  { route: 'POST /api/admin/withdrawals/:id/approve', area: 'funding', events: ['WithdrawalApproved'], reason: 'optional', balances: true },
+  { route: 'POST /api/admin/withdrawals/:id/reject', area: 'funding', events: ['WithdrawalRejected'], reason: 'required', balances: true },
   { route: 'POST /api/admin/treasury/fund', area: 'treasury', events: ['LedgerPosted'], reason: 'required', balances: true },
   { route: 'POST /api/admin/coins/:id', area: 'coins', events: ['CoinFundingRulesSet'], reason: 'required', balances: false },
   { route: 'POST /api/admin/chains/:id', area: 'coins', events: ['ChainConfigured'], reason: 'required', balances: false },

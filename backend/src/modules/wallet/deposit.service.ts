@@ -98,6 +98,10 @@ export class DepositService {
       .transaction(async (m) => {
         const d = await decide(m, 'deposits', this.dataSource.getRepository(Deposit), id, { status: 'passed', adminId, reason: reason ?? null });
         const amount = moneyString(d.amount);
+        // The decision as an event (DESIGN §5), with the admin and the reason; the credit command carries them too.
+        await this.events.append(m, { streamId: `deposit:${id}`, metadata: { actor: `admin:${adminId}`, reason } }, [
+          { type: 'DepositApproved', payload: { depositId: id, userId: d.userId, currencyId: d.currencyId, amount } },
+        ]);
         await this.outbox.enqueue(m, {
           commandId,
           refType: 'deposit',

@@ -13,6 +13,7 @@ import { EngineHost } from '../engine/engine-host.service';
 import { OutboxRelay } from '../engine/outbox-relay.service';
 import { coinLeg, Posting, systemLeg, TradeAccountCommands } from '../engine/trade-account-commands';
 import { LedgerCode } from '../ledger/ledger-codes';
+import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { LedgerService } from '../ledger/ledger.service';
 import { UserMessageService } from '../notice/user-message.service';
 import { UserService } from '../user/user.service';
@@ -60,6 +61,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     private readonly trading: TradeAccountCommands,
     private readonly outbox: OutboxRelay,
     private readonly host: EngineHost,
+    private readonly events: EventStoreService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly rateLimit: RateLimitService,
   ) {}
@@ -349,6 +351,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
         systemLeg('external', w.currencyId, LedgerCode.WithdrawalDeduction, moneyString(w.actualAmount)),
       ];
       if (money(w.fee).gt(0)) legs.push(systemLeg('fees', w.currencyId, LedgerCode.WithdrawalDeduction, moneyString(w.fee)));
+      await this.decided(m, 'WithdrawalApproved', w, `admin:${adminId}`, dto.reason, { txHash: dto.tx_hash ?? null });
       const coin = await this.funding.coin(w.currencyId, true);
       await this.messages.leave(m, w.userId, 'notice.withdrawal_approved', { amount: moneyString(w.actualAmount), coin: coin.symbol }, `withdrawal:${id}`);
       return { posting: { refType: 'withdrawal', refId: String(id), actor: `admin:${adminId}`, reason: dto.reason, legs }, view: recordView(w, coin.symbol, true) };
@@ -360,6 +363,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     return this.decideWith(id, `withdrawal-reject:${id}`, async (m) => {
       const w = await decide(m, 'withdrawals', this.dataSource.getRepository(Withdrawal), id, { status: 'rejected', adminId, reason });
       const amount = moneyString(w.amount);
+      await this.decided(m, 'WithdrawalRejected', w, `admin:${adminId}`, reason);
       const coin = await this.funding.coin(w.currencyId, true);
       await this.messages.leave(m, w.userId, 'notice.withdrawal_rejected', { amount, coin: coin.symbol, reason }, `withdrawal:${id}`);
       return {
@@ -367,6 +371,16 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
         view: recordView(w, coin.symbol, true),
       };
     });
+  }
+
+  /**
+   * The operator's decision as an event (DESIGN §5: every admin decision is one, with the admin and
+   * the reason), in the decision's transaction; the money command that follows it carries them too.
+   */
+  private decided(m: EntityManager, type: 'WithdrawalApproved' | 'WithdrawalRejected', w: Withdrawal, actor: string, reason?: string, more: object = {}) {
+    return this.events.append(m, { streamId: `withdrawal:${w.id}`, metadata: { actor, reason } }, [
+      { type, payload: { withdrawalId: w.id, userId: w.userId, currencyId: w.currencyId, amount: moneyString(w.amount), ...more } },
+    ]);
   }
 
   /**

@@ -6,6 +6,7 @@ import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service
 import { QueuesService } from '../src/infra/queue/queues.service';
 import { OutboxRelay } from '../src/modules/engine/outbox-relay.service';
 import { TradeAccountCommands } from '../src/modules/engine/trade-account-commands';
+import { LedgerService } from '../src/modules/ledger/ledger.service';
 import { LoanApprovalService } from '../src/modules/loan/loan-approval.service';
 import { LoanOverdueService } from '../src/modules/loan/loan-overdue.service';
 import { LoanRepaymentService } from '../src/modules/loan/loan-repayment.service';
@@ -217,7 +218,9 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(await entries(u.user.id, 802)).toEqual([]);
     const list = await get(u.token, 'borrow/order/list', { status: 'rejected' });
     // Never paid out: nothing remains to repay (regression: "Remaining 1030", the asked repayment).
-    expect(list.body.data.items).toEqual([expect.objectContaining({ id: o.id, status: 'rejected', reason: 'ID photo unreadable', remaining: '0', repaid: '0' })]);
+    expect(list.body.data.items).toEqual([
+      expect.objectContaining({ id: o.id, status: 'rejected', reason: 'ID photo unreadable', remaining: '0', repaid: '0' }),
+    ]);
     const [msg] = await t.ds.query(`SELECT params FROM user_messages WHERE user_id = $1 AND title_key = 'notice.loan_rejected'`, [u.user.id]);
     expect(msg.params).toEqual({ amount: '1000', coin: 'USDT', reason: 'ID photo unreadable' });
   });
@@ -512,6 +515,46 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(again.body.code).toBe(2704);
     await t.ds.query(`UPDATE loan_products SET max_amount = 50000 WHERE id = $1`, [product.id]);
     await post(admin, 'admin/loan/pool/fund', { currency_id: USDT, amount: '100000', reason: 'top-up' });
+  });
+
+  it('an approval that finds the pool short does not undo a payout another run posts meanwhile (regression: its release, in a transaction of its own, left money lent with nothing owed)', async () => {
+    const u = await borrower();
+    const o = await applied(u, '1000', 7);
+    const left = await pool();
+    await t.ds.query(`UPDATE loan_products SET max_amount = $1 WHERE id = $2`, [left, product.id]);
+    const big = await borrower();
+    const bo = await applied(big, moneyString(money(left).minus(500)), 7);
+    expect((await post(admin, `admin/loan/orders/${bo.id}/approve`, { reason: 'income documented' })).body.code).toBe(1);
+    await t.ds.query(`UPDATE loan_products SET max_amount = 50000 WHERE id = $1`, [product.id]);
+    // The approval's payout fails for want of pool; just then the pool is topped up and the sweep
+    // (resume, every minute) takes the loan, waiting for its lock.
+    const ledger = t.app.get(LedgerService);
+    const real = ledger.post.bind(ledger);
+    let sweep: Promise<number> | undefined;
+    const spy = jest.spyOn(ledger, 'post').mockImplementation(async (posting, m) => {
+      try {
+        return await real(posting, m);
+      } catch (err) {
+        if (posting.commandId === `loan-pool-out:${o.id}` && !sweep) {
+          await post(admin, 'admin/loan/pool/fund', { currency_id: USDT, amount: '100000', reason: 'top-up' });
+          sweep = t.app.get(LoanApprovalService).resume();
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        throw err;
+      }
+    });
+    try {
+      expect((await post(admin, `admin/loan/orders/${o.id}/approve`, { reason: 'income documented' })).body.code).toBe(2704);
+      await sweep;
+    } finally {
+      spy.mockRestore();
+    }
+    // Released, and nothing paid out: not "approving" with the money at the user.
+    expect((await get(admin, `admin/loan/orders/${o.id}`)).body.data).toMatchObject({ status: 'approving' });
+    expect(await entries(u.user.id, 802)).toEqual([]);
+    // Approved again, now that the pool can cover it: paid once.
+    expect((await post(admin, `admin/loan/orders/${o.id}/approve`, { reason: 'income documented' })).body.code).toBe(1);
+    expect(await entries(u.user.id, 802)).toEqual(['1000']);
   });
 
   it("B cannot see A's photos, orders or repayments; a user token cannot reach the operator API", async () => {

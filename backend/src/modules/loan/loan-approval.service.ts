@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
@@ -82,6 +82,8 @@ export class LoanApprovalService {
     // has the money; the command is queued durably and resume() finishes the loan (2107, as a
     // deposit approval answers).
     if (done.status === 'disbursing') throw new BusinessError(ErrorCode.ENGINE_UNKNOWN);
+    // Released meanwhile by another run that found the pool short: not approved.
+    if (done.status === 'approving') throw new BusinessError(ErrorCode.LOAN_POOL_SHORT);
     return orderView(done, coin, true);
   }
 
@@ -113,20 +115,23 @@ export class LoanApprovalService {
 
   /** Steps 2 and 3 for a reserved approval (no-op for any other state). Throws LOAN_POOL_SHORT when released. */
   private async complete(id: string): Promise<void> {
-    let o: LoanOrder | undefined;
-    try {
-      o = await this.dataSource.transaction(async (m) => {
-        const locked = await m.getRepository(LoanOrder).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
-        if (!locked || locked.status !== 'disbursing') return undefined;
-        const amount = moneyString(locked.amount);
-        // Posted in the name of the operator who approved it, with the reason (docs/api.md: an operator's postings carry both).
-        const ref = {
-          refType: 'loan',
-          refId: id,
-          actor: locked.reviewedBy ? `admin:${locked.reviewedBy}` : 'system:loan',
-          reason: locked.reason ?? undefined,
-          memo: 'loan payout',
-        };
+    let released = false;
+    const o = await this.dataSource.transaction(async (m) => {
+      const locked = await m.getRepository(LoanOrder).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!locked || locked.status !== 'disbursing') return undefined;
+      const amount = moneyString(locked.amount);
+      // Posted in the name of the operator who approved it, with the reason (docs/api.md: an operator's postings carry both).
+      const ref = {
+        refType: 'loan',
+        refId: id,
+        actor: locked.reviewedBy ? `admin:${locked.reviewedBy}` : 'system:loan',
+        reason: locked.reason ?? undefined,
+        memo: 'loan payout',
+      };
+      // The pool short: released in this same transaction, under the loan's lock (a separate one
+      // could undo a payout another run posted meanwhile, leaving money lent with no debt).
+      await m.query('SAVEPOINT loan_pool_out');
+      try {
         await this.ledger.post(
           {
             ...ref,
@@ -135,21 +140,24 @@ export class LoanApprovalService {
           },
           m,
         );
-        await this.outbox.enqueue(m, {
-          ...ref,
-          commandId: `loan-disburse:${id}`,
-          legs: [
-            transitLeg(locked.currencyId, LedgerCode.LoanIncrease, `-${amount}`),
-            coinLeg(locked.userId, locked.currencyId, LedgerCode.LoanIncrease, amount),
-          ],
-        });
-        return locked;
+      } catch (err) {
+        if (!(err instanceof BusinessError && err.code === ErrorCode.INSUFFICIENT_BALANCE)) throw err;
+        await m.query('ROLLBACK TO SAVEPOINT loan_pool_out');
+        await this.release(m, id);
+        released = true;
+        return undefined;
+      }
+      await this.outbox.enqueue(m, {
+        ...ref,
+        commandId: `loan-disburse:${id}`,
+        legs: [
+          transitLeg(locked.currencyId, LedgerCode.LoanIncrease, `-${amount}`),
+          coinLeg(locked.userId, locked.currencyId, LedgerCode.LoanIncrease, amount),
+        ],
       });
-    } catch (err) {
-      if (!(err instanceof BusinessError && err.code === ErrorCode.INSUFFICIENT_BALANCE)) throw err;
-      await this.release(id);
-      throw new BusinessError(ErrorCode.LOAN_POOL_SHORT);
-    }
+      return locked;
+    });
+    if (released) throw new BusinessError(ErrorCode.LOAN_POOL_SHORT);
     if (!o) return;
     const result = await this.outbox.applied(`loan-disburse:${id}`);
     if (result === undefined) return; // the relay is behind: the next resume finishes it
@@ -187,20 +195,16 @@ export class LoanApprovalService {
     this.bus.emit('balance', o.userId);
   }
 
-  /** The pool could not cover it: nothing moved, the application waits for a decision again. */
-  private async release(id: string): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
-      const rows = await updateReturning(
-        m,
-        `UPDATE loan_orders SET status = 'approving', interest = 0, repay_amount = 0, remaining = 0, due_at = NULL, reviewed_by = NULL, reviewed_at = NULL
-         WHERE id = $1 AND status = 'disbursing' RETURNING id`,
-        [id],
-      );
-      if (rows.length)
-        await this.events.append(m, { streamId: `loan:${id}`, metadata: { actor: 'system:loan' } }, [
-          { type: 'LoanApprovalReleased', payload: { loanId: id, why: 'pool short' } },
-        ]);
-    });
+  /** The pool could not cover it (the loan locked `disbursing` in `m`): nothing moved, the application waits for a decision again. */
+  private async release(m: EntityManager, id: string): Promise<void> {
+    await m.query(
+      `UPDATE loan_orders SET status = 'approving', interest = 0, repay_amount = 0, remaining = 0, due_at = NULL, reviewed_by = NULL, reviewed_at = NULL
+       WHERE id = $1 AND status = 'disbursing'`,
+      [id],
+    );
+    await this.events.append(m, { streamId: `loan:${id}`, metadata: { actor: 'system:loan' } }, [
+      { type: 'LoanApprovalReleased', payload: { loanId: id, why: 'pool short' } },
+    ]);
   }
 
   private async find(id: string): Promise<LoanOrder> {

@@ -13,7 +13,7 @@ import { JournalWriter } from './journal-writer';
 import { LeaseKeeper } from './lease-keeper';
 import { MarketInfo, MarketRegistry } from './market-registry.service';
 import { ProjectionReplica, ReplicaEvent } from './projection-replica';
-import { Projector } from './projector';
+import { Projector, type AppliedBatch } from './projector';
 import { ProjectorThread } from './projector-thread';
 import { rebuild } from './recovery';
 import { GcPauses, LoopDelay } from './samples';
@@ -463,6 +463,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     }
     const done = this.marks.advance(e.seq, performance.now());
     if (!done) return;
+    this.pushProjected(done);
+    this.bus.emit('projected', e.seq);
+    this.link?.publish({ kind: 'projected', seq: e.seq });
+  }
+
+  /** Projected batches' order and balance pushes (after the projection: a screen that reloads on them reads what they say). */
+  private pushProjected(done: readonly AppliedBatch[]): void {
     const users = new Set<number>();
     const orders: OrderUpdate[] = [];
     for (const b of done)
@@ -472,8 +479,6 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       }
     if (orders.length) this.bus.emit('orders', orders);
     for (const u of users) this.bus.emit('balance', u);
-    this.bus.emit('projected', e.seq);
-    this.link?.publish({ kind: 'projected', seq: e.seq });
   }
 
   /** Market parameters change only through the journal: a market added or re-priced in the database is journaled here. */
@@ -519,8 +524,9 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       this.failed('sequencer invariant broken', err);
       return;
     }
-    // Its users' reads wait for its projection from now on (before any caller goes on).
-    this.marks.applied({ seq, ts, outcomes }, performance.now());
+    // Its users' reads wait for its projection from now on (before any caller goes on); one the
+    // projector has reported already (it read the journal's head before this answer came) pushes now.
+    const projected = !this.marks.applied({ seq, ts, outcomes }, performance.now());
     const books = new Set<number>();
     const trades = new Map<number, TradeRecord[]>();
     outcomes.forEach((o, i) => {
@@ -535,6 +541,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     });
     for (const list of trades.values()) this.bus.emit('trades', list, seq);
     for (const b of books) this.bus.emit('book', b);
+    if (projected) this.pushProjected([{ seq, ts, outcomes }]);
     this.replica?.journaled(seq);
   }
 

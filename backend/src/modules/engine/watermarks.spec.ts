@@ -35,6 +35,22 @@ describe('Watermarks', () => {
     expect(m.lags.take()).toEqual({ samples: 3, p50: 50, p99: 60, max: 60 });
   });
 
+  it('a batch the projector reported before this process applied it is not kept pending (regression: nothing covered it again, its age held every command after it)', async () => {
+    const m = new Watermarks();
+    m.reset(4, 4);
+    // The projector read the journal's head and reported 5 before the journal write's answer came.
+    expect(m.advance(5, 100)).toEqual([]);
+    expect(m.applied(batch(5, [1]), 110)).toBe(false);
+    expect(m.unprojected).toBe(0);
+    expect(m.oldestUnprojectedAt()).toBeUndefined();
+    expect(await settled(m.settledFor(1))).toBe(true);
+    // The next one waits for its report as usual.
+    expect(m.applied(batch(6, [1]), 120)).toBe(true);
+    expect(m.unprojected).toBe(1);
+    expect(await settled(m.settledFor(1))).toBe(false);
+    expect(m.advance(6, 130)!.map((b) => b.seq)).toEqual([6]);
+  });
+
   it("a user's read waits for that user's newest batch only, and hurries the projector", async () => {
     const hurried: number[] = [];
     const m = new Watermarks((seq) => hurried.push(seq));

@@ -37,11 +37,18 @@ export class Watermarks {
     this.userSeq.clear();
   }
 
-  /** This process applied and answered a batch (it holds the sequencer). */
-  applied(batch: AppliedBatch, at: number): void {
+  /**
+   * This process applied and answered a batch (it holds the sequencer). False when the projector has
+   * reported it already (it reads the journal's head too, so its report can come before the journal
+   * write's answer does): nothing is pending for it, and its pushes are the caller's to send now
+   * (kept pending, no report would ever cover it: the lag bound would hold every command after it).
+   */
+  applied(batch: AppliedBatch, at: number): boolean {
+    if (batch.seq <= this.projected) return false;
     for (const o of batch.outcomes) for (const u of o.users) this.userSeq.set(u, batch.seq);
     this.pending.push({ ...batch, at });
     this.unprojected += batch.outcomes.length;
+    return true;
   }
 
   /** The sequencer's process answered a forwarded command of these users at batch `seq` (split roles), or applied an outbox command of theirs there. */

@@ -39,6 +39,12 @@ describe('migrations', () => {
       await ds.transaction((m) => writeCandles(m, 1, [tick, { ...tick, tradeId: 2 }]));
       const [month] = await ds.query(`SELECT trades::text, high::text FROM klines WHERE market_id = 1 AND period = '1mon'`);
       expect(month).toEqual({ trades: '2147483649', high: '101.000000000000000000' });
+
+      // Volumes past 10^18 (two trades of 6×10^17 in one minute) are written (regression: numeric(36,18) overflowed, and the projection stopped for good).
+      const big = { ...tick, tradeId: 3, price: '1', quantity: '600000000000000000', quoteQuantity: '600000000000000000' };
+      await ds.transaction((m) => writeCandles(m, 1, [big, { ...big, tradeId: 4 }]));
+      const [minute] = await ds.query(`SELECT trim_scale(volume)::text AS volume, trim_scale(quote_volume)::text AS quote FROM klines WHERE market_id = 1 AND period = '1min'`);
+      expect(minute).toEqual({ volume: '1200000000000000002', quote: '1200000000000000202' });
     } finally {
       await ds.destroy();
       await db.drop();

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { MONEY } from '../../infra/database/columns';
+import { BALANCE } from '../../infra/database/columns';
 
 /** One candle, written only from trades. */
 @Entity('klines')
@@ -26,10 +26,11 @@ export class Kline {
   @Column({ type: 'numeric', precision: 36, scale: 18 })
   close: string;
 
-  @Column({ ...MONEY })
+  /** Sums of trades' amounts, each below 10^18 but not their sum: unbounded, as a balance (migration KlineVolumesUnbounded). */
+  @Column({ ...BALANCE })
   volume: string;
 
-  @Column({ ...MONEY, name: 'quote_volume' })
+  @Column({ ...BALANCE, name: 'quote_volume' })
   quoteVolume: string;
 
   /** Can pass 2^31 in a busy market's month: `bigint`, read as text. */

@@ -64,6 +64,9 @@ describe('operator API', () => {
       code: 1000,
       message: fixed,
     });
+    // Sent as a JSON null, `enabled` is refused, not taken as "false" (regression: USD was saved disabled, and every wallet view without a pricing currency failed).
+    const asNull = await t.http().post('/api/admin/fiat-rates').set('Authorization', admin).send({ code: 'USD', rate: '1', enabled: null, reason: 'x' });
+    expect(asNull.body).toMatchObject({ code: 1000 });
     expect((await post(admin, 'admin/fiat-rates', { code: 'USD', rate: '1.00', sort: 0, reason: 'first in the list' })).body).toMatchObject({
       code: 1,
       data: { code: 'USD', rate: '1' },

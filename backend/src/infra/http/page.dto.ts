@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
-import { OptionalWithDefault } from './validation';
+import { Optional } from './validation';
 
 /** The deepest page a list answers (1,000,000 lines at 100 a page): a page past it is refused, never a database error. */
 export const PAGE_MAX = 10_000;
@@ -11,7 +11,7 @@ export const PAGE_MAX = 10_000;
 export const PageNumber = () =>
   applyDecorators(
     ApiPropertyOptional({ default: 1, maximum: PAGE_MAX }),
-    OptionalWithDefault(),
+    Optional(),
     Type(() => Number),
     IsInt({ message: 'error.page_number' }),
     Min(1, { message: 'error.page_number' }),
@@ -24,7 +24,7 @@ export class PageQueryDto {
   page: number = 1;
 
   @ApiPropertyOptional({ default: 20, maximum: 100 })
-  @OptionalWithDefault()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.page_limit' })
   @Min(1, { message: 'error.page_limit' })

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsEmail, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { NormalizeEmail } from '../user/dto/transforms';
+import { Optional } from '../../infra/http/validation';
 
 export class AdminLoginDto {
   @ApiProperty()
@@ -20,7 +21,7 @@ export class AdminLoginDto {
 
 export class UserSearchDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Part of the account, phone, e-mail, nickname or invite code; or a user id' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(100)
   search?: string;
@@ -28,7 +29,7 @@ export class UserSearchDto extends PageQueryDto {
 
 export class OutboxQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Exact recipient: "+86 13800138000" or an e-mail' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(200)
   recipient?: string;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { IsInt, IsNotEmpty, IsString, Matches, MaxLength, Min } from 'class-validator';
 import { Type } from 'class-transformer';
-import { RequiredReason } from '../../infra/http/validation';
+import { Optional, RequiredReason } from '../../infra/http/validation';
 
 export class RateQueryDto {
   @ApiProperty({ example: 'CNY' })
@@ -23,25 +23,25 @@ export class SetFiatRateDto {
   rate: string;
 
   @ApiPropertyOptional({ example: 'Chinese yuan' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(64)
   name?: string;
 
   @ApiPropertyOptional({ example: '¥' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(8)
   symbol?: string;
 
   @ApiPropertyOptional({ description: 'false hides it from users' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^(true|false|1|0)$/)
   enabled?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(0)

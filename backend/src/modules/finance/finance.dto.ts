@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsString, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { RequiredReason } from '../../infra/http/validation';
+import { Optional, RequiredReason } from '../../infra/http/validation';
 import { jsonField } from '../../infra/i18n/localized-texts';
 
 const RATE_RE = /^\d{1,4}(\.\d{1,8})?$/;
@@ -42,12 +42,12 @@ export class PurchaseDto {
   amount: string;
 
   @ApiPropertyOptional({ description: '1/true: the service agreement is accepted (required)' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.wealth_agreement_required' })
   agree?: string;
 
   @ApiPropertyOptional({ description: 'Client-generated id: a retry buys once' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;
@@ -61,7 +61,7 @@ export class RedeemDto {
   order_id: string;
 
   @ApiPropertyOptional({ description: '1/true: only show the penalty and refund, change nothing' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(FLAG_RE)
   preview?: string;
@@ -69,7 +69,7 @@ export class RedeemDto {
 
 export class WealthOrderListDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['hosting', 'completed', 'redeemed'], description: 'Default: hosting' })
-  @IsOptional()
+  @Optional()
   @IsIn(['hosting', 'completed', 'redeemed'])
   status: 'hosting' | 'completed' | 'redeemed' = 'hosting';
 }
@@ -77,18 +77,18 @@ export class WealthOrderListDto extends PageQueryDto {
 /** Operators: the product's settings. On edit every field is optional; a reason is always required. */
 export class ProductEditDto {
   @ApiPropertyOptional({ enum: ['fixed', 'flexible', 'mining'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['fixed', 'flexible', 'mining'])
   kind?: 'fixed' | 'flexible' | 'mining';
 
   @ApiPropertyOptional({ example: 'hosting-30d' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^[\w-]{1,40}$/)
   code?: string;
 
   @ApiPropertyOptional({ example: '30-day hosting' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(80)
   name?: string;
@@ -97,72 +97,72 @@ export class ProductEditDto {
     description: 'The name per language, a JSON object: {"zh": "30天托管", "jp": …} (1–40 characters each; English is `name`); replaces the whole map',
     example: { zh: '30天托管', jp: '30日間の定期運用' },
   })
-  @IsOptional()
+  @Optional()
   @Transform(jsonField)
   names?: unknown;
 
   @ApiPropertyOptional({ example: 30 })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
   days?: number;
 
   @ApiPropertyOptional({ example: '100' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   min_amount?: string;
 
   @ApiPropertyOptional({ example: '0.004' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(RATE_RE, { message: 'error.rate_invalid' })
   rate?: string;
 
   @ApiPropertyOptional({ enum: ['daily', 'total'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['daily', 'total'])
   rate_mode?: 'daily' | 'total';
 
   @ApiPropertyOptional({ example: '10000' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   accrual_min?: string;
 
   @ApiPropertyOptional({ enum: ['ratio', 'tip', 'none'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['ratio', 'tip', 'none'])
   penalty_mode?: 'ratio' | 'tip' | 'none';
 
   @ApiPropertyOptional({ example: '0.004' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(RATE_RE, { message: 'error.rate_invalid' })
   penalty_ratio?: string;
 
   @ApiPropertyOptional({ example: '1.5' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(RATE_RE, { message: 'error.rate_invalid' })
   penalty_multiple?: string;
 
   @ApiPropertyOptional({ example: '1000000' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   capacity?: string;
 
   @ApiPropertyOptional({ description: 'ISO time' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/)
   @IsISO8601({ strict: true })
   sale_start?: string;
 
   @ApiPropertyOptional({ description: 'ISO time, or empty for no end' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^(|\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d))$/)
   @ValidateIf((_, v) => v !== '')
@@ -170,7 +170,7 @@ export class ProductEditDto {
   sale_end?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   sort?: number;

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
-import { RequiredReason, Trim } from '../../infra/http/validation';
+import { Optional, RequiredReason, Trim } from '../../infra/http/validation';
 import { CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 
 export const FEEDBACK_CATEGORIES = ['account', 'deposit', 'withdraw', 'trade', 'suggestion', 'other'] as const;
@@ -21,7 +21,7 @@ export class FeedbackDto {
   content: string;
 
   @ApiPropertyOptional({ description: 'An upload id (upload/image) of the user' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'upload.not_found' })
   @Matches(UPLOAD_ID_RE, { message: 'upload.not_found' })
   image?: string;
@@ -29,7 +29,7 @@ export class FeedbackDto {
   @ApiPropertyOptional({
     description: 'Client-generated id (1–64 letters, digits, _ or -): a retry with it answers the feedback it first sent, and sends nothing more',
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;
@@ -39,14 +39,14 @@ export class HelpPageDto extends PageQueryDto {}
 
 export class ChatSendDto {
   @ApiPropertyOptional({ description: 'At most 1000 characters; a message has text, an image or both' })
-  @IsOptional()
+  @Optional()
   @Trim()
   @IsString({ message: 'error.help_text_invalid' })
   @MaxLength(1000, { message: 'error.help_text_invalid' })
   text?: string;
 
   @ApiPropertyOptional({ description: 'An upload id (upload/image) of the user' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'upload.not_found' })
   @Matches(UPLOAD_ID_RE, { message: 'upload.not_found' })
   image?: string;
@@ -54,7 +54,7 @@ export class ChatSendDto {
   @ApiPropertyOptional({
     description: 'Client-generated id (1–64 letters, digits, _ or -): a retry with it answers the message it first sent, and sends nothing more',
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;
@@ -62,7 +62,7 @@ export class ChatSendDto {
 
 export class ChatHistoryDto {
   @ApiPropertyOptional({ description: 'Only messages after this id (a reconnect’s catch-up)' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.field_invalid' })
   @Min(0, { message: 'error.field_invalid' })
@@ -89,14 +89,14 @@ export class OperatorReplyDto {
 
 export class ConversationListDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['open', 'closed'], default: 'open' })
-  @IsOptional()
+  @Optional()
   @IsIn(['open', 'closed'], { message: 'error.field_invalid' })
   status: 'open' | 'closed' = 'open';
 }
 
 export class FeedbackListDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['open', 'replied'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['open', 'replied'], { message: 'error.field_invalid' })
   status?: 'open' | 'replied';
 }

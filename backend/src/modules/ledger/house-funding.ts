@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Min } from 'class-validator';
+import { IsInt, IsNotEmpty, IsString, Matches, Min } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { BusinessError } from '../../infra/http/business-error';
@@ -10,7 +10,7 @@ import { coinOf } from '../reference/coins';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { AccountType, LedgerCode, SYSTEM_OWNER_ID } from './ledger-codes';
 import { LedgerService } from './ledger.service';
-import { RequiredReason } from '../../infra/http/validation';
+import { Optional, RequiredReason } from '../../infra/http/validation';
 
 /** An operator's funding of a house account from outside: the lending pool, the treasury. */
 export class HouseFundingDto {
@@ -32,7 +32,7 @@ export class HouseFundingDto {
   amount: string;
 
   @ApiPropertyOptional({ description: 'Client-generated id: a retry funds once' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
+import { Optional } from '../../infra/http/validation';
 
 export class LeverSymbolDto {
   @ApiProperty({ example: 'BTC/USDT' })
@@ -35,7 +36,7 @@ export class LeverSubmitDto extends LeverSymbolDto {
   multiple: number;
 
   @ApiPropertyOptional({ description: 'Limit: the mark price at which the position opens' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.price_invalid' })
   price?: string;
@@ -53,7 +54,7 @@ export class LeverSubmitDto extends LeverSymbolDto {
   stop_loss: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;
@@ -61,7 +62,7 @@ export class LeverSubmitDto extends LeverSymbolDto {
 
 export class LeverListDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['holding', 'pending', 'closed', 'cancelled'], description: 'Default: holding' })
-  @IsOptional()
+  @Optional()
   @IsIn(['holding', 'pending', 'closed', 'cancelled'])
   status: 'holding' | 'pending' | 'closed' | 'cancelled' = 'holding';
 }

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { HouseFundingDto } from '../ledger/house-funding';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { ReasonDto } from '../../infra/http/reason.dto';
-import { LowerCase } from '../../infra/http/validation';
+import { LowerCase, Optional } from '../../infra/http/validation';
 
 const RATE_RE = /^0(\.\d{1,8})?$/;
 const UPLOAD_ID_RE = /^[0-9a-fA-F-]{36}$/;
@@ -16,20 +16,20 @@ export type LoanFilter = (typeof LOAN_FILTERS)[number];
 
 export class LoanListDto {
   @ApiPropertyOptional({ description: 'With amount and days: the repayment preview for this product' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.loan_product_not_found' })
   @Min(1, { message: 'error.loan_product_not_found' })
   product_id?: number;
 
   @ApiPropertyOptional({ example: '1000' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   amount?: string;
 
   @ApiPropertyOptional({ example: 30 })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.loan_cycle_invalid' })
   @Min(1, { message: 'error.loan_cycle_invalid' })
@@ -76,7 +76,7 @@ export class LoanApplyDto {
   passport_image: string;
 
   @ApiPropertyOptional({ description: 'Client-generated id: a retry applies once' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;
@@ -84,7 +84,7 @@ export class LoanApplyDto {
 
 export class LoanOrderListDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: LOAN_FILTERS, default: 'all' })
-  @IsOptional()
+  @Optional()
   @IsIn(LOAN_FILTERS, { message: 'error.loan_status_invalid' })
   status?: LoanFilter;
 }
@@ -107,7 +107,7 @@ export class LoanRepayDto extends LoanOrderIdDto {
   amount: string;
 
   @ApiPropertyOptional({ description: 'Client-generated id: a retry repays once' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;
@@ -125,7 +125,7 @@ export class LoanRepayProofDto extends LoanRepayDto {
 
 export class LoanBackListDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only this loan' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.loan_order_required' })
   @Min(1, { message: 'error.loan_order_required' })
@@ -134,7 +134,7 @@ export class LoanBackListDto extends PageQueryDto {
 
 export class LoanRepayAddressDto {
   @ApiPropertyOptional({ description: 'The loan: its currency chains (default USDT)' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.loan_order_required' })
   @Min(1, { message: 'error.loan_order_required' })
@@ -144,7 +144,7 @@ export class LoanRepayAddressDto {
 /** Operator: the application list. */
 export class AdminLoanListDto extends LoanOrderListDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -153,12 +153,12 @@ export class AdminLoanListDto extends LoanOrderListDto {
 
 export class AdminRepaymentListDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['review', 'approved', 'rejected', 'pending', 'done', 'failed'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['review', 'approved', 'rejected', 'pending', 'done', 'failed'])
   status?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -168,42 +168,42 @@ export class AdminRepaymentListDto extends PageQueryDto {
 /** Operator: a product (all optional on an edit), with the reason for the change. */
 export class LoanProductEditDto extends ReasonDto {
   @ApiPropertyOptional({ example: 'usdt-standard' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^[a-z0-9-]{2,32}$/)
   code?: string;
 
   @ApiPropertyOptional({ example: 'USDT loan' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(64)
   name?: string;
 
   @ApiPropertyOptional({ example: 'Kestrel Lending Pool' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(64)
   lender?: string;
 
   @ApiPropertyOptional({ example: 3 })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
   currency_id?: number;
 
   @ApiPropertyOptional({ example: '100' })
-  @IsOptional()
+  @Optional()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   min_amount?: string;
 
   @ApiPropertyOptional({ example: '50000' })
-  @IsOptional()
+  @Optional()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   max_amount?: string;
 
   @ApiPropertyOptional({ example: '7,15,30', description: 'Days, comma-separated (or a JSON array)' })
-  @IsOptional()
+  @Optional()
   @Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' ? value.split(',').map((x) => Number(x.trim())) : Array.isArray(value) ? value.map(Number) : value,
   )
@@ -216,17 +216,17 @@ export class LoanProductEditDto extends ReasonDto {
   cycles?: number[];
 
   @ApiPropertyOptional({ example: '0.001', description: 'Daily interest rate (0 ≤ rate < 1, at most 8 decimals)' })
-  @IsOptional()
+  @Optional()
   @Matches(RATE_RE)
   daily_rate?: string;
 
   @ApiPropertyOptional({ example: 'true' })
-  @IsOptional()
+  @Optional()
   @IsIn(['true', 'false', '1', '0'])
   enabled?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   sort?: number;

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { REQUEST_PERIODS, RequestPeriod } from './periods';
-import { OptionalWithDefault } from '../../infra/http/validation';
+import { Optional } from '../../infra/http/validation';
 
 /** 9999-12-31T23:59:59Z: the last second a K-line range may name (PostgreSQL's timestamps hold it). */
 const LAST_SECOND = 253_402_300_799;
@@ -17,7 +17,7 @@ export class SymbolDto {
 
 export class DealsQueryDto extends SymbolDto {
   @ApiPropertyOptional({ default: 50, maximum: 200 })
-  @OptionalWithDefault()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -27,7 +27,7 @@ export class DealsQueryDto extends SymbolDto {
 
 export class DepthQueryDto extends SymbolDto {
   @ApiPropertyOptional({ default: 20, maximum: 100 })
-  @OptionalWithDefault()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -41,7 +41,7 @@ export class KlineQueryDto extends SymbolDto {
   period: RequestPeriod;
 
   @ApiPropertyOptional({ description: 'Unix seconds, inclusive', maximum: LAST_SECOND })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
@@ -49,7 +49,7 @@ export class KlineQueryDto extends SymbolDto {
   from?: number;
 
   @ApiPropertyOptional({ description: 'Unix seconds, inclusive', maximum: LAST_SECOND })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
@@ -57,7 +57,7 @@ export class KlineQueryDto extends SymbolDto {
   to?: number;
 
   @ApiPropertyOptional({ default: 300, maximum: 1500 })
-  @OptionalWithDefault()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)

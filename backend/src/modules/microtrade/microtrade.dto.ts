@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, Matches, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { RequiredReason } from '../../infra/http/validation';
+import { Optional, RequiredReason } from '../../infra/http/validation';
 
 export class OptionSubmitDto {
   @ApiProperty({ example: 'BTC/USDT' })
@@ -30,7 +30,7 @@ export class OptionSubmitDto {
   quantity: string;
 
   @ApiPropertyOptional({ description: 'Client-generated id: a retry buys once' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;
@@ -38,7 +38,7 @@ export class OptionSubmitDto {
 
 export class OptionListDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['pending', 'delivered'], description: 'Default: pending (awaiting delivery)' })
-  @IsOptional()
+  @Optional()
   @IsIn(['pending', 'delivered'])
   status: 'pending' | 'delivered' = 'pending';
 }
@@ -74,13 +74,13 @@ export class OptionPeriodDto {
   max_qty: string;
 
   @ApiPropertyOptional({ example: '0' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^0(\.\d{1,8})?$/, { message: 'error.rate_invalid' })
   fee_rate?: string;
 
   @ApiPropertyOptional({ description: 'true/false' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^(true|false|1|0)$/)
   enabled?: string;

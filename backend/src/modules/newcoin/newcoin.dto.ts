@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { RequiredReason, Trim } from '../../infra/http/validation';
+import { Optional, RequiredReason, Trim } from '../../infra/http/validation';
 
 /** Prices: at most 8 decimals, so quantity × price is exact in the ledger's 18. */
 const PRICE_RE = /^\d{1,12}(\.\d{1,8})?$/;
@@ -13,14 +13,14 @@ const TIME_RE = /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/;
 
 export class IeoConfigDto {
   @ApiPropertyOptional({ description: 'A project id: its details; without it, the list' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.ieo_not_found' })
   @Min(1, { message: 'error.ieo_not_found' })
   id?: number;
 
   @ApiPropertyOptional({ enum: ['upcoming', 'active', 'ended', 'distributed'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['upcoming', 'active', 'ended', 'distributed'])
   state?: 'upcoming' | 'active' | 'ended' | 'distributed';
 }
@@ -48,7 +48,7 @@ export class IeoSubmitDto {
 
 export class IeoOrderInfoDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'One project: its published result and your own request, allocation and refund' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.ieo_not_found' })
   @Min(1, { message: 'error.ieo_not_found' })
@@ -58,7 +58,7 @@ export class IeoOrderInfoDto extends PageQueryDto {
 /** Operator: the editable fields of a project (all optional on an edit). */
 export class IeoProjectEditDto {
   @ApiPropertyOptional({ example: 'Kestrel Token' })
-  @IsOptional()
+  @Optional()
   @Trim()
   @IsNotEmpty({ message: 'error.ieo_name_required' })
   @IsString({ message: 'error.ieo_name_required' })
@@ -66,55 +66,55 @@ export class IeoProjectEditDto {
   name?: string;
 
   @ApiPropertyOptional({ example: '0.5', description: 'Issue price in the purchase currency (at most 8 decimals)' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(PRICE_RE, { message: 'error.ieo_price_invalid' })
   price?: string;
 
   @ApiPropertyOptional({ example: '1000000', description: 'Total issued' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   supply?: string;
 
   @ApiPropertyOptional({ example: '2026-12-01T00:00:00Z' })
-  @IsOptional()
+  @Optional()
   @Matches(TIME_RE, { message: 'error.ieo_window_invalid' })
   @IsISO8601({ strict: true }, { message: 'error.ieo_window_invalid' })
   start_at?: string;
 
   @ApiPropertyOptional({ example: '2026-12-08T00:00:00Z' })
-  @IsOptional()
+  @Optional()
   @Matches(TIME_RE, { message: 'error.ieo_window_invalid' })
   @IsISO8601({ strict: true }, { message: 'error.ieo_window_invalid' })
   end_at?: string;
 
   @ApiPropertyOptional({ example: '100', description: 'Per-user minimum of one subscription (new-coin units)' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   min_qty?: string;
 
   @ApiPropertyOptional({ example: '10000', description: 'Per-user maximum of all their subscriptions (new-coin units)' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   max_qty?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(255)
   website?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(255)
   white_paper?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(2000)
   intro?: string;
@@ -146,7 +146,7 @@ export class IeoProjectCreateDto {
   decimals: number;
 
   @ApiPropertyOptional({ example: 3, description: 'Purchase currency (default USDT)' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.currency_invalid' })
   currency_id?: number;
@@ -186,19 +186,19 @@ export class IeoProjectCreateDto {
   max_qty: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(255)
   website?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(255)
   white_paper?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(2000)
   intro?: string;
@@ -221,19 +221,19 @@ export class IeoMarketDto {
   lot_size: string;
 
   @ApiPropertyOptional({ example: '0.01', description: 'Default: the lot size' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   min_qty?: string;
 
   @ApiPropertyOptional({ example: '0.001' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(FEE_RE, { message: 'error.rate_invalid' })
   maker_fee?: string;
 
   @ApiPropertyOptional({ example: '0.001' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(FEE_RE, { message: 'error.rate_invalid' })
   taker_fee?: string;

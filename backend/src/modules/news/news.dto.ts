@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsString, IsUUID, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { LANGS } from '../../infra/i18n/catalogue';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { ReasonDto } from '../../infra/http/reason.dto';
-import { Trim } from '../../infra/http/validation';
+import { Optional, Trim } from '../../infra/http/validation';
 import { jsonField } from '../../infra/i18n/localized-texts';
 
 export const CATEGORY_CODE_RE = /^[a-z0-9_-]{2,32}$/;
@@ -17,7 +17,7 @@ const flag = ({ value }: { value: unknown }) =>
 
 export class NewsListDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Category code (announcement, news, faq…); without it, every category' })
-  @IsOptional()
+  @Optional()
   @Matches(CATEGORY_CODE_RE, { message: 'error.news_category_invalid' })
   category?: string;
 }
@@ -41,7 +41,7 @@ export class CategoryCreateDto extends ReasonDto {
   names: unknown;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.news_sort_invalid' })
   @Min(0, { message: 'error.news_sort_invalid' })
@@ -51,12 +51,12 @@ export class CategoryCreateDto extends ReasonDto {
 
 export class CategoryUpdateDto extends ReasonDto {
   @ApiPropertyOptional({ description: 'JSON object language → name, with en' })
-  @IsOptional()
+  @Optional()
   @Transform(jsonField)
   names?: unknown;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.news_sort_invalid' })
   @Min(0, { message: 'error.news_sort_invalid' })
@@ -76,7 +76,7 @@ export class TranslationDto extends ReasonDto {
   title: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.news_summary_invalid' })
   @MaxLength(500, { message: 'error.news_summary_invalid' })
   summary?: string;
@@ -89,24 +89,24 @@ export class TranslationDto extends ReasonDto {
 
 class ArticleMeta extends ReasonDto {
   @ApiPropertyOptional({ description: 'An image uploaded at admin/news/images; empty removes the cover' })
-  @IsOptional()
+  @Optional()
   @ValidateIf((_, v) => v !== '')
   @IsUUID('all', { message: 'upload.not_found' })
   cover_image_id?: string;
 
   @ApiPropertyOptional({ description: 'ISO time; default now (a future time schedules the article)' })
-  @IsOptional()
+  @Optional()
   @IsISO8601({ strict: true }, { message: 'error.news_time_invalid' })
   published_at?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Transform(flag)
   @IsIn([true, false], { message: 'error.news_flag_invalid' })
   pinned?: boolean;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Transform(flag)
   @IsIn([true, false], { message: 'error.news_flag_invalid' })
   recommended?: boolean;
@@ -130,7 +130,7 @@ export class ArticleCreateDto extends ArticleMeta {
   title: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.news_summary_invalid' })
   @MaxLength(500, { message: 'error.news_summary_invalid' })
   summary?: string;
@@ -143,7 +143,7 @@ export class ArticleCreateDto extends ArticleMeta {
 
 export class ArticleUpdateDto extends ArticleMeta {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.news_category_invalid' })
   @Min(1, { message: 'error.news_category_invalid' })
@@ -152,28 +152,28 @@ export class ArticleUpdateDto extends ArticleMeta {
 
 export class BannerUpdateDto extends ReasonDto {
   @ApiPropertyOptional({ description: 'An image uploaded at admin/news/images' })
-  @IsOptional()
+  @Optional()
   @IsUUID('all', { message: 'upload.not_found' })
   image_id?: string;
 
   @ApiPropertyOptional({ description: 'JSON object language → title (alt text), English as the fallback' })
-  @IsOptional()
+  @Optional()
   @Transform(jsonField)
   titles?: unknown;
 
   @ApiPropertyOptional({ enum: ['none', 'route', 'article'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['none', 'route', 'article'], { message: 'error.news_link_invalid' })
   link_type?: 'none' | 'route' | 'article';
 
   @ApiPropertyOptional({ description: 'route: /pages/…; article: its id' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.news_link_invalid' })
   @MaxLength(200, { message: 'error.news_link_invalid' })
   link?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.news_sort_invalid' })
   @Min(0, { message: 'error.news_sort_invalid' })
@@ -181,13 +181,13 @@ export class BannerUpdateDto extends ReasonDto {
   sort?: number;
 
   @ApiPropertyOptional({ description: 'ISO time; empty: no start' })
-  @IsOptional()
+  @Optional()
   @ValidateIf((_, v) => v !== '')
   @IsISO8601({ strict: true }, { message: 'error.news_time_invalid' })
   starts_at?: string;
 
   @ApiPropertyOptional({ description: 'ISO time; empty: no end' })
-  @IsOptional()
+  @Optional()
   @ValidateIf((_, v) => v !== '')
   @IsISO8601({ strict: true }, { message: 'error.news_time_invalid' })
   ends_at?: string;

@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsObject, IsString, IsUUID, Matches, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
 import { FEE_RATE_RE, PRICE_RE } from './nft-terms';
 import { ReasonDto } from '../../infra/http/reason.dto';
+import { Optional } from '../../infra/http/validation';
 
 /** "1"/"true" → true, "0"/"false" → false (query strings and forms); anything else stays and fails. */
 const flag = ({ value }: { value: unknown }) =>
@@ -12,27 +13,27 @@ const flag = ({ value }: { value: unknown }) =>
 
 export class NftListDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'One item: its details with the public provenance (the list is then empty)' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.nft_item_not_found' })
   @Min(1, { message: 'error.nft_item_not_found' })
   id?: number;
 
   @ApiPropertyOptional({ description: 'Only the items of this collection' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.nft_collection_not_found' })
   @Min(1, { message: 'error.nft_collection_not_found' })
   collection_id?: number;
 
   @ApiPropertyOptional({ description: '1: only items for sale now' })
-  @IsOptional()
+  @Optional()
   @Transform(flag)
   @IsIn([true, false], { message: 'error.nft_filter_invalid' })
   on_sale?: boolean;
 
   @ApiPropertyOptional({ description: '1: only my items (needs the token)' })
-  @IsOptional()
+  @Optional()
   @Transform(flag)
   @IsIn([true, false], { message: 'error.nft_filter_invalid' })
   mine?: boolean;
@@ -47,7 +48,7 @@ export class NftBuyDto {
   item_id: number;
 
   @ApiPropertyOptional({ example: '100', description: 'The price the buyer saw: if the item now asks another price, nothing is bought (2807)' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.nft_price_invalid' })
   @Matches(PRICE_RE, { message: 'error.nft_price_invalid' })
   price?: string;
@@ -68,12 +69,12 @@ export class NftSellDto {
   item_id: number;
 
   @ApiPropertyOptional({ enum: ['list', 'withdraw'], default: 'list', description: 'list (or change the price), or withdraw the listing' })
-  @IsOptional()
+  @Optional()
   @IsIn(['list', 'withdraw'], { message: 'error.nft_action_invalid' })
   action?: 'list' | 'withdraw';
 
   @ApiPropertyOptional({ example: '150', description: 'The asking price in USDT (required to list): above 0, at most 8 decimals' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.nft_price_invalid' })
   @Matches(PRICE_RE, { message: 'error.nft_price_invalid' })
   price?: string;
@@ -81,7 +82,7 @@ export class NftSellDto {
 
 export class NftOrderListDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['purchase', 'sale', 'listing'], description: 'Without it: purchases and sales together' })
-  @IsOptional()
+  @Optional()
   @IsIn(['purchase', 'sale', 'listing'], { message: 'error.nft_type_invalid' })
   type?: 'purchase' | 'sale' | 'listing';
 }
@@ -95,13 +96,13 @@ export class NftCollectionCreateDto extends ReasonDto {
   name: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(2000)
   description?: string;
 
   @ApiPropertyOptional({ example: '0.025', default: '0.025', description: 'Share of each sale to the fee account (0 to 0.5, at most 8 decimals)' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.nft_fee_rate_invalid' })
   @Matches(FEE_RATE_RE, { message: 'error.nft_fee_rate_invalid' })
   fee_rate?: string;
@@ -115,7 +116,7 @@ export class NftMintDto extends ReasonDto {
   name: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(2000)
   description?: string;
@@ -126,7 +127,7 @@ export class NftMintDto extends ReasonDto {
   image_id: string;
 
   @ApiPropertyOptional({ description: 'Metadata: an object of trait → value (JSON text in a form)', example: '{"wing":"gold"}' })
-  @IsOptional()
+  @Optional()
   @Transform(({ value }) => {
     if (typeof value !== 'string') return value;
     try {
@@ -139,7 +140,7 @@ export class NftMintDto extends ReasonDto {
   attributes?: Record<string, unknown>;
 
   @ApiPropertyOptional({ example: '100', description: 'A primary price: the item goes on sale by the house at once' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.nft_price_invalid' })
   @Matches(PRICE_RE, { message: 'error.nft_price_invalid' })
   price?: string;
@@ -155,19 +156,19 @@ export class NftPriceDto extends ReasonDto {
 
 export class NftAdminSalesDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['pending', 'completed', 'released'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['pending', 'completed', 'released'], { message: 'error.field_invalid' })
   status?: 'pending' | 'completed' | 'released';
 
   @ApiPropertyOptional({ description: 'One item' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
   item_id?: number;
 
   @ApiPropertyOptional({ description: 'One user, as buyer or seller' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)

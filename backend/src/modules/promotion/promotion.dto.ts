@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsOptional, IsString, Matches } from 'class-validator';
+import { IsIn, IsNotEmpty, IsString, Matches } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
-import { RequiredReason } from '../../infra/http/validation';
+import { Optional, RequiredReason } from '../../infra/http/validation';
 
 /** Ratios: a decimal from 0 to 0.9 with at most 8 decimals (a rebate never exceeds the fee). */
 export const RATIO_RE = /^0(\.[0-8]\d{0,7}|\.90{0,7})?$/;
@@ -33,13 +33,13 @@ export class PartnerDto extends PromotionReasonDto {
 
 export class PromotionSettingsDto extends PromotionReasonDto {
   @ApiPropertyOptional({ example: '0.2', description: 'Share of an invitee’s fee credited to a normal inviter' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.promotion_ratio_invalid' })
   @Matches(RATIO_RE, { message: 'error.promotion_ratio_invalid' })
   ratio?: string;
 
   @ApiPropertyOptional({ example: '0.4', description: 'Share credited to a partner' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.promotion_ratio_invalid' })
   @Matches(RATIO_RE, { message: 'error.promotion_ratio_invalid' })
   partner_ratio?: string;

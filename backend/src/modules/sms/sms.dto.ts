@@ -1,14 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsEmail, IsIn, IsNotEmpty, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { NormalizeAreaCode, NormalizeEmail, NormalizePhone } from '../user/dto/transforms';
 import { AREA_CODE_RE, PHONE_RE } from '../verification-code/contact';
 import { CODE_PURPOSES, CodePurpose, OWN_CONTACT_PURPOSES } from '../verification-code/code-purpose';
+import { Optional } from '../../infra/http/validation';
 
 const needsTarget = (o: { purpose?: CodePurpose }) => !OWN_CONTACT_PURPOSES.includes(o.purpose ?? 'register');
 
 export class SendSmsDto {
-  @ApiPropertyOptional({ enum: CODE_PURPOSES, default: 'register', description: 'fund_password and address go to your own phone (login needed; phone not sent)' })
-  @IsOptional()
+  @ApiPropertyOptional({
+    enum: CODE_PURPOSES,
+    default: 'register',
+    description: 'fund_password and address go to your own phone (login needed; phone not sent)',
+  })
+  @Optional()
   @IsIn(CODE_PURPOSES, { message: 'error.code_purpose_invalid' })
   purpose?: CodePurpose;
 
@@ -30,8 +35,12 @@ export class SendSmsDto {
 }
 
 export class SendMailDto {
-  @ApiPropertyOptional({ enum: CODE_PURPOSES, default: 'register', description: 'fund_password and address go to your own e-mail (login needed; email not sent)' })
-  @IsOptional()
+  @ApiPropertyOptional({
+    enum: CODE_PURPOSES,
+    default: 'register',
+    description: 'fund_password and address go to your own e-mail (login needed; email not sent)',
+  })
+  @Optional()
   @IsIn(CODE_PURPOSES, { message: 'error.code_purpose_invalid' })
   purpose?: CodePurpose;
 

@@ -1,15 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../../infra/http/page.dto';
+import { Optional } from '../../../infra/http/validation';
 
 export class OrderQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['waiting', 'completed', 'cancelled'], description: 'Default: all' })
-  @IsOptional()
+  @Optional()
   @IsIn(['waiting', 'completed', 'cancelled'])
   status?: 'waiting' | 'completed' | 'cancelled';
 
   @ApiPropertyOptional({ example: 'BTC/USDT' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(32)
   symbol?: string;

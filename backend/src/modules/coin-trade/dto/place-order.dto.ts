@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsIn, IsNotEmpty, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { Optional } from '../../../infra/http/validation';
 
 const DECIMAL = /^\d{1,18}(\.\d{1,18})?$/;
 
@@ -40,7 +41,7 @@ export class PlaceOrderDto {
   amount?: string;
 
   @ApiPropertyOptional({ description: 'Client-generated id (1–64 of A–Z a–z 0–9 _ -): a retry with the same id places one order' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^[\w-]{1,64}$/)
   client_order_id?: string;

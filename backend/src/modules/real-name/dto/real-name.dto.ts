@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../infra/http/page.dto';
-import { Trim } from '../../../infra/http/validation';
+import { Optional, Trim } from '../../../infra/http/validation';
 import type { MessageKey } from '../../../infra/i18n/catalogue';
 import type { IdType } from '../identity-verification.entity';
 
@@ -90,18 +90,18 @@ export class AdvancedVerificationDto {
 
 export class VerificationQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['review', 'verified', 'rejected'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['review', 'verified', 'rejected'])
   status?: 'review' | 'verified' | 'rejected';
 
   @ApiPropertyOptional({ enum: [1, 2] })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsIn([1, 2])
   level?: 1 | 2;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   user_id?: number;
@@ -109,7 +109,7 @@ export class VerificationQueryDto extends PageQueryDto {
 
 export class ApproveDto {
   @ApiPropertyOptional({ maxLength: 255, description: 'Optional note, kept in the event' })
-  @IsOptional()
+  @Optional()
   @Trim(true)
   @IsString({ message: 'kyc.reason_invalid' })
   @MaxLength(255, { message: 'kyc.reason_invalid' })

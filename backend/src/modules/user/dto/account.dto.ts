@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsIn, IsNotEmpty, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { AREA_CODE_RE, PHONE_RE } from '../../verification-code/contact';
 import { NormalizeAreaCode, NormalizeEmail, NormalizePhone } from './transforms';
+import { Optional } from '../../../infra/http/validation';
 
 export class LoginDto {
   @ApiProperty({ description: 'Phone number or e-mail' })
@@ -11,7 +12,7 @@ export class LoginDto {
   account: string;
 
   @ApiPropertyOptional({ description: 'Country code, when logging in by phone and the number exists in several countries' })
-  @IsOptional()
+  @Optional()
   @NormalizeAreaCode()
   @IsString()
   @Matches(AREA_CODE_RE, { message: 'error.area_code_invalid' })
@@ -33,7 +34,7 @@ export class CheckPhoneDto {
   phone: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @NormalizeAreaCode()
   @IsString()
   @Matches(AREA_CODE_RE, { message: 'error.area_code_invalid' })
@@ -69,7 +70,7 @@ export class FundPasswordDto {
   code: string;
 
   @ApiPropertyOptional({ enum: ['sms', 'email'], description: 'Where the code was sent (default: the phone, else the e-mail)' })
-  @IsOptional()
+  @Optional()
   @IsIn(['sms', 'email'])
   channel?: 'sms' | 'email';
 }

@@ -1,23 +1,24 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsString, MaxLength } from 'class-validator';
 import { CodeAndPasswordDto } from './credentials.dto';
 import { ToFlag } from './transforms';
+import { Optional } from '../../../infra/http/validation';
 
 export class RegisterDto extends CodeAndPasswordDto {
   @ApiPropertyOptional({ description: "Inviter's invite code (from ?code= or typed)" })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(12, { message: 'error.invite_code_invalid' })
   invite_code?: string;
 
   @ApiPropertyOptional({ description: 'The user agreement checkbox: 1/true/on when ticked' })
-  @IsOptional()
+  @Optional()
   @ToFlag()
   @IsBoolean()
   agreement?: boolean;
 
   @ApiPropertyOptional({ maxLength: 32 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(32)
   nickname?: string;

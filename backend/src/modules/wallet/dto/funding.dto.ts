@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from './wallet.dto';
 import { ReasonDto } from '../../../infra/http/reason.dto';
-import { LowerCase, RequiredReason } from '../../../infra/http/validation';
+import { LowerCase, Optional, RequiredReason } from '../../../infra/http/validation';
 
 const CHAIN_RE = /^[A-Za-z0-9]{2,16}$/;
 
@@ -29,7 +29,7 @@ export class CurrencyChainDto extends CurrencyDto {
 
 export class OptionalChainDto extends CurrencyDto {
   @ApiPropertyOptional({ example: 'TRC20' })
-  @IsOptional()
+  @Optional()
   @IsString({ message: 'error.chain_invalid' })
   @Matches(CHAIN_RE, { message: 'error.chain_invalid' })
   chain?: string;
@@ -50,7 +50,7 @@ export class DepositRequestDto extends CurrencyChainDto {
   image_id: string;
 
   @ApiPropertyOptional({ description: 'Client-generated id: a retry reports one deposit' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;
@@ -77,13 +77,13 @@ export class WithdrawDto {
   password: string;
 
   @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(200, { message: 'error.remark_too_long' })
   remark?: string;
 
   @ApiPropertyOptional({ description: 'Client-generated id: a retry makes one request' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;
@@ -109,12 +109,12 @@ export class AddAddressDto extends CurrencyChainDto {
   code: string;
 
   @ApiPropertyOptional({ enum: ['sms', 'email'], description: 'Where the code was sent (default: phone if the account has one)' })
-  @IsOptional()
+  @Optional()
   @IsIn(['sms', 'email'])
   channel?: 'sms' | 'email';
 
   @ApiPropertyOptional({ maxLength: 64 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(64, { message: 'error.remark_too_long' })
   remark?: string;
@@ -130,7 +130,7 @@ export class AddressIdDto {
 
 export class AddressListDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.currency_invalid' })
   currency_id?: number;
@@ -138,12 +138,12 @@ export class AddressListDto {
 
 export class RecordQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['review', 'passed', 'rejected'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['review', 'passed', 'rejected'])
   status?: 'review' | 'passed' | 'rejected';
 
   @ApiPropertyOptional({ description: 'One record by its id (a page with no item when there is none of that id among those listed)' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -153,7 +153,7 @@ export class RecordQueryDto extends PageQueryDto {
 
 export class AdminRecordQueryDto extends RecordQueryDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   user_id?: number;
@@ -162,7 +162,7 @@ export class AdminRecordQueryDto extends RecordQueryDto {
 /** Paying a withdrawal out: the reason (kept with the decision), and the payout's transaction id when there is one. */
 export class ApproveWithdrawalDto extends ReasonDto {
   @ApiPropertyOptional({ description: 'On-chain transaction id of the payout' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(200)
   tx_hash?: string;
@@ -176,19 +176,19 @@ export class FundingRejectDto {
 
 export class CoinConfigDto {
   @ApiPropertyOptional({ example: '10' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   min_deposit?: string;
 
   @ApiPropertyOptional({ example: '10' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   min_withdraw?: string;
 
   @ApiPropertyOptional({ example: '1' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   withdraw_fee?: string;
@@ -200,13 +200,13 @@ export class CoinConfigDto {
 
 export class ChainConfigDto {
   @ApiPropertyOptional({ description: 'The exchange deposit address on this chain ("" removes it)' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(120)
   deposit_address?: string;
 
   @ApiPropertyOptional({ description: 'true/false' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^(true|false|1|0)$/)
   enabled?: string;

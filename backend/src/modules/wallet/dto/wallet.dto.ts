@@ -1,15 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Min } from 'class-validator';
 import { PageNumber, PageQueryDto } from '../../../infra/http/page.dto';
 import { USER_ACCOUNT_TYPES, type UserAccountType } from '../../ledger/ledger-codes';
+import { Optional } from '../../../infra/http/validation';
 
 export const AMOUNT_RE = /^\d{1,18}(\.\d{1,18})?$/;
 export const CLIENT_ID_RE = /^[\w-]{1,64}$/;
 
 export class WalletListDto {
   @ApiPropertyOptional({ example: 'USD', description: 'Pricing currency for the totals (coin/rate/list); default USD' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^[A-Za-z]{3,8}$/, { message: 'error.pricing_currency_unknown' })
   pricing?: string;
@@ -34,26 +35,26 @@ export class WalletDetailDto extends AccountCurrencyDto {
 
 export class WalletLogDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Ledger code (spec §3), e.g. 200' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.ledger_code_invalid' })
   code?: number;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.currency_invalid' })
   currency_id?: number;
 
   @ApiPropertyOptional({ enum: USER_ACCOUNT_TYPES })
-  @IsOptional()
+  @Optional()
   @IsIn(USER_ACCOUNT_TYPES as unknown as string[], { message: 'error.account_type_invalid' })
   account?: UserAccountType;
 }
 
 export class CurChangeDto {
   @ApiPropertyOptional({ description: 'Only this currency' })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'error.currency_invalid' })
   currency_id?: number;
@@ -81,7 +82,7 @@ export class TransferDto {
   amount: string;
 
   @ApiPropertyOptional({ description: 'Client-generated id: a retry with the same id transfers once' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(CLIENT_ID_RE)
   client_id?: string;

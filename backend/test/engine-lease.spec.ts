@@ -12,6 +12,8 @@ import type { SeqOutcome } from '../src/modules/engine/sequencer/commands';
 import { loadConfig } from '../src/infra/config/config';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { registerByEmail } from './support/accounts';
+import { spotTrader } from './support/funding';
+import { MarkPriceService } from '../src/modules/market/mark-price.service';
 import { depositCommand } from './support/sequencer-commands';
 import { createDatabase, REDIS_URL, startTestApp } from './support/test-app';
 
@@ -158,6 +160,37 @@ describe('the lease and the journal keep connections of their own', () => {
       expect(await token()).toBe(before);
       expect(host.owner).toBe(true);
     } finally {
+      await t.close();
+    }
+  }, 30_000);
+});
+
+describe('mark prices under the lease', () => {
+  it('an engine that lost its lease (paused past it, another took over) records no mark price from its books (regression: its sampler wrote stale ticks between the new engine’s)', async () => {
+    process.env.MARK_PRICE = 'off';
+    const t = await startTestApp();
+    try {
+      const trade = (token: string, side: 'buy' | 'sell') =>
+        t
+          .http()
+          .post('/api/coin/trade')
+          .set('Authorization', token)
+          .type('form')
+          .send({ symbol: 'BTC/USDT', side, type: 'limit', price: '61000', quantity: '0.001' });
+      const seller = await spotTrader(t, 1, '1');
+      const buyer = await spotTrader(t, 3, '1000');
+      expect((await trade(seller.token, 'sell')).body.code).toBe(1);
+      expect((await trade(buyer.token, 'buy')).body.data.status).toBe('completed');
+      const marks = t.app.get(MarkPriceService);
+      const count = async () => Number((await t.ds.query(`SELECT COUNT(*) AS n FROM mark_prices WHERE market_id = 1`))[0].n);
+      expect((await marks.sample()).map((k) => k.price)).toContain('61000');
+      const before = await count();
+      // Another engine takes the lease (a higher token) while this one has not noticed yet.
+      await t.ds.query(`UPDATE engine_lease SET token = token + 1, holder = 'another engine' WHERE name = 'engine'`);
+      await expect(marks.sample()).rejects.toThrow(/no longer holds the engine's lease/);
+      expect(await count()).toBe(before);
+    } finally {
+      delete process.env.MARK_PRICE;
       await t.close();
     }
   }, 30_000);

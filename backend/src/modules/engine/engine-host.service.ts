@@ -249,6 +249,11 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     return this.seqr?.lastTradePrice(marketId);
   }
 
+  /** The lease's fencing token this process holds (undefined without a lease): writes made beside the journal from the books (mark ticks) carry it too. */
+  fencingToken(): number | undefined {
+    return this.lease?.current;
+  }
+
   /** A trade-account balance as the sequencer holds it now (ahead of the projection). */
   balance(key: string): Balance | undefined {
     return this.seqr?.balance(key);

@@ -176,7 +176,11 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     this.samplesWaiting++;
     const written = await Promise.allSettled(prices.map(([m, price]) => this.record(m, price, now, 'sample'))).finally(() => this.samplesWaiting--);
     const ticks = written.flatMap((w) => (w.status === 'fulfilled' ? [w.value] : []));
-    if (ticks.length) this.bus.emit('mark', ticks.map((k) => k.marketId));
+    if (ticks.length)
+      this.bus.emit(
+        'mark',
+        ticks.map((k) => k.marketId),
+      );
     const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
     if (failed) throw failed.reason;
     return ticks;
@@ -191,19 +195,29 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
    * the same host's, or NTP's) is dropped; a deal's tick never is.
    */
   private async record(m: MarketInfo, price: string, now: number, source: 'sample' | 'deal'): Promise<MarkTick> {
+    // Fenced as the journal's writes are: a price read from books this process no longer owns (it
+    // was paused past its lease, and another engine has taken over) is never recorded.
+    const token = this.host.fencingToken();
+    const fresh = `($4::varchar = 'deal' OR clock_timestamp() <= to_timestamp($3::float8 / 1000.0) + $5::int * interval '1 millisecond')`;
     const {
       rows: [row],
     } = await this.ticks.query<{ id: string }>(
-      `INSERT INTO mark_prices (market_id, price, ts, source)
-       SELECT $1::int, $2::numeric, to_timestamp($3::float8 / 1000.0), $4::varchar
-        WHERE $4::varchar = 'deal' OR clock_timestamp() <= to_timestamp($3::float8 / 1000.0) + $5::int * interval '1 millisecond'
-       RETURNING id::text`,
-      [m.id, price, now, source, SAMPLE_STALE_MS],
-      'mark-tick',
+      token === undefined
+        ? `INSERT INTO mark_prices (market_id, price, ts, source)
+           SELECT $1::int, $2::numeric, to_timestamp($3::float8 / 1000.0), $4::varchar WHERE ${fresh}
+           RETURNING id::text`
+        : `INSERT INTO mark_prices (market_id, price, ts, source)
+           SELECT $1::int, $2::numeric, to_timestamp($3::float8 / 1000.0), $4::varchar FROM engine_lease
+            WHERE name = 'engine' AND token = $6 AND ${fresh} FOR SHARE
+           RETURNING id::text`,
+      token === undefined ? [m.id, price, now, source, SAMPLE_STALE_MS] : [m.id, price, now, source, SAMPLE_STALE_MS, token],
+      token === undefined ? 'mark-tick' : 'mark-tick-fenced',
     );
     if (!row)
       throw new Error(
-        `the sample of ${m.symbol} at ${new Date(now).toISOString()} was dropped: it reached the database more than ${SAMPLE_STALE_MS} ms after its time`,
+        `the ${source} of ${m.symbol} at ${new Date(now).toISOString()} was not recorded: ${
+          source === 'sample' ? `it reached the database more than ${SAMPLE_STALE_MS} ms after its time, or ` : ''
+        }this process no longer holds the engine's lease (fencing token ${token})`,
       );
     const tick = { id: row.id, marketId: m.id, price, ts: now };
     this.latest.set(m.id, tick);

@@ -13,6 +13,7 @@ import { loadConfig } from '../src/infra/config/config';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { registerByEmail } from './support/accounts';
 import { spotTrader } from './support/funding';
+import { inOpenTransaction } from './support/open-transaction';
 import { MarkPriceService } from '../src/modules/market/mark-price.service';
 import { depositCommand } from './support/sequencer-commands';
 import { createDatabase, REDIS_URL, startTestApp } from './support/test-app';
@@ -191,6 +192,36 @@ describe('mark prices under the lease', () => {
       expect(await count()).toBe(before);
     } finally {
       delete process.env.MARK_PRICE;
+      await t.close();
+    }
+  }, 30_000);
+});
+
+describe('a rebuild catching up', () => {
+  it('while the projection catches up with a rebuild, the host is the owner but not settled: the relay and the sweeps that look at projected results wait (regression: they resent commands the journal held)', async () => {
+    const t = await startTestApp();
+    try {
+      const host = t.app.get(EngineHost);
+      const u = await registerByEmail(t);
+      await host.idle();
+      // A batch journaled and never projected (a crash between the two).
+      await t.ds.query('INSERT INTO sequencer_journal (seq, ts, commands) VALUES ($1, $2, $3)', [
+        host.positions.journaled + 1,
+        Date.now(),
+        JSON.stringify([{ t: 'cancel', userId: u.user.id, orderId: 999_999 }]),
+      ]);
+      await inOpenTransaction(t.ds, async (other) => {
+        // The projection cannot commit yet: another session holds its watermark row.
+        await other.query('SELECT seq FROM sequencer_projection WHERE id = 1 FOR UPDATE');
+        const rebuilt = host.recover();
+        await new Promise((r) => setTimeout(r, 500));
+        expect(host.owner).toBe(true);
+        expect(host.settled).toBe(false);
+        await other.commitTransaction();
+        await rebuilt;
+      });
+      expect(host.settled).toBe(true);
+    } finally {
       await t.close();
     }
   }, 30_000);

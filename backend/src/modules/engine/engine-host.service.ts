@@ -47,6 +47,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private commits?: GroupCommit;
   private readonly marks: Watermarks;
   private closed = false;
+  /** Between a rebuild and its projection reaching the recovered head (settled). */
+  private catchingUp = false;
   /** The lease with its fencing token (ROLE=all and engine); the transport to the lease holder (split roles). */
   private lease?: EngineLease;
   private keeper?: LeaseKeeper;
@@ -241,6 +243,16 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     return this.seqr !== undefined;
   }
 
+  /**
+   * The owner, with its projection caught up with what it recovered: what retries a command by
+   * looking at its projected result first (the outbox relay, the withdrawal, flash and NFT sweeps)
+   * waits for this, else it finds nothing projected yet and sends again a command the journal holds,
+   * which the sequencer may no longer recognise (its dedup window is counted in batch time).
+   */
+  get settled(): boolean {
+    return this.owner && !this.catchingUp;
+  }
+
   book(marketId: number): OrderBook | undefined {
     return this.seqr?.book(marketId);
   }
@@ -383,6 +395,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.commits?.retire();
     this.commits = undefined;
     this.closed = false;
+    this.catchingUp = true;
     await this.journal.open();
     const watermark = await this.projector.watermark();
     // This copy answers and pushes; the projection replica's copy writes the ledger.
@@ -413,6 +426,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       this.replica!.journaled(seqr.seq);
       await this.marks.waitFor(seqr.seq);
     }
+    this.catchingUp = false;
     // A market row changed in a way the sequencer refuses (its units while orders rest, a tick size
     // its last trade price is no whole number of) would be read with the row's units everywhere else
     // (the registry, the projector, the mark price) and the sequencer's old ones inside: no start.

@@ -35,7 +35,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   onApplicationBootstrap(): void {
     // Another process (split roles) wrote to the outbox: the relay beside the sequencer sends it now.
     this.bus.on('outbox', () => this.kick());
-    this.timer = setInterval(() => this.host.owner && this.kick(), POLL_MS);
+    this.timer = setInterval(() => this.host.settled && this.kick(), POLL_MS);
     this.timer.unref();
   }
 
@@ -99,6 +99,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   kick(): void {
     if (!this.host.owner) return this.host.outboxKick();
+    // Not while the projection catches up with a rebuild: the timer relays once it has (host.settled).
+    if (!this.host.settled) return;
     if (this.running) {
       this.again = true;
       return;

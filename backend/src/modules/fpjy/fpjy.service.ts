@@ -314,7 +314,7 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
    * does (its owner). Answers how many it recorded.
    */
   async recordLeftovers(olderThanMs = LEFTOVER_MS): Promise<number> {
-    if (this.sweeping || !this.host.owner) return 0;
+    if (this.sweeping || !this.host.settled) return 0;
     this.sweeping = true;
     try {
       const rows: Array<{ payload: Quote }> = await this.dataSource.query(

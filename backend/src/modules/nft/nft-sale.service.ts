@@ -277,7 +277,7 @@ export class NftSaleService implements OnApplicationBootstrap, OnApplicationShut
 
   /** Pending sales older than a moment: the engine's owner resolves them (after a crash, or a lost answer). */
   async sweep(olderThanMs = STALE_MS): Promise<number> {
-    if (this.sweeping || !this.host.owner) return 0;
+    if (this.sweeping || !this.host.settled) return 0;
     this.sweeping = true;
     try {
       const pending = await this.dataSource

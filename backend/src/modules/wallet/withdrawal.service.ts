@@ -312,7 +312,7 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
 
   /** Finishes the `submitting` rows older than `olderThanMs` (the request itself finishes younger ones). */
   async finishLeftovers(olderThanMs = STALE_MS): Promise<number> {
-    if (this.sweeping || !this.host.owner) return 0;
+    if (this.sweeping || !this.host.settled) return 0;
     this.sweeping = true;
     try {
       const rows = await this.dataSource

@@ -35,6 +35,9 @@ import { Watermarks } from './watermarks';
  * replayed to its head. The host also holds the lease (one sequencer among the processes) and
  * forwards commands to its holder when it is not this process (split roles).
  */
+/** How long ROLE=all waits before rebuilding the sequencer after a failure, and between attempts. */
+export const REBUILD_RETRY_MS = 5000;
+
 @Injectable()
 export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('EngineHost');
@@ -49,6 +52,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private closed = false;
   /** Between a rebuild and its projection reaching the recovered head (settled). */
   private catchingUp = false;
+  /** The rebuild running (`recover`). */
+  private rebuilding?: Promise<void>;
   /** The lease with its fencing token (ROLE=all and engine); the transport to the lease holder (split roles). */
   private lease?: EngineLease;
   private keeper?: LeaseKeeper;
@@ -388,6 +393,18 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
    * batches past the watermark are projected (exactly once: the watermark moves in their transaction).
    */
   async recover(): Promise<void> {
+    // One at a time (a rebuild after a failure, and one asked for meanwhile).
+    while (this.rebuilding) await this.rebuilding.catch(() => undefined);
+    const run = this.rebuild();
+    this.rebuilding = run;
+    try {
+      await run;
+    } finally {
+      if (this.rebuilding === run) this.rebuilding = undefined;
+    }
+  }
+
+  private async rebuild(): Promise<void> {
     if (this.seqr && !this.stopped) await this.idle();
     await this.replica?.stop();
     this.replica = undefined;
@@ -566,9 +583,33 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** The group commit stopped (a journal write of unknown fate, a broken invariant): reported; a split engine hands over. */
   private failed(what: string, err: unknown): void {
-    this.logger.fatal({ err }, `${what}: the sequencer takes no more commands until it restarts`);
+    this.logger.fatal({ err }, `${what}: the sequencer takes no more commands until it is rebuilt from the journal`);
     // A split engine hands over instead: the lease is released, and whichever engine takes it (this one too) rebuilds from the journal.
     if (this.role === 'engine') void this.keeper?.release().finally(() => this.stepDown(what));
+    else this.rebuildLater(what);
+  }
+
+  /**
+   * ROLE=all after a failure: the state is dropped at once (it may lack a batch the journal holds, a
+   * write of unknown fate that committed: nothing reads it, no mark price is sampled from it), and
+   * rebuilt from the journal as a restart would, every REBUILD_RETRY_MS until that succeeds (the
+   * journal's connection open again, the projection going on).
+   */
+  private rebuildLater(what: string): void {
+    void this.forget()
+      ?.stop()
+      .catch(() => undefined);
+    const attempt = () => {
+      if (this.closed || this.seqr) return;
+      this.recover().then(
+        () => this.logger.warn(`the sequencer was rebuilt from the journal after: ${what}`),
+        (err: unknown) => {
+          this.logger.error({ err }, `rebuilding the sequencer failed; trying again in ${REBUILD_RETRY_MS} ms`);
+          setTimeout(attempt, REBUILD_RETRY_MS).unref();
+        },
+      );
+    };
+    setTimeout(attempt, REBUILD_RETRY_MS).unref();
   }
 }
 

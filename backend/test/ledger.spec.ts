@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { preparedQuery } from '../src/infra/database/sql';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../src/modules/ledger/ledger-codes';
 import { LedgerAccountMissing, LedgerService, Movement, UnbalancedPostingError } from '../src/modules/ledger/ledger.service';
@@ -51,6 +52,28 @@ describe('ledger (real PostgreSQL)', () => {
       actor: `user:${userId}`,
       movements: [userCoin(userId, `-${amount}`, LedgerCode.WithdrawalDeduction), external(amount, LedgerCode.WithdrawalDeduction)],
     });
+
+  it('the trial balance reads every figure from one snapshot: a deposit committed between its reads does not show as an imbalance (regression: separate connections, ok: false on a balanced ledger)', async () => {
+    await deposit(103, '10', 'dep-snapshot-1');
+    const run = PostgresQueryRunner.prototype.query;
+    let posted = false;
+    // The external flows are read only after another deposit has committed (the balances were read before it).
+    const spy = jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(async function (this: PostgresQueryRunner, ...args: Parameters<typeof run>) {
+      if (!posted && String(args[0]).includes('AS withdrawals')) {
+        posted = true;
+        await deposit(103, '7', 'dep-snapshot-2');
+      }
+      return run.apply(this, args);
+    });
+    try {
+      const tb = await trial.compute();
+      expect(posted).toBe(true);
+      expect(tb.currencies.filter((c) => !c.balanced)).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await trial.compute()).ok).toBe(true);
+  });
 
   it('50 concurrent debits on one balance: never overspent, never negative; the trial balance holds', async () => {
     await deposit(101, '100', 'dep-race');

@@ -30,31 +30,36 @@ export class TrialBalanceService {
   constructor(private readonly dataSource: DataSource) {}
 
   async compute(): Promise<{ ok: boolean; currencies: CurrencyTrialBalance[] }> {
-    const q = (sql: string, p: unknown[] = []) => this.dataSource.query(sql, p);
-    const [held, flows, negatives, mismatches, coins, owed] = await Promise.all([
-      q(`SELECT currency_id, SUM(available + frozen)::text AS total FROM balances WHERE account_type <> 'external' GROUP BY currency_id`),
-      q(
-        `SELECT currency_id,
+    // Every figure from one snapshot (one REPEATABLE READ transaction, read only): read on separate
+    // connections, a posting committed between two reads showed a balanced ledger as unbalanced.
+    const [held, flows, negatives, mismatches, coins, owed] = await this.dataSource.transaction('REPEATABLE READ', async (m) => {
+      await m.query('SET TRANSACTION READ ONLY');
+      const q = (sql: string, p: unknown[] = []) => m.query(sql, p);
+      return [
+        await q(`SELECT currency_id, SUM(available + frozen)::text AS total FROM balances WHERE account_type <> 'external' GROUP BY currency_id`),
+        await q(
+          `SELECT currency_id,
            (-SUM(available_delta + frozen_delta))::text AS net,
            (-SUM(available_delta + frozen_delta) FILTER (WHERE code = $1))::text AS deposits,
            (SUM(available_delta + frozen_delta) FILTER (WHERE code = $2))::text AS withdrawals,
            (-SUM(available_delta + frozen_delta) FILTER (WHERE code = $3))::text AS funding
          FROM ledger_entries WHERE account_type = 'external' GROUP BY currency_id`,
-        [LedgerCode.DepositIncrease, LedgerCode.WithdrawalDeduction, LedgerCode.SystemFunding],
-      ),
-      q(`SELECT currency_id, COUNT(*)::int AS n FROM balances WHERE account_type <> 'external' AND (available < 0 OR frozen < 0) GROUP BY currency_id`),
-      q(
-        `SELECT COALESCE(b.currency_id, e.currency_id) AS currency_id, COUNT(*)::int AS n
+          [LedgerCode.DepositIncrease, LedgerCode.WithdrawalDeduction, LedgerCode.SystemFunding],
+        ),
+        await q(`SELECT currency_id, COUNT(*)::int AS n FROM balances WHERE account_type <> 'external' AND (available < 0 OR frozen < 0) GROUP BY currency_id`),
+        await q(
+          `SELECT COALESCE(b.currency_id, e.currency_id) AS currency_id, COUNT(*)::int AS n
          FROM balances b
          FULL JOIN (SELECT owner_type, owner_id, account_type, currency_id, SUM(available_delta) AS a, SUM(frozen_delta) AS f
                     FROM ledger GROUP BY 1, 2, 3, 4) e
            ON b.owner_type = e.owner_type AND b.owner_id = e.owner_id AND b.account_type = e.account_type AND b.currency_id = e.currency_id
          WHERE COALESCE(b.available, 0) <> COALESCE(e.a, 0) OR COALESCE(b.frozen, 0) <> COALESCE(e.f, 0)
          GROUP BY 1`,
-      ),
-      q(`SELECT id, symbol FROM coins`),
-      q(`SELECT currency_id, SUM(available + frozen)::text AS total FROM balances WHERE owner_type = 'user' GROUP BY currency_id`),
-    ]);
+        ),
+        await q(`SELECT id, symbol FROM coins`),
+        await q(`SELECT currency_id, SUM(available + frozen)::text AS total FROM balances WHERE owner_type = 'user' GROUP BY currency_id`),
+      ];
+    });
     const by = <T extends { currency_id: number }>(rows: T[]) => new Map(rows.map((r) => [Number(r.currency_id), r]));
     const heldBy = by(held as Array<{ currency_id: number; total: string }>);
     const flowBy = by(flows as Array<{ currency_id: number; net: string; deposits: string | null; withdrawals: string | null; funding: string | null }>);
@@ -64,26 +69,28 @@ export class TrialBalanceService {
     const symbols = new Map((coins as Array<{ id: number; symbol: string }>).map((c) => [c.id, c.symbol]));
     const ids = new Set<number>([...symbols.keys(), ...heldBy.keys(), ...flowBy.keys()]);
 
-    const currencies = [...ids].sort((a, b) => a - b).map((id): CurrencyTrialBalance => {
-      const total = money(heldBy.get(id)?.total ?? '0');
-      const f = flowBy.get(id);
-      const net = money(f?.net ?? '0');
-      const negative = negBy.get(id)?.n ?? 0;
-      const mismatch = misBy.get(id)?.n ?? 0;
-      return {
-        currency_id: id,
-        symbol: symbols.get(id) ?? String(id),
-        held_total: moneyString(total),
-        user_liabilities: moneyString(owedBy.get(id)?.total ?? '0'),
-        approved_deposits: moneyString(f?.deposits ?? '0'),
-        completed_withdrawals: moneyString(f?.withdrawals ?? '0'),
-        system_funding: moneyString(f?.funding ?? '0'),
-        net_external_flow: moneyString(net),
-        balanced: total.equals(net) && negative === 0 && mismatch === 0,
-        negative_accounts: negative,
-        projection_mismatches: mismatch,
-      };
-    });
+    const currencies = [...ids]
+      .sort((a, b) => a - b)
+      .map((id): CurrencyTrialBalance => {
+        const total = money(heldBy.get(id)?.total ?? '0');
+        const f = flowBy.get(id);
+        const net = money(f?.net ?? '0');
+        const negative = negBy.get(id)?.n ?? 0;
+        const mismatch = misBy.get(id)?.n ?? 0;
+        return {
+          currency_id: id,
+          symbol: symbols.get(id) ?? String(id),
+          held_total: moneyString(total),
+          user_liabilities: moneyString(owedBy.get(id)?.total ?? '0'),
+          approved_deposits: moneyString(f?.deposits ?? '0'),
+          completed_withdrawals: moneyString(f?.withdrawals ?? '0'),
+          system_funding: moneyString(f?.funding ?? '0'),
+          net_external_flow: moneyString(net),
+          balanced: total.equals(net) && negative === 0 && mismatch === 0,
+          negative_accounts: negative,
+          projection_mismatches: mismatch,
+        };
+      });
     return { ok: currencies.every((c) => c.balanced), currencies };
   }
 }

@@ -311,6 +311,13 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     });
     const u = await trader('100');
     expect((await order(u.token, { side: 'buy', type: 'limit', price: '100' })).body).toMatchObject({ code: 1000, message: 'Quantity is empty' });
+    // A quantity sent as a JSON number (amounts travel as decimal strings) is not "empty" (regression: it was told so).
+    const asNumber = await t
+      .http()
+      .post('/api/coin/trade')
+      .set('Authorization', u.token)
+      .send({ symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100', quantity: 0.3 });
+    expect(asNumber.body).toMatchObject({ code: 1000, message: 'Enter a valid amount' });
     expect((await order(u.token, { side: 'buy', type: 'limit', price: '100', quantity: '0.00005' })).body).toMatchObject({
       code: 2101,
       message: 'Quantity cannot be less than the minimum (0.0001)',

@@ -37,7 +37,7 @@ export class PurchaseDto {
 
   @ApiProperty({ example: '1000', description: 'Custody amount in USDT, from the trust account' })
   @IsNotEmpty({ message: 'error.amount_empty' })
-  @IsString({ message: 'error.amount_empty' })
+  @IsString({ message: 'error.amount_invalid' })
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   amount: string;
 

@@ -18,7 +18,7 @@ export class FlashQuoteDto {
 
   @ApiProperty({ example: '0.01', description: 'Amount of the coin sold' })
   @IsNotEmpty({ message: 'error.amount_empty' })
-  @IsString({ message: 'error.amount_empty' })
+  @IsString({ message: 'error.amount_invalid' })
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   amount: string;
 }

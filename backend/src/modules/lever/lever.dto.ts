@@ -22,9 +22,9 @@ export class LeverSubmitDto extends LeverSymbolDto {
   @IsIn(['market', 'limit'], { message: 'error.lever_type_invalid' })
   type: 'market' | 'limit';
 
-  @ApiProperty({ example: 10, description: "A positive whole number, at least 1 (at most 18 digits); outside the market's range: 2410" })
+  @ApiProperty({ example: '10', description: "A positive whole number, at least 1 (at most 18 digits); outside the market's range: 2410" })
   @IsNotEmpty({ message: 'error.lots_required' })
-  @IsString({ message: 'error.lots_required' })
+  @IsString({ message: 'error.lots_integer' })
   // Up to 18 digits, so any whole number a client sends reaches the market's range check (2410).
   @Matches(/^\d{1,18}$/, { message: 'error.lots_integer' })
   lots: string;

@@ -25,7 +25,7 @@ export class OptionSubmitDto {
 
   @ApiProperty({ example: '100', description: 'Stake in USDT' })
   @IsNotEmpty({ message: 'error.quantity_empty' })
-  @IsString({ message: 'error.quantity_empty' })
+  @IsString({ message: 'error.amount_invalid' })
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   quantity: string;
 

@@ -35,7 +35,7 @@ export class IeoSubmitDto {
 
   @ApiProperty({ example: '100', description: 'New-coin units to subscribe for; the payment is quantity × price' })
   @IsNotEmpty({ message: 'error.quantity_empty' })
-  @IsString({ message: 'error.quantity_empty' })
+  @IsString({ message: 'error.amount_invalid' })
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   quantity: string;
 

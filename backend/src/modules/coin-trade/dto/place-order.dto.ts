@@ -29,14 +29,14 @@ export class PlaceOrderDto {
   @ApiPropertyOptional({ example: '0.015', description: 'Base quantity (required except for a market buy by amount)' })
   @ValidateIf((o: PlaceOrderDto) => !(o.type === 'market' && o.side === 'buy') || o.quantity !== undefined)
   @IsNotEmpty({ message: 'error.quantity_empty' })
-  @IsString({ message: 'error.quantity_empty' })
+  @IsString({ message: 'error.amount_invalid' })
   @Matches(DECIMAL)
   quantity?: string;
 
   @ApiPropertyOptional({ example: '100', description: 'Market buy: quote amount to spend (e.g. USDT)' })
   @ValidateIf((o: PlaceOrderDto) => (o.type === 'market' && o.side === 'buy' && o.quantity === undefined) || o.amount !== undefined)
   @IsNotEmpty({ message: 'error.amount_empty' })
-  @IsString({ message: 'error.amount_empty' })
+  @IsString({ message: 'error.amount_invalid' })
   @Matches(DECIMAL)
   amount?: string;
 

@@ -38,7 +38,7 @@ export class OptionalChainDto extends CurrencyDto {
 export class DepositRequestDto extends CurrencyChainDto {
   @ApiProperty({ example: '100' })
   @IsNotEmpty({ message: 'error.amount_empty' })
-  @IsString({ message: 'error.amount_empty' })
+  @IsString({ message: 'error.amount_invalid' })
   @Matches(DEPOSIT_AMOUNT_RE, { message: 'error.amount_invalid' })
   amount: string;
 
@@ -66,7 +66,7 @@ export class WithdrawDto {
 
   @ApiProperty({ example: '50', description: 'Leaves the balance, fee included' })
   @IsNotEmpty({ message: 'error.amount_empty' })
-  @IsString({ message: 'error.amount_empty' })
+  @IsString({ message: 'error.amount_invalid' })
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   amount: string;
 

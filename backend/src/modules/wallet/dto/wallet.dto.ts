@@ -77,7 +77,7 @@ export class TransferDto {
 
   @ApiProperty({ example: '100' })
   @IsNotEmpty({ message: 'error.amount_empty' })
-  @IsString({ message: 'error.amount_empty' })
+  @IsString({ message: 'error.amount_invalid' })
   @Matches(AMOUNT_RE, { message: 'error.amount_invalid' })
   amount: string;
 

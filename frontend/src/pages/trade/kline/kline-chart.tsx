@@ -5,8 +5,10 @@ import { useTranslation } from 'react-i18next';
 import { getSocket } from '../../../api/socket';
 import { tradingApi, type MarketInfo } from '../../../api/trading';
 import { truncate } from '../../../components/format';
+import { currentLang, HTML_LANG } from '../../../i18n/i18n';
 import { followTopics } from '../../../live/topics';
 import { useTheme, useThemeStore } from '../../../stores/theme.store';
+import { chartTimes } from './chart-times';
 
 interface Series {
   candles: ISeriesApi<'Candlestick'>;
@@ -36,7 +38,7 @@ const volumeBar = (k: CandleData, up: string, down: string) => ({
  * full-screen chart fills what its header leaves).
  */
 export function KlineChart({ market, period, height }: { market: MarketInfo | null; period: Period; height?: number }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<IChartApi | null>(null);
   const series = useRef<Series | null>(null);
@@ -97,6 +99,15 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     s.line.applyOptions({ lineColor: css('--primary'), topColor: css('--primary') + '55', bottomColor: css('--primary') + '05' });
     s.volume.setData(drawn.current.map((k) => volumeBar(k, up, down)));
   }, [theme, upColor]);
+
+  // Time labels: the period's (intraday in the user's time zone, daily bars by their UTC date), in the app's language.
+  useEffect(() => {
+    const times = chartTimes(period, HTML_LANG[currentLang()]);
+    chart.current!.applyOptions({
+      localization: { locale: HTML_LANG[currentLang()], timeFormatter: (time: unknown) => times.crosshair(time as number) },
+      timeScale: { tickMarkFormatter: (time: unknown, type: Parameters<typeof times.tick>[1]) => times.tick(time as number, type) },
+    });
+  }, [period, i18n.language]);
 
   // Market and period: clear, load the history, follow the topic.
   useEffect(() => {

@@ -1,4 +1,6 @@
+import { EngineBus } from '../src/modules/engine/engine-bus';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { MarketDataService } from '../src/modules/market/market-data.service';
 import { MarkPriceService, SAMPLE_STALE_MS } from '../src/modules/market/mark-price.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
@@ -109,6 +111,25 @@ describe('market data from trades (real PostgreSQL)', () => {
     } finally {
       if (locker.isTransactionActive) await locker.rollbackTransaction();
       await locker.release();
+    }
+  });
+
+  it('a tickers read that began before a trade was projected is answered but not cached (regression: its older figures stood for a second, and a snapshot sent them with the newer seq)', async () => {
+    const data = t.app.get(MarketDataService);
+    const bus = t.app.get(EngineBus);
+    const real = t.ds.query.bind(t.ds);
+    let reads = 0;
+    const spy = jest.spyOn(t.ds, 'query').mockImplementation(async (...args: Parameters<typeof real>) => {
+      const rows = await real(...args);
+      if (String(args[0]).includes("FROM klines WHERE period = '1min'") && ++reads === 1) bus.emit('projected', 0); // a trade projected meanwhile
+      return rows;
+    });
+    try {
+      await data.tickers(true);
+      await data.tickers();
+      expect(reads).toBe(2);
+    } finally {
+      spy.mockRestore();
     }
   });
 });

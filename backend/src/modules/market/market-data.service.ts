@@ -47,6 +47,8 @@ const decimals = (step: string) => (step.includes('.') ? step.split('.')[1].leng
 @Injectable()
 export class MarketDataService {
   private tickerCache?: { at: number; value: Ticker[] };
+  /** Bumped on each invalidation: a read that began before one is answered but not kept (it may hold the figures before the trade). */
+  private tickerGeneration = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -57,8 +59,12 @@ export class MarketDataService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     // New trades make the cached tickers stale at once, and again once the read tables have them.
-    bus.on('trades', () => (this.tickerCache = undefined));
-    bus.on('projected', () => (this.tickerCache = undefined));
+    const invalidate = () => {
+      this.tickerCache = undefined;
+      this.tickerGeneration++;
+    };
+    bus.on('trades', invalidate);
+    bus.on('projected', invalidate);
   }
 
   markets() {
@@ -79,6 +85,7 @@ export class MarketDataService {
   /** Rolling 24 h statistics from the 1-minute candles; cached up to a second, dropped on new trades. */
   async tickers(fresh = false): Promise<Ticker[]> {
     if (!fresh && this.tickerCache && Date.now() - this.tickerCache.at < 1000) return this.tickerCache.value;
+    const generation = this.tickerGeneration;
     const [stats, lasts] = await Promise.all([
       this.dataSource.query(
         `SELECT market_id, (array_agg(open ORDER BY open_time))[1]::text AS open, MAX(high)::text AS high, MIN(low)::text AS low,
@@ -97,7 +104,7 @@ export class MarketDataService {
     );
     const lastBy = new Map<number, string>(lasts.map((l: { market_id: number; price: string }) => [l.market_id, l.price]));
     const value = this.registry.all().map((m) => this.ticker(m, statBy.get(m.id), lastBy.get(m.id)));
-    this.tickerCache = { at: Date.now(), value };
+    if (generation === this.tickerGeneration) this.tickerCache = { at: Date.now(), value };
     return value;
   }
 

@@ -300,6 +300,32 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     }
   });
 
+  it('after a rebuild from the journal, the current candles are sent again (regression: the batches it projected were never pushed, and an open chart kept the bar without their trades)', async () => {
+    const { seller, buyer } = await pair(1);
+    const feed = t.app.get(MarketFeedService);
+    const host = t.app.get(EngineHost);
+    await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '71000', quantity: '0.1' });
+    expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '71000', quantity: '0.1' })).body.data.status).toBe('completed');
+    const client = await connect();
+    const candles: Array<{ data: { close: string } }> = [];
+    client.on('kline', (m) => void (m.topic === 'kline:BTC/USDT:1day' && candles.push(m as never)));
+    await client.emitWithAck('subscribe', ['kline:BTC/USDT:1day']);
+    const timer = feed as unknown as { timer: NodeJS.Timeout };
+    clearInterval(timer.timer);
+    try {
+      await host.idle();
+      await feed.publish();
+      await new Promise((r) => setTimeout(r, 200));
+      candles.length = 0;
+      await host.recover();
+      await feed.publish();
+      await until(() => candles.length >= 1);
+      expect(candles.at(-1)!.data.close).toBe('71000');
+    } finally {
+      timer.timer = setInterval(() => void feed.publish(), CONFLATE_MS);
+    }
+  });
+
   it('a trade sent before a subscriber joined and not yet projected is in its snapshot (regression: the snapshot read only the table)', async () => {
     const { seller, buyer } = await pair(1);
     const host = t.app.get(EngineHost);

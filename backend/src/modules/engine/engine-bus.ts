@@ -32,6 +32,12 @@ export interface BusEvents {
   trades: [TradeRecord[], number];
   /** The projector wrote the read tables up to this journal batch (trades, candles, orders, balances). */
   projected: [number];
+  /**
+   * The sequencer was rebuilt from the journal here and its projection has caught up (a start, a
+   * take-over, a rebuild after a failure): batches journaled before it may have been projected
+   * without their market messages (their trades were never given as `trades` here).
+   */
+  rebuilt: [];
   /** The outbox has commands for the sequencer (the relay beside it sends them now). */
   outbox: [];
   /** The book of a market changed (depth readers re-read it, conflated). */

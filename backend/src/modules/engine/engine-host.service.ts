@@ -444,6 +444,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       await this.marks.waitFor(seqr.seq);
     }
     this.catchingUp = false;
+    this.bus.emit('rebuilt');
     // A market row changed in a way the sequencer refuses (its units while orders rest, a tick size
     // its last trade price is no whole number of) would be read with the row's units everywhere else
     // (the registry, the projector, the mark price) and the sequencer's old ones inside: no start.

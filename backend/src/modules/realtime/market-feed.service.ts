@@ -125,6 +125,15 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       if (due) due.push([seq, trades[0].ts]);
       else this.candlesDue.set(id, [[seq, trades[0].ts]]);
     });
+    // After a rebuild here (a take-over, a rebuild after a failure), the batches it projected were never
+    // given as `trades`: every market's current candles and the tickers are sent again from the tables,
+    // so a chart left open shows their trades (it can only replace its last bar: an older one stays
+    // as drawn until a reload).
+    this.bus.on('rebuilt', () => {
+      const now = Date.now();
+      for (const m of this.registry.all()) this.candlesReady.set(m.id, Math.min(now, this.candlesReady.get(m.id) ?? now));
+      this.tickersDirty = true;
+    });
     // Candles and tickers are read from the tables the projector writes: pushed once it has the trades.
     this.bus.on('projected', (seq) => {
       for (const [id, due] of this.candlesDue) {

@@ -1,6 +1,7 @@
 import { lastCode, registerByEmail, uniqueEmail } from './support/accounts';
 import { inOpenTransaction } from './support/open-transaction';
 import { startTestApp, TestApp } from './support/test-app';
+import { hashPassword } from '../src/infra/auth/password';
 
 /** Spec §5 registration rules: each answers its own message and creates nothing. */
 describe('registration rules (real PostgreSQL + Redis)', () => {
@@ -188,6 +189,30 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
     expect((await t.http().post('/api/user/login').type('form').send({ account: u.email, password: 'newpass1' })).body.code).toBe(1);
   });
 
+  it('a password change overlapping the owner’s reset does not write the old password back (regression: it did, and the reset password stopped working)', async () => {
+    const u = await registerByEmail(t);
+    const login = (password: string) => t.http().post('/api/user/login').type('form').send({ account: u.email, password });
+    const reset = await hashPassword('reset-pass-1');
+    await inOpenTransaction(t.ds, async (owner) => {
+      // The owner's reset, not committed yet: the new password, every session ended.
+      await owner.query('UPDATE users SET password_hash = $2 WHERE id = $1', [u.user.id, reset]);
+      await owner.query(`UPDATE auth_tokens SET revoked_at = now() WHERE subject_type = 'user' AND subject_id = $1 AND revoked_at IS NULL`, [u.user.id]);
+      // Meanwhile the holder of an old session changes the password, knowing the old one.
+      const change = t
+        .http()
+        .post('/api/safe/update_password')
+        .set('Authorization', u.token)
+        .type('form')
+        .send({ old_password: u.password, password: 'taken-over-1', re_password: 'taken-over-1' })
+        .then((r) => r);
+      await new Promise((r) => setTimeout(r, 1500));
+      await owner.commitTransaction();
+      expect((await change).body.code).toBe(401);
+    });
+    expect((await login('taken-over-1')).body.code).toBe(1106);
+    expect((await login('reset-pass-1')).body.code).toBe(1);
+  });
+
   it('fund password: exactly 6 digits, needs a code, then has_password is true', async () => {
     const u = await registerByEmail(t);
     const auth = { Authorization: u.token };
@@ -211,12 +236,19 @@ describe('registration rules (real PostgreSQL + Redis)', () => {
     await inOpenTransaction(t.ds, async (reset) => {
       await reset.query(`UPDATE users SET password_hash = 'replaced' WHERE id = $1`, [u.user.id]);
       await reset.query(`UPDATE auth_tokens SET revoked_at = now() WHERE subject_type = 'user' AND subject_id = $1 AND revoked_at IS NULL`, [u.user.id]);
-      const login = t.http().post('/api/user/login').type('form').send({ account: u.email, password: u.password }).then((r) => r.body);
+      const login = t
+        .http()
+        .post('/api/user/login')
+        .type('form')
+        .send({ account: u.email, password: u.password })
+        .then((r) => r.body);
       await new Promise((r) => setTimeout(r, 300));
       await reset.commitTransaction();
       expect(await login).toMatchObject({ code: 1106 });
     });
-    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM auth_tokens WHERE subject_type = 'user' AND subject_id = $1 AND revoked_at IS NULL`, [u.user.id]);
+    const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM auth_tokens WHERE subject_type = 'user' AND subject_id = $1 AND revoked_at IS NULL`, [
+      u.user.id,
+    ]);
     expect(n).toBe(0);
   });
 

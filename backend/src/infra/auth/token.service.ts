@@ -192,6 +192,14 @@ export class TokenService {
     for (const r of rows) await this.tell(r.subject_type, r.subject_id);
   }
 
+  /** Whether this token is open (not revoked, not expired) in `manager`'s transaction, its row held until it ends (a revocation then waits for it). */
+  async openIn(manager: EntityManager, token: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT 1 FROM auth_tokens WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now() FOR SHARE', [
+      hashToken(token),
+    ]);
+    return rows.length > 0;
+  }
+
   /** Revoke every session of a subject, optionally keeping the one in use. */
   async revokeAll(subjectType: SubjectType, subjectId: number, keep?: string, manager: EntityManager = this.dataSource.manager): Promise<void> {
     await manager.query(

@@ -215,7 +215,7 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
     );
     if (!row)
       throw new Error(
-        `the ${source} of ${m.symbol} at ${new Date(now).toISOString()} was not recorded: ${
+        `the ${source} of ${m.symbol} at ${new Date(now).toISOString()} was dropped: ${
           source === 'sample' ? `it reached the database more than ${SAMPLE_STALE_MS} ms after its time, or ` : ''
         }this process no longer holds the engine's lease (fencing token ${token})`,
       );

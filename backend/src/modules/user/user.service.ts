@@ -8,6 +8,7 @@ import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { isUniqueViolation } from '../../infra/database/sql';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
+import { NotLoggedInError } from '../../infra/http/not-logged-in.error';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { Lang } from '../../infra/i18n/catalogue';
 import { normalizeEmail, normalizePhone, phoneTarget } from '../verification-code/contact';
@@ -215,6 +216,12 @@ export class UserService {
     if (guess.outcome === 'wrong') throw new BusinessError(ErrorCode.OLD_PASSWORD_WRONG);
     const passwordHash = await hashPassword(dto.password);
     await this.dataSource.transaction(async (m) => {
+      // Only while the password just checked is still the account's and this session still open: a
+      // reset or another change that committed meanwhile (ending this session) is not written over
+      // (regression: a change overlapping the owner's reset put the old password back).
+      const [now] = await m.query('SELECT password_hash FROM users WHERE id = $1 FOR UPDATE', [userId]);
+      if (!(await this.tokens.openIn(m, currentToken))) throw new NotLoggedInError();
+      if (now?.password_hash !== user.passwordHash) throw new BusinessError(ErrorCode.OLD_PASSWORD_WRONG);
       await m.getRepository(User).update({ id: userId }, { passwordHash });
       // Other sessions end; the one that changed the password stays.
       await this.tokens.revokeAll('user', userId, currentToken, m);

@@ -53,28 +53,6 @@ describe('ledger (real PostgreSQL)', () => {
       movements: [userCoin(userId, `-${amount}`, LedgerCode.WithdrawalDeduction), external(amount, LedgerCode.WithdrawalDeduction)],
     });
 
-  it('the trial balance reads every figure from one snapshot: a deposit committed between its reads does not show as an imbalance (regression: separate connections, ok: false on a balanced ledger)', async () => {
-    await deposit(103, '10', 'dep-snapshot-1');
-    const run = PostgresQueryRunner.prototype.query;
-    let posted = false;
-    // The external flows are read only after another deposit has committed (the balances were read before it).
-    const spy = jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(async function (this: PostgresQueryRunner, ...args: Parameters<typeof run>) {
-      if (!posted && String(args[0]).includes('AS withdrawals')) {
-        posted = true;
-        await deposit(103, '7', 'dep-snapshot-2');
-      }
-      return run.apply(this, args);
-    });
-    try {
-      const tb = await trial.compute();
-      expect(posted).toBe(true);
-      expect(tb.currencies.filter((c) => !c.balanced)).toEqual([]);
-    } finally {
-      spy.mockRestore();
-    }
-    expect((await trial.compute()).ok).toBe(true);
-  });
-
   it('50 concurrent debits on one balance: never overspent, never negative; the trial balance holds', async () => {
     await deposit(101, '100', 'dep-race');
     const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => debit(101, '3', `debit-race-${i}`)));
@@ -159,6 +137,31 @@ describe('ledger (real PostgreSQL)', () => {
     const res = await t.http().get('/api/admin/ledger/trial-balance').set('Authorization', token);
     expect(res.body).toMatchObject({ code: 1, data: { ok: true } });
     expect(res.body.data.currencies.map((c: { symbol: string }) => c.symbol)).toEqual(['BTC', 'ETH', 'USDT']);
+  });
+
+  it('the trial balance reads every figure from one snapshot: a deposit committed between its reads does not show as an imbalance (regression: separate connections, ok: false on a balanced ledger)', async () => {
+    await deposit(103, '10', 'dep-snapshot-1');
+    const run = PostgresQueryRunner.prototype.query;
+    let posted = false;
+    // The external flows are read only after another deposit has committed (the balances were read before it).
+    const spy = jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(async function (
+      this: PostgresQueryRunner,
+      ...args: Parameters<typeof run>
+    ) {
+      if (!posted && String(args[0]).includes('AS withdrawals')) {
+        posted = true;
+        await deposit(103, '7', 'dep-snapshot-2');
+      }
+      return run.apply(this, args);
+    });
+    try {
+      const tb = await trial.compute();
+      expect(posted).toBe(true);
+      expect(tb.currencies.filter((c) => !c.balanced)).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await trial.compute()).ok).toBe(true);
   });
 });
 

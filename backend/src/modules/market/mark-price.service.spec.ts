@@ -9,6 +9,8 @@ const fakeHost = (last: () => number) =>
   ({
     owner: true,
     lastTradePrice: last,
+    // No lease here (its fencing is tested in engine-lease.spec).
+    fencingToken: () => undefined,
     answerMarks: () => undefined,
     whenStopped: () => undefined,
     markFromOwner: (_id: number, local: () => Promise<unknown>) => local(),

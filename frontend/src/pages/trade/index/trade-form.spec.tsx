@@ -106,6 +106,30 @@ describe('trade form: a market order is sent with a worst price 5 % past the bes
   });
 });
 
+describe('trade form: a retry after an unknown fate', () => {
+  it('is not refused by the balance its own first try may have frozen: it goes out with the same client id (regression: "Insufficient balance", then a second order by hand)', async () => {
+    const place = jest
+      .spyOn(tradingApi, 'place')
+      .mockRejectedValueOnce(new ApiError('Network error', 0))
+      .mockResolvedValue({} as Order);
+    const view = render(form(book, null, { base: '0', quote: '100000' }));
+    await userEvent.click(screen.getByRole('radio', { name: 'Market' }));
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '60000');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(1));
+    // It was placed after all: the balance push leaves 40,000 available.
+    view.rerender(form(book, null, { base: '0', quote: '40000' }));
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(2));
+    expect(place.mock.calls[1][0]).toEqual(place.mock.calls[0][0]);
+    // A new order for more than is available is still refused here.
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '60000');
+    await userEvent.click(screen.getByTestId('place-order'));
+    expect((await screen.findByRole('alert')).textContent).toBe('Insufficient balance');
+    expect(place).toHaveBeenCalledTimes(2);
+  });
+});
+
 describe('trade form: the available line', () => {
   it('reads as the money screens write a balance: grouped, without trailing zeros, in the side’s coin', async () => {
     render(form(book, null, { base: '0.50000000', quote: '11345.50000000' }));

@@ -49,7 +49,7 @@ export function TradeForm({
   const [kind, setKind] = useState<Kind>('limit');
   const [qty, setQty] = useState('');
   const [error, setError] = useState<{ field: 'price' | 'qty'; text: string } | null>(null);
-  const { busy, run, keptFor } = useMoneySubmit();
+  const { busy, run, keptFor, holds } = useMoneySubmit();
   const byAmount = side === 'buy' && kind === 'market';
   const qd = market.qty_decimals;
   const pd = market.price_decimals;
@@ -88,8 +88,13 @@ export function TradeForm({
     if (kind === 'market' && !worst) return setError({ field: 'qty', text: t('trade.marketNoPrice') });
     if (!isAmount(qty) || !isPositive(qty)) return setError({ field: 'qty', text: t(byAmount ? 'trade.amountEmpty' : 'trade.qtyEmpty') });
     if (!byAmount && cmp(qty, market.min_qty) < 0) return setError({ field: 'qty', text: t('trade.qtyMin', { min: market.min_qty }) });
-    if (side === 'buy' && spend && cmp(spend, quoteAvail) > 0) return setError({ field: 'qty', text: t('trade.insufficient') });
-    if (side === 'sell' && cmp(qty, baseAvail) > 0) return setError({ field: 'qty', text: t('trade.sellableInsufficient') });
+    // Not for the retry of an order whose answer never came: it may have been placed (the balance
+    // shown has it frozen), and only its retry with the same client id can say (never refused here,
+    // which led to placing it again by hand under a new id).
+    if (!holds(request)) {
+      if (side === 'buy' && spend && cmp(spend, quoteAvail) > 0) return setError({ field: 'qty', text: t('trade.insufficient') });
+      if (side === 'sell' && cmp(qty, baseAvail) > 0) return setError({ field: 'qty', text: t('trade.sellableInsufficient') });
+    }
     try {
       const order = await run(
         request,

@@ -11,6 +11,12 @@ interface MarketState {
   /** The `tickers` topic's last applied sequence number: older messages are dropped. */
   seq: number;
   loaded: boolean;
+  /**
+   * The tickers are current: loaded or pushed while followed. False from the moment nobody follows
+   * them (their pushes stop) until a follower's snapshot or push arrives: minutes-old figures are
+   * shown, never used as a price to deal at (the order form's starting limit price).
+   */
+  fresh: boolean;
   /** The HTTP load failed and nothing came over the socket yet: the lists offer a retry. */
   failed: boolean;
   /** Loads the tickers over HTTP (until something is loaded; again by "Try again" after a failure). */
@@ -29,10 +35,11 @@ export const useMarketStore = create<MarketState>((set, get) => ({
   status: 'idle',
   seq: -1,
   loaded: false,
+  fresh: false,
   failed: false,
   apply: (seq, tickers) => {
     if (seq <= get().seq) return;
-    set({ seq, tickers, loaded: true, failed: false, status: 'live' });
+    set({ seq, tickers, loaded: true, fresh: true, failed: false, status: 'live' });
   },
   load: () => {
     if (get().loaded) return;
@@ -42,7 +49,7 @@ export const useMarketStore = create<MarketState>((set, get) => ({
     api
       .quotation()
       .then((groups) => {
-        if (!get().loaded) set({ tickers: groups.flatMap((g) => g.markets), loaded: true });
+        if (!get().loaded) set({ tickers: groups.flatMap((g) => g.markets), loaded: true, fresh: true });
       })
       .catch(() => {
         if (!get().loaded && mine === loads) set({ failed: true, status: 'idle' });
@@ -57,7 +64,7 @@ export const useMarketStore = create<MarketState>((set, get) => ({
         if (Array.isArray(answer)) {
           const snap = answer.find((s: SnapshotData) => s.topic === 'tickers');
           // A fresh snapshot after a reconnect without recovery: take it whatever its seq.
-          if (snap) set({ seq: snap.seq, tickers: snap.data as TickerData[], loaded: true, failed: false, status: 'live' });
+          if (snap) set({ seq: snap.seq, tickers: snap.data as TickerData[], loaded: true, fresh: true, failed: false, status: 'live' });
         }
       });
     const onTickers = (m: Envelope<TickerData[]>) => get().apply(m.seq, m.data);
@@ -74,7 +81,10 @@ export const useMarketStore = create<MarketState>((set, get) => ({
       socket.off('tickers', onTickers);
       socket.off('disconnect', onDisconnect);
       socket.off('connect', onConnect);
-      if (--followers === 0) socket.emit('unsubscribe', ['tickers']);
+      if (--followers === 0) {
+        socket.emit('unsubscribe', ['tickers']);
+        set({ fresh: false });
+      }
     };
   },
 }));

@@ -31,12 +31,15 @@ export function TradePage({ titleKey }: { titleKey: string }) {
   const [placed, setPlaced] = useState(0);
   const follow = useMarketStore((s) => s.follow);
   const ticker = useMarketStore((s) => s.tickers.find((m) => m.symbol === market?.symbol)) as TickerData | undefined;
+  const tickersFresh = useMarketStore((s) => s.fresh);
   useEffect(() => follow(), [follow]);
   const { depth, trades } = useMarketFeed(market?.symbol);
   const { holdings, reload } = useAccountHoldings('coin');
-  // A limit order starts at the last price once it is known.
+  // A limit order starts at the last price once it is known: the latest trades', else the tickers'
+  // while they are current (kept from an earlier visit, they can be minutes old: not a price to deal at).
   const last = trades[0]?.price ?? ticker?.last ?? null;
-  const [price, setPrice] = useLimitPrice(market?.symbol, last);
+  const dealLast = trades[0]?.price ?? (tickersFresh ? ticker?.last : undefined) ?? null;
+  const [price, setPrice] = useLimitPrice(market?.symbol, dealLast);
   const onPlaced = useCallback(() => {
     setPlaced((n) => n + 1);
     void reload();
@@ -92,7 +95,7 @@ export function TradePage({ titleKey }: { titleKey: string }) {
               price={price}
               setPrice={setPrice}
               depth={depth}
-              last={last}
+              last={dealLast}
               base={holdings[market.base]}
               quote={holdings[market.quote]}
               offline={offline}

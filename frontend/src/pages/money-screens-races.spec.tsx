@@ -10,6 +10,7 @@ import { TransferPage } from './assets/transfer/index/transfer.page';
 import { WithdrawPage } from './assets/withdraw/index/withdraw.page';
 import { FpjyPage } from './fpjy/fpjy/fpjy.page';
 import { MyOrders } from './trade/index/my-orders';
+import { useLiveStore } from '../live/live.store';
 
 // The api modules' calls answer when each test says: an answer for what was shown before can arrive
 // after the one for what is shown now.
@@ -283,6 +284,33 @@ describe("trade page's order list: only the newest request's answer", () => {
     updated_at: '2026-12-01T08:00:00Z',
   });
   const pageOf = (items: Order[]): ListPage<Order> => ({ items, total: items.length, page: 1, limit: 20 });
+
+  it('a resync reads the list again, and so does a cancel refused because the order has ended meanwhile (regression: a filled order kept its Cancel button)', async () => {
+    const orders = jest.spyOn(tradingApi, 'orders').mockResolvedValue(pageOf([order('b1', 'BTC/USDT', '90000')]));
+    render(<MyOrders market={market('BTC')} reloadKey={0} offline={false} />);
+    await screen.findByRole('button', { name: 'Cancel the order at 90000' });
+    // It filled while the socket was down; the socket comes back without the pushes it missed.
+    orders.mockResolvedValue(pageOf([]));
+    act(() => useLiveStore.setState((s) => ({ resync: s.resync + 1 })));
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Cancel the order at 90000' })).toBeNull());
+
+    orders.mockResolvedValue(pageOf([order('b2', 'BTC/USDT', '91000')]));
+    act(() => useLiveStore.setState((s) => ({ resync: s.resync + 1 })));
+    const cancel = await screen.findByRole('button', { name: 'Cancel the order at 91000' });
+    jest.spyOn(tradingApi, 'cancel').mockRejectedValueOnce(new ApiError('This order has already ended', 2104));
+    orders.mockResolvedValue(pageOf([]));
+    await userEvent.click(cancel);
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Cancel the order at 91000' })).toBeNull());
+  });
+
+  it('a first load that fails offers a retry, not "no orders"', async () => {
+    const orders = jest.spyOn(tradingApi, 'orders').mockRejectedValueOnce(new ApiError('Network error', 0));
+    render(<MyOrders market={market('BTC')} reloadKey={0} offline={false} />);
+    await screen.findByTestId('load-failed');
+    orders.mockResolvedValue(pageOf([order('b1', 'BTC/USDT', '90000')]));
+    await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    await screen.findByRole('button', { name: 'Cancel the order at 90000' });
+  });
 
   it("after a fast switch of market, the previous market's late answer is not shown under the new one", async () => {
     const answers: Record<string, ReturnType<typeof later<ListPage<Order>>>> = { 'BTC/USDT': later(), 'ETH/USDT': later() };

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { tradingApi, type MarketInfo, type Order, type OrderStatus } from '../../../api/trading';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Segmented } from '../../../components/form';
 import { amountText, formatTime, truncate } from '../../../components/format';
 import { useLiveStore } from '../../../live/live.store';
@@ -21,12 +21,15 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
   const { t } = useTranslation();
   const [tab, setTab] = useState<Tab>('current');
   const [filter, setFilter] = useState<OrderStatus | 'all'>('all');
-  const [orders, setOrders] = useState<Order[] | null>(null);
+  // null: asked for; 'failed': a first load that got no answer (a retry is offered, never "no orders").
+  const [orders, setOrders] = useState<Order[] | 'failed' | null>(null);
   const [total, setTotal] = useState(0);
   // How many of the newest are shown: "Load more" asks for PAGE more, up to the API's MAX a list.
   const [shown, setShown] = useState(PAGE);
   const [cancelling, setCancelling] = useState<string | null>(null);
   const orderVersion = useLiveStore((s) => s.orderVersion);
+  // A resync (the socket came back without the pushes it missed): orders may have filled or been cancelled meanwhile.
+  const resync = useLiveStore((s) => s.resync);
   const status: OrderStatus | undefined = tab === 'current' ? 'waiting' : filter === 'all' ? undefined : filter;
   // The newest request's answer only: after a fast switch of market or tab, an earlier answer arriving
   // late would show the previous market's orders (with Cancel) under this one.
@@ -39,10 +42,11 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
         setOrders(p.items);
         setTotal(p.total);
       },
-      () => mine === latest.current && setOrders((o) => o ?? []),
+      // A failed reload keeps what is shown; a first load that fails offers a retry.
+      () => mine === latest.current && setOrders((o) => o ?? 'failed'),
     );
   }, [status, market.symbol, shown]);
-  useEffect(() => void load(), [load, reloadKey, orderVersion]);
+  useEffect(() => void load(), [load, reloadKey, orderVersion, resync]);
   useEffect(() => {
     setOrders(null);
     setShown(PAGE);
@@ -55,7 +59,8 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
       toast(t('trade.cancelled'));
       await load();
     } catch {
-      // shown by the client
+      // Shown by the client; the list is read again (the order may have filled or been cancelled meanwhile: 2104).
+      void load();
     } finally {
       setCancelling(null);
     }
@@ -92,6 +97,8 @@ export function MyOrders({ market, reloadKey, offline }: { market: MarketInfo; r
       )}
       {orders === null ? (
         <Skeleton rows={2} height={64} />
+      ) : orders === 'failed' ? (
+        <LoadFailed onRetry={() => void load()} />
       ) : orders.length === 0 ? (
         <Empty />
       ) : (

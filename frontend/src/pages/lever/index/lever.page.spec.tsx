@@ -1,6 +1,7 @@
 import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAt, spotMarket } from '../../../../test/render';
+import { ApiError } from '../../../api/client';
 import { leverApi, type LeverDeal } from '../../../api/derivatives';
 import { tradingApi } from '../../../api/trading';
 import { PATHS } from '../../../app/paths';
@@ -30,7 +31,7 @@ const dealOf = (symbol: string, lot_value: string): LeverDeal => ({
 afterEach(() => jest.restoreAllMocks());
 
 describe('contract screen: only the rules of the market shown now', () => {
-  it('a late lever/deal answer for the previous market does not replace the new market\'s rules', async () => {
+  it("a late lever/deal answer for the previous market does not replace the new market's rules", async () => {
     jest.spyOn(tradingApi, 'markets').mockResolvedValue([spotMarket('BTC'), spotMarket('ETH')]);
     const answers: Record<string, ReturnType<typeof later<LeverDeal>>> = { 'BTC/USDT': later(), 'ETH/USDT': later() };
     jest.spyOn(leverApi, 'deal').mockImplementation((symbol) => answers[symbol].promise);
@@ -43,5 +44,15 @@ describe('contract screen: only the rules of the market shown now', () => {
     await act(async () => new Promise((r) => setTimeout(r, 0)));
     expect(screen.queryByLabelText('Lots (1 lot = 100 USDT)')).toBeNull();
     expect(screen.getByLabelText('Lots (1 lot = 10 USDT)')).toBeTruthy();
+  });
+
+  it('rules that did not come (no answer) offer a retry, not a dead end', async () => {
+    jest.spyOn(tradingApi, 'markets').mockResolvedValue([spotMarket('BTC')]);
+    const deal = jest.spyOn(leverApi, 'deal').mockRejectedValueOnce(new ApiError('Network error', 0));
+    renderAt(PATHS.lever, `${PATHS.lever}?symbol=BTC/USDT`, <LeverPage titleKey="titles.lever" />);
+    await screen.findByTestId('load-failed');
+    deal.mockResolvedValueOnce(dealOf('BTC/USDT', '10'));
+    await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByLabelText('Lots (1 lot = 10 USDT)')).toBeTruthy();
   });
 });

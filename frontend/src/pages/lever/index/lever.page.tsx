@@ -6,7 +6,8 @@ import { leverApi, type LeverDeal, type Position } from '../../../api/derivative
 import { PATHS } from '../../../app/paths';
 import { Change } from '../../../components/change';
 import { isPositive } from '../../../components/decimal';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
+import { fateUnknown } from '../../../components/client-id';
 import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { balanceKey, closingHere, useLive, useLiveStore } from '../../../live/live.store';
@@ -39,8 +40,10 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
   const ticker = useMarketStore((s) => s.tickers.find((m) => m.symbol === market?.symbol)) as TickerData | undefined;
   useEffect(() => follow(), [follow]);
   const [deal, setDeal] = useState<LeverDeal | null>(null);
-  // The server's refusal of this market's rules (e.g. a market without contracts): shown instead of a skeleton that never ends.
+  // The server's refusal of this market's rules (e.g. a market without contracts): shown instead of a
+  // skeleton that never ends; `failed` when no answer came (or the sequencer was busy): a retry is offered.
   const [refused, setRefused] = useState<string | null>(null);
+  const [failed, setFailed] = useState(false);
   const symbol = market?.symbol;
   const shown = useRef(symbol);
   shown.current = symbol;
@@ -49,7 +52,11 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
     return leverApi.deal(symbol).then(
       // Only the market shown now: a late answer for the one shown before is dropped.
       (d) => shown.current === d.symbol && setDeal(d),
-      (err: { message?: string }) => shown.current === symbol && setRefused(err.message || t('common.error')),
+      (err: { message?: string; code?: number }) => {
+        if (shown.current !== symbol) return;
+        if (fateUnknown(err)) setFailed(true);
+        else setRefused(err.message || t('common.error'));
+      },
     );
   }, [symbol, t]);
   // Another market starts from a skeleton; a resync (the socket came back without its missed
@@ -57,6 +64,7 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
   useEffect(() => {
     setDeal(null);
     setRefused(null);
+    setFailed(false);
   }, [symbol]);
   useEffect(() => void load(), [load, resync]);
   const pushed = useLiveStore((s) => s.positions);
@@ -66,7 +74,10 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
   // Not one whose close is kept: it is valued at the price it settles at, not the market's.
   const held = positions.find((p) => p.status === 'holding' && !p.closing && p.current_price);
   const mark = held?.current_price ?? ticker?.last ?? deal?.mark_price ?? null;
-  const live = useMemo(() => (deal ? { ...deal, mark_price: mark, available: liveBalance?.available ?? deal.available, positions } : null), [deal, mark, liveBalance, positions]);
+  const live = useMemo(
+    () => (deal ? { ...deal, mark_price: mark, available: liveBalance?.available ?? deal.available, positions } : null),
+    [deal, mark, liveBalance, positions],
+  );
   const pd = market?.price_decimals ?? 2;
   return (
     <Page
@@ -97,6 +108,13 @@ export function LeverPage({ titleKey }: { titleKey: string }) {
           </section>
           {refused !== null && deal === null ? (
             <Empty text={refused} />
+          ) : failed && deal === null ? (
+            <LoadFailed
+              onRetry={() => {
+                setFailed(false);
+                void load();
+              }}
+            />
           ) : deal === null ? (
             <Skeleton rows={5} />
           ) : (
@@ -119,7 +137,8 @@ function Positions({ deal, mark, pd, offline }: { deal: LeverDeal; mark: string 
   const holding = deal.positions.filter((p) => p.status === 'holding');
   const pending = deal.positions.filter((p) => p.status === 'pending');
   const act = async (p: Position, kind: 'close' | 'cancel') => {
-    const question = kind === 'close' ? t('lever.confirmClose', { count: p.lots, symbol: p.symbol }) : t('lever.confirmCancel', { count: p.lots, symbol: p.symbol });
+    const question =
+      kind === 'close' ? t('lever.confirmClose', { count: p.lots, symbol: p.symbol }) : t('lever.confirmCancel', { count: p.lots, symbol: p.symbol });
     if (!window.confirm(question)) return;
     setBusy(p.id);
     const undo = kind === 'close' ? closingHere(p.id) : undefined;

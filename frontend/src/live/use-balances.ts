@@ -12,6 +12,9 @@ export interface Holding {
   decimals: number;
 }
 
+/** How long a failed first load of the holdings waits before it is tried again. */
+const RETRY_MS = 3000;
+
 /**
  * One account's holdings by symbol: the `wallet/list` snapshot (again after a resync), with the
  * private `balance` pushes applied on top as they arrive.
@@ -22,6 +25,8 @@ export function useAccountHoldings(account: AccountType = 'coin') {
   const balances = useLiveStore((s) => s.balances);
   const [items, setItems] = useState<WalletItem[] | null>(null);
   const [since, setSince] = useState(0);
+  // A load that failed before any came is tried again (a screen would otherwise show no balance until it is left).
+  const [failures, setFailures] = useState(0);
   const load = useCallback(
     () =>
       walletApi.list(pricing).then(
@@ -29,11 +34,16 @@ export function useAccountHoldings(account: AccountType = 'coin') {
           setItems(w.accounts.find((a) => a.account === account)?.items ?? []);
           setSince(useLiveStore.getState().balanceVersion);
         },
-        () => undefined,
+        () => setFailures((n) => n + 1),
       ),
     [account, pricing],
   );
   useEffect(() => void load(), [load, resync]);
+  useEffect(() => {
+    if (!failures || items !== null) return;
+    const timer = setTimeout(() => void load(), RETRY_MS);
+    return () => clearTimeout(timer);
+  }, [failures, items, load]);
   const holdings: Record<string, Holding> = {};
   for (const it of items ?? []) {
     const live = balances[balanceKey(account, it.currency_id)];

@@ -130,6 +130,32 @@ describe('trade form: a retry after an unknown fate', () => {
   });
 });
 
+describe('trade form: balances not known yet', () => {
+  it('an order is not refused against a balance that did not load (the server checks it), and the available line says it is unknown', async () => {
+    const place = jest.spyOn(tradingApi, 'place').mockResolvedValue({} as Order);
+    render(
+      <MemoryRouter>
+        <TradeForm
+          market={market}
+          price=""
+          setPrice={() => undefined}
+          depth={book}
+          last={null}
+          base={undefined}
+          quote={undefined}
+          offline={false}
+          onPlaced={() => undefined}
+        />
+      </MemoryRouter>,
+    );
+    expect(screen.getByTestId('available').textContent).toBe('-- USDT');
+    await userEvent.click(screen.getByRole('radio', { name: 'Market' }));
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '500');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(1));
+  });
+});
+
 describe('trade form: the available line', () => {
   it('reads as the money screens write a balance: grouped, without trailing zeros, in the side’s coin', async () => {
     render(form(book, null, { base: '0.50000000', quote: '11345.50000000' }));

@@ -92,8 +92,9 @@ export function TradeForm({
     // shown has it frozen), and only its retry with the same client id can say (never refused here,
     // which led to placing it again by hand under a new id).
     if (!holds(request)) {
-      if (side === 'buy' && spend && cmp(spend, quoteAvail) > 0) return setError({ field: 'qty', text: t('trade.insufficient') });
-      if (side === 'sell' && cmp(qty, baseAvail) > 0) return setError({ field: 'qty', text: t('trade.sellableInsufficient') });
+      // Only against a balance that is known (not loaded yet, or its load failed: the server checks).
+      if (side === 'buy' && quote && spend && cmp(spend, quoteAvail) > 0) return setError({ field: 'qty', text: t('trade.insufficient') });
+      if (side === 'sell' && base && cmp(qty, baseAvail) > 0) return setError({ field: 'qty', text: t('trade.sellableInsufficient') });
     }
     try {
       const order = await run(
@@ -180,8 +181,8 @@ export function TradeForm({
           <dt>{t('trade.available')}</dt>
           <dd className="num" data-testid="available">
             {side === 'buy'
-              ? `${amountText(quoteAvail, quote?.decimals ?? 2)} ${market.quote}`
-              : `${amountText(baseAvail, base?.decimals ?? qd)} ${market.base}`}
+              ? `${quote ? amountText(quoteAvail, quote.decimals) : '--'} ${market.quote}`
+              : `${base ? amountText(baseAvail, base.decimals) : '--'} ${market.base}`}
           </dd>
         </div>
         {side === 'buy' && kind === 'limit' && (

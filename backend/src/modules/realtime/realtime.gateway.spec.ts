@@ -22,8 +22,9 @@ function fakeSocket(batch: boolean) {
     id: 'sid',
     rooms,
     data: { batch } as { batch: boolean; topics?: string[] },
-    join: (r: string | string[]) => void [r].flat().forEach((x) => rooms.add(x)),
-    leave: (r: string) => void rooms.delete(r),
+    // As the adapters in use do: the room sets change at once, the promise settles later.
+    join: (r: string | string[]) => ([r].flat().forEach((x) => rooms.add(x)), Promise.resolve()),
+    leave: (r: string) => (rooms.delete(r), Promise.resolve()),
   };
   return socket;
 }
@@ -36,6 +37,14 @@ describe('RealtimeGateway subscribe', () => {
 
   for (const batch of [false, true]) {
     const followed = (s: ReturnType<typeof fakeSocket>) => (batch ? (s.data.topics ?? []) : [...s.rooms].filter((r) => r !== 'sid'));
+
+    it(`${batch ? 'a batched socket' : 'a socket'}: an unsubscribe and a subscribe arriving together leave it in the room of what it follows (regression: each left the other's new room, and it got no market data)`, async () => {
+      const s = fakeSocket(batch);
+      await subscribe(s, ['depth:M1/USDT', 'trades:M1/USDT']);
+      await Promise.all([unsubscribe(s, ['trades:M1/USDT']), subscribe(s, ['trades:M1/USDT'])]);
+      expect(followed(s).sort()).toEqual(['depth:M1/USDT', 'trades:M1/USDT']);
+      if (batch) expect([...s.rooms].filter((r) => r.startsWith('feed:'))).toEqual(['feed:depth:M1/USDT|trades:M1/USDT']);
+    });
 
     it(`${batch ? 'a batched socket' : 'a socket'} joins the canonical topic however spelled: one topic, however many spellings`, async () => {
       const s = fakeSocket(batch);
@@ -86,4 +95,25 @@ describe('RealtimeGateway subscribe', () => {
       }
     });
   }
+});
+
+describe('RealtimeGateway connection', () => {
+  it('a session that cannot be read (the database away) closes the socket instead of rejecting (regression: an unhandled rejection ended the process)', async () => {
+    const tokens = {
+      session: async () => {
+        throw new Error('connection terminated');
+      },
+    };
+    const gateway = new RealtimeGateway(feed, tokens as never, {} as never, { fastLane: false, tokenCacheMs: 2000 } as AppConfig);
+    const closed: boolean[] = [];
+    const socket = {
+      connected: true,
+      data: {},
+      handshake: { auth: { token: 'a-token-long-enough-1234' }, headers: {} },
+      on: () => undefined,
+      disconnect: (close: boolean) => closed.push(close),
+    };
+    await expect(gateway.handleConnection(socket as unknown as Socket)).resolves.toBeUndefined();
+    expect(closed).toEqual([true]);
+  });
 });

@@ -133,6 +133,19 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     if (this.directOrders) answerOrderEvents(socket, (request) => this.orders.answer(socket.handshake, request));
     // Every connection starts afresh (no connection-state recovery: push-server.ts).
     socket.data.batch = socket.handshake.auth?.feed === 'batch';
+    // Nest drops this method's promise: a failure here (the token lookup with the database away)
+    // would be an unhandled rejection, which ends the process. The socket is closed instead (its
+    // client connects again), never left connected as a visitor.
+    try {
+      await this.enterPrivate(socket);
+    } catch (err) {
+      this.logger.warn(`a connection's session could not be read: ${(err as Error).message}; closing it`);
+      socket.disconnect(true);
+    }
+  }
+
+  /** The user's private room for a socket whose token is a session (none for a visitor). */
+  private async enterPrivate(socket: Socket): Promise<void> {
     const token = handshakeToken(socket.handshake);
     const session = token ? await this.tokens.session(token, 'user') : undefined;
     // A client gone during a lookup has had its handleDisconnect: counted online after it, it would stay so.
@@ -231,9 +244,14 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     const after = on ? [...new Set([...before, ...topics])] : before.filter((t) => !topics.includes(t));
     if (after.length === before.length) return;
     socket.data.topics = after;
-    // Joined before the old set is left, in one turn: no cycle's feed falls between the two rooms.
-    if (after.length) await socket.join(feedRoom(after));
-    if (before.length) await socket.leave(feedRoom(before));
+    // Joined before the old set is left, in one turn (no cycle's feed falls between the two rooms),
+    // and every other feed room left in that same turn: with an await between them, a subscribe and
+    // an unsubscribe arriving together left each other's new room, and the socket was in none.
+    const room = after.length ? feedRoom(after) : undefined;
+    const joined = room ? socket.join(room) : undefined;
+    const left = [...socket.rooms].filter((r) => feedRoomTopics(r) !== undefined && r !== room).map((r) => socket.leave(r));
+    await joined;
+    await Promise.all(left);
   }
 
   /**

@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 import { io, Socket } from 'socket.io-client';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
+import { EngineBus } from '../src/modules/engine/engine-bus';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { MarketDataService } from '../src/modules/market/market-data.service';
 import { CONFLATE_MS, MarketFeedService } from '../src/modules/realtime/market-feed.service';
@@ -168,6 +169,31 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     await trade('3002');
     await until(() => trades.length === 2);
     expect(trades[1]).toMatchObject({ seq: again.seq + 1, data: [{ price: '3002', quantity: '0.1' }] });
+  });
+
+  it('a balance push whose cycle failed (the database away a moment) goes out in a later cycle (regression: it was dropped until the next change)', async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, 3, '100');
+    const c = await connect(u.token);
+    await new Promise((r) => setTimeout(r, 300)); // in the user's room
+    const heard: Array<Array<{ available: string }>> = [];
+    c.on('balance', (m) => heard.push(m.data));
+    const real = t.ds.query.bind(t.ds);
+    let failed = 0;
+    const spy = jest.spyOn(t.ds, 'query').mockImplementation(async (...args: Parameters<typeof real>) => {
+      if (!failed && String(args[0]).includes("FROM balances WHERE owner_type = 'user' AND owner_id = ANY($1)")) {
+        failed++;
+        throw new Error('connection terminated');
+      }
+      return real(...args);
+    });
+    try {
+      t.app.get(EngineBus).emit('balance', u.user.id);
+      await until(() => failed === 1 && heard.length > 0);
+      expect(heard.at(-1)).toEqual([expect.objectContaining({ available: '100' })]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('a transfer between accounts pushes the owner its new balances', async () => {

@@ -446,6 +446,18 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     if (!this.dirtyUsers.size) return;
     const users = [...this.dirtyUsers];
     this.dirtyUsers.clear();
+    // A cycle that fails (the database, Redis) leaves every user it has not pushed to for the next
+    // one, as the market topics' parts are (regression: they were dropped until their next change).
+    let pushed = 0;
+    try {
+      await this.pushBalances(users, () => pushed++);
+    } catch (err) {
+      for (const u of users.slice(pushed)) this.dirtyUsers.add(u);
+      throw err;
+    }
+  }
+
+  private async pushBalances(users: number[], sent: () => void): Promise<void> {
     const rows: Array<{ owner_id: number; account_type: string; currency_id: number; available: string; frozen: string }> = await this.dataSource.query(
       `SELECT owner_id, account_type, currency_id, available::text, frozen::text FROM balances WHERE owner_type = 'user' AND owner_id = ANY($1) ORDER BY account_type, currency_id`,
       [users],
@@ -457,7 +469,10 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
         { account_type: r.account_type, currency_id: r.currency_id, available: moneyString(r.available), frozen: moneyString(r.frozen) },
       ]);
     const now = Date.now();
-    for (const u of users) this.server!.to(userRoom(u)).emit('balance', { seq: await this.next(`balance:${u}`), ts: now, data: by.get(u) ?? [] });
+    for (const u of users) {
+      this.server!.to(userRoom(u)).emit('balance', { seq: await this.next(`balance:${u}`), ts: now, data: by.get(u) ?? [] });
+      sent();
+    }
   }
 
   /**
@@ -485,17 +500,28 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     if (!this.dirtyPositions.size) return;
     const users = [...this.dirtyPositions];
     this.dirtyPositions.clear();
-    const open = await this.positions.openViews(users);
-    for (const u of users) {
-      const positions = (open.get(u) ?? []) as PositionData[];
-      const json = JSON.stringify(positions);
-      const prev = this.sentPositions.get(u);
-      if (prev?.json === json) continue;
-      const ids = positions.map((p) => p.id);
-      const gone = prev ? prev.ids.filter((id) => !ids.includes(id)) : [];
-      const closed = (await this.positions.endings(gone)) as PositionsData['closed'];
-      this.sentPositions.set(u, { json, ids });
-      this.server!.to(userRoom(u)).emit('position', { seq: await this.next(`position:${u}`), ts: Date.now(), data: { positions, closed } });
+    let done = 0;
+    try {
+      const open = await this.positions.openViews(users);
+      for (const u of users) {
+        const positions = (open.get(u) ?? []) as PositionData[];
+        const json = JSON.stringify(positions);
+        const prev = this.sentPositions.get(u);
+        if (prev?.json !== json) {
+          const ids = positions.map((p) => p.id);
+          const gone = prev ? prev.ids.filter((id) => !ids.includes(id)) : [];
+          const closed = (await this.positions.endings(gone)) as PositionsData['closed'];
+          const seq = await this.next(`position:${u}`);
+          this.server!.to(userRoom(u)).emit('position', { seq, ts: Date.now(), data: { positions, closed } });
+          // Remembered as sent once it is (before, a list that failed to go out was skipped as sent).
+          this.sentPositions.set(u, { json, ids });
+        }
+        done++;
+      }
+    } catch (err) {
+      // As for balances: the users not pushed yet go in the next cycle.
+      for (const u of users.slice(done)) this.dirtyPositions.add(u);
+      throw err;
     }
   }
 

@@ -117,3 +117,29 @@ describe('RealtimeGateway connection', () => {
     expect(closed).toEqual([true]);
   });
 });
+
+describe('RealtimeGateway flow control', () => {
+  it('a socket that subscribes faster than it reads the answers is refused until it catches up (regression: unbounded snapshot reads and buffered answers)', async () => {
+    const waiting: Array<() => void> = [];
+    const slow = {
+      ...feed,
+      snapshot: (topic: string) => new Promise((r) => waiting.push(() => r({ topic, seq: 0, data: null }))),
+    } as unknown as MarketFeedService;
+    const gateway = new RealtimeGateway(slow, {} as never, {} as never, { fastLane: false, tokenCacheMs: 2000 } as AppConfig);
+    const s = fakeSocket(false);
+    const subscribe = (topics: string[]) => gateway.subscribe(s as unknown as Socket, topics);
+    const first = [1, 2, 3, 4].map((i) => subscribe([`depth:M${i}/USDT`]));
+    expect(await subscribe(['depth:M5/USDT'])).toEqual({ error: 'too many subscribes waiting: read their answers first' });
+    const tick = () => new Promise((r) => setImmediate(r));
+    await tick();
+    for (const w of waiting.splice(0)) w();
+    await Promise.all(first);
+    const next = subscribe(['depth:M5/USDT']);
+    await tick();
+    for (const w of waiting.splice(0)) w();
+    expect(await next).toEqual([{ topic: 'depth:M5/USDT', seq: 0, data: null }]);
+    // Its answers and pushes not read: nothing more is read for it.
+    Object.assign(s, { conn: { writeBuffer: new Array(65).fill({}) } });
+    expect(await subscribe(['depth:M6/USDT'])).toEqual({ error: 'too many subscribes waiting: read their answers first' });
+  });
+});

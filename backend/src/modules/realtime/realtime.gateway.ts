@@ -13,6 +13,10 @@ import { feedRoom, feedRoomTopics, ParsedTopic, parseTopic, topicOf, topicKey, u
 
 /** Topics per subscribe, and in all per socket (its rooms, or its batched set of topics). */
 export const MAX_TOPICS = 40;
+/** Subscribes of one socket whose snapshots are being read at once; more wait for an answer (flow control). */
+export const MAX_SUBSCRIBES_IN_FLIGHT = 4;
+/** Packets waiting in a socket's buffer (answers and pushes it has not read) past which it may not subscribe. */
+export const MAX_UNREAD_PACKETS = 64;
 /** A room that carries market data (a topic, or a batched socket's set of topics): not private. */
 const marketRoom = (room: string) => parseTopic(room) !== undefined || feedRoomTopics(room) !== undefined;
 
@@ -172,6 +176,11 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   @SubscribeMessage('subscribe')
   async subscribe(@ConnectedSocket() socket: Socket, @MessageBody() topics: unknown): Promise<SnapshotData[] | { error: string }> {
     if (!Array.isArray(topics) || topics.length > MAX_TOPICS) return { error: `send an array of at most ${MAX_TOPICS} topics` };
+    // Flow control: a client that sends subscribes faster than it reads their answers (each up to
+    // 40 snapshots: database reads, then up to a megabyte waiting in its socket's buffer) is refused
+    // until it catches up, so one socket can exhaust neither the memory nor the pool.
+    if ((socket.data.snapshotting ?? 0) >= MAX_SUBSCRIBES_IN_FLIGHT || unread(socket) > MAX_UNREAD_PACKETS)
+      return { error: 'too many subscribes waiting: read their answers first' };
     // Every topic and its market are checked before any is joined: a refused subscribe changes
     // nothing of what the socket follows.
     const parsed = topics.map(parseTopic);
@@ -189,6 +198,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
       return { error: `a connection follows at most ${MAX_TOPICS} topics: unsubscribe some first` };
     const joined = this.follow(socket, names, true);
     const snapshots: SnapshotData[] = [];
+    socket.data.snapshotting = (socket.data.snapshotting ?? 0) + 1;
     try {
       // Joined first, then read: a message published in between has a higher seq than the snapshot.
       await joined;
@@ -196,6 +206,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     } catch {
       // A snapshot that could not be read (the database away): the ack still comes; subscribe again.
       return { error: 'snapshot unavailable: subscribe again' };
+    } finally {
+      socket.data.snapshotting--;
     }
     return snapshots;
   }
@@ -275,4 +287,9 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 /** A topic as an error names it: any JSON value a client sent, shortened (never throws). */
 function shown(topic: unknown): string {
   return (typeof topic === 'string' ? topic : (JSON.stringify(topic) ?? typeof topic)).slice(0, 64);
+}
+
+/** Packets waiting in the socket's Engine.IO buffer, not yet written (its client reads slower than it is sent to). */
+function unread(socket: Socket): number {
+  return (socket.conn as unknown as { writeBuffer?: unknown[] } | undefined)?.writeBuffer?.length ?? 0;
 }

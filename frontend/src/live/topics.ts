@@ -1,16 +1,27 @@
 import type { SnapshotData, Topic } from '@kestrel/contracts';
 import { getSocket } from '../api/socket';
 
+/** How long a subscribe answered with an error (no snapshot: the server busy or its database away) waits before it is sent again. */
+export const SUBSCRIBE_RETRY_MS = 1000;
+
 /**
  * Subscribes to market topics and hands over each snapshot; after a reconnect without recovery
- * the rooms are gone, so it subscribes again and takes fresh snapshots. Returns a stop function.
+ * the rooms are gone, so it subscribes again and takes fresh snapshots. A subscribe answered with
+ * an error is sent again (the pushes may come meanwhile, but a screen needs the snapshot for what
+ * came before them). Returns a stop function.
  */
 export function followTopics(topics: Topic[], onSnapshot: (snap: SnapshotData) => void): () => void {
   const socket = getSocket();
   let stopped = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
   const subscribe = () =>
     socket.emit('subscribe', topics, (answer) => {
-      if (stopped || !Array.isArray(answer)) return;
+      if (stopped) return;
+      if (!Array.isArray(answer)) {
+        clearTimeout(retry);
+        retry = setTimeout(() => !stopped && socket.connected && subscribe(), SUBSCRIBE_RETRY_MS);
+        return;
+      }
       for (const snap of answer) onSnapshot(snap);
     });
   const onConnect = () => {
@@ -20,6 +31,7 @@ export function followTopics(topics: Topic[], onSnapshot: (snap: SnapshotData) =
   if (socket.connected) subscribe();
   return () => {
     stopped = true;
+    clearTimeout(retry);
     socket.off('connect', onConnect);
     if (socket.connected) socket.emit('unsubscribe', topics);
   };

@@ -2,6 +2,7 @@ import type { Envelope, SnapshotData, TickerData } from '@kestrel/contracts';
 import { create } from 'zustand';
 import { api } from '../api/endpoints';
 import { getSocket } from '../api/socket';
+import { SUBSCRIBE_RETRY_MS } from '../live/topics';
 
 type Status = 'idle' | 'loading' | 'live' | 'offline';
 
@@ -61,7 +62,9 @@ export const useMarketStore = create<MarketState>((set, get) => ({
     const socket = getSocket();
     const subscribe = () =>
       socket.emit('subscribe', ['tickers'], (answer) => {
-        if (Array.isArray(answer)) {
+        // Answered with an error (no snapshot): sent again while anyone follows (live/topics.ts).
+        if (!Array.isArray(answer)) setTimeout(() => followers > 0 && socket.connected && subscribe(), SUBSCRIBE_RETRY_MS);
+        else {
           const snap = answer.find((s: SnapshotData) => s.topic === 'tickers');
           // A fresh snapshot after a reconnect without recovery: take it whatever its seq.
           if (snap) set({ seq: snap.seq, tickers: snap.data as TickerData[], loaded: true, fresh: true, failed: false, status: 'live' });

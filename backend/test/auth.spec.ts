@@ -1,4 +1,6 @@
+import { hashPassword } from '../src/infra/auth/password';
 import { adminToken, registerByEmail } from './support/accounts';
+import { inOpenTransaction } from './support/open-transaction';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 describe('tokens, admin separation and the /api contract', () => {
@@ -8,6 +10,26 @@ describe('tokens, admin separation and the /api contract', () => {
     t = await startTestApp({ adminOutboxRead: true, rateLimits: { loginPerAccount: { limit: 3, windowSeconds: 60 } } as never });
   });
   afterAll(() => t.close());
+
+  it('an operator login overlapping a rotation of the operator password gets no token (regression: its token, issued after the rotation ended every session, stayed valid)', async () => {
+    const [{ password_hash: before }] = await t.ds.query('SELECT password_hash FROM admins WHERE email = $1', [ADMIN.email]);
+    try {
+      await inOpenTransaction(t.ds, async (rotation) => {
+        await rotation.query('UPDATE admins SET password_hash = $2 WHERE email = $1', [ADMIN.email, await hashPassword('rotated-pass-1')]);
+        const login = t
+          .http()
+          .post('/api/admin/login')
+          .type('form')
+          .send({ email: ADMIN.email, password: ADMIN.password })
+          .then((r) => r);
+        await new Promise((r) => setTimeout(r, 1500));
+        await rotation.commitTransaction();
+        expect((await login).body.code).toBe(1106);
+      });
+    } finally {
+      await t.ds.query('UPDATE admins SET password_hash = $2 WHERE email = $1', [ADMIN.email, before]);
+    }
+  });
 
   it('a user token is refused by /api/admin/*', async () => {
     const u = await registerByEmail(t);

@@ -33,7 +33,8 @@ export class AdminService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    if (this.config.adminOutboxRead) this.logger.warn("ADMIN_OUTBOX_READ is on: operators can read users' messages and their codes at GET /api/admin/outbox (each read is recorded)");
+    if (this.config.adminOutboxRead)
+      this.logger.warn("ADMIN_OUTBOX_READ is on: operators can read users' messages and their codes at GET /api/admin/outbox (each read is recorded)");
   }
 
   async login(dto: AdminLoginDto, ip: string): Promise<{ token: string; admin: { id: number; email: string } }> {
@@ -48,11 +49,25 @@ export class AdminService implements OnModuleInit {
     });
     if (guess.outcome === 'locked') throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: guess.seconds });
     if (guess.outcome === 'wrong' || !admin) throw new BusinessError(ErrorCode.LOGIN_FAILED);
-    return { token: await this.tokens.issue('admin', admin.id, this.config.adminTokenTtlSeconds), admin: { id: admin.id, email: admin.email } };
+    const checked: Admin = admin;
+    // Issued only while the password just checked is still the operator's (the row held until the
+    // token is in), as for a user: a rotation of ADMIN_PASSWORD that commits meanwhile, which ends
+    // every operator session, refuses this login instead of missing its token.
+    const token = await this.dataSource.transaction(async (m) => {
+      const [now] = await m.query('SELECT password_hash FROM admins WHERE id = $1 FOR SHARE', [checked.id]);
+      if (now?.password_hash !== checked.passwordHash) throw new BusinessError(ErrorCode.LOGIN_FAILED);
+      return this.tokens.issue('admin', checked.id, this.config.adminTokenTtlSeconds, m);
+    });
+    return { token, admin: { id: checked.id, email: checked.email } };
   }
 
   async users(q: UserSearchDto): Promise<Page<PublicUser & { status: string; inviter_id: number | null }>> {
-    const qb = this.dataSource.getRepository(User).createQueryBuilder('u').orderBy('u.id', 'DESC').skip((q.page - 1) * q.limit).take(q.limit);
+    const qb = this.dataSource
+      .getRepository(User)
+      .createQueryBuilder('u')
+      .orderBy('u.id', 'DESC')
+      .skip((q.page - 1) * q.limit)
+      .take(q.limit);
     const s = q.search?.trim();
     if (s) {
       const like = `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -85,7 +100,15 @@ export class AdminService implements OnModuleInit {
       return found;
     });
     return {
-      items: items.map((o) => ({ id: o.id, channel: o.channel, recipient: o.recipient, purpose: o.purpose, body: o.body, created_at: o.createdAt, sent_at: o.sentAt })),
+      items: items.map((o) => ({
+        id: o.id,
+        channel: o.channel,
+        recipient: o.recipient,
+        purpose: o.purpose,
+        body: o.body,
+        created_at: o.createdAt,
+        sent_at: o.sentAt,
+      })),
       total,
       page: q.page,
       limit: q.limit,

@@ -75,3 +75,18 @@ it('the balance is read again on a balance push; the retry of an unanswered purc
   // Answered with the first purchase: the popup goes to the orders awaiting delivery.
   await waitFor(() => expect(screen.getByTestId('location').textContent).toBe('/pages/option/details'));
 });
+
+it('the balance is read again after a resync, and an older read answering late does not replace a newer one', async () => {
+  jest.spyOn(optionApi, 'seconds').mockResolvedValue([period]);
+  const answers: Array<(v: Awaited<ReturnType<typeof optionApi.payable>>) => void> = [];
+  jest.spyOn(optionApi, 'payable').mockImplementation(() => new Promise((r) => answers.push(r)));
+  const submitter = renderHook(() => useMoneySubmit()).result.current;
+  renderAt('/', '/', <BuyPopup symbol="BTC/USDT" direction="up" price="100" onClose={() => undefined} submitter={submitter} />);
+  await waitFor(() => expect(answers).toHaveLength(1));
+  // The socket came back without the pushes it missed (a payout meanwhile): read again.
+  act(() => useLiveStore.setState((s) => ({ resync: s.resync + 1 })));
+  await waitFor(() => expect(answers).toHaveLength(2));
+  await act(async () => answers[1]([{ currency_id: 3, symbol: 'USDT', available: '300', frozen: '0' }]));
+  await act(async () => answers[0]([{ currency_id: 3, symbol: 'USDT', available: '100', frozen: '0' }]));
+  expect(screen.getByTestId('payable').textContent).toBe('300.0000 USDT');
+});

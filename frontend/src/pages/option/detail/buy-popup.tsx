@@ -42,21 +42,24 @@ export function BuyPopup({
   const [error, setError] = useState<string | null>(null);
   const { busy, run, holds } = submitter;
   const balanceVersion = useLiveStore((st) => st.balanceVersion);
+  // A resync (the socket came back without the pushes it missed): a payout may have come meanwhile.
+  const resync = useLiveStore((st) => st.resync);
   const dialog = useRef<HTMLDivElement>(null);
-  const readPayable = useCallback(
-    () =>
-      optionApi.payable().then(
-        (l) => setPayable(l[0] ?? null),
-        () => undefined,
-      ),
-    [],
-  );
+  // The newest read's answer only: an older one answering after it would show the balance before.
+  const reads = useRef(0);
+  const readPayable = useCallback(() => {
+    const mine = ++reads.current;
+    return optionApi.payable().then(
+      (l) => mine === reads.current && setPayable(l[0] ?? null),
+      () => undefined,
+    );
+  }, []);
   const load = useCallback(() => {
     setPeriods(null);
     optionApi.seconds().then(setPeriods, () => setPeriods('failed'));
   }, []);
   // The balance now, read again on each balance push (a payout while the popup is open).
-  useEffect(() => void readPayable(), [readPayable, balanceVersion]);
+  useEffect(() => void readPayable(), [readPayable, balanceVersion, resync]);
   // Once per opening (a re-render of the page, on every price push, must not refetch or take the focus from the quantity).
   useEffect(() => {
     load();

@@ -117,20 +117,54 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
             onChange={typedDecimal(setAmount)}
             error={error}
             name="amount"
-            addon={<button type="button" className="button button--small" onClick={() => setAmount(fromCoin.available)}>{t('funding.all')}</button>}
+            addon={
+              <button type="button" className="button button--small" onClick={() => setAmount(fromCoin.available)}>
+                {t('funding.all')}
+              </button>
+            }
           />
           <p className="muted small">
-            {t('trade.available')}: <span className="num" data-testid="fpjy-available">{amountText(fromCoin.available)}</span> {fromCoin.symbol}
+            {t('trade.available')}:{' '}
+            <span className="num" data-testid="fpjy-available">
+              {amountText(fromCoin.available)}
+            </span>{' '}
+            {fromCoin.symbol}
           </p>
-          <SelectField label={t('fpjy.to')} value={String(toCoin.currency_id)} onChange={setTo} options={options.filter((o) => o.value !== String(fromCoin.currency_id))} name="to" />
+          <SelectField
+            label={t('fpjy.to')}
+            value={String(toCoin.currency_id)}
+            onChange={setTo}
+            options={options.filter((o) => o.value !== String(fromCoin.currency_id))}
+            name="to"
+          />
           <FundPasswordHint />
           {quote && (left > 0 || unanswered) ? (
             <>
               <dl className="rows" data-testid="fpjy-quote">
-                <div><dt>{t('funding.amount', { symbol: quote.from_symbol })}</dt><dd className="num" data-testid="fpjy-quoted-amount">{amountText(quote.amount)}</dd></div>
-                <div><dt>{t('fpjy.rate')}</dt><dd className="num">1 {quote.from_symbol} ≈ {quote.rate} {quote.to_symbol}</dd></div>
-                <div><dt>{t('funding.fee')}</dt><dd className="num">{quote.fee} {quote.to_symbol}</dd></div>
-                <div><dt>{t('fpjy.receive')}</dt><dd className="num" data-testid="fpjy-receive">{quote.receive} {quote.to_symbol}</dd></div>
+                <div>
+                  <dt>{t('fpjy.from')}</dt>
+                  <dd className="num" data-testid="fpjy-quoted-amount">
+                    {amountText(quote.amount)} {quote.from_symbol}
+                  </dd>
+                </div>
+                <div>
+                  <dt>{t('fpjy.rate')}</dt>
+                  <dd className="num">
+                    1 {quote.from_symbol} ≈ {quote.rate} {quote.to_symbol}
+                  </dd>
+                </div>
+                <div>
+                  <dt>{t('funding.fee')}</dt>
+                  <dd className="num">
+                    {quote.fee} {quote.to_symbol}
+                  </dd>
+                </div>
+                <div>
+                  <dt>{t('fpjy.receive')}</dt>
+                  <dd className="num" data-testid="fpjy-receive">
+                    {quote.receive} {quote.to_symbol}
+                  </dd>
+                </div>
               </dl>
               <button type="button" className="button button--primary button--block" onClick={() => void convert()} disabled={busy} data-testid="fpjy-convert">
                 {unanswered ? t('common.retry') : t('fpjy.convert', { seconds: left })}
@@ -144,7 +178,9 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
         </form>
       )}
       <section className="card" aria-labelledby="fpjy-history">
-        <h2 id="fpjy-history" className="card__title">{t('fpjy.history')}</h2>
+        <h2 id="fpjy-history" className="card__title">
+          {t('fpjy.history')}
+        </h2>
         <PagedList list={history} skeleton={<Skeleton rows={2} />}>
           {(items) => (
             <ul className="list" data-testid="fpjy-history">

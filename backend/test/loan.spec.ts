@@ -498,15 +498,20 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM loan_orders WHERE user_id = $1', [u.user.id]))[0].n).toBe(0);
   });
 
-  it('a loan the pool cannot cover is refused with a clear message, at applying and at approval', async () => {
+  /** An application of 1,000 USDT, then another operator action drains the pool to 500 (a big loan) before it is approved. */
+  async function appliedThenPoolDrained() {
     const u = await borrower();
     const o = await applied(u, '1000', 7);
     const left = await pool();
-    // Another operator action drains the pool (a big loan) before this one is approved.
     await t.ds.query(`UPDATE loan_products SET max_amount = $1 WHERE id = $2`, [left, product.id]);
     const big = await borrower();
     const bo = await applied(big, moneyString(money(left).minus(500)), 7);
     expect((await post(admin, `admin/loan/orders/${bo.id}/approve`, { reason: 'income documented' })).body.code).toBe(1);
+    return { u, o };
+  }
+
+  it('a loan the pool cannot cover is refused with a clear message, at applying and at approval', async () => {
+    const { u, o } = await appliedThenPoolDrained();
     const r = await post(admin, `admin/loan/orders/${o.id}/approve`, { reason: 'income documented' });
     expect(r.body).toMatchObject({ code: 2704, message: 'The lending pool cannot cover this loan right now. Please try a smaller amount or try again later' });
     expect((await get(admin, `admin/loan/orders/${o.id}`)).body.data).toMatchObject({ status: 'approving' });
@@ -518,13 +523,7 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
   });
 
   it('an approval that finds the pool short does not undo a payout another run posts meanwhile (regression: its release, in a transaction of its own, left money lent with nothing owed)', async () => {
-    const u = await borrower();
-    const o = await applied(u, '1000', 7);
-    const left = await pool();
-    await t.ds.query(`UPDATE loan_products SET max_amount = $1 WHERE id = $2`, [left, product.id]);
-    const big = await borrower();
-    const bo = await applied(big, moneyString(money(left).minus(500)), 7);
-    expect((await post(admin, `admin/loan/orders/${bo.id}/approve`, { reason: 'income documented' })).body.code).toBe(1);
+    const { u, o } = await appliedThenPoolDrained();
     await t.ds.query(`UPDATE loan_products SET max_amount = 50000 WHERE id = $1`, [product.id]);
     // The approval's payout fails for want of pool; just then the pool is topped up and the sweep
     // (resume, every minute) takes the loan, waiting for its lock.

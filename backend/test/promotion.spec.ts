@@ -36,7 +36,8 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
 
   const get = (path: string, token: string, query: Record<string, unknown> = {}) => t.http().get(`/api/${path}`).set('Authorization', token).query(query);
   /** The spec's POST calls (user/invite_list, user/myInvite, user/my_account_return): the fields form-encoded. */
-  const post = (path: string, token: string, body: Record<string, unknown> = {}) => t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
+  const post = (path: string, token: string, body: Record<string, unknown> = {}) =>
+    t.http().post(`/api/${path}`).set('Authorization', token).type('form').send(body);
   const order = (token: string, body: Record<string, string>) =>
     t
       .http()
@@ -237,63 +238,57 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     expect((await get('user/invite', inviter.token)).body.data).toMatchObject({ ratio: '0.2', partner: false });
   });
 
-  it('a contract fee whose transaction commits after the accrual’s cursor has run far past its id is still rebated (regression: the re-read was 80,000 ids, passed in moments under load)', async () => {
+  /**
+   * An invitee's contract fee of 2 that takes its ledger id and commits only after `meanwhile` has
+   * run (with its transaction open): returns the inviter's rebate once a last accrual has run.
+   */
+  async function lateFee(meanwhile: (inviterId: number) => Promise<void>, beforeLastRun: () => Promise<void> = async () => undefined) {
     const { inviter, invitee } = await pair();
     await deposit(t, invitee.user.id, USDT, '100');
     expect(await fromTradeAccount(invitee.token, 'lever', '100')).toBe(1);
     await rebates.accrue();
-    const id = randomUUID();
     let commit!: () => void;
     const held = new Promise<void>((r) => (commit = r));
     let posted!: () => void;
     const inside = new Promise<void>((r) => (posted = r));
     // The fee takes its ledger id, then its transaction stays open.
     const late = t.ds.transaction(async (m) => {
-      await t.app.get(LedgerService).post(contractFee(invitee.user.id, id, '2'), m);
+      await t.app.get(LedgerService).post(contractFee(invitee.user.id, randomUUID(), '2'), m);
       posted();
       await held;
     });
     await inside;
-    // Meanwhile a million ids go by (the projector's reservations under load), and another posting commits above them.
-    await t.ds.query(`SELECT setval(pg_get_serial_sequence('ledger_entries', 'id'), nextval(pg_get_serial_sequence('ledger_entries', 'id')) + 1000000)`);
-    await deposit(t, inviter.user.id, BTC, '1');
-    await rebates.accrue();
+    await meanwhile(inviter.user.id);
     commit();
     await late;
+    await beforeLastRun();
     await rebates.accrue();
     const [rebate] = await t.ds.query(`SELECT trim_scale(fee)::text AS fee, trim_scale(amount)::text AS amount FROM promotion_rebates WHERE inviter_id = $1`, [
       inviter.user.id,
     ]);
+    return rebate;
+  }
+
+  it('a contract fee whose transaction commits after the accrual’s cursor has run far past its id is still rebated (regression: the re-read was 80,000 ids, passed in moments under load)', async () => {
+    const rebate = await lateFee(async (inviterId) => {
+      // Meanwhile a million ids go by (the projector's reservations under load), and another posting commits above them.
+      await t.ds.query(`SELECT setval(pg_get_serial_sequence('ledger_entries', 'id'), nextval(pg_get_serial_sequence('ledger_entries', 'id')) + 1000000)`);
+      await deposit(t, inviterId, BTC, '1');
+      await rebates.accrue();
+    });
     expect(rebate).toEqual({ fee: '2', amount: '0.4' });
   });
 
   it('after a pause of the accrual longer than its 10 minutes of re-read, a fee that committed just after the last run is still rebated (regression: the re-read was counted from the clock, and started at the cursor)', async () => {
-    const { inviter, invitee } = await pair();
-    await deposit(t, invitee.user.id, USDT, '100');
-    expect(await fromTradeAccount(invitee.token, 'lever', '100')).toBe(1);
-    await rebates.accrue();
-    const id = randomUUID();
-    let commit!: () => void;
-    const held = new Promise<void>((r) => (commit = r));
-    let posted!: () => void;
-    const inside = new Promise<void>((r) => (posted = r));
-    const late = t.ds.transaction(async (m) => {
-      await t.app.get(LedgerService).post(contractFee(invitee.user.id, id, '2'), m);
-      posted();
-      await held;
-    });
-    await inside;
-    // A posting above the fee's id commits, and a run moves the cursor past the fee, not yet visible.
-    await deposit(t, inviter.user.id, BTC, '1');
-    await rebates.accrue();
-    commit();
-    await late;
-    // Then no run for 11 minutes (the worker down): every mark is that much older.
-    await t.ds.query(`UPDATE promotion_cursor_marks SET at = at - interval '11 minutes'`);
-    await rebates.accrue();
-    const [rebate] = await t.ds.query(`SELECT trim_scale(fee)::text AS fee, trim_scale(amount)::text AS amount FROM promotion_rebates WHERE inviter_id = $1`, [
-      inviter.user.id,
-    ]);
+    const rebate = await lateFee(
+      async (inviterId) => {
+        // A posting above the fee's id commits, and a run moves the cursor past the fee, not yet visible.
+        await deposit(t, inviterId, BTC, '1');
+        await rebates.accrue();
+      },
+      // Then no run for 11 minutes (the worker down): every mark is that much older.
+      async () => void (await t.ds.query(`UPDATE promotion_cursor_marks SET at = at - interval '11 minutes'`)),
+    );
     expect(rebate).toEqual({ fee: '2', amount: '0.4' });
   });
 
@@ -396,9 +391,9 @@ describe('referral promotion and rebates (real PostgreSQL + Redis)', () => {
     const never = await registerByEmail(t);
     expect((await setPartner(never.user.id, '0')).body).toMatchObject({ code: 1, data: { user_id: never.user.id, partner: false, auth_code: null } });
     expect(await t.ds.query('SELECT COUNT(*)::int AS n FROM promotion_partners WHERE user_id = $1', [never.user.id])).toEqual([{ n: 0 }]);
-    expect(await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE stream_id = $1 AND type = 'PartnerStatusChanged'`, [`user:${never.user.id}`])).toEqual([
-      { n: 0 },
-    ]);
+    expect(await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE stream_id = $1 AND type = 'PartnerStatusChanged'`, [`user:${never.user.id}`])).toEqual(
+      [{ n: 0 }],
+    );
   });
 
   it('two partners binding each other’s codes at the same moment: one joins, the other is refused as a loop (regression: both joined, each the other’s inviter)', async () => {

@@ -1,4 +1,4 @@
-import type { ClientToServerEvents, Envelope, FeedItem, ServerToClientEvents, SnapshotData } from '@kestrel/contracts';
+import type { ClientToServerEvents, Envelope, FeedItem, ServerToClientEvents, SnapshotData, Topic } from '@kestrel/contracts';
 import { AddressInfo } from 'node:net';
 import { io, Socket } from 'socket.io-client';
 import { registerByEmail, setFundPassword } from './support/accounts';
@@ -279,15 +279,17 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     expect(fed().length).toBeGreaterThan(0);
   });
 
-  it('a cycle whose trades cross a minute boundary sends the finished candle, with its last trade, before the new one', async () => {
-    const { seller, buyer } = await pair(1);
+  /**
+   * A client following `topic`'s candles, with the feed's cycles this test's: its timer is paused
+   * (what earlier tests left is sent first, then forgotten), `body` runs them, and the timer resumes.
+   */
+  async function candlesOf<T>(topic: Topic, body: (candles: T[], feed: MarketFeedService, host: EngineHost) => Promise<void>) {
     const feed = t.app.get(MarketFeedService);
     const host = t.app.get(EngineHost);
     const client = await connect();
-    const candles: Array<{ seq: number; data: { time: number; close: string; volume: string } }> = [];
-    client.on('kline', (m) => void (m.topic === 'kline:BTC/USDT:1min' && candles.push(m as never)));
-    await client.emitWithAck('subscribe', ['kline:BTC/USDT:1min']);
-    // The cycles are this test's: the feed's timer is paused, what earlier tests left is sent now.
+    const candles: T[] = [];
+    client.on('kline', (m) => void (m.topic === topic && candles.push(m as never)));
+    await client.emitWithAck('subscribe', [topic]);
     const timer = feed as unknown as { timer: NodeJS.Timeout };
     clearInterval(timer.timer);
     try {
@@ -295,6 +297,16 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
       await feed.publish();
       await new Promise((r) => setTimeout(r, 200));
       candles.length = 0;
+      await body(candles, feed, host);
+    } finally {
+      timer.timer = setInterval(() => void feed.publish(), CONFLATE_MS);
+    }
+  }
+
+  it('a cycle whose trades cross a minute boundary sends the finished candle, with its last trade, before the new one', async () => {
+    const { seller, buyer } = await pair(1);
+    type Candle = { seq: number; data: { time: number; close: string; volume: string } };
+    await candlesOf<Candle>('kline:BTC/USDT:1min', async (candles, feed, host) => {
       // Two trades 100 ms apart, on either side of a minute boundary (the batch time is the clock's).
       const boundary = Math.ceil(Date.now() / 60_000) * 60_000 + 120_000;
       await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '70000', quantity: '0.1' });
@@ -321,35 +333,19 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
         [boundary / 1000, '70100', '0.1'],
       ]);
       expect(candles[1].seq).toBe(candles[0].seq + 1);
-    } finally {
-      timer.timer = setInterval(() => void feed.publish(), CONFLATE_MS);
-    }
+    });
   });
 
   it('after a rebuild from the journal, the current candles are sent again (regression: the batches it projected were never pushed, and an open chart kept the bar without their trades)', async () => {
     const { seller, buyer } = await pair(1);
-    const feed = t.app.get(MarketFeedService);
-    const host = t.app.get(EngineHost);
     await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '71000', quantity: '0.1' });
     expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '71000', quantity: '0.1' })).body.data.status).toBe('completed');
-    const client = await connect();
-    const candles: Array<{ data: { close: string } }> = [];
-    client.on('kline', (m) => void (m.topic === 'kline:BTC/USDT:1day' && candles.push(m as never)));
-    await client.emitWithAck('subscribe', ['kline:BTC/USDT:1day']);
-    const timer = feed as unknown as { timer: NodeJS.Timeout };
-    clearInterval(timer.timer);
-    try {
-      await host.idle();
-      await feed.publish();
-      await new Promise((r) => setTimeout(r, 200));
-      candles.length = 0;
+    await candlesOf<{ data: { close: string } }>('kline:BTC/USDT:1day', async (candles, feed, host) => {
       await host.recover();
       await feed.publish();
       await until(() => candles.length >= 1);
       expect(candles.at(-1)!.data.close).toBe('71000');
-    } finally {
-      timer.timer = setInterval(() => void feed.publish(), CONFLATE_MS);
-    }
+    });
   });
 
   it('a trade sent before a subscriber joined and not yet projected is in its snapshot (regression: the snapshot read only the table)', async () => {

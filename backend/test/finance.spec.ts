@@ -5,6 +5,7 @@ import { epochDay } from '../src/modules/finance/wealth-terms';
 import { money, moneyString, truncate } from '../src/infra/money';
 import { adminToken, registerByEmail } from './support/accounts';
 import { deposit } from './support/funding';
+import { inOpenTransaction } from './support/open-transaction';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
@@ -234,7 +235,9 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     const day1 = new Date(new Date(o1.interest_start).getTime() + DAY + 60_000);
     const paid = async (id: string) => (await t.ds.query('SELECT paid_days FROM wealth_orders WHERE id = $1', [id]))[0].paid_days;
     const real = accrual.settle.bind(accrual);
-    const blip = jest.spyOn(accrual, 'settle').mockImplementation((id, now) => (id === o1.order_id ? Promise.reject(new Error('connection lost')) : real(id, now)));
+    const blip = jest
+      .spyOn(accrual, 'settle')
+      .mockImplementation((id, now) => (id === o1.order_id ? Promise.reject(new Error('connection lost')) : real(id, now)));
     try {
       await expect(accrual.accrue(day1)).rejects.toThrow(/^1 of \d+ wealth orders could not be brought up to date/);
     } finally {
@@ -380,6 +383,34 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect((await get(null, 'lh/deposit/order')).body.code).toBe(401);
     expect((await post(b.token, 'lh/deposit/cancel', { order_id: 'abc' })).body).toMatchObject({ code: 1000, message: 'Order not found' });
     expect((await post(b.token, 'lh/deposit/cancel', {})).body).toMatchObject({ code: 1000, message: 'Order not found' });
+  });
+
+  it('a purchase while an operator edits the product is made on the edit once it commits (regression: on the rate read before, its reserve too)', async () => {
+    const u = await investor('2000');
+    const id = (
+      await post(admin, 'admin/wealth/products', {
+        kind: 'fixed',
+        code: 'edited-meanwhile',
+        name: 'Edited meanwhile',
+        days: 5,
+        min_amount: '100',
+        rate: '0.003',
+        capacity: '5000',
+        reason: 'launch',
+      })
+    ).body.data.id;
+    await inOpenTransaction(t.ds, async (operator) => {
+      await operator.query('UPDATE wealth_products SET rate = 0.002 WHERE id = $1', [id]);
+      const bought = buy(u.token, id, '1000').then((r) => r);
+      await new Promise((r) => setTimeout(r, 500));
+      await operator.commitTransaction();
+      expect((await bought).body.data).toMatchObject({ daily_interest: '2', total_interest: '10' });
+    });
+    const [order] = await t.ds.query(
+      'SELECT trim_scale(daily_interest)::text AS daily, trim_scale(reserve)::text AS reserve FROM wealth_orders WHERE user_id = $1',
+      [u.user.id],
+    );
+    expect(order).toEqual({ daily: '2', reserve: '10' });
   });
 
   it('an operator edit changes only later purchases; capacity never below what is sold', async () => {

@@ -75,21 +75,27 @@ export class FinanceService {
     }
     const p = await this.products.get(dto.product_id);
     const amount = money(dto.amount);
-    if (amount.lt(p.minAmount) || amount.lte(0)) throw new BusinessError(ErrorCode.WEALTH_BELOW_MIN, undefined, { min: `${moneyString(p.minAmount)} USDT` });
-    if (dto.agree !== '1' && dto.agree !== 'true') throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED, 'error.wealth_agreement_required');
     const now = new Date();
-    const status = productView(p, now).status;
-    if (status === 'soon' || status === 'ended') throw new BusinessError(ErrorCode.WEALTH_NOT_ON_SALE);
     const a = moneyString(amount);
-    const { daily, total } = interestOf(p, a);
-    const reserve = p.kind === 'flexible' ? moneyString(money(daily).times(FLEXIBLE_RESERVE_DAYS)) : total;
+    /** The minimum and the sale window on a product's terms, then what the purchase earns and reserves on them. */
+    const termsOn = (q: WealthProduct) => {
+      if (amount.lt(q.minAmount) || amount.lte(0)) throw new BusinessError(ErrorCode.WEALTH_BELOW_MIN, undefined, { min: `${moneyString(q.minAmount)} USDT` });
+      const status = productView(q, now).status;
+      if (status === 'soon' || status === 'ended') throw new BusinessError(ErrorCode.WEALTH_NOT_ON_SALE);
+      const { daily, total } = interestOf(q, a);
+      return { daily, total, reserve: q.kind === 'flexible' ? moneyString(money(daily).times(FLEXIBLE_RESERVE_DAYS)) : total };
+    };
+    // The spec's order: the minimum, the agreement, the sale window (on the terms read now; checked again below).
+    if (amount.lt(p.minAmount) || amount.lte(0)) termsOn(p);
+    if (dto.agree !== '1' && dto.agree !== 'true') throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED, 'error.wealth_agreement_required');
+    termsOn(p);
     const startDay = epochDay(now) + 1;
     const buy = async (m: EntityManager) => {
       // The two accounts first, in the global order (treasury, then the user's trust), as a
       // redemption or the accrual job locks them before the product row (they give its capacity
-      // back): the other way round, a purchase and a redemption at once deadlock.
-      const lock = trust(userId, p.currencyId, LedgerCode.LockDeduction, '0');
-      await this.ledger.lockInOrder(m, money(reserve).gt(0) ? [lock, treasury(p.currencyId, LedgerCode.Freeze, '0')] : [lock]);
+      // back): the other way round, a purchase and a redemption at once deadlock. The treasury
+      // always: whether a reserve is needed is known only on the product's terms, read below.
+      await this.ledger.lockInOrder(m, [trust(userId, p.currencyId, LedgerCode.LockDeduction, '0'), treasury(p.currencyId, LedgerCode.Freeze, '0')]);
       // Capacity: the product row's conditional update is the guard (concurrent buyers queue on it).
       const raised = await updateReturning<{ id: number }>(
         m,
@@ -100,25 +106,30 @@ export class FinanceService {
         const [now] = await m.query('SELECT GREATEST(capacity - sold, 0)::text AS left FROM wealth_products WHERE id = $1', [p.id]);
         throw new BusinessError(ErrorCode.WEALTH_SOLD_OUT, undefined, { left: `${moneyString(now?.left ?? '0')} USDT` });
       }
+      // The product as it stands now, its row held by the update above until this commits: an
+      // operator's edit committed meanwhile (rate, minimum, sale window, penalty) is what this
+      // purchase is made on (regression: it was made on the terms read before, the reserve too).
+      const q = await this.products.get(p.id, m);
+      const { daily, total, reserve } = termsOn(q);
       const saved = await m.getRepository(WealthOrder).save(
         m.getRepository(WealthOrder).create({
           userId,
           productId: p.id,
-          kind: p.kind,
-          currencyId: p.currencyId,
+          kind: q.kind,
+          currencyId: q.currencyId,
           amount: a,
-          days: p.days,
+          days: q.days,
           dailyInterest: daily,
           totalInterest: total,
           reserve,
           earned: '0',
           paidDays: 0,
           startDay,
-          endAt: p.kind === 'flexible' ? null : new Date((startDay + p.days) * DAY_MS),
+          endAt: q.kind === 'flexible' ? null : new Date((startDay + q.days) * DAY_MS),
           status: 'hosting',
-          penaltyMode: p.penaltyMode,
-          penaltyRatio: p.penaltyRatio,
-          penaltyMultiple: p.penaltyMultiple,
+          penaltyMode: q.penaltyMode,
+          penaltyRatio: q.penaltyRatio,
+          penaltyMultiple: q.penaltyMultiple,
           clientId: dto.client_id ?? null,
         }),
       );

@@ -8,9 +8,10 @@ import { TradeAccountCommands } from '../src/modules/engine/trade-account-comman
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import { WithdrawalService } from '../src/modules/wallet/withdrawal.service';
 import { PricingService } from '../src/modules/coin-rate/pricing.service';
-import { money } from '../src/infra/money';
+import { money, moneyString } from '../src/infra/money';
 import { adminToken, lastCode, registerByEmail, setFundPassword, verifyBasic } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
+import { inOpenTransaction } from './support/open-transaction';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
@@ -215,7 +216,9 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect(n).toBe(2);
     // The decision is an event with the operator and the reason (DESIGN §5), recorded once.
     const approved = await t.ds.query(`SELECT metadata FROM events WHERE stream_id = $1 AND type = 'DepositApproved'`, [`deposit:${a.data.deposit_id}`]);
-    expect(approved.map((e: { metadata: object }) => e.metadata)).toEqual([expect.objectContaining({ actor: expect.stringMatching(/^admin:\d+$/), reason: 'tx seen on chain' })]);
+    expect(approved.map((e: { metadata: object }) => e.metadata)).toEqual([
+      expect.objectContaining({ actor: expect.stringMatching(/^admin:\d+$/), reason: 'tx seen on chain' }),
+    ]);
 
     // The first report's image backs no second one (2303), and that refusal changes nothing.
     const again = await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '250.5', image_id: image });
@@ -350,12 +353,16 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
       tx_hash: 'abc123',
     });
     // Each decision is an event with the operator and the reason (DESIGN §5), recorded once.
-    const decisions = await t.ds.query(`SELECT stream_id, type, metadata, payload FROM events WHERE stream_id IN ($1, $2) AND type IN ('WithdrawalApproved', 'WithdrawalRejected') ORDER BY seq`, [
-      `withdrawal:${id}`,
-      `withdrawal:${ok}`,
-    ]);
+    const decisions = await t.ds.query(
+      `SELECT stream_id, type, metadata, payload FROM events WHERE stream_id IN ($1, $2) AND type IN ('WithdrawalApproved', 'WithdrawalRejected') ORDER BY seq`,
+      [`withdrawal:${id}`, `withdrawal:${ok}`],
+    );
     expect(decisions).toEqual([
-      expect.objectContaining({ stream_id: `withdrawal:${id}`, type: 'WithdrawalRejected', metadata: expect.objectContaining({ reason: 'address under review' }) }),
+      expect.objectContaining({
+        stream_id: `withdrawal:${id}`,
+        type: 'WithdrawalRejected',
+        metadata: expect.objectContaining({ reason: 'address under review' }),
+      }),
       expect.objectContaining({
         stream_id: `withdrawal:${ok}`,
         type: 'WithdrawalApproved',
@@ -819,6 +826,29 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect((await post(u.token, 'wallet/detail', { account: 'lever', currency_id: USDT })).body.data).toMatchObject({ total: '0', available: '0' });
     expect(await counts()).toEqual({ ...before, entries: before.entries + 6 }); // + 502 lever, 502 transit, 503 transit, 503 coin
     expect((await t.app.get(TrialBalanceService).compute()).ok).toBe(true);
+  });
+
+  it('a withdrawal while an operator raises the fee is recorded with the new fee once that commits (regression: the fee read before was recorded, and paid on approval)', async () => {
+    const u = await user('100');
+    const addr = await addAddress(u);
+    const [{ fee: before }] = await t.ds.query('SELECT withdraw_fee::text AS fee FROM coins WHERE id = $1', [USDT]);
+    try {
+      await inOpenTransaction(t.ds, async (other) => {
+        // The request waits for its user's row (held here), after its own checks on the fee of now.
+        await other.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [u.user.id]);
+        const out = post(u.token, 'wallet/out', { address_id: addr, amount: '50', password: '135790' }).then((r) => r);
+        await new Promise((r) => setTimeout(r, 500));
+        expect((await post(admin, 'admin/coins/3', { withdraw_fee: '5', reason: 'gas spike' })).body.code).toBe(1);
+        await other.commitTransaction();
+        expect((await out).body.code).toBe(1);
+      });
+      const [w] = await t.ds.query(`SELECT trim_scale(fee)::text AS fee, trim_scale(actual_amount)::text AS actual FROM withdrawals WHERE user_id = $1`, [
+        u.user.id,
+      ]);
+      expect(w).toEqual({ fee: '5', actual: '45' });
+    } finally {
+      await post(admin, 'admin/coins/3', { withdraw_fee: moneyString(before), reason: 'restore' });
+    }
   });
 
   it('a deposit report retried after an operator raised the minimum answers its first record', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -22,23 +22,31 @@ export class FundingConfigService {
     return new Map(coins.map((c) => [c.id, c]));
   }
 
-  /** An enabled coin (what a new deposit or withdrawal may be in); `anyState`: also a disabled one. */
-  async coin(currencyId: number, anyState = false): Promise<Coin> {
-    const c = await this.dataSource.getRepository(Coin).findOne({ where: anyState ? { id: currencyId } : { id: currencyId, enabled: true } });
+  /**
+   * An enabled coin (what a new deposit or withdrawal may be in); `anyState`: also a disabled one.
+   * `held`: read in `m`'s transaction with its row held (FOR SHARE) until it ends, so an operator's
+   * change to it (setCoin, FOR UPDATE) waits for it or is what it reads.
+   */
+  async coin(currencyId: number, anyState = false, held?: EntityManager): Promise<Coin> {
+    const c = await (held ?? this.dataSource.manager)
+      .getRepository(Coin)
+      .findOne({ where: anyState ? { id: currencyId } : { id: currencyId, enabled: true }, ...(held ? { lock: { mode: 'pessimistic_read' as const } } : {}) });
     if (!c) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_invalid');
     return c;
   }
 
-  async chains(currencyId?: number): Promise<ChainType[]> {
-    return this.dataSource
-      .getRepository(ChainType)
-      .find({ where: { enabled: true, ...(currencyId ? { currencyId } : {}) }, order: { currencyId: 'ASC', id: 'ASC' } });
+  async chains(currencyId?: number, held?: EntityManager): Promise<ChainType[]> {
+    return (held ?? this.dataSource.manager).getRepository(ChainType).find({
+      where: { enabled: true, ...(currencyId ? { currencyId } : {}) },
+      order: { currencyId: 'ASC', id: 'ASC' },
+      ...(held ? { lock: { mode: 'pessimistic_read' as const } } : {}),
+    });
   }
 
-  /** An enabled chain of an enabled coin (chain names are case-insensitive). */
-  async chain(currencyId: number, chainName: string): Promise<{ coin: Coin; chain: ChainType }> {
-    const coin = await this.coin(currencyId);
-    const chain = (await this.chains(currencyId)).find((c) => c.chain.toUpperCase() === chainName.toUpperCase());
+  /** An enabled chain of an enabled coin (chain names are case-insensitive); `held` as for `coin`. */
+  async chain(currencyId: number, chainName: string, held?: EntityManager): Promise<{ coin: Coin; chain: ChainType }> {
+    const coin = await this.coin(currencyId, false, held);
+    const chain = (await this.chains(currencyId, held)).find((c) => c.chain.toUpperCase() === chainName.toUpperCase());
     if (!chain) throw new BusinessError(ErrorCode.VALIDATION, 'error.chain_invalid');
     return { coin, chain };
   }

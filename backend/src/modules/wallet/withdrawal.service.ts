@@ -132,13 +132,11 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     const amount = positive(dto.amount);
     // No more decimals than the coin has: what leaves is what the network can send.
     if (amount.decimalPlaces() > coin.displayDecimals) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
-    const fee = money(coin.withdrawFee);
-    const min = Money.max(coin.minWithdraw, fee);
-    if (amount.lt(min) || amount.lte(fee)) throw new BusinessError(ErrorCode.WITHDRAW_BELOW_MIN, undefined, { min: moneyString(min), coin: coin.symbol });
+    feeFor(coin, amount);
     await this.fundPassword.verify(userId, user.fundPasswordHash, dto.password);
     const usdt = await this.pricing.limitValue(coin.id, amount, coin.symbol);
 
-    return this.oneAtATime(userId, () => this.submit(userId, user.verificationLevel, dto, coin, address, amount, fee, usdt));
+    return this.oneAtATime(userId, () => this.submit(userId, user.verificationLevel, dto, coin, address, amount, usdt));
   }
 
   /**
@@ -162,7 +160,6 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
     coin: { id: number },
     address: { chain: string; address: string },
     amount: Money,
-    fee: Money,
     usdt: Money,
   ): Promise<{ withdrawal_id: number; duplicate: boolean }> {
     // The row is committed first (status `submitting`), so a crash after the freeze leaves a row for the
@@ -172,6 +169,11 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
       await m.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
       const prior = dto.client_id ? await this.priorOf(m, userId, dto.client_id) : undefined;
       if (prior) return prior;
+      // The coin's rules and its network as they stand now, held until this commits: an operator's
+      // change committed meanwhile (a fee raised, a minimum, the network or the coin closed) is what
+      // this request is made on (regression: the fee read before was recorded, and paid on approval).
+      const { coin: rules } = await this.funding.chain(coin.id, address.chain, m);
+      const fee = feeFor(rules, amount);
       const today = await this.today(m, userId);
       if (today.requests >= this.config.withdrawals.perDay)
         throw new BusinessError(ErrorCode.WITHDRAW_DAILY_COUNT, undefined, { count: String(this.config.withdrawals.perDay) });
@@ -354,7 +356,10 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
       await this.decided(m, 'WithdrawalApproved', w, `admin:${adminId}`, dto.reason, { txHash: dto.tx_hash ?? null });
       const coin = await this.funding.coin(w.currencyId, true);
       await this.messages.leave(m, w.userId, 'notice.withdrawal_approved', { amount: moneyString(w.actualAmount), coin: coin.symbol }, `withdrawal:${id}`);
-      return { posting: { refType: 'withdrawal', refId: String(id), actor: `admin:${adminId}`, reason: dto.reason, legs }, view: recordView(w, coin.symbol, true) };
+      return {
+        posting: { refType: 'withdrawal', refId: String(id), actor: `admin:${adminId}`, reason: dto.reason, legs },
+        view: recordView(w, coin.symbol, true),
+      };
     });
   }
 
@@ -367,7 +372,13 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
       const coin = await this.funding.coin(w.currencyId, true);
       await this.messages.leave(m, w.userId, 'notice.withdrawal_rejected', { amount, coin: coin.symbol, reason }, `withdrawal:${id}`);
       return {
-        posting: { refType: 'withdrawal', refId: String(id), actor: `admin:${adminId}`, reason, legs: [coinLeg(w.userId, w.currencyId, LedgerCode.Unfreeze, amount, `-${amount}`)] },
+        posting: {
+          refType: 'withdrawal',
+          refId: String(id),
+          actor: `admin:${adminId}`,
+          reason,
+          legs: [coinLeg(w.userId, w.currencyId, LedgerCode.Unfreeze, amount, `-${amount}`)],
+        },
         view: recordView(w, coin.symbol, true),
       };
     });
@@ -388,7 +399,11 @@ export class WithdrawalService implements OnApplicationBootstrap, OnApplicationS
    * has applied it: 2107 when not in time (it will be, once a sequencer runs). The same decision again
    * answers 2107 while its command is still on its way, then 2209 (decided once).
    */
-  private async decideWith<V>(id: number, commandId: string, decideIn: (m: EntityManager) => Promise<{ posting: Omit<Posting, 'commandId'>; view: V }>): Promise<V> {
+  private async decideWith<V>(
+    id: number,
+    commandId: string,
+    decideIn: (m: EntityManager) => Promise<{ posting: Omit<Posting, 'commandId'>; view: V }>,
+  ): Promise<V> {
     const view = await this.dataSource
       .transaction(async (m) => {
         const { posting, view } = await decideIn(m);
@@ -419,4 +434,12 @@ function recordView(w: Withdrawal, symbol: string, forOperator: boolean) {
     created_at: new Date(w.createdAt).toISOString(),
     reviewed_at: w.reviewedAt ? new Date(w.reviewedAt).toISOString() : null,
   };
+}
+
+/** The withdrawal fee of `amount` on a coin's rules; 2204 below its minimum (at least the fee, and more than it). */
+function feeFor(coin: { withdrawFee: string; minWithdraw: string; symbol: string }, amount: Money): Money {
+  const fee = money(coin.withdrawFee);
+  const min = Money.max(coin.minWithdraw, fee);
+  if (amount.lt(min) || amount.lte(fee)) throw new BusinessError(ErrorCode.WITHDRAW_BELOW_MIN, undefined, { min: moneyString(min), coin: coin.symbol });
+  return fee;
 }

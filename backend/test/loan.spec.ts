@@ -14,6 +14,7 @@ import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
 import { makePng } from './support/images';
 import { call, Envelope, freePort, ServerProcess, sleep, spawnServer, stopServer, waitUntilUp } from './support/server-process';
+import { inOpenTransaction } from './support/open-transaction';
 import { ADMIN, createDatabase, REDIS_URL, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
@@ -554,6 +555,26 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     // Approved again, now that the pool can cover it: paid once.
     expect((await post(admin, `admin/loan/orders/${o.id}/approve`, { reason: 'income documented' })).body.code).toBe(1);
     expect(await entries(u.user.id, 802)).toEqual(['1000']);
+  });
+
+  it('an application made while an operator raises the rate is recorded at the new rate once that commits (regression: at the rate read before)', async () => {
+    const u = await borrower();
+    const [{ rate: before }] = await t.ds.query('SELECT daily_rate::text AS rate FROM loan_products WHERE id = $1', [product.id]);
+    try {
+      await inOpenTransaction(t.ds, async (other) => {
+        // The application waits on its first photo (held here), after checking the terms of now.
+        await other.query('SELECT id FROM uploads WHERE id = $1 FOR UPDATE', [u.photos.front_image]);
+        const applying = post(u.token, 'borrow/order/apply', { product_id: product.id, amount: '1000', days: 7, ...u.photos }).then((r) => r);
+        await new Promise((r) => setTimeout(r, 500));
+        expect((await post(admin, `admin/loan/products/${product.id}`, { reason: 'funding costs rose', daily_rate: '0.0025' })).body.code).toBe(1);
+        await other.commitTransaction();
+        expect((await applying).body.code).toBe(1);
+      });
+      const [o] = await t.ds.query('SELECT trim_scale(daily_rate)::text AS rate FROM loan_orders WHERE user_id = $1', [u.user.id]);
+      expect(o.rate).toBe('0.0025');
+    } finally {
+      await post(admin, `admin/loan/products/${product.id}`, { reason: 'restore', daily_rate: moneyString(before) });
+    }
   });
 
   it("B cannot see A's photos, orders or repayments; a user token cannot reach the operator API", async () => {

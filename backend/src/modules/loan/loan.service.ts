@@ -50,8 +50,11 @@ export class LoanService {
     return { items, preview: quote };
   }
 
-  private async checkTerms(productId: number, amountRaw: string, days: number) {
-    const product = await this.dataSource.getRepository(LoanProduct).findOne({ where: { id: productId, enabled: true } });
+  /** The product's terms for this loan; `held`: read in that transaction with the product's row held until it ends (an operator's edit waits for it, or is what it reads). */
+  private async checkTerms(productId: number, amountRaw: string, days: number, held?: EntityManager) {
+    const product = await (held ?? this.dataSource.manager)
+      .getRepository(LoanProduct)
+      .findOne({ where: { id: productId, enabled: true }, ...(held ? { lock: { mode: 'pessimistic_read' as const } } : {}) });
     if (!product) throw new BusinessError(ErrorCode.LOAN_PRODUCT_NOT_FOUND);
     const coin = await coinOf(this.dataSource, product.currencyId);
     const amount = loanAmount(amountRaw, coin);
@@ -78,11 +81,16 @@ export class LoanService {
     const user = await this.users.findById(userId);
     if (user.verificationLevel < 1)
       throw new BusinessError(ErrorCode.LOAN_VERIFY_REQUIRED, undefined, undefined, { verify: true, route: '#/pages/verification/index' });
-    const { product, coin, amount } = await this.checkTerms(dto.product_id, dto.amount, dto.days);
-    const pool = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'loan-pool' && b.currencyId === product.currencyId);
+    const { product: read, coin, amount } = await this.checkTerms(dto.product_id, dto.amount, dto.days);
+    const pool = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'loan-pool' && b.currencyId === read.currencyId);
     if (money(pool?.available ?? '0').lt(amount)) throw new BusinessError(ErrorCode.LOAN_POOL_SHORT);
     const create = async (m: EntityManager) => {
       for (const id of [dto.front_image, dto.back_image, dto.passport_image]) await this.uploads.claim(m, userId, id);
+      // The product's terms as they stand now, held until this commits: an operator's edit committed
+      // meanwhile (paused, a new rate, range or cycles) is what this application is made on, or
+      // refused by (regression: it was recorded on the terms read before).
+      const { product } = await this.checkTerms(dto.product_id, dto.amount, dto.days, m);
+      if (product.currencyId !== read.currencyId) throw new BusinessError(ErrorCode.LOAN_PRODUCT_NOT_FOUND);
       const repo = m.getRepository(LoanOrder);
       const o = await repo.save(
         repo.create({

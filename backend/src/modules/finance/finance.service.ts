@@ -77,16 +77,19 @@ export class FinanceService {
     const amount = money(dto.amount);
     const now = new Date();
     const a = moneyString(amount);
+    const atLeastMinimum = (q: WealthProduct) => {
+      if (amount.lt(q.minAmount) || amount.lte(0)) throw new BusinessError(ErrorCode.WEALTH_BELOW_MIN, undefined, { min: `${moneyString(q.minAmount)} USDT` });
+    };
     /** The minimum and the sale window on a product's terms, then what the purchase earns and reserves on them. */
     const termsOn = (q: WealthProduct) => {
-      if (amount.lt(q.minAmount) || amount.lte(0)) throw new BusinessError(ErrorCode.WEALTH_BELOW_MIN, undefined, { min: `${moneyString(q.minAmount)} USDT` });
+      atLeastMinimum(q);
       const status = productView(q, now).status;
       if (status === 'soon' || status === 'ended') throw new BusinessError(ErrorCode.WEALTH_NOT_ON_SALE);
       const { daily, total } = interestOf(q, a);
       return { daily, total, reserve: q.kind === 'flexible' ? moneyString(money(daily).times(FLEXIBLE_RESERVE_DAYS)) : total };
     };
     // The spec's order: the minimum, the agreement, the sale window (on the terms read now; checked again below).
-    if (amount.lt(p.minAmount) || amount.lte(0)) termsOn(p);
+    atLeastMinimum(p);
     if (dto.agree !== '1' && dto.agree !== 'true') throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED, 'error.wealth_agreement_required');
     termsOn(p);
     const startDay = epochDay(now) + 1;

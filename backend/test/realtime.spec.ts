@@ -660,7 +660,7 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     expect(online().get(kept.user.id)).toBe(1);
   });
 
-  it('a client that disconnects while its token is looked up is not counted online (regression: the count stayed up for good)', async () => {
+  it('a client that disconnects while its token is looked up is not counted online and is in no room (regression: the count stayed up for good)', async () => {
     const u = await registerByEmail(t);
     const tokens = t.app.get(TokenService);
     const real = tokens.session.bind(tokens);
@@ -673,25 +673,56 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
       await gate;
       return real(...args);
     });
-    // What a connection does after the lookup (with the bug: joins the room, checks the token again, counts itself online).
+    // What a connection does after the lookup (joins the room, checks the token again).
     const verify = jest.spyOn(tokens, 'verify');
     try {
-      const c = await connect(u.token);
+      // Not connected yet: the connection is accepted once its session is read.
+      const c: Client = io(url, { path: '/socket.io', transports: ['websocket'], auth: { token: u.token }, reconnection: false });
+      clients.push(c);
       await looking;
       const lookup = held.mock.results[0].value as Promise<unknown>;
-      await disconnected(c);
+      const engineId = c.io.engine.id;
+      c.disconnect();
+      const engine = (t.app.get(MarketFeedService) as unknown as { server: Server }).server.engine as unknown as { clients: Record<string, unknown> };
+      await until(() => !(engineId in engine.clients));
       release();
       // Seen to the end, not slept on: the lookup answered, then whatever the connection did after it.
       await lookup;
       await new Promise((r) => setImmediate(r));
       await Promise.all(verify.mock.results.map((r) => r.value));
-      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setTimeout(r, 20));
     } finally {
       release();
       held.mockRestore();
       verify.mockRestore();
     }
     expect(online().has(u.user.id)).toBe(false);
+    const server = (t.app.get(MarketFeedService) as unknown as { server: Server }).server;
+    expect(server.of('/').adapter.rooms.get(`user:${u.user.id}`)?.size ?? 0).toBe(0);
+  });
+
+  it("a user's socket is in its private room when its client hears `connect`: a push right after it arrives (regression: the room was joined after the session lookup, after `connect`, and such a push was lost)", async () => {
+    const u = await registerByEmail(t);
+    await deposit(t, u.user.id, 3, '100');
+    const tokens = t.app.get(TokenService);
+    const real = tokens.session.bind(tokens);
+    // A slow session lookup (a cold cache, a busy database): the window the client could not see.
+    const slow = jest.spyOn(tokens, 'session').mockImplementation(async (...args) => {
+      await new Promise((r) => setTimeout(r, 200));
+      return real(...args);
+    });
+    try {
+      const c = await connect(u.token);
+      const heard = new Promise<Array<{ available: string }>>((resolve) => c.on('balance', (m) => resolve(m.data)));
+      // What the app does on `connect`: it reads its balances (a change before this read is in it; one
+      // after it is pushed). The push stands for a change made just after the read.
+      t.app.get(EngineBus).emit('balance', u.user.id);
+      const nothing = new Promise<string>((r) => setTimeout(() => r('nothing within 3 s'), 3000));
+      expect(await Promise.race([heard, nothing])).toEqual([expect.objectContaining({ available: '100' })]);
+      expect(online().get(u.user.id)).toBe(1);
+    } finally {
+      slow.mockRestore();
+    }
   });
 
   it('the topics of a market disabled at run time can still be left, by any spelling (regression: they stayed joined, counted against the cap)', async () => {

@@ -5,6 +5,9 @@ import { useSessionStore } from '../stores/session.store';
 
 export type MarketSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
+/** After the server refused or closed the connection, the app connects again this long after. */
+export const SOCKET_RETRY_MS = 2000;
+
 let socket: MarketSocket | null = null;
 let socketToken: string | null = null;
 
@@ -28,6 +31,18 @@ export function getSocket(): MarketSocket {
   });
   s.on('feed', (items) => {
     for (const [event, message] of items) for (const handler of s.listeners(event)) (handler as (m: typeof message) => void)(message);
+  });
+  // Socket.IO reconnects by itself after a lost transport, not after the server refused the connection
+  // (its session could not be read: the database away a moment) or closed it: then the app does.
+  const again = () =>
+    setTimeout(() => {
+      if (socket === s && !s.connected && !s.active) s.connect();
+    }, SOCKET_RETRY_MS);
+  s.on('connect_error', () => {
+    if (!s.active) again();
+  });
+  s.on('disconnect', (reason) => {
+    if (reason === 'io server disconnect') again();
   });
   socket = s;
   return s;

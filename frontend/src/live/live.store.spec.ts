@@ -9,6 +9,7 @@ const fakeSocket = {
 };
 jest.mock('../api/socket', () => ({ getSocket: () => fakeSocket }));
 
+import { useSessionStore } from '../stores/session.store';
 import { useToastStore } from '../stores/toast.store';
 import { useLive, useLiveStore } from './live.store';
 
@@ -46,4 +47,23 @@ it('settlement toasts show P/L and a returned stake truncated to 4 decimals, as 
     ]),
   );
   unmount();
+});
+
+it("a signed-in socket's first connect makes the screens read again: their first reads may have come before it was in its private room (regression: a change between the two was never seen)", () => {
+  useSessionStore.setState({ token: 'a-token' });
+  try {
+    const { unmount } = renderHook(() => useLive());
+    const before = useLiveStore.getState().resync;
+    act(() => handlers.connect());
+    expect(useLiveStore.getState()).toMatchObject({ status: 'live', resync: before + 1 });
+    unmount();
+    // A visitor's socket has no private pushes to miss: its first connect reads nothing again.
+    useSessionStore.setState({ token: null });
+    const visitor = renderHook(() => useLive());
+    act(() => handlers.connect());
+    expect(useLiveStore.getState().resync).toBe(before + 1);
+    visitor.unmount();
+  } finally {
+    useSessionStore.setState({ token: null });
+  }
 });

@@ -47,6 +47,8 @@ export const useLiveStore = create<LiveState>(() => ({
 let bound: MarketSocket | null = null;
 let users = 0;
 let wasDown = false;
+/** The bound socket has not connected since it was bound (it was not connected then). */
+let firstConnect = false;
 const set = useLiveStore.setState;
 
 const onConnect = () => {
@@ -54,9 +56,14 @@ const onConnect = () => {
   // Without recovery the rooms and missed messages are gone: every screen takes fresh snapshots, and
   // the balances pushed before the drop go with them (a screen prefers a pushed balance to its
   // snapshot: an old one would stand over the fresh figure until the next push of that coin).
-  if (wasDown && !socket.recovered) set((s) => ({ status: 'live', resync: s.resync + 1, balanceSeq: -1, balances: {}, positionSeq: -1 }));
+  // A signed-in socket's first `connect` too: the screens' first reads may have come before it was in
+  // its private room (the server joins it before `connect`), and a change between the two was pushed
+  // to nobody.
+  const missed = wasDown || (firstConnect && !!useSessionStore.getState().token);
+  if (missed && !socket.recovered) set((s) => ({ status: 'live', resync: s.resync + 1, balanceSeq: -1, balances: {}, positionSeq: -1 }));
   else set({ status: 'live' });
   wasDown = false;
+  firstConnect = false;
 };
 const onDown = () => {
   wasDown = true;
@@ -113,6 +120,7 @@ function bind(): void {
   unbind();
   bound = socket;
   wasDown = false;
+  firstConnect = !socket.connected;
   set({ status: socket.connected ? 'live' : 'connecting', balanceSeq: -1, balances: {}, positionSeq: -1, positions: null });
   socket.on('connect', onConnect);
   socket.on('disconnect', onDown);

@@ -1,7 +1,7 @@
 import type { Socket } from 'socket.io';
 import type { AppConfig } from '../../infra/config/config';
 import type { MarketFeedService } from './market-feed.service';
-import { MAX_TOPICS, RealtimeGateway } from './realtime.gateway';
+import { MAX_TOPICS, RealtimeGateway, SESSION_UNAVAILABLE } from './realtime.gateway';
 import type { ParsedTopic } from './topics';
 
 /** Markets disabled at run time: the registry no longer names them. */
@@ -98,23 +98,20 @@ describe('RealtimeGateway subscribe', () => {
 });
 
 describe('RealtimeGateway connection', () => {
-  it('a session that cannot be read (the database away) closes the socket instead of rejecting (regression: an unhandled rejection ended the process)', async () => {
+  it('a session that cannot be read (the database away) refuses the connection, asking the client to connect again, instead of rejecting (regression: an unhandled rejection ended the process)', async () => {
     const tokens = {
       session: async () => {
         throw new Error('connection terminated');
       },
+      onRevoked: () => undefined,
     };
-    const gateway = new RealtimeGateway(feed, tokens as never, {} as never, { fastLane: false, tokenCacheMs: 2000 } as AppConfig);
-    const closed: boolean[] = [];
-    const socket = {
-      connected: true,
-      data: {},
-      handshake: { auth: { token: 'a-token-long-enough-1234' }, headers: {} },
-      on: () => undefined,
-      disconnect: (close: boolean) => closed.push(close),
-    };
-    await expect(gateway.handleConnection(socket as unknown as Socket)).resolves.toBeUndefined();
-    expect(closed).toEqual([true]);
+    const gateway = new RealtimeGateway({ attach: () => undefined } as never, tokens as never, {} as never, { fastLane: false, tokenCacheMs: 2000 } as AppConfig);
+    let middleware!: (socket: Socket, next: (err?: Error & { data?: unknown }) => void) => void;
+    gateway.afterInit({ use: (fn: typeof middleware) => (middleware = fn) } as never);
+    gateway.onApplicationShutdown();
+    const socket = { data: {}, handshake: { auth: { token: 'a-token-long-enough-1234' }, headers: {} } };
+    const refused = await new Promise<(Error & { data?: unknown }) | undefined>((resolve) => middleware(socket as unknown as Socket, resolve));
+    expect(refused).toMatchObject({ message: SESSION_UNAVAILABLE, data: { retry: true } });
   });
 });
 

@@ -11,6 +11,8 @@ import { PUSH_SERVER } from './push-server';
 import { atExpiry, recheckMs, recheckSockets } from './sessions';
 import { feedRoom, feedRoomTopics, ParsedTopic, parseTopic, topicOf, topicKey, userRoom } from './topics';
 
+/** The `connect_error` message of a connection whose session could not be read (`data.retry`: connect again). */
+export const SESSION_UNAVAILABLE = 'session unavailable: connect again';
 /** Topics per subscribe, and in all per socket (its rooms, or its batched set of topics). */
 export const MAX_TOPICS = 40;
 /** Subscribes of one socket whose snapshots are being read at once; more wait for an answer (flow control). */
@@ -57,6 +59,19 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   afterInit(server: Server): void {
     this.feed.attach(server);
+    // A user's socket is in its private room before its connection is accepted (`admit`): the
+    // client's `connect` comes after the join, so what it reads from then on (the app's resync)
+    // covers every push it could not hear. A session that cannot be read (the database away)
+    // refuses the connection (`connect_error`, the app connects again), never admits a visitor.
+    server.use((socket, next) =>
+      void this.admit(socket).then(
+        () => next(),
+        (err: Error) => {
+          this.logger.warn(`a connection's session could not be read: ${err.message}; refusing it`);
+          next(Object.assign(new Error(SESSION_UNAVAILABLE), { data: { retry: true } }));
+        },
+      ),
+    );
     // A revoked session (logout, password change or reset) hears no more private pushes: its sockets
     // leave the private rooms and stay connected as a visitor's (market data; `order` and chat answer 401).
     this.tokens.onRevoked((type, id) => (type === 'user' ? this.dropRevoked(server, id) : Promise.resolve()));
@@ -132,41 +147,40 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     return token ? this.tokens.verify(token, 'user') : undefined;
   }
 
-  async handleConnection(socket: Socket): Promise<void> {
+  handleConnection(socket: Socket): void {
     socket.on('order', (request: unknown, ack?: unknown) => this.order(socket, request, ack));
     if (this.directOrders) answerOrderEvents(socket, (request) => this.orders.answer(socket.handshake, request));
     // Every connection starts afresh (no connection-state recovery: push-server.ts).
     socket.data.batch = socket.handshake.auth?.feed === 'batch';
-    // Nest drops this method's promise: a failure here (the token lookup with the database away)
-    // would be an unhandled rejection, which ends the process. The socket is closed instead (its
-    // client connects again), never left connected as a visitor.
-    try {
-      await this.enterPrivate(socket);
-    } catch (err) {
-      this.logger.warn(`a connection's session could not be read: ${(err as Error).message}; closing it`);
-      socket.disconnect(true);
-    }
+    // Counted online once connected (a client gone while `admit` read its session never connects,
+    // never disconnects: counted then, it would stay so).
+    const userId: number | undefined = socket.data.userId;
+    if (userId === undefined) return;
+    this.feed.online(userId);
+    // The token's expiry ends the private pushes as a revocation does (the timer goes with the socket).
+    atExpiry(socket, 'user', socket.data.expiresAt, () => this.endSession(socket));
   }
 
-  /** The user's private room for a socket whose token is a session (none for a visitor). */
-  private async enterPrivate(socket: Socket): Promise<void> {
+  /**
+   * Before the connection is accepted (Socket.IO middleware): a socket whose token is a session
+   * joins the user's private room (none for a visitor). A client gone meanwhile is never connected:
+   * Socket.IO then takes it out of every room it joined here.
+   */
+  private async admit(socket: Socket): Promise<void> {
     const token = handshakeToken(socket.handshake);
     const session = token ? await this.tokens.session(token, 'user') : undefined;
-    // A client gone during a lookup has had its handleDisconnect: counted online after it, it would stay so.
-    if (!session || !socket.connected) return;
+    if (!session) return;
     const userId = session.subjectId;
     await socket.join(userRoom(userId));
     // Checked again once in the room: a revocation that committed in between (its sweep may have
-    // run before this join) is seen here; one that commits later sweeps this socket out.
+    // run before this join) is seen here; one that commits later is caught by the periodic re-check
+    // (a sweep does not see a socket not yet connected).
     if ((await this.handshakeUser(socket.handshake)) !== userId) {
       await socket.leave(userRoom(userId));
       return;
     }
-    if (!socket.connected) return;
     socket.data.userId = userId;
-    this.feed.online(userId);
-    // The token's expiry ends the private pushes as a revocation does (the timer goes with the socket).
-    atExpiry(socket, 'user', session.expiresAt, () => this.endSession(socket));
+    socket.data.expiresAt = session.expiresAt;
   }
 
   handleDisconnect(socket: Socket): void {

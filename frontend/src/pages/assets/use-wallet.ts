@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { walletApi, type WalletItem, type WalletList } from '../../api/wallet';
+import { useCallback, useEffect, useRef } from 'react';
+import { walletApi, type WalletItem } from '../../api/wallet';
 import { cmp } from '../../components/decimal';
+import { useLoaded } from '../../components/use-loaded';
 import { useLive, useLiveStore } from '../../live/live.store';
 import { usePricingStore } from '../../stores/pricing.store';
 import { storage } from '../../stores/storage';
@@ -14,17 +15,22 @@ export function useWallet() {
   const { resync, status } = useLive();
   const pricing = usePricingStore((s) => s.code);
   const balanceVersion = useLiveStore((s) => s.balanceVersion);
-  const [wallet, setWallet] = useState<WalletList | null>(null);
+  const read = useCallback(() => walletApi.list(pricing), [pricing]);
+  const { data: wallet, failed, reload: load } = useLoaded(read);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const load = useCallback(() => walletApi.list(pricing).then(setWallet, () => undefined), [pricing]);
-  useEffect(() => void load(), [load, resync]);
+  const first = useRef(true);
+  // Read on mount and for another pricing currency (useLoaded), again after a resync.
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else void load();
+  }, [resync]);
   useEffect(() => {
     if (!balanceVersion) return;
     clearTimeout(timer.current);
     timer.current = setTimeout(() => void load(), 300);
     return () => clearTimeout(timer.current);
   }, [balanceVersion, load]);
-  return { wallet, reload: load, status };
+  return { wallet, failed, reload: load, status };
 }
 
 /** "Hide small coins" (stored): hides a coin worth less than 1 USD (in any pricing currency) and empty ones. */

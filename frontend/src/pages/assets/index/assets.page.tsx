@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { ACCOUNTS } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
-import { Skeleton } from '../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../components/feedback';
 import { Switch } from '../../../components/form';
 import { Icon } from '../../../components/icons';
 import { truncate } from '../../../components/format';
@@ -13,13 +13,15 @@ import { useHideSmall, useWallet } from '../use-wallet';
 /** Assets: the total in the pricing currency, hide small coins, the four accounts, shortcuts. */
 export function AssetsPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const { wallet, status } = useWallet();
+  const { wallet, failed, reload, status } = useWallet();
   const hide = useHideSmall((s) => s.hide);
   const setHide = useHideSmall((s) => s.set);
   return (
     <Page title={t(titleKey)} back={false} right={<Link className="icon-button" to={PATHS.assetsRecord} aria-label={t('titles.assetsRecord')}><Icon name="bell" /></Link>}>
       <StaleBadge status={status} />
-      {!wallet ? (
+      {failed ? (
+        <LoadFailed onRetry={() => void reload()} />
+      ) : !wallet ? (
         <Skeleton rows={5} height={64} />
       ) : (
         <>

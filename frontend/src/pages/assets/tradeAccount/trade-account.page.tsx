@@ -27,7 +27,7 @@ export function TradeAccountPage({ titleKey }: { titleKey: string }) {
 }
 
 function AccountCoins({ account, titleKey, t }: { account: AccountType; titleKey: string; t: (k: string, o?: Record<string, unknown>) => string }) {
-  const { wallet, status } = useWallet();
+  const { wallet, failed, reload, status } = useWallet();
   const hide = useHideSmall((s) => s.hide);
   const setHide = useHideSmall((s) => s.set);
   const acc = wallet?.accounts.find((a) => a.account === account);
@@ -35,7 +35,9 @@ function AccountCoins({ account, titleKey, t }: { account: AccountType; titleKey
   return (
     <Page title={account === 'coin' ? t(titleKey) : t(`assets.account.${account}`)}>
       <StaleBadge status={status} />
-      {!wallet || !acc ? (
+      {failed ? (
+        <LoadFailed onRetry={() => void reload()} />
+      ) : !wallet || !acc ? (
         <Skeleton rows={4} height={56} />
       ) : (
         <>

@@ -3,19 +3,24 @@ import { useTranslation } from 'react-i18next';
 import { CONVERSIONS_PAGE, walletApi, type FlashQuote, type UserCurrency } from '../../../api/wallet';
 import { fateUnknown, useMoneySubmit } from '../../../components/client-id';
 import { cmp, isAmount, isPositive, typedDecimal } from '../../../components/decimal';
-import { Skeleton } from '../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../components/feedback';
 import { Field, SelectField } from '../../../components/form';
 import { FundPasswordHint } from '../../../components/fund-password-hint';
 import { Page } from '../../../components/page';
 import { PagedList } from '../../../components/paged-list';
+import { useLoaded } from '../../../components/use-loaded';
 import { usePaged } from '../../../components/use-paged';
 import { toast } from '../../../stores/toast.store';
 import { amountText, formatTime } from '../../../components/format';
 
+/** The user's coins that the desk converts (fpjy/coins): any other would only be refused. */
+const flashCoins = (): Promise<UserCurrency[]> =>
+  Promise.all([walletApi.currencies(), walletApi.flashCoins()]).then(([mine, desk]) => mine.filter((c) => desk.some((d) => d.currency_id === c.currency_id)));
+
 /** Flash exchange: a 15 s quote from the last trades, then one conversion with the quote id as its command id. */
 export function FpjyPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const [coins, setCoins] = useState<UserCurrency[] | null>(null);
+  const { data: coins, failed, reload: reloadCoins } = useLoaded(flashCoins);
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [amount, setAmount] = useState('');
@@ -28,16 +33,12 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
   const history = usePaged(walletApi.conversions, CONVERSIONS_PAGE, { idOf: (h) => h.quote_id });
   const [quoting, setQuoting] = useState(false);
   const { busy, run } = useMoneySubmit();
+  // After a conversion (or one of unknown fate): the balances and the history as they are now.
   const load = () => {
-    // A failed reload keeps what is shown (a first load that fails shows the empty form's skeleton).
-    // The user's coins that the desk converts (fpjy/coins): any other would only be refused.
-    Promise.all([walletApi.currencies(), walletApi.flashCoins()]).then(
-      ([mine, desk]) => setCoins(mine.filter((c) => desk.some((d) => d.currency_id === c.currency_id))),
-      () => setCoins((c) => c ?? []),
-    );
+    void reloadCoins();
     history.refresh();
   };
-  useEffect(load, []);
+  useEffect(() => void history.refresh(), []);
   const fromCoin = coins?.find((c) => String(c.currency_id) === from) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
   const toCoin = coins?.find((c) => String(c.currency_id) === to && c !== fromCoin) ?? coins?.find((c) => c !== fromCoin);
   // The form as the user left it: a quote asked for before its last change is not shown (it would
@@ -104,7 +105,9 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
   const options = coins?.map((c) => ({ value: String(c.currency_id), label: c.symbol })) ?? [];
   return (
     <Page title={t(titleKey)}>
-      {!coins || !fromCoin || !toCoin ? (
+      {failed ? (
+        <LoadFailed onRetry={() => void reloadCoins()} />
+      ) : !coins || !fromCoin || !toCoin ? (
         <Skeleton rows={5} />
       ) : (
         <form className="form card" onSubmit={getQuote} noValidate>

@@ -3,12 +3,13 @@ import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { ApiError } from '../../../../api/client';
-import { walletApi, type DepositAddress, type UserCurrency } from '../../../../api/wallet';
+import { walletApi, type DepositAddress } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { copyText } from '../../../../components/copy';
-import { Skeleton } from '../../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Segmented, SelectField } from '../../../../components/form';
 import { Page } from '../../../../components/page';
+import { useLoaded } from '../../../../components/use-loaded';
 
 /** A QR code of the address as an SVG path (dark on white, whatever the theme, so scanners read it). */
 function Qr({ text, label }: { text: string; label: string }) {
@@ -25,12 +26,11 @@ function Qr({ text, label }: { text: string; label: string }) {
 export function DepositPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [params] = useSearchParams();
-  const [coins, setCoins] = useState<UserCurrency[] | null>(null);
+  const { data: coins, failed, reload } = useLoaded(walletApi.currencies);
   const [currencyId, setCurrencyId] = useState(params.get('currency_id') ?? '');
   const [chain, setChain] = useState('');
   const [address, setAddress] = useState<DepositAddress | null>(null);
   const [missing, setMissing] = useState<string | null>(null);
-  useEffect(() => void walletApi.currencies().then(setCoins, () => setCoins([])), []);
   const coin = coins?.find((c) => String(c.currency_id) === currencyId) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
   const chains = coin?.chains ?? [];
   const current = chains.find((c) => c.chain === chain) ?? chains.find((c) => c.deposit_available) ?? chains[0];
@@ -51,7 +51,9 @@ export function DepositPage({ titleKey }: { titleKey: string }) {
   }, [coin?.currency_id, current?.chain]);
   return (
     <Page title={t(titleKey)} right={<Link className="button button--small" to={`${PATHS.assetsRecord}?tab=deposit`}>{t('funding.records')}</Link>}>
-      {!coins || !coin ? (
+      {failed ? (
+        <LoadFailed onRetry={() => void reload()} />
+      ) : !coins || !coin ? (
         <Skeleton rows={5} />
       ) : (
         <div className="card form">

@@ -1,21 +1,22 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
-import { accountParam, walletApi, type AccountType, type TransferOptions } from '../../../../api/wallet';
+import { accountParam, walletApi, type AccountType } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { fateUnknown, useMoneySubmit } from '../../../../components/client-id';
 import { cmp, isAmount, isPositive, typedDecimal } from '../../../../components/decimal';
-import { Skeleton } from '../../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Field, SelectField } from '../../../../components/form';
 import { amountText } from '../../../../components/format';
 import { Page } from '../../../../components/page';
+import { useLoaded } from '../../../../components/use-loaded';
 import { toast } from '../../../../stores/toast.store';
 
 /** Transfer between the user's accounts (`wallet/curChange` routes, `wallet/change` with a client id). */
 export function TransferPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [params] = useSearchParams();
-  const [options, setOptions] = useState<TransferOptions | null>(null);
+  const { data: options, failed, reload: load } = useLoaded(walletApi.transferOptions);
   const [currencyId, setCurrencyId] = useState(params.get('currency_id') ?? '');
   // A page that sends people here for funds says where they go (`?to=lever`); the other side defaults to the trade account.
   const [to, setTo] = useState<AccountType>(accountParam(params.get('to')) ?? 'option');
@@ -23,8 +24,6 @@ export function TransferPage({ titleKey }: { titleKey: string }) {
   const [amount, setAmount] = useState('');
   const [error, setError] = useState<string>();
   const { busy, run, holds } = useMoneySubmit();
-  const load = () => walletApi.transferOptions().then(setOptions, () => undefined);
-  useEffect(() => void load(), []);
   const coin = useMemo(() => options?.currencies.find((c) => String(c.currency_id) === currencyId) ?? options?.currencies.find((c) => c.symbol === 'USDT') ?? options?.currencies[0], [options, currencyId]);
   const routes = coin?.routes ?? [];
   const froms = [...new Set(routes.map((r) => r.from))];
@@ -60,7 +59,9 @@ export function TransferPage({ titleKey }: { titleKey: string }) {
   const accountOption = (a: AccountType) => ({ value: a, label: t(`assets.account.${a}`) });
   return (
     <Page title={t(titleKey)} right={<Link className="button button--small" to={PATHS.transferRecord}>{t('funding.records')}</Link>}>
-      {!options || !coin ? (
+      {failed ? (
+        <LoadFailed onRetry={() => void load()} />
+      ) : !options || !coin ? (
         <Skeleton rows={4} />
       ) : (
         <form className="form card" onSubmit={submit} noValidate>

@@ -1,16 +1,17 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
-import { walletApi, type AddressEntry, type UserCurrency, type WithdrawInfo } from '../../../../api/wallet';
+import { walletApi, type AddressEntry, type WithdrawInfo } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { FundPasswordNote } from '../../../../components/fund-password-hint';
 import { isFundPassword } from '../../../../app/validation';
 import { useMoneySubmit } from '../../../../components/client-id';
 import { cmp, isAmount, isPositive, stepDecimals, sub, typedDecimal } from '../../../../components/decimal';
-import { Skeleton } from '../../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Field, SelectField } from '../../../../components/form';
 import { amountText } from '../../../../components/format';
 import { Page } from '../../../../components/page';
+import { useLoaded } from '../../../../components/use-loaded';
 
 type Errors = Partial<Record<'address' | 'amount' | 'password', string>>;
 
@@ -19,9 +20,12 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const [coins, setCoins] = useState<UserCurrency[] | null>(null);
+  const { data: coins, failed: coinsFailed, reload: reloadCoins } = useLoaded(walletApi.currencies);
   const [currencyId, setCurrencyId] = useState(params.get('currency_id') ?? '');
   const [info, setInfo] = useState<WithdrawInfo | null>(null);
+  // The coin's rules not answered: a retry (bumps `infoRead`) instead of a skeleton that never ends.
+  const [infoFailed, setInfoFailed] = useState(false);
+  const [infoRead, setInfoRead] = useState(0);
   const [book, setBook] = useState<AddressEntry[]>([]);
   const [chain, setChain] = useState('');
   const [addressId, setAddressId] = useState(params.get('address_id') ?? '');
@@ -30,17 +34,17 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<Errors>({});
   const { busy, run } = useMoneySubmit();
-  useEffect(() => void walletApi.currencies().then(setCoins, () => setCoins([])), []);
   const coin = coins?.find((c) => String(c.currency_id) === currencyId) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
   useEffect(() => {
     if (!coin) return;
     setInfo(null);
+    setInfoFailed(false);
     setBook([]);
     // Only the answers for the coin shown now (an earlier coin's arriving late would set its fee and book).
     let live = true;
     walletApi.withdrawInfo(coin.currency_id).then(
       (i) => live && setInfo(i),
-      () => undefined,
+      () => live && setInfoFailed(true),
     );
     walletApi.addresses(coin.currency_id).then(
       (b) => {
@@ -55,7 +59,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
     return () => {
       live = false;
     };
-  }, [coin?.currency_id]);
+  }, [coin?.currency_id, infoRead]);
   const chains = info?.chains ?? [];
   const currentChain = chains.includes(chain) ? chain : (chains[0] ?? '');
   // The withdrawal names only its address, whose coin is the one withdrawn: never another coin's.
@@ -94,7 +98,9 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
         </Link>
       }
     >
-      {!coins || !coin || !info ? (
+      {coinsFailed || infoFailed ? (
+        <LoadFailed onRetry={() => void (coinsFailed ? reloadCoins() : setInfoRead((n) => n + 1))} />
+      ) : !coins || !coin || !info ? (
         <Skeleton rows={6} />
       ) : (
         <form className="form card" onSubmit={submit} noValidate>

@@ -1,13 +1,14 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { api } from '../../../../api/endpoints';
-import { walletApi, type UserCurrency } from '../../../../api/wallet';
+import { walletApi } from '../../../../api/wallet';
 import { FundPasswordNote } from '../../../../components/fund-password-hint';
 import { isFundPassword } from '../../../../app/validation';
-import { Skeleton } from '../../../../components/feedback';
+import { LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Field, SelectField, SendCodeButton } from '../../../../components/form';
 import { Page } from '../../../../components/page';
+import { useLoaded } from '../../../../components/use-loaded';
 import { maskContact, useFreshUser } from '../../../../components/use-user';
 import { toast } from '../../../../stores/toast.store';
 
@@ -19,7 +20,7 @@ export function AddressCreatePage({ titleKey }: { titleKey: string }) {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const user = useFreshUser();
-  const [coins, setCoins] = useState<UserCurrency[] | null>(null);
+  const { data: coins, failed, reload } = useLoaded(walletApi.currencies);
   const [currencyId, setCurrencyId] = useState(params.get('currency_id') ?? '');
   const [chain, setChain] = useState(params.get('chain') ?? '');
   const [address, setAddress] = useState('');
@@ -28,7 +29,6 @@ export function AddressCreatePage({ titleKey }: { titleKey: string }) {
   const [code, setCode] = useState('');
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
-  useEffect(() => void walletApi.currencies().then(setCoins, () => setCoins([])), []);
   const coin = coins?.find((c) => String(c.currency_id) === currencyId) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
   const chains = coin?.chains.map((c) => c.chain) ?? [];
   const currentChain = chains.includes(chain) ? chain : (chains[0] ?? '');
@@ -65,7 +65,9 @@ export function AddressCreatePage({ titleKey }: { titleKey: string }) {
   };
   return (
     <Page title={t(titleKey)}>
-      {!coins || !coin || !user ? (
+      {failed ? (
+        <LoadFailed onRetry={() => void reload()} />
+      ) : !coins || !coin || !user ? (
         <Skeleton rows={6} />
       ) : (
         <form className="form card" onSubmit={submit} noValidate>

@@ -1,0 +1,100 @@
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { renderAt } from '../../test/render';
+import { ApiError } from '../api/client';
+import { walletApi, type TransferOptions, type UserCurrency, type WalletList, type WithdrawInfo } from '../api/wallet';
+import { PATHS } from '../app/paths';
+import { AssetsPage } from './assets/index/assets.page';
+import { DepositPage } from './assets/deposit/index/deposit.page';
+import { TransferPage } from './assets/transfer/index/transfer.page';
+import { WithdrawPage } from './assets/withdraw/index/withdraw.page';
+import { FpjyPage } from './fpjy/fpjy/fpjy.page';
+
+// The Assets tab follows the live balances: a socket that never connects.
+jest.mock('../api/socket', () => ({ getSocket: () => ({ connected: false, recovered: false, on: () => undefined, off: () => undefined }) }));
+
+afterEach(() => jest.restoreAllMocks());
+
+const offline = () => new ApiError('Network error', 0);
+const USDT: UserCurrency = {
+  currency_id: 1,
+  symbol: 'USDT',
+  available: '1000',
+  frozen: '0',
+  min_deposit: '1',
+  min_withdraw: '1',
+  withdraw_fee: '1',
+  chains: [{ chain: 'TRC20', deposit_available: true }],
+};
+const ETH: UserCurrency = { ...USDT, currency_id: 2, symbol: 'ETH' };
+
+/** A first load that failed offers a retry (regression: a skeleton for ever, nothing to press); the retry shows the screen. */
+async function retried(shown: () => Promise<unknown>) {
+  await screen.findByTestId('load-failed');
+  await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+  await shown();
+  expect(screen.queryByTestId('load-failed')).toBeNull();
+}
+
+it('Assets: the wallet that failed to load offers a retry', async () => {
+  const wallet: WalletList = {
+    pricing: { code: 'USD', symbol: '$', rate: '1' },
+    total_value: '12.5',
+    accounts: [],
+  } as unknown as WalletList;
+  jest.spyOn(walletApi, 'list').mockRejectedValueOnce(offline()).mockResolvedValue(wallet);
+  renderAt(PATHS.assets, PATHS.assets, <AssetsPage titleKey="titles.assets" />);
+  await retried(() => screen.findByTestId('total-value'));
+});
+
+it('Deposit: the coins that failed to load offer a retry', async () => {
+  jest.spyOn(walletApi, 'currencies').mockRejectedValueOnce(offline()).mockResolvedValue([USDT]);
+  jest.spyOn(walletApi, 'depositAddress').mockReturnValue(new Promise(() => undefined));
+  renderAt(PATHS.deposit, PATHS.deposit, <DepositPage titleKey="titles.deposit" />);
+  await retried(() => screen.findByLabelText('Coin'));
+});
+
+it("Withdraw: the coin's rules that failed to load offer a retry", async () => {
+  const info: WithdrawInfo = {
+    currency_id: 1,
+    symbol: 'USDT',
+    chains: ['TRC20'],
+    available: '1000',
+    decimals: 6,
+    fee: '1',
+    min_amount: '10',
+    requests_per_day: 5,
+    remaining_requests_today: 5,
+    daily_limit_usdt: '2000',
+    remaining_amount_today_usdt: '2000',
+    verification_level: 1,
+    has_fund_password: true,
+    arrival_hours: 24,
+  };
+  jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT]);
+  jest.spyOn(walletApi, 'addresses').mockResolvedValue([]);
+  jest.spyOn(walletApi, 'withdrawInfo').mockRejectedValueOnce(offline()).mockResolvedValue(info);
+  renderAt(PATHS.withdraw, PATHS.withdraw, <WithdrawPage titleKey="titles.withdraw" />);
+  await retried(() => screen.findByLabelText('Coin'));
+});
+
+it('Transfer: the accounts that failed to load offer a retry', async () => {
+  const options: TransferOptions = {
+    accounts: ['coin', 'lever'],
+    currencies: [{ currency_id: 1, symbol: 'USDT', available: { coin: '5', lever: '0' }, routes: [{ from: 'coin', to: 'lever' }] }],
+  };
+  jest.spyOn(walletApi, 'transferOptions').mockRejectedValueOnce(offline()).mockResolvedValue(options);
+  renderAt(PATHS.transfer, PATHS.transfer, <TransferPage titleKey="titles.transfer" />);
+  await retried(() => screen.findByLabelText('Coin'));
+});
+
+it('Flash exchange: the coins that failed to load offer a retry', async () => {
+  jest.spyOn(walletApi, 'currencies').mockRejectedValueOnce(offline()).mockResolvedValue([USDT, ETH]);
+  jest.spyOn(walletApi, 'flashCoins').mockResolvedValue([
+    { currency_id: 1, symbol: 'USDT' },
+    { currency_id: 2, symbol: 'ETH' },
+  ]);
+  jest.spyOn(walletApi, 'conversions').mockResolvedValue({ items: [], total: 0, page: 1, page_size: 20 } as never);
+  renderAt(PATHS.fpjy, PATHS.fpjy, <FpjyPage titleKey="titles.fpjy" />);
+  await retried(() => screen.findByLabelText('You pay'));
+});

@@ -342,14 +342,17 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect(await lever(u.user.id)).toEqual({ available: '798', frozen: '0' });
   });
 
-  it('a cancel does not undo the fill of a limit order on a tick the watcher has not reached yet: the order opens there, and the cancel answers 2414', async () => {
+  it('a cancel does not undo the fill of a limit order on a tick the watcher has not reached yet: the order opens there, and the cancel answers 2414 saying so (regression: "already closed or cancelled" while it held a position)', async () => {
     await tick('60000');
     await watch();
     const u = await trader('1000');
     const limit = (await open(u.token, { type: 'limit', price: '59000', side: 'long', lots: '10', take_profit: '65000', stop_loss: '55000' })).body.data;
     const crossed = await tick('58900');
     await tick('59500');
-    expect((await post(u.token, 'cancel', { id: limit.id })).body.code).toBe(2414);
+    expect((await post(u.token, 'cancel', { id: limit.id })).body).toMatchObject({
+      code: 2414,
+      message: 'This order has already opened: it is now a position. Close the position instead',
+    });
     const [h] = (await post(u.token, 'my_trade', { status: 'holding' })).body.data.items;
     expect(h).toMatchObject({ id: limit.id, open_price: '58900', open_tick_id: crossed });
     expect(await lever(u.user.id)).toEqual({ available: '899', frozen: '100' });
@@ -530,8 +533,10 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
 
     const other = (await open(u.token, { type: 'limit', price: '50000', side: 'long', lots: '5', take_profit: '65000', stop_loss: '45000' })).body.data;
     expect(await lever(u.user.id)).toEqual({ available: '848.5', frozen: '150.5' });
+    // Closing an order that has not opened says to cancel it.
+    expect((await post(u.token, 'close', { id: other.id })).body).toMatchObject({ code: 2414, message: 'This order has not opened yet: cancel it instead' });
     expect((await post(u.token, 'cancel', { id: other.id })).body.code).toBe(1);
-    expect((await post(u.token, 'cancel', { id: other.id })).body.code).toBe(2414);
+    expect((await post(u.token, 'cancel', { id: other.id })).body).toMatchObject({ code: 2414, message: 'This position is already closed or cancelled' });
     expect(await lever(u.user.id)).toEqual({ available: '899', frozen: '100' });
     const stranger = await trader('10');
     expect((await post(stranger.token, 'close', { id: h.id })).body.code).toBe(2413);

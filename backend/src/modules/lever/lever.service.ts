@@ -341,6 +341,8 @@ export class LeverService {
    */
   async close(userId: number, id: string) {
     let p = await this.own(userId, id);
+    // A limit order not opened yet has nothing to close: it is cancelled (not "already closed").
+    if (p.status === 'pending') throw new BusinessError(ErrorCode.POSITION_CLOSED, 'error.lever_order_pending');
     const symbol = () => this.registry.symbolOf(p.marketId);
     // Three rounds at most: a close that lost to the watcher keeping a trigger (below) settles that trigger.
     for (let attempt = 0; attempt < 3 && p.status === 'holding'; attempt++) {
@@ -427,7 +429,12 @@ export class LeverService {
       );
       return true;
     });
-    if (!done) throw new BusinessError(ErrorCode.POSITION_CLOSED);
+    if (!done) {
+      // Opened before the cancel (on a tick the watcher had not reached, or by the watcher meanwhile):
+      // the user holds a position with its margin frozen, which "already closed or cancelled" denied.
+      const now = await this.own(userId, id);
+      throw new BusinessError(ErrorCode.POSITION_CLOSED, now.status === 'holding' ? 'error.lever_order_opened' : undefined);
+    }
     this.bus.emit('balance', userId);
     this.bus.emit('position', userId);
     return this.view({ ...p, status: 'cancelled' }, this.registry.symbolOf(p.marketId), undefined);

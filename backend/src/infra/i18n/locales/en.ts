@@ -280,6 +280,8 @@ export const en = {
   'error.tpsl_side_short': 'For a short position, take profit must be below {price} and stop loss above it',
   'error.position_not_found': 'Position not found',
   'error.position_closed': 'This position is already closed or cancelled',
+  'error.lever_order_opened': 'This order has already opened: it is now a position. Close the position instead',
+  'error.lever_order_pending': 'This order has not opened yet: cancel it instead',
   'error.lever_house_short': 'The house cannot pay this profit right now. Your close at {price} is kept and is paid at that price as soon as the house can',
   'error.audit_position_not_found': 'No contract position with this number',
   'error.audit_not_settled': 'This position is not closed yet: there is no settlement to audit',

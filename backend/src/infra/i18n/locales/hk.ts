@@ -282,6 +282,8 @@ export const hk: Catalogue = {
   'error.tpsl_side_short': '做空時止盈價需低於 {price}，止損價需高於 {price}',
   'error.position_not_found': '持倉不存在',
   'error.position_closed': '該持倉已平倉或已撤銷',
+  'error.lever_order_opened': '該委託已開倉，現為持倉，請改為平倉',
+  'error.lever_order_pending': '該委託尚未開倉，請改為撤單',
   'error.lever_house_short': '平台暫時無法支付這筆盈利。您在 {price} 的平倉已保留，平台可支付時即按該價格結算',
   'error.audit_position_not_found': '沒有該編號的合約持倉',
   'error.audit_not_settled': '該持倉尚未平倉，暫無可審計的結算',

@@ -283,6 +283,8 @@ export const jp: Catalogue = {
   'error.tpsl_side_short': 'ショートでは利確価格は {price} より低く、損切り価格は高くしてください',
   'error.position_not_found': 'ポジションが見つかりません',
   'error.position_closed': 'このポジションはすでに決済または取消済みです',
+  'error.lever_order_opened': 'この注文はすでに約定し、ポジションになっています。ポジションを決済してください',
+  'error.lever_order_pending': 'この注文はまだ約定していません。取り消してください',
   'error.lever_house_short': '現在この利益をお支払いできません。{price} での決済は保留され、お支払いが可能になり次第その価格で精算されます',
   'error.audit_position_not_found': 'この番号の契約ポジションはありません',
   'error.audit_not_settled': 'このポジションはまだ決済されていないため、監査できる清算はありません',

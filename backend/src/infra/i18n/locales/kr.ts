@@ -282,6 +282,8 @@ export const kr: Catalogue = {
   'error.tpsl_side_short': '숏 포지션은 익절가가 {price}보다 낮고 손절가가 높아야 합니다',
   'error.position_not_found': '포지션을 찾을 수 없습니다',
   'error.position_closed': '이미 청산되었거나 취소된 포지션입니다',
+  'error.lever_order_opened': '이 주문은 이미 체결되어 포지션이 되었습니다. 포지션을 청산해 주세요',
+  'error.lever_order_pending': '이 주문은 아직 체결되지 않았습니다. 대신 취소해 주세요',
   'error.lever_house_short': '현재 이 수익을 지급할 수 없습니다. {price}에서의 청산은 보류되며, 지급이 가능해지는 즉시 그 가격으로 정산됩니다',
   'error.audit_position_not_found': '이 번호의 계약 포지션이 없습니다',
   'error.audit_not_settled': '아직 청산되지 않은 포지션이라 감사할 정산이 없습니다',

@@ -282,6 +282,8 @@ export const py: Catalogue = {
   'error.tpsl_side_short': 'Em uma posição vendida, o take profit deve ficar abaixo de {price} e o stop loss acima',
   'error.position_not_found': 'Posição não encontrada',
   'error.position_closed': 'Esta posição já foi fechada ou cancelada',
+  'error.lever_order_opened': 'Esta ordem já foi aberta e agora é uma posição. Feche a posição em vez de cancelar',
+  'error.lever_order_pending': 'Esta ordem ainda não foi aberta: cancele-a',
   'error.lever_house_short': 'A casa não pode pagar este lucro agora. Seu fechamento a {price} fica guardado e é pago a esse preço assim que a casa puder',
   'error.audit_position_not_found': 'Nenhuma posição de contrato com este número',
   'error.audit_not_settled': 'Esta posição ainda não foi fechada: não há liquidação para auditar',

@@ -282,6 +282,8 @@ export const zh: Catalogue = {
   'error.tpsl_side_short': '做空时止盈价需低于 {price}，止损价需高于 {price}',
   'error.position_not_found': '持仓不存在',
   'error.position_closed': '该持仓已平仓或已撤销',
+  'error.lever_order_opened': '该委托已开仓，现为持仓，请改为平仓',
+  'error.lever_order_pending': '该委托尚未开仓，请改为撤单',
   'error.lever_house_short': '平台暂时无法支付这笔盈利。您在 {price} 的平仓已保留，平台可支付时即按该价格结算',
   'error.audit_position_not_found': '没有该编号的合约持仓',
   'error.audit_not_settled': '该持仓尚未平仓，暂无可审计的结算',

@@ -290,6 +290,68 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect(audit).toMatchObject({ tpsl_tick_id: row.tpsl_tick_id, checks: { trigger_holds: true } });
   });
 
+  describe('ticks recorded while a take profit / stop loss change is read', () => {
+    type Overtake = (p: LeverPosition, upTo: string) => Promise<unknown>;
+    /** Runs `during` once, inside the change's first look at the ticks the watcher has not reached (overtake). */
+    const whileReading = (during: () => Promise<void>) => {
+      const service = t.app.get(LeverService) as unknown as { overtake: Overtake };
+      const real = service.overtake.bind(service);
+      return jest.spyOn(service, 'overtake').mockImplementationOnce(async (p, upTo) => {
+        await during();
+        return real(p, upTo);
+      });
+    };
+
+    it('the new levels are checked against the tick they count from (regression: against a later one, so a dip in between fired a stop loss that check would have refused)', async () => {
+      await tick('60000');
+      await watch();
+      const u = await trader('1000');
+      const p = (await open(u.token, { side: 'long', lots: '1', take_profit: '70000', stop_loss: '50000' })).body.data;
+      await tick('60100');
+      const spy = whileReading(async () => {
+        await tick('58900');
+        await tick('60200');
+      });
+      try {
+        // Above 60,100 (the tick read first): refused, however the price stands by the time it is checked.
+        const answer = (await post(u.token, 'tpsl', { id: p.id, take_profit: '70000', stop_loss: '60150' })).body;
+        expect(answer.code).toBe(2412);
+      } finally {
+        spy.mockRestore();
+      }
+      await watch();
+      expect((await post(u.token, 'my_trade', { status: 'holding' })).body.data.items.map((x: { id: string }) => x.id)).toContain(p.id);
+    });
+
+    it('a change whose tick the watcher passed meanwhile (on the old levels) is read again on a newer tick (regression: it counted from a tick before the ones the watcher had passed, where it was never checked)', async () => {
+      await tick('60000');
+      await watch();
+      const u = await trader('1000');
+      const p = (await open(u.token, { side: 'long', lots: '1', take_profit: '70000', stop_loss: '50000' })).body.data;
+      await tick('60100');
+      let newest = '';
+      const spy = whileReading(async () => {
+        await tick('59500');
+        await watch(); // evaluated on the old levels: nothing fires
+        newest = await tick('60200');
+      });
+      try {
+        const answer = (await post(u.token, 'tpsl', { id: p.id, take_profit: '70000', stop_loss: '59800' })).body;
+        expect(answer).toMatchObject({ code: 1, data: { stop_loss: '59800' } });
+      } finally {
+        spy.mockRestore();
+      }
+      const [row] = await t.ds.query('SELECT tpsl_tick_id::text FROM lever_positions WHERE id = $1', [p.id]);
+      expect(row.tpsl_tick_id).toBe(newest);
+      await watch();
+      // The public audit of a later close agrees with the recorded change.
+      await tick('59000');
+      await watch();
+      const audit = (await t.http().get('/api/lever/audit').query({ position_id: p.id })).body.data;
+      expect(audit).toMatchObject({ close_reason: 'stop_loss', tpsl_tick_id: newest, checks: { trigger_holds: true } });
+    });
+  });
+
   it('a take profit the watcher evaluated on levels changed since (lever/tpsl) does not fire: the change wins', async () => {
     await tick('60000');
     await watch();

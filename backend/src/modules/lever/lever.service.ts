@@ -385,22 +385,49 @@ export class LeverService {
     // A trigger that already fired (waiting to settle) is not undone by new levels.
     if (!open(p)) throw new BusinessError(ErrorCode.POSITION_CLOSED);
     const market = this.loaded(p);
-    // Nor is one (or a limit order's fill) on a tick recorded until now that the watcher has not
-    // reached yet: the levels in force until now apply to those ticks, the new ones only after them.
-    const upTo = await this.marks.newestTickId(p.marketId);
-    p = (await this.overtake(p, upTo)).position;
-    if (!open(p)) throw new BusinessError(ErrorCode.POSITION_CLOSED);
-    const reference = p.status === 'holding' ? (await this.marks.fresh(market)).price : p.targetPrice!;
-    this.checkTpSl(p.side, reference, dto.take_profit, dto.stop_loss);
-    const rows = await updateReturning<{ id: string }>(
-      this.dataSource.manager,
-      `UPDATE lever_positions SET take_profit = $2, stop_loss = $3, tpsl_tick_id = $4
-        WHERE id = $1 AND status IN ('pending', 'holding') AND trigger_tick_id IS NULL RETURNING id::text`,
-      [p.id, moneyString(dto.take_profit), moneyString(dto.stop_loss), upTo],
-    );
-    if (!rows.length) throw new BusinessError(ErrorCode.POSITION_CLOSED);
-    this.bus.emit('position', userId);
-    return this.view({ ...p, takeProfit: dto.take_profit, stopLoss: dto.stop_loss, tpslTickId: upTo }, market.symbol, reference);
+    for (let attempt = 1; ; attempt++) {
+      // One tick for the whole change: the new levels are checked against its price (a holding
+      // position) and count from the ticks after it (`tpsl_tick_id`). Before, the levels were checked
+      // against a later tick than the one they counted from, so a tick in between that the check
+      // would have refused them on could fire them.
+      const tick = p.status === 'holding' ? await this.marks.fresh(market) : undefined;
+      const upTo = tick?.id ?? (await this.marks.newestTickId(p.marketId));
+      // Nor is a trigger (or a limit order's fill) on a tick up to it that the watcher has not reached
+      // yet undone: the levels in force until now apply to those ticks, the new ones only after them.
+      const before = p.status;
+      p = (await this.overtake(p, upTo)).position;
+      if (!open(p)) throw new BusinessError(ErrorCode.POSITION_CLOSED);
+      // A pending order that opened there: its new levels are checked against a tick's price (again).
+      if (p.status !== before) continue;
+      const reference = tick ? tick.price : p.targetPrice!;
+      this.checkTpSl(p.side, reference, dto.take_profit, dto.stop_loss);
+      // Under the market's watch lock until it commits (watchLock), the watcher's cursor not past
+      // `upTo`: else the watcher evaluated a later tick on the old levels, and the new ones, counting
+      // from before it, were never checked there. Then the change is read again on a newer tick.
+      const change = async (m: EntityManager) => {
+        await watchLock(m, p.marketId, true);
+        const [cursor] = await m.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [p.marketId]);
+        if (cursor && BigInt(cursor.tick_id) > BigInt(upTo)) throw new WatcherPassed();
+        return updateReturning<{ id: string }>(
+          m,
+          `UPDATE lever_positions SET take_profit = $2, stop_loss = $3, tpsl_tick_id = $4
+            WHERE id = $1 AND status IN ('pending', 'holding') AND trigger_tick_id IS NULL RETURNING id::text`,
+          [p.id, moneyString(dto.take_profit), moneyString(dto.stop_loss), upTo],
+        );
+      };
+      try {
+        const rows = await whileWatcherBusy(() => this.dataSource.transaction(change));
+        if (!rows.length) throw new BusinessError(ErrorCode.POSITION_CLOSED);
+      } catch (err) {
+        if (!(err instanceof WatcherPassed)) throw err;
+        if (attempt === 3) throw new BusinessError(ErrorCode.MARKET_BUSY);
+        p = await this.own(userId, dto.id);
+        if (!open(p)) throw new BusinessError(ErrorCode.POSITION_CLOSED);
+        continue;
+      }
+      this.bus.emit('position', userId);
+      return this.view({ ...p, takeProfit: dto.take_profit, stopLoss: dto.stop_loss, tpslTickId: upTo }, market.symbol, reference);
+    }
   }
 
   /** Cancels a pending limit order: exactly its freeze is released (902). */

@@ -352,6 +352,21 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     });
   });
 
+  it("the watcher's first run on a market evaluates the ticks since its oldest open position (regression: only the latest, so a liquidation on a tick before it was missed)", async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    // A market the watcher has never run on (a new market, or positions taken before the worker started).
+    await t.ds.query('DELETE FROM lever_cursors WHERE market_id = $1', [BTC_MARKET]);
+    const p = (await open(u.token, { side: 'long', lots: '10', take_profit: '70000', stop_loss: '50000' })).body.data;
+    expect(p).toMatchObject({ status: 'holding', liquidation_price: '54300' });
+    const dip = await tick('54000');
+    await tick('60000');
+    await watch();
+    const [closed] = (await post(u.token, 'my_trade', { status: 'closed' })).body.data.items.filter((x: { id: string }) => x.id === p.id);
+    expect(closed).toMatchObject({ close_reason: 'liquidation', close_tick_id: dip });
+  });
+
   it('a take profit the watcher evaluated on levels changed since (lever/tpsl) does not fire: the change wins', async () => {
     await tick('60000');
     await watch();

@@ -48,14 +48,25 @@ export class LeverWatchService implements OnApplicationBootstrap {
 
   private async watchMarket(marketId: number, out: { ticks: number; filled: number; closed: number }): Promise<void> {
     const [cursor] = await this.dataSource.query('SELECT tick_id::text FROM lever_cursors WHERE market_id = $1', [marketId]);
-    // First run: start at the latest tick (history before the watcher existed is not replayed).
-    const ticks: Tick[] = cursor
-      ? await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND id > $2 ORDER BY mark_prices.id LIMIT $3', [
-          marketId,
-          cursor.tick_id,
-          MAX_TICKS_PER_RUN,
-        ])
-      : await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 ORDER BY mark_prices.id DESC LIMIT 1', [marketId]);
+    // First run: from the tick of the oldest open position or order (the ticks since it opened are
+    // its to be evaluated on, as a user's action would: LeverService.firstTrigger), else the latest
+    // tick (history before the watcher existed, with nothing open, is not replayed).
+    const [first] = cursor
+      ? [undefined]
+      : await this.dataSource.query(
+          `SELECT MIN(COALESCE(CASE WHEN status = 'pending' THEN placed_tick_id ELSE open_tick_id END, 0))::text AS since
+             FROM lever_positions WHERE market_id = $1 AND status IN ('pending', 'holding')`,
+          [marketId],
+        );
+    const since: string | null = cursor?.tick_id ?? first?.since ?? null;
+    const ticks: Tick[] =
+      since !== null
+        ? await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 AND id > $2 ORDER BY mark_prices.id LIMIT $3', [
+            marketId,
+            since,
+            MAX_TICKS_PER_RUN,
+          ])
+        : await this.dataSource.query('SELECT id::text, price::text, ts FROM mark_prices WHERE market_id = $1 ORDER BY mark_prices.id DESC LIMIT 1', [marketId]);
     for (const tick of ticks) {
       // Evaluated and the cursor moved past it in one hold of the market's watch lock (LeverService.evaluate).
       const r = await this.lever.evaluate(marketId, tick);

@@ -141,7 +141,7 @@ describe('trading and assets screens on the real stack', () => {
     await api('POST', 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '1000', image_id: proof, client_id: `bob-${tag}` }, b.token);
     expect(await approveAll('deposits')).toBe(2);
     await go(pageA, '/pages/assets/record?tab=deposit');
-    expect(await pageA.getByTestId('record-status').first().textContent()).toBe('Passed');
+    expect(await pageA.getByTestId('record-status').first().textContent()).toBe('Approved');
     await go(pageA, '/pages/assets/tradeAccount?account=coin');
     expect(norm(await pageA.getByTestId('coin-BTC').getByTestId('coin-available').textContent())).toBe('0.5');
   });
@@ -243,7 +243,7 @@ describe('trading and assets screens on the real stack', () => {
     const statuses = pageB.getByTestId('withdraw-records').getByTestId('record-status');
     await eventually(
       async () => (await statuses.allTextContents()).map((x) => x.trim()),
-      (v) => expect(v).toEqual(['Rejected', 'Passed']),
+      (v) => expect(v).toEqual(['Rejected', 'Approved']),
     );
     expect(await pageB.getByTestId('record-reason').first().textContent()).toContain('Address under review');
     await go(pageB, '/pages/assets/tradeAccount?account=coin&currency_id=3');

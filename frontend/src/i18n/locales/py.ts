@@ -827,6 +827,7 @@ const py: Catalogue = {
     contact: 'Fale conosco',
     faq: 'Perguntas frequentes',
     faqEmpty: 'Ainda não há perguntas',
+    articleMissing: 'Este artigo não está disponível',
     readMore: 'Ler mais',
     feedback: 'Comentários',
     category: 'Categoria',
@@ -1178,7 +1179,7 @@ const py: Catalogue = {
       totals: 'Totais publicados (todos os usuários)',
       currency: 'Moeda',
       download: 'Baixar o arquivo de prova',
-      offline: 'Você pode conferir o arquivo sem este app com o verificador independente descrito em docs/integrity.md.',
+      offline: 'Você também pode verificar o arquivo baixado sem este app, com o verificador de código aberto ou com sua própria ferramenta SHA-256.',
       ok: 'confere',
       bad: 'não confere',
       why: {

@@ -17,7 +17,7 @@ export function AssetsPage({ titleKey }: { titleKey: string }) {
   const hide = useHideSmall((s) => s.hide);
   const setHide = useHideSmall((s) => s.set);
   return (
-    <Page title={t(titleKey)} back={false} right={<Link className="icon-button" to={PATHS.assetsRecord} aria-label={t('titles.assetsRecord')}><Icon name="bell" /></Link>}>
+    <Page title={t(titleKey)} back={false} right={<Link className="icon-button" to={PATHS.assetsRecord} aria-label={t('titles.assetsRecord')}><Icon name="clock" /></Link>}>
       <StaleBadge status={status} />
       {failed ? (
         <LoadFailed onRetry={() => void reload()} />

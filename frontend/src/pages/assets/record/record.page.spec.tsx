@@ -49,3 +49,19 @@ it("a withdrawal's detail reads that record by its id, however old (not only the
   expect(one).toHaveBeenCalledWith('7');
   expect(list).not.toHaveBeenCalled();
 });
+
+it('a deposit under review shows no fee or credited amount yet (regression: "Fee 0 · You receive 0 USDT"); an approved one shows both', async () => {
+  jest.spyOn(walletApi, 'deposits').mockResolvedValue({
+    items: [
+      { ...record(2), amount: '500', fee: '0', actual_amount: '0', status: 'review' },
+      { ...record(1), amount: '100', fee: '0', actual_amount: '100', status: 'passed' },
+    ],
+    total: 2,
+    page: 1,
+    limit: 50,
+  });
+  renderAt(PATHS.assetsRecord, `${PATHS.assetsRecord}?tab=deposit`, <RecordPage titleKey="titles.assetsRecord" />);
+  await waitFor(() => expect(screen.getAllByTestId('record-status')).toHaveLength(2));
+  expect(screen.getAllByTestId('record-status').map((s) => s.textContent)).toEqual(['Under review', 'Approved']);
+  expect(screen.getAllByTestId('record-amounts').map((s) => s.textContent)).toEqual(['Fee 0 · You receive 100 USDT']);
+});

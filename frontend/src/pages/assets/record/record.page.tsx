@@ -86,9 +86,12 @@ export function FundingRecords({ records, kind }: { records: FundingRecord[]; ki
               {t(`funding.status.${r.status}`)}
             </span>
           </RecordHead>
-          <div className="muted small" data-testid="record-amounts">
-            {t('funding.fee')} {amountText(r.fee)} · {t('funding.receive')} {amountText(r.actual_amount)} {r.symbol}
-          </div>
+          {/* A deposit under review has no fee or credited amount yet (the operator sets them on approval): not "You receive 0". */}
+          {!(kind === 'deposit' && r.status === 'review') && (
+            <div className="muted small" data-testid="record-amounts">
+              {t('funding.fee')} {amountText(r.fee)} · {t('funding.receive')} {amountText(r.actual_amount)} {r.symbol}
+            </div>
+          )}
           <div className="muted small">{formatTime(r.created_at)}</div>
           {r.status === 'rejected' && r.reason && (
             <p className="small" data-testid="record-reason">

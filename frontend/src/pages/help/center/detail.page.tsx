@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
-import { get } from '../../../api/client';
+import { ApiError, get } from '../../../api/client';
 import type { FaqArticle } from '../../../api/promotion';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Page } from '../../../components/page';
 import '../help.css';
 
@@ -12,17 +12,25 @@ export function HelpDetailPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
-  const [article, setArticle] = useState<FaqArticle | null | undefined>(undefined);
-  useEffect(() => {
+  // undefined: asked for; null: no such article (none named, or the server refused it); 'failed': no
+  // answer (the network, a server error): a retry is offered.
+  const [article, setArticle] = useState<FaqArticle | null | 'failed' | undefined>(undefined);
+  const load = useCallback(() => {
     if (!id) return setArticle(null);
-    get<FaqArticle>('newsArticle/detailed', { id }, { quiet: true }).then(setArticle, () => setArticle(null));
+    setArticle(undefined);
+    get<FaqArticle>('newsArticle/detailed', { id }, { quiet: true }).then(setArticle, (err: ApiError) =>
+      setArticle(err.code === 0 || err.code >= 9000 ? 'failed' : null),
+    );
   }, [id]);
+  useEffect(load, [load]);
   return (
     <Page title={t(titleKey)} className="help">
       {article === undefined ? (
         <Skeleton rows={4} />
+      ) : article === 'failed' ? (
+        <LoadFailed onRetry={load} />
       ) : article === null ? (
-        <Empty text={t('help.faqEmpty')} />
+        <Empty text={t('help.articleMissing')} />
       ) : (
         <article className="card">
           <h2>{article.title}</h2>

@@ -131,12 +131,17 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
         name="lots"
         placeholder={`${deal.min_lots}–${deal.max_lots}`}
       />
-      <div className="chips" role="radiogroup" aria-label={t('lever.multiple')}>
-        {deal.multiples.map((m) => (
-          <button key={m} type="button" role="radio" aria-checked={m === multiple} className={`chip${m === multiple ? ' is-active' : ''}`} onClick={() => setMultiple(m)}>
-            {m}×
-          </button>
-        ))}
+      <div className="field">
+        <span className="field__label" id="lever-multiple">
+          {t('lever.multiple')}
+        </span>
+        <div className="chips" role="radiogroup" aria-labelledby="lever-multiple">
+          {deal.multiples.map((m) => (
+            <button key={m} type="button" role="radio" aria-checked={m === multiple} className={`chip${m === multiple ? ' is-active' : ''}`} onClick={() => setMultiple(m)}>
+              {m}×
+            </button>
+          ))}
+        </div>
       </div>
       <Field label={t('lever.takeProfit')} inputMode="decimal" autoComplete="off" value={tp} onChange={typedDecimal(setTp)} error={errorOf('take_profit')} name="take_profit" />
       <Field label={t('lever.stopLoss')} inputMode="decimal" autoComplete="off" value={sl} onChange={typedDecimal(setSl)} error={errorOf('stop_loss')} name="stop_loss" />

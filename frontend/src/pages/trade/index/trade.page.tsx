@@ -51,7 +51,7 @@ export function TradePage({ titleKey }: { titleKey: string }) {
       back={false}
       right={
         <Link className="icon-button" to={`${PATHS.kline}${market ? `?symbol=${encodeURIComponent(market.symbol)}` : ''}`} aria-label={t('trade.fullChart')}>
-          <Icon name="contract" />
+          <Icon name="candles" />
         </Link>
       }
     >

@@ -147,7 +147,7 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect((await t.ds.query(`SELECT COUNT(*)::int AS n FROM loan_orders WHERE client_id = 'loan-2'`))[0].n).toBe(1);
   });
 
-  it('approve: two concurrent approvals pay out once (802), interest and due date fixed at approval; the user is told', async () => {
+  it('approve: two concurrent approvals pay out once (802), interest fixed at approval and the due date at the payout; the user is told', async () => {
     const u = await borrower();
     const o = await applied(u, '2000', 30);
     const poolBefore = await pool();
@@ -172,7 +172,7 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(events.map((e: { type: string }) => e.type)).toEqual(['LoanApplied', 'LoanApproved', 'LedgerPosted', 'LoanDisbursed']);
   });
 
-  it('an approval whose payout the sequencer has not applied in time answers 2107, never "approved"; resume finishes it with one 802 credit (regression: it answered approved while disbursing)', async () => {
+  it('an approval whose payout the sequencer has not applied in time answers 2107, never "approved"; resume finishes it with one 802 credit (regression: it answered approved while disbursing), its term counted from the payout', async () => {
     const u = await borrower();
     const o = await applied(u, '500', 7);
     // The relay is behind: the payout's outbox command is not applied within the wait.
@@ -184,10 +184,25 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     }
     const status = async () => (await t.ds.query(`SELECT status FROM loan_orders WHERE id = $1`, [o.id]))[0].status;
     expect(await status()).toBe('disbursing');
-    await t.app.get(LoanApprovalService).resume();
+    // Paid out two days later (the sequencer away meanwhile): the 7 days run from the payout.
+    const approvals = t.app.get(LoanApprovalService);
+    const real = approvals.now;
+    const paidAt = new Date(Date.now() + 2 * DAY);
+    approvals.now = () => paidAt;
+    try {
+      await approvals.resume();
+    } finally {
+      approvals.now = real;
+    }
     expect(await status()).toBe('approved');
     expect(await entries(u.user.id, 802)).toEqual(['500']);
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '500', frozen: '0' });
+    // Regression: the due date counted from the approval, so the user had 5 days for 7 days' interest.
+    expect((await get(u.token, 'borrow/order/list')).body.data.items[0]).toMatchObject({
+      id: o.id,
+      approved_at: paidAt.toISOString(),
+      due_at: new Date(paidAt.getTime() + 7 * DAY).toISOString(),
+    });
   });
 
   it('the approval message gives the due instant itself (date and time in UTC), not only its date', async () => {

@@ -168,15 +168,19 @@ export class LoanApprovalService {
 
   private async finish(o: LoanOrder): Promise<void> {
     const coin = await coinOf(this.dataSource, o.currencyId);
+    // The term runs from the payout, not from the operator's approval: a payout the sequencer applied
+    // days later (2107, resumed by the sweep) left the user fewer days for the same interest, and one
+    // later than the term was overdue at once.
+    const paidAt = this.now();
     await this.dataSource.transaction(async (m) => {
       const rows = await updateReturning<{ repay_amount: string; due_at: Date }>(
         m,
-        `UPDATE loan_orders SET status = 'approved', disbursed_at = now() WHERE id = $1 AND status = 'disbursing' RETURNING repay_amount::text, due_at`,
-        [o.id],
+        `UPDATE loan_orders SET status = 'approved', disbursed_at = $2, due_at = $3 WHERE id = $1 AND status = 'disbursing' RETURNING repay_amount::text, due_at`,
+        [o.id, paidAt, dueAt(paidAt, o.days)],
       );
       if (!rows.length) return;
       await this.events.append(m, { streamId: `loan:${o.id}`, metadata: { actor: 'system:loan' } }, [
-        { type: 'LoanDisbursed', payload: { loanId: o.id, userId: o.userId, amount: moneyString(o.amount) } },
+        { type: 'LoanDisbursed', payload: { loanId: o.id, userId: o.userId, amount: moneyString(o.amount), dueAt: dueAt(paidAt, o.days).toISOString() } },
       ]);
       await this.messages.leave(
         m,

@@ -12,7 +12,7 @@ import { LoanOverdueService } from '../src/modules/loan/loan-overdue.service';
 import { LoanRepaymentService } from '../src/modules/loan/loan-repayment.service';
 import { adminToken, registerByEmail, verifyBasic } from './support/accounts';
 import { coinBalance, deposit } from './support/funding';
-import { makePng } from './support/images';
+import { uniquePng } from './support/images';
 import { call, Envelope, freePort, ServerProcess, sleep, spawnServer, stopServer, waitUntilUp } from './support/server-process';
 import { inOpenTransaction } from './support/open-transaction';
 import { ADMIN, createDatabase, REDIS_URL, startTestApp, TestApp } from './support/test-app';
@@ -48,7 +48,7 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
   const get = (token: string, path: string, query: Record<string, unknown> = {}) =>
     t.http().get(`/api/${path}`).set('Authorization', token).set('lang', 'en').query(query);
   const upload = async (token: string) =>
-    (await t.http().post('/api/upload/image').set('Authorization', token).attach('file', makePng(), { filename: 'id.png', contentType: 'image/png' })).body.data
+    (await t.http().post('/api/upload/image').set('Authorization', token).attach('file', uniquePng(), { filename: 'id.png', contentType: 'image/png' })).body.data
       .id as string;
   const pool = async () => {
     const [row] = await t.ds.query(`SELECT available::text FROM balances WHERE owner_type = 'system' AND account_type = 'loan-pool' AND currency_id = $1`, [
@@ -733,7 +733,7 @@ describe('loans: kill -9 between reserving an approval and its payout, then a re
   }
   async function photo(base: string, token: string): Promise<string> {
     const form = new FormData();
-    form.append('file', new Blob([makePng()], { type: 'image/png' }), 'id.png');
+    form.append('file', new Blob([uniquePng()], { type: 'image/png' }), 'id.png');
     const res = await fetch(`${base}/upload/image`, { method: 'POST', headers: { Authorization: token }, body: form });
     return ((await res.json()) as Envelope).data.id;
   }

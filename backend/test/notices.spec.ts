@@ -4,7 +4,7 @@ import { io, Socket } from 'socket.io-client';
 import { NoticePushService } from '../src/modules/notice/notice-push.service';
 import { adminToken, lastCode, registerByEmail, setFundPassword, verifyBasic } from './support/accounts';
 import { deposit } from './support/funding';
-import { makePng } from './support/images';
+import { uniquePng } from './support/images';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
@@ -56,7 +56,7 @@ describe('notices: messages from decisions (real PostgreSQL + Redis)', () => {
       .http()
       .post('/api/upload/image')
       .set('Authorization', token)
-      .attach('file', makePng(4, 4), { filename: 'p.png', contentType: 'image/png' });
+      .attach('file', uniquePng(4, 4), { filename: 'p.png', contentType: 'image/png' });
     const r = await post(token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount, image_id: img.body.data.id });
     expect(r.body.code).toBe(1);
     return r.body.data.deposit_id as number;

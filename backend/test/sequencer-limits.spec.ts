@@ -1,4 +1,4 @@
-import { PNG } from 'pngjs';
+import { uniquePng } from './support/images';
 import { createHash, randomUUID } from 'node:crypto';
 import { BusinessError } from '../src/infra/http/business-error';
 import { ErrorCode } from '../src/infra/http/error-codes';
@@ -193,14 +193,12 @@ describe('postings the ledger cannot hold are refused, balances past 10^18 are h
     expect((await post(admin, `admin/chains/${trc.id}`, { deposit_address: TRON2, reason: 'hot wallet' })).body.code).toBe(1);
     const u = await registerByEmail(t);
     await deposit(t, u.user.id, USDT, '999999999999999999');
-    const png = new PNG({ width: 4, height: 4 });
-    png.data.fill(200);
     const image = (
       await t
         .http()
         .post('/api/upload/image')
         .set('Authorization', u.token)
-        .attach('file', PNG.sync.write(png), { filename: 'proof.png', contentType: 'image/png' })
+        .attach('file', uniquePng(4, 4), { filename: 'proof.png', contentType: 'image/png' })
     ).body.data.id;
     const tooLong = await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '1000000000000000', image_id: image });
     expect(tooLong.body).toMatchObject({ type: 'error', code: 1000 });

@@ -1,4 +1,4 @@
-import { PNG } from 'pngjs';
+import { uniquePng } from './support/images';
 import { BusinessError } from '../src/infra/http/business-error';
 import { ErrorCode } from '../src/infra/http/error-codes';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
@@ -69,14 +69,12 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     expect(r.body.code).toBe(1);
     return r.body.data.id as number;
   }
-  async function proofImage(token: string): Promise<string> {
-    const png = new PNG({ width: 4, height: 4 });
-    png.data.fill(200);
+  async function proofImage(token: string, picture = uniquePng(4, 4)): Promise<string> {
     const r = await t
       .http()
       .post('/api/upload/image')
       .set('Authorization', token)
-      .attach('file', PNG.sync.write(png), { filename: 'proof.png', contentType: 'image/png' });
+      .attach('file', picture, { filename: 'proof.png', contentType: 'image/png' });
     expect(r.body.code).toBe(1);
     return r.body.data.id;
   }
@@ -223,6 +221,16 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     // The first report's image backs no second one (2303), and that refusal changes nothing.
     const again = await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '250.5', image_id: image });
     expect(again.body).toMatchObject({ code: 2303, message: 'This image is already the proof of another report. Upload the proof of this transfer' });
+    // Nor the same picture uploaded again as a new file, by this user or another (regression: a new
+    // upload id passed, and an operator approving both credited one transfer twice).
+    const picture = uniquePng(4, 4);
+    const first = await proofImage(u.token, picture);
+    expect((await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '30', image_id: first })).body.code).toBe(1);
+    const reuploaded = await proofImage(u.token, picture);
+    expect(reuploaded).not.toBe(first);
+    expect((await post(u.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '30', image_id: reuploaded })).body.code).toBe(2303);
+    const other = await registerByEmail(t);
+    expect((await post(other.token, 'wallet/charge_req', { currency_id: USDT, chain: 'TRC20', amount: '30', image_id: await proofImage(other.token, picture) })).body.code).toBe(2303);
     // One request sent twice at the same moment (a double tap): one deposit record, both answers are it.
     const image2 = await proofImage(u.token);
     const both = await Promise.all(

@@ -178,10 +178,21 @@ export async function approvedDeposit(url: string, adminToken: string, token: st
   await approveReviews(url, adminToken, 'deposits');
 }
 
-/** A small PNG of one colour (each shade a different image). */
+let pngs = 0;
+/** A small PNG of one colour, its first pixel different in every call (a new picture: payment proofs are refused by content when one backs another report). */
 export function png(shade: number): Buffer {
   const p = new PNG({ width: 32, height: 24 });
   p.data.fill(shade);
+  pngs++;
+  // The first pixel counts the pictures, the second the process (test files share a stack).
+  p.data[0] = pngs & 255;
+  p.data[1] = (pngs >> 8) & 255;
+  p.data[2] = (pngs >> 16) & 255;
+  p.data[3] = 255;
+  p.data[4] = process.pid & 255;
+  p.data[5] = (process.pid >> 8) & 255;
+  p.data[6] = (process.pid >> 16) & 255;
+  p.data[7] = 255;
   return PNG.sync.write(p);
 }
 

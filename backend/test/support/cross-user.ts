@@ -2,7 +2,7 @@ import { EngineHost } from '../../src/modules/engine/engine-host.service';
 import { TrialBalanceService } from '../../src/modules/ledger/trial-balance.service';
 import { adminToken, lastCode, registerByEmail, setFundPassword, verifyBasic } from './accounts';
 import { deposit } from './funding';
-import { makePng } from './images';
+import { makePng, uniquePng } from './images';
 import { Route } from './routes';
 import { ADMIN, TestApp } from './test-app';
 
@@ -132,7 +132,7 @@ export async function buildWorld(t: TestApp): Promise<World> {
   const post = async (who: Actor | string, path: string, body: Record<string, unknown> = {}) => (await send('post', who, path, body)).body as Envelope;
   const get = async (who: Actor | string, path: string, query: Record<string, unknown> = {}) => (await send('get', who, path, query)).body as Envelope;
   const upload = async (who: Actor) =>
-    (await t.http().post('/api/upload/image').set('Authorization', who.token).attach('file', makePng(), { filename: 'id.png', contentType: 'image/png' })).body.data
+    (await t.http().post('/api/upload/image').set('Authorization', who.token).attach('file', uniquePng(), { filename: 'id.png', contentType: 'image/png' })).body.data
       .id as string;
   let clock = Date.now() - 3000;
   const tick = async (price: string) => {

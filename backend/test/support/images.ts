@@ -27,6 +27,19 @@ export function makePng(width = 16, height = 8): Buffer {
   return PNG.sync.write(png);
 }
 
+let made = 0;
+/** A PNG whose pixels differ from every other this process made: a new picture (payment proofs are refused by content when one backs another report). */
+export function uniquePng(width = 16, height = 8): Buffer {
+  const png = new PNG({ width, height });
+  png.data = pixels(width, height);
+  made++;
+  // The first pixel's colour counts the pictures (up to 2^24 of them).
+  png.data[0] = made & 255;
+  png.data[1] = (made >> 8) & 255;
+  png.data[2] = (made >> 16) & 255;
+  return PNG.sync.write(png);
+}
+
 /**
  * An APP1 "Exif" segment written by hand: big-endian TIFF with IFD0 holding the orientation and
  * an ImageDescription (standing in for the GPS position and camera details phones record).

@@ -24,6 +24,11 @@ export class Upload {
   @Column({ type: 'int' })
   height: number;
 
+  /** SHA-256 of the stored bytes (null for uploads from before it was kept): one picture uploaded twice backs one payment report. */
+  @Index('ix_uploads_sha256', { where: '"sha256" IS NOT NULL' })
+  @Column({ type: 'bytea', nullable: true })
+  sha256: Buffer | null;
+
   /** The key in FileStorage. */
   @Column({ name: 'storage_key', type: 'varchar', length: 200 })
   storageKey: string;

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuthContext } from '../../infra/auth/guards';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
@@ -126,7 +126,16 @@ export class UploadService {
         written = true;
         await m
           .getRepository(Upload)
-          .insert({ id, userId: ownerId, mime: image.mime, bytes: image.bytes.length, width: image.width, height: image.height, storageKey });
+          .insert({
+            id,
+            userId: ownerId,
+            mime: image.mime,
+            bytes: image.bytes.length,
+            width: image.width,
+            height: image.height,
+            sha256: createHash('sha256').update(image.bytes).digest(),
+            storageKey,
+          });
       });
     } catch (err) {
       if (written) await this.storage.delete(storageKey).catch((e: unknown) => this.logger.warn({ err: e, storageKey }, 'could not remove an orphaned upload'));
@@ -185,10 +194,10 @@ export class UploadService {
 
   /**
    * A payment proof (a deposit report, a loan repayment by transfer), inside the caller's
-   * transaction: the user's own upload (2301) that is no other report's proof yet (2303), so one
-   * picture of a transfer is not reported twice (a rejected report keeps its image too: a new
-   * report takes a new upload). The operator's check of the transfer itself stays the defence
-   * against a picture uploaded again as a new file.
+   * transaction: the user's own upload (2301) that is no other report's proof yet (2303), by id or
+   * by content (the same picture uploaded again as a new file), so one picture of a transfer is not
+   * reported twice (a rejected report keeps its image too: a new report takes a new picture). The
+   * operator's check of the transfer itself stays the defence against an edited picture.
    */
   async claimProof(manager: EntityManager, userId: number, uploadId: string): Promise<void> {
     await this.lockProof(manager, userId, uploadId);
@@ -201,16 +210,20 @@ export class UploadService {
    * (a caller that answers a retry with its first report looks for it between the two halves).
    */
   async lockProof(manager: EntityManager, userId: number, uploadId: string): Promise<void> {
-    const rows: unknown[] = UUID_RE.test(uploadId)
-      ? await manager.query('SELECT 1 FROM uploads WHERE id = $1 AND user_id = $2 FOR UPDATE', [uploadId, userId])
+    const rows: Array<{ sha256: string | null }> = UUID_RE.test(uploadId)
+      ? await manager.query(`SELECT encode(sha256, 'hex') AS sha256 FROM uploads WHERE id = $1 AND user_id = $2 FOR UPDATE`, [uploadId, userId])
       : [];
     if (rows.length === 0) throw new BusinessError(ErrorCode.UPLOAD_NOT_FOUND);
+    // Two uploads of one picture reported at once take turns too (by content, across users).
+    if (rows[0].sha256) await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`proof:${rows[0].sha256}`]);
   }
 
-  /** claimProof's second half: 2303 when the image is some deposit report's or transfer repayment's proof already. */
+  /** claimProof's second half: 2303 when the image, or an upload of the same picture, is some deposit report's or transfer repayment's proof already. */
   async refuseUsedProof(manager: EntityManager, uploadId: string): Promise<void> {
     const used: unknown[] = await manager.query(
-      `SELECT 1 FROM deposits WHERE proof_upload_id = $1::uuid UNION ALL SELECT 1 FROM loan_repayments WHERE image = lower($1::text) LIMIT 1`,
+      `WITH same AS (SELECT $1::uuid AS id UNION SELECT id FROM uploads WHERE sha256 = (SELECT sha256 FROM uploads WHERE id = $1::uuid))
+       SELECT 1 FROM deposits WHERE proof_upload_id IN (SELECT id FROM same)
+       UNION ALL SELECT 1 FROM loan_repayments WHERE image IN (SELECT lower(id::text) FROM same) LIMIT 1`,
       [uploadId],
     );
     if (used.length > 0) throw new BusinessError(ErrorCode.UPLOAD_PROOF_USED);

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import { loanApi } from '../../../api/loan';
 import { Skeleton } from '../../../components/feedback';
-import { formatTime, truncate } from '../../../components/format';
+import { amountText, formatTime } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { PagedList } from '../../../components/paged-list';
 import { PullRefresh } from '../../../components/pull-refresh';
@@ -31,7 +31,7 @@ export function LoanBackRecPage({ titleKey }: { titleKey: string }) {
                   <li key={r.id} className="loan-card" data-testid="loan-record" data-status={r.status}>
                     <div className="loan-card__head">
                       <h3 className="num">
-                        {truncate(r.amount, 8)} {r.symbol}
+                        {amountText(r.amount)} {r.symbol}
                       </h3>
                       <span className="loan-badge">{t(`loan.repayStatus.${r.status}`)}</span>
                     </div>
@@ -47,7 +47,7 @@ export function LoanBackRecPage({ titleKey }: { titleKey: string }) {
                       {(r.status === 'done' || r.status === 'approved') && (
                         <div>
                           <dt>{t('loan.split')}</dt>
-                          <dd className="num">{t('loan.splitValue', { interest: truncate(r.interest_part, 8), principal: truncate(r.principal_part, 8) })}</dd>
+                          <dd className="num">{t('loan.splitValue', { interest: amountText(r.interest_part), principal: amountText(r.principal_part) })}</dd>
                         </div>
                       )}
                       <div>

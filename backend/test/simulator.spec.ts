@@ -5,7 +5,7 @@ import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { MarketRegistry } from '../src/modules/engine/market-registry.service';
 import { TrialBalanceService } from '../src/modules/ledger/trial-balance.service';
 import * as prng from '../src/modules/simulator/prng';
-import { SimulatorService, simulatorSeed } from '../src/modules/simulator/simulator.service';
+import { SimulatorService, simulatorSeed, TAKER_BAND } from '../src/modules/simulator/simulator.service';
 import { registerByEmail } from './support/accounts';
 import { deposit } from './support/funding';
 import { startTestApp, TestApp } from './support/test-app';
@@ -57,6 +57,30 @@ describe('market simulator (real PostgreSQL)', () => {
     expect(tb.currencies.find((c) => c.symbol === 'USDT')!.system_funding).not.toBe('0');
   });
 
+  it("the house's taker never trades beyond the band the maker quotes around the reference (regression: up to 1 %, a spike of its own making on the recorded mark)", async () => {
+    const sim = t.app.get(SimulatorService);
+    const inside = sim as unknown as { takerId: number; markets: Array<{ market: { symbol: string }; gbm: { price: number } }> };
+    const asked: Array<{ worst: number; reference: number }> = [];
+    const trade = t.app.get(CoinTradeService);
+    const real = trade.place.bind(trade);
+    const place = jest.spyOn(trade, 'place').mockImplementation((userId, dto) => {
+      if (userId === inside.takerId && dto.type === 'market')
+        asked.push({ worst: Number(dto.price), reference: inside.markets.find((m) => m.market.symbol === dto.symbol)!.gbm.price });
+      return real(userId, dto);
+    });
+    try {
+      await sim.start();
+      for (let i = 0; i < 40 && asked.length < 3; i++) await sim.tick();
+      await sim.onApplicationShutdown();
+      await t.app.get(EngineHost).idle();
+    } finally {
+      place.mockRestore();
+    }
+    expect(asked.length).toBeGreaterThan(0);
+    for (const { worst, reference } of asked) expect(Math.abs(worst / reference - 1)).toBeLessThanOrEqual(TAKER_BAND + 1e-6);
+    expect(TAKER_BAND).toBeLessThan(0.005);
+  });
+
   it('makes only its own markets: a market listed later gets no invented quotes, and its coin no float (regression: quoted around 100, funded beyond its supply)', async () => {
     await t.ds.query(
       `INSERT INTO markets (symbol, base_currency_id, quote_currency_id, tick_size, lot_size, min_qty, maker_fee, taker_fee, sort)
@@ -77,6 +101,10 @@ describe('market simulator (real PostgreSQL)', () => {
     expect(simulatorSeed('')).toBeUndefined();
     expect(simulatorSeed('42')).toBe(42);
     expect(() => simulatorSeed('4e2')).toThrow(/MARKET_SIMULATOR_SEED/);
+    // A production start refuses a seed: it would make every coming price, and so every option's and
+    // contract's outcome, known to whoever set it (regression: it only logged a warning).
+    expect(() => simulatorSeed('42', true)).toThrow(/refused when NODE_ENV=production/);
+    expect(simulatorSeed(undefined, true)).toBeUndefined();
   });
 
   it('unseeded, each market draws from a CSPRNG of its own, never mulberry32, which MARKET_SIMULATOR_SEED alone selects (regression: its 32-bit state, recoverable from public order sizes, predicted the prices)', async () => {

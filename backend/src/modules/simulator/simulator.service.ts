@@ -34,6 +34,8 @@ const SLOW_TICK_MS = 5000;
 const SLOW_TICK_AGAIN_MS = 15_000;
 /** Chance of a taker order on each tick (about two trades a second per market at the defaults). */
 const TAKER_PROBABILITY = 0.5;
+/** How far from the reference the taker may trade: the maker's outermost quote level. */
+export const TAKER_BAND = HALF_SPREAD + (LEVELS - 1) * LEVEL_STEP;
 
 interface SimMarket {
   market: MarketInfo;
@@ -196,8 +198,11 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
     await this.topUp(this.takerId, s.market);
     const side = s.rand() < 0.5 ? 'buy' : 'sell';
     const quantity = this.size(s, 0.6);
-    // Never worse than 1% from the reference: the taker does not sweep an empty book.
-    const worst = this.price(s.market, s.gbm.price * (side === 'buy' ? 1.01 : 0.99));
+    // Never beyond the band the maker quotes around the reference (its outermost level): when its
+    // quotes on one side have been taken, the house's taker does not sweep users' orders further
+    // and print a spike of its own making (it went up to 1 %, enough to liquidate a 100× position
+    // or decide an option on the recorded mark).
+    const worst = this.price(s.market, s.gbm.price * (side === 'buy' ? 1 + TAKER_BAND : 1 - TAKER_BAND));
     await this.trade.place(this.takerId, { symbol: s.market.symbol, side, type: 'market', quantity, price: worst }).catch(() => undefined);
   }
 
@@ -259,8 +264,11 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
  * contracts settle. MARKET_SIMULATOR_SEED (an integer) fixes the path with mulberry32, whose 32-bit
  * state is recoverable from those sizes: for tests and demos only.
  */
-export function simulatorSeed(raw = process.env.MARKET_SIMULATOR_SEED): number | undefined {
+export function simulatorSeed(raw = process.env.MARKET_SIMULATOR_SEED, production = process.env.NODE_ENV === 'production'): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   if (!/^\d{1,9}$/.test(raw)) throw new Error(`MARKET_SIMULATOR_SEED must be a whole number (at most 9 digits), not "${raw}"`);
+  // Whoever knows the seed knows every coming price, and so every option's and contract's outcome:
+  // a production start refuses it (before, it only logged a warning).
+  if (production) throw new Error('MARKET_SIMULATOR_SEED makes the prices predictable: it is for tests and demos, and refused when NODE_ENV=production');
   return Number(raw);
 }

@@ -1117,6 +1117,11 @@ export const en = {
           text: 'Every day we publish a Merkle sum tree root over all users\' balances, with the totals per currency. The tree cannot hide a negative balance.',
           check: 'Open Proof of liabilities: your phone recomputes your branch of the tree up to the published root.',
         },
+        maker: {
+          title: 'Our market maker trades in the open',
+          text: 'To keep markets live, the exchange may run a market maker and a taker of its own (on BTC/USDT and ETH/USDT). They place ordinary orders in the same order book as you, see only the public book and their own orders, never trade more than 0.31 % away from their reference price, and are funded by recorded system events. Their trades count in prices and volume like any other.',
+          check: 'Their accounts are market-maker@simulator.kestrel and market-taker@simulator.kestrel; no operator action in the list below steers them.',
+        },
       },
       operatorTitle: 'Everything an operator can do',
       operatorText: 'Each action records the events shown, with the operator and the reason. The list is checked against the server\'s code by an automated test.',

@@ -1120,6 +1120,11 @@ const py: Catalogue = {
           text: 'Todos os dias publicamos a raiz de uma árvore de Merkle de somas sobre os saldos de todos os usuários, com os totais por moeda. A árvore não consegue esconder um saldo negativo.',
           check: 'Abra Prova de passivos: seu celular recalcula o seu ramo da árvore, passo a passo, até a raiz publicada.',
         },
+        maker: {
+          title: 'Nosso formador de mercado opera às claras',
+          text: 'Para manter os mercados ativos, a corretora pode operar um formador de mercado e um tomador próprios (em BTC/USDT e ETH/USDT). Eles enviam ordens comuns no mesmo livro de ofertas que você, veem apenas o livro público e as próprias ordens, nunca negociam a mais de 0,31 % do seu preço de referência e são financiados por eventos de sistema registrados. Suas negociações contam nos preços e no volume como quaisquer outras.',
+          check: 'As contas são market-maker@simulator.kestrel e market-taker@simulator.kestrel; nenhuma ação de operador na lista abaixo os direciona.',
+        },
       },
       operatorTitle: 'Tudo o que um operador pode fazer',
       operatorText: 'Cada ação registra os eventos mostrados, com o operador e o motivo. A lista é conferida com o código do servidor por um teste automatizado.',

@@ -5,7 +5,7 @@ import { PATHS } from '../../app/paths';
 import { Icon } from '../../components/icons';
 import { Page } from '../../components/page';
 
-const GUARANTEES = ['ticks', 'operators', 'balances', 'liabilities'] as const;
+const GUARANTEES = ['ticks', 'operators', 'balances', 'liabilities', 'maker'] as const;
 
 /** The action's path without the `/api/admin` prefix, as a short technical label. */
 const shortRoute = (a: OperatorAction) => a.route.replace(' /api/admin/', ' ');

@@ -333,6 +333,13 @@ describe('IEO: subscribe, allocate pro rata, refund, distribute (real PostgreSQL
     expect((await subscribe(u.token, { project_id: p.id, quantity: '100' })).body).toMatchObject({ code: 1, data: { payment: '50' } });
     await t.ds.query(`UPDATE ieo_projects SET start_at = now() + interval '1 hour' WHERE id = $1`, [p.id]);
     expect((await edit({ price: '0.8' })).body.code).toBe(2607);
+    // Nor does the end move, either way, with the demand in view (regression: it could, changing
+    // everyone's pro-rata share); the same end sent again is no change.
+    const [{ end_at: end }] = await t.ds.query('SELECT end_at FROM ieo_projects WHERE id = $1', [p.id]);
+    expect((await edit({ end_at: iso(10_800_000) })).body.code).toBe(2607);
+    expect((await edit({ end_at: iso(5_400_000) })).body.code).toBe(2607);
+    expect((await edit({ end_at: new Date(end).toISOString(), intro: 'same end' })).body.code).toBe(1);
+    expect((await t.ds.query('SELECT end_at FROM ieo_projects WHERE id = $1', [p.id]))[0].end_at).toEqual(end);
     expect((await edit({ intro: 'still editable' })).body.code).toBe(1);
     // A subscription whose first read saw other terms than those under the lock is checked against the locked ones.
     const q = await project({ price: '0.5' });

@@ -98,9 +98,12 @@ export class IeoAdminService {
       const coin = (await m.getRepository(Coin).findOne({ where: { id: p.coinId } }))!;
       const terms = ['price', 'supply', 'start_at', 'min_qty', 'max_qty'] as const;
       // Started by this process's clock, or by a subscription's (another process's clock may be ahead): the terms stay.
-      if (terms.some((k) => dto[k] !== undefined)) {
+      // The end too once anyone has subscribed: moved either way with the demand in view, it would
+      // change everyone's pro-rata share (it may still move while nobody has).
+      const endMoved = dto.end_at !== undefined && new Date(dto.end_at).getTime() !== new Date(p.endAt).getTime();
+      if (terms.some((k) => dto[k] !== undefined) || endMoved) {
         const [subscribed] = await m.query('SELECT 1 FROM ieo_subscriptions WHERE project_id = $1 LIMIT 1', [p.id]);
-        if (now >= p.startAt || subscribed) throw new BusinessError(ErrorCode.IEO_STARTED);
+        if (subscribed || (terms.some((k) => dto[k] !== undefined) && now >= p.startAt)) throw new BusinessError(ErrorCode.IEO_STARTED);
       }
       const previous = { ...p };
       const fields = this.checked(

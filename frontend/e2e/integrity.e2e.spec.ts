@@ -181,7 +181,7 @@ describe('verifiable honesty on the real stack', () => {
     await page.getByTestId('settings-integrity').click();
     await page.waitForURL(/#\/integrity$/);
     await page.getByTestId('integrity-guarantees').waitFor();
-    expect(await page.getByTestId('integrity-guarantees').locator('li').count()).toBe(4);
+    expect(await page.getByTestId('integrity-guarantees').locator('li').count()).toBe(5);
     expect(await page.getByTestId('operator-actions').locator('details').count()).toBeGreaterThan(8);
   });
 

@@ -97,7 +97,10 @@ describe('live contract positions', () => {
     const position = page.getByTestId('position').first();
     await position.waitFor();
     const dealsAfterOpen = dealRequests.length;
-    expect(dealsAfterOpen).toBe(2);
+    // The first read, the resync's, and one more when the screen bound the signed-in socket before it
+    // first connected (its first reads may predate the private room: docs/architecture.md).
+    expect(dealsAfterOpen).toBeGreaterThanOrEqual(2);
+    expect(dealsAfterOpen).toBeLessThanOrEqual(3);
 
     // The simulator trades: the pushed P/L changes with the mark, no request asks for it. (On a
     // loaded CI machine it once stayed still for 30 s: the server's warnings, e.g. the simulator's

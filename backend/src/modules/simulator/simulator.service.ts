@@ -202,7 +202,11 @@ export class SimulatorService implements OnApplicationBootstrap, OnApplicationSh
     // quotes on one side have been taken, the house's taker does not sweep users' orders further
     // and print a spike of its own making (it went up to 1 %, enough to liquidate a 100× position
     // or decide an option on the recorded mark).
-    const worst = this.price(s.market, s.gbm.price * (side === 'buy' ? 1 + TAKER_BAND : 1 - TAKER_BAND));
+    // (A sell's bound rounded up to a tick, a buy's down: inside the band.)
+    const worst =
+      side === 'buy'
+        ? this.price(s.market, s.gbm.price * (1 + TAKER_BAND))
+        : moneyString(new Money(s.gbm.price * (1 - TAKER_BAND)).div(s.market.tickSize).ceil().times(s.market.tickSize));
     await this.trade.place(this.takerId, { symbol: s.market.symbol, side, type: 'market', quantity, price: worst }).catch(() => undefined);
   }
 

@@ -25,6 +25,14 @@ function firstError(errors: ValidationError[], prefix = ''): { field: string; co
 export const Trim = (collapse = false) =>
   Transform(({ value }) => (typeof value !== 'string' ? value : collapse ? value.trim().replace(/\s+/g, ' ') : value.trim()));
 
+/**
+ * A date and time with its zone (`Z` or `±hh:mm`), as operators' schedules are sent: a time without
+ * one would be read in the server's own zone (hours off), and ISO week or ordinal dates, which the
+ * ISO 8601 rule accepts, are no time `new Date` can read. Used with `IsISO8601({ strict: true })`
+ * (a real date).
+ */
+export const ZONED_TIME_RE = /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/;
+
 /** An id whose letter case means nothing (an upload's uuid): kept lower-cased, so one id is one string. */
 export const LowerCase = () => Transform(({ value }) => (typeof value === 'string' ? value.toLowerCase() : value));
 

@@ -3,7 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsString, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { Optional, RequiredReason } from '../../infra/http/validation';
+import { Optional, RequiredReason, ZONED_TIME_RE } from '../../infra/http/validation';
 import { jsonField } from '../../infra/i18n/localized-texts';
 
 const RATE_RE = /^\d{1,4}(\.\d{1,8})?$/;
@@ -157,7 +157,7 @@ export class ProductEditDto {
   @ApiPropertyOptional({ description: 'ISO time' })
   @Optional()
   @IsString()
-  @Matches(/^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/)
+  @Matches(ZONED_TIME_RE)
   @IsISO8601({ strict: true })
   sale_start?: string;
 

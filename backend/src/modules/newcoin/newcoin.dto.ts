@@ -3,13 +3,12 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { AMOUNT_RE, CLIENT_ID_RE } from '../wallet/dto/wallet.dto';
-import { Optional, RequiredReason, Trim } from '../../infra/http/validation';
+import { Optional, RequiredReason, Trim, ZONED_TIME_RE } from '../../infra/http/validation';
 
 /** Prices: at most 8 decimals, so quantity × price is exact in the ledger's 18. */
 const PRICE_RE = /^\d{1,12}(\.\d{1,8})?$/;
 const FEE_RE = /^0(\.\d{1,8})?$|^1$/;
 /** A subscription window's ends: a date and time with its time zone (as the wealth products' sale window), a real date (strict: no 2026-02-31). */
-const TIME_RE = /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/;
 
 export class IeoConfigDto {
   @ApiPropertyOptional({ description: 'A project id: its details; without it, the list' })
@@ -79,13 +78,13 @@ export class IeoProjectEditDto {
 
   @ApiPropertyOptional({ example: '2026-12-01T00:00:00Z' })
   @Optional()
-  @Matches(TIME_RE, { message: 'error.ieo_window_invalid' })
+  @Matches(ZONED_TIME_RE, { message: 'error.ieo_window_invalid' })
   @IsISO8601({ strict: true }, { message: 'error.ieo_window_invalid' })
   start_at?: string;
 
   @ApiPropertyOptional({ example: '2026-12-08T00:00:00Z' })
   @Optional()
-  @Matches(TIME_RE, { message: 'error.ieo_window_invalid' })
+  @Matches(ZONED_TIME_RE, { message: 'error.ieo_window_invalid' })
   @IsISO8601({ strict: true }, { message: 'error.ieo_window_invalid' })
   end_at?: string;
 
@@ -164,12 +163,12 @@ export class IeoProjectCreateDto {
   supply: string;
 
   @ApiProperty({ example: '2026-12-01T00:00:00Z' })
-  @Matches(TIME_RE, { message: 'error.ieo_window_invalid' })
+  @Matches(ZONED_TIME_RE, { message: 'error.ieo_window_invalid' })
   @IsISO8601({ strict: true }, { message: 'error.ieo_window_invalid' })
   start_at: string;
 
   @ApiProperty({ example: '2026-12-08T00:00:00Z' })
-  @Matches(TIME_RE, { message: 'error.ieo_window_invalid' })
+  @Matches(ZONED_TIME_RE, { message: 'error.ieo_window_invalid' })
   @IsISO8601({ strict: true }, { message: 'error.ieo_window_invalid' })
   end_at: string;
 

@@ -4,7 +4,7 @@ import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsString, IsUUID, Length, Matches, 
 import { LANGS } from '../../infra/i18n/catalogue';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { ReasonDto } from '../../infra/http/reason.dto';
-import { Optional, Trim } from '../../infra/http/validation';
+import { Optional, Trim, ZONED_TIME_RE } from '../../infra/http/validation';
 import { jsonField } from '../../infra/i18n/localized-texts';
 
 export const CATEGORY_CODE_RE = /^[a-z0-9_-]{2,32}$/;
@@ -96,6 +96,7 @@ class ArticleMeta extends ReasonDto {
 
   @ApiPropertyOptional({ description: 'ISO time; default now (a future time schedules the article)' })
   @Optional()
+  @Matches(ZONED_TIME_RE, { message: 'error.news_time_invalid' })
   @IsISO8601({ strict: true }, { message: 'error.news_time_invalid' })
   published_at?: string;
 
@@ -183,12 +184,14 @@ export class BannerUpdateDto extends ReasonDto {
   @ApiPropertyOptional({ description: 'ISO time; empty: no start' })
   @Optional()
   @ValidateIf((_, v) => v !== '')
+  @Matches(ZONED_TIME_RE, { message: 'error.news_time_invalid' })
   @IsISO8601({ strict: true }, { message: 'error.news_time_invalid' })
   starts_at?: string;
 
   @ApiPropertyOptional({ description: 'ISO time; empty: no end' })
   @Optional()
   @ValidateIf((_, v) => v !== '')
+  @Matches(ZONED_TIME_RE, { message: 'error.news_time_invalid' })
   @IsISO8601({ strict: true }, { message: 'error.news_time_invalid' })
   ends_at?: string;
 }

@@ -385,6 +385,34 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect((await post(b.token, 'lh/deposit/cancel', {})).body).toMatchObject({ code: 1000, message: 'Order not found' });
   });
 
+  it('a purchase that waits on its locks past the sale\'s end is refused (regression: the window was checked on the clock read before the wait)', async () => {
+    const u = await investor('2000');
+    const saleEnd = Date.now() + 1500;
+    const id = (
+      await post(admin, 'admin/wealth/products', {
+        kind: 'fixed',
+        code: 'ends-in-flight',
+        name: 'Ends in flight',
+        days: 5,
+        min_amount: '100',
+        rate: '0.003',
+        capacity: '5000',
+        sale_end: new Date(saleEnd).toISOString(),
+        reason: 'short sale',
+      })
+    ).body.data.id;
+    await inOpenTransaction(t.ds, async (other) => {
+      // Another purchase, an option or a contract holds the treasury's row (every one of them locks it).
+      await other.query(`SELECT 1 FROM balances WHERE owner_type = 'system' AND account_type = 'treasury' AND currency_id = 3 FOR UPDATE`);
+      const bought = buy(u.token, id, '1000').then((r) => r);
+      await new Promise((r) => setTimeout(r, Math.max(0, saleEnd - Date.now()) + 300));
+      await other.commitTransaction();
+      expect((await bought).body).toMatchObject({ code: 2502, message: 'This product is not on sale right now' });
+    });
+    expect(await trust(u.user.id)).toEqual({ available: '2000', frozen: '0' });
+    expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM wealth_orders WHERE user_id = $1', [u.user.id]))[0].n).toBe(0);
+  });
+
   it('a purchase while an operator edits the product is made on the edit once it commits (regression: on the rate read before, its reserve too)', async () => {
     const u = await investor('2000');
     const id = (

@@ -196,7 +196,12 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
       // date (no time `new Date` reads: a 500 at the insert) — refused (regression: accepted).
       ...['2026-12-01T10:00:00', '2026-12-01 10:00', '2026-W49', '2026-335', '2026-12-01'].map(
         (published_at) =>
-          ['admin/news/articles', { category_id: announcement, lang: 'en', title: 'x', body: 'x', reason: 'r', published_at }, 1000, 'Enter a valid time (ISO 8601)'] as const,
+          ['admin/news/articles', { category_id: announcement, lang: 'en', title: 'x', body: 'x', reason: 'r', published_at }, 1000, 'Enter a valid time (ISO 8601)'] as [
+            string,
+            Record<string, unknown>,
+            number,
+            string,
+          ],
       ),
       ['admin/news/articles', { category_id: announcement, lang: 'en', title: 'x', body: 'x', reason: 'r', pinned: 'yes' }, 1000, 'Use 1 or 0'],
       [

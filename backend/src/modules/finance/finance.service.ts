@@ -80,10 +80,10 @@ export class FinanceService {
     const atLeastMinimum = (q: WealthProduct) => {
       if (amount.lt(q.minAmount) || amount.lte(0)) throw new BusinessError(ErrorCode.WEALTH_BELOW_MIN, undefined, { min: `${moneyString(q.minAmount)} USDT` });
     };
-    /** The minimum and the sale window on a product's terms, then what the purchase earns and reserves on them. */
-    const termsOn = (q: WealthProduct) => {
+    /** The minimum and the sale window (at `at`) on a product's terms, then what the purchase earns and reserves on them. */
+    const termsOn = (q: WealthProduct, at: Date) => {
       atLeastMinimum(q);
-      const status = productView(q, now).status;
+      const status = productView(q, at).status;
       if (status === 'soon' || status === 'ended') throw new BusinessError(ErrorCode.WEALTH_NOT_ON_SALE);
       const { daily, total } = interestOf(q, a);
       return { daily, total, reserve: q.kind === 'flexible' ? moneyString(money(daily).times(FLEXIBLE_RESERVE_DAYS)) : total };
@@ -91,8 +91,7 @@ export class FinanceService {
     // The spec's order: the minimum, the agreement, the sale window (on the terms read now; checked again below).
     atLeastMinimum(p);
     if (dto.agree !== '1' && dto.agree !== 'true') throw new BusinessError(ErrorCode.AGREEMENT_REQUIRED, 'error.wealth_agreement_required');
-    termsOn(p);
-    const startDay = epochDay(now) + 1;
+    termsOn(p, now);
     const buy = async (m: EntityManager) => {
       // The two accounts first, in the global order (treasury, then the user's trust), as a
       // redemption or the accrual job locks them before the product row (they give its capacity
@@ -113,7 +112,12 @@ export class FinanceService {
       // operator's edit committed meanwhile (rate, minimum, sale window, penalty) is what this
       // purchase is made on (regression: it was made on the terms read before, the reserve too).
       const q = await this.products.get(p.id, m);
-      const { daily, total, reserve } = termsOn(q);
+      // And at the time it is made, read once its locks are held (a purchase that waited on the
+      // treasury past the sale's end was made after it, on the old clock reading; and its first day
+      // is counted from when it is made).
+      const at = new Date();
+      const { daily, total, reserve } = termsOn(q, at);
+      const startDay = epochDay(at) + 1;
       const saved = await m.getRepository(WealthOrder).save(
         m.getRepository(WealthOrder).create({
           userId,

@@ -166,3 +166,12 @@ export function copyIn(client: PoolClient, parts: CopyPart[]): Promise<void> {
     (client as unknown as { query(q: typeof query): void }).query(query);
   });
 }
+
+/**
+ * TypeORM find options for a read that, inside `held`'s transaction, holds the rows it reads (FOR
+ * SHARE) until that transaction ends, so an operator's change to them waits for it or is what it
+ * reads; none for a read outside a transaction.
+ */
+export function sharedIn(held?: EntityManager): { lock?: { mode: 'pessimistic_read' } } {
+  return held ? { lock: { mode: 'pessimistic_read' } } : {};
+}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { orConcurrentRetry } from '../../infra/database/sql';
+import { orConcurrentRetry, sharedIn } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -54,7 +54,7 @@ export class LoanService {
   private async checkTerms(productId: number, amountRaw: string, days: number, held?: EntityManager) {
     const product = await (held ?? this.dataSource.manager)
       .getRepository(LoanProduct)
-      .findOne({ where: { id: productId, enabled: true }, ...(held ? { lock: { mode: 'pessimistic_read' as const } } : {}) });
+      .findOne({ where: { id: productId, enabled: true }, ...sharedIn(held) });
     if (!product) throw new BusinessError(ErrorCode.LOAN_PRODUCT_NOT_FOUND);
     const coin = await coinOf(this.dataSource, product.currencyId);
     const amount = loanAmount(amountRaw, coin);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { sharedIn } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
@@ -30,7 +31,7 @@ export class FundingConfigService {
   async coin(currencyId: number, anyState = false, held?: EntityManager): Promise<Coin> {
     const c = await (held ?? this.dataSource.manager)
       .getRepository(Coin)
-      .findOne({ where: anyState ? { id: currencyId } : { id: currencyId, enabled: true }, ...(held ? { lock: { mode: 'pessimistic_read' as const } } : {}) });
+      .findOne({ where: anyState ? { id: currencyId } : { id: currencyId, enabled: true }, ...sharedIn(held) });
     if (!c) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_invalid');
     return c;
   }
@@ -39,7 +40,7 @@ export class FundingConfigService {
     return (held ?? this.dataSource.manager).getRepository(ChainType).find({
       where: { enabled: true, ...(currencyId ? { currencyId } : {}) },
       order: { currencyId: 'ASC', id: 'ASC' },
-      ...(held ? { lock: { mode: 'pessimistic_read' as const } } : {}),
+      ...sharedIn(held),
     });
   }
 

@@ -20,7 +20,7 @@ it('a failed market list says so and tries again on Retry, instead of a skeleton
     .mockRejectedValueOnce(new ApiError('Network error', 0))
     .mockResolvedValueOnce([spotMarket('BTC'), spotMarket('ETH')]);
   renderAt('/trade', '/trade?symbol=ETH%2FUSDT', <Probe />);
-  expect((await screen.findByTestId('load-failed')).textContent).toContain('This could not be loaded');
+  expect((await screen.findByTestId('load-failed', {}, { timeout: 5000 })).textContent).toContain('This could not be loaded');
   await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
   await screen.findByText('ETH/USDT');
   expect(screen.queryByTestId('load-failed')).toBeNull();

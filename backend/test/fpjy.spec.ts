@@ -148,6 +148,27 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '100', frozen: '0' });
   });
 
+  // Regression: the quote's end was checked only before the command left; one that reached the sequencer
+  // later (a forward past its timeout answered 2107, a stalled journal write) converted at the old price.
+  it('a conversion whose command reaches the sequencer after its quote ended converts nothing and ends refused (2213)', async () => {
+    const u = await trader();
+    await deposit(t, u.user.id, BTC, '0.5');
+    const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
+    const host = t.app.get(EngineHost);
+    const submit = host.submit.bind(host);
+    jest.spyOn(host, 'submit').mockImplementationOnce(async (cmd) => {
+      await new Promise((r) => setTimeout(r, 2200)); // on its way past the quote's 2 s
+      return submit(cmd);
+    });
+    expect((await post(u.token, 'convert', { quote_id: q.quote_id })).body).toMatchObject({ code: 2213 });
+    expect(await streamOf(q.quote_id)).toEqual(['FlashRequested', 'FlashRefused']);
+    expect(await coinBalance(t, u.user.id, BTC)).toEqual({ available: '0.5', frozen: '0' });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '0', frozen: '0' });
+    // Its retry hears the same, and nothing is listed.
+    expect((await post(u.token, 'convert', { quote_id: q.quote_id })).body.code).toBe(2213);
+    expect((await t.http().get('/api/fpjy/list').set('Authorization', u.token)).body.data.items).toEqual([]);
+  });
+
   it('on a process without the sequencer (ROLE=api) a user short of the amount hears 2000, not the desk’s 2214 (regression: the desk read as empty there)', async () => {
     const u = await trader();
     await deposit(t, u.user.id, USDT, '100');

@@ -45,6 +45,9 @@ export function refusal(code: SeqCode): BusinessError {
       return new BusinessError(ErrorCode.MARKET_NOT_FOUND);
     case 'INVALID_ORDER':
       return new BusinessError(ErrorCode.PRICE_INVALID);
+    case 'EXPIRED':
+      // The only posts with a deadline are flash conversions (their quote's end).
+      return new BusinessError(ErrorCode.QUOTE_EXPIRED);
     case 'UNSTORABLE':
       // A reference the ledger cannot store (a client id too long for it): nothing happened.
       return new BusinessError(ErrorCode.VALIDATION);

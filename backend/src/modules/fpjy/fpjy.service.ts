@@ -251,6 +251,9 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
       refId: quoteId,
       actor: `user:${userId}`,
       memo: `${q.amount} ${q.from_symbol} > ${q.receive} ${q.to_symbol}`,
+      // The quote's price holds until it ends: a command journaled later (a forward past its timeout
+      // answered 2107, then retried after the quote ended and told 2213) converts nothing.
+      notAfter: Date.parse(q.expires_at),
       legs: [
         coinLeg(userId, q.from_currency_id, LedgerCode.FlashExchangeDeduction, `-${q.amount}`),
         systemLeg('desk', q.from_currency_id, LedgerCode.FlashExchangeDeduction, q.amount),

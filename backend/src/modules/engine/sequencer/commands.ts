@@ -70,6 +70,12 @@ export interface PostCmd {
   readonly reason?: string;
   readonly memo?: string;
   readonly legs: readonly Leg[];
+  /**
+   * A deadline (ms since the epoch): a post whose batch is journaled after it is refused (`EXPIRED`),
+   * however long it waited on its way (a forward past its timeout, a stalled journal write). A flash
+   * conversion's is its quote's end: its price holds until then only. Absent: no deadline.
+   */
+  readonly notAfter?: number;
 }
 
 /** Adds a market or changes its fees: market parameters change only through the journal. */
@@ -111,6 +117,8 @@ export type SeqCode =
   | 'UNBALANCED'
   /** A place converted with market units that are not the market's now (a stale registry): nothing happened, retry. */
   | 'UNITS_CHANGED'
+  /** A post journaled after its deadline (`notAfter`): nothing happened. */
+  | 'EXPIRED'
   /** A post whose reference, memo, command id or account type the ledger's columns cannot hold (too long, or a NUL character). */
   | 'UNSTORABLE';
 

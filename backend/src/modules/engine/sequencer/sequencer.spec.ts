@@ -711,6 +711,20 @@ describe('Sequencer', () => {
       t.unchanged();
     });
 
+    // Regression: a flash conversion forwarded past its timeout (2107) was applied whenever it reached
+    // the sequencer, at its quote's price, after the user's retry had been told the quote expired.
+    it('a post journaled after its deadline is EXPIRED, changes nothing, and its retry hears the same; one within it is applied', () => {
+      const late = given(deposit(BUYER, USDT, '100')).when({ ...transferOut(BUYER, USDT, '5', 'flash-late'), notAfter: T0 - 1 });
+      expect(late.out).toMatchObject({ code: 'EXPIRED', postings: [] });
+      late.unchanged();
+      late.seq.beginBatch(2, T0 - 10_000); // batch time never goes back
+      expect(late.seq.apply({ ...transferOut(BUYER, USDT, '5', 'flash-late'), notAfter: T0 + 60_000 })).toMatchObject({ code: 'EXPIRED', duplicate: true });
+      expect(coin(late.seq, BUYER, USDT).available).toBe('100');
+      const { seq } = given(deposit(BUYER, USDT, '100'));
+      expect(seq.apply({ ...transferOut(BUYER, USDT, '5'), notAfter: T0 }).code).toBe('OK');
+      expect(coin(seq, BUYER, USDT).available).toBe('95');
+    });
+
     it('an account type longer than its column (16) is UNSTORABLE', () => {
       const post = transferOut(BUYER, USDT, '5');
       const t = given(deposit(BUYER, USDT, '100')).when({ ...post, legs: [post.legs[0], { ...post.legs[1], accountType: 'a'.repeat(17) }] });

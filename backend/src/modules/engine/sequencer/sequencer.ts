@@ -288,6 +288,8 @@ export class Sequencer {
     const dedupKey = `c:${cmd.commandId}`;
     const prior = this.dedup.get(dedupKey);
     if (prior) return { ...empty(prior.code), users: postingUsers(cmd), duplicate: true };
+    // The batch's time, journaled with it: a replay refuses the same commands.
+    if (cmd.notAfter !== undefined && this.ts > cmd.notAfter) return this.remember(dedupKey, 'EXPIRED');
     const code = this.checkPosting(cmd);
     if (code !== 'OK') return this.remember(dedupKey, code);
     const owned: Delta[] = [];

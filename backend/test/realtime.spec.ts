@@ -336,6 +336,30 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
     });
   });
 
+  it('a batch the projector reported before this process applied it still sends its candle (regression: it waited for a later batch, for ever without one)', async () => {
+    const { seller, buyer } = await pair(1);
+    type Candle = { data: { close: string } };
+    await candlesOf<Candle>('kline:BTC/USDT:1min', async (candles, feed, host) => {
+      await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '72000', quantity: '0.1' });
+      await host.idle();
+      // The journal write's answer comes only once the projector has projected the batch (it reads the journal's head too).
+      const append = host.journal.append.bind(host.journal);
+      jest.spyOn(host.journal, 'append').mockImplementationOnce(async (batch, token) => {
+        await append(batch, token);
+        for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
+          const [{ seq }] = await t.ds.query('SELECT seq FROM sequencer_projection WHERE id = 1');
+          if (Number(seq) >= batch.seq) return;
+        }
+        throw new Error('not projected');
+      });
+      expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '72000', quantity: '0.1' })).body.data.status).toBe('completed');
+      await host.idle();
+      await feed.publish();
+      await until(() => candles.length >= 1, 2000);
+      expect(candles.at(-1)!.data.close).toBe('72000');
+    });
+  });
+
   it('after a rebuild from the journal, the current candles are sent again (regression: the batches it projected were never pushed, and an open chart kept the bar without their trades)', async () => {
     const { seller, buyer } = await pair(1);
     await order(seller.token, { symbol: 'BTC/USDT', side: 'sell', type: 'limit', price: '71000', quantity: '0.1' });

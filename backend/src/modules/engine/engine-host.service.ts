@@ -578,7 +578,11 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     });
     for (const list of trades.values()) this.bus.emit('trades', list, seq);
     for (const b of books) this.bus.emit('book', b);
-    if (projected) this.pushProjected([{ seq, ts, outcomes }]);
+    if (projected) {
+      this.pushProjected([{ seq, ts, outcomes }]);
+      // Its `projected` went out before its trades did: again now, or its candles and the tickers would wait for the next batch's.
+      if (trades.size) this.bus.emit('projected', seq);
+    }
     this.replica?.journaled(seq);
   }
 

@@ -371,6 +371,7 @@ describe('rate limits and lock-outs', () => {
         registerPerIp: { limit: 2, windowSeconds: 60 },
         codePerIp: { limit: 4, windowSeconds: 60 },
         codePerTarget: { limit: 2, windowSeconds: 60 },
+        codeGuessPerTarget: { limit: 3, windowSeconds: 60 },
         fundPassword: { limit: 3, windowSeconds: 600 },
         withdrawPerUser: { limit: 3, windowSeconds: 60 },
         flashQuotePerUser: { limit: 3, windowSeconds: 60 },
@@ -439,6 +440,55 @@ describe('rate limits and lock-outs', () => {
     expect((await send()).body.code).toBe(1002); // a third would be over it
     const [{ n }] = await t.ds.query('SELECT COUNT(*)::int AS n FROM outbox WHERE recipient = $1', [email]);
     expect(n).toBe(2);
+  });
+
+  it("anyone's `forget` codes for an account do not use up its signed-in owner's codes (regression: one quota per contact, so a stranger kept the owner from a fund password or a new address)", async () => {
+    const { res, email } = await register(nextIp());
+    const token = res.body.data.token as string;
+    const age = () => t.ds.query(`UPDATE verification_codes SET created_at = created_at - interval '10 minutes' WHERE target = $1`, [email]);
+    const forget = async () => (await t.http().post('/api/sms_mail').set('X-Forwarded-For', nextIp()).type('form').send({ email, purpose: 'forget' })).body.code;
+    // The registration's code and one `forget` code spend the contact's quota (2 here).
+    const codes: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      codes.push(await forget());
+      await age();
+    }
+    expect(codes).toEqual([1, 1002]);
+    const own = (purpose: string) => t.http().post('/api/sms_mail').set('Authorization', token).set('X-Forwarded-For', nextIp()).type('form').send({ purpose });
+    expect((await own('fund_password')).body.code).toBe(1);
+    await age();
+    expect((await own('address')).body.code).toBe(1);
+    await age();
+    expect((await own('fund_password')).body.code).toBe(1002); // the owner's own quota (2 here)
+  });
+
+  it('wrong codes are limited per recipient and purpose over all its codes: past the limit the right code is refused too, also a new one (regression: five per code, and new codes for the asking)', async () => {
+    const { email, password } = await register(nextIp());
+    const age = () => t.ds.query(`UPDATE verification_codes SET created_at = created_at - interval '10 minutes' WHERE target = $1`, [email]);
+    const reset = async (code: string) =>
+      (
+        await t
+          .http()
+          .post('/api/user/forget')
+          .set('X-Forwarded-For', nextIp())
+          .type('form')
+          .send({ type: 'email', email, code, password: 'other-pass', re_password: 'other-pass' })
+      ).body.code;
+    // No code sent yet: nothing to guess, nothing counted.
+    for (let i = 0; i < 4; i++) expect(await reset('000000')).toBe(1102);
+    expect((await t.http().post('/api/sms_mail').set('X-Forwarded-For', nextIp()).type('form').send({ email, purpose: 'forget' })).body.code).toBe(1);
+    const right = await lastCode(t.ds, email);
+    const wrong = right === '000000' ? '111111' : '000000';
+    const tries: number[] = [];
+    for (let i = 0; i < 3; i++) tries.push(await reset(wrong));
+    expect(tries).toEqual([1102, 1102, 1102]);
+    expect(await reset(right)).toBe(1002);
+    await age();
+    await t.app.get<Redis>(REDIS).del(`rl:code:target:${email}`); // the contact's quota of codes sent (2 here) is not what this is about
+    expect((await t.http().post('/api/sms_mail').set('X-Forwarded-For', nextIp()).type('form').send({ email, purpose: 'forget' })).body.code).toBe(1);
+    expect(await reset(await lastCode(t.ds, email))).toBe(1002);
+    // Nothing changed: the old password still logs in.
+    expect((await t.http().post('/api/user/login').set('X-Forwarded-For', nextIp()).type('form').send({ account: email, password })).body.code).toBe(1);
   });
 
   it('login per account and per IP; a refused login changes nothing and does not check the password', async () => {

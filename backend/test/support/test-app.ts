@@ -78,6 +78,7 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
       registerPerIp: generous,
       codePerIp: generous,
       codePerTarget: generous,
+      codeGuessPerTarget: generous,
       lookupPerIp: generous,
       withdrawPerUser: generous,
       flashQuotePerUser: generous,

@@ -9,11 +9,14 @@ import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { Lang } from '../../infra/i18n/catalogue';
 import { translate } from '../../infra/i18n/i18n';
 import { Notifier } from '../../infra/notifier/notifier';
-import { CodePurpose } from './code-purpose';
+import { CodePurpose, OWN_CONTACT_PURPOSES } from './code-purpose';
 
 export const CODE_TTL_SECONDS = 600;
 export const RESEND_GUARD_SECONDS = 60;
 export const MAX_WRONG_TRIES = 5;
+
+/** A try at a code: its id when right; else the error, and whether it was a wrong guess at a live code. */
+type Tried = { id: string } | { error: ErrorCodeValue; guessed: boolean };
 
 const hashCode = (target: string, purpose: string, code: string) => createHash('sha256').update(`${target}|${purpose}|${code}`).digest();
 
@@ -43,7 +46,9 @@ export class VerificationCodeService {
       if (recent) throw new BusinessError(ErrorCode.CODE_TOO_FREQUENT, 'error.code_too_frequent', { seconds: Math.max(1, recent.wait) });
       // Counted per recipient only once the guard lets a code go: refused resends (1104) must not
       // spend the recipient's quota, or rapid requests would block the owner's own codes for the window.
-      await this.rateLimit.hit(`code:target:${target}`, this.config.rateLimits.codePerTarget);
+      // The codes a signed-in owner asks for (fund password, address book) have a quota of their own:
+      // anyone who knows the contact can ask for its `forget` codes, and used up the owner's with them.
+      await this.rateLimit.hit(`code:target:${target}${OWN_CONTACT_PURPOSES.includes(purpose) ? ':own' : ''}`, this.config.rateLimits.codePerTarget);
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       await m.query(
         `INSERT INTO verification_codes (channel, target, purpose, code_hash, expires_at) VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
@@ -58,14 +63,31 @@ export class VerificationCodeService {
    * even when the caller's work is rolled back); a right one returns the code's id for `consume`.
    */
   async check(target: string, purpose: CodePurpose, code: string): Promise<string> {
-    const outcome = await this.dataSource.transaction(async (m): Promise<{ id: string } | { error: ErrorCodeValue }> => {
+    // Wrong tries are also limited per recipient and purpose over all its codes (RATE_LIMIT_CODE_GUESS):
+    // five per code alone let anyone asking for new `forget` codes guess on for ever. A check with no
+    // live code to guess (none, expired, burnt) is not counted; past the limit every try is refused
+    // unchecked, the right code too, until the window ends.
+    const tried: { outcome?: Tried } = {};
+    const guess = await this.rateLimit.guess(`code:guess:${purpose}:${target}`, this.config.rateLimits.codeGuessPerTarget, async () => {
+      const outcome = (tried.outcome = await this.tryCode(target, purpose, code));
+      return !('error' in outcome && outcome.guessed);
+    });
+    if (guess.outcome === 'locked') throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: guess.seconds });
+    const outcome = tried.outcome!;
+    if ('error' in outcome) throw new BusinessError(outcome.error);
+    return outcome.id;
+  }
+
+  /** One try at the latest code; `guessed`: it was a wrong guess at a live code (counted on the code). */
+  private tryCode(target: string, purpose: CodePurpose, code: string): Promise<Tried> {
+    return this.dataSource.transaction(async (m): Promise<Tried> => {
       const [row] = await m.query(
         `SELECT id, code_hash, attempts, (expires_at <= now()) AS expired FROM verification_codes
          WHERE target = $1 AND purpose = $2 AND consumed_at IS NULL ORDER BY id DESC LIMIT 1 FOR UPDATE`,
         [target, purpose],
       );
-      if (!row || row.expired) return { error: ErrorCode.CODE_INVALID };
-      if (row.attempts >= MAX_WRONG_TRIES) return { error: ErrorCode.CODE_BURNED };
+      if (!row || row.expired) return { error: ErrorCode.CODE_INVALID, guessed: false };
+      if (row.attempts >= MAX_WRONG_TRIES) return { error: ErrorCode.CODE_BURNED, guessed: false };
       const expected = Buffer.from(String(row.code_hash).trim(), 'hex');
       if (/^\d{6}$/.test(code) && timingSafeEqual(expected, hashCode(target, purpose, code))) return { id: String(row.id) };
       // Returned, not thrown: the counted try must commit.
@@ -74,10 +96,8 @@ export class VerificationCodeService {
         'UPDATE verification_codes SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts',
         [row.id],
       );
-      return { error: attempts >= MAX_WRONG_TRIES ? ErrorCode.CODE_BURNED : ErrorCode.CODE_INVALID };
+      return { error: attempts >= MAX_WRONG_TRIES ? ErrorCode.CODE_BURNED : ErrorCode.CODE_INVALID, guessed: true };
     });
-    if ('error' in outcome) throw new BusinessError(outcome.error);
-    return outcome.id;
   }
 
   /**

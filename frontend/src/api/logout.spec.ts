@@ -1,6 +1,6 @@
 import { useSessionStore, type User } from '../stores/session.store';
 import { useToastStore } from '../stores/toast.store';
-import { endPendingSessions, logOut, PENDING_LOGOUT_KEY } from './logout';
+import { endPendingSessions, logOut, LOGOUT_RETRY_MS, PENDING_LOGOUT_KEY } from './logout';
 
 const user = { id: 7, account: 'a@b.co', nickname: 'a' } as User;
 const pendingTokens = () => JSON.parse(localStorage.getItem(PENDING_LOGOUT_KEY) ?? '[]') as string[];
@@ -43,6 +43,30 @@ describe('logging out', () => {
     expect(fetchMock.mock.calls[0][0]).toBe('./api/user/logout');
     expect(localStorage.getItem(PENDING_LOGOUT_KEY)).toBeNull();
     expect(useSessionStore.getState().token).toBe('tok-2');
+  });
+
+  // Regression: an error answer (the server's database away a moment) forgot the token as if the
+  // logout had been done, and a queued one answered with an error was dropped: the session kept working.
+  it('a logout the server answers with an error keeps the token aside and ends it later; an error answer keeps it too', async () => {
+    jest.useFakeTimers();
+    try {
+      const failing = jest.fn(() => answer({ type: 'error', code: 9000, message: 'Server error', data: null }));
+      global.fetch = failing as unknown as typeof fetch;
+      expect(await logOut()).toBe('Logged out on this device. The server could not end the session just now: the app ends it there as soon as it can.');
+      expect(useSessionStore.getState().token).toBeNull();
+      expect(pendingTokens()).toEqual(['tok-1']);
+      expect(useToastStore.getState().toasts).toEqual([]);
+      await endPendingSessions();
+      expect(pendingTokens()).toEqual(['tok-1']);
+      const ended = jest.fn((_url: string, _init: RequestInit) => answer({ type: 'ok', code: 1, message: 'Logged out', data: null }));
+      global.fetch = ended as unknown as typeof fetch;
+      await jest.advanceTimersByTimeAsync(LOGOUT_RETRY_MS);
+      expect(ended).toHaveBeenCalledTimes(1);
+      expect((ended.mock.calls[0][1].headers as Record<string, string>).Authorization).toBe('tok-1');
+      expect(localStorage.getItem(PENDING_LOGOUT_KEY)).toBeNull();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('a token the server no longer knows (expired) is forgotten without touching the session in use', async () => {

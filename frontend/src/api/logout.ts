@@ -13,11 +13,18 @@ function keep(tokens: string[]): void {
   storage.set(PENDING_LOGOUT_KEY, tokens.length ? JSON.stringify(tokens) : null);
 }
 
+/** How long after a logout the server could not do (an error answer) the app asks it again. */
+export const LOGOUT_RETRY_MS = 30_000;
+
+/** The server's answer ends the question about a token: done, or the token no longer a session (expired, ended). */
+const settled = (body: { type?: string; code?: number } | null): boolean => !!body && (body.code === 1 || body.code === 401 || body.code === 404 || body.type === '999');
+
 /**
  * Logs out: the server ends the session (the token stops working everywhere), and this device
- * forgets it. Without a connection the device forgets it at once and the token is kept aside, to
- * be ended on the server as soon as the app is online again (`endPendingSessions`): a logout never
- * leaves a working token behind. Answers what to tell the user.
+ * forgets it. When the server cannot be asked (offline) or cannot do it now (an error answer: its
+ * database away a moment), the device forgets it at once and the token is kept aside, to be ended
+ * on the server as soon as the app can (`endPendingSessions`: online again, the next start, or
+ * LOGOUT_RETRY_MS later): a logout never leaves a working token behind. Answers what to tell the user.
  */
 export async function logOut(): Promise<string> {
   const token = useSessionStore.getState().token;
@@ -25,17 +32,20 @@ export async function logOut(): Promise<string> {
   try {
     message = await api.logout();
   } catch (err) {
-    if (token && err instanceof ApiError && err.code === 0) keep([...pending(), token]);
-    message = err instanceof ApiError && err.code === 0 ? t('settings.loggedOutOffline') : '';
+    // A 401 (or 404): the session had ended already. Anything else: it may still work.
+    const open = err instanceof ApiError && err.code !== 401 && err.code !== 404;
+    if (token && open) keep([...pending(), token]);
+    if (open && err.code !== 0) setTimeout(() => void endPendingSessions(), LOGOUT_RETRY_MS);
+    message = !open ? '' : err.code === 0 ? t('settings.loggedOutOffline') : t('settings.loggedOutLater');
   }
   useSessionStore.getState().clear();
   return message || t('settings.loggedOut');
 }
 
 /**
- * Ends on the server the sessions of logouts made offline. A token the server answers for (ended
- * now, or already expired or ended) is forgotten; one it could not be asked about stays for the
- * next time. Not through the API client: an answer about an old token must not touch the session
+ * Ends on the server the sessions of logouts it could not end then. A token the server answers for
+ * (ended now, or already expired or ended) is forgotten; one it could not be asked about, or that
+ * it answered with an error, stays for the next time. Not through the API client: an answer about an old token must not touch the session
  * in use.
  */
 export async function endPendingSessions(): Promise<void> {
@@ -45,8 +55,8 @@ export async function endPendingSessions(): Promise<void> {
   for (const token of tokens) {
     try {
       const res = await fetch('./api/user/logout', { method: 'POST', headers: { Authorization: token, lang: currentLang() } });
-      const body = (await res.json().catch(() => null)) as { code?: number } | null;
-      if (!body || typeof body.code !== 'number') left.push(token);
+      const body = (await res.json().catch(() => null)) as { type?: string; code?: number } | null;
+      if (!settled(body)) left.push(token);
     } catch {
       left.push(token);
     }

@@ -260,6 +260,7 @@ export const en = {
     logout: 'Log out',
     loggedOut: 'Logged out',
     loggedOutOffline: 'Logged out on this device. The session also ends on the server when you are back online.',
+    loggedOutLater: 'Logged out on this device. The server could not end the session just now: the app ends it there as soon as it can.',
     loginToSee: 'Log in to see your account info.',
   },
   security: {

@@ -262,6 +262,7 @@ const hk: Catalogue = {
     logout: '登出',
     loggedOut: '已登出',
     loggedOutOffline: '已在此裝置登出。恢復連線後，伺服器上的工作階段亦會結束。',
+    loggedOutLater: '已在此裝置登出。伺服器暫時未能結束工作階段，應用程式會盡快在伺服器上結束它。',
     loginToSee: '登入後查看帳戶資料。',
   },
   security: {

@@ -262,6 +262,7 @@ const jp: Catalogue = {
     logout: 'ログアウト',
     loggedOut: 'ログアウトしました',
     loggedOutOffline: 'この端末でログアウトしました。オンラインに戻ると、サーバー上のセッションも終了します。',
+    loggedOutLater: 'この端末でログアウトしました。サーバーで今はセッションを終了できませんでした。アプリができるだけ早く終了します。',
     loginToSee: 'ログインするとアカウント情報を確認できます。',
   },
   security: {

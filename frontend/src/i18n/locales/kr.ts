@@ -262,6 +262,7 @@ const kr: Catalogue = {
     logout: '로그아웃',
     loggedOut: '로그아웃되었습니다',
     loggedOutOffline: '이 기기에서 로그아웃되었습니다. 다시 온라인이 되면 서버의 세션도 종료됩니다.',
+    loggedOutLater: '이 기기에서 로그아웃되었습니다. 지금은 서버에서 세션을 종료하지 못했습니다. 앱이 가능한 한 빨리 종료합니다.',
     loginToSee: '로그인하면 계정 정보를 볼 수 있습니다.',
   },
   security: {

@@ -263,6 +263,7 @@ const py: Catalogue = {
     logout: 'Sair',
     loggedOut: 'Sessão encerrada',
     loggedOutOffline: 'Sessão encerrada neste dispositivo. Ela também será encerrada no servidor quando você voltar a ficar online.',
+    loggedOutLater: 'Sessão encerrada neste dispositivo. O servidor não pôde encerrá-la agora: o app a encerrará lá assim que puder.',
     loginToSee: 'Entre para ver os dados da sua conta.',
   },
   security: {

@@ -262,6 +262,7 @@ const zh: Catalogue = {
     logout: '退出登录',
     loggedOut: '已退出登录',
     loggedOutOffline: '已在本设备退出登录。恢复联网后，服务器上的会话也会结束。',
+    loggedOutLater: '已在本设备退出登录。服务器暂时无法结束会话，应用会尽快在服务器上结束它。',
     loginToSee: '登录后查看账户信息。',
   },
   security: {

@@ -106,16 +106,21 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pick = (list, x) => list[Math.floor(x * list.length)];
 const amount = (x, lo, hi, dp = 2) => (lo + x * (hi - lo)).toFixed(dp);
 
+let pictures = 0;
+/** A new picture each call (the first pixel counts them): one picture uploaded as several photos of one form is refused. */
 function pngBytes() {
   const { PNG } = require('pngjs');
   const png = new PNG({ width: 8, height: 8 });
   png.data.fill(180);
+  pictures++;
+  png.data[0] = pictures & 255;
+  png.data[1] = (pictures >> 8) & 255;
+  png.data[2] = (pictures >> 16) & 255;
   return PNG.sync.write(png);
 }
-const IMAGE = pngBytes();
 async function upload(apiUrl, path, token) {
   const form = new FormData();
-  form.append('file', new Blob([IMAGE], { type: 'image/png' }), 'id.png');
+  form.append('file', new Blob([pngBytes()], { type: 'image/png' }), 'id.png');
   const r = await (await fetch(`${apiUrl}/api/${path}`, { method: 'POST', headers: { authorization: token }, body: form })).json();
   if (r.code !== 1) throw new Error(`${path}: ${JSON.stringify(r)}`);
   return r.data.id;

@@ -22,16 +22,12 @@ describe('identity verification', () => {
   });
 
   let seq = 0;
-  const uploadImage = async (u: Session): Promise<string> => {
-    seq += 1;
-    const res = await t
-      .http()
-      .post('/api/upload/image')
-      .set('Authorization', u.token)
-      .attach('file', makeJpeg(8 + seq, 8), { filename: 'p.jpg', contentType: 'image/jpeg' });
+  const uploadBytes = async (u: Session, bytes: Buffer): Promise<string> => {
+    const res = await t.http().post('/api/upload/image').set('Authorization', u.token).attach('file', bytes, { filename: 'p.jpg', contentType: 'image/jpeg' });
     if (res.body.code !== 1) throw new Error(JSON.stringify(res.body));
     return res.body.data.id;
   };
+  const uploadImage = (u: Session): Promise<string> => uploadBytes(u, makeJpeg(8 + ++seq, 8));
   const basicForm = async (u: Session) => ({
     country: 'Portugal',
     name: '  Ana   Lima ',
@@ -73,6 +69,8 @@ describe('identity verification', () => {
       [{ hand_image: undefined }, 1000, 'Upload a photo of yourself holding your ID'],
       [{ hand_image: 'not-an-id' }, 1000, 'The photo is invalid. Please upload it again'],
       [{ hand_image: form.front_image }, 1000, 'Each photo must be a different image'],
+      // One picture uploaded twice: two uploads, one photo (regression: only the upload ids were compared).
+      [{ front_image: await uploadBytes(u, makeJpeg(700, 8)), hand_image: await uploadBytes(u, makeJpeg(700, 8)) }, 1000, 'Each photo must be a different image'],
       [{ hand_image: await uploadImage(other) }, 2301, 'The image was not found. Please upload it again'],
       [{ hand_image: '00000000-0000-4000-8000-000000000000' }, 2301, 'The image was not found. Please upload it again'],
       [{ level: '2' }, 1001, 'Unknown field: level'],
@@ -226,6 +224,11 @@ describe('identity verification', () => {
     const twin = await registerByEmail(t);
     await post(twin, 'user/real_name', { ...(await basicForm(twin)), id_number: idNumberOf(u) });
     expect((await asAdmin('get', `real_name/${await submitted(twin)}`)).body.data.same_id_number_user_ids).toEqual([u.user.id]);
+    // The same number with a dash in it is the same number (regression: a dash hid it from the reviewer).
+    const dashed = await registerByEmail(t);
+    await post(dashed, 'user/real_name', { ...(await basicForm(dashed)), id_number: `${idNumberOf(u).slice(0, 2)}-${idNumberOf(u).slice(2)}` });
+    expect((await asAdmin('get', `real_name/${await submitted(dashed)}`)).body.data.same_id_number_user_ids).toEqual([u.user.id, twin.user.id]);
+    expect((await asAdmin('get', `real_name/${id}`)).body.data.same_id_number_user_ids).toEqual([twin.user.id, dashed.user.id]);
     expect((await asAdmin('get', 'real_name/999999')).body).toMatchObject({ code: 2313, message: 'Verification not found' });
     // A malformed id, or one past the column, is a malformed request (1000), as in every operator route.
     expect((await asAdmin('get', 'real_name/abc')).body).toMatchObject({ code: 1000, message: 'Invalid request' });

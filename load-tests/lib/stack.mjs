@@ -477,9 +477,12 @@ export function percentile(sorted, p) {
 /** Basic identity verification through the API: three photos, the form, and an operator's approval. */
 export async function verifyTraders(stack, users) {
   const { PNG } = require('pngjs');
-  const png = new PNG({ width: 8, height: 8 });
-  png.data.fill(180);
-  const image = PNG.sync.write(png);
+  // Three pictures (one picture uploaded as several photos of one form is refused).
+  const images = [170, 180, 190].map((shade) => {
+    const png = new PNG({ width: 8, height: 8 });
+    png.data.fill(shade);
+    return PNG.sync.write(png);
+  });
   const admin = await call(stack.apiUrl, 'POST', 'admin/login', {
     email: process.env.ADMIN_EMAIL ?? 'bench@kestrel.local',
     password: process.env.ADMIN_PASSWORD ?? 'bench-admin-password',
@@ -489,7 +492,7 @@ export async function verifyTraders(stack, users) {
     const ids = [];
     for (let i = 0; i < 3; i++) {
       const form = new FormData();
-      form.append('file', new Blob([image], { type: 'image/png' }), 'id.png');
+      form.append('file', new Blob([images[i]], { type: 'image/png' }), 'id.png');
       const r = await (await fetch(`${stack.apiUrl}/api/upload/image`, { method: 'POST', headers: { authorization: u.token }, body: form })).json();
       if (r.code !== 1) throw new Error(`upload: ${JSON.stringify(r)}`);
       ids.push(r.data.id);

@@ -45,9 +45,10 @@ export async function setFundPassword(t: TestApp, user: { email: string; token: 
 
 /** Basic identity verification the real way: three photos uploaded, the form sent, an operator approves. */
 export async function verifyBasic(t: TestApp, user: { token: string }, operatorToken: string): Promise<void> {
-  const { makePng } = await import('./images');
+  const { uniquePng } = await import('./images');
+  // Three pictures: one picture uploaded three times is refused (kyc.images_distinct).
   const upload = async () =>
-    (await t.http().post('/api/upload/image').set('Authorization', user.token).attach('file', makePng(), { filename: 'id.png', contentType: 'image/png' })).body
+    (await t.http().post('/api/upload/image').set('Authorization', user.token).attach('file', uniquePng(), { filename: 'id.png', contentType: 'image/png' })).body
       .data.id as string;
   const [front, back, hand] = [await upload(), await upload(), await upload()];
   const sent = await t.http().post('/api/user/real_name').set('Authorization', user.token).type('form').send({

@@ -117,6 +117,12 @@ export class RealNameService {
       }
       await this.refuseWhileOpen(m, userId, level);
       for (const id of images) await this.uploads.claim(m, userId, id);
+      // Different pictures, not only different uploads: one photo uploaded three times is one photo.
+      const [{ photos, distinct }]: Array<{ photos: number; distinct: number }> = await m.query(
+        'SELECT count(sha256)::int AS photos, count(DISTINCT sha256)::int AS distinct FROM uploads WHERE id = ANY($1::uuid[])',
+        [images],
+      );
+      if (photos !== distinct) throw new BusinessError(ErrorCode.VALIDATION, 'kyc.images_distinct');
       let saved: IdentityVerification;
       try {
         await m.query('SAVEPOINT kyc_submit');
@@ -167,13 +173,17 @@ export class RealNameService {
     return { items: entities.map((v, i) => view(v, raw[i]?.account ?? null)), total, page: q.page, limit: q.limit };
   }
 
-  /** One submission with its photo URLs, plus other accounts that submitted the same ID number. */
+  /**
+   * One submission with its photo URLs, plus other accounts that submitted the same ID number, dashes
+   * aside ("AB-1001234" is "AB1001234": the form takes dashes anywhere inside a number).
+   */
   async detail(id: number): Promise<VerificationView & { same_id_number_user_ids: number[] }> {
     const v = await this.dataSource.getRepository(IdentityVerification).findOne({ where: { id } });
     if (!v) throw new BusinessError(ErrorCode.KYC_NOT_FOUND);
     const user = await this.dataSource.getRepository(User).findOne({ where: { id: v.userId }, select: { id: true, account: true } });
     const same: Array<{ user_id: number }> = await this.dataSource.query(
-      `SELECT DISTINCT user_id FROM identity_verifications WHERE id_number = $1 AND user_id <> $2 AND status <> 'rejected' ORDER BY user_id LIMIT 20`,
+      `SELECT DISTINCT user_id FROM identity_verifications
+       WHERE replace(id_number, '-', '') = replace($1, '-', '') AND user_id <> $2 AND status <> 'rejected' ORDER BY user_id LIMIT 20`,
       [v.idNumber, v.userId],
     );
     return { ...view(v, user?.account ?? null), same_id_number_user_ids: same.map((r) => r.user_id) };

@@ -530,7 +530,8 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const { u, o } = await appliedThenPoolDrained();
     const r = await post(admin, `admin/loan/orders/${o.id}/approve`, { reason: 'income documented' });
     expect(r.body).toMatchObject({ code: 2704, message: 'The lending pool cannot cover this loan right now. Please try a smaller amount or try again later' });
-    expect((await get(admin, `admin/loan/orders/${o.id}`)).body.data).toMatchObject({ status: 'approving' });
+    // Pending again, as before the decision: no approval note left on it (regression: the user saw it as the reason of a pending loan).
+    expect((await get(admin, `admin/loan/orders/${o.id}`)).body.data).toMatchObject({ status: 'approving', reason: null, reviewed_by: null });
     expect(await entries(u.user.id, 802)).toEqual([]);
     const again = await post(u.token, 'borrow/order/apply', { product_id: product.id, amount: '1000', days: 7, ...u.photos });
     expect(again.body.code).toBe(2704);

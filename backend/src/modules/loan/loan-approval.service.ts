@@ -202,7 +202,7 @@ export class LoanApprovalService {
   /** The pool could not cover it (the loan locked `disbursing` in `m`): nothing moved, the application waits for a decision again. */
   private async release(m: EntityManager, id: string): Promise<void> {
     await m.query(
-      `UPDATE loan_orders SET status = 'approving', interest = 0, repay_amount = 0, remaining = 0, due_at = NULL, reviewed_by = NULL, reviewed_at = NULL
+      `UPDATE loan_orders SET status = 'approving', interest = 0, repay_amount = 0, remaining = 0, due_at = NULL, reviewed_by = NULL, reviewed_at = NULL, reason = NULL
        WHERE id = $1 AND status = 'disbursing'`,
       [id],
     );

@@ -436,6 +436,12 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     const submitting = async () =>
       (await t.ds.query(`SELECT COUNT(*)::int AS n FROM withdrawals WHERE user_id = $1 AND status = 'submitting'`, [u.user.id]))[0].n as number;
     expect(await submitting()).toBe(1);
+    // Not the operators' to decide yet (hidden from their list): not found, and nothing changes (regression: "already approved or rejected").
+    const [{ id: hidden }] = await t.ds.query(`SELECT id FROM withdrawals WHERE user_id = $1 AND status = 'submitting'`, [u.user.id]);
+    expect((await post(admin, `admin/withdrawals/${hidden}/approve`, { tx_hash: 'abc123', reason: 'paid out' })).body.code).toBe(2210);
+    expect((await post(admin, `admin/withdrawals/${hidden}/reject`, { reason: 'no' })).body.code).toBe(2210);
+    expect((await post(admin, 'admin/withdrawals/-5/approve', { reason: 'paid out' })).body.code).toBe(1000);
+    expect(await submitting()).toBe(1);
     lostAnswers.mockRestore();
     expect(await withdrawals.finishLeftovers(0)).toBe(1);
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '350', frozen: '150' });

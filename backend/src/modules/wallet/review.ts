@@ -29,7 +29,8 @@ export async function decide<T extends Reviewed>(
     params,
   );
   const record = await m.withRepository(repo).findOneBy({ id } as FindOptionsWhere<T>);
-  if (!record) throw new BusinessError(ErrorCode.RECORD_NOT_FOUND);
+  // A withdrawal still `submitting` (its freeze on the way) is nobody's to decide yet, and not listed: not found.
+  if (!record || record.status === 'submitting') throw new BusinessError(ErrorCode.RECORD_NOT_FOUND);
   if (!rows.length) throw new BusinessError(ErrorCode.ALREADY_DECIDED);
   return record;
 }

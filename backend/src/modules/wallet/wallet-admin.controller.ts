@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { IntIdPipe } from '../../infra/http/id-pipes';
 import { ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Auth, AuthContext } from '../../infra/auth/guards';
 import { DepositService } from './deposit.service';
@@ -24,12 +25,12 @@ export class WalletAdminController {
   }
 
   @Post('deposits/:id/approve')
-  approveDeposit(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: ReasonDto) {
+  approveDeposit(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: ReasonDto) {
     return this.deposits.approve(auth.subjectId, id, dto.reason);
   }
 
   @Post('deposits/:id/reject')
-  rejectDeposit(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: FundingRejectDto) {
+  rejectDeposit(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: FundingRejectDto) {
     return this.deposits.reject(auth.subjectId, id, dto.reason);
   }
 
@@ -39,12 +40,12 @@ export class WalletAdminController {
   }
 
   @Post('withdrawals/:id/approve')
-  approveWithdrawal(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: ApproveWithdrawalDto) {
+  approveWithdrawal(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: ApproveWithdrawalDto) {
     return this.withdrawals.approve(auth.subjectId, id, dto);
   }
 
   @Post('withdrawals/:id/reject')
-  rejectWithdrawal(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: FundingRejectDto) {
+  rejectWithdrawal(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: FundingRejectDto) {
     return this.withdrawals.reject(auth.subjectId, id, dto.reason);
   }
 
@@ -54,12 +55,12 @@ export class WalletAdminController {
   }
 
   @Post('coins/:id')
-  setCoin(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: CoinConfigDto) {
+  setCoin(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: CoinConfigDto) {
     return this.funding.setCoin(auth.subjectId, id, dto);
   }
 
   @Post('chains/:id')
-  setChain(@Auth() auth: AuthContext, @Param('id', ParseIntPipe) id: number, @Body() dto: ChainConfigDto) {
+  setChain(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number, @Body() dto: ChainConfigDto) {
     return this.funding.setChain(auth.subjectId, id, dto);
   }
 }

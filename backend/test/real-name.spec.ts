@@ -164,8 +164,12 @@ describe('identity verification', () => {
     expect(await levelOf(u.user.id)).toBe(1);
     const messages = await t.ds.query('SELECT title_key, params, ref FROM user_messages WHERE user_id = $1', [u.user.id]);
     expect(messages).toEqual([{ title_key: 'notice.kyc_approved', params: { level: '1' }, ref: `kyc:${id}` }]);
-    // A later rejection cannot undo it.
-    expect((await asAdmin('post', `real_name/${id}/reject`, { reason: 'late' })).body.code).toBe(2314);
+    // A later rejection cannot undo it; the answer says what stands and whose decision it is.
+    const reviewer = (await rows(u.user.id))[0].reviewed_by;
+    expect((await asAdmin('post', `real_name/${id}/reject`, { reason: 'late' })).body).toMatchObject({
+      code: 2314,
+      data: { status: 'verified', reviewed_by: reviewer, reviewed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+    });
     expect((await asAdmin('post', `real_name/${id}/approve`)).body).toMatchObject({ code: 2314, message: 'This verification has already been reviewed' });
   });
 

@@ -211,8 +211,11 @@ export class RealNameService {
         [id, status, status === 'rejected' ? reason : null, adminId],
       );
       if (!row) {
-        const exists = await m.getRepository(IdentityVerification).exists({ where: { id } });
-        throw new BusinessError(exists ? ErrorCode.KYC_ALREADY_DECIDED : ErrorCode.KYC_NOT_FOUND);
+        const decided = await m.getRepository(IdentityVerification).findOne({ where: { id }, select: { status: true, reviewedBy: true, reviewedAt: true } });
+        if (!decided) throw new BusinessError(ErrorCode.KYC_NOT_FOUND);
+        // What stands, and whose decision it is: an operator resending a decision whose answer was lost learns whether theirs stands.
+        const stands = { status: decided.status, reviewed_by: decided.reviewedBy, reviewed_at: decided.reviewedAt?.toISOString() ?? null };
+        throw new BusinessError(ErrorCode.KYC_ALREADY_DECIDED, undefined, undefined, stands);
       }
       const { user_id: userId, level } = row;
       if (status === 'verified') {

@@ -547,6 +547,39 @@ describe('rate limits and lock-outs', () => {
     expect(codes).toEqual([1106, 1106, 1106, 1002]);
   });
 
+  it('one national number in two countries is two accounts with two counts (regression: guesses at one spent the other’s), and no spelling names an account’s count', async () => {
+    const phone = `6${String(Date.now()).slice(-8)}`;
+    const registerPhone = async (area: string) => {
+      const from = nextIp();
+      expect((await t.http().post('/api/sms_send').set('X-Forwarded-For', from).type('form').send({ phone, area_code: area, purpose: 'register' })).body.code).toBe(1);
+      const code = await lastCode(t.ds, `+${area} ${phone}`);
+      const res = await t
+        .http()
+        .post('/api/user/register')
+        .set('X-Forwarded-For', from)
+        .type('form')
+        .send({ type: 'phone', phone, area_code: area, code, password: 'secret-pass', re_password: 'secret-pass', agreement: '1' });
+      expect(res.body.code).toBe(1);
+    };
+    await registerPhone('34');
+    await registerPhone('31');
+    const from = nextIp();
+    const login = async (area: string, password: string) =>
+      (await t.http().post('/api/user/login').set('X-Forwarded-For', from).type('form').send({ account: phone, area_code: area, password })).body.code;
+    const wrong: number[] = [];
+    for (let i = 0; i < 4; i++) wrong.push(await login('31', 'wrong-pass'));
+    expect(wrong).toEqual([1106, 1106, 1106, 1002]); // the +31 account's count at this address (3 here)
+    expect(await login('34', 'secret-pass')).toBe(1); // the +34 account's is its own
+    // "user:<id>" typed as an account names no account's count: the +31 owner still logs in from that address.
+    const [{ id }] = await t.ds.query(`SELECT id FROM users WHERE phone = $1 AND area_code = '31'`, [phone]);
+    const other = nextIp();
+    const spelled: number[] = [];
+    for (let i = 0; i < 3; i++)
+      spelled.push((await t.http().post('/api/user/login').set('X-Forwarded-For', other).type('form').send({ account: `user:${id}`, password: 'x' })).body.code);
+    expect(spelled).toEqual([1106, 1106, 1106]);
+    expect((await t.http().post('/api/user/login').set('X-Forwarded-For', other).type('form').send({ account: phone, area_code: '31', password: 'secret-pass' })).body.code).toBe(1);
+  });
+
   it('account lookups are limited per IP (regression: anyone could list accounts in bulk)', async () => {
     const from = nextIp();
     const codes: number[] = [];

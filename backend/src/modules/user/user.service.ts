@@ -158,15 +158,18 @@ export class UserService {
   async login(dto: LoginDto, ip: string): Promise<{ token: string; user: PublicUser }> {
     const account = loginAccount(dto.account);
     await this.rateLimit.hit(`login:ip:${ip}`, this.config.rateLimits.loginPerIp);
-    // Wrong passwords per account as it is looked up (every spelling of one phone number shares one
-    // count), per address and from every address (RateLimitService.loginGuess).
-    let user: User | undefined;
+    // Wrong passwords per account, per address and from every address (RateLimitService.loginGuess):
+    // the account found, so every spelling of it shares one count (with or without its calling code)
+    // and two accounts never do (one number in two countries had one count: guesses at one spent the
+    // other's); an account not found by its spelling (every spelling of one phone number is one).
+    const user = await this.findForLogin(account, dto.area_code);
     const { loginPerAccount, loginPerAccountAll } = this.config.rateLimits;
-    const guess = await this.rateLimit.loginGuess('login:account', account.email ?? account.phone!, ip, loginPerAccount, loginPerAccountAll, async () => {
-      user = await this.findForLogin(account, dto.area_code);
+    // Prefixed apart: no spelling ("user:5") names an account's count.
+    const counted = user ? `user:${user.id}` : `spelled:${account.email ?? account.phone!}`;
+    const guess = await this.rateLimit.loginGuess('login:account', counted, ip, loginPerAccount, loginPerAccountAll, async () =>
       // Hash anyway when the account is unknown, so timing does not reveal which accounts exist.
-      return user ? verifyPassword(user.passwordHash, dto.password) : (await hashPassword(dto.password), false);
-    });
+      user ? verifyPassword(user.passwordHash, dto.password) : (await hashPassword(dto.password), false),
+    );
     if (guess.outcome === 'locked') throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: guess.seconds });
     if (guess.outcome === 'wrong' || !user) throw new BusinessError(ErrorCode.LOGIN_FAILED);
     if (user.status !== 'active') throw new BusinessError(ErrorCode.ACCOUNT_DISABLED);

@@ -9,12 +9,18 @@ export const SUBSCRIBE_RETRY_MS = 1000;
  * the rooms are gone, so it subscribes again and takes fresh snapshots. A subscribe answered with
  * an error is sent again (the pushes may come meanwhile, but a screen needs the snapshot for what
  * came before them). Returns a stop function.
+ *
+ * `onSubscribe` runs as each subscribe goes out. The server joins the rooms before it reads the
+ * snapshots, so pushes can arrive before the answer, with higher seqs than its snapshots (and, after
+ * a server restart, lower seqs than the ones seen before): a screen starts its seqs again there,
+ * takes those pushes, and keeps them over an older snapshot.
  */
-export function followTopics(topics: Topic[], onSnapshot: (snap: SnapshotData) => void): () => void {
+export function followTopics(topics: Topic[], onSnapshot: (snap: SnapshotData) => void, onSubscribe: () => void = () => undefined): () => void {
   const socket = getSocket();
   let stopped = false;
   let retry: ReturnType<typeof setTimeout> | undefined;
-  const subscribe = () =>
+  const subscribe = () => {
+    onSubscribe();
     socket.emit('subscribe', topics, (answer) => {
       if (stopped) return;
       if (!Array.isArray(answer)) {
@@ -24,6 +30,7 @@ export function followTopics(topics: Topic[], onSnapshot: (snap: SnapshotData) =
       }
       for (const snap of answer) onSnapshot(snap);
     });
+  };
   const onConnect = () => {
     if (!socket.recovered) subscribe();
   };

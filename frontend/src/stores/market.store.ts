@@ -60,16 +60,19 @@ export const useMarketStore = create<MarketState>((set, get) => ({
     followers++;
     get().load();
     const socket = getSocket();
-    const subscribe = () =>
+    const subscribe = () => {
+      // Pushes can come before the answer, with seqs the server may have started again (a restart): any is taken from here.
+      set({ seq: -1 });
       socket.emit('subscribe', ['tickers'], (answer) => {
         // Answered with an error (no snapshot): sent again while anyone follows (live/topics.ts).
         if (!Array.isArray(answer)) setTimeout(() => followers > 0 && socket.connected && subscribe(), SUBSCRIBE_RETRY_MS);
         else {
           const snap = answer.find((s: SnapshotData) => s.topic === 'tickers');
-          // A fresh snapshot after a reconnect without recovery: take it whatever its seq.
-          if (snap) set({ seq: snap.seq, tickers: snap.data as TickerData[], loaded: true, fresh: true, failed: false, status: 'live' });
+          // The seqs started again as this subscribe went out: a push since then is newer than the snapshot, and stays.
+          if (snap && snap.seq >= get().seq) set({ seq: snap.seq, tickers: snap.data as TickerData[], loaded: true, fresh: true, failed: false, status: 'live' });
         }
       });
+    };
     const onTickers = (m: Envelope<TickerData[]>) => get().apply(m.seq, m.data);
     const onDisconnect = () => set({ status: 'offline' });
     const onConnect = () => {

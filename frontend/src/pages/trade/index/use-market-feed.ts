@@ -22,6 +22,8 @@ export function useMarketFeed(symbol: string | undefined) {
     if (!symbol) return;
     const seq = { depth: -1, trades: -1 };
     let latest: TradeData[] = [];
+    /** Trades pushed since the subscribe went out, before its snapshot: newer than it when their seq is higher. */
+    let early: Array<Envelope<TradeData[]>> | null = null;
     let frame = 0;
     let stopped = false;
     const flush = () => {
@@ -49,22 +51,36 @@ export function useMarketFeed(symbol: string | undefined) {
     const onTrades = (m: Envelope<TradeData[]>) => {
       if (m.topic !== `trades:${symbol}` || m.seq <= seq.trades) return;
       seq.trades = m.seq;
+      early?.push(m);
       putTrades([...m.data].reverse());
     };
     const socket = getSocket();
     socket.on('depth', onDepth);
     socket.on('trades', onTrades);
-    const stop = followTopics([`depth:${symbol}`, `trades:${symbol}`], (snap) => {
-      if (snap.topic === `depth:${symbol}`) {
-        seq.depth = snap.seq;
-        pending.current.depth = snap.data as DepthData;
-        schedule();
-      } else if (snap.topic === `trades:${symbol}`) {
-        seq.trades = snap.seq;
-        latest = [];
-        putTrades([...(snap.data as TradeData[])].reverse());
-      }
-    });
+    const stop = followTopics(
+      [`depth:${symbol}`, `trades:${symbol}`],
+      (snap) => {
+        if (snap.topic === `depth:${symbol}`) {
+          // A whole book pushed after this snapshot was read is newer: it stays.
+          if (snap.seq < seq.depth) return;
+          seq.depth = snap.seq;
+          pending.current.depth = snap.data as DepthData;
+          schedule();
+        } else if (snap.topic === `trades:${symbol}`) {
+          latest = [];
+          putTrades([...(snap.data as TradeData[])].reverse());
+          // Trades pushed after this snapshot was read go on top of it.
+          for (const m of early ?? []) if (m.seq > snap.seq) putTrades([...m.data].reverse());
+          early = null;
+          seq.trades = Math.max(seq.trades, snap.seq);
+        }
+      },
+      () => {
+        seq.depth = -1;
+        seq.trades = -1;
+        early = [];
+      },
+    );
     tradingApi.depth(symbol).then(
       (d) => seq.depth < 0 && !stopped && setDepth(d),
       () => undefined,

@@ -128,6 +128,10 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     const down = () => css('--down') || css('--red');
     let lastTime = -1;
     let lastSeq = -1;
+    /** No snapshot since the subscribe went out (the HTTP history may still be drawn). */
+    let awaiting = true;
+    /** Candles pushed since the subscribe went out, before its snapshot: drawn again over it when newer. */
+    let early: Array<Envelope<CandleData>> = [];
     let stopped = false;
     const draw = (k: CandleData) => {
       if (k.time < lastTime) return; // out of order: an older candle cannot be redrawn
@@ -153,18 +157,35 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     const onKline = (m: Envelope<CandleData>) => {
       if (m.topic !== topic || m.seq <= lastSeq) return;
       lastSeq = m.seq;
+      if (awaiting) early.push(m);
       draw(m.data);
     };
     const socket = getSocket();
     socket.on('kline', onKline);
-    const stop = followTopics([topic], (snap) => {
-      if (stopped || snap.topic !== topic) return;
-      lastSeq = snap.seq;
-      setAll(snap.data as CandleData[]);
-    });
+    const stop = followTopics(
+      [topic],
+      (snap) => {
+        if (stopped || snap.topic !== topic) return;
+        setAll(snap.data as CandleData[]);
+        // Candles pushed after this snapshot was read are newer than its bars.
+        for (const m of early) if (m.seq > snap.seq) draw(m.data);
+        early = [];
+        awaiting = false;
+        lastSeq = Math.max(lastSeq, snap.seq);
+      },
+      () => {
+        lastSeq = -1;
+        awaiting = true;
+        early = [];
+      },
+    );
     // The HTTP history covers the moment before the socket answers (or when it is down).
     tradingApi.candles(market.symbol, period).then(
-      (list) => !stopped && lastSeq < 0 && setAll(list),
+      (list) => {
+        if (stopped || !awaiting) return;
+        setAll(list);
+        for (const m of early) draw(m.data);
+      },
       () => undefined,
     );
     return () => {

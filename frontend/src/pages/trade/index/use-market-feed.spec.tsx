@@ -1,0 +1,71 @@
+import { act, renderHook, waitFor } from '@testing-library/react';
+
+type Handler = (m: unknown) => void;
+const handlers = new Map<string, Set<Handler>>();
+const acks: Array<(answer: unknown) => void> = [];
+const fakeSocket = {
+  connected: true,
+  recovered: false,
+  on: (event: string, h: Handler) => void (handlers.get(event) ?? handlers.set(event, new Set()).get(event)!).add(h),
+  off: (event: string, h: Handler) => void handlers.get(event)?.delete(h),
+  emit: (event: string, _topics: unknown, ack?: (answer: unknown) => void) => void (event === 'subscribe' && ack && acks.push(ack)),
+};
+jest.mock('../../../api/socket', () => ({ getSocket: () => fakeSocket }));
+
+import { tradingApi } from '../../../api/trading';
+import { useMarketFeed } from './use-market-feed';
+
+const fire = (event: string, m: unknown) => act(() => handlers.get(event)?.forEach((h) => h(m)));
+const book = (price: string) => ({ asks: [[price, '1']], bids: [] });
+const trade = (id: number) => ({ trade_id: id, price: '100', quantity: '1', side: 'buy', time: id });
+const depth = (seq: number, price: string) => ({ topic: 'depth:BTC/USDT', seq, data: book(price) });
+const trades = (seq: number, ...ids: number[]) => ({ topic: 'trades:BTC/USDT', seq, data: ids.map(trade) });
+
+beforeEach(() => {
+  handlers.clear();
+  acks.length = 0;
+  // The HTTP first reads never answer: the socket alone decides.
+  jest.spyOn(tradingApi, 'depth').mockReturnValue(new Promise(() => undefined));
+  jest.spyOn(tradingApi, 'deals').mockReturnValue(new Promise(() => undefined));
+});
+afterEach(() => jest.restoreAllMocks());
+
+// Regression: the server joins the rooms before it reads the snapshots, so a push can come before
+// the subscribe's answer; the older snapshot then replaced the newer book (the reference of market
+// orders) and dropped the newer trades, until the next change.
+it('pushes that arrive before the snapshot are newer and stay: the book pushed, the trades on top of the snapshot', async () => {
+  const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
+  expect(acks).toHaveLength(1);
+  fire('depth', depth(5, '101'));
+  fire('trades', trades(3, 12));
+  act(() => acks.shift()!([depth(4, '100'), trades(2, 10, 11)]));
+  await waitFor(() => expect(result.current.trades.map((t) => t.trade_id)).toEqual([12, 11, 10]));
+  expect(result.current.depth).toEqual(book('101'));
+  // Later pushes go on as before.
+  fire('depth', depth(6, '102'));
+  await waitFor(() => expect(result.current.depth).toEqual(book('102')));
+});
+
+it('after a reconnect to a restarted server (seqs from 0 again), its pushes before the snapshot are taken and kept over it', async () => {
+  const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
+  act(() => acks.shift()!([depth(500, '100'), trades(300, 10)]));
+  await waitFor(() => expect(result.current.depth).toEqual(book('100')));
+  // A new connection (not recovered): subscribed again; the restarted server's counters start over.
+  fire('connect', undefined);
+  expect(acks).toHaveLength(1);
+  fire('depth', depth(2, '105'));
+  fire('trades', trades(1, 20));
+  act(() => acks.shift()!([depth(1, '104'), trades(0, 19)]));
+  await waitFor(() => expect(result.current.trades.map((t) => t.trade_id)).toEqual([20, 19]));
+  expect(result.current.depth).toEqual(book('105'));
+});
+
+it('a snapshot newer than what was pushed is taken', async () => {
+  const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
+  fire('depth', depth(5, '101'));
+  act(() => acks.shift()!([depth(7, '103'), trades(2, 10)]));
+  await waitFor(() => expect(result.current.depth).toEqual(book('103')));
+  fire('depth', depth(7, '999')); // already had it
+  fire('depth', depth(8, '104'));
+  await waitFor(() => expect(result.current.depth).toEqual(book('104')));
+});

@@ -1,0 +1,99 @@
+import { act, render } from '@testing-library/react';
+
+type Handler = (m: unknown) => void;
+const handlers = new Map<string, Set<Handler>>();
+const acks: Array<(answer: unknown) => void> = [];
+const fakeSocket = {
+  connected: true,
+  recovered: false,
+  on: (event: string, h: Handler) => void (handlers.get(event) ?? handlers.set(event, new Set()).get(event)!).add(h),
+  off: (event: string, h: Handler) => void handlers.get(event)?.delete(h),
+  emit: (event: string, _topics: unknown, ack?: (answer: unknown) => void) => void (event === 'subscribe' && ack && acks.push(ack)),
+};
+jest.mock('../../../api/socket', () => ({ getSocket: () => fakeSocket }));
+
+/** The bars a series shows, as lightweight-charts keeps them: setData replaces them, update replaces the last or appends. */
+type Bar = { time: number; close?: number; value?: number };
+const shown: Bar[][] = [];
+jest.mock('lightweight-charts', () => {
+  const series = () => {
+    const bars: Bar[] = [];
+    shown.push(bars);
+    return {
+      applyOptions: () => undefined,
+      setData: (list: Bar[]) => bars.splice(0, bars.length, ...list),
+      update: (bar: Bar) => {
+        if (bars.length && bars[bars.length - 1].time === bar.time) bars[bars.length - 1] = bar;
+        else bars.push(bar);
+      },
+    };
+  };
+  const chart = {
+    addSeries: series,
+    panes: () => [{ setStretchFactor: () => undefined }, { setStretchFactor: () => undefined }],
+    priceScale: () => ({ applyOptions: () => undefined }),
+    applyOptions: () => undefined,
+    remove: () => undefined,
+  };
+  return { createChart: () => chart, AreaSeries: {}, CandlestickSeries: {}, HistogramSeries: {} };
+  // Virtual: the library's package is ESM for browsers only, which jest's resolver does not take.
+}, { virtual: true });
+
+import { tradingApi, type MarketInfo } from '../../../api/trading';
+import { KlineChart } from './kline-chart';
+
+const market: MarketInfo = {
+  symbol: 'BTC/USDT',
+  base: 'BTC',
+  quote: 'USDT',
+  tick_size: '0.01',
+  lot_size: '0.0001',
+  min_qty: '0.0001',
+  price_decimals: 2,
+  qty_decimals: 4,
+  maker_fee: '0.001',
+  taker_fee: '0.001',
+};
+const candle = (time: number, close: string) => ({ time, open: '100', high: close, low: '100', close, volume: '1', amount: '100' });
+const push = (seq: number, time: number, close: string) => ({ topic: 'kline:BTC/USDT:1min', seq, data: candle(time, close) });
+const fire = (m: unknown) => act(() => handlers.get('kline')?.forEach((h) => h(m)));
+/** The candlestick series' bars (the first series made). */
+const candles = () => shown[0].map((b) => [b.time, b.close]);
+
+beforeEach(() => {
+  handlers.clear();
+  acks.length = 0;
+  shown.length = 0;
+  jest.spyOn(tradingApi, 'candles').mockReturnValue(new Promise(() => undefined));
+});
+afterEach(() => jest.restoreAllMocks());
+
+// Regression: a candle pushed before the subscribe's answer (the server joins the room before it
+// reads the snapshot) was drawn, then the older snapshot replaced it until the next trade.
+it('a candle pushed before the snapshot is newer than its bar and is drawn again over it', () => {
+  render(<KlineChart market={market} period="1min" />);
+  expect(acks).toHaveLength(1);
+  fire(push(5, 120, '101'));
+  act(() => acks.shift()!([{ topic: 'kline:BTC/USDT:1min', seq: 4, data: [candle(60, '99'), candle(120, '100')] }]));
+  expect(candles()).toEqual([
+    [60, 99],
+    [120, 101],
+  ]);
+  fire(push(6, 180, '102'));
+  expect(candles().at(-1)).toEqual([180, 102]);
+});
+
+it('after a reconnect to a restarted server (seqs from 0 again), its candles are drawn, before and after the snapshot', () => {
+  render(<KlineChart market={market} period="1min" />);
+  act(() => acks.shift()!([{ topic: 'kline:BTC/USDT:1min', seq: 900, data: [candle(60, '99')] }]));
+  act(() => handlers.get('connect')?.forEach((h) => h(undefined)));
+  expect(acks).toHaveLength(1);
+  fire(push(1, 120, '103'));
+  act(() => acks.shift()!([{ topic: 'kline:BTC/USDT:1min', seq: 0, data: [candle(60, '99'), candle(120, '100')] }]));
+  expect(candles()).toEqual([
+    [60, 99],
+    [120, 103],
+  ]);
+  fire(push(2, 120, '104'));
+  expect(candles().at(-1)).toEqual([120, 104]);
+});

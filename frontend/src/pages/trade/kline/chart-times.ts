@@ -22,11 +22,23 @@ export function chartTimes(period: Period, locale: string, timeZone?: string) {
   const month = format({ month: 'short' });
   const day = format({ month: 'short', day: 'numeric' });
   const time = format(hm);
+  const dayAndTime = format({ month: 'short', day: 'numeric', ...hm });
+  // The clock in the zone shown, in digits every locale agrees on.
+  const clock = new Intl.DateTimeFormat('en-US', { ...hm, timeZone: zone });
+  const midnight = (seconds: number) => clock.format(new Date(seconds * 1000)) === '00:00';
   return {
     /** The crosshair's label: the bar's date, and its time for an intraday bar. */
     crosshair: format(daily ? { year: 'numeric', month: 'short', day: 'numeric' } : { year: 'numeric', month: 'short', day: 'numeric', ...hm }),
-    /** An axis label, as detailed as the library asks for. */
-    tick: (seconds: number, type: TickMarkType) =>
-      type === TICK.Year ? year(seconds) : type === TICK.Month ? month(seconds) : type === TICK.DayOfMonth ? day(seconds) : time(seconds),
+    /**
+     * An axis label, as detailed as the library asks for. The library marks a new day, month or
+     * year where the UTC date changes; on an intraday chart shown in another zone that mark falls at
+     * another hour (08:00 in Shanghai), so it is labelled with its date and that hour (regression: a
+     * date alone there read as the bar of local midnight); at a local midnight, the date alone.
+     */
+    tick: (seconds: number, type: TickMarkType) => {
+      if (type === TICK.Time) return time(seconds);
+      if (!daily && !midnight(seconds)) return dayAndTime(seconds);
+      return type === TICK.Year ? year(seconds) : type === TICK.Month ? month(seconds) : day(seconds);
+    },
   };
 }

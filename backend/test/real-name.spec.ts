@@ -233,6 +233,19 @@ describe('identity verification', () => {
     await post(dashed, 'user/real_name', { ...(await basicForm(dashed)), id_number: `${idNumberOf(u).slice(0, 2)}-${idNumberOf(u).slice(2)}` });
     expect((await asAdmin('get', `real_name/${await submitted(dashed)}`)).body.data.same_id_number_user_ids).toEqual([u.user.id, twin.user.id]);
     expect((await asAdmin('get', `real_name/${id}`)).body.data.same_id_number_user_ids).toEqual([twin.user.id, dashed.user.id]);
+    // Every read of identity data by an operator is recorded with the operator (regression: none was).
+    const [{ id: adminId }] = await t.ds.query('SELECT id FROM admins WHERE email = $1', [ADMIN.email]);
+    const reads = await t.ds.query(`SELECT type, payload, metadata FROM events WHERE stream_id = $1 ORDER BY seq`, [`admin:${adminId}`]);
+    expect(reads).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'IdentityVerificationsListed', payload: { verificationIds: [id], page: 1, limit: 20 }, metadata: expect.objectContaining({ actor: `admin:${adminId}` }) }),
+        expect.objectContaining({ type: 'IdentityVerificationRead', payload: { verificationId: id, userId: u.user.id } }),
+        expect.objectContaining({ type: 'UploadRead', payload: { uploadId: front.id, userId: u.user.id } }),
+      ]),
+    );
+    // The owner's own reads of their images are not operators' reads.
+    expect((await t.http().get(front.url).set('Authorization', u.token)).status).toBe(200);
+    expect(await t.ds.query(`SELECT type FROM events WHERE stream_id = $1 ORDER BY seq`, [`admin:${adminId}`])).toHaveLength(reads.length);
     expect((await asAdmin('get', 'real_name/999999')).body).toMatchObject({ code: 2313, message: 'Verification not found' });
     // A malformed id, or one past the column, is a malformed request (1000), as in every operator route.
     expect((await asAdmin('get', 'real_name/abc')).body).toMatchObject({ code: 1000, message: 'Invalid request' });

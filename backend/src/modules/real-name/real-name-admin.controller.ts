@@ -14,13 +14,13 @@ export class RealNameAdminController {
   constructor(private readonly realName: RealNameService) {}
 
   @Get()
-  list(@Query() q: VerificationQueryDto) {
-    return this.realName.list(q);
+  list(@Auth() auth: AuthContext, @Query() q: VerificationQueryDto) {
+    return this.realName.list(auth.subjectId, q);
   }
 
   @Get(':id')
-  detail(@Param('id', IntIdPipe) id: number) {
-    return this.realName.detail(id);
+  detail(@Auth() auth: AuthContext, @Param('id', IntIdPipe) id: number) {
+    return this.realName.detail(auth.subjectId, id);
   }
 
   @Post(':id/approve')

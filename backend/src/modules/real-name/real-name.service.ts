@@ -51,6 +51,13 @@ const image = (id: string | null): Image => (id ? { id, url: uploadUrl(id) } : n
  * reviewed by operators. An approval raises `users.verification_level`, which the rest of the
  * exchange reads (withdrawals, options, loans).
  */
+/**
+ * The events an operator's read of identity data records (stream `admin:<id>`), as `OutboxRead` does
+ * for the outbox: a read changes nothing of the exchange, so these are not among the operator
+ * actions of contracts/src/integrity.ts (the write routes).
+ */
+export const OPERATOR_READ = { list: 'IdentityVerificationsListed', detail: 'IdentityVerificationRead' } as const;
+
 @Injectable()
 export class RealNameService {
   constructor(
@@ -156,7 +163,8 @@ export class RealNameService {
 
   // ---- operators ----
 
-  async list(q: VerificationQueryDto): Promise<Page<VerificationView>> {
+  /** An operator's page of the queue or history: names, ID numbers and addresses, so the read is recorded (`IdentityVerificationsListed`, stream `admin:<id>`). */
+  async list(adminId: number, q: VerificationQueryDto): Promise<Page<VerificationView>> {
     const qb = this.dataSource
       .getRepository(IdentityVerification)
       .createQueryBuilder('v')
@@ -170,6 +178,7 @@ export class RealNameService {
     if (q.level) qb.andWhere('v.level = :level', { level: q.level });
     if (q.user_id !== undefined) qb.andWhere('v.user_id = :userId', { userId: q.user_id });
     const [{ entities, raw }, total] = await Promise.all([qb.getRawAndEntities<{ account: string | null }>(), qb.getCount()]);
+    await this.dataSource.transaction((m) => this.recordRead(m, adminId, OPERATOR_READ.list, { verificationIds: entities.map((v) => v.id), page: q.page, limit: q.limit }));
     return { items: entities.map((v, i) => view(v, raw[i]?.account ?? null)), total, page: q.page, limit: q.limit };
   }
 
@@ -177,9 +186,10 @@ export class RealNameService {
    * One submission with its photo URLs, plus other accounts that submitted the same ID number, dashes
    * aside ("AB-1001234" is "AB1001234": the form takes dashes anywhere inside a number).
    */
-  async detail(id: number): Promise<VerificationView & { same_id_number_user_ids: number[] }> {
+  async detail(adminId: number, id: number): Promise<VerificationView & { same_id_number_user_ids: number[] }> {
     const v = await this.dataSource.getRepository(IdentityVerification).findOne({ where: { id } });
     if (!v) throw new BusinessError(ErrorCode.KYC_NOT_FOUND);
+    await this.dataSource.transaction((m) => this.recordRead(m, adminId, OPERATOR_READ.detail, { verificationId: id, userId: v.userId }));
     const user = await this.dataSource.getRepository(User).findOne({ where: { id: v.userId }, select: { id: true, account: true } });
     const same: Array<{ user_id: number }> = await this.dataSource.query(
       `SELECT DISTINCT user_id FROM identity_verifications
@@ -187,6 +197,11 @@ export class RealNameService {
       [v.idNumber, v.userId],
     );
     return { ...view(v, user?.account ?? null), same_id_number_user_ids: same.map((r) => r.user_id) };
+  }
+
+  /** An operator's read of identity data, recorded before the answer goes (no record, no answer). */
+  private recordRead(m: EntityManager, adminId: number, type: string, payload: Record<string, unknown>): Promise<unknown> {
+    return this.events.append(m, { streamId: `admin:${adminId}`, metadata: { actor: `admin:${adminId}` } }, [{ type, payload }]);
   }
 
   async approve(adminId: number, id: number, note?: string): Promise<VerificationView> {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
 import { FileStorage, LocalDiskStorage } from './file-storage';
@@ -8,6 +9,8 @@ import { UploadService } from './upload.service';
 import { UserOrAdminGuard } from './user-or-admin.guard';
 
 @Module({
+  // The event store (an operator's read of an image is recorded).
+  imports: [LedgerModule],
   controllers: [UploadController],
   providers: [
     UploadService,

@@ -7,6 +7,7 @@ import { BusinessError } from '../../infra/http/business-error';
 import { UPLOAD_LIMITS } from '../../infra/http/body-parsers';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { RateLimitService } from '../../infra/http/rate-limit.service';
+import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { FileStorage } from './file-storage';
 import { checkDimensions, CleanImage, ImageTooLargeError, MAX_IMAGE_MEGAPIXELS, MAX_IMAGE_SIDE, NotAnImageError, readHeader } from './image';
 import { ImagePool, ImagePoolBusyError, ImageTimeoutError } from './image-pool';
@@ -59,6 +60,9 @@ function received(file: IncomingFile | undefined): Buffer {
  * read, then `uploadUserImage()`. Operators' images (owned by the house) come through
  * `uploadImage()`, counted against the same rate limit for the house, outside the users' budget.
  */
+/** The event an operator's read of a user's image records (stream `admin:<id>`); a read, not an operator action of contracts/src/integrity.ts. */
+export const UPLOAD_READ_EVENT = 'UploadRead';
+
 @Injectable()
 export class UploadService {
   private readonly logger = new Logger(UploadService.name);
@@ -66,6 +70,7 @@ export class UploadService {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly events: EventStoreService,
     private readonly storage: FileStorage,
     private readonly rateLimit: RateLimitService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -168,16 +173,27 @@ export class UploadService {
     throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: row?.seconds ?? 24 * 3600 });
   }
 
-  /** The stored image for its owner or any operator; 2301 for anyone else, as if it did not exist. */
+  /**
+   * The stored image for its owner or any operator; 2301 for anyone else, as if it did not exist. An
+   * operator's read (identity documents, payment proofs) is recorded first (`UploadRead`, stream
+   * `admin:<id>`): no record, no image.
+   */
   async read(auth: AuthContext, id: string): Promise<{ mime: string; bytes: Buffer }> {
     const upload = UUID_RE.test(id) ? await this.dataSource.getRepository(Upload).findOne({ where: { id } }) : null;
-    const allowed = upload && (auth.subjectType === 'admin' || upload.userId === auth.subjectId);
+    const operator = auth.subjectType === 'admin';
+    const allowed = upload && (operator || upload.userId === auth.subjectId);
     if (!upload || !allowed) throw new BusinessError(ErrorCode.UPLOAD_NOT_FOUND);
     const bytes = await this.storage.get(upload.storageKey);
     if (!bytes) {
       this.logger.error({ uploadId: id, storageKey: upload.storageKey }, 'upload row without stored bytes');
       throw new BusinessError(ErrorCode.UPLOAD_NOT_FOUND);
     }
+    if (operator)
+      await this.dataSource.transaction((m) =>
+        this.events.append(m, { streamId: `admin:${auth.subjectId}`, metadata: { actor: `admin:${auth.subjectId}` } }, [
+          { type: UPLOAD_READ_EVENT, payload: { uploadId: upload.id, userId: upload.userId } },
+        ]),
+      );
     return { mime: upload.mime, bytes };
   }
 

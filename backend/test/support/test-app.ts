@@ -79,6 +79,7 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}): Promise<
       codePerIp: generous,
       codePerTarget: generous,
       codeGuessPerTarget: generous,
+      codeGuessPerAddress: generous,
       lookupPerIp: generous,
       withdrawPerUser: generous,
       flashQuotePerUser: generous,

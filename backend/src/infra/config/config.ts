@@ -128,8 +128,14 @@ export interface AppConfig {
     registerPerIp: RateLimitRule;
     codePerIp: RateLimitRule;
     codePerTarget: RateLimitRule;
-    /** Wrong verification codes per recipient and purpose over all its codes (RATE_LIMIT_CODE_GUESS): past it every try is refused, the right code too. */
+    /**
+     * Wrong verification codes per recipient and purpose over all its codes, from every address
+     * (RATE_LIMIT_CODE_GUESS): past it an address gets one try per codeGuessPerAddress window (the
+     * signed-in owner's own codes: every try is refused until the window ends).
+     */
     codeGuessPerTarget: RateLimitRule;
+    /** Wrong `register`/`forget` codes per recipient and address (RATE_LIMIT_CODE_GUESS_IP): past it that address is refused, the right code too. */
+    codeGuessPerAddress: RateLimitRule;
     /** `user/check_mobile` and `user/check_email` per IP (RATE_LIMIT_LOOKUP_IP): they tell anyone whether an account exists. */
     lookupPerIp: RateLimitRule;
     /** Withdrawal requests per user (RATE_LIMIT_WITHDRAW_USER), accepted or refused, before any other check. */
@@ -334,6 +340,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       codePerIp: rule('RATE_LIMIT_CODE_IP', '20/3600'),
       codePerTarget: rule('RATE_LIMIT_CODE_TARGET', '10/3600'),
       codeGuessPerTarget: rule('RATE_LIMIT_CODE_GUESS', '20/86400'),
+      codeGuessPerAddress: rule('RATE_LIMIT_CODE_GUESS_IP', '10/3600'),
       lookupPerIp: rule('RATE_LIMIT_LOOKUP_IP', '30/60'),
       withdrawPerUser: rule('RATE_LIMIT_WITHDRAW_USER', '20/3600'),
       flashQuotePerUser: rule('RATE_LIMIT_FLASH_USER', '60/60'),

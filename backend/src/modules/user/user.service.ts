@@ -116,7 +116,7 @@ export class UserService {
       if (!inviter) throw new BusinessError(ErrorCode.INVITE_CODE_INVALID);
       inviterId = inviter.id;
     }
-    const codeId = await this.codes.check(contact.target, 'register', dto.code);
+    const codeId = await this.codes.check(contact.target, 'register', dto.code, ip);
     const passwordHash = await hashPassword(dto.password);
 
     return this.dataSource.transaction(async (m) => {
@@ -199,7 +199,7 @@ export class UserService {
     await this.countLookup(ip);
     const user = await this.users.findOne({ where: contact.where });
     if (!user) throw new BusinessError(ErrorCode.ACCOUNT_NOT_FOUND);
-    const codeId = await this.codes.check(contact.target, 'forget', dto.code);
+    const codeId = await this.codes.check(contact.target, 'forget', dto.code, ip);
     const passwordHash = await hashPassword(dto.password);
     await this.dataSource.transaction(async (m) => {
       await this.codes.consume(m, codeId);

@@ -62,16 +62,24 @@ export class VerificationCodeService {
    * Checks the latest code. A wrong try is counted at once (in its own transaction, so it sticks
    * even when the caller's work is rolled back); a right one returns the code's id for `consume`.
    */
-  async check(target: string, purpose: CodePurpose, code: string): Promise<string> {
-    // Wrong tries are also limited per recipient and purpose over all its codes (RATE_LIMIT_CODE_GUESS):
-    // five per code alone let anyone asking for new `forget` codes guess on for ever. A check with no
-    // live code to guess (none, expired, burnt) is not counted; past the limit every try is refused
-    // unchecked, the right code too, until the window ends.
+  async check(target: string, purpose: CodePurpose, code: string, ip?: string): Promise<string> {
+    // Wrong tries are also limited per recipient and purpose over all its codes: five per code alone
+    // let anyone asking for new `forget` codes guess on for ever. A try with no live code to guess
+    // (none, expired, burnt) is not counted. Tries anyone can make (`register`, `forget`: `ip` given)
+    // are counted as login passwords are (RateLimitService.loginGuess): per address
+    // (RATE_LIMIT_CODE_GUESS_IP), and from every address (RATE_LIMIT_CODE_GUESS), past which an
+    // address gets one try per window, so a stranger's wrong tries never lock the owner out. The
+    // signed-in owner's own (no `ip`) past RATE_LIMIT_CODE_GUESS are refused unchecked until the window ends.
     const tried: { outcome?: Tried } = {};
-    const guess = await this.rateLimit.guess(`code:guess:${purpose}:${target}`, this.config.rateLimits.codeGuessPerTarget, async () => {
+    const attempt = async () => {
       const outcome = (tried.outcome = await this.tryCode(target, purpose, code));
       return !('error' in outcome && outcome.guessed);
-    });
+    };
+    const { codeGuessPerTarget, codeGuessPerAddress } = this.config.rateLimits;
+    const guess =
+      ip === undefined
+        ? await this.rateLimit.guess(`code:guess:${purpose}:${target}`, codeGuessPerTarget, attempt)
+        : await this.rateLimit.loginGuess(`code:guess:${purpose}`, target, ip, codeGuessPerAddress, codeGuessPerTarget, attempt);
     if (guess.outcome === 'locked') throw new BusinessError(ErrorCode.RATE_LIMITED, 'error.rate_limited', { seconds: guess.seconds });
     const outcome = tried.outcome!;
     if ('error' in outcome) throw new BusinessError(outcome.error);

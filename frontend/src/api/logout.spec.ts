@@ -47,7 +47,7 @@ describe('logging out', () => {
 
   // Regression: an error answer (the server's database away a moment) forgot the token as if the
   // logout had been done, and a queued one answered with an error was dropped: the session kept working.
-  it('a logout the server answers with an error keeps the token aside and ends it later; an error answer keeps it too', async () => {
+  it('a logout the server answers with an error keeps the token aside and ends it later, asking again while it fails; an error answer keeps it too', async () => {
     jest.useFakeTimers();
     try {
       const failing = jest.fn(() => answer({ type: 'error', code: 9000, message: 'Server error', data: null }));
@@ -58,8 +58,15 @@ describe('logging out', () => {
       expect(useToastStore.getState().toasts).toEqual([]);
       await endPendingSessions();
       expect(pendingTokens()).toEqual(['tok-1']);
+      // Still failing when the app asks again: kept, and asked again later (the wait doubles).
+      failing.mockClear();
+      await jest.advanceTimersByTimeAsync(LOGOUT_RETRY_MS);
+      expect(failing).toHaveBeenCalledTimes(1);
+      expect(pendingTokens()).toEqual(['tok-1']);
       const ended = jest.fn((_url: string, _init: RequestInit) => answer({ type: 'ok', code: 1, message: 'Logged out', data: null }));
       global.fetch = ended as unknown as typeof fetch;
+      await jest.advanceTimersByTimeAsync(LOGOUT_RETRY_MS);
+      expect(ended).not.toHaveBeenCalled();
       await jest.advanceTimersByTimeAsync(LOGOUT_RETRY_MS);
       expect(ended).toHaveBeenCalledTimes(1);
       expect((ended.mock.calls[0][1].headers as Record<string, string>).Authorization).toBe('tok-1');

@@ -13,8 +13,21 @@ function keep(tokens: string[]): void {
   storage.set(PENDING_LOGOUT_KEY, tokens.length ? JSON.stringify(tokens) : null);
 }
 
-/** How long after a logout the server could not do (an error answer) the app asks it again. */
+/** How long after a logout the server could not do the app asks it again; each failed round doubles it, up to LOGOUT_RETRY_MAX_MS. */
 export const LOGOUT_RETRY_MS = 30_000;
+export const LOGOUT_RETRY_MAX_MS = 600_000;
+
+let retry: ReturnType<typeof setTimeout> | undefined;
+let delay = LOGOUT_RETRY_MS;
+/** One later round of `endPendingSessions` (a failing server may take longer than one wait, and a browser that stayed online fires no `online`). */
+function retryLater(): void {
+  if (retry) return;
+  retry = setTimeout(() => {
+    retry = undefined;
+    void endPendingSessions();
+  }, delay);
+  delay = Math.min(delay * 2, LOGOUT_RETRY_MAX_MS);
+}
 
 /** The server's answer ends the question about a token: done, or the token no longer a session (expired, ended). */
 const settled = (body: { type?: string; code?: number } | null): boolean => !!body && (body.code === 1 || body.code === 401 || body.code === 404 || body.type === '999');
@@ -23,8 +36,8 @@ const settled = (body: { type?: string; code?: number } | null): boolean => !!bo
  * Logs out: the server ends the session (the token stops working everywhere), and this device
  * forgets it. When the server cannot be asked (offline) or cannot do it now (an error answer: its
  * database away a moment), the device forgets it at once and the token is kept aside, to be ended
- * on the server as soon as the app can (`endPendingSessions`: online again, the next start, or
- * LOGOUT_RETRY_MS later): a logout never leaves a working token behind. Answers what to tell the user.
+ * on the server as soon as the app can (`endPendingSessions`: online again, the next start, and
+ * every LOGOUT_RETRY_MS, doubling, while any is left): a logout never leaves a working token behind. Answers what to tell the user.
  */
 export async function logOut(): Promise<string> {
   const token = useSessionStore.getState().token;
@@ -34,8 +47,10 @@ export async function logOut(): Promise<string> {
   } catch (err) {
     // A 401 (or 404): the session had ended already. Anything else: it may still work.
     const open = err instanceof ApiError && err.code !== 401 && err.code !== 404;
-    if (token && open) keep([...pending(), token]);
-    if (open && err.code !== 0) setTimeout(() => void endPendingSessions(), LOGOUT_RETRY_MS);
+    if (token && open) {
+      keep([...pending(), token]);
+      retryLater();
+    }
     message = !open ? '' : err.code === 0 ? t('settings.loggedOutOffline') : t('settings.loggedOutLater');
   }
   useSessionStore.getState().clear();
@@ -63,6 +78,12 @@ export async function endPendingSessions(): Promise<void> {
   }
   // Tokens set aside meanwhile (another logout offline) are kept too.
   keep([...left, ...pending().filter((x) => !tokens.includes(x))]);
+  if (pending().length) retryLater();
+  else {
+    clearTimeout(retry);
+    retry = undefined;
+    delay = LOGOUT_RETRY_MS;
+  }
 }
 
 /** Ends pending sessions now and whenever the browser comes back online. */

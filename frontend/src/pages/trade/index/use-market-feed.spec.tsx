@@ -69,3 +69,19 @@ it('a snapshot newer than what was pushed is taken', async () => {
   fire('depth', depth(8, '104'));
   await waitFor(() => expect(result.current.depth).toEqual(book('104')));
 });
+
+it('the first HTTP reads, answering late after a reconnect, do not replace what the socket gave (regression: the reset seqs let them in)', async () => {
+  let answerDepth!: (d: unknown) => void;
+  let answerDeals!: (d: unknown) => void;
+  jest.spyOn(tradingApi, 'depth').mockReturnValue(new Promise((r) => (answerDepth = r)) as never);
+  jest.spyOn(tradingApi, 'deals').mockReturnValue(new Promise((r) => (answerDeals = r)) as never);
+  const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
+  act(() => acks.shift()!([depth(4, '100'), trades(2, 10)]));
+  fire('connect', undefined); // subscribed again, its answer not come yet
+  await act(async () => {
+    answerDepth(book('50'));
+    answerDeals([trade(1)]);
+  });
+  await waitFor(() => expect(result.current.depth).toEqual(book('100')));
+  expect(result.current.trades.map((t) => t.trade_id)).toEqual([10]);
+});

@@ -21,6 +21,8 @@ export function useMarketFeed(symbol: string | undefined) {
     setTrades([]);
     if (!symbol) return;
     const seq = { depth: -1, trades: -1 };
+    /** The socket has given depth / trades (never reset, unlike the seqs): the first HTTP reads are older then. */
+    const live = { depth: false, trades: false };
     let latest: TradeData[] = [];
     /** Trades pushed since the subscribe went out, before its snapshot: newer than it when their seq is higher. */
     let early: Array<Envelope<TradeData[]>> | null = null;
@@ -45,12 +47,14 @@ export function useMarketFeed(symbol: string | undefined) {
     const onDepth = (m: Envelope<DepthData>) => {
       if (m.topic !== `depth:${symbol}` || m.seq <= seq.depth) return;
       seq.depth = m.seq;
+      live.depth = true;
       pending.current.depth = m.data;
       schedule();
     };
     const onTrades = (m: Envelope<TradeData[]>) => {
       if (m.topic !== `trades:${symbol}` || m.seq <= seq.trades) return;
       seq.trades = m.seq;
+      live.trades = true;
       early?.push(m);
       putTrades([...m.data].reverse());
     };
@@ -64,9 +68,11 @@ export function useMarketFeed(symbol: string | undefined) {
           // A whole book pushed after this snapshot was read is newer: it stays.
           if (snap.seq < seq.depth) return;
           seq.depth = snap.seq;
+          live.depth = true;
           pending.current.depth = snap.data as DepthData;
           schedule();
         } else if (snap.topic === `trades:${symbol}`) {
+          live.trades = true;
           latest = [];
           putTrades([...(snap.data as TradeData[])].reverse());
           // Trades pushed after this snapshot was read go on top of it.
@@ -82,11 +88,11 @@ export function useMarketFeed(symbol: string | undefined) {
       },
     );
     tradingApi.depth(symbol).then(
-      (d) => seq.depth < 0 && !stopped && setDepth(d),
+      (d) => !live.depth && !stopped && setDepth(d),
       () => undefined,
     );
     tradingApi.deals(symbol).then(
-      (list) => seq.trades < 0 && !stopped && putTrades(list),
+      (list) => !live.trades && !stopped && putTrades(list),
       () => undefined,
     );
     return () => {

@@ -97,3 +97,16 @@ it('after a reconnect to a restarted server (seqs from 0 again), its candles are
   fire(push(2, 120, '104'));
   expect(candles().at(-1)).toEqual([120, 104]);
 });
+
+it('the first HTTP history, answering late after a reconnect, does not replace what the socket gave (regression: it was drawn over it)', async () => {
+  let answer!: (list: unknown) => void;
+  jest.spyOn(tradingApi, 'candles').mockReturnValue(new Promise((r) => (answer = r)) as never);
+  render(<KlineChart market={market} period="1min" />);
+  act(() => acks.shift()!([{ topic: 'kline:BTC/USDT:1min', seq: 4, data: [candle(60, '99'), candle(120, '100')] }]));
+  act(() => handlers.get('connect')?.forEach((h) => h(undefined)));
+  await act(async () => answer([candle(60, '50')]));
+  expect(candles()).toEqual([
+    [60, 99],
+    [120, 100],
+  ]);
+});

@@ -128,8 +128,10 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     const down = () => css('--down') || css('--red');
     let lastTime = -1;
     let lastSeq = -1;
-    /** No snapshot since the subscribe went out (the HTTP history may still be drawn). */
+    /** No snapshot since the subscribe went out. */
     let awaiting = true;
+    /** A snapshot has come (never reset, unlike `awaiting`): the first HTTP history is older then. */
+    let snapshotted = false;
     /** Candles pushed since the subscribe went out, before its snapshot: drawn again over it when newer. */
     let early: Array<Envelope<CandleData>> = [];
     let stopped = false;
@@ -171,6 +173,7 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
         for (const m of early) if (m.seq > snap.seq) draw(m.data);
         early = [];
         awaiting = false;
+        snapshotted = true;
         lastSeq = Math.max(lastSeq, snap.seq);
       },
       () => {
@@ -182,7 +185,7 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     // The HTTP history covers the moment before the socket answers (or when it is down).
     tradingApi.candles(market.symbol, period).then(
       (list) => {
-        if (stopped || !awaiting) return;
+        if (stopped || snapshotted) return;
         setAll(list);
         for (const m of early) draw(m.data);
       },

@@ -62,7 +62,8 @@ type Abstract =
   | { k: 'budget'; user: number; market: number; budget: number; worst: number }
   | { k: 'buyQty'; user: number; market: number; qty: number; worst: number }
   | { k: 'cancel'; own: boolean; user: number; pick: number }
-  | { k: 'out'; user: number; currency: number; amount: number }
+  /** `deadline`: none (-1), or a `notAfter` a second before, at or a second after the batch time the stream has reached. */
+  | { k: 'out'; user: number; currency: number; amount: number; deadline: number }
   | { k: 'repost'; pick: number }
   | { k: 'batch'; advance: number }
   | { k: 'fee'; market: number; maker: number; taker: number };
@@ -94,9 +95,13 @@ const abstractCommand: fc.Arbitrary<Abstract> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ k: fc.constant('budget' as const), user, market, budget: fc.integer({ min: 1, max: 1_000 }), worst }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('buyQty' as const), user, market, qty, worst: fc.integer({ min: -2, max: 6 }) }) },
   { weight: 12, arbitrary: fc.record({ k: fc.constant('cancel' as const), own: fc.boolean(), user, pick: fc.nat() }) },
-  { weight: 6, arbitrary: fc.record({ k: fc.constant('out' as const), user, currency, amount: fc.integer({ min: 1, max: 20_000 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ k: fc.constant('out' as const), user, currency, amount: fc.integer({ min: 1, max: 20_000 }), deadline: fc.integer({ min: -1, max: 2 }) }),
+  },
   { weight: 3, arbitrary: fc.record({ k: fc.constant('repost' as const), pick: fc.nat() }) },
-  { weight: 8, arbitrary: fc.record({ k: fc.constant('batch' as const), advance: fc.integer({ min: 0, max: 2_500 }) }) },
+  // Batch times may be given going back (a clock step): the sequencer keeps its time from going back.
+  { weight: 8, arbitrary: fc.record({ k: fc.constant('batch' as const), advance: fc.integer({ min: -500, max: 2_500 }) }) },
   {
     weight: 1,
     arbitrary: fc.record({ k: fc.constant('fee' as const), market, maker: fc.nat(FEES.length - 1), taker: fc.nat(FEES.length - 1) }),
@@ -203,6 +208,7 @@ function drive(stream: readonly Abstract[], venues: readonly Venue[], cut: numbe
           refType: 'transfer',
           refId: id,
           actor: `user:${a.user}`,
+          ...(a.deadline < 0 ? {} : { notAfter: ts + (a.deadline - 1) * 1000 }),
           legs: [
             coinLeg(a.user, c, 502, neg(amount)),
             { ownerType: 'user', ownerId: a.user, accountType: 'option', currencyId: c, code: 503, available: amount },
@@ -419,7 +425,7 @@ describe(`property: sequencer on random command streams (seed ${SEED})`, () => {
       }),
       { seed: SEED, numRuns: 20 },
     );
-    for (const k of ['OK', 'INSUFFICIENT_BALANCE', 'SELLABLE_INSUFFICIENT', 'ORDER_NOT_FOUND', 'duplicate', 'trade', 'release', 'resting', '10^18 or more'])
+    for (const k of ['OK', 'INSUFFICIENT_BALANCE', 'SELLABLE_INSUFFICIENT', 'ORDER_NOT_FOUND', 'EXPIRED', 'duplicate', 'trade', 'release', 'resting', '10^18 or more'])
       expect([k, (seen.get(k) ?? 0) > 0]).toEqual([k, true]);
   });
 });

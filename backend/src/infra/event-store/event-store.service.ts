@@ -69,6 +69,15 @@ export class EventStoreService {
     return stored;
   }
 
+  /**
+   * An operator's read of users' data (the outbox, identity data, images), recorded in the read's
+   * transaction on stream and actor `admin:<id>`: a read changes nothing of the exchange, so these are
+   * not among the operator actions of contracts/src/integrity.ts (the write routes).
+   */
+  recordOperatorRead(manager: EntityManager, adminId: number, type: string, payload: Record<string, unknown>): Promise<StoredEvent[]> {
+    return this.append(manager, { streamId: `admin:${adminId}`, metadata: { actor: `admin:${adminId}` } }, [{ type, payload }]);
+  }
+
   async findByCommandId(manager: EntityManager, commandId: string): Promise<StoredEvent | undefined> {
     const rows: Array<{ seq: string; stream_id: string; stream_version: number; type: string }> = await manager.query(
       'SELECT seq, stream_id, stream_version, type FROM events WHERE command_id = $1',

@@ -15,9 +15,8 @@ import { Admin } from './admin.entity';
 import { AdminLoginDto, OutboxQueryDto, UserSearchDto } from './admin.dto';
 
 /**
- * The event an outbox read records (stream `admin:<id>`). A read changes nothing of the exchange, so
- * it is not one of the operator actions listed in contracts/src/integrity.ts (the write routes, which
- * backend/test/integrity-events.spec.ts matches against the types written inside operators' appends).
+ * The event an outbox read records (EventStoreService.recordOperatorRead; backend/test/integrity-events.spec.ts
+ * matches the operator actions of contracts/src/integrity.ts against the types written inside operators' appends).
  */
 export const OUTBOX_READ_EVENT = 'OutboxRead';
 
@@ -94,9 +93,12 @@ export class AdminService implements OnModuleInit {
         skip: (q.page - 1) * q.limit,
         take: q.limit,
       });
-      await this.events.append(m, { streamId: `admin:${adminId}`, metadata: { actor: `admin:${adminId}` } }, [
-        { type: OUTBOX_READ_EVENT, payload: { recipient: q.recipient ?? null, page: q.page, limit: q.limit, messageIds: found[0].map((o) => o.id) } },
-      ]);
+      await this.events.recordOperatorRead(m, adminId, OUTBOX_READ_EVENT, {
+        recipient: q.recipient ?? null,
+        page: q.page,
+        limit: q.limit,
+        messageIds: found[0].map((o) => o.id),
+      });
       return found;
     });
     return {

@@ -43,7 +43,6 @@ export interface VerificationView {
   created_at: string;
 }
 
-
 const image = (id: string | null): Image => (id ? { id, url: uploadUrl(id) } : null);
 
 /**
@@ -51,11 +50,7 @@ const image = (id: string | null): Image => (id ? { id, url: uploadUrl(id) } : n
  * reviewed by operators. An approval raises `users.verification_level`, which the rest of the
  * exchange reads (withdrawals, options, loans).
  */
-/**
- * The events an operator's read of identity data records (stream `admin:<id>`), as `OutboxRead` does
- * for the outbox: a read changes nothing of the exchange, so these are not among the operator
- * actions of contracts/src/integrity.ts (the write routes).
- */
+/** The events an operator's read of identity data records (EventStoreService.recordOperatorRead), as `OutboxRead` does for the outbox. */
 export const OPERATOR_READ = { list: 'IdentityVerificationsListed', detail: 'IdentityVerificationRead' } as const;
 
 @Injectable()
@@ -165,21 +160,24 @@ export class RealNameService {
 
   /** An operator's page of the queue or history: names, ID numbers and addresses, so the read is recorded (`IdentityVerificationsListed`, stream `admin:<id>`). */
   async list(adminId: number, q: VerificationQueryDto): Promise<Page<VerificationView>> {
-    const qb = this.dataSource
-      .getRepository(IdentityVerification)
-      .createQueryBuilder('v')
-      .leftJoin(User, 'u', 'u.id = v.user_id')
-      .addSelect('u.account', 'account')
-      // The review queue is worked oldest first; history reads newest first.
-      .orderBy('v.id', q.status === 'review' ? 'ASC' : 'DESC')
-      .offset((q.page - 1) * q.limit)
-      .limit(q.limit);
-    if (q.status) qb.andWhere('v.status = :status', { status: q.status });
-    if (q.level) qb.andWhere('v.level = :level', { level: q.level });
-    if (q.user_id !== undefined) qb.andWhere('v.user_id = :userId', { userId: q.user_id });
-    const [{ entities, raw }, total] = await Promise.all([qb.getRawAndEntities<{ account: string | null }>(), qb.getCount()]);
-    await this.dataSource.transaction((m) => this.recordRead(m, adminId, OPERATOR_READ.list, { verificationIds: entities.map((v) => v.id), page: q.page, limit: q.limit }));
-    return { items: entities.map((v, i) => view(v, raw[i]?.account ?? null)), total, page: q.page, limit: q.limit };
+    return this.dataSource.transaction(async (m) => {
+      const qb = m
+        .getRepository(IdentityVerification)
+        .createQueryBuilder('v')
+        .leftJoin(User, 'u', 'u.id = v.user_id')
+        .addSelect('u.account', 'account')
+        // The review queue is worked oldest first; history reads newest first.
+        .orderBy('v.id', q.status === 'review' ? 'ASC' : 'DESC')
+        .offset((q.page - 1) * q.limit)
+        .limit(q.limit);
+      if (q.status) qb.andWhere('v.status = :status', { status: q.status });
+      if (q.level) qb.andWhere('v.level = :level', { level: q.level });
+      if (q.user_id !== undefined) qb.andWhere('v.user_id = :userId', { userId: q.user_id });
+      const { entities, raw } = await qb.getRawAndEntities<{ account: string | null }>();
+      const total = await qb.getCount();
+      await this.events.recordOperatorRead(m, adminId, OPERATOR_READ.list, { verificationIds: entities.map((v) => v.id), page: q.page, limit: q.limit });
+      return { items: entities.map((v, i) => view(v, raw[i]?.account ?? null)), total, page: q.page, limit: q.limit };
+    });
   }
 
   /**
@@ -187,21 +185,18 @@ export class RealNameService {
    * aside ("AB-1001234" is "AB1001234": the form takes dashes anywhere inside a number).
    */
   async detail(adminId: number, id: number): Promise<VerificationView & { same_id_number_user_ids: number[] }> {
-    const v = await this.dataSource.getRepository(IdentityVerification).findOne({ where: { id } });
-    if (!v) throw new BusinessError(ErrorCode.KYC_NOT_FOUND);
-    await this.dataSource.transaction((m) => this.recordRead(m, adminId, OPERATOR_READ.detail, { verificationId: id, userId: v.userId }));
-    const user = await this.dataSource.getRepository(User).findOne({ where: { id: v.userId }, select: { id: true, account: true } });
-    const same: Array<{ user_id: number }> = await this.dataSource.query(
-      `SELECT DISTINCT user_id FROM identity_verifications
-       WHERE replace(id_number, '-', '') = replace($1, '-', '') AND user_id <> $2 AND status <> 'rejected' ORDER BY user_id LIMIT 20`,
-      [v.idNumber, v.userId],
-    );
-    return { ...view(v, user?.account ?? null), same_id_number_user_ids: same.map((r) => r.user_id) };
-  }
-
-  /** An operator's read of identity data, recorded before the answer goes (no record, no answer). */
-  private recordRead(m: EntityManager, adminId: number, type: string, payload: Record<string, unknown>): Promise<unknown> {
-    return this.events.append(m, { streamId: `admin:${adminId}`, metadata: { actor: `admin:${adminId}` } }, [{ type, payload }]);
+    return this.dataSource.transaction(async (m) => {
+      const v = await m.getRepository(IdentityVerification).findOne({ where: { id } });
+      if (!v) throw new BusinessError(ErrorCode.KYC_NOT_FOUND);
+      const user = await m.getRepository(User).findOne({ where: { id: v.userId }, select: { id: true, account: true } });
+      const same: Array<{ user_id: number }> = await m.query(
+        `SELECT DISTINCT user_id FROM identity_verifications
+         WHERE replace(id_number, '-', '') = replace($1, '-', '') AND user_id <> $2 AND status <> 'rejected' ORDER BY user_id LIMIT 20`,
+        [v.idNumber, v.userId],
+      );
+      await this.events.recordOperatorRead(m, adminId, OPERATOR_READ.detail, { verificationId: id, userId: v.userId });
+      return { ...view(v, user?.account ?? null), same_id_number_user_ids: same.map((r) => r.user_id) };
+    });
   }
 
   async approve(adminId: number, id: number, note?: string): Promise<VerificationView> {

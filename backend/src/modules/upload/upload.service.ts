@@ -60,7 +60,7 @@ function received(file: IncomingFile | undefined): Buffer {
  * read, then `uploadUserImage()`. Operators' images (owned by the house) come through
  * `uploadImage()`, counted against the same rate limit for the house, outside the users' budget.
  */
-/** The event an operator's read of a user's image records (stream `admin:<id>`); a read, not an operator action of contracts/src/integrity.ts. */
+/** The event an operator's read of a user's image records (EventStoreService.recordOperatorRead). */
 export const UPLOAD_READ_EVENT = 'UploadRead';
 
 @Injectable()
@@ -129,18 +129,16 @@ export class UploadService {
         }
         await this.storage.put(storageKey, image.bytes);
         written = true;
-        await m
-          .getRepository(Upload)
-          .insert({
-            id,
-            userId: ownerId,
-            mime: image.mime,
-            bytes: image.bytes.length,
-            width: image.width,
-            height: image.height,
-            sha256: createHash('sha256').update(image.bytes).digest(),
-            storageKey,
-          });
+        await m.getRepository(Upload).insert({
+          id,
+          userId: ownerId,
+          mime: image.mime,
+          bytes: image.bytes.length,
+          width: image.width,
+          height: image.height,
+          sha256: createHash('sha256').update(image.bytes).digest(),
+          storageKey,
+        });
       });
     } catch (err) {
       if (written) await this.storage.delete(storageKey).catch((e: unknown) => this.logger.warn({ err: e, storageKey }, 'could not remove an orphaned upload'));
@@ -190,9 +188,7 @@ export class UploadService {
     }
     if (operator)
       await this.dataSource.transaction((m) =>
-        this.events.append(m, { streamId: `admin:${auth.subjectId}`, metadata: { actor: `admin:${auth.subjectId}` } }, [
-          { type: UPLOAD_READ_EVENT, payload: { uploadId: upload.id, userId: upload.userId } },
-        ]),
+        this.events.recordOperatorRead(m, auth.subjectId, UPLOAD_READ_EVENT, { uploadId: upload.id, userId: upload.userId }),
       );
     return { mime: upload.mime, bytes };
   }

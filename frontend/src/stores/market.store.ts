@@ -1,8 +1,8 @@
-import type { Envelope, SnapshotData, TickerData } from '@kestrel/contracts';
+import type { Envelope, TickerData } from '@kestrel/contracts';
 import { create } from 'zustand';
 import { api } from '../api/endpoints';
 import { getSocket } from '../api/socket';
-import { SUBSCRIBE_RETRY_MS } from '../live/topics';
+import { followTopics } from '../live/topics';
 
 type Status = 'idle' | 'loading' | 'live' | 'offline';
 
@@ -28,6 +28,8 @@ interface MarketState {
 }
 
 let followers = 0;
+/** The `tickers` subscription while anyone follows (its stop function). */
+let following: (() => void) | undefined;
 /** Counts HTTP loads (load). */
 let loads = 0;
 
@@ -60,35 +62,30 @@ export const useMarketStore = create<MarketState>((set, get) => ({
     followers++;
     get().load();
     const socket = getSocket();
-    const subscribe = () => {
-      // Pushes can come before the answer, with seqs the server may have started again (a restart): any is taken from here.
-      set({ seq: -1 });
-      socket.emit('subscribe', ['tickers'], (answer) => {
-        // Answered with an error (no snapshot): sent again while anyone follows (live/topics.ts).
-        if (!Array.isArray(answer)) setTimeout(() => followers > 0 && socket.connected && subscribe(), SUBSCRIBE_RETRY_MS);
-        else {
-          const snap = answer.find((s: SnapshotData) => s.topic === 'tickers');
-          // The seqs started again as this subscribe went out: a push since then is newer than the snapshot, and stays.
-          if (snap && snap.seq >= get().seq) set({ seq: snap.seq, tickers: snap.data as TickerData[], loaded: true, fresh: true, failed: false, status: 'live' });
-        }
-      });
-    };
     const onTickers = (m: Envelope<TickerData[]>) => get().apply(m.seq, m.data);
     const onDisconnect = () => set({ status: 'offline' });
-    const onConnect = () => {
-      if (!socket.recovered) subscribe();
-      set({ status: 'live' });
-    };
+    const onConnect = () => set({ status: 'live' });
     socket.on('tickers', onTickers);
     socket.on('disconnect', onDisconnect);
     socket.on('connect', onConnect);
-    if (socket.connected) subscribe();
+    // One subscription however many follow (live/topics.ts: sent again after a reconnect without
+    // recovery or an error answer); the seqs start again as each subscribe goes out, so a push
+    // before its answer (a restarted server counts from 0) is taken and stays over an older snapshot.
+    following ??= followTopics(
+      ['tickers'],
+      (snap) => {
+        if (snap.topic === 'tickers' && snap.seq >= get().seq)
+          set({ seq: snap.seq, tickers: snap.data as TickerData[], loaded: true, fresh: true, failed: false, status: 'live' });
+      },
+      () => set({ seq: -1 }),
+    );
     return () => {
       socket.off('tickers', onTickers);
       socket.off('disconnect', onDisconnect);
       socket.off('connect', onConnect);
       if (--followers === 0) {
-        socket.emit('unsubscribe', ['tickers']);
+        following?.();
+        following = undefined;
         set({ fresh: false });
       }
     };

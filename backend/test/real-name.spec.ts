@@ -70,7 +70,11 @@ describe('identity verification', () => {
       [{ hand_image: 'not-an-id' }, 1000, 'The photo is invalid. Please upload it again'],
       [{ hand_image: form.front_image }, 1000, 'Each photo must be a different image'],
       // One picture uploaded twice: two uploads, one photo (regression: only the upload ids were compared).
-      [{ front_image: await uploadBytes(u, makeJpeg(700, 8)), hand_image: await uploadBytes(u, makeJpeg(700, 8)) }, 1000, 'Each photo must be a different image'],
+      [
+        { front_image: await uploadBytes(u, makeJpeg(700, 8)), hand_image: await uploadBytes(u, makeJpeg(700, 8)) },
+        1000,
+        'Each photo must be a different image',
+      ],
       [{ hand_image: await uploadImage(other) }, 2301, 'The image was not found. Please upload it again'],
       [{ hand_image: '00000000-0000-4000-8000-000000000000' }, 2301, 'The image was not found. Please upload it again'],
       [{ level: '2' }, 1001, 'Unknown field: level'],
@@ -238,7 +242,11 @@ describe('identity verification', () => {
     const reads = await t.ds.query(`SELECT type, payload, metadata FROM events WHERE stream_id = $1 ORDER BY seq`, [`admin:${adminId}`]);
     expect(reads).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ type: 'IdentityVerificationsListed', payload: { verificationIds: [id], page: 1, limit: 20 }, metadata: expect.objectContaining({ actor: `admin:${adminId}` }) }),
+        expect.objectContaining({
+          type: 'IdentityVerificationsListed',
+          payload: { verificationIds: [id], page: 1, limit: 20 },
+          metadata: expect.objectContaining({ actor: `admin:${adminId}` }),
+        }),
         expect.objectContaining({ type: 'IdentityVerificationRead', payload: { verificationId: id, userId: u.user.id } }),
         expect.objectContaining({ type: 'UploadRead', payload: { uploadId: front.id, userId: u.user.id } }),
       ]),

@@ -352,7 +352,9 @@ describe('Socket.IO push (real PostgreSQL + Redis)', () => {
         }
         throw new Error('not projected');
       });
-      expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '72000', quantity: '0.1' })).body.data.status).toBe('completed');
+      expect((await order(buyer.token, { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '72000', quantity: '0.1' })).body.data.status).toBe(
+        'completed',
+      );
       await host.idle();
       await feed.publish();
       await until(() => candles.length >= 1, 2000);

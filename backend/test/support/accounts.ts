@@ -48,8 +48,8 @@ export async function verifyBasic(t: TestApp, user: { token: string }, operatorT
   const { uniquePng } = await import('./images');
   // Three pictures: one picture uploaded three times is refused (kyc.images_distinct).
   const upload = async () =>
-    (await t.http().post('/api/upload/image').set('Authorization', user.token).attach('file', uniquePng(), { filename: 'id.png', contentType: 'image/png' })).body
-      .data.id as string;
+    (await t.http().post('/api/upload/image').set('Authorization', user.token).attach('file', uniquePng(), { filename: 'id.png', contentType: 'image/png' }))
+      .body.data.id as string;
   const [front, back, hand] = [await upload(), await upload(), await upload()];
   const sent = await t.http().post('/api/user/real_name').set('Authorization', user.token).type('form').send({
     country: 'PT',

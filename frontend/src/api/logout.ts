@@ -30,7 +30,8 @@ function retryLater(): void {
 }
 
 /** The server's answer ends the question about a token: done, or the token no longer a session (expired, ended). */
-const settled = (body: { type?: string; code?: number } | null): boolean => !!body && (body.code === 1 || body.code === 401 || body.code === 404 || body.type === '999');
+const settled = (body: { type?: string; code?: number } | null): boolean =>
+  !!body && (body.code === 1 || body.code === 401 || body.code === 404 || body.type === '999');
 
 /**
  * Logs out: the server ends the session (the token stops working everywhere), and this device

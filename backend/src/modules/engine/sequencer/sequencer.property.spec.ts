@@ -97,7 +97,13 @@ const abstractCommand: fc.Arbitrary<Abstract> = fc.oneof(
   { weight: 12, arbitrary: fc.record({ k: fc.constant('cancel' as const), own: fc.boolean(), user, pick: fc.nat() }) },
   {
     weight: 6,
-    arbitrary: fc.record({ k: fc.constant('out' as const), user, currency, amount: fc.integer({ min: 1, max: 20_000 }), deadline: fc.integer({ min: -1, max: 2 }) }),
+    arbitrary: fc.record({
+      k: fc.constant('out' as const),
+      user,
+      currency,
+      amount: fc.integer({ min: 1, max: 20_000 }),
+      deadline: fc.integer({ min: -1, max: 2 }),
+    }),
   },
   { weight: 3, arbitrary: fc.record({ k: fc.constant('repost' as const), pick: fc.nat() }) },
   // Batch times may be given going back (a clock step): the sequencer keeps its time from going back.
@@ -425,7 +431,18 @@ describe(`property: sequencer on random command streams (seed ${SEED})`, () => {
       }),
       { seed: SEED, numRuns: 20 },
     );
-    for (const k of ['OK', 'INSUFFICIENT_BALANCE', 'SELLABLE_INSUFFICIENT', 'ORDER_NOT_FOUND', 'EXPIRED', 'duplicate', 'trade', 'release', 'resting', '10^18 or more'])
+    for (const k of [
+      'OK',
+      'INSUFFICIENT_BALANCE',
+      'SELLABLE_INSUFFICIENT',
+      'ORDER_NOT_FOUND',
+      'EXPIRED',
+      'duplicate',
+      'trade',
+      'release',
+      'resting',
+      '10^18 or more',
+    ])
       expect([k, (seen.get(k) ?? 0) > 0]).toEqual([k, true]);
   });
 });

@@ -15,29 +15,33 @@ jest.mock('../../../api/socket', () => ({ getSocket: () => fakeSocket }));
 /** The bars a series shows, as lightweight-charts keeps them: setData replaces them, update replaces the last or appends. */
 type Bar = { time: number; close?: number; value?: number };
 const shown: Bar[][] = [];
-jest.mock('lightweight-charts', () => {
-  const series = () => {
-    const bars: Bar[] = [];
-    shown.push(bars);
-    return {
-      applyOptions: () => undefined,
-      setData: (list: Bar[]) => bars.splice(0, bars.length, ...list),
-      update: (bar: Bar) => {
-        if (bars.length && bars[bars.length - 1].time === bar.time) bars[bars.length - 1] = bar;
-        else bars.push(bar);
-      },
+jest.mock(
+  'lightweight-charts',
+  () => {
+    const series = () => {
+      const bars: Bar[] = [];
+      shown.push(bars);
+      return {
+        applyOptions: () => undefined,
+        setData: (list: Bar[]) => bars.splice(0, bars.length, ...list),
+        update: (bar: Bar) => {
+          if (bars.length && bars[bars.length - 1].time === bar.time) bars[bars.length - 1] = bar;
+          else bars.push(bar);
+        },
+      };
     };
-  };
-  const chart = {
-    addSeries: series,
-    panes: () => [{ setStretchFactor: () => undefined }, { setStretchFactor: () => undefined }],
-    priceScale: () => ({ applyOptions: () => undefined }),
-    applyOptions: () => undefined,
-    remove: () => undefined,
-  };
-  return { createChart: () => chart, AreaSeries: {}, CandlestickSeries: {}, HistogramSeries: {} };
-  // Virtual: the library's package is ESM for browsers only, which jest's resolver does not take.
-}, { virtual: true });
+    const chart = {
+      addSeries: series,
+      panes: () => [{ setStretchFactor: () => undefined }, { setStretchFactor: () => undefined }],
+      priceScale: () => ({ applyOptions: () => undefined }),
+      applyOptions: () => undefined,
+      remove: () => undefined,
+    };
+    return { createChart: () => chart, AreaSeries: {}, CandlestickSeries: {}, HistogramSeries: {} };
+    // Virtual: the library's package is ESM for browsers only, which jest's resolver does not take.
+  },
+  { virtual: true },
+);
 
 import { tradingApi, type MarketInfo } from '../../../api/trading';
 import { KlineChart } from './kline-chart';

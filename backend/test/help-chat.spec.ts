@@ -4,6 +4,7 @@ import { io, Socket } from 'socket.io-client';
 import { hashToken, TokenService } from '../src/infra/auth/token.service';
 import { ChatGateway } from '../src/modules/help/chat.gateway';
 import { ChatPush } from '../src/modules/help/chat-push';
+import { ChatService } from '../src/modules/help/chat.service';
 import { RealtimeGateway } from '../src/modules/realtime/realtime.gateway';
 import { adminToken, registerByEmail } from './support/accounts';
 import { makePng } from './support/images';
@@ -127,6 +128,32 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     expect((await opsApi.post(`admin/help/conversations/${conv}/reply`, { text: 'late' })).body.code).toBe(3012);
     const fresh = await userApi.post('help/chat/send', { text: 'One more question' });
     expect(fresh.body.data.conversation_id).not.toBe(conv);
+  });
+
+  // Regression: joins had no flow control (each reads up to 200 messages): a client asking again and
+  // again without reading the answers could fill the server's memory and hold the database's pool.
+  it('a socket gets at most four joins read at once; more are refused until an answer is read', async () => {
+    const a = await registerByEmail(t);
+    const conv = (await api(a.token).post('help/chat/send', { text: 'hello' })).body.data.conversation_id as string;
+    const user = await connect(a.token);
+    const chat = t.app.get(ChatService);
+    const history = chat.history.bind(chat);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slow = jest.spyOn(chat, 'history').mockImplementation(async (...args) => {
+      await held;
+      return history(...args);
+    });
+    try {
+      const joins = [1, 2, 3, 4].map(() => emit(user, 'chat:join', { conversation_id: conv }));
+      await new Promise((r) => setTimeout(r, 200)); // the four are reading
+      expect(await emit(user, 'chat:join', { conversation_id: conv })).toMatchObject({ ok: false, error: 'too many joins waiting: read their answers first' });
+      release();
+      for (const j of await Promise.all(joins)) expect(j).toMatchObject({ ok: true, messages: [expect.objectContaining({ text: 'hello' })] });
+      expect(await emit(user, 'chat:join', { conversation_id: conv })).toMatchObject({ ok: true });
+    } finally {
+      slow.mockRestore();
+    }
   });
 
   it('user B cannot join A’s room or read its history; visitors and bad input are refused', async () => {

@@ -12,6 +12,7 @@ import { CHAT_ROOM_PREFIX, ChatPush, conversationRoom, OPERATORS_ROOM, operatorR
 import { ChatService } from './chat.service';
 import { ChatSendDto } from './help.dto';
 import { PUSH_SERVER } from '../realtime/push-server';
+import { counted, readsBacklogged } from '../realtime/flow';
 import { atExpiry, recheckMs, recheckSockets } from '../realtime/sessions';
 
 type Subject = { type: 'user' | 'admin'; id: number };
@@ -145,6 +146,13 @@ export class ChatGateway implements OnGatewayInit, OnApplicationShutdown {
     const id = String(b.conversation_id ?? '');
     const after = Number(b.after ?? 0);
     if (!Number.isSafeInteger(after) || after < 0) return { ok: false, error: 'after must be a message id' };
+    // Flow control, as for market subscribes: a client asking again and again without reading the
+    // answers (each up to 200 messages) would fill the server's memory and hold the database's pool.
+    if (readsBacklogged(socket)) return { ok: false, error: 'too many joins waiting: read their answers first' };
+    return counted(socket, () => this.joinAndRead(socket, subject, id, after));
+  }
+
+  private async joinAndRead(socket: Socket, subject: Session, id: string, after: number): Promise<Ack> {
     if (!(await this.chat.mayAccess(subject, id))) return { ok: false, error: 'conversation not found', code: 3011 };
     if (subject.type === 'admin') {
       if (!(await this.joinAsOperator(socket, subject, conversationRoom(id)))) return { ok: false, error: 'not logged in', code: 401 };

@@ -9,16 +9,13 @@ import { MarketFeedService } from './market-feed.service';
 import { answerOrderEvents } from './order-events';
 import { PUSH_SERVER } from './push-server';
 import { atExpiry, recheckMs, recheckSockets } from './sessions';
+import { counted, readsBacklogged } from './flow';
 import { feedRoom, feedRoomTopics, ParsedTopic, parseTopic, topicOf, topicKey, userRoom } from './topics';
 
 /** The `connect_error` message of a connection whose session could not be read (`data.retry`: connect again). */
 export const SESSION_UNAVAILABLE = 'session unavailable: connect again';
 /** Topics per subscribe, and in all per socket (its rooms, or its batched set of topics). */
 export const MAX_TOPICS = 40;
-/** Subscribes of one socket whose snapshots are being read at once; more wait for an answer (flow control). */
-export const MAX_SUBSCRIBES_IN_FLIGHT = 4;
-/** Packets waiting in a socket's buffer (answers and pushes it has not read) past which it may not subscribe. */
-export const MAX_UNREAD_PACKETS = 64;
 /** A room that carries market data (a topic, or a batched socket's set of topics): not private. */
 const marketRoom = (room: string) => parseTopic(room) !== undefined || feedRoomTopics(room) !== undefined;
 
@@ -193,7 +190,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     // Flow control: a client that sends subscribes faster than it reads their answers (each up to
     // 40 snapshots: database reads, then up to a megabyte waiting in its socket's buffer) is refused
     // until it catches up, so one socket can exhaust neither the memory nor the pool.
-    if ((socket.data.snapshotting ?? 0) >= MAX_SUBSCRIBES_IN_FLIGHT || unread(socket) > MAX_UNREAD_PACKETS)
+    if (readsBacklogged(socket))
       return { error: 'too many subscribes waiting: read their answers first' };
     // Every topic and its market are checked before any is joined: a refused subscribe changes
     // nothing of what the socket follows.
@@ -211,19 +208,18 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     if (following.size + new Set(names.filter((n) => !following.has(n))).size > MAX_TOPICS)
       return { error: `a connection follows at most ${MAX_TOPICS} topics: unsubscribe some first` };
     const joined = this.follow(socket, names, true);
-    const snapshots: SnapshotData[] = [];
-    socket.data.snapshotting = (socket.data.snapshotting ?? 0) + 1;
-    try {
-      // Joined first, then read: a message published in between has a higher seq than the snapshot.
-      await joined;
-      for (const [i, topic] of names.entries()) snapshots.push(await this.feed.snapshot(topic, canonical[i]!));
-    } catch {
-      // A snapshot that could not be read (the database away): the ack still comes; subscribe again.
-      return { error: 'snapshot unavailable: subscribe again' };
-    } finally {
-      socket.data.snapshotting--;
-    }
-    return snapshots;
+    return counted(socket, async () => {
+      const snapshots: SnapshotData[] = [];
+      try {
+        // Joined first, then read: a message published in between has a higher seq than the snapshot.
+        await joined;
+        for (const [i, topic] of names.entries()) snapshots.push(await this.feed.snapshot(topic, canonical[i]!));
+      } catch {
+        // A snapshot that could not be read (the database away): the ack still comes; subscribe again.
+        return { error: 'snapshot unavailable: subscribe again' };
+      }
+      return snapshots;
+    });
   }
 
   @SubscribeMessage('unsubscribe')
@@ -303,7 +299,3 @@ function shown(topic: unknown): string {
   return (typeof topic === 'string' ? topic : (JSON.stringify(topic) ?? typeof topic)).slice(0, 64);
 }
 
-/** Packets waiting in the socket's Engine.IO buffer, not yet written (its client reads slower than it is sent to). */
-function unread(socket: Socket): number {
-  return (socket.conn as unknown as { writeBuffer?: unknown[] } | undefined)?.writeBuffer?.length ?? 0;
-}

@@ -147,7 +147,16 @@ describe('notices: messages from decisions (real PostgreSQL + Redis)', () => {
     expect(one.body.data).toMatchObject({ id: rejected[0].id, read: true, unread: unread - 1, content: expect.stringContaining('address under review') });
     // Reading twice is harmless.
     expect((await post(a.token, 'notice/read', { id: rejected[0].id })).body.data.unread).toBe(unread - 1);
-    expect((await post(a.token, 'notice/read_all')).body.data).toEqual({ updated: unread - 1, unread: 0 });
+    // Up to the newest shown: a message that came after it stays unread (regression: it was marked read unseen).
+    const shown = list.items.map((m: Notice) => BigInt(m.id)).reduce((x: bigint, y: bigint) => (y > x ? y : x));
+    const [later] = await t.ds.query(
+      `INSERT INTO user_messages (user_id, title_key, params, ref) VALUES ($1, 'notice.kyc_approved', '{"level":"1"}', 'later') RETURNING id::text`,
+      [a.user.id],
+    );
+    expect((await post(a.token, 'notice/read_all', { up_to: String(shown) })).body.data).toEqual({ updated: unread - 1, unread: 1 });
+    expect((await get(a.token, 'notice/list')).body.data.items.find((m: Notice) => m.id === later.id)).toMatchObject({ read: false });
+    expect((await post(a.token, 'notice/read_all', { up_to: 'abc' })).body.code).toBe(1000);
+    expect((await post(a.token, 'notice/read_all')).body.data).toEqual({ updated: 1, unread: 0 });
     expect((await get(a.token, 'notice/list')).body.data.items.every((m: Notice) => m.read)).toBe(true);
   });
 

@@ -53,5 +53,6 @@ export const noticeApi = {
   list: (page = 1, limit = 20) => get<Page<NoticeMessage> & { unread: number }>('notice/list', { page, limit }),
   unread: () => get<{ unread: number }>('notice/unread', undefined, { quiet: true }),
   read: (id: string) => post<NoticeMessage & { unread: number }>('notice/read', { id }),
-  readAll: () => post<{ updated: number; unread: number }>('notice/read_all'),
+  /** Up to the newest message shown (`upTo`): one that came after it stays unread. */
+  readAll: (upTo?: string) => post<{ updated: number; unread: number }>('notice/read_all', upTo ? { up_to: upTo } : undefined),
 };

@@ -4,7 +4,7 @@ import { Auth, AuthContext, UserAuth } from '../../infra/auth/guards';
 import { PageQueryDto } from '../../infra/http/page.dto';
 import { RequestLang } from '../../infra/http/request-context';
 import type { Lang } from '../../infra/i18n/catalogue';
-import { NoticeReadDto } from './notice.dto';
+import { NoticeReadDto, NoticeReadAllDto } from './notice.dto';
 import { NoticeService } from './notice.service';
 
 /** The notices page's message tab: the caller's own messages. */
@@ -30,7 +30,7 @@ export class NoticeController {
   }
 
   @Post('read_all')
-  readAll(@Auth() auth: AuthContext) {
-    return this.notices.readAll(auth.subjectId);
+  readAll(@Auth() auth: AuthContext, @Body() dto: NoticeReadAllDto) {
+    return this.notices.readAll(auth.subjectId, dto.up_to);
   }
 }

@@ -78,11 +78,15 @@ export class NoticeService {
     return { ...messageView(rows[0], lang), unread: await this.unread(userId) };
   }
 
-  async readAll(userId: number) {
+  /**
+   * Marks the caller's messages read, up to `upTo` (the newest one the user was shown): a message
+   * that came after it, its push perhaps lost, stays unread (regression: it was marked read unseen).
+   */
+  async readAll(userId: number, upTo?: string) {
     const rows = await updateReturning<{ id: string }>(
       this.dataSource.manager,
-      'UPDATE user_messages SET read_at = now() WHERE user_id = $1 AND read_at IS NULL RETURNING id',
-      [userId],
+      'UPDATE user_messages SET read_at = now() WHERE user_id = $1 AND read_at IS NULL AND ($2::bigint IS NULL OR id <= $2::bigint) RETURNING id',
+      [userId, upTo ?? null],
     );
     return { updated: rows.length, unread: await this.unread(userId) };
   }

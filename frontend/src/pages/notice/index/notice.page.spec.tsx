@@ -101,3 +101,24 @@ it('announcements: a failed load offers a retry instead of "No data"', async () 
   await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
   await screen.findByText('Listing');
 });
+
+// Regression: "Mark all as read" marked a message that came after the list was shown (its push lost),
+// unseen; and it was disabled while unread messages were on pages not loaded yet.
+it('messages: "Mark all as read" marks up to the newest message shown, and is offered while any is unread, loaded or not', async () => {
+  const sent: string[] = [];
+  global.fetch = jest.fn(async (url: string, init?: RequestInit) => {
+    const path = url.replace('./api/', '').split('?')[0];
+    if (path === 'notice/read_all') {
+      sent.push(String(init?.body ?? ''));
+      return { json: async () => ok({ updated: 5, unread: 1 }) } as Response;
+    }
+    // Page 1: twenty messages, all read; five unread ones further down.
+    return { json: async () => ok({ items: Array.from({ length: 20 }, (_, i) => message(40 - i)), total: 40, page: 1, limit: 20, unread: 5 }) } as Response;
+  }) as unknown as typeof fetch;
+  renderAt(PATH, `${PATH}?tab=message`, <NoticePage titleKey="titles.notice" />);
+  await screen.findByText('Message 40');
+  const button = screen.getByTestId('notice-read-all') as HTMLButtonElement;
+  await waitFor(() => expect(button.disabled).toBe(false));
+  await userEvent.click(button);
+  await waitFor(() => expect(sent).toEqual(['up_to=40']));
+});

@@ -150,6 +150,8 @@ function Messages() {
   const token = useSessionStore((s) => s.token);
   const version = useUnreadStore((s) => s.version);
   const setUnread = useUnreadStore((s) => s.set);
+  // The server's count (every page), not only the loaded messages': some may be on pages not loaded yet.
+  const unread = useUnreadStore((s) => s.unread);
   const [total, setTotal] = useState(0);
   // Reading page 1 again (a pushed message, another language) drops a "Load more" still on its way;
   // a message already shown is not shown twice when the list moved between two pages.
@@ -184,10 +186,12 @@ function Messages() {
       () => undefined,
     );
   };
+  // Up to the newest message shown: one that came meanwhile (its push not here yet) stays unread.
+  const newest = items.reduce<string | undefined>((max, m) => (max === undefined || BigInt(m.id) > BigInt(max) ? m.id : max), undefined);
   const readAll = () =>
-    noticeApi.readAll().then(
+    noticeApi.readAll(newest).then(
       (r) => {
-        setItems((list) => list?.map((x) => ({ ...x, read: true })) ?? null);
+        setItems((list) => list?.map((x) => (newest !== undefined && BigInt(x.id) <= BigInt(newest) ? { ...x, read: true } : x)) ?? null);
         setUnread(r.unread);
       },
       () => undefined,
@@ -196,7 +200,7 @@ function Messages() {
     <section className="card" aria-label={t('news.tabs.message')}>
       <div className="notice-toolbar">
         <span className="notice-item__time">{t('news.total', { count: total })}</span>
-        <button type="button" className="button" onClick={readAll} disabled={!items.some((m) => !m.read)} data-testid="notice-read-all">
+        <button type="button" className="button" onClick={readAll} disabled={unread === 0 || newest === undefined} data-testid="notice-read-all">
           {t('news.readAll')}
         </button>
       </div>

@@ -88,7 +88,8 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
     );
     const socket = getSocket() as unknown as Socket;
     const onMessage = (m: ChatMessage) => m.conversation_id === convId.current && accept([m]);
-    const onRead = (r: { conversation_id: string; side: string; read_id: string }) => r.conversation_id === convId.current && r.side === 'operator' && setOperatorRead(r.read_id);
+    const onRead = (r: { conversation_id: string; side: string; read_id: string }) =>
+      r.conversation_id === convId.current && r.side === 'operator' && setOperatorRead(r.read_id);
     const onClosed = (c: { conversation_id: string }) => c.conversation_id === convId.current && setClosed(true);
     socket.on('chat:message', onMessage);
     socket.on('chat:read', onRead);
@@ -109,7 +110,19 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
     void bottom.current?.scrollIntoView?.({ block: 'end' });
   }, [messages.length]);
 
-  const deliver = async (body: string, image?: string) => {
+  /** The delivery on its way: an image picked meanwhile waits for it (regression: it was dropped, its upload spent). */
+  const delivering = useRef<Promise<boolean> | undefined>(undefined);
+  const deliver = async (body: string, image?: string): Promise<boolean> => {
+    while (delivering.current) await delivering.current;
+    const sending = send(body, image);
+    delivering.current = sending;
+    try {
+      return await sending;
+    } finally {
+      if (delivering.current === sending) delivering.current = undefined;
+    }
+  };
+  const send = async (body: string, image?: string) => {
     try {
       const m = await run({ body, image }, (clientId) => helpApi.send(body, image, clientId));
       if (!m) return false;
@@ -133,6 +146,8 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
     e.preventDefault();
     const body = text.trim();
     if (!body) return toast(t('help.messageEmpty'));
+    // A second tap while the first is on its way sends nothing more.
+    if (delivering.current) return;
     if (await deliver(body)) setText('');
   };
 

@@ -1,22 +1,12 @@
 import type { TickerData } from '@kestrel/contracts';
 import { api } from '../api/endpoints';
 
-type Handler = (m: unknown) => void;
-const handlers = new Map<string, Set<Handler>>();
-const answers: Array<(answer: unknown) => void> = [];
-const fakeSocket = {
-  connected: true,
-  recovered: false,
-  on: (event: string, h: Handler) => void (handlers.get(event) ?? handlers.set(event, new Set()).get(event)!).add(h),
-  off: (event: string, h: Handler) => void handlers.get(event)?.delete(h),
-  emit: (event: string, _topics: unknown, ack?: (answer: unknown) => void) => void (event === 'subscribe' && ack && answers.push(ack)),
-};
-jest.mock('../api/socket', () => ({ getSocket: () => fakeSocket }));
+jest.mock('../api/socket', () => ({ getSocket: () => jest.requireActual('../../test/fake-socket').fakeSocket }));
 
+import { acks as answers, fire } from '../../test/fake-socket';
 import { useMarketStore } from './market.store';
 
 const btc = (last: string) => ({ symbol: 'BTC/USDT', base: 'BTC', quote: 'USDT', last }) as TickerData;
-const fire = (event: string, m?: unknown) => handlers.get(event)?.forEach((h) => h(m));
 const last = () => useMarketStore.getState().tickers.map((x) => x.last);
 
 // Regression: the server joins the room before it reads the snapshot, so a push can come before the

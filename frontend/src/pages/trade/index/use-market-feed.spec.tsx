@@ -1,29 +1,19 @@
 import { act, renderHook, waitFor } from '@testing-library/react';
 
-type Handler = (m: unknown) => void;
-const handlers = new Map<string, Set<Handler>>();
-const acks: Array<(answer: unknown) => void> = [];
-const fakeSocket = {
-  connected: true,
-  recovered: false,
-  on: (event: string, h: Handler) => void (handlers.get(event) ?? handlers.set(event, new Set()).get(event)!).add(h),
-  off: (event: string, h: Handler) => void handlers.get(event)?.delete(h),
-  emit: (event: string, _topics: unknown, ack?: (answer: unknown) => void) => void (event === 'subscribe' && ack && acks.push(ack)),
-};
-jest.mock('../../../api/socket', () => ({ getSocket: () => fakeSocket }));
+jest.mock('../../../api/socket', () => ({ getSocket: () => jest.requireActual('../../../../test/fake-socket').fakeSocket }));
 
 import { tradingApi } from '../../../api/trading';
+import { acks, fire as deliver, resetFakeSocket } from '../../../../test/fake-socket';
 import { useMarketFeed } from './use-market-feed';
 
-const fire = (event: string, m: unknown) => act(() => handlers.get(event)?.forEach((h) => h(m)));
+const fire = (event: string, m: unknown) => act(() => void deliver(event, m));
 const book = (price: string) => ({ asks: [[price, '1']], bids: [] });
 const trade = (id: number) => ({ trade_id: id, price: '100', quantity: '1', side: 'buy', time: id });
 const depth = (seq: number, price: string) => ({ topic: 'depth:BTC/USDT', seq, data: book(price) });
 const trades = (seq: number, ...ids: number[]) => ({ topic: 'trades:BTC/USDT', seq, data: ids.map(trade) });
 
 beforeEach(() => {
-  handlers.clear();
-  acks.length = 0;
+  resetFakeSocket();
   // The HTTP first reads never answer: the socket alone decides.
   jest.spyOn(tradingApi, 'depth').mockReturnValue(new Promise(() => undefined));
   jest.spyOn(tradingApi, 'deals').mockReturnValue(new Promise(() => undefined));

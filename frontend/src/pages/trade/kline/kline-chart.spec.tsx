@@ -1,16 +1,6 @@
 import { act, render } from '@testing-library/react';
 
-type Handler = (m: unknown) => void;
-const handlers = new Map<string, Set<Handler>>();
-const acks: Array<(answer: unknown) => void> = [];
-const fakeSocket = {
-  connected: true,
-  recovered: false,
-  on: (event: string, h: Handler) => void (handlers.get(event) ?? handlers.set(event, new Set()).get(event)!).add(h),
-  off: (event: string, h: Handler) => void handlers.get(event)?.delete(h),
-  emit: (event: string, _topics: unknown, ack?: (answer: unknown) => void) => void (event === 'subscribe' && ack && acks.push(ack)),
-};
-jest.mock('../../../api/socket', () => ({ getSocket: () => fakeSocket }));
+jest.mock('../../../api/socket', () => ({ getSocket: () => jest.requireActual('../../../../test/fake-socket').fakeSocket }));
 
 /** The bars a series shows, as lightweight-charts keeps them: setData replaces them, update replaces the last or appends. */
 type Bar = { time: number; close?: number; value?: number };
@@ -43,30 +33,20 @@ jest.mock(
   { virtual: true },
 );
 
-import { tradingApi, type MarketInfo } from '../../../api/trading';
+import { tradingApi } from '../../../api/trading';
+import { spotMarket } from '../../../../test/render';
+import { acks, fire as deliver, resetFakeSocket } from '../../../../test/fake-socket';
 import { KlineChart } from './kline-chart';
 
-const market: MarketInfo = {
-  symbol: 'BTC/USDT',
-  base: 'BTC',
-  quote: 'USDT',
-  tick_size: '0.01',
-  lot_size: '0.0001',
-  min_qty: '0.0001',
-  price_decimals: 2,
-  qty_decimals: 4,
-  maker_fee: '0.001',
-  taker_fee: '0.001',
-};
+const market = spotMarket('BTC');
 const candle = (time: number, close: string) => ({ time, open: '100', high: close, low: '100', close, volume: '1', amount: '100' });
 const push = (seq: number, time: number, close: string) => ({ topic: 'kline:BTC/USDT:1min', seq, data: candle(time, close) });
-const fire = (m: unknown) => act(() => handlers.get('kline')?.forEach((h) => h(m)));
+const fire = (m: unknown) => act(() => void deliver('kline', m));
 /** The candlestick series' bars (the first series made). */
 const candles = () => shown[0].map((b) => [b.time, b.close]);
 
 beforeEach(() => {
-  handlers.clear();
-  acks.length = 0;
+  resetFakeSocket();
   shown.length = 0;
   jest.spyOn(tradingApi, 'candles').mockReturnValue(new Promise(() => undefined));
 });
@@ -90,7 +70,7 @@ it('a candle pushed before the snapshot is newer than its bar and is drawn again
 it('after a reconnect to a restarted server (seqs from 0 again), its candles are drawn, before and after the snapshot', () => {
   render(<KlineChart market={market} period="1min" />);
   act(() => acks.shift()!([{ topic: 'kline:BTC/USDT:1min', seq: 900, data: [candle(60, '99')] }]));
-  act(() => handlers.get('connect')?.forEach((h) => h(undefined)));
+  act(() => void deliver('connect'));
   expect(acks).toHaveLength(1);
   fire(push(1, 120, '103'));
   act(() => acks.shift()!([{ topic: 'kline:BTC/USDT:1min', seq: 0, data: [candle(60, '99'), candle(120, '100')] }]));
@@ -107,7 +87,7 @@ it('the first HTTP history, answering late after a reconnect, does not replace w
   jest.spyOn(tradingApi, 'candles').mockReturnValue(new Promise((r) => (answer = r)) as never);
   render(<KlineChart market={market} period="1min" />);
   act(() => acks.shift()!([{ topic: 'kline:BTC/USDT:1min', seq: 4, data: [candle(60, '99'), candle(120, '100')] }]));
-  act(() => handlers.get('connect')?.forEach((h) => h(undefined)));
+  act(() => void deliver('connect'));
   await act(async () => answer([candle(60, '50')]));
   expect(candles()).toEqual([
     [60, 99],

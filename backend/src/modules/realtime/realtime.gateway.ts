@@ -190,8 +190,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     // Flow control: a client that sends subscribes faster than it reads their answers (each up to
     // 40 snapshots: database reads, then up to a megabyte waiting in its socket's buffer) is refused
     // until it catches up, so one socket can exhaust neither the memory nor the pool.
-    if (readsBacklogged(socket))
-      return { error: 'too many subscribes waiting: read their answers first' };
+    if (readsBacklogged(socket)) return { error: 'too many subscribes waiting: read their answers first' };
     // Every topic and its market are checked before any is joined: a refused subscribe changes
     // nothing of what the socket follows.
     const parsed = topics.map(parseTopic);

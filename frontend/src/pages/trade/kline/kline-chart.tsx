@@ -128,12 +128,10 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     const down = () => css('--down') || css('--red');
     let lastTime = -1;
     let lastSeq = -1;
-    /** No snapshot since the subscribe went out. */
-    let awaiting = true;
-    /** A snapshot has come (never reset, unlike `awaiting`): the first HTTP history is older then. */
+    /** A snapshot has come (never reset): the first HTTP history is older then. */
     let snapshotted = false;
-    /** Candles pushed since the subscribe went out, before its snapshot: drawn again over it when newer. */
-    let early: Array<Envelope<CandleData>> = [];
+    /** Candles pushed since the subscribe went out, before its snapshot (null once it came): drawn again over it when newer. */
+    let early: Array<Envelope<CandleData>> | null = null;
     let stopped = false;
     const draw = (k: CandleData) => {
       if (k.time < lastTime) return; // out of order: an older candle cannot be redrawn
@@ -159,7 +157,7 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     const onKline = (m: Envelope<CandleData>) => {
       if (m.topic !== topic || m.seq <= lastSeq) return;
       lastSeq = m.seq;
-      if (awaiting) early.push(m);
+      early?.push(m);
       draw(m.data);
     };
     const socket = getSocket();
@@ -170,15 +168,13 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
         if (stopped || snap.topic !== topic) return;
         setAll(snap.data as CandleData[]);
         // Candles pushed after this snapshot was read are newer than its bars.
-        for (const m of early) if (m.seq > snap.seq) draw(m.data);
-        early = [];
-        awaiting = false;
+        for (const m of early ?? []) if (m.seq > snap.seq) draw(m.data);
+        early = null;
         snapshotted = true;
         lastSeq = Math.max(lastSeq, snap.seq);
       },
       () => {
         lastSeq = -1;
-        awaiting = true;
         early = [];
       },
     );
@@ -187,7 +183,7 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
       (list) => {
         if (stopped || snapshotted) return;
         setAll(list);
-        for (const m of early) draw(m.data);
+        for (const m of early ?? []) draw(m.data);
       },
       () => undefined,
     );

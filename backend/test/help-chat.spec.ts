@@ -186,6 +186,31 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     expect((await api(admin).post('admin/help/conversations/999999/close')).body.code).toBe(3011);
   });
 
+  // Regression: the list paged by OFFSET, so a conversation closed meanwhile (gone from the open list) made the next page skip one.
+  it('operators page the conversations by a cursor (`before`): a conversation closed between pages skips none', async () => {
+    const ops = api(admin);
+    const convs: string[] = [];
+    for (const text of ['first', 'second', 'third']) {
+      const u = await registerByEmail(t);
+      convs.push((await api(u.token).post('help/chat/send', { text })).body.data.conversation_id);
+    }
+    type Page = { items: Array<{ conversation_id: string }>; next_before: string | null };
+    const page = async (q: Record<string, unknown>) => (await ops.get('admin/help/conversations', { limit: 1, ...q })).body.data as Page;
+    const p1 = await page({});
+    expect(p1.items.map((c) => c.conversation_id)).toEqual([convs[2]]);
+    expect((await ops.post(`admin/help/conversations/${convs[2]}/close`)).body.code).toBe(1);
+    const p2 = await page({ before: p1.next_before });
+    expect(p2.items.map((c) => c.conversation_id)).toEqual([convs[1]]);
+    expect((await page({ before: p2.next_before })).items.map((c) => c.conversation_id)).toEqual([convs[0]]);
+    // To the end: the last page answers no cursor.
+    let cursor: string | null = p2.next_before;
+    let pages = 0;
+    while (cursor && pages++ < 1000) cursor = (await page({ before: cursor, limit: 100 })).next_before;
+    expect(cursor).toBeNull();
+    for (const before of ['3', '1.x', '-1.2', '1.2.3', '9999999999999999999.1'])
+      expect((await ops.get('admin/help/conversations', { before })).body).toMatchObject({ code: 1000, data: null });
+  });
+
   it('a catch-up after a message id pages forward from it, and the operator’s read covers only what was shown (regression: the newest 200 after it skipped the rest)', async () => {
     const a = await registerByEmail(t);
     const userApi = api(a.token);
@@ -391,5 +416,45 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     // Each message was pushed to the conversation once: the retries pushed nothing.
     expect(pushed.filter((m) => m.id === racing[0].body.data.id)).toHaveLength(1);
     expect(pushed.filter((m) => m.id === sent.data.id)).toHaveLength(0);
+  });
+
+  it('a retried operator reply (same client_id) is answered with the first and writes and pushes nothing more; also when sent at once (regression: each retry sent the reply again)', async () => {
+    const u = await registerByEmail(t);
+    const conv = (await api(u.token).post('help/chat/send', { text: 'Where is my deposit?' })).body.data.conversation_id as string;
+    const c = await connect(u.token);
+    expect((await emit(c, 'chat:join', { conversation_id: conv })).ok).toBe(true);
+    const pushed: Msg[] = [];
+    c.on('chat:message', (m: Msg) => pushed.push(m));
+    const ops = api(admin);
+    const reply = (text: string, client_id: string) => ops.post(`admin/help/conversations/${conv}/reply`, { text, client_id });
+    const first = (await reply('Looking into it', 'r-1')).body;
+    expect(first).toMatchObject({ code: 1, data: { sender: 'operator', text: 'Looking into it' } });
+    expect((await reply('Looking into it', 'r-1')).body.data).toEqual(first.data);
+    const both = await Promise.all([reply('It has arrived', 'r-2'), reply('It has arrived', 'r-2')]);
+    expect(both.map((r) => r.body.code)).toEqual([1, 1]);
+    expect(both[0].body.data.id).toBe(both[1].body.data.id);
+    const last = (await reply('Anything else?', 'r-3')).body.data;
+    await next(c, 'chat:message', (m) => m.id === last.id);
+    const rows = await t.ds.query(`SELECT text FROM chat_messages WHERE conversation_id = $1 AND sender = 'operator' ORDER BY id`, [conv]);
+    expect(rows.map((r: { text: string }) => r.text)).toEqual(['Looking into it', 'It has arrived', 'Anything else?']);
+    expect(pushed.map((m) => m.text)).toEqual(['Looking into it', 'It has arrived', 'Anything else?']);
+    expect((await reply('Bad id', 'not an id!')).body.code).toBe(1000);
+  });
+
+  it('a message that opens a new conversation is announced to the user’s other tabs (chat:opened), which follow it (regression: they stayed on the closed one)', async () => {
+    const u = await registerByEmail(t);
+    const userApi = api(u.token);
+    const old = (await userApi.post('help/chat/send', { text: 'First question' })).body.data.conversation_id as string;
+    expect((await api(admin).post(`admin/help/conversations/${old}/close`)).body.code).toBe(1);
+    const otherTab = await connect(u.token);
+    const stranger = await connect((await registerByEmail(t)).token);
+    const strangerHeard: unknown[] = [];
+    stranger.on('chat:opened', (o: unknown) => strangerHeard.push(o));
+    const opened = new Promise<{ conversation_id: string }>((resolve) => otherTab.once('chat:opened', resolve));
+    const sent = (await userApi.post('help/chat/send', { text: 'Second question' })).body.data;
+    expect(sent.conversation_id).not.toBe(old);
+    expect(await opened).toEqual({ conversation_id: sent.conversation_id });
+    expect((await emit(otherTab, 'chat:join', { conversation_id: sent.conversation_id })).messages!.map((m) => m.text)).toEqual(['Second question']);
+    expect(strangerHeard).toEqual([]);
   });
 });

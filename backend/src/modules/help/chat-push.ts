@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Server } from 'socket.io';
+import { userRoom } from '../realtime/topics';
 
 /** Every room of a chat push starts with this (a conversation's, the operators'). */
 export const CHAT_ROOM_PREFIX = 'chat:';
@@ -20,6 +21,11 @@ export class ChatPush {
 
   toConversation(id: string, event: string, data: unknown): void {
     this.server?.to(conversationRoom(id)).emit(event, data);
+  }
+
+  /** Every socket of the user (the private room each signed-in socket joins on connecting). */
+  toUser(userId: number, event: string, data: unknown): void {
+    this.server?.to(userRoom(userId)).emit(event, data);
   }
 
   toOperators(event: string, data: unknown): void {

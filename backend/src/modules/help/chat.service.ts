@@ -156,7 +156,7 @@ export class ChatService {
   async userSend(userId: number, text: string | undefined, image: string | undefined, clientId?: string): Promise<MessageView> {
     const body = (text ?? '').trim();
     if (!body && !image) throw new BusinessError(ErrorCode.HELP_MESSAGE_EMPTY);
-    const prior = () => (clientId ? this.sentByClientId(userId, clientId) : Promise.resolve(undefined));
+    const prior = () => (clientId ? this.sentByClientId('user', userId, clientId) : Promise.resolve(undefined));
     const earlier = await prior();
     if (earlier) return earlier;
     await this.countWrite(userId);
@@ -176,14 +176,19 @@ export class ChatService {
     if (retry) return message;
     this.push.toConversation(message.conversation_id, 'chat:message', message);
     this.push.toOperators('chat:message', message);
-    if (fresh) this.push.toOperators('chat:opened', { conversation_id: message.conversation_id, user_id: userId });
+    if (fresh) {
+      this.push.toOperators('chat:opened', { conversation_id: message.conversation_id, user_id: userId });
+      // The user's other tabs and devices, still on the closed conversation, follow the new one.
+      this.push.toUser(userId, 'chat:opened', { conversation_id: message.conversation_id });
+    }
     return message;
   }
 
-  /** The user's message sent with `clientId`, if any. */
-  private async sentByClientId(userId: number, clientId: string): Promise<MessageView | undefined> {
-    const [row] = await this.dataSource.query(`SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE sender = 'user' AND sender_id = $1 AND client_id = $2`, [
-      userId,
+  /** The message `sender` sent with `clientId`, if any. */
+  private async sentByClientId(sender: 'user' | 'operator', senderId: number, clientId: string): Promise<MessageView | undefined> {
+    const [row] = await this.dataSource.query(`SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE sender = $1 AND sender_id = $2 AND client_id = $3`, [
+      sender,
+      senderId,
       clientId,
     ]);
     return row ? view(row) : undefined;
@@ -244,11 +249,19 @@ export class ChatService {
 
   // --- operators -------------------------------------------------------------------------------
 
-  async list(status: 'open' | 'closed', page: number, limit: number) {
+  /**
+   * Operators' list, newest message first. `before` (a page's `next_before`: its last conversation's
+   * last message id and id) pages by position, not by offset: a conversation closed or answered
+   * between two pages moves no other past the cursor, so none is skipped (one that moves to the
+   * top is pushed to the operators as its message comes).
+   */
+  async list(status: 'open' | 'closed', page: number, limit: number, before?: string) {
+    const [lastMessage, id] = before ? before.split('.') : [];
     const rows: Array<ConversationRow & { account: string }> = await this.dataSource.query(
       `SELECT c.id::text, c.user_id, c.status, c.last_message_id::text, c.user_read_id::text, c.operator_read_id::text, c.created_at, u.account
-       FROM chat_conversations c JOIN users u ON u.id = c.user_id WHERE c.status = $1 ORDER BY c.last_message_id DESC, c.id DESC LIMIT $2 OFFSET $3`,
-      [status, limit, (page - 1) * limit],
+       FROM chat_conversations c JOIN users u ON u.id = c.user_id WHERE c.status = $1 ${before ? 'AND (c.last_message_id, c.id) < ($4::bigint, $5::bigint)' : ''}
+       ORDER BY c.last_message_id DESC, c.id DESC LIMIT $2 OFFSET $3`,
+      before ? [status, limit, 0, lastMessage, id] : [status, limit, (page - 1) * limit],
     );
     const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM chat_conversations WHERE status = $1', [status]);
     const items = [];
@@ -256,7 +269,8 @@ export class ChatService {
       const [last] = await this.messages(r.id, Number(r.last_message_id) - 1);
       items.push({ ...(await this.summary(r)), account: r.account, last_message: last ?? null });
     }
-    return { items, total, page, limit };
+    const last = rows.length === limit ? rows[rows.length - 1] : undefined;
+    return { items, total, page: before ? 1 : page, limit, next_before: last ? `${last.last_message_id}.${last.id}` : null };
   }
 
   async read(conversationId: string, after = 0) {
@@ -265,15 +279,25 @@ export class ChatService {
     return { ...(await this.summary(c)), messages: await this.messages(c.id, after) };
   }
 
-  async reply(adminId: number, conversationId: string, text: string): Promise<MessageView> {
-    const message = await this.dataSource.transaction(async (m) => {
-      const c = await this.conversation(m, conversationId, true);
-      if (!c) throw new BusinessError(ErrorCode.HELP_CONVERSATION_NOT_FOUND);
-      if (c.status !== 'open') throw new BusinessError(ErrorCode.HELP_CONVERSATION_CLOSED);
-      const msg = await this.insert(m, c, 'operator', adminId, text, null);
-      await m.query('UPDATE chat_conversations SET operator_read_id = $2 WHERE id = $1', [c.id, msg.id]);
-      return msg;
+  /** As `userSend`: a retry with the same `clientId` (per operator) is answered with the reply it first sent, and sends nothing. */
+  async reply(adminId: number, conversationId: string, text: string, clientId?: string): Promise<MessageView> {
+    const prior = () => (clientId ? this.sentByClientId('operator', adminId, clientId) : Promise.resolve(undefined));
+    const earlier = await prior();
+    if (earlier) return earlier;
+    const send = () =>
+      this.dataSource.transaction(async (m) => {
+        const c = await this.conversation(m, conversationId, true);
+        if (!c) throw new BusinessError(ErrorCode.HELP_CONVERSATION_NOT_FOUND);
+        if (c.status !== 'open') throw new BusinessError(ErrorCode.HELP_CONVERSATION_CLOSED);
+        const msg = await this.insert(m, c, 'operator', adminId, text, null, clientId ?? null);
+        await m.query('UPDATE chat_conversations SET operator_read_id = $2 WHERE id = $1', [c.id, msg.id]);
+        return { message: msg, retry: false };
+      });
+    const { message, retry } = await orConcurrentRetry(send, async () => {
+      const first = await prior();
+      return first && { message: first, retry: true };
     });
+    if (retry) return message;
     this.push.toConversation(conversationId, 'chat:message', message);
     this.push.toOperators('chat:message', message);
     return message;

@@ -65,7 +65,7 @@ export class HelpAdminController {
 
   @Get('conversations')
   conversations(@Query() q: ConversationListDto) {
-    return this.chat.list(q.status, q.page, q.limit);
+    return this.chat.list(q.status, q.page, q.limit, q.before);
   }
 
   @Get('conversations/:id')
@@ -80,7 +80,7 @@ export class HelpAdminController {
 
   @Post('conversations/:id/reply')
   reply(@Auth() auth: AuthContext, @Param('id', BigIdPipe) id: string, @Body() dto: OperatorReplyDto) {
-    return this.chat.reply(auth.subjectId, id, dto.text);
+    return this.chat.reply(auth.subjectId, id, dto.text, dto.client_id);
   }
 
   @Post('conversations/:id/close')

@@ -85,6 +85,14 @@ export class OperatorReplyDto {
   @MinLength(1, { message: 'error.help_message_empty' })
   @MaxLength(1000, { message: 'error.help_text_invalid' })
   text: string;
+
+  @ApiPropertyOptional({
+    description: 'Client-generated id (1–64 letters, digits, _ or -): a retry with it answers the reply it first sent, and sends nothing more',
+  })
+  @Optional()
+  @IsString()
+  @Matches(CLIENT_ID_RE)
+  client_id?: string;
 }
 
 export class ConversationListDto extends PageQueryDto {
@@ -92,6 +100,12 @@ export class ConversationListDto extends PageQueryDto {
   @Optional()
   @IsIn(['open', 'closed'], { message: 'error.field_invalid' })
   status: 'open' | 'closed' = 'open';
+
+  @ApiPropertyOptional({ description: 'The `next_before` of the page before: the conversations after it (then `page` is not used)' })
+  @Optional()
+  @IsString({ message: 'error.field_invalid' })
+  @Matches(/^\d{1,18}\.\d{1,18}$/, { message: 'error.field_invalid' })
+  before?: string;
 }
 
 export class FeedbackListDto extends PageQueryDto {

@@ -81,6 +81,7 @@ export class ChatConversation {
 @Entity('chat_messages')
 @Index('ix_chat_messages_conversation', ['conversationId', 'id'])
 @Index('uq_chat_messages_client', ['senderId', 'clientId'], { unique: true, where: "sender = 'user' AND client_id IS NOT NULL" })
+@Index('uq_chat_messages_operator_client', ['senderId', 'clientId'], { unique: true, where: "sender = 'operator' AND client_id IS NOT NULL" })
 export class ChatMessage {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;

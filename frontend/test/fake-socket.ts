@@ -6,12 +6,15 @@
 type Handler = (m: unknown) => void;
 const handlers = new Map<string, Set<Handler>>();
 export const acks: Array<(answer: unknown) => void> = [];
+/** Every emit but `subscribe`, in order (an ack, if any, for the test to call). */
+export const emitted: Array<{ event: string; body: unknown; ack?: (answer: unknown) => void }> = [];
 export const fakeSocket = {
   connected: true,
   recovered: false,
   on: (event: string, h: Handler) => void (handlers.get(event) ?? handlers.set(event, new Set()).get(event)!).add(h),
   off: (event: string, h: Handler) => void handlers.get(event)?.delete(h),
-  emit: (event: string, _topics: unknown, ack?: (answer: unknown) => void) => void (event === 'subscribe' && ack && acks.push(ack)),
+  emit: (event: string, body: unknown, ack?: (answer: unknown) => void) =>
+    void (event === 'subscribe' ? ack && acks.push(ack) : emitted.push({ event, body, ack })),
 };
 /** Delivers `m` to the socket's `event` handlers (a push, or `connect` after a reconnect). */
 export const fire = (event: string, m?: unknown) => handlers.get(event)?.forEach((h) => h(m));
@@ -19,4 +22,5 @@ export const fire = (event: string, m?: unknown) => handlers.get(event)?.forEach
 export function resetFakeSocket(): void {
   handlers.clear();
   acks.length = 0;
+  emitted.length = 0;
 }

@@ -49,11 +49,9 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
 
   const accept = useCallback((more: ChatMessage[]) => {
     if (!more.length) return;
-    setMessages((list) => {
-      const next = merge(list, more);
-      lastId.current = next[next.length - 1]?.id ?? lastId.current;
-      return next;
-    });
+    // Known at once (not when React runs the update): a join right after asks only for what follows.
+    lastId.current = more.reduce((newest, m) => (Number(m.id) > Number(newest) ? m.id : newest), lastId.current);
+    setMessages((list) => merge(list, more));
     const lastOperator = [...more].reverse().find((m) => m.sender === 'operator');
     if (lastOperator) void helpApi.read(lastOperator.id).catch(() => undefined);
   }, []);
@@ -65,12 +63,28 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
     // The server answers up to CHAT_PAGE messages after `after`, oldest first: a full page means more follow.
     const page = (after: typeof lastId.current) =>
       socket.emit('chat:join', { conversation_id: conversation, after }, (ack: JoinAck) => {
-        if (!ack?.ok || !ack.messages) return;
+        // An answer for a conversation left meanwhile (another one opened) is not this one's.
+        if (!ack?.ok || !ack.messages || convId.current !== conversation) return;
         accept(ack.messages);
         if (ack.messages.length >= CHAT_PAGE) page(ack.messages[ack.messages.length - 1].id);
       });
     page(lastId.current);
   }, [accept]);
+
+  /** Moves to the conversation `id` when it is not the one shown (the last one was closed, a message opened `id`). */
+  const follow = useCallback(
+    (id: string) => {
+      if (!convId.current || id === convId.current) return;
+      (getSocket() as unknown as Socket).emit('chat:leave', { conversation_id: convId.current });
+      convId.current = id;
+      setMessages([]);
+      lastId.current = '0';
+      setClosed(false);
+      setOperatorRead('0');
+      join();
+    },
+    [join],
+  );
 
   useEffect(() => {
     let live = true;
@@ -91,19 +105,23 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
     const onRead = (r: { conversation_id: string; side: string; read_id: string }) =>
       r.conversation_id === convId.current && r.side === 'operator' && setOperatorRead(r.read_id);
     const onClosed = (c: { conversation_id: string }) => c.conversation_id === convId.current && setClosed(true);
+    // A message from another tab or device opened a new conversation: this one follows it.
+    const onOpened = (c: { conversation_id: string }) => follow(c.conversation_id);
     socket.on('chat:message', onMessage);
     socket.on('chat:read', onRead);
     socket.on('chat:closed', onClosed);
+    socket.on('chat:opened', onOpened);
     socket.on('connect', join);
     return () => {
       live = false;
       socket.off('chat:message', onMessage);
       socket.off('chat:read', onRead);
       socket.off('chat:closed', onClosed);
+      socket.off('chat:opened', onOpened);
       socket.off('connect', join);
       if (convId.current) socket.emit('chat:leave', { conversation_id: convId.current });
     };
-  }, [accept, join, attempt]);
+  }, [accept, join, follow, attempt]);
 
   useEffect(() => {
     // Newer browsers return a promise here: never hand it to React as the effect's cleanup.
@@ -126,15 +144,7 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
     try {
       const m = await run({ body, image }, (clientId) => helpApi.send(body, image, clientId));
       if (!m) return false;
-      if (m.conversation_id !== convId.current) {
-        // The last conversation was closed: this message opened a new one.
-        convId.current = m.conversation_id;
-        setMessages([]);
-        lastId.current = '0';
-        setClosed(false);
-        setOperatorRead('0');
-        join();
-      }
+      follow(m.conversation_id);
       accept([m]);
       return true;
     } catch {

@@ -10,12 +10,14 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
   let admin: string;
   let announcement: number;
   let faq: number;
+  let newsCategory: number;
   beforeAll(async () => {
     t = await startTestApp({ optionWorker: false });
     admin = await adminToken(t, ADMIN.email, ADMIN.password);
     const cats = (await get('news/list', {}, 'en')).body.data.categories as Array<{ id: number; code: string; name: string }>;
     announcement = cats.find((c) => c.code === 'announcement')!.id;
     faq = cats.find((c) => c.code === 'faq')!.id;
+    newsCategory = cats.find((c) => c.code === 'news')!.id;
   });
   afterAll(() => t.close());
 
@@ -104,6 +106,52 @@ describe('news CMS (real PostgreSQL + Redis)', () => {
     const list = (await get('newsArticle/list', { category: 'announcement' }, 'zh')).body.data;
     expect(list.items.find((a: Article) => a.id === id)).toMatchObject({ title: '维护窗口', lang: 'zh' });
     expect(list.items[0].content).toBeUndefined();
+  });
+
+  // Regression: the docs promised images in bodies, but outside ones were blocked by the CSP and news/image served only covers and banners.
+  it('images in an article body: uploaded for news and shown through news/image while the article lives; other sources refused, nothing stored', async () => {
+    const upload = async (w: number) =>
+      (await t.http().post('/api/admin/news/images').set('Authorization', admin).attach('file', makePng(w, 12), { filename: 'i.png', contentType: 'image/png' })).body
+        .data.id as string;
+    const [inEnglish, inChinese] = [await upload(20), await upload(21)];
+    const id = await article(newsCategory, 'How to read the chart', { body: `Like this:\n\n![The chart](/api/news/image/${inEnglish})` });
+    const zh = await post(admin, `admin/news/articles/${id}/translations`, { lang: 'zh', title: '如何看图', body: `![图](/api/news/image/${inChinese})`, reason: 'translate' });
+    expect(zh.body.code).toBe(1);
+    const html = (await get('newsArticle/detailed', { id })).body.data.content as string;
+    expect(html).toContain(`<img src="/api/news/image/${inEnglish}" alt="The chart" />`);
+    for (const image of [inEnglish, inChinese]) {
+      const r = await t.http().get(`/api/news/image/${image}`);
+      expect([r.status, r.headers['content-type']]).toEqual([200, 'image/png']);
+    }
+
+    // Outside images, a user's upload and an id that is no upload are refused; nothing is stored.
+    const user = await registerByEmail(t);
+    const own = (
+      await t.http().post('/api/upload/image').set('Authorization', user.token).attach('file', makePng(9, 9), { filename: 'u.png', contentType: 'image/png' })
+    ).body.data.id as string;
+    const before = await counts();
+    for (const [src, code, message] of [
+      ['https://example.com/a.png', 1000, 'Images in an article must be uploaded for news (/api/news/image/<id>)'],
+      [`/api/upload/${own}`, 1000, 'Images in an article must be uploaded for news (/api/news/image/<id>)'],
+      [`/api/news/image/${own}`, 2301, ''],
+      ['/api/news/image/00000000-0000-0000-0000-000000000000', 2301, ''],
+    ] as Array<[string, number, string]>) {
+      for (const r of [
+        await post(admin, 'admin/news/articles', { category_id: newsCategory, lang: 'en', title: 'x', body: `![x](${src})`, reason: 'r' }),
+        await post(admin, `admin/news/articles/${id}/translations`, { lang: 'jp', title: 'x', body: `![x](${src})`, reason: 'r' }),
+      ]) {
+        expect({ src, code: r.body.code }).toEqual({ src, code });
+        if (message) expect(r.body.message).toBe(message);
+      }
+    }
+    expect(await counts()).toEqual(before);
+    expect((await t.http().get(`/api/news/image/${own}`)).body.code).toBe(2904);
+
+    // A translation that drops its image stops serving it; a deleted article serves none.
+    expect((await post(admin, `admin/news/articles/${id}/translations`, { lang: 'zh', title: '如何看图', body: '没有图片', reason: 'r' })).body.code).toBe(1);
+    expect((await t.http().get(`/api/news/image/${inChinese}`)).body.code).toBe(2904);
+    expect((await post(admin, `admin/news/articles/${id}/delete`, { reason: 'outdated' })).body.code).toBe(1);
+    expect((await t.http().get(`/api/news/image/${inEnglish}`)).body.code).toBe(2904);
   });
 
   it('paging: pinned first, then newest; scheduled and deleted articles are hidden; recommended list', async () => {

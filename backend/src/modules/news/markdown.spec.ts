@@ -1,4 +1,5 @@
-import { renderMarkdown } from './markdown';
+import { BusinessError } from '../../infra/http/business-error';
+import { articleBody, renderMarkdown } from './markdown';
 
 describe('renderMarkdown', () => {
   it('renders Markdown (headings, lists, links, emphasis)', () => {
@@ -27,5 +28,35 @@ describe('renderMarkdown', () => {
 
   it('keeps the text of an escaped script visible, not executable', () => {
     expect(renderMarkdown('<script>alert(1)</script>')).toBe('<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>\n');
+  });
+});
+
+describe('articleBody', () => {
+  const id = '3f2b8c1e-4d5a-4b6c-8e7f-9a0b1c2d3e4f';
+
+  it('keeps images from the news image route and names them (the route serves only images an article uses)', () => {
+    const { html, images } = articleBody(`See:\n\n![Chart](/api/news/image/${id})\n\n![Again](/api/news/image/${id.toUpperCase()})`);
+    expect(html).toContain(`<img src="/api/news/image/${id}" alt="Chart" />`);
+    expect(images).toEqual([id]);
+    expect(articleBody('No pictures here').images).toEqual([]);
+  });
+
+  // Regression: outside images were kept but could never show (the CSP allows none), and our own route refused body images.
+  it.each([
+    'https://example.com/a.png',
+    'http://example.com/a.png',
+    '//example.com/a.png',
+    `/api/upload/${id}`,
+    `/api/news/image/${id}/../../upload/${id}`,
+    'data:image/png;base64,AAAA',
+  ])('refuses an image from %s with a clear error', (src) => {
+    let err: unknown;
+    try {
+      articleBody(`![x](${src})`);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BusinessError);
+    expect(err).toMatchObject({ code: 1000, messageKey: 'error.news_image_invalid' });
   });
 });

@@ -41,7 +41,8 @@ const ALLOWED: sanitizeHtml.IOptions = {
   allowedAttributes: { a: ['href', 'title'], img: ['src', 'alt', 'title'], th: ['style'], td: ['style'], ol: ['start'] },
   allowedStyles: { th: { 'text-align': [/^(left|right|center)$/] }, td: { 'text-align': [/^(left|right|center)$/] } },
   allowedSchemes: ['https', 'http', 'mailto'],
-  allowedSchemesByTag: { img: ['https', 'http'] },
+  // Images only from our own route (relative, no scheme): articleBody refuses any other source.
+  allowedSchemesByTag: { img: [] },
   // App routes (`#/pages/...`) and our own images (`/api/...`) are relative; nothing else is.
   allowProtocolRelative: false,
   transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow', target: '_blank' }) },
@@ -53,9 +54,33 @@ export function renderMarkdown(source: string): string {
   return sanitizeHtml(md.render(source), ALLOWED);
 }
 
-/** Rendered, or refused when nothing visible is left (e.g. a body that was only a script). */
-export function markdownOrFail(source: string): string {
+/** The one source an article's image may have: an image uploaded for news, served by `news/image`. */
+const NEWS_IMAGE_SRC = /^\/api\/news\/image\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/** Every image's source in the Markdown, as markdown-it reads it (raw HTML is text, so these are all). */
+function imageSources(tokens: ReturnType<typeof md.parse>): string[] {
+  const found: string[] = [];
+  for (const token of tokens) {
+    if (token.type === 'image') found.push(token.attrGet('src') ?? '');
+    if (token.children) found.push(...imageSources(token.children));
+  }
+  return found;
+}
+
+/**
+ * An article's body: the safe HTML and the uploads its images show (the route serves an image only
+ * while a live article or banner uses it). Refused when nothing visible is left (e.g. a body that
+ * was only a script), or when an image comes from anywhere else: the page's CSP shows no outside
+ * images (nor would we send readers' addresses to other sites), and no other route serves the public.
+ */
+export function articleBody(source: string): { html: string; images: string[] } {
+  const images = new Set<string>();
+  for (const src of imageSources(md.parse(source, {}))) {
+    const own = NEWS_IMAGE_SRC.exec(src);
+    if (!own) throw new BusinessError(ErrorCode.VALIDATION, 'error.news_image_invalid', { field: 'body' });
+    images.add(own[1].toLowerCase());
+  }
   const html = renderMarkdown(source);
   if (!html.trim()) throw new BusinessError(ErrorCode.VALIDATION, 'error.news_body_invalid', { field: 'body' });
-  return html;
+  return { html, images: [...images] };
 }

@@ -5,7 +5,7 @@ import { textsOrFail } from '../../infra/i18n/localized-texts';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { IncomingFile, UploadService } from '../upload/upload.service';
-import { markdownOrFail } from './markdown';
+import { articleBody } from './markdown';
 import {
   ArticleCreateDto,
   ArticleUpdateDto,
@@ -115,10 +115,11 @@ export class NewsAdminService {
   /** Creates an article with its first version, which must be English (the fallback of every other language). */
   async createArticle(actor: string, dto: ArticleCreateDto) {
     if (dto.lang !== 'en') throw new BusinessError(ErrorCode.NEWS_ENGLISH_REQUIRED);
-    const html = markdownOrFail(dto.body);
+    const { html, images } = articleBody(dto.body);
     return this.dataSource.transaction(async (m) => {
       await this.checkCategory(m, dto.category_id);
       if (dto.cover_image_id) await this.uploads.claim(m, NEWS_OWNER, dto.cover_image_id);
+      for (const image of images) await this.uploads.claim(m, NEWS_OWNER, image);
       const a = await m.getRepository(NewsArticle).save(
         m.getRepository(NewsArticle).create({
           categoryId: dto.category_id,
@@ -131,7 +132,15 @@ export class NewsAdminService {
       );
       await m
         .getRepository(NewsTranslation)
-        .insert({ articleId: a.id, lang: 'en', title: dto.title.trim(), summary: (dto.summary ?? '').trim(), bodyMd: dto.body, bodyHtml: html });
+        .insert({
+          articleId: a.id,
+          lang: 'en',
+          title: dto.title.trim(),
+          summary: (dto.summary ?? '').trim(),
+          bodyMd: dto.body,
+          bodyHtml: html,
+          imageIds: images,
+        });
       await this.event(m, `news-article:${a.id}`, actor, dto.reason, 'NewsArticleCreated', {
         ...this.articleAdminView(a),
         lang: 'en',
@@ -164,15 +173,16 @@ export class NewsAdminService {
 
   /** Adds or replaces one language of an article. */
   async setTranslation(actor: string, id: number, dto: TranslationDto) {
-    const html = markdownOrFail(dto.body);
+    const { html, images } = articleBody(dto.body);
     return this.dataSource.transaction(async (m) => {
       const a = await this.lockArticle(m, id);
+      for (const image of images) await this.uploads.claim(m, NEWS_OWNER, image);
       await m
         .getRepository(NewsTranslation)
-        .upsert({ articleId: id, lang: dto.lang, title: dto.title.trim(), summary: (dto.summary ?? '').trim(), bodyMd: dto.body, bodyHtml: html }, [
-          'articleId',
-          'lang',
-        ]);
+        .upsert(
+          { articleId: id, lang: dto.lang, title: dto.title.trim(), summary: (dto.summary ?? '').trim(), bodyMd: dto.body, bodyHtml: html, imageIds: images },
+          ['articleId', 'lang'],
+        );
       a.updatedAt = new Date();
       await m.getRepository(NewsArticle).save(a);
       await this.event(m, `news-article:${id}`, actor, dto.reason, 'NewsTranslationSet', { lang: dto.lang, title: dto.title.trim() });

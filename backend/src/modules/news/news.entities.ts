@@ -81,6 +81,10 @@ export class NewsTranslation {
 
   @Column({ name: 'body_html', type: 'text' })
   bodyHtml: string;
+
+  /** The uploads (the house's) the body's images show: `news/image` serves them while the article lives. */
+  @Column({ name: 'image_ids', type: 'uuid', array: true, default: () => "'{}'" })
+  imageIds: string[];
 }
 
 /** A home-page slide: an image, an optional link (an app route or an article), an order and an active window. */

@@ -85,7 +85,8 @@ export class NewsService {
   async image(id: string): Promise<{ mime: string; bytes: Buffer }> {
     const ok = UUID_RE.test(id)
       ? await this.dataSource.query(
-          `SELECT 1 FROM news_articles WHERE cover_image_id = $1 AND NOT deleted UNION ALL SELECT 1 FROM news_banners WHERE image_id = $1 AND NOT deleted LIMIT 1`,
+          `SELECT 1 FROM news_articles WHERE cover_image_id = $1 AND NOT deleted UNION ALL SELECT 1 FROM news_banners WHERE image_id = $1 AND NOT deleted
+           UNION ALL SELECT 1 FROM news_translations t JOIN news_articles a ON a.id = t.article_id WHERE $1 = ANY(t.image_ids) AND NOT a.deleted LIMIT 1`,
           [id],
         )
       : [];

@@ -343,6 +343,7 @@ export const en = {
   'error.news_title_invalid': 'The title must be 1 to 200 characters',
   'error.news_summary_invalid': 'The summary must be at most 500 characters',
   'error.news_body_invalid': 'The body must be 1 to 20000 characters',
+  'error.news_image_invalid': 'Images in an article must be uploaded for news (/api/news/image/<id>)',
   'error.news_lang_invalid': 'Unsupported language',
   'error.news_time_invalid': 'Enter a valid time (ISO 8601)',
   'error.news_window_invalid': 'The end of the active window must be after its start',

@@ -345,6 +345,7 @@ export const hk: Catalogue = {
   'error.news_title_invalid': '標題須為 1–200 個字元',
   'error.news_summary_invalid': '摘要最多 500 個字元',
   'error.news_body_invalid': '正文須為 1–20000 個字元',
+  'error.news_image_invalid': '文章中的圖片須先上傳為資訊圖片（/api/news/image/<id>）',
   'error.news_lang_invalid': '不支援的語言',
   'error.news_time_invalid': '請輸入有效時間（ISO 8601）',
   'error.news_window_invalid': '生效結束時間須晚於開始時間',

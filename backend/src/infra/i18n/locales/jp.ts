@@ -346,6 +346,7 @@ export const jp: Catalogue = {
   'error.news_title_invalid': 'タイトルは1〜200文字で入力してください',
   'error.news_summary_invalid': '概要は500文字以内で入力してください',
   'error.news_body_invalid': '本文は1〜20000文字で入力してください',
+  'error.news_image_invalid': '記事内の画像はニュース用にアップロードしたもの（/api/news/image/<id>）に限ります',
   'error.news_lang_invalid': '対応していない言語です',
   'error.news_time_invalid': '有効な日時（ISO 8601）を入力してください',
   'error.news_window_invalid': '表示期間の終了は開始より後にしてください',

@@ -345,6 +345,7 @@ export const kr: Catalogue = {
   'error.news_title_invalid': '제목은 1~200자여야 합니다',
   'error.news_summary_invalid': '요약은 최대 500자입니다',
   'error.news_body_invalid': '본문은 1~20000자여야 합니다',
+  'error.news_image_invalid': '기사 속 이미지는 뉴스용으로 업로드한 것(/api/news/image/<id>)만 쓸 수 있습니다',
   'error.news_lang_invalid': '지원하지 않는 언어입니다',
   'error.news_time_invalid': '올바른 시간(ISO 8601)을 입력하세요',
   'error.news_window_invalid': '노출 종료 시간은 시작 시간 이후여야 합니다',

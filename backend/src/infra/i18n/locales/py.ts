@@ -345,6 +345,7 @@ export const py: Catalogue = {
   'error.news_title_invalid': 'O título deve ter de 1 a 200 caracteres',
   'error.news_summary_invalid': 'O resumo deve ter no máximo 500 caracteres',
   'error.news_body_invalid': 'O texto deve ter de 1 a 20000 caracteres',
+  'error.news_image_invalid': 'As imagens de um artigo devem ser enviadas para notícias (/api/news/image/<id>)',
   'error.news_lang_invalid': 'Idioma não suportado',
   'error.news_time_invalid': 'Informe uma data e hora válidas (ISO 8601)',
   'error.news_window_invalid': 'O fim do período ativo deve ser depois do início',

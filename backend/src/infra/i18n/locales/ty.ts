@@ -345,6 +345,7 @@ export const ty: Catalogue = {
   'error.news_title_invalid': 'หัวข้อต้องมี 1–200 ตัวอักษร',
   'error.news_summary_invalid': 'บทสรุปต้องไม่เกิน 500 ตัวอักษร',
   'error.news_body_invalid': 'เนื้อหาต้องมี 1–20000 ตัวอักษร',
+  'error.news_image_invalid': 'รูปภาพในบทความต้องอัปโหลดสำหรับข่าว (/api/news/image/<id>)',
   'error.news_lang_invalid': 'ไม่รองรับภาษานี้',
   'error.news_time_invalid': 'กรุณาระบุเวลาที่ถูกต้อง (ISO 8601)',
   'error.news_window_invalid': 'เวลาสิ้นสุดต้องหลังเวลาเริ่มต้น',

@@ -345,6 +345,7 @@ export const zh: Catalogue = {
   'error.news_title_invalid': '标题须为 1–200 个字符',
   'error.news_summary_invalid': '摘要最多 500 个字符',
   'error.news_body_invalid': '正文须为 1–20000 个字符',
+  'error.news_image_invalid': '文章中的图片须先上传为资讯图片（/api/news/image/<id>）',
   'error.news_lang_invalid': '不支持的语言',
   'error.news_time_invalid': '请输入有效时间（ISO 8601）',
   'error.news_window_invalid': '生效结束时间须晚于开始时间',

@@ -1,4 +1,4 @@
-import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { EngineHost, REBUILD_RETRY_MS } from '../src/modules/engine/engine-host.service';
 import type { EngineReply, EngineRequest } from '../src/modules/engine/engine-link';
 import { MarketRegistry } from '../src/modules/engine/market-registry.service';
 import type { SeqCommand, SeqOutcome } from '../src/modules/engine/sequencer/commands';
@@ -696,6 +696,48 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     expect(await coinBalance(t, buyer.user.id, USDT)).toEqual({ available: '70000', frozen: '0' });
     const [o] = await t.ds.query('SELECT status FROM orders WHERE id = $1', [buyId]);
     expect(o.status).toBe('cancelled');
+    await trialOk();
+  });
+
+  // Regression: the rebuild a failure scheduled ran anyway when its time came during another rebuild (by hand, or a restart's):
+  // a second rebuild, which stopped the new projection mid-way (a test's failing projection then counted its calls over two replicas).
+  it('a rebuild of the sequencer cancels the one a failure scheduled: one rebuild, not two', async () => {
+    const { host, buyer, spy } = await failingProjection();
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    let stoppedAt = 0;
+    let buyId = '';
+    try {
+      const buy = (await order(buyer.token, { side: 'buy', type: 'limit', price: '60000', quantity: '0.7' })).body;
+      expect(buy.data).toMatchObject({ status: 'waiting', filled_qty: '0.5' });
+      buyId = buy.data.order_id;
+      for (let i = 0; i < 100 && host.owner; i++) await sleep(20);
+      stoppedAt = Date.now();
+      expect(host.owner).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
+    // A rebuild by hand starts before the scheduled one is due and is still running when it is.
+    const internals = host as unknown as { rebuild(): Promise<void> };
+    const rebuilds = jest.spyOn(internals, 'rebuild');
+    const watermark = host.projector.watermark.bind(host.projector);
+    const held = jest.spyOn(host.projector, 'watermark').mockImplementationOnce(async () => {
+      await sleep(stoppedAt + REBUILD_RETRY_MS + 800 - Date.now());
+      return watermark();
+    });
+    try {
+      await sleep(Math.max(0, stoppedAt + REBUILD_RETRY_MS - 600 - Date.now()));
+      await host.recover();
+      await sleep(300);
+      while ((host as unknown as { rebuilding?: Promise<void> }).rebuilding) await sleep(50);
+      expect(rebuilds).toHaveBeenCalledTimes(1);
+    } finally {
+      held.mockRestore();
+      rebuilds.mockRestore();
+    }
+    expect(host.settled).toBe(true);
+    await host.idle();
+    expect(await coinBalance(t, buyer.user.id, BTC)).toEqual({ available: '0.4995', frozen: '0' });
+    expect((await t.http().put('/api/coin/trade').set('Authorization', buyer.token).type('form').send({ order_id: buyId })).body.code).toBe(1);
     await trialOk();
   });
 

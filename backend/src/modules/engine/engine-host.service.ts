@@ -54,6 +54,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   private catchingUp = false;
   /** The rebuild running (`recover`). */
   private rebuilding?: Promise<void>;
+  /** The rebuild a failure scheduled (ROLE=all), until it runs or another rebuild makes it needless. */
+  private rebuildTimer?: NodeJS.Timeout;
   /** The lease with its fencing token (ROLE=all and engine); the transport to the lease holder (split roles). */
   private lease?: EngineLease;
   private keeper?: LeaseKeeper;
@@ -405,6 +407,9 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async rebuild(): Promise<void> {
+    // This rebuild is the one a failure scheduled, or makes it needless (regression: it ran anyway, a second rebuild).
+    clearTimeout(this.rebuildTimer);
+    this.rebuildTimer = undefined;
     if (this.seqr && !this.stopped) await this.idle();
     await this.replica?.stop();
     this.replica = undefined;
@@ -605,16 +610,21 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       ?.stop()
       .catch(() => undefined);
     const attempt = () => {
+      this.rebuildTimer = undefined;
       if (this.closed || this.seqr) return;
       this.recover().then(
         () => this.logger.warn(`the sequencer was rebuilt from the journal after: ${what}`),
         (err: unknown) => {
           this.logger.error({ err }, `rebuilding the sequencer failed; trying again in ${REBUILD_RETRY_MS} ms`);
-          setTimeout(attempt, REBUILD_RETRY_MS).unref();
+          later();
         },
       );
     };
-    setTimeout(attempt, REBUILD_RETRY_MS).unref();
+    const later = () => {
+      clearTimeout(this.rebuildTimer);
+      this.rebuildTimer = setTimeout(attempt, REBUILD_RETRY_MS).unref();
+    };
+    later();
   }
 }
 

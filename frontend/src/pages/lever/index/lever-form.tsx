@@ -37,13 +37,24 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
   const [tp, setTp] = useState('');
   const [sl, setSl] = useState('');
   const [error, setError] = useState<{ field: FieldName; text: string } | null>(null);
-  const { busy, run } = useMoneySubmit();
+  const { busy, run, holds } = useMoneySubmit();
   useEffect(() => {
     if (!deal.multiples.includes(multiple)) setMultiple(deal.multiples[0] ?? 1);
   }, [deal.multiples, multiple]);
   const pd = market.price_decimals;
   const { margin, fee } = preview(lots, deal, multiple);
   const reference = kind === 'limit' ? price : (deal.mark_price ?? '');
+
+  const request = {
+    symbol: market.symbol,
+    side,
+    type: kind,
+    lots: lots.trim(),
+    multiple: String(multiple),
+    price: kind === 'limit' ? price : undefined,
+    take_profit: tp,
+    stop_loss: sl,
+  };
 
   const check = (): { field: FieldName; text: string } | null => {
     if (kind === 'limit' && (!isAmount(price) || !isPositive(price))) return { field: 'price', text: t('lever.priceInvalid') };
@@ -52,6 +63,10 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
     if (Number(lots) < deal.min_lots || Number(lots) > deal.max_lots) return { field: 'lots', text: t('lever.lotsRange', { min: deal.min_lots, max: deal.max_lots }) };
     if (!isAmount(tp) || !isPositive(tp)) return { field: 'take_profit', text: t('lever.tpRequired') };
     if (!isAmount(sl) || !isPositive(sl)) return { field: 'stop_loss', text: t('lever.slRequired') };
+    // Not against the moment for the retry of an order whose answer never came: it may have been
+    // opened (its margin taken, the mark moved since), and only its retry with the same client id
+    // can say (refused here, the user changed a field and opened a second position).
+    if (holds(request)) return null;
     if (reference) {
       const tpOk = side === 'long' ? cmp(tp, reference) > 0 : cmp(tp, reference) < 0;
       const slOk = side === 'long' ? cmp(sl, reference) < 0 : cmp(sl, reference) > 0;
@@ -69,16 +84,6 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
     setError(problem);
     if (problem) return;
     try {
-      const request = {
-        symbol: market.symbol,
-        side,
-        type: kind,
-        lots: lots.trim(),
-        multiple: String(multiple),
-        price: kind === 'limit' ? price : undefined,
-        take_profit: tp,
-        stop_loss: sl,
-      };
       const placed = await run(request, (id) => leverApi.submit({ ...request, client_id: id }));
       if (!placed) return;
       toast(t('lever.placed'));

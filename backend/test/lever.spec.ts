@@ -90,6 +90,14 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
       message: 'Set the fund password first for fund safety',
     });
     expect((await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n).toBe(withoutBefore);
+    // The market first, as documented: one without contracts is 2001 before the fund password is asked for (it was 2100).
+    const eth = `(SELECT id FROM markets WHERE symbol = 'ETH/USDT')`;
+    await t.ds.query(`UPDATE lever_configs SET enabled = false WHERE market_id = ${eth}`);
+    try {
+      expect((await open(without.token, { symbol: 'ETH/USDT', side: 'long', lots: '1', take_profit: '66000', stop_loss: '55000' })).body.code).toBe(2001);
+    } finally {
+      await t.ds.query(`UPDATE lever_configs SET enabled = true WHERE market_id = ${eth}`);
+    }
     const deal = (await post(u.token, 'deal', { symbol: 'BTC/USDT' })).body.data;
     expect(deal).toMatchObject({ multiples: [5, 10, 20, 50, 100], lot_value: '100', min_lots: 1, fee_rate: '0.001', available: '50', mark_price: '60000' });
   });

@@ -193,8 +193,9 @@ export class LeverService {
     market: MarketInfo,
     prior: (m?: EntityManager) => Promise<LeverPosition | null>,
   ): Promise<ReturnType<LeverService['view']>> {
-    await this.fundPassword.require(userId);
+    // The market first (2001 for one without contracts), then the fund password (2100), as documented.
     const c = await this.config(market);
+    await this.fundPassword.require(userId);
     // Up to 18 digits (the DTO): beyond 2^53 the number is not exact, but it is still far above any
     // market's maximum (an int), so the range check answers it (2410); only a count in range is used.
     const lots = Number(dto.lots);

@@ -1,8 +1,18 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { uploadImage } from '../api/client';
 import { toast } from '../stores/toast.store';
 import { compressImage } from './image';
+
+/**
+ * For a form with photo fields: whether any is uploading (`onUploading` for each field). The form
+ * cannot be sent meanwhile, else it would go out with the picture being replaced, or none.
+ */
+export function useUploading(): { uploading: boolean; onUploading: (uploading: boolean) => void } {
+  const [count, setCount] = useState(0);
+  const onUploading = useCallback((on: boolean) => setCount((n) => Math.max(0, n + (on ? 1 : -1))), []);
+  return { uploading: count > 0, onUploading };
+}
 
 /**
  * A photo field: choose or take a picture, compressed in the browser, uploaded at once

@@ -6,7 +6,7 @@ import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
 import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { SelectField } from '../../../components/form';
-import { ImageUpload } from '../../../components/image-upload';
+import { ImageUpload, useUploading } from '../../../components/image-upload';
 import { Page } from '../../../components/page';
 import { useSessionStore } from '../../../stores/session.store';
 import { toast } from '../../../stores/toast.store';
@@ -34,7 +34,7 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
   const [error, setError] = useState<string | null>(null);
   // The feedback carries a client id, kept for a retry of the same feedback after an answer that never came.
   const { busy, run } = useMoneySubmit();
-  const [uploading, setUploading] = useState(false);
+  const { uploading, onUploading } = useUploading();
 
   const loadMine = async () => {
     if (!token) return setMine([]);
@@ -136,7 +136,7 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
             </span>
           )}
         </label>
-        <ImageUpload label={t('help.image')} value={image} onChange={setImage} onUploading={setUploading} />
+        <ImageUpload label={t('help.image')} value={image} onChange={setImage} onUploading={onUploading} />
         <button type="submit" className="button button--primary button--block" disabled={busy || uploading}>
           {t('common.submit')}
         </button>

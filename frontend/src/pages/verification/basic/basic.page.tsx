@@ -4,7 +4,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import { walletApi } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
 import { Field, SelectField } from '../../../components/form';
-import { ImageUpload } from '../../../components/image-upload';
+import { ImageUpload, useUploading } from '../../../components/image-upload';
 import { Page } from '../../../components/page';
 import { toast } from '../../../stores/toast.store';
 import { draftOf, useLocationStore } from '../../choose-location/location.store';
@@ -35,6 +35,8 @@ export function VerificationFormPage({ titleKey, advanced = false }: { titleKey:
   };
   const [errors, setErrors] = useState<Partial<Record<Name, string>>>({});
   const [busy, setBusy] = useState(false);
+  // Not sent while a photo is uploading: it would go out with the picture being replaced, or none.
+  const { uploading, onUploading } = useUploading();
   const set = (k: Name) => (v: string) => setF((s) => ({ ...s, [k]: v }));
   const needBack = !advanced || f.id_type !== 'passport';
   const submit = async (e: FormEvent) => {
@@ -91,10 +93,10 @@ export function VerificationFormPage({ titleKey, advanced = false }: { titleKey:
             )}
           </>
         )}
-        <ImageUpload label={t('kyc.front')} value={f.front} onChange={set('front')} error={errors.front} testId="upload-front" />
-        {needBack && <ImageUpload label={t('kyc.back')} value={f.back} onChange={set('back')} error={errors.back} testId="upload-back" />}
-        <ImageUpload label={t('kyc.hand')} value={f.hand} onChange={set('hand')} error={errors.hand} testId="upload-hand" />
-        <button type="submit" className="button button--primary button--block" disabled={busy} data-testid="kyc-submit">
+        <ImageUpload label={t('kyc.front')} value={f.front} onChange={set('front')} error={errors.front} testId="upload-front" onUploading={onUploading} />
+        {needBack && <ImageUpload label={t('kyc.back')} value={f.back} onChange={set('back')} error={errors.back} testId="upload-back" onUploading={onUploading} />}
+        <ImageUpload label={t('kyc.hand')} value={f.hand} onChange={set('hand')} error={errors.hand} testId="upload-hand" onUploading={onUploading} />
+        <button type="submit" className="button button--primary button--block" disabled={busy || uploading} data-testid="kyc-submit">
           {t('common.submit')}
         </button>
       </form>

@@ -8,7 +8,7 @@ import { useMoneySubmit } from '../../../../components/client-id';
 import { cmp, isAmount, isPositive, stepDecimals, typedDecimal } from '../../../../components/decimal';
 import { LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Field } from '../../../../components/form';
-import { ImageUpload } from '../../../../components/image-upload';
+import { ImageUpload, useUploading } from '../../../../components/image-upload';
 import { Page } from '../../../../components/page';
 import { useSessionStore } from '../../../../stores/session.store';
 import { toast } from '../../../../stores/toast.store';
@@ -26,6 +26,8 @@ export function ChargePage({ titleKey }: { titleKey: string }) {
   const [image, setImage] = useState('');
   const [errors, setErrors] = useState<{ amount?: string; image?: string }>({});
   const { busy, run } = useMoneySubmit();
+  // Not sent while the proof is uploading: it would go out with the picture being replaced, or none.
+  const { uploading, onUploading } = useUploading();
   const load = useCallback(() => {
     if (!currencyId || !chain) return navigate(PATHS.deposit, { replace: true });
     setInfo(null);
@@ -71,8 +73,8 @@ export function ChargePage({ titleKey }: { titleKey: string }) {
           <p className="address-box">{info.address}</p>
           <Field label={t('funding.amount', { symbol: info.symbol })} inputMode="decimal" autoComplete="off" value={amount} onChange={typedDecimal(setAmount)} error={errors.amount} name="amount" />
           <p className="muted small">{t('funding.minDeposit', { min: info.min_deposit, symbol: info.symbol })}</p>
-          <ImageUpload label={t('funding.proof')} value={image} onChange={setImage} error={errors.image} testId="proof-upload" />
-          <button type="submit" className="button button--primary button--block" disabled={busy} data-testid="charge-submit">
+          <ImageUpload label={t('funding.proof')} value={image} onChange={setImage} error={errors.image} testId="proof-upload" onUploading={onUploading} />
+          <button type="submit" className="button button--primary button--block" disabled={busy || uploading} data-testid="charge-submit">
             {t('common.submit')}
           </button>
         </form>

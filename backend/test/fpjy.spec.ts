@@ -50,6 +50,9 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
     // 0.1 × 60000 = 6000; fee 0.2% = 12; receive 5988.
     expect(q).toMatchObject({ rate: '60000', amount: '0.1', fee: '12', receive: '5988', from_symbol: 'BTC', to_symbol: 'USDT' });
+    // Its lifetime as well as its end: the app counts down from the answer's arrival, not by its own clock against the server's.
+    expect(q.expires_in).toBe(2); // this app's FLASH_QUOTE_TTL_SECONDS
+    expect(Math.abs(Date.parse(q.expires_at) - Date.now() - 2_000)).toBeLessThan(2_000);
     const [a, b] = await Promise.all([1, 2].map(() => post(u.token, 'convert', { quote_id: q.quote_id })));
     expect([a.body.code, b.body.code]).toEqual([1, 1]);
     expect([a.body.data.duplicate, b.body.data.duplicate].sort()).toEqual([false, true]);

@@ -144,6 +144,8 @@ export interface FlashQuote {
   fee: string;
   receive: string;
   expires_at: string;
+  /** Seconds the quote is good for, as it was given (fpjy/quote): counted from its arrival, not by the phone's clock. */
+  expires_in?: number;
   created_at?: string;
 }
 export interface FiatRate {

@@ -77,6 +77,13 @@ describe('flash exchange: Enter in the amount field keeps the quote of a convers
   };
   const unknownFate = () => new ApiError('Network error', 0);
 
+  // Regression: the countdown compared the server's expiry with the phone's clock: 20 s fast, every quote was expired on arrival.
+  it('counts a quote down from its lifetime as it arrives, not by the phone’s clock against the server’s', async () => {
+    quote.mockImplementation(async () => ({ ...quoteNo(1), expires_at: new Date(Date.now() - 5_000).toISOString(), expires_in: 15 }));
+    await quoted();
+    expect(screen.getByTestId('fpjy-convert').textContent).toBe('Exchange now (15 s)');
+  });
+
   it('after a conversion without an answer, Enter asks for no new quote and the retry carries the same quote id', async () => {
     await quoted();
     convert.mockRejectedValueOnce(unknownFate());

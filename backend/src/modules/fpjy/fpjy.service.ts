@@ -172,7 +172,7 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
       .map((c) => ({ currency_id: c.id, symbol: c.symbol, name: c.name, decimals: c.decimals }));
   }
 
-  async quote(userId: number, fromId: number, toId: number, rawAmount: string): Promise<Quote> {
+  async quote(userId: number, fromId: number, toId: number, rawAmount: string): Promise<Quote & { expires_in: number }> {
     if (fromId === toId) throw new BusinessError(ErrorCode.VALIDATION, 'error.flash_same_coin');
     // Each quote is kept in Redis for an hour and its conversion (or refusal) recorded for good: counted per user.
     await this.rateLimit.hit(`flash:user:${userId}`, this.config.rateLimits.flashQuotePerUser);
@@ -211,7 +211,9 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     // Kept past its expiry (which convert checks): a retry of a conversion whose process stopped before
     // its record still finds what to record.
     await this.redis.set(`fpjy:quote:${q.quote_id}`, JSON.stringify(q), 'EX', ttl + QUOTE_KEPT_SECONDS);
-    return q;
+    // Its lifetime too: a phone counts down from it as the answer comes, whatever its own clock says
+    // (against `expires_at`, one 20 s fast saw every quote expired on arrival).
+    return { ...q, expires_in: ttl };
   }
 
   /**

@@ -25,7 +25,8 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
   const [to, setTo] = useState('');
   const [amount, setAmount] = useState('');
   const [error, setError] = useState<string>();
-  const [quote, setQuote] = useState<FlashQuote | null>(null);
+  // With its end on this phone's clock: the lifetime counted from its arrival (the phone's clock may differ from the server's).
+  const [quote, setQuote] = useState<(FlashQuote & { ends: number }) | null>(null);
   const [left, setLeft] = useState(0);
   /** The kept quote's conversion had no answer (or 2105–2107): it may have happened, so it is retried with the same quote id, expired or not. */
   const [unanswered, setUnanswered] = useState(false);
@@ -51,7 +52,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
   }, [from, to, amount]);
   useEffect(() => {
     if (!quote) return;
-    const tick = () => setLeft(Math.max(0, Math.ceil((Date.parse(quote.expires_at) - Date.now()) / 1000)));
+    const tick = () => setLeft(Math.max(0, Math.ceil((quote.ends - Date.now()) / 1000)));
     tick();
     const timer = setInterval(tick, 500);
     return () => clearInterval(timer);
@@ -71,7 +72,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
     try {
       const answer = await walletApi.quote({ from_currency_id: fromCoin.currency_id, to_currency_id: toCoin.currency_id, amount });
       if (asked !== form.current) return;
-      setQuote(answer);
+      setQuote({ ...answer, ends: answer.expires_in !== undefined ? Date.now() + answer.expires_in * 1000 : Date.parse(answer.expires_at) });
       setUnanswered(false);
     } catch {
       // shown by the client

@@ -1,5 +1,6 @@
 import { act, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { MemoryRouter, Route, Routes, useNavigate } from 'react-router-dom';
 import { renderAt, spotMarket } from '../../test/render';
 import { ApiError } from '../api/client';
 import { tradingApi, type Order, type Page as ListPage } from '../api/trading';
@@ -205,6 +206,41 @@ describe('withdraw', () => {
     created_at: '2026-12-01T08:00:00Z',
   });
   const selected = (label: string) => (screen.getByLabelText(label) as HTMLSelectElement).value;
+
+  // Regression: the coin and network were the page's own state: back from "Add address" they were USDT on the first
+  // network again, and the address just added was not shown ("Set the withdrawal address first" once more).
+  it('back from adding an address, the coin and network chosen are still chosen, and the new address is offered', async () => {
+    jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT, ETH]);
+    jest
+      .spyOn(walletApi, 'withdrawInfo')
+      .mockImplementation(async (id) => (id === 1 ? infoOf(USDT, ['TRC20', 'ERC20'], '1') : infoOf(ETH, ['ERC20'], '0.005')));
+    const book: AddressEntry[] = [];
+    jest.spyOn(walletApi, 'addresses').mockImplementation(async () => [...book]);
+    const AddAddress = () => {
+      const navigate = useNavigate();
+      return (
+        <button type="button" onClick={() => navigate(-1)}>
+          Saved
+        </button>
+      );
+    };
+    render(
+      <MemoryRouter initialEntries={[PATHS.withdraw]}>
+        <Routes>
+          <Route path={PATHS.withdraw} element={<WithdrawPage titleKey="titles.withdraw" />} />
+          <Route path={PATHS.addressCreate} element={<AddAddress />} />
+        </Routes>
+      </MemoryRouter>,
+    );
+    await waitFor(() => expect(selected('Network')).toBe('TRC20'));
+    await userEvent.selectOptions(screen.getByLabelText('Network'), 'ERC20');
+    await userEvent.click(await screen.findByTestId('add-address'));
+    book.push(entry('31', USDT, 'ERC20', '0xUSDT0000000000000000031'));
+    await userEvent.click(await screen.findByRole('button', { name: 'Saved' }));
+    await waitFor(() => expect(selected('Network')).toBe('ERC20'));
+    expect(selected('Coin')).toBe('1');
+    await waitFor(() => expect(selected('Withdrawal address')).toBe('31'));
+  });
 
   it('a late address book of the previous coin is not offered under the new one', async () => {
     jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT, ETH]);

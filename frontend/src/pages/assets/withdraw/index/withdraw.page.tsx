@@ -19,15 +19,28 @@ type Errors = Partial<Record<'address' | 'amount' | 'password', string>>;
 export function WithdrawPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const [params] = useSearchParams();
+  const [params, setParams] = useSearchParams();
   const { data: coins, failed: coinsFailed, reload: reloadCoins } = useLoaded(walletApi.currencies);
-  const [currencyId, setCurrencyId] = useState(params.get('currency_id') ?? '');
+  // The coin and network chosen live in the address (replaced, not pushed): back from "Add address"
+  // they are still chosen, and the address just added is offered (the page's own state started over).
+  const choose = (name: 'currency_id' | 'chain') => (value: string) =>
+    setParams(
+      (p) => {
+        const next = new URLSearchParams(p);
+        next.set(name, value);
+        return next;
+      },
+      { replace: true },
+    );
+  const currencyId = params.get('currency_id') ?? '';
+  const setCurrencyId = choose('currency_id');
   const [info, setInfo] = useState<WithdrawInfo | null>(null);
   // The coin's rules not answered: a retry (bumps `infoRead`) instead of a skeleton that never ends.
   const [infoFailed, setInfoFailed] = useState(false);
   const [infoRead, setInfoRead] = useState(0);
   const [book, setBook] = useState<AddressEntry[]>([]);
-  const [chain, setChain] = useState('');
+  const chain = params.get('chain') ?? '';
+  const setChain = choose('chain');
   const [addressId, setAddressId] = useState(params.get('address_id') ?? '');
   const [amount, setAmount] = useState('');
   const [remark, setRemark] = useState('');

@@ -1,4 +1,4 @@
-import { act, render, screen, waitFor } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes, useNavigate } from 'react-router-dom';
 import { renderAt, spotMarket } from '../../test/render';
@@ -147,6 +147,25 @@ describe('deposit: only the address of the coin and chain shown now', () => {
     min_deposit: '1',
     decimals: 6,
     chains: [{ chain: 'ERC20', available: true }],
+  });
+
+  // Regression: an address that did not come (no answer, a server error) showed the error with no way to ask again.
+  it('an address that did not come offers a retry; a refusal still says why', async () => {
+    jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT]);
+    const read = jest
+      .spyOn(walletApi, 'depositAddress')
+      .mockRejectedValueOnce(new ApiError('Network error', 0))
+      .mockRejectedValueOnce(new ApiError('Server busy', 9000))
+      .mockResolvedValueOnce(addressOf(USDT, '0xUSDT-ADDRESS'));
+    renderAt(PATHS.deposit, PATHS.deposit, <DepositPage titleKey="titles.deposit" />);
+    await userEvent.click(within(await screen.findByTestId('load-failed')).getByRole('button', { name: 'Try again' }));
+    await userEvent.click(within(await screen.findByTestId('load-failed')).getByRole('button', { name: 'Try again' }));
+    expect((await screen.findByTestId('deposit-address')).textContent).toBe('0xUSDT-ADDRESS');
+    expect(read).toHaveBeenCalledTimes(3);
+    read.mockRejectedValueOnce(new ApiError('No deposit address', 2001));
+    await userEvent.click(screen.getByRole('radio', { name: 'TRC20' }));
+    expect((await screen.findByTestId('no-address')).textContent).toBe('No deposit address');
+    expect(screen.queryByTestId('load-failed')).toBeNull();
   });
 
   it('a late answer for the previous coin does not put its address under the new one', async () => {

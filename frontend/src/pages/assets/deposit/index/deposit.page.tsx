@@ -31,24 +31,32 @@ export function DepositPage({ titleKey }: { titleKey: string }) {
   const [chain, setChain] = useState('');
   const [address, setAddress] = useState<DepositAddress | null>(null);
   const [missing, setMissing] = useState<string | null>(null);
+  // No answer (or a server error): a retry, which bumps `attempt` (a refusal says why instead).
+  const [unanswered, setUnanswered] = useState(false);
+  const [attempt, setAttempt] = useState(0);
   const coin = coins?.find((c) => String(c.currency_id) === currencyId) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
   const chains = coin?.chains ?? [];
   const current = chains.find((c) => c.chain === chain) ?? chains.find((c) => c.deposit_available) ?? chains[0];
   useEffect(() => {
     setAddress(null);
     setMissing(null);
+    setUnanswered(false);
     if (!coin || !current) return;
     // Only the answer for the coin and chain shown now: an earlier one arriving late would put
     // another coin's address under this one.
     let live = true;
     walletApi.depositAddress(coin.currency_id, current.chain).then(
       (a) => live && setAddress(a),
-      (e: ApiError) => live && setMissing(e.message),
+      (e: unknown) => {
+        if (!live) return;
+        if (e instanceof ApiError && e.code !== 0 && e.code < 9000) setMissing(e.message);
+        else setUnanswered(true);
+      },
     );
     return () => {
       live = false;
     };
-  }, [coin?.currency_id, current?.chain]);
+  }, [coin?.currency_id, current?.chain, attempt]);
   return (
     <Page title={t(titleKey)} right={<Link className="button button--small" to={`${PATHS.assetsRecord}?tab=deposit`}>{t('funding.records')}</Link>}>
       {failed ? (
@@ -62,7 +70,9 @@ export function DepositPage({ titleKey }: { titleKey: string }) {
             <span className="field__label">{t('funding.chain')}</span>
             <Segmented label={t('funding.chain')} value={current?.chain ?? ''} onChange={setChain} options={chains.map((c) => ({ value: c.chain, label: c.chain }))} />
           </div>
-          {missing ? (
+          {unanswered ? (
+            <LoadFailed onRetry={() => setAttempt((n) => n + 1)} />
+          ) : missing ? (
             <p className="field__error" role="alert" data-testid="no-address">{missing}</p>
           ) : !address ? (
             <Skeleton rows={2} />

@@ -22,6 +22,9 @@ export class ApiError extends Error {
   }
 }
 
+/** No answer (the network, a timeout) or a server error (9000 and up): worth asking again, unlike a refusal, which says why. */
+export const unanswered = (err: unknown): boolean => !(err instanceof ApiError) || err.code === 0 || err.code >= 9000;
+
 /** Spec §7: the network timeout. */
 export const TIMEOUT_MS = 60_000;
 /** Spec §8/§9: the login page opens 0.5 s after a not-logged-in answer; the guard resets after 1 s. */

@@ -9,6 +9,10 @@ import { DepositPage } from './assets/deposit/index/deposit.page';
 import { TransferPage } from './assets/transfer/index/transfer.page';
 import { WithdrawPage } from './assets/withdraw/index/withdraw.page';
 import { FpjyPage } from './fpjy/fpjy/fpjy.page';
+import { WithdrawDetailPage } from './assets/withdraw/detail/withdraw-detail.page';
+import { BuyPage } from './finance/buyPage/buy.page';
+import { financeApi } from '../api/finance';
+import type { FundingRecord } from '../api/wallet';
 
 // The Assets tab follows the live balances: a socket that never connects.
 jest.mock('../api/socket', () => ({ getSocket: () => ({ connected: false, recovered: false, on: () => undefined, off: () => undefined }) }));
@@ -97,4 +101,39 @@ it('Flash exchange: the coins that failed to load offer a retry', async () => {
   jest.spyOn(walletApi, 'conversions').mockResolvedValue({ items: [], total: 0, page: 1, page_size: 20 } as never);
   renderAt(PATHS.fpjy, PATHS.fpjy, <FpjyPage titleKey="titles.fpjy" />);
   await retried(() => screen.findByLabelText('You pay'));
+});
+
+// Regression: a withdrawal that did not load (no answer) showed "No data", as for one that does not exist, with no retry.
+it('Withdrawal detail: one that did not load offers a retry; one that does not exist says so', async () => {
+  const record = {
+    id: '7',
+    currency_id: 1,
+    symbol: 'USDT',
+    chain: 'TRC20',
+    address: 'Taddr',
+    amount: '100',
+    fee: '1',
+    actual_amount: '99',
+    status: 'review',
+    reason: null,
+    created_at: '2026-12-04T08:00:00Z',
+    reviewed_at: null,
+  } as FundingRecord;
+  const read = jest.spyOn(walletApi, 'withdrawal').mockRejectedValueOnce(offline()).mockResolvedValueOnce(record);
+  const view = renderAt(PATHS.withdrawDetail, `${PATHS.withdrawDetail}?id=7`, <WithdrawDetailPage titleKey="titles.withdrawDetail" />);
+  await retried(() => screen.findByTestId('withdraw-amount'));
+  view.unmount();
+  read.mockResolvedValueOnce(null as never);
+  renderAt(PATHS.withdrawDetail, `${PATHS.withdrawDetail}?id=8`, <WithdrawDetailPage titleKey="titles.withdrawDetail" />);
+  await screen.findByText('No data');
+  expect(screen.queryByTestId('load-failed')).toBeNull();
+});
+
+// Regression: a wealth product that did not load (no answer) said "This product could not be loaded." with no retry.
+it('Wealth purchase: a product that did not load offers a retry', async () => {
+  jest.spyOn(financeApi, 'report').mockResolvedValue(null as never);
+  const read = jest.spyOn(financeApi, 'product').mockRejectedValueOnce(offline()).mockRejectedValueOnce(new ApiError('Product not found', 2601));
+  renderAt(PATHS.financeBuy, `${PATHS.financeBuy}?id=3`, <BuyPage titleKey="titles.financeBuy" />);
+  await retried(() => screen.findByText('This product could not be loaded.'));
+  expect(read).toHaveBeenCalledTimes(2);
 });

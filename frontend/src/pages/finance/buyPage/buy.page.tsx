@@ -1,11 +1,12 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { unanswered } from '../../../api/client';
 import { financeApi, type WealthProductInfo, type WealthReport } from '../../../api/finance';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
 import { cmp, isAmount, isPositive, mul, typedDecimal } from '../../../components/decimal';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Field } from '../../../components/form';
 import { formatTime, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
@@ -22,7 +23,9 @@ export function BuyPage({ titleKey }: { titleKey: string }) {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const id = Number(params.get('id'));
-  const [product, setProduct] = useState<WealthProductInfo | null | undefined>(undefined);
+  // undefined: asked for; null: no such product (or refused); 'failed': no answer (a retry is offered).
+  const [product, setProduct] = useState<WealthProductInfo | null | 'failed' | undefined>(undefined);
+  const [attempt, setAttempt] = useState(0);
   const [report, setReport] = useState<WealthReport | null>(null);
   const [amount, setAmount] = useState('');
   const [agree, setAgree] = useState(false);
@@ -30,14 +33,15 @@ export function BuyPage({ titleKey }: { titleKey: string }) {
   const { busy, run } = useMoneySubmit();
   useEffect(() => {
     if (!Number.isInteger(id) || id < 1) return setProduct(null);
-    financeApi.product(id).then(setProduct, () => setProduct(null));
+    setProduct(undefined);
+    financeApi.product(id).then(setProduct, (err: unknown) => setProduct(unanswered(err) ? 'failed' : null));
     financeApi.report().then(setReport, () => undefined);
-  }, [id]);
+  }, [id, attempt]);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
-    if (!product) return;
+    if (!product || product === 'failed') return;
     if (!amount.trim()) return setError(t('finance.amountEmpty'));
     if (!isAmount(amount) || !isPositive(amount) || cmp(amount, product.min_amount) < 0) return setError(t('finance.belowMin', { min: truncate(product.min_amount, 2) }));
     if (!agree) return setError(t('finance.notAgreed'));
@@ -56,6 +60,12 @@ export function BuyPage({ titleKey }: { titleKey: string }) {
     return (
       <Page title={t(titleKey)} back>
         <Skeleton rows={4} />
+      </Page>
+    );
+  if (product === 'failed')
+    return (
+      <Page title={t(titleKey)} back>
+        <LoadFailed onRetry={() => setAttempt((n) => n + 1)} />
       </Page>
     );
   if (product === null)

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
-import { ApiError, get } from '../../../api/client';
+import { get, unanswered } from '../../../api/client';
 import type { FaqArticle } from '../../../api/promotion';
 import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Page } from '../../../components/page';
@@ -18,9 +18,7 @@ export function HelpDetailPage({ titleKey }: { titleKey: string }) {
   const load = useCallback(() => {
     if (!id) return setArticle(null);
     setArticle(undefined);
-    get<FaqArticle>('newsArticle/detailed', { id }, { quiet: true }).then(setArticle, (err: ApiError) =>
-      setArticle(err.code === 0 || err.code >= 9000 ? 'failed' : null),
-    );
+    get<FaqArticle>('newsArticle/detailed', { id }, { quiet: true }).then(setArticle, (err: unknown) => setArticle(unanswered(err) ? 'failed' : null));
   }, [id]);
   useEffect(load, [load]);
   return (

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router-dom';
-import { ApiError } from '../../../../api/client';
+import { unanswered, type ApiError } from '../../../../api/client';
 import { walletApi, type DepositAddress } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { useMoneySubmit } from '../../../../components/client-id';
@@ -32,11 +32,11 @@ export function ChargePage({ titleKey }: { titleKey: string }) {
     if (!currencyId || !chain) return navigate(PATHS.deposit, { replace: true });
     setInfo(null);
     walletApi.depositAddress(currencyId, chain).then(setInfo, (err: unknown) => {
-      if (!(err instanceof ApiError) || err.code === 0) return setInfo('failed');
+      if (unanswered(err)) return setInfo('failed');
       // Not logged in: the client has said so and opens the login page.
       if (!useSessionStore.getState().token) return;
       // A refusal (e.g. the chain closed for deposits) says why and goes back to the choice of coin and chain.
-      toast(err.message);
+      toast((err as ApiError).message);
       navigate(PATHS.deposit, { replace: true });
     });
   }, [currencyId, chain, navigate]);

@@ -2,7 +2,7 @@ import qrcode from 'qrcode-generator';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
-import { ApiError } from '../../../../api/client';
+import { unanswered, type ApiError } from '../../../../api/client';
 import { walletApi, type DepositAddress } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { copyText } from '../../../../components/copy';
@@ -32,7 +32,7 @@ export function DepositPage({ titleKey }: { titleKey: string }) {
   const [address, setAddress] = useState<DepositAddress | null>(null);
   const [missing, setMissing] = useState<string | null>(null);
   // No answer (or a server error): a retry, which bumps `attempt` (a refusal says why instead).
-  const [unanswered, setUnanswered] = useState(false);
+  const [noAnswer, setNoAnswer] = useState(false);
   const [attempt, setAttempt] = useState(0);
   const coin = coins?.find((c) => String(c.currency_id) === currencyId) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
   const chains = coin?.chains ?? [];
@@ -40,7 +40,7 @@ export function DepositPage({ titleKey }: { titleKey: string }) {
   useEffect(() => {
     setAddress(null);
     setMissing(null);
-    setUnanswered(false);
+    setNoAnswer(false);
     if (!coin || !current) return;
     // Only the answer for the coin and chain shown now: an earlier one arriving late would put
     // another coin's address under this one.
@@ -49,8 +49,8 @@ export function DepositPage({ titleKey }: { titleKey: string }) {
       (a) => live && setAddress(a),
       (e: unknown) => {
         if (!live) return;
-        if (e instanceof ApiError && e.code !== 0 && e.code < 9000) setMissing(e.message);
-        else setUnanswered(true);
+        if (unanswered(e)) setNoAnswer(true);
+        else setMissing((e as ApiError).message);
       },
     );
     return () => {
@@ -70,7 +70,7 @@ export function DepositPage({ titleKey }: { titleKey: string }) {
             <span className="field__label">{t('funding.chain')}</span>
             <Segmented label={t('funding.chain')} value={current?.chain ?? ''} onChange={setChain} options={chains.map((c) => ({ value: c.chain, label: c.chain }))} />
           </div>
-          {unanswered ? (
+          {noAnswer ? (
             <LoadFailed onRetry={() => setAttempt((n) => n + 1)} />
           ) : missing ? (
             <p className="field__error" role="alert" data-testid="no-address">{missing}</p>

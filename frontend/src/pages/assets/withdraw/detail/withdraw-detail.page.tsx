@@ -1,9 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
+import { unanswered } from '../../../../api/client';
 import { walletApi, type FundingRecord } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
-import { Empty, Skeleton } from '../../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Page } from '../../../../components/page';
 import { formatTime } from '../../../../components/format';
 
@@ -12,8 +13,14 @@ export function WithdrawDetailPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [params] = useSearchParams();
   const id = params.get('id');
-  const [record, setRecord] = useState<FundingRecord | null | undefined>(undefined);
-  useEffect(() => void (id && /^\d+$/.test(id) ? walletApi.withdrawal(id).then(setRecord, () => setRecord(null)) : setRecord(null)), [id]);
+  // undefined: asked for; null: no such withdrawal; 'failed': no answer (a retry is offered, not "No data").
+  const [record, setRecord] = useState<FundingRecord | null | 'failed' | undefined>(undefined);
+  const load = useCallback(() => {
+    if (!id || !/^\d+$/.test(id)) return setRecord(null);
+    setRecord(undefined);
+    walletApi.withdrawal(id).then(setRecord, (err: unknown) => setRecord(unanswered(err) ? 'failed' : null));
+  }, [id]);
+  useEffect(load, [load]);
   const row = (label: string, value: string | null | undefined, testId?: string) =>
     value ? (
       <div>
@@ -25,6 +32,8 @@ export function WithdrawDetailPage({ titleKey }: { titleKey: string }) {
     <Page title={t(titleKey)}>
       {record === undefined ? (
         <Skeleton rows={5} />
+      ) : record === 'failed' ? (
+        <LoadFailed onRetry={load} />
       ) : record === null ? (
         <Empty />
       ) : (

@@ -705,11 +705,10 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     const { host, buyer, spy } = await failingProjection();
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     let stoppedAt = 0;
-    let buyId = '';
+    const buy = (await order(buyer.token, { side: 'buy', type: 'limit', price: '60000', quantity: '0.7' })).body;
+    const buyId = buy.data.order_id as string;
     try {
-      const buy = (await order(buyer.token, { side: 'buy', type: 'limit', price: '60000', quantity: '0.7' })).body;
       expect(buy.data).toMatchObject({ status: 'waiting', filled_qty: '0.5' });
-      buyId = buy.data.order_id;
       for (let i = 0; i < 100 && host.owner; i++) await sleep(20);
       stoppedAt = Date.now();
       expect(host.owner).toBe(false);

@@ -75,7 +75,12 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
       {info === undefined ? (
         <Skeleton rows={4} />
       ) : info === null ? (
-        <Empty text={t('common.loadFailed')} />
+        <LoadFailed
+          onRetry={() => {
+            setInfo(undefined);
+            load();
+          }}
+        />
       ) : (
         <>
           <section className="card promotion__summary" aria-label={t('promotion.summary')}>

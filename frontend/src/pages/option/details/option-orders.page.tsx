@@ -152,14 +152,16 @@ function Audit({ order }: { order: OptionOrder }) {
   // An option delivered before there was a lateness bound (`void_after_ms` null) is never void.
   const bound = audit.void_after_ms;
   const late = bound !== null && audit.delivery_tick !== null && Date.parse(audit.delivery_tick.time) - Date.parse(audit.deliver_at) > bound;
-  // Delivered without a delivery tick: void if no sample is listed from the delivery time on (the
-  // list runs `stranded_after_ms` past it), provided the list is whole (at most 5,000 ticks).
+  // Delivered without a delivery tick: void if no sample is listed from the delivery time to the
+  // lateness bound (a later first sample makes it void all the same; one saved after the void, stamped
+  // before `stranded_after_ms`, is listed too), provided the list is whole (at most 5,000 ticks).
   const complete = audit.ticks.length < 5000;
+  const due = Date.parse(audit.deliver_at);
   const stranded =
     result !== null &&
     audit.delivery_tick === null &&
     complete &&
-    !audit.ticks.some((k) => k.source === 'sample' && Date.parse(k.time) >= Date.parse(audit.deliver_at));
+    !audit.ticks.some((k) => k.source === 'sample' && Date.parse(k.time) >= due && (bound === null || Date.parse(k.time) - due <= bound));
   const outcome = stranded ? 'void' : recomputed === null ? null : late ? 'void' : recomputed > 0 ? 'up' : recomputed < 0 ? 'down' : 'flat';
   const seconds = (bound ?? 0) / 1000;
   return (

@@ -164,6 +164,9 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     expect(await pool()).toBe(moneyString(money(poolBefore).minus(2000)));
     const mine = await get(u.token, 'borrow/order/list', { status: 'approved' });
     expect(mine.body.data.items.map((x: { id: string }) => x.id)).toEqual([o.id]);
+    // The approval's note is the operators', not shown to the user (regression: it was).
+    expect(mine.body.data.items[0].reason).toBeNull();
+    expect(won.reason).toBe('ok');
     const [msg] = await t.ds.query(`SELECT title_key FROM user_messages WHERE user_id = $1 AND ref = $2`, [u.user.id, `loan:${o.id}`]);
     expect(msg.title_key).toBe('notice.loan_approved');
     // Decided: neither a second approval nor a rejection changes it.
@@ -203,6 +206,30 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
       approved_at: paidAt.toISOString(),
       due_at: new Date(paidAt.getTime() + 7 * DAY).toISOString(),
     });
+  });
+
+  // Regression: the path id was used as typed, so "0<id>" built command ids ("loan-pool-out:0<id>") that the
+  // sweep, reading the stored id, did not meet: the pool paid out again and the user got the loan twice.
+  it('an approval by a path id with leading zeros is the loan\'s own: finished by resume with one payout', async () => {
+    const u = await borrower();
+    const o = await applied(u, '500', 7);
+    const behind = jest.spyOn(t.app.get(OutboxRelay), 'applied').mockResolvedValueOnce(undefined);
+    try {
+      expect((await post(admin, `admin/loan/orders/00${o.id}/approve`, { reason: 'documents match' })).body.code).toBe(2107);
+    } finally {
+      behind.mockRestore();
+    }
+    await t.app.get(OutboxRelay).appliedOrFail(`loan-disburse:${o.id}`);
+    await t.app.get(LoanApprovalService).resume();
+    expect((await t.ds.query(`SELECT status FROM loan_orders WHERE id = $1`, [o.id]))[0].status).toBe('approved');
+    expect(await entries(u.user.id, 802)).toEqual(['500']);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '500', frozen: '0' });
+    // The pool paid out once, under the loan's id (the audit trail is one loan's).
+    const pool = await t.ds.query(`SELECT ref_id, available_delta::text AS a FROM ledger_entries WHERE ref_type = 'loan' AND ref_id IN ($1, $2) AND account_type = 'loan-pool'`, [
+      o.id,
+      `00${o.id}`,
+    ]);
+    expect(pool.map((r: { ref_id: string; a: string }) => [r.ref_id, moneyString(r.a)])).toEqual([[o.id, '-500']]);
   });
 
   it('the approval message gives the due instant itself (date and time in UTC), not only its date', async () => {
@@ -387,6 +414,8 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
       'balance:failed',
       'balance:done',
     ]);
+    // The approval's note is the operators' (regression: the user saw "received on chain" as a reason).
+    expect(records.body.data.items[0].reason).toBeNull();
     const detail = await post(u.token, 'borrow/back/detail', { order_id: id });
     expect(detail.body.data.order).toMatchObject({ id, status: 'repaid' });
     expect((await post(u.token, 'borrow/order/back', { order_id: id, amount: '1' })).body.code).toBe(2706);

@@ -14,10 +14,13 @@ export const IntIdPipe: PipeTransform<string, number> = {
   },
 };
 
-/** A `bigint` column's id, kept as text. */
+/**
+ * A `bigint` column's id, kept as text in its one spelling ("0123" is "123"): services build
+ * command ids and event streams from it, which must be the stored id's (`id::text`).
+ */
 export const BigIdPipe: PipeTransform<string, string> = {
   transform: (value) => {
     if (!/^\d{1,18}$/.test(value)) throw new BusinessError(ErrorCode.VALIDATION, 'error.validation');
-    return value;
+    return BigInt(value).toString();
   },
 };

@@ -119,6 +119,8 @@ export class LoanApprovalService {
     const o = await this.dataSource.transaction(async (m) => {
       const locked = await m.getRepository(LoanOrder).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!locked || locked.status !== 'disbursing') return undefined;
+      // The command ids and the ledger's reference are the stored id's, whoever asked.
+      id = String(locked.id);
       const amount = moneyString(locked.amount);
       // Posted in the name of the operator who approved it, with the reason (docs/api.md: an operator's postings carry both).
       const ref = {

@@ -87,7 +87,8 @@ export function orderView(o: LoanOrder, coin: Pick<Coin, 'symbol' | 'displayDeci
     in_review: truncate(o.pending, d),
     status: forOperator ? o.status : shownStatus(o.status),
     overdue: o.status === 'overdue',
-    reason: o.reason,
+    // A rejection's reason is the user's; an approval's note is the operators' (docs/api.md).
+    reason: forOperator || o.status === 'rejected' ? o.reason : null,
     images: { front: uploadUrl(o.frontImage), back: uploadUrl(o.backImage), passport: uploadUrl(o.passportImage) },
     created_at: iso(o.createdAt),
     approved_at: iso(o.disbursedAt),
@@ -110,7 +111,7 @@ export function repaymentView(r: LoanRepayment, coin: Pick<Coin, 'symbol' | 'dis
     principal_part: truncate(r.principalPart, d),
     image_url: r.image ? uploadUrl(r.image) : null,
     status: r.status,
-    reason: r.reason,
+    reason: forOperator || r.status === 'rejected' || r.status === 'failed' ? r.reason : null,
     created_at: iso(r.createdAt),
     reviewed_at: iso(r.reviewedAt),
   };

@@ -615,6 +615,14 @@ describe('options: the house freezes what delivery can pay (real PostgreSQL + Re
     ]);
     const [event] = await t.ds.query(`SELECT metadata->>'actor' AS actor, metadata->>'reason' AS reason FROM events WHERE command_id = 'treasury-fund:tf-1'`);
     expect(event).toEqual({ actor: expect.stringMatching(/^admin:/), reason: 'house float top-up' });
+    // The same client id for another funding (another amount or coin) is refused, not taken for the first's retry
+    // (regression: it answered duplicate and funded nothing).
+    for (const other of [{ amount: '50000' }, { currency_id: 1 }])
+      expect((await fund({ currency_id: USDT, amount: '500', reason: 'next top-up', client_id: 'tf-1', ...other })).body).toMatchObject({
+        code: 1000,
+        type: 'error',
+      });
+    expect((await get()).data.find((b: { symbol: string }) => b.symbol === 'USDT').available).toBe(moneyString(money(before.available).plus(500)));
     // A user token is refused.
     expect(
       (

@@ -212,6 +212,9 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
       String(a.data.deposit_id),
     ]);
     expect(n).toBe(2);
+    // The approval's note is the operators' (kept with the event below), not shown to the user (regression: it was).
+    expect((await get(u.token, 'charge_mention/log2', { status: 'passed' })).body.data.items[0]).toMatchObject({ id: a.data.deposit_id, reason: null });
+    expect((await get(admin, 'admin/deposits', { id: a.data.deposit_id })).body.data.items[0]).toMatchObject({ reason: 'tx seen on chain' });
     // The decision is an event with the operator and the reason (DESIGN §5), recorded once.
     const approved = await t.ds.query(`SELECT metadata FROM events WHERE stream_id = $1 AND type = 'DepositApproved'`, [`deposit:${a.data.deposit_id}`]);
     expect(approved.map((e: { metadata: object }) => e.metadata)).toEqual([
@@ -359,6 +362,7 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
       status: 'passed',
       actual_amount: '299',
       tx_hash: 'abc123',
+      reason: null,
     });
     // Each decision is an event with the operator and the reason (DESIGN §5), recorded once.
     const decisions = await t.ds.query(
@@ -892,6 +896,12 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     const [e] = await t.ds.query(`SELECT metadata FROM events WHERE stream_id = 'coin:3' ORDER BY seq DESC LIMIT 1`);
     expect(e.metadata.reason).toBe('network fees rose');
     await post(admin, 'admin/coins/3', { min_deposit: '10', reason: 'restore' });
+    // Regression: a fee with more decimals than the coin has was taken (what arrives, amount − fee, could not be sent).
+    const usdt = async () => (await get(admin, 'admin/coins')).body.data.find((c: { currency_id: number }) => c.currency_id === 3);
+    const rules = await usdt();
+    for (const field of ['withdraw_fee', 'min_withdraw', 'min_deposit'])
+      expect((await post(admin, 'admin/coins/3', { [field]: '1.0000000001', reason: 'finer' })).body).toMatchObject({ code: 1000, type: 'error' });
+    expect(await usdt()).toEqual(rules);
     const chains = (await get(admin, 'admin/coins')).body.data[0].chains;
     expect((await post(admin, `admin/chains/${chains[0].id}`, { deposit_address: 'not-an-address', reason: 'x' })).body.code).toBe(2208);
   });

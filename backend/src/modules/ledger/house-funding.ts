@@ -40,7 +40,8 @@ export class HouseFundingDto {
 
 /**
  * Brings money into a house account from outside as a recorded 900 posting (`external` → the
- * account) with the operator and the reason; a retried client id funds once.
+ * account) with the operator and the reason; a retried client id funds once (the id already used
+ * for another amount or coin answers 1000 `client_id_reused`).
  */
 export async function fundHouseAccount(
   ds: DataSource,
@@ -67,5 +68,13 @@ export async function fundHouseAccount(
       { ownerType: 'system', ownerId: SYSTEM_OWNER_ID, accountType, currencyId: coin.id, code: LedgerCode.SystemFunding, available: a },
     ],
   });
+  if (r.duplicate) {
+    // A retry is the same funding; the id already used for another (amount, coin) is refused, nothing changed.
+    const [prior]: Array<{ currency_id: number; a: string }> = await ds.query(
+      `SELECT currency_id, available_delta::text AS a FROM ledger_entries WHERE ref_type = $1 AND ref_id = $2 AND account_type = $1`,
+      [accountType, id],
+    );
+    if (!prior || prior.currency_id !== coin.id || !money(prior.a).eq(amount)) throw new BusinessError(ErrorCode.VALIDATION, 'error.client_id_reused');
+  }
   return { funding_id: id, duplicate: r.duplicate };
 }

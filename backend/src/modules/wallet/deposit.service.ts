@@ -149,7 +149,8 @@ function recordView(d: Deposit, symbol: string, forOperator: boolean) {
     actual_amount: d.status === 'passed' ? moneyString(d.amount) : '0',
     image_url: `/api/upload/${d.proofUploadId}`,
     status: d.status,
-    reason: d.reason,
+    // A rejection's reason is the user's; an approval's note is the operators' (docs/api.md).
+    reason: forOperator || d.status === 'rejected' ? d.reason : null,
     created_at: new Date(d.createdAt).toISOString(),
     reviewed_at: d.reviewedAt ? new Date(d.reviewedAt).toISOString() : null,
   };

@@ -4,7 +4,7 @@ import { sharedIn } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
-import { moneyString } from '../../infra/money';
+import { money, moneyString } from '../../infra/money';
 import { ChainType } from '../reference/chain-type.entity';
 import { Coin } from '../reference/coin.entity';
 import { isValidAddress } from './address-format';
@@ -72,6 +72,13 @@ export class FundingConfigService {
       const coin = await repo.findOne({ where: { id: currencyId }, lock: { mode: 'pessimistic_write' } });
       if (!coin) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_invalid');
       const before = { min_deposit: coin.minDeposit, min_withdraw: coin.minWithdraw, withdraw_fee: coin.withdrawFee };
+      // No more decimals than the coin has: a fee past them would make what arrives (amount − fee) an
+      // amount the network cannot send, as a withdrawal's own amount may not be (withdrawal.service).
+      for (const field of ['min_deposit', 'min_withdraw', 'withdraw_fee'] as const) {
+        const v = dto[field];
+        if (v !== undefined && money(v).decimalPlaces() > coin.displayDecimals)
+          throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid', { field, decimals: coin.displayDecimals });
+      }
       if (dto.min_deposit !== undefined) coin.minDeposit = dto.min_deposit;
       if (dto.min_withdraw !== undefined) coin.minWithdraw = dto.min_withdraw;
       if (dto.withdraw_fee !== undefined) coin.withdrawFee = dto.withdraw_fee;

@@ -429,7 +429,8 @@ function recordView(w: Withdrawal, symbol: string, forOperator: boolean) {
     actual_amount: moneyString(w.actualAmount),
     remark: w.remark,
     status: w.status,
-    reason: w.reason,
+    // A rejection's reason is the user's; an approval's note is the operators' (docs/api.md).
+    reason: forOperator || w.status === 'rejected' ? w.reason : null,
     tx_hash: w.txHash,
     created_at: new Date(w.createdAt).toISOString(),
     reviewed_at: w.reviewedAt ? new Date(w.reviewedAt).toISOString() : null,

@@ -91,6 +91,8 @@ export interface NftFilter {
 /** The image URL under the app's relative API base (images are public, so an <img> can load them). */
 export const nftImageSrc = (url: string | null | undefined) => (url ? (url.startsWith('/api/') ? `.${url}` : url) : '');
 
+/** How many items a page of the market's grid (`nft/list`) holds. */
+export const NFT_ITEMS_PAGE = 50;
 /** How many of the user's NFT records a page of `nft/order/list` holds. */
 export const NFT_ORDERS_PAGE = 50;
 
@@ -101,7 +103,7 @@ export const nftApi = {
       on_sale: f.on_sale ? 1 : undefined,
       mine: f.mine ? 1 : undefined,
       page: f.page ?? 1,
-      limit: f.limit ?? 50,
+      limit: f.limit ?? NFT_ITEMS_PAGE,
     }),
   item: (id: number) => get<NftList>('nft/list', { id }).then((r) => r.item!),
   buy: (p: { item_id: number; price: string; client_id: string }) =>

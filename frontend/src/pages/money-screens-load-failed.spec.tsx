@@ -13,6 +13,8 @@ import { WithdrawDetailPage } from './assets/withdraw/detail/withdraw-detail.pag
 import { BuyPage } from './finance/buyPage/buy.page';
 import { financeApi } from '../api/finance';
 import type { FundingRecord } from '../api/wallet';
+import { loanApi, type LoanOrder } from '../api/loan';
+import { LoanBackPage } from './loan/back/loan-back.page';
 
 // The Assets tab follows the live balances: a socket that never connects.
 jest.mock('../api/socket', () => ({ getSocket: () => ({ connected: false, recovered: false, on: () => undefined, off: () => undefined }) }));
@@ -136,4 +138,32 @@ it('Wealth purchase: a product that did not load offers a retry', async () => {
   renderAt(PATHS.financeBuy, `${PATHS.financeBuy}?id=3`, <BuyPage titleKey="titles.financeBuy" />);
   await retried(() => screen.findByText('This product could not be loaded.'));
   expect(read).toHaveBeenCalledTimes(2);
+});
+
+// Regression: a loan that did not load (no answer) said "This loan could not be found.", with nothing to press.
+it('Loan repayment: a loan that did not load offers a retry; one that does not exist says so', async () => {
+  const order = {
+    id: '12',
+    currency_id: 1,
+    symbol: 'USDT',
+    decimals: 2,
+    amount: '100',
+    repay_amount: '100.7',
+    remaining: '100.7',
+    in_review: '0',
+    status: 'approved',
+  } as LoanOrder;
+  jest.spyOn(walletApi, 'detail').mockResolvedValue({ available: '500' } as never);
+  const read = jest.spyOn(loanApi, 'detail').mockRejectedValueOnce(offline()).mockResolvedValueOnce({ order, addresses: [], records: [] });
+  const view = renderAt(PATHS.loanBack, `${PATHS.loanBack}?id=12`, <LoanBackPage titleKey="titles.loanBack" />);
+  await screen.findByTestId('load-failed');
+  expect(screen.queryByText('This loan could not be found.')).toBeNull();
+  await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+  await screen.findAllByText(/100\.7/);
+  expect(screen.queryByTestId('load-failed')).toBeNull();
+  view.unmount();
+  read.mockRejectedValueOnce(new ApiError('Loan not found', 2705));
+  renderAt(PATHS.loanBack, `${PATHS.loanBack}?id=13`, <LoanBackPage titleKey="titles.loanBack" />);
+  await screen.findByText('This loan could not be found.');
+  expect(screen.queryByTestId('load-failed')).toBeNull();
 });

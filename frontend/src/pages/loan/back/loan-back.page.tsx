@@ -1,13 +1,14 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
+import { unanswered } from '../../../api/client';
 import { loanApi, type LoanOrder, type LoanRepayment, type RepayAddress } from '../../../api/loan';
 import { walletApi } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
 import { copyText } from '../../../components/copy';
 import { cmp, isAmount, isPositive, stepDecimals, sub, typedDecimal } from '../../../components/decimal';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Field, Segmented } from '../../../components/form';
 import { formatTime, truncate } from '../../../components/format';
 import { ImageUpload } from '../../../components/image-upload';
@@ -27,7 +28,8 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
-  const [data, setData] = useState<{ order: LoanOrder; addresses: RepayAddress[]; records: LoanRepayment[] } | null | undefined>(undefined);
+  // undefined: asked for; null: no such loan; 'failed': no answer (a retry is offered, not "not found").
+  const [data, setData] = useState<{ order: LoanOrder; addresses: RepayAddress[]; records: LoanRepayment[] } | null | 'failed' | undefined>(undefined);
   const [available, setAvailable] = useState<string | null>(null);
   const [mode, setMode] = useState<Mode>('balance');
   const [amount, setAmount] = useState('');
@@ -42,8 +44,9 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
       setData(d);
       const w = await walletApi.detail('coin', d.order.currency_id).catch(() => null);
       setAvailable(w?.available ?? null);
-    } catch {
-      setData(null);
+    } catch (err) {
+      // A refresh that failed keeps the loan shown.
+      setData((cur) => (cur && cur !== 'failed' ? cur : unanswered(err) ? 'failed' : null));
     }
   }, [id]);
   useEffect(() => void load(), [load]);
@@ -52,6 +55,17 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
     return (
       <Page title={t(titleKey)} back>
         <Skeleton rows={5} />
+      </Page>
+    );
+  if (data === 'failed')
+    return (
+      <Page title={t(titleKey)} back>
+        <LoadFailed
+          onRetry={() => {
+            setData(undefined);
+            void load();
+          }}
+        />
       </Page>
     );
   if (data === null)

@@ -1,6 +1,7 @@
 import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderAt } from '../../../../test/render';
+import { ApiError } from '../../../api/client';
 import { loanApi, type LoanProduct } from '../../../api/loan';
 import { PATHS } from '../../../app/paths';
 import { LoanPage } from './loan.page';
@@ -33,4 +34,17 @@ it('an amount with more decimals than the coin has is refused on the form, sayin
   await userEvent.click(screen.getByTestId('loan-apply'));
   expect((await screen.findByTestId('loan-error')).textContent).toContain('Amount can have at most 4 decimal places');
   expect(apply).not.toHaveBeenCalled();
+});
+
+// Regression: products that did not load said "No loan products are available right now.", with nothing to press.
+it('products that did not load offer a retry, not "no products"', async () => {
+  jest
+    .spyOn(loanApi, 'products')
+    .mockRejectedValueOnce(new ApiError('Network error', 0))
+    .mockResolvedValueOnce({ items: [product], preview: null });
+  renderAt(PATHS.loan, PATHS.loan, <LoanPage titleKey="titles.loan" />);
+  await screen.findByTestId('load-failed');
+  expect(screen.queryByText('No loan products are available right now.')).toBeNull();
+  await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+  await screen.findByTestId('loan-terms');
 });

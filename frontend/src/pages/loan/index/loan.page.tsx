@@ -1,11 +1,11 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
 import { loanApi, type LoanPreview, type LoanProduct } from '../../../api/loan';
 import { PATHS } from '../../../app/paths';
 import { useMoneySubmit } from '../../../components/client-id';
 import { cmp, isAmount, isPositive, stepDecimals, typedDecimal } from '../../../components/decimal';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Field, FilterTabs } from '../../../components/form';
 import { amountText, truncate } from '../../../components/format';
 import { ImageUpload } from '../../../components/image-upload';
@@ -25,7 +25,8 @@ const PHOTOS: Array<keyof Photos> = ['front_image', 'back_image', 'passport_imag
 export function LoanPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const [products, setProducts] = useState<LoanProduct[] | null | undefined>(undefined);
+  // undefined: asked for; 'failed': no answer (a retry is offered, not "no products").
+  const [products, setProducts] = useState<LoanProduct[] | 'failed' | undefined>(undefined);
   const [productId, setProductId] = useState<number | null>(null);
   const [amount, setAmount] = useState('');
   const [days, setDays] = useState<number | null>(null);
@@ -35,7 +36,8 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
   const [needsVerify, setNeedsVerify] = useState(false);
   const { busy, run } = useMoneySubmit();
 
-  useEffect(() => {
+  const loadProducts = useCallback(() => {
+    setProducts(undefined);
     loanApi.products().then(
       (r) => {
         setProducts(r.items);
@@ -44,10 +46,11 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
           setDays(r.items[0].cycles[0] ?? null);
         }
       },
-      () => setProducts(null),
+      () => setProducts('failed'),
     );
   }, []);
-  const product = products?.find((p) => p.id === productId) ?? null;
+  useEffect(loadProducts, [loadProducts]);
+  const product = (products !== 'failed' && products?.find((p) => p.id === productId)) || null;
   const inRange = !!product && isAmount(amount) && isPositive(amount) && cmp(amount, product.min_amount) >= 0 && cmp(amount, product.max_amount) <= 0;
   // More decimals than the coin has: refused by the server, so said here (and no preview asked for).
   const tooPrecise = !!product && inRange && stepDecimals(amount) > product.decimals;
@@ -105,7 +108,13 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
         <Skeleton rows={5} />
       </Page>
     );
-  if (!products || !product)
+  if (products === 'failed')
+    return (
+      <Page title={t(titleKey)} back right={right}>
+        <LoadFailed onRetry={loadProducts} />
+      </Page>
+    );
+  if (!product)
     return (
       <Page title={t(titleKey)} back right={right}>
         <Empty text={t('loan.noProducts')} />

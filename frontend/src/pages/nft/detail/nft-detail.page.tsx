@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
+import { unanswered } from '../../../api/client';
 import { nftApi, type NftItem, type NftProvenance } from '../../../api/nft';
 import { walletApi } from '../../../api/wallet';
 import { mul } from '../../../components/decimal';
-import { Empty, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Page } from '../../../components/page';
 import { useSessionStore } from '../../../stores/session.store';
 import { NftArt, nftPrice, OwnerName, StateBadge } from '../nft-parts';
@@ -19,19 +20,21 @@ export function NftDetailPage({ titleKey }: { titleKey: string }) {
   const [params] = useSearchParams();
   const id = Number(params.get('id'));
   const token = useSessionStore((s) => s.token);
-  const [item, setItem] = useState<Detail | null | undefined>(undefined);
+  // undefined: asked for; null: no such item; 'failed': no answer (a retry is offered, not "not found").
+  const [item, setItem] = useState<Detail | null | 'failed' | undefined>(undefined);
   const [available, setAvailable] = useState<string | null>(null);
   const load = useCallback(() => {
     if (!Number.isSafeInteger(id) || id < 1) return Promise.resolve(setItem(null));
     return nftApi.item(id).then(
       (i) => setItem(i as Detail),
-      () => setItem((cur) => cur ?? null),
+      // A refresh that failed keeps the item shown.
+      (err: unknown) => setItem((cur) => (cur && cur !== 'failed' ? cur : unanswered(err) ? 'failed' : null)),
     );
   }, [id]);
   const loadBalance = useCallback(() => {
-    if (!token || !item) return;
+    if (!token || !item || item === 'failed') return;
     walletApi.currencies().then(
-      (list) => setAvailable(list.find((c) => c.currency_id === 3 || c.symbol === item.currency)?.available ?? '0'),
+      (list) => setAvailable(list.find((c) => c.symbol === item.currency)?.available ?? '0'),
       () => setAvailable(null),
     );
   }, [token, item]);
@@ -44,6 +47,17 @@ export function NftDetailPage({ titleKey }: { titleKey: string }) {
     return (
       <Page title={t(titleKey)} back>
         <Skeleton rows={4} height={80} />
+      </Page>
+    );
+  if (item === 'failed')
+    return (
+      <Page title={t(titleKey)} back>
+        <LoadFailed
+          onRetry={() => {
+            setItem(undefined);
+            void load();
+          }}
+        />
       </Page>
     );
   if (item === null)

@@ -1,15 +1,20 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
-import { nftApi, type NftList } from '../../../api/nft';
+import { ApiError } from '../../../api/client';
+import { NFT_ITEMS_PAGE, nftApi, type NftCollection } from '../../../api/nft';
 import { PATHS } from '../../../app/paths';
 import { Empty, Skeleton } from '../../../components/feedback';
 import { FilterTabs } from '../../../components/form';
 import { Page } from '../../../components/page';
+import { PagedList } from '../../../components/paged-list';
 import { PullRefresh } from '../../../components/pull-refresh';
+import { usePaged } from '../../../components/use-paged';
 import { NftArt, nftPrice, OwnerName, StateBadge } from '../nft-parts';
 
 type Filter = 'all' | 'sale' | 'mine';
+/** The server's refusal for a collection that does not exist (docs/api.md "NFT market"). */
+const NFT_COLLECTION_NOT_FOUND = 2800;
 const FILTERS: Filter[] = ['all', 'sale', 'mine'];
 
 /** `nft/index`: the collections and their items as a grid of images; filters on sale / mine (mine needs the login). */
@@ -18,24 +23,25 @@ export function NftPage({ titleKey }: { titleKey: string }) {
   const [params, setParams] = useSearchParams();
   const filter = (FILTERS as string[]).includes(params.get('filter') ?? '') ? (params.get('filter') as Filter) : 'all';
   const collection = Number(params.get('collection')) || undefined;
-  const [data, setData] = useState<NftList | null>(null);
-  const load = useCallback(
-    () =>
-      nftApi
-        .list({ collection_id: collection, on_sale: filter === 'sale', mine: filter === 'mine' })
-        .then(setData, () => setData((d) => d ?? { collections: [], items: [], total: 0, page: 1, limit: 50, item: null })),
-    [collection, filter],
-  );
-  useEffect(() => {
-    setData(null);
-    void load();
-  }, [load]);
   const set = (next: { filter?: Filter; collection?: number }) => {
     const f = next.filter ?? filter;
     const c = 'collection' in next ? next.collection : collection;
     setParams({ ...(f !== 'all' ? { filter: f } : {}), ...(c ? { collection: String(c) } : {}) }, { replace: true });
   };
-  const current = data?.collections.find((c) => c.id === collection);
+  const [collections, setCollections] = useState<NftCollection[]>([]);
+  const list = usePaged(
+    (page: number) =>
+      nftApi.list({ collection_id: collection, on_sale: filter === 'sale', mine: filter === 'mine', page }).catch((err: unknown) => {
+        // A collection that does not exist (a hand-made link): the market's every collection instead.
+        if (err instanceof ApiError && err.code === NFT_COLLECTION_NOT_FOUND) set({ collection: undefined });
+        throw err;
+      }),
+    NFT_ITEMS_PAGE,
+    { idOf: (i) => i.id, onPage: (p) => setCollections(p.collections) },
+  );
+  const { restart, reload } = list;
+  useEffect(() => restart(), [collection, filter, restart]);
+  const current = collections.find((c) => c.id === collection);
   return (
     <Page
       title={t(titleKey)}
@@ -46,7 +52,7 @@ export function NftPage({ titleKey }: { titleKey: string }) {
         </Link>
       }
     >
-      <PullRefresh onRefresh={load}>
+      <PullRefresh onRefresh={reload}>
         <FilterTabs
           label={t('nft.filter')}
           value={filter}
@@ -58,7 +64,7 @@ export function NftPage({ titleKey }: { titleKey: string }) {
           <button type="button" className={`chip${!collection ? ' is-active' : ''}`} aria-pressed={!collection} onClick={() => set({ collection: undefined })}>
             {t('nft.allCollections')}
           </button>
-          {data?.collections.map((c) => (
+          {collections.map((c) => (
             <button
               key={c.id}
               type="button"
@@ -80,45 +86,49 @@ export function NftPage({ titleKey }: { titleKey: string }) {
             </p>
           </section>
         )}
-        {!data ? (
-          <Skeleton rows={2} height={200} />
-        ) : data.items.length === 0 ? (
-          <section className="card">
-            <Empty text={filter === 'mine' ? t('nft.noneMine') : undefined} />
-          </section>
-        ) : (
-          <ul className="nft-grid" data-testid="nft-grid">
-            {data.items.map((i) => (
-              <li key={i.id} className="nft-tile" data-testid="nft-item" data-id={i.id}>
-                <Link to={`${PATHS.nftDetail}?id=${i.id}`} aria-label={`${i.name} #${i.token_no}`}>
-                  <NftArt src={i.image} alt="" />
-                  <div className="nft-tile__body">
-                    <span className="nft-tile__name">{i.name}</span>
-                    <div className="nft-tile__meta">
-                      <span>
-                        {i.collection} #{i.token_no}
-                      </span>
-                    </div>
-                    <div className="nft-tile__meta">
-                      {i.on_sale ? (
-                        <span className="nft-price" data-testid="nft-item-price">
-                          {nftPrice(i.price)} {i.currency}
+        <PagedList
+          list={list}
+          skeleton={<Skeleton rows={2} height={200} />}
+          empty={
+            <section className="card">
+              <Empty text={filter === 'mine' ? t('nft.noneMine') : undefined} />
+            </section>
+          }
+        >
+          {(items) => (
+            <ul className="nft-grid" data-testid="nft-grid">
+              {items.map((i) => (
+                <li key={i.id} className="nft-tile" data-testid="nft-item" data-id={i.id}>
+                  <Link to={`${PATHS.nftDetail}?id=${i.id}`} aria-label={`${i.name} #${i.token_no}`}>
+                    <NftArt src={i.image} alt="" />
+                    <div className="nft-tile__body">
+                      <span className="nft-tile__name">{i.name}</span>
+                      <div className="nft-tile__meta">
+                        <span>
+                          {i.collection} #{i.token_no}
                         </span>
-                      ) : (
-                        <StateBadge item={i} />
-                      )}
+                      </div>
+                      <div className="nft-tile__meta">
+                        {i.on_sale ? (
+                          <span className="nft-price" data-testid="nft-item-price">
+                            {nftPrice(i.price)} {i.currency}
+                          </span>
+                        ) : (
+                          <StateBadge item={i} />
+                        )}
+                      </div>
+                      <div className="nft-tile__meta">
+                        <span className="small">
+                          {t('nft.owner')}: <OwnerName owner={i.owner} />
+                        </span>
+                      </div>
                     </div>
-                    <div className="nft-tile__meta">
-                      <span className="small">
-                        {t('nft.owner')}: <OwnerName owner={i.owner} />
-                      </span>
-                    </div>
-                  </div>
-                </Link>
-              </li>
-            ))}
-          </ul>
-        )}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          )}
+        </PagedList>
       </PullRefresh>
     </Page>
   );

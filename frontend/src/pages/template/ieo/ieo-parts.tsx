@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { unanswered } from '../../../api/client';
 import { newcoinApi, type IeoProject, type IeoState } from '../../../api/newcoin';
 import { formatTime, truncate } from '../../../components/format';
 import './ieo.css';
@@ -37,9 +38,15 @@ export function projectIdOf(search: URLSearchParams): number | undefined {
  */
 export function useProject(id: number | undefined) {
   const [project, setProject] = useState<IeoProject | null | undefined>(undefined);
+  // A first load with no answer (not a refusal): the screen offers a retry, not "not found".
+  const [failed, setFailed] = useState(false);
   const load = useCallback(() => {
     if (!id) return setProject(null);
-    newcoinApi.project(id).then(setProject, () => setProject((p) => p ?? null));
+    setFailed(false);
+    newcoinApi.project(id).then(setProject, (err: unknown) => {
+      if (unanswered(err)) setFailed(true);
+      else setProject((p) => p ?? null);
+    });
   }, [id]);
   useEffect(load, [load]);
   const now = useNow();
@@ -51,7 +58,7 @@ export function useProject(id: number | undefined) {
     const waiting = project.state === 'ended' && now - loadedAt >= 3000;
     if (waiting || (boundary > 0 && now - loadedAt >= boundary * 1000 + 1000)) load();
   }, [now, project, loadedAt, load]);
-  return { project, reload: load, now, loadedAt };
+  return { project, failed: failed && project === undefined, reload: load, now, loadedAt };
 }
 
 export function StateBadge({ state }: { state: IeoState }) {

@@ -5,8 +5,8 @@ import { newcoinApi } from '../../../../api/newcoin';
 import { walletApi } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { useMoneySubmit } from '../../../../components/client-id';
-import { cmp, isAmount, isPositive, mul, typedDecimal } from '../../../../components/decimal';
-import { Empty, Skeleton } from '../../../../components/feedback';
+import { cmp, isAmount, isPositive, mul, stepDecimals, typedDecimal } from '../../../../components/decimal';
+import { Empty, LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Field } from '../../../../components/form';
 import { truncate } from '../../../../components/format';
 import { Page } from '../../../../components/page';
@@ -23,7 +23,7 @@ export function IeoBuyPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [search] = useSearchParams();
   const id = projectIdOf(search);
-  const { project, now, loadedAt } = useProject(id);
+  const { project, failed, reload, now, loadedAt } = useProject(id);
   const token = useSessionStore((s) => s.token);
   const navigate = useNavigate();
   const [quantity, setQuantity] = useState('');
@@ -38,6 +38,12 @@ export function IeoBuyPage({ titleKey }: { titleKey: string }) {
     );
   }, [project, token]);
 
+  if (failed)
+    return (
+      <Page title={t(titleKey)}>
+        <LoadFailed onRetry={reload} />
+      </Page>
+    );
   if (project === undefined)
     return (
       <Page title={t(titleKey)}>
@@ -60,7 +66,7 @@ export function IeoBuyPage({ titleKey }: { titleKey: string }) {
     const q = quantity.trim();
     if (!q) return setError(t('ieo.quantityEmpty'));
     if (!isAmount(q) || !isPositive(q)) return setError(t('ieo.quantityInvalid'));
-    if ((q.split('.')[1]?.length ?? 0) > d) return setError(t('ieo.decimals', { decimals: d }));
+    if (stepDecimals(q) > d) return setError(t('ieo.decimals', { decimals: d }));
     if (cmp(q, project.min_qty) < 0 || cmp(q, project.max_qty) > 0) return setError(t('ieo.range', { min: project.min_qty, max: project.max_qty }));
     if (available !== null && cmp(mul(q, project.price, 18), available) > 0) return setError(t('ieo.insufficient'));
     try {

@@ -4,7 +4,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { newcoinApi, type IeoOrderInfo, type IeoProject } from '../../../../../api/newcoin';
 import { PATHS } from '../../../../../app/paths';
 import { mul } from '../../../../../components/decimal';
-import { Empty, Skeleton } from '../../../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../../../components/feedback';
 import { formatTime, truncate } from '../../../../../components/format';
 import { Page } from '../../../../../components/page';
 import { useSessionStore } from '../../../../../stores/session.store';
@@ -124,7 +124,7 @@ export function IeoDetailsPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const [search] = useSearchParams();
   const id = projectIdOf(search);
-  const { project, now, loadedAt } = useProject(id);
+  const { project, failed, reload, now, loadedAt } = useProject(id);
   const token = useSessionStore((s) => s.token);
   const [info, setInfo] = useState<IeoOrderInfo | null>(null);
   const state = project?.state;
@@ -133,6 +133,12 @@ export function IeoDetailsPage({ titleKey }: { titleKey: string }) {
     newcoinApi.info(id).then(setInfo, () => undefined);
   }, [id, token, state, project?.result?.distributed_at]);
 
+  if (failed)
+    return (
+      <Page title={t(titleKey)}>
+        <LoadFailed onRetry={reload} />
+      </Page>
+    );
   if (project === undefined)
     return (
       <Page title={t(titleKey)}>

@@ -32,6 +32,8 @@ let followers = 0;
 let following: (() => void) | undefined;
 /** Counts HTTP loads (load). */
 let loads = 0;
+/** The socket was seen connected: not connected now means it dropped (not a first connect still on its way). */
+let wasConnected = false;
 
 export const useMarketStore = create<MarketState>((set, get) => ({
   tickers: [],
@@ -63,10 +65,18 @@ export const useMarketStore = create<MarketState>((set, get) => ({
     get().load();
     const socket = getSocket();
     const onTickers = (m: Envelope<TickerData[]>) => get().apply(m.seq, m.data);
+    // The socket may have dropped while nobody followed (another tab of the app): not "Live" then.
+    if (socket.connected) wasConnected = true;
+    else if (wasConnected) set({ status: 'offline' });
     const onDisconnect = () => set({ status: 'offline' });
-    const onConnect = () => set({ status: 'live' });
+    const onConnect = () => {
+      wasConnected = true;
+      set({ status: 'live' });
+    };
     socket.on('tickers', onTickers);
     socket.on('disconnect', onDisconnect);
+    // A connection refused (the server away, a first connect that failed): as a drop.
+    socket.on('connect_error', onDisconnect);
     socket.on('connect', onConnect);
     // One subscription however many follow (live/topics.ts: sent again after a reconnect without
     // recovery or an error answer); the seqs start again as each subscribe goes out, so a push
@@ -82,6 +92,7 @@ export const useMarketStore = create<MarketState>((set, get) => ({
     return () => {
       socket.off('tickers', onTickers);
       socket.off('disconnect', onDisconnect);
+      socket.off('connect_error', onDisconnect);
       socket.off('connect', onConnect);
       if (--followers === 0) {
         following?.();

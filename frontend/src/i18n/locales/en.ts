@@ -340,6 +340,7 @@ export const en = {
     qtyEmpty: 'Quantity is empty',
     amountEmpty: 'Amount cannot be empty',
     qtyMin: 'Quantity cannot be less than the minimum ({{min}})',
+    qtyStep: 'Quantity must be a multiple of {{step}} {{base}}',
     insufficient: 'Insufficient balance',
     sellableInsufficient: 'Sellable balance insufficient',
     placed: 'Order placed',

@@ -342,6 +342,7 @@ const hk: Catalogue = {
     qtyEmpty: '數量為空',
     amountEmpty: '金額不能為空',
     qtyMin: '數量不能小於最小值（{{min}}）',
+    qtyStep: '數量必須是 {{step}} {{base}} 的整數倍',
     insufficient: '餘額不足',
     sellableInsufficient: '可賣餘額不足',
     placed: '下單成功',

@@ -342,6 +342,7 @@ const jp: Catalogue = {
     qtyEmpty: '数量が入力されていません',
     amountEmpty: '金額を入力してください',
     qtyMin: '数量は最小値（{{min}}）未満にできません',
+    qtyStep: '数量は {{step}} {{base}} の倍数で入力してください',
     insufficient: '残高が不足しています',
     sellableInsufficient: '売却可能な残高が不足しています',
     placed: '注文しました',

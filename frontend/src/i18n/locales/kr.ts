@@ -342,6 +342,7 @@ const kr: Catalogue = {
     qtyEmpty: '수량을 입력하세요',
     amountEmpty: '금액을 입력하세요',
     qtyMin: '수량은 최소값({{min}})보다 작을 수 없습니다',
+    qtyStep: '수량은 {{step}} {{base}}의 배수여야 합니다',
     insufficient: '잔액이 부족합니다',
     sellableInsufficient: '매도 가능 잔액이 부족합니다',
     placed: '주문했습니다',

@@ -343,6 +343,7 @@ const py: Catalogue = {
     qtyEmpty: 'A quantidade está vazia',
     amountEmpty: 'O valor não pode ficar vazio',
     qtyMin: 'A quantidade não pode ser menor que o mínimo ({{min}})',
+    qtyStep: 'A quantidade deve ser um múltiplo de {{step}} {{base}}',
     insufficient: 'Saldo insuficiente',
     sellableInsufficient: 'Saldo disponível para venda insuficiente',
     placed: 'Ordem enviada',

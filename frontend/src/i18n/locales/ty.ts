@@ -342,6 +342,7 @@ const ty: Catalogue = {
     qtyEmpty: 'ยังไม่ได้ใส่จำนวน',
     amountEmpty: 'ยอดเงินต้องไม่ว่าง',
     qtyMin: 'จำนวนต้องไม่น้อยกว่าขั้นต่ำ ({{min}})',
+    qtyStep: 'จำนวนต้องเป็นผลคูณของ {{step}} {{base}}',
     insufficient: 'ยอดคงเหลือไม่พอ',
     sellableInsufficient: 'ยอดที่ขายได้ไม่พอ',
     placed: 'ส่งคำสั่งแล้ว',

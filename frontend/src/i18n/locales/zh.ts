@@ -342,6 +342,7 @@ const zh: Catalogue = {
     qtyEmpty: '数量为空',
     amountEmpty: '金额不能为空',
     qtyMin: '数量不能小于最小值（{{min}}）',
+    qtyStep: '数量必须是 {{step}} {{base}} 的整数倍',
     insufficient: '余额不足',
     sellableInsufficient: '可卖余额不足',
     placed: '下单成功',

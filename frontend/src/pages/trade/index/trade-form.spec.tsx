@@ -164,3 +164,47 @@ describe('trade form: the available line', () => {
     expect(screen.getByTestId('available').textContent).toBe('0.5 BTC');
   });
 });
+
+describe('trade form: the quantity', () => {
+  const limitForm = (m = market, price = '69000') => (
+    <MemoryRouter>
+      <TradeForm
+        market={m}
+        price={price}
+        setPrice={() => undefined}
+        depth={book}
+        last={null}
+        base={holding(m.base, '10') as never}
+        quote={holding('USDT', '1000000') as never}
+        offline={false}
+        onPlaced={() => undefined}
+      />
+    </MemoryRouter>
+  );
+
+  // Regression: 0.12345 on a lot of 0.0001 was sent; the server placed 0.1234, not what the total and fee showed.
+  it('is refused on the form when it is not a whole number of lots, saying the step; nothing is sent', async () => {
+    const place = jest.spyOn(tradingApi, 'place').mockResolvedValue({} as Order);
+    render(limitForm());
+    await userEvent.type(screen.getByLabelText('Quantity (BTC)'), '0.12345');
+    await userEvent.click(screen.getByTestId('place-order'));
+    expect((await screen.findByRole('alert')).textContent).toBe('Quantity must be a multiple of 0.0001 BTC');
+    expect(place).not.toHaveBeenCalled();
+    await userEvent.clear(screen.getByLabelText('Quantity (BTC)'));
+    await userEvent.type(screen.getByLabelText('Quantity (BTC)'), '0.12340');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(1));
+    expect(place.mock.calls[0][0]).toMatchObject({ quantity: '0.12340' });
+  });
+
+  // Regression: a quantity typed on one market stayed when the market was switched (2 ETH became 2 BTC).
+  it('is cleared, with its error, when the market changes', async () => {
+    const view = render(limitForm());
+    await userEvent.type(screen.getByLabelText('Quantity (BTC)'), '0.00001');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await screen.findByRole('alert');
+    view.rerender(limitForm(spotMarket('ETH'), '3000'));
+    expect((screen.getByLabelText('Quantity (ETH)') as HTMLInputElement).value).toBe('');
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});

@@ -1,5 +1,5 @@
 import type { DepthData } from '@kestrel/contracts';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { tradingApi, type MarketInfo } from '../../../api/trading';
@@ -49,6 +49,11 @@ export function TradeForm({
   const [kind, setKind] = useState<Kind>('limit');
   const [qty, setQty] = useState('');
   const [error, setError] = useState<{ field: 'price' | 'qty'; text: string } | null>(null);
+  // Another market: a quantity typed for the one before (its coin, its size) is not this one's.
+  useEffect(() => {
+    setQty('');
+    setError(null);
+  }, [market.symbol]);
   const { busy, run, keptFor, holds } = useMoneySubmit();
   const byAmount = side === 'buy' && kind === 'market';
   const qd = market.qty_decimals;
@@ -88,6 +93,9 @@ export function TradeForm({
     if (kind === 'market' && !worst) return setError({ field: 'qty', text: t('trade.marketNoPrice') });
     if (!isAmount(qty) || !isPositive(qty)) return setError({ field: 'qty', text: t(byAmount ? 'trade.amountEmpty' : 'trade.qtyEmpty') });
     if (!byAmount && cmp(qty, market.min_qty) < 0) return setError({ field: 'qty', text: t('trade.qtyMin', { min: market.min_qty }) });
+    // Whole lots only: the server would place the quantity truncated to them, not what the total and fee above show.
+    if (!byAmount && cmp(toStep(qty, market.lot_size), qty) !== 0)
+      return setError({ field: 'qty', text: t('trade.qtyStep', { step: amountText(market.lot_size), base: market.base }) });
     // Not for the retry of an order whose answer never came: it may have been placed (the balance
     // shown has it frozen), and only its retry with the same client id can say (never refused here,
     // which led to placing it again by hand under a new id).

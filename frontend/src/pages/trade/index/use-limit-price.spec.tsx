@@ -17,8 +17,8 @@ afterAll(() => {
 
 const seen = { committed: false, effects: false };
 
-function Form({ last }: { last: string | null }) {
-  const [price, setPrice] = useLimitPrice('BTC/USDT', last);
+function Form({ last, symbol = 'BTC/USDT' }: { last: string | null; symbol?: string }) {
+  const [price, setPrice] = useLimitPrice(symbol, last);
   useLayoutEffect(() => {
     if (last) seen.committed = true;
   });
@@ -66,20 +66,37 @@ describe('useLimitPrice', () => {
     }
   });
 
-  it('starts at the last price once it is known, keeps a typed or tapped one, and starts again when the field is emptied', async () => {
+  // Regression: an emptied field was refilled with the last price at once, so what the user typed next went
+  // after it ("3012.47" + "2990"; "100" + "95" = "10095", a buy far above the market).
+  it('starts at the last price once it is known, keeps a typed or tapped one, stays empty when emptied, and starts again for another market', async () => {
     const el = document.createElement('div');
     document.body.append(el);
     const root = createRoot(el);
+    const shown = () => el.querySelector('output')!.textContent;
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await tick();
+    };
     try {
       flushSync(() => root.render(createElement(Form, { last: '100' })));
-      for (let i = 0; i < 20; i++) await tick();
-      expect(el.querySelector('output')!.textContent).toBe('100');
+      await settle();
+      expect(shown()).toBe('100');
       el.querySelector<HTMLButtonElement>('button[name=tap]')!.click();
-      for (let i = 0; i < 20; i++) await tick();
-      expect(el.querySelector('output')!.textContent).toBe('90');
+      await settle();
+      expect(shown()).toBe('90');
       el.querySelector<HTMLButtonElement>('button[name=empty]')!.click();
-      for (let i = 0; i < 20; i++) await tick();
-      expect(el.querySelector('output')!.textContent).toBe('100');
+      await settle();
+      expect(shown()).toBe('');
+      // A new last price does not fill it either: the field is the user's.
+      flushSync(() => root.render(createElement(Form, { last: '101' })));
+      await settle();
+      expect(shown()).toBe('');
+      // Another market: empty, then its own last price.
+      flushSync(() => root.render(createElement(Form, { last: null, symbol: 'ETH/USDT' })));
+      await settle();
+      expect(shown()).toBe('');
+      flushSync(() => root.render(createElement(Form, { last: '3012.47', symbol: 'ETH/USDT' })));
+      await settle();
+      expect(shown()).toBe('3012.47');
     } finally {
       root.unmount();
       el.remove();

@@ -75,3 +75,23 @@ it('the first HTTP reads, answering late after a reconnect, do not replace what 
   await waitFor(() => expect(result.current.depth).toEqual(book('100')));
   expect(result.current.trades.map((t) => t.trade_id)).toEqual([10]);
 });
+
+// Regression: the render that switched market still gave the market before's trades and book, so the order
+// form could start its limit price at the other market's last trade.
+it('the render that switches market gives none of the market before', async () => {
+  const seen: Array<{ symbol: string; trades: number; depth: boolean }> = [];
+  const { result, rerender } = renderHook(
+    ({ symbol }) => {
+      const feed = useMarketFeed(symbol);
+      seen.push({ symbol, trades: feed.trades.length, depth: feed.depth !== null });
+      return feed;
+    },
+    { initialProps: { symbol: 'BTC/USDT' } },
+  );
+  act(() => acks.shift()!([depth(4, '100'), trades(2, 10, 11)]));
+  await waitFor(() => expect(result.current.trades).toHaveLength(2));
+  seen.length = 0;
+  rerender({ symbol: 'ETH/USDT' });
+  expect(seen.length).toBeGreaterThan(0);
+  expect(seen.filter((s) => s.symbol === 'ETH/USDT' && (s.trades > 0 || s.depth))).toEqual([]);
+});

@@ -14,11 +14,14 @@ const KEEP_TRADES = 20;
 export function useMarketFeed(symbol: string | undefined) {
   const [depth, setDepth] = useState<DepthData | null>(null);
   const [trades, setTrades] = useState<TradeData[]>([]);
+  // The market the figures held are of: the render that switches market shows none of the one before.
+  const [of, setOf] = useState(symbol);
   const pending = useRef<{ depth: DepthData | null; trades: TradeData[] | null }>({ depth: null, trades: null });
 
   useEffect(() => {
     setDepth(null);
     setTrades([]);
+    setOf(symbol);
     if (!symbol) return;
     const seq = { depth: -1, trades: -1 };
     /** The socket has given depth / trades (never reset, unlike the seqs): the first HTTP reads are older then. */
@@ -106,5 +109,7 @@ export function useMarketFeed(symbol: string | undefined) {
       stop();
     };
   }, [symbol]);
-  return { depth, trades };
+  return of === symbol ? { depth, trades } : { depth: null, trades: NONE };
 }
+
+const NONE: TradeData[] = [];

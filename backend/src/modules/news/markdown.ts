@@ -75,12 +75,15 @@ function imageSources(tokens: ReturnType<typeof md.parse>): string[] {
  */
 export function articleBody(source: string): { html: string; images: string[] } {
   const images = new Set<string>();
-  for (const src of imageSources(md.parse(source, {}))) {
+  const env = {};
+  const tokens = md.parse(source, env);
+  for (const src of imageSources(tokens)) {
     const own = NEWS_IMAGE_SRC.exec(src);
     if (!own) throw new BusinessError(ErrorCode.VALIDATION, 'error.news_image_invalid', { field: 'body' });
     images.add(own[1].toLowerCase());
   }
-  const html = renderMarkdown(source);
+  // Rendered from the tokens just checked (one parse: what is shown is what was checked).
+  const html = sanitizeHtml(md.renderer.render(tokens, md.options, env), ALLOWED);
   if (!html.trim()) throw new BusinessError(ErrorCode.VALIDATION, 'error.news_body_invalid', { field: 'body' });
   return { html, images: [...images] };
 }

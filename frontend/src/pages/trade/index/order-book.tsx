@@ -2,7 +2,7 @@ import type { DepthData, TradeData } from '@kestrel/contracts';
 import { memo, type CSSProperties } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MarketInfo } from '../../../api/trading';
-import { Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { add, cmp, div, mul, sub } from '../../../components/decimal';
 import { formatTime, truncate } from '../../../components/format';
 
@@ -44,14 +44,19 @@ export const OrderBook = memo(function OrderBook({
   depth,
   last,
   onPrice,
+  failed = false,
+  onRetry,
 }: {
   market: MarketInfo;
   depth: DepthData | null;
   last: string | null;
   onPrice: (price: string) => void;
+  /** The book did not load (and the socket has not given it): a retry, not placeholder rows for ever. */
+  failed?: boolean;
+  onRetry?: () => void;
 }) {
   const { t } = useTranslation();
-  if (!depth) return <Skeleton rows={6} height={22} />;
+  if (!depth) return failed && onRetry ? <LoadFailed onRetry={onRetry} /> : <Skeleton rows={6} height={22} />;
   const pd = market.price_decimals;
   const { asks, bids, spread, spreadPct } = bookView(depth, LEVELS, pd);
   const row =
@@ -94,8 +99,25 @@ export const OrderBook = memo(function OrderBook({
 });
 
 /** The latest trades, newest first; the taker's side by colour, arrow and a word. */
-export const LatestTrades = memo(function LatestTrades({ market, trades }: { market: MarketInfo; trades: TradeData[] }) {
+export const LatestTrades = memo(function LatestTrades({
+  market,
+  trades,
+  loaded = true,
+  failed = false,
+  onRetry,
+}: {
+  market: MarketInfo;
+  trades: TradeData[];
+  /** The latest trades have come: none is "No data" (spec §8), not a bare table. */
+  loaded?: boolean;
+  failed?: boolean;
+  onRetry?: () => void;
+}) {
   const { t } = useTranslation();
+  if (!trades.length) {
+    if (failed && onRetry) return <LoadFailed onRetry={onRetry} />;
+    return loaded ? <Empty /> : <Skeleton rows={3} height={22} />;
+  }
   return (
     <table className="deals" data-testid="latest-trades">
       <caption className="visually-hidden">{t('trade.latestTrades')}</caption>

@@ -33,7 +33,7 @@ export function TradePage({ titleKey }: { titleKey: string }) {
   const ticker = useMarketStore((s) => s.tickers.find((m) => m.symbol === market?.symbol)) as TickerData | undefined;
   const tickersFresh = useMarketStore((s) => s.fresh);
   useEffect(() => follow(), [follow]);
-  const { depth, trades } = useMarketFeed(market?.symbol);
+  const { depth, trades, tradesIn, failed: feedFailed, retry: retryFeed } = useMarketFeed(market?.symbol);
   const { holdings, reload } = useAccountHoldings('coin');
   // A limit order starts at the last price once it is known: the latest trades', else the tickers'
   // while they are current (kept from an earlier visit, they can be minutes old: not a price to deal at).
@@ -102,14 +102,14 @@ export function TradePage({ titleKey }: { titleKey: string }) {
               onPlaced={onPlaced}
             />
             <section aria-label={t('trade.orderBook')}>
-              <OrderBook market={market} depth={depth} last={last} onPrice={setPrice} />
+              <OrderBook market={market} depth={depth} last={last} onPrice={setPrice} failed={feedFailed} onRetry={retryFeed} />
             </section>
           </div>
           <section className="card" aria-labelledby="deals-title">
             <h2 id="deals-title" className="card__title">
               {t('trade.latestTrades')}
             </h2>
-            <LatestTrades market={market} trades={trades} />
+            <LatestTrades market={market} trades={trades} loaded={tradesIn} failed={feedFailed} onRetry={retryFeed} />
           </section>
           <MyOrders market={market} reloadKey={placed} offline={offline} />
         </>

@@ -95,3 +95,25 @@ it('the render that switches market gives none of the market before', async () =
   expect(seen.length).toBeGreaterThan(0);
   expect(seen.filter((s) => s.symbol === 'ETH/USDT' && (s.trades > 0 || s.depth))).toEqual([]);
 });
+
+// Regression: first reads that failed were dropped; with the socket down the book was a skeleton for ever and the
+// latest trades a bare table, and a market with no trades yet showed no "No data".
+it('first reads that failed say so and are read again by retry; a market with no trades has them in', async () => {
+  jest.spyOn(tradingApi, 'depth').mockRejectedValueOnce(new Error('offline')).mockResolvedValueOnce(book('100') as never);
+  jest.spyOn(tradingApi, 'deals').mockRejectedValueOnce(new Error('offline')).mockResolvedValueOnce([]);
+  const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
+  await waitFor(() => expect(result.current.failed).toBe(true));
+  expect(result.current).toMatchObject({ depth: null, tradesIn: false });
+  act(() => result.current.retry());
+  expect(result.current.failed).toBe(false);
+  await waitFor(() => expect(result.current).toMatchObject({ depth: book('100'), tradesIn: true, trades: [], failed: false }));
+});
+
+it('a failure is over when the socket gives what failed', async () => {
+  jest.spyOn(tradingApi, 'depth').mockRejectedValueOnce(new Error('offline'));
+  jest.spyOn(tradingApi, 'deals').mockRejectedValueOnce(new Error('offline'));
+  const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
+  await waitFor(() => expect(result.current.failed).toBe(true));
+  act(() => acks.shift()!([depth(4, '100'), trades(2, 10)]));
+  await waitFor(() => expect(result.current).toMatchObject({ depth: book('100'), tradesIn: true, failed: false }));
+});

@@ -1,5 +1,5 @@
 import type { DepthData, Envelope, TradeData } from '@kestrel/contracts';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { getSocket } from '../../../api/socket';
 import { tradingApi } from '../../../api/trading';
 import { followTopics } from '../../../live/topics';
@@ -9,19 +9,26 @@ const KEEP_TRADES = 20;
 /**
  * Depth and latest trades of one market: HTTP first, then `depth:<symbol>` and `trades:<symbol>`
  * from the socket. Messages only land in refs; one requestAnimationFrame per frame publishes what
- * arrived to React, so bursts cost one render a frame at most.
+ * arrived to React, so bursts cost one render a frame at most. `tradesIn`: the latest trades have
+ * come (none is "No data" then, not a blank table); `failed`: a first HTTP read got no answer and
+ * the socket has not given that part either (`retry` reads it again).
  */
 export function useMarketFeed(symbol: string | undefined) {
   const [depth, setDepth] = useState<DepthData | null>(null);
   const [trades, setTrades] = useState<TradeData[]>([]);
   // The market the figures held are of: the render that switches market shows none of the one before.
   const [of, setOf] = useState(symbol);
+  const [tradesIn, setTradesIn] = useState(false);
+  const [failed, setFailed] = useState(false);
   const pending = useRef<{ depth: DepthData | null; trades: TradeData[] | null }>({ depth: null, trades: null });
+  const reread = useRef<() => void>(() => undefined);
 
   useEffect(() => {
     setDepth(null);
     setTrades([]);
     setOf(symbol);
+    setTradesIn(false);
+    setFailed(false);
     if (!symbol) return;
     const seq = { depth: -1, trades: -1 };
     /** The socket has given depth / trades (never reset, unlike the seqs): the first HTTP reads are older then. */
@@ -35,11 +42,23 @@ export function useMarketFeed(symbol: string | undefined) {
       frame = 0;
       const p = pending.current;
       if (p.depth) setDepth(p.depth);
-      if (p.trades) setTrades(p.trades);
+      if (p.trades) {
+        setTrades(p.trades);
+        setTradesIn(true);
+      }
       pending.current = { depth: null, trades: null };
     };
     const schedule = () => {
       if (!frame && !stopped) frame = requestAnimationFrame(flush);
+    };
+    /** What has come for each part, by either way; the first HTTP reads that failed. */
+    const got = { depth: false, trades: false };
+    const missing = { depth: false, trades: false };
+    const came = (part: 'depth' | 'trades') => {
+      if (got[part]) return;
+      got[part] = true;
+      missing[part] = false;
+      if (!missing.depth && !missing.trades) setFailed(false);
     };
     const putTrades = (newestFirst: TradeData[]) => {
       const seen = new Set(latest.map((t) => t.trade_id));
@@ -51,6 +70,7 @@ export function useMarketFeed(symbol: string | undefined) {
       if (m.topic !== `depth:${symbol}` || m.seq <= seq.depth) return;
       seq.depth = m.seq;
       live.depth = true;
+      came('depth');
       pending.current.depth = m.data;
       schedule();
     };
@@ -58,6 +78,7 @@ export function useMarketFeed(symbol: string | undefined) {
       if (m.topic !== `trades:${symbol}` || m.seq <= seq.trades) return;
       seq.trades = m.seq;
       live.trades = true;
+      came('trades');
       early?.push(m);
       putTrades([...m.data].reverse());
     };
@@ -72,10 +93,12 @@ export function useMarketFeed(symbol: string | undefined) {
           if (snap.seq < seq.depth) return;
           seq.depth = snap.seq;
           live.depth = true;
+          came('depth');
           pending.current.depth = snap.data as DepthData;
           schedule();
         } else if (snap.topic === `trades:${symbol}`) {
           live.trades = true;
+          came('trades');
           latest = [];
           putTrades([...(snap.data as TradeData[])].reverse());
           // Trades pushed after this snapshot was read go on top of it.
@@ -90,14 +113,36 @@ export function useMarketFeed(symbol: string | undefined) {
         early = [];
       },
     );
-    tradingApi.depth(symbol).then(
-      (d) => !live.depth && !stopped && setDepth(d),
-      () => undefined,
-    );
-    tradingApi.deals(symbol).then(
-      (list) => !live.trades && !stopped && putTrades(list),
-      () => undefined,
-    );
+    const fail = (part: 'depth' | 'trades') => {
+      if (got[part] || stopped) return;
+      missing[part] = true;
+      setFailed(true);
+    };
+    // The first reads over HTTP (again by `retry`, for what has not come since).
+    const read = () => {
+      missing.depth = missing.trades = false;
+      setFailed(false);
+      if (!got.depth)
+        tradingApi.depth(symbol).then(
+          (d) => {
+            if (live.depth || stopped) return;
+            came('depth');
+            setDepth(d);
+          },
+          () => fail('depth'),
+        );
+      if (!got.trades)
+        tradingApi.deals(symbol).then(
+          (list) => {
+            if (live.trades || stopped) return;
+            came('trades');
+            putTrades(list);
+          },
+          () => fail('trades'),
+        );
+    };
+    read();
+    reread.current = read;
     return () => {
       stopped = true;
       if (frame) cancelAnimationFrame(frame);
@@ -107,9 +152,11 @@ export function useMarketFeed(symbol: string | undefined) {
       socket.off('depth', onDepth);
       socket.off('trades', onTrades);
       stop();
+      reread.current = () => undefined;
     };
   }, [symbol]);
-  return of === symbol ? { depth, trades } : { depth: null, trades: NONE };
+  const retry = useCallback(() => reread.current(), []);
+  return of === symbol ? { depth, trades, tradesIn, failed, retry } : { depth: null, trades: NONE, tradesIn: false, failed: false, retry };
 }
 
 const NONE: TradeData[] = [];

@@ -170,7 +170,11 @@ describe('loans: apply, operator approval, repayment, overdue (real PostgreSQL +
     const [msg] = await t.ds.query(`SELECT title_key FROM user_messages WHERE user_id = $1 AND ref = $2`, [u.user.id, `loan:${o.id}`]);
     expect(msg.title_key).toBe('notice.loan_approved');
     // Decided: neither a second approval nor a rejection changes it.
-    expect((await post(admin, `admin/loan/orders/${o.id}/reject`, { reason: 'late' })).body.code).toBe(2708);
+    // What stands and whose decision it is comes with the refusal (an operator whose answer was lost learns whether theirs stands).
+    expect((await post(admin, `admin/loan/orders/${o.id}/reject`, { reason: 'late' })).body).toMatchObject({
+      code: 2708,
+      data: { status: 'approved', reviewed_by: expect.any(Number), reviewed_at: expect.stringMatching(/^\d{4}-/) },
+    });
     const events = await t.ds.query(`SELECT type, metadata->>'actor' AS actor FROM events WHERE stream_id = $1 ORDER BY seq`, [`loan:${o.id}`]);
     expect(events.map((e: { type: string }) => e.type)).toEqual(['LoanApplied', 'LoanApproved', 'LedgerPosted', 'LoanDisbursed']);
   });

@@ -207,6 +207,8 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
     // Two operators approve at once: credited once.
     const approvals = await Promise.all([1, 2].map(() => post(admin, `admin/deposits/${a.data.deposit_id}/approve`, { reason: 'tx seen on chain' })));
     expect(approvals.map((r) => r.body.code).sort()).toEqual([1, 2209]);
+    // The refusal says what stands and whose decision it is.
+    expect(approvals.find((r) => r.body.code === 2209)!.body.data).toEqual({ status: 'passed', reviewed_by: expect.any(Number), reviewed_at: expect.any(String) });
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '250.5', frozen: '0' });
     const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM ledger_entries WHERE ref_type = 'deposit' AND ref_id = $1 AND code = 200`, [
       String(a.data.deposit_id),

@@ -24,3 +24,13 @@ export class BusinessError extends Error {
     this.messageKey = key;
   }
 }
+
+/**
+ * A decision on a record someone has decided already (2209, 2314, 2708): the answer carries what
+ * stands and whose decision it is (`{status, reviewed_by, reviewed_at}`), so an operator resending
+ * a decision whose answer was lost learns whether theirs stands.
+ */
+export function alreadyDecided(code: ErrorCodeValue, r: { status: string; reviewedBy: number | null; reviewedAt: Date | string | null }): BusinessError {
+  const stands = { status: r.status, reviewed_by: r.reviewedBy, reviewed_at: r.reviewedAt ? new Date(r.reviewedAt).toISOString() : null };
+  return new BusinessError(code, undefined, undefined, stands);
+}

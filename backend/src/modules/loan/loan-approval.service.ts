@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
-import { BusinessError } from '../../infra/http/business-error';
+import { alreadyDecided, BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { moneyString } from '../../infra/money';
 import { EngineBus } from '../engine/engine-bus';
@@ -60,7 +60,7 @@ export class LoanApprovalService {
            due_at = $4, reviewed_by = $5, reviewed_at = $6, reason = $7 WHERE id = $1 AND status = 'approving' RETURNING id`,
         [id, interest, repay, dueAt(at, o.days), adminId, at, reason ?? null],
       );
-      if (!rows.length) throw new BusinessError(ErrorCode.LOAN_ALREADY_DECIDED);
+      if (!rows.length) throw alreadyDecided(ErrorCode.LOAN_ALREADY_DECIDED, await m.getRepository(LoanOrder).findOneByOrFail({ id }));
       await this.events.append(m, { streamId: `loan:${id}`, metadata: { actor: `admin:${adminId}`, reason } }, [
         {
           type: 'LoanApproved',
@@ -96,7 +96,7 @@ export class LoanApprovalService {
         `UPDATE loan_orders SET status = 'rejected', reason = $2, reviewed_by = $3, reviewed_at = now() WHERE id = $1 AND status = 'approving' RETURNING id`,
         [id, reason, adminId],
       );
-      if (!rows.length) throw new BusinessError(ErrorCode.LOAN_ALREADY_DECIDED);
+      if (!rows.length) throw alreadyDecided(ErrorCode.LOAN_ALREADY_DECIDED, await m.getRepository(LoanOrder).findOneByOrFail({ id }));
       await this.events.append(m, { streamId: `loan:${id}`, metadata: { actor: `admin:${adminId}`, reason } }, [
         { type: 'LoanRejected', payload: { loanId: id, userId: o.userId } },
       ]);

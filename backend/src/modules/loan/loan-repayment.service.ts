@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { orConcurrentRetry, updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
-import { BusinessError } from '../../infra/http/business-error';
+import { alreadyDecided, BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { money, Money, moneyString, truncate } from '../../infra/money';
 import { EngineBus } from '../engine/engine-bus';
@@ -227,7 +227,7 @@ export class LoanRepaymentService {
         `UPDATE loan_repayments SET status = 'approved', reviewed_by = $2, reviewed_at = now(), reason = $3 WHERE id = $1 AND status = 'review' RETURNING id`,
         [id, adminId, reason ?? null],
       );
-      if (!rows.length) throw new BusinessError(ErrorCode.ALREADY_DECIDED);
+      if (!rows.length) throw alreadyDecided(ErrorCode.ALREADY_DECIDED, await m.getRepository(LoanRepayment).findOneByOrFail({ id }));
       const o = await m.getRepository(LoanOrder).findOneOrFail({ where: { id: rep.orderId }, lock: { mode: 'pessimistic_write' } });
       const split = splitRepayment(moneyString(rep.amount), moneyString(money(o.interest).minus(o.interestPaid)));
       await m.query('UPDATE loan_repayments SET interest_part = $2, principal_part = $3 WHERE id = $1', [id, split.interest, split.principal]);
@@ -270,7 +270,7 @@ export class LoanRepaymentService {
         `UPDATE loan_repayments SET status = 'rejected', reviewed_by = $2, reviewed_at = now(), reason = $3 WHERE id = $1 AND status = 'review' RETURNING id`,
         [id, adminId, reason],
       );
-      if (!rows.length) throw new BusinessError(ErrorCode.ALREADY_DECIDED);
+      if (!rows.length) throw alreadyDecided(ErrorCode.ALREADY_DECIDED, await m.getRepository(LoanRepayment).findOneByOrFail({ id }));
       await m.query('UPDATE loan_orders SET pending = pending - $2 WHERE id = $1', [rep.orderId, rep.amount]);
       await this.events.append(m, { streamId: `loan:${rep.orderId}`, metadata: { actor: `admin:${adminId}`, reason } }, [
         { type: 'LoanRepaymentRejected', payload: { loanId: rep.orderId, repaymentId: id } },

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isUniqueViolation, updateReturning } from '../../infra/database/sql';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
-import { BusinessError } from '../../infra/http/business-error';
+import { alreadyDecided, BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { Page } from '../../infra/http/page.dto';
 import { UserMessageService } from '../notice/user-message.service';
@@ -223,9 +223,7 @@ export class RealNameService {
       if (!row) {
         const decided = await m.getRepository(IdentityVerification).findOne({ where: { id }, select: { status: true, reviewedBy: true, reviewedAt: true } });
         if (!decided) throw new BusinessError(ErrorCode.KYC_NOT_FOUND);
-        // What stands, and whose decision it is: an operator resending a decision whose answer was lost learns whether theirs stands.
-        const stands = { status: decided.status, reviewed_by: decided.reviewedBy, reviewed_at: decided.reviewedAt?.toISOString() ?? null };
-        throw new BusinessError(ErrorCode.KYC_ALREADY_DECIDED, undefined, undefined, stands);
+        throw alreadyDecided(ErrorCode.KYC_ALREADY_DECIDED, decided);
       }
       const { user_id: userId, level } = row;
       if (status === 'verified') {

@@ -1,6 +1,6 @@
 import { EntityManager, FindOptionsOrder, FindOptionsWhere, Not, Repository } from 'typeorm';
 import { updateReturning } from '../../infra/database/sql';
-import { BusinessError } from '../../infra/http/business-error';
+import { alreadyDecided, BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import type { Page } from '../../infra/http/page.dto';
 import type { OutboxRelay } from '../engine/outbox-relay.service';
@@ -31,7 +31,7 @@ export async function decide<T extends Reviewed>(
   const record = await m.withRepository(repo).findOneBy({ id } as FindOptionsWhere<T>);
   // A withdrawal still `submitting` (its freeze on the way) is nobody's to decide yet, and not listed: not found.
   if (!record || record.status === 'submitting') throw new BusinessError(ErrorCode.RECORD_NOT_FOUND);
-  if (!rows.length) throw new BusinessError(ErrorCode.ALREADY_DECIDED);
+  if (!rows.length) throw alreadyDecided(ErrorCode.ALREADY_DECIDED, record);
   return record;
 }
 

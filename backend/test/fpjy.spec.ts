@@ -85,6 +85,21 @@ describe('flash exchange (real PostgreSQL + Redis)', () => {
     expect(legs).toBe(4);
   });
 
+  // Regression: the late one looked before the first's record committed, and read the quote after the first had
+  // deleted it: it answered 2213 "quote expired" for a conversion that went through.
+  it('a convert that looked before a concurrent one committed, and found its quote used up, answers with that one', async () => {
+    const u = await trader();
+    await deposit(t, u.user.id, BTC, '0.5');
+    const q = (await post(u.token, 'quote', { from_currency_id: BTC, to_currency_id: USDT, amount: '0.1' })).body.data;
+    const flash = t.app.get(FlashExchangeService);
+    expect((await flash.convert(u.user.id, q.quote_id)).duplicate).toBe(false);
+    expect(await t.app.get<Redis>(REDIS).get(`fpjy:quote:${q.quote_id}`)).toBeNull();
+    jest.spyOn(flash as unknown as { converted: () => Promise<undefined> }, 'converted').mockResolvedValueOnce(undefined);
+    expect(await flash.convert(u.user.id, q.quote_id)).toMatchObject({ duplicate: true, quote_id: q.quote_id, receive: '5988' });
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '5988', frozen: '0' });
+    expect(await streamOf(q.quote_id)).toEqual(['FlashRequested', 'FlashExchanged']);
+  });
+
   /** The event types of a conversion's stream, in order. */
   const streamOf = async (quoteId: string): Promise<string[]> =>
     ((await t.ds.query(`SELECT type FROM events WHERE stream_id = $1 ORDER BY stream_version`, [`flash:${quoteId}`])) as Array<{ type: string }>).map(

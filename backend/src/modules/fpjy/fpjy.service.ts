@@ -225,7 +225,13 @@ export class FlashExchangeService implements OnApplicationBootstrap, OnApplicati
     if (done) return { ...done, duplicate: true };
     const raw = await this.redis.get(`fpjy:quote:${quoteId}`);
     const q = raw ? (JSON.parse(raw) as Quote) : undefined;
-    if (!q || q.user_id !== userId) throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
+    if (!q || q.user_id !== userId) {
+      // The quote is used up when its conversion is recorded: a concurrent request (a double tap) that
+      // looked before that record committed finds it now, and answers with it.
+      const since = await this.converted(userId, quoteId);
+      if (since) return { ...since, duplicate: true };
+      throw new BusinessError(ErrorCode.QUOTE_EXPIRED);
+    }
     // Recorded by whichever request gets here first (the record holds this same quote, so it is the
     // answer without reading it back), and the quote is used up.
     const finish = async (duplicate: boolean) => {

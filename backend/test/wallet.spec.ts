@@ -709,8 +709,18 @@ describe('wallets, deposits, withdrawals and transfers (real PostgreSQL + Redis)
       { ...first, from: 'lever', to: 'coin' },
       { ...first, from: 'lever', to: 'trust', amount: '10' },
       { ...first, from: 'coin', to: 'option', amount: '1' },
+      // Fields this request alone would be refused for (regression: checked before its first was looked up: 1000).
+      { ...first, from: 'lever', to: 'lever' },
+      { ...first, amount: '0' },
     ])
       expect((await post(u.token, 'wallet/change', retry)).body).toMatchObject({ code: 1, data: { transfer_id: `${u.user.id}-one-id-1`, duplicate: true } });
+    // Nor by a rule changed since: its coin disabled.
+    await t.ds.query('UPDATE coins SET enabled = false WHERE id = $1', [USDT]);
+    try {
+      expect((await post(u.token, 'wallet/change', first)).body).toMatchObject({ code: 1, data: { transfer_id: `${u.user.id}-one-id-1`, duplicate: true } });
+    } finally {
+      await t.ds.query('UPDATE coins SET enabled = true WHERE id = $1', [USDT]);
+    }
     await t.app.get(TradeAccountCommands).settled(u.user.id);
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '60', frozen: '0' });
     expect(await lever()).toBe('40');

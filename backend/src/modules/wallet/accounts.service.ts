@@ -24,6 +24,8 @@ export interface CoinInfo {
   name: string;
   decimals: number;
 }
+type CoinRow = { id: number; symbol: string; name: string; display_decimals: number };
+const coinInfo = (r: CoinRow): CoinInfo => ({ id: r.id, symbol: r.symbol, name: r.name, decimals: r.display_decimals });
 
 /** What a transfer moves: from one of the user's accounts to another, an amount of a coin. */
 interface TransferRequest {
@@ -105,10 +107,8 @@ export class AccountsService {
   ) {}
 
   async coins(): Promise<CoinInfo[]> {
-    const rows: Array<{ id: number; symbol: string; name: string; display_decimals: number }> = await this.dataSource.query(
-      'SELECT id, symbol, name, display_decimals FROM coins WHERE enabled ORDER BY sort, id',
-    );
-    return rows.map((r) => ({ id: r.id, symbol: r.symbol, name: r.name, decimals: r.display_decimals }));
+    const rows: CoinRow[] = await this.dataSource.query('SELECT id, symbol, name, display_decimals FROM coins WHERE enabled ORDER BY sort, id');
+    return rows.map(coinInfo);
   }
 
   async coin(currencyId: number): Promise<CoinInfo> {
@@ -278,8 +278,12 @@ export class AccountsService {
    * happen exactly once. Between two database accounts: one ledger posting.
    */
   async transfer(userId: number, dto: TransferDto): Promise<{ transfer_id: string; duplicate: boolean }> {
-    const asked = await this.checkedTransfer(dto);
     const id = dto.client_id ? transferId(userId, dto.client_id) : randomUUID();
+    // A retry carries out its first request before any check of this one: whatever it names, and
+    // whatever changed since (its coin disabled after a 2107 whose credit is queued), it answers that transfer.
+    const earlier = dto.client_id ? await this.recordedRequest(this.dataSource.manager, id) : undefined;
+    if (earlier) return this.move(userId, id, { ...earlier, coin: await this.anyCoin(earlier.currency_id) });
+    const asked = await this.checkedTransfer(dto);
     const first = dto.client_id ? await this.firstRequest(userId, id, asked) : asked;
     return this.move(userId, id, first === asked ? asked : await this.checkedTransfer(first));
   }
@@ -302,10 +306,8 @@ export class AccountsService {
    * credit the first route never queued: 2107 for good).
    */
   private async firstRequest(userId: number, id: string, asked: TransferRequest): Promise<TransferRequest> {
-    const streamId = `transfer-request:${id}`;
-    const recorded = async (m: EntityManager) => (await this.events.readStream(m, streamId))[0]?.payload as unknown as TransferRequest | undefined;
     const append = (m: EntityManager) =>
-      this.events.append(m, { streamId, expectedVersion: 0, metadata: { actor: `user:${userId}` } }, [
+      this.events.append(m, { streamId: `transfer-request:${id}`, expectedVersion: 0, metadata: { actor: `user:${userId}` } }, [
         { type: 'TransferRequested', payload: { from: asked.from, to: asked.to, currency_id: asked.currency_id, amount: asked.amount } },
       ]);
     try {
@@ -314,10 +316,22 @@ export class AccountsService {
     } catch (err) {
       // A request with this client_id (earlier, or at the same moment) wrote it first.
       if (!(err instanceof ConcurrencyError) && !isUniqueViolation(err)) throw err;
-      const first = await recorded(this.dataSource.manager);
+      const first = await this.recordedRequest(this.dataSource.manager, id);
       if (!first) throw err;
       return first;
     }
+  }
+
+  /** The request a transfer id was first written with (`firstRequest`), if any. */
+  private async recordedRequest(m: EntityManager, id: string): Promise<TransferRequest | undefined> {
+    return (await this.events.readStream(m, `transfer-request:${id}`))[0]?.payload as unknown as TransferRequest | undefined;
+  }
+
+  /** A coin, enabled or not (a retry's transfer happens whatever changed since it was asked). */
+  private async anyCoin(currencyId: number): Promise<CoinInfo> {
+    const [row]: CoinRow[] = await this.dataSource.query('SELECT id, symbol, name, display_decimals FROM coins WHERE id = $1', [currencyId]);
+    if (!row) throw new BusinessError(ErrorCode.VALIDATION, 'error.currency_invalid');
+    return coinInfo(row);
   }
 
   /** Carries out a checked transfer under its id (each route idempotent on `transfer:<id>`). */

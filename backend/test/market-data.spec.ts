@@ -1,6 +1,8 @@
 import { EngineBus } from '../src/modules/engine/engine-bus';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { MarketRegistry } from '../src/modules/engine/market-registry.service';
 import { MarketDataService } from '../src/modules/market/market-data.service';
+import { MarketFeedService } from '../src/modules/realtime/market-feed.service';
 import { MarkPriceService, SAMPLE_STALE_MS } from '../src/modules/market/mark-price.service';
 import { registerByEmail, setFundPassword } from './support/accounts';
 import { deposit } from './support/funding';
@@ -131,5 +133,29 @@ describe('market data from trades (real PostgreSQL)', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+
+  // Regression: while the sequencer was being rebuilt (after a failed journal write, or replaying at start) the
+  // depth read answered an empty book as if it were the market's, to HTTP and to a subscribe's snapshot, and
+  // nothing sent the book again after the rebuild.
+  it('no book while there is no sequencer: 2105, not an empty book; every book is sent again after a rebuild', async () => {
+    const host = t.app.get(EngineHost);
+    const away = jest.spyOn(host, 'book').mockReturnValue(undefined);
+    try {
+      expect((await t.http().get('/api/currency/depth').query({ symbol: 'ETH/USDT' })).body).toMatchObject({ code: 2105, type: 'error' });
+    } finally {
+      away.mockRestore();
+    }
+    const feed = t.app.get(MarketFeedService) as unknown as { dirtyBooks: Set<number> };
+    feed.dirtyBooks.clear();
+    t.app.get(EngineBus).emit('rebuilt');
+    expect([...feed.dirtyBooks].sort()).toEqual(
+      t.app
+        .get(MarketRegistry)
+        .all()
+        .map((m) => m.id)
+        .sort(),
+    );
+    expect((await t.http().get('/api/currency/depth').query({ symbol: 'ETH/USDT' })).body.code).toBe(1);
   });
 });

@@ -3,6 +3,8 @@ import type { CandleData, TickerData } from '@kestrel/contracts';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../infra/config/config';
+import { BusinessError } from '../../infra/http/business-error';
+import { ErrorCode } from '../../infra/http/error-codes';
 import { REDIS } from '../../infra/redis/redis.module';
 import { money, moneyString, truncate } from '../../infra/money';
 import { EngineBus } from '../engine/engine-bus';
@@ -177,6 +179,9 @@ export class MarketDataService {
         d = { bids: all.bids.slice(0, levels), asks: all.asks.slice(0, levels) };
       }
     }
+    // No sequencer here right now (a rebuild after a failure, a replay at start): the book is not
+    // known, which is not an empty book (a subscribe's snapshot is asked again; the push follows the rebuild).
+    else throw new BusinessError(ErrorCode.MARKET_BUSY);
     const side = (ls: Array<{ price: number; qty: number }>) =>
       ls.map((l) => [moneyString(m.engine.ticksToPrice(l.price)), moneyString(m.engine.lotsToQty(l.qty))]);
     return { symbol: m.symbol, bids: side(d.bids), asks: side(d.asks) };

@@ -131,7 +131,11 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     // as drawn until a reload).
     this.bus.on('rebuilt', () => {
       const now = Date.now();
-      for (const m of this.registry.all()) this.candlesReady.set(m.id, Math.min(now, this.candlesReady.get(m.id) ?? now));
+      for (const m of this.registry.all()) {
+        this.candlesReady.set(m.id, Math.min(now, this.candlesReady.get(m.id) ?? now));
+        // A book read while there was no sequencer was refused: every book is sent again.
+        this.dirtyBooks.add(m.id);
+      }
       this.tickersDirty = true;
     });
     // Candles and tickers are read from the tables the projector writes: pushed once it has the trades.
@@ -272,7 +276,8 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     const parts: Array<Promise<FeedItem[]>> = [];
     for (const marketId of this.dirtyBooks) {
       const m = this.registry.byIdOrUndefined(marketId);
-      if (!m) continue;
+      // No sequencer here right now (a rebuild): every book is sent once it is back ('rebuilt').
+      if (!m || (!this.shared && !this.host.book(marketId))) continue;
       const topic = depthTopic(m.symbol);
       parts.push(
         (async (): Promise<FeedItem[]> => {

@@ -94,3 +94,19 @@ it('the first HTTP history, answering late after a reconnect, does not replace w
     [120, 100],
   ]);
 });
+
+// Regression: a history that did not load (the socket down too) left an empty chart, as for a market with no candles.
+it('a history that did not load offers a retry in the chart’s place, which loads it again', async () => {
+  const read = jest
+    .spyOn(tradingApi, 'candles')
+    .mockRejectedValueOnce(new Error('offline'))
+    .mockResolvedValueOnce([candle(60, '101')]);
+  const view = render(<KlineChart market={market} period="1min" />);
+  const retry = await view.findByRole('button', { name: 'Try again' });
+  expect((view.getByTestId('kline') as HTMLElement).style.display).toBe('none');
+  await act(async () => retry.click());
+  await act(async () => undefined);
+  expect(view.queryByTestId('load-failed')).toBeNull();
+  expect(candles()).toEqual([[60, 101]]);
+  expect(read).toHaveBeenCalledTimes(2);
+});

@@ -1,9 +1,10 @@
 import type { CandleData, Envelope, Period } from '@kestrel/contracts';
 import { AreaSeries, CandlestickSeries, createChart, HistogramSeries, type IChartApi, type ISeriesApi, type UTCTimestamp } from 'lightweight-charts';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { getSocket } from '../../../api/socket';
 import { tradingApi, type MarketInfo } from '../../../api/trading';
+import { LoadFailed } from '../../../components/feedback';
 import { truncate } from '../../../components/format';
 import { currentLang, HTML_LANG } from '../../../i18n/i18n';
 import { followTopics } from '../../../live/topics';
@@ -46,6 +47,10 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
   const upColor = useThemeStore((s) => s.upColor);
   /** The candles drawn (sorted), so a theme switch can recolour the volume bars without a reload. */
   const drawn = useRef<CandleData[]>([]);
+  // The history did not load and the socket has not given it: a retry in the chart's place (not an
+  // empty chart, which reads as a market without candles); `attempt` loads it again.
+  const [failed, setFailed] = useState(false);
+  const [attempt, setAttempt] = useState(0);
 
   // Create once.
   useEffect(() => {
@@ -115,6 +120,7 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     s.candles.setData([]);
     s.line.setData([]);
     s.volume.setData([]);
+    setFailed(false);
     if (!market) return;
     const precision = market.price_decimals;
     // Grouped as every other price in the app ("91,080.00"). The chart's numbers come from the
@@ -171,6 +177,7 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
         for (const m of early ?? []) if (m.seq > snap.seq) draw(m.data);
         early = null;
         snapshotted = true;
+        setFailed(false);
         lastSeq = Math.max(lastSeq, snap.seq);
       },
       () => {
@@ -185,16 +192,26 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
         setAll(list);
         for (const m of early ?? []) draw(m.data);
       },
-      () => undefined,
+      () => !stopped && !snapshotted && setFailed(true),
     );
     return () => {
       stopped = true;
       socket.off('kline', onKline);
       stop();
     };
-  }, [market, period]);
+  }, [market, period, attempt]);
 
   return (
-    <div ref={box} className="kline" style={{ height }} role="img" aria-label={t('trade.chartLabel', { symbol: market?.symbol ?? '' })} data-testid="kline" />
+    <>
+      <div
+        ref={box}
+        className="kline"
+        style={{ height, display: failed ? 'none' : undefined }}
+        role="img"
+        aria-label={t('trade.chartLabel', { symbol: market?.symbol ?? '' })}
+        data-testid="kline"
+      />
+      {failed && <LoadFailed onRetry={() => setAttempt((a) => a + 1)} />}
+    </>
   );
 }

@@ -116,6 +116,28 @@ describe('request', () => {
     await expect(pending).rejects.toThrow('Network error');
   });
 
+  // Regression: a slow request sent before a logout and a new login answered 401 for the old token, and that
+  // cleared the new session (here, and in the storage another tab shares).
+  it('a not-logged-in answer for a token no longer in use fails that request and leaves the session', async () => {
+    let answer: (body: unknown) => void = () => undefined;
+    global.fetch = jest.fn(() => Promise.resolve({ json: () => new Promise((r) => (answer = r)) })) as unknown as typeof fetch;
+    const pending = request('GET', 'user/center');
+    useSessionStore.getState().setSession('tok-2', user);
+    await new Promise((r) => setTimeout(r, 0));
+    answer({ type: '999', code: 401, message: 'Please log in', data: null });
+    await expect(pending).rejects.toMatchObject({ code: 401 });
+    expect(useSessionStore.getState().token).toBe('tok-2');
+    expect(localStorage.getItem('token')).toBe('tok-2');
+    expect(toasts()).toEqual([]);
+  });
+
+  it('a tab whose session ended keeps the one another tab logged in with since', () => {
+    localStorage.setItem('token', 'tok-other-tab');
+    useSessionStore.getState().clear();
+    expect(useSessionStore.getState().token).toBeNull();
+    expect(localStorage.getItem('token')).toBe('tok-other-tab');
+  });
+
   it('formEncode leaves out null and undefined', () => {
     expect(formEncode({ a: 1, b: null, c: undefined, d: true, e: '' })).toBe('a=1&d=true&e=');
   });

@@ -73,15 +73,17 @@ function notLoggedIn(message: string): void {
  * Spec §8, the response rule. Success (type "ok" or code 1) yields the data, or the message when
  * there is none. type "999", code 401 or code 404 means not logged in: the session is cleared, the
  * message toasted, `not-logged-in` emitted and the login page opened after 0.5 s (with backpage and
- * backtype). Anything else toasts its message (or ERROR) and fails.
+ * backtype). Anything else toasts its message (or ERROR) and fails. `sentWith`, the token the
+ * request carried (null: none): a not-logged-in answer about a session no longer in use (logged
+ * out and in again meanwhile, in this tab or another) fails that request and leaves the new one.
  */
-export function applyResponseRule<T>(body: Partial<Envelope<T>> | null | undefined, opts: RequestOptions = {}): T {
+export function applyResponseRule<T>(body: Partial<Envelope<T>> | null | undefined, opts: RequestOptions = {}, sentWith?: string | null): T {
   const message = typeof body?.message === 'string' ? body.message : '';
   if (body && (body.type === 'ok' || body.code === 1)) {
     return (body.data === undefined || body.data === null ? message : body.data) as T;
   }
   if (body && (body.type === '999' || body.code === 401 || body.code === 404)) {
-    notLoggedIn(message);
+    if (sentWith === undefined || sentWith === useSessionStore.getState().token) notLoggedIn(message);
     throw new ApiError(message || t('common.error'), Number(body.code) || 401, body.data);
   }
   const text = message || t('common.error');
@@ -120,7 +122,7 @@ export async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, p
   } finally {
     clearTimeout(timer);
   }
-  return applyResponseRule<T>(body, opts);
+  return applyResponseRule<T>(body, opts, token);
 }
 
 export const get = <T>(path: string, params?: Params, opts?: RequestOptions) => request<T>('GET', path, params, opts);

@@ -1,5 +1,5 @@
 import { currentLang, t } from '../i18n/i18n';
-import { useSessionStore } from '../stores/session.store';
+import { useSessionStore, type User } from '../stores/session.store';
 import { storage } from '../stores/storage';
 import { ApiError } from './client';
 import { api } from './endpoints';
@@ -56,6 +56,19 @@ export async function logOut(): Promise<string> {
   }
   useSessionStore.getState().clear();
   return message || t('settings.loggedOut');
+}
+
+/**
+ * A new session over one still held (a login or a registration while logged in): the old token is
+ * ended on the server as a logout ends it (now, or later if the server cannot be asked), never left
+ * working unseen.
+ */
+export function startSession(token: string, user: User): void {
+  const old = useSessionStore.getState().token;
+  useSessionStore.getState().setSession(token, user);
+  if (!old || old === token) return;
+  keep([...pending(), old]);
+  void endPendingSessions();
 }
 
 /**

@@ -35,7 +35,7 @@ function readUser(): User | null {
 }
 
 /** Spec §3 "Session": token and user, persisted under `token` and `user`. A token means logged in. */
-export const useSessionStore = create<SessionState>((set) => ({
+export const useSessionStore = create<SessionState>((set, get) => ({
   token: storage.get('token'),
   user: readUser(),
   setSession: (token, user) => {
@@ -48,8 +48,13 @@ export const useSessionStore = create<SessionState>((set) => ({
     set({ user });
   },
   clear: () => {
-    storage.set('token', null);
-    storage.set('user', null);
+    // What is kept is this session's only while it holds this token: another tab may have logged
+    // in anew meanwhile (its session stays for the next start of this one).
+    const kept = storage.get('token');
+    if (kept === null || kept === get().token) {
+      storage.set('token', null);
+      storage.set('user', null);
+    }
     set({ token: null, user: null });
   },
 }));

@@ -22,6 +22,19 @@ it('logs in and returns to the encoded backpage', async () => {
   expect(useSessionStore.getState().token).toBe('tok');
 });
 
+// Regression: logging in over a session still held left its token working for days, out of the user's reach.
+it('logging in while logged in ends the session held before on the server', async () => {
+  useSessionStore.getState().setSession('tok-old', { id: 1, account: 'a@b.co' } as never);
+  const calls = fakeApi({ area_code: ok([]), 'user/login': ok({ token: 'tok-new', user: { id: 2, account: 'c@d.co' } }), 'user/logout': ok(null) });
+  renderAt(PATH, PATH, <LoginPage titleKey="titles.login" />);
+  await userEvent.type(screen.getByLabelText('E-mail'), 'c@d.co');
+  await userEvent.type(screen.getByLabelText('Password'), 'secret1');
+  await userEvent.click(screen.getByRole('button', { name: 'Log in' }));
+  await waitFor(() => expect(calls.find((c) => c.path === 'user/logout')?.headers.Authorization).toBe('tok-old'));
+  expect(useSessionStore.getState().token).toBe('tok-new');
+  expect(localStorage.getItem('pendingLogout')).toBeNull();
+});
+
 it('backpage only leads inside the app', () => {
   const target = (q: string) => backTarget(new URLSearchParams(q));
   expect(target('')).toBe('/');

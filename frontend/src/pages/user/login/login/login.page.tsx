@@ -2,11 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { api } from '../../../../api/endpoints';
+import { startSession } from '../../../../api/logout';
 import { PATHS } from '../../../../app/paths';
 import { hasErrors, validateLogin, type Errors } from '../../../../app/validation';
 import { Field, Segmented } from '../../../../components/form';
 import { Page } from '../../../../components/page';
-import { useSessionStore } from '../../../../stores/session.store';
 import { ContactField } from '../contact-field';
 
 /** Where to go after logging in: `backpage` (encoded) if it is an in-app path, else home. */
@@ -27,7 +27,6 @@ export function LoginPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const setSession = useSessionStore((s) => s.setSession);
   const [type, setType] = useState<'phone' | 'email'>('email');
   const [account, setAccount] = useState('');
   const [areaCode, setAreaCode] = useState('');
@@ -44,7 +43,7 @@ export function LoginPage({ titleKey }: { titleKey: string }) {
     setBusy(true);
     try {
       const session = await api.login({ account: account.trim(), password, area_code: type === 'phone' ? areaCode : undefined });
-      setSession(session.token, session.user);
+      startSession(session.token, session.user);
       // backtype 2 (a tab page) and 1 both replace the login page, so back does not return to it.
       navigate(backTarget(params), { replace: true });
     } catch {

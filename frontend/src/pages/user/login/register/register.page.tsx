@@ -2,11 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { api } from '../../../../api/endpoints';
+import { startSession } from '../../../../api/logout';
 import { PATHS } from '../../../../app/paths';
 import { hasErrors, validateRegister, type Errors, type RegisterField } from '../../../../app/validation';
 import { Field, SendCodeButton, Segmented } from '../../../../components/form';
 import { Page } from '../../../../components/page';
-import { useSessionStore } from '../../../../stores/session.store';
 import { ContactField, useContactCode } from '../contact-field';
 import { inviteCodeFrom } from '../invite-code';
 
@@ -15,7 +15,6 @@ export function RegisterPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const setSession = useSessionStore((s) => s.setSession);
   const [type, setType] = useState<'phone' | 'email'>(params.get('type') === 'phone' ? 'phone' : 'email');
   const [contact, setContact] = useState('');
   const [areaCode, setAreaCode] = useState('');
@@ -38,7 +37,7 @@ export function RegisterPage({ titleKey }: { titleKey: string }) {
       const form: Record<string, string> = { type, ...target(), code: code.trim(), password, re_password: confirm, agreement: '1' };
       if (invite.trim()) form.invite_code = invite.trim();
       const session = await api.register(form);
-      setSession(session.token, session.user);
+      startSession(session.token, session.user);
       navigate(PATHS.home, { replace: true });
     } catch {
       // The client has shown the server's message.

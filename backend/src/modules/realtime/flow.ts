@@ -19,6 +19,28 @@ export function readsBacklogged(socket: Socket): boolean {
   return (socket.data.reading ?? 0) >= MAX_READS_IN_FLIGHT || unread(socket) > MAX_UNREAD_PACKETS;
 }
 
+/** `order` requests of one socket taken and not yet answered, past which its connection is closed. */
+export const MAX_ORDERS_IN_FLIGHT = 256;
+/** Packets waiting unread in a socket's buffer past which an `order` closes its connection (answers are small: ≲ 0.5 MB). */
+export const MAX_UNREAD_ORDER_ANSWERS = 1024;
+
+/**
+ * An `order` on a socket that asks faster than it is answered, or does not read its answers: its
+ * connection is closed and the order not taken (an answer, even a refusal, would pile up unread:
+ * the plain WebSocket endpoint stops reading such a connection, which Engine.IO cannot). True when closed.
+ */
+export function ordersOverflow(socket: Socket): boolean {
+  if ((socket.data.ordering ?? 0) < MAX_ORDERS_IN_FLIGHT && unread(socket) <= MAX_UNREAD_ORDER_ANSWERS) return false;
+  socket.disconnect(true);
+  return true;
+}
+
+/** Answers one of the socket's `order` requests, counted until its answer is handed over (`deliver`). */
+export function countedOrder<T>(socket: Socket, answer: Promise<T>, deliver: (reply: T) => void): void {
+  socket.data.ordering = (socket.data.ordering ?? 0) + 1;
+  void answer.then(deliver).finally(() => socket.data.ordering--);
+}
+
 /** Runs one of the socket's reads, counted while it runs. */
 export async function counted<T>(socket: Socket, read: () => Promise<T>): Promise<T> {
   socket.data.reading = (socket.data.reading ?? 0) + 1;

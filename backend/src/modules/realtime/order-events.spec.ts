@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from 'socket.io';
 import { Encoder, PacketType } from 'socket.io-parser';
 import WebSocket from 'ws';
+import { MAX_ORDERS_IN_FLIGHT } from './flow';
 import { answerOrderEvents } from './order-events';
 
 /**
@@ -33,6 +34,8 @@ describe('answerOrderEvents', () => {
       socket.on('leave-namespace', () => socket.disconnect());
       answerOrderEvents(socket, async (request) => {
         direct.push(request);
+        // An answer that takes its time (the sequencer busy): it stays open.
+        if ((request as { hold?: boolean })?.hold) await new Promise(() => undefined);
         return { id: (request as { id?: unknown })?.id ?? null, type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } };
       });
     });
@@ -125,5 +128,16 @@ describe('answerOrderEvents', () => {
     await c.closed;
     expect(direct).toEqual([]);
     expect(viaSocketIo).toEqual([]);
+  });
+
+  // Regression: the lane had no bound, so a client sending orders faster than they were answered, or not reading
+  // its answers, grew the server's buffers without end (the plain WebSocket endpoint stops reading such a one).
+  it(`a connection with ${MAX_ORDERS_IN_FLIGHT} orders still open is closed by the next, which is not taken`, async () => {
+    const c = await connect();
+    for (let i = 0; i < MAX_ORDERS_IN_FLIGHT; i++) c.send(`42${i}["order",{"id":${i},"hold":true}]`);
+    c.send(`42${MAX_ORDERS_IN_FLIGHT}["order",{"id":"one too many"}]`);
+    await c.closed;
+    expect(direct).toHaveLength(MAX_ORDERS_IN_FLIGHT);
+    expect(direct).not.toContainEqual({ id: 'one too many' });
   });
 });

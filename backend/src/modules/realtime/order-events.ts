@@ -1,4 +1,5 @@
 import type { Socket } from 'socket.io';
+import { countedOrder, ordersOverflow } from './flow';
 
 /**
  * An `order` event of the main namespace that asks for an ack, as Socket.IO's parser writes it:
@@ -65,7 +66,8 @@ export function answerOrderEvents(socket: Socket, answer: (request: unknown) => 
         if (Array.isArray(event) && event.length === 2) {
           // The ack id as Socket.IO's decoder reads it (a number) and its encoder writes it.
           const ack = `3${Number(id)}`;
-          void current.answer(event[1]).then((reply) => {
+          if (ordersOverflow(current.socket)) return;
+          countedOrder(current.socket, current.answer(event[1]), (reply) => {
             if (conn.readyState === 'open') conn.write(`${ack}${JSON.stringify([reply])}`, { compress: true });
           });
           return;

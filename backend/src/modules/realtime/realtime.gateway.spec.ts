@@ -3,6 +3,7 @@ import type { AppConfig } from '../../infra/config/config';
 import type { MarketFeedService } from './market-feed.service';
 import { MAX_TOPICS, RealtimeGateway, SESSION_UNAVAILABLE } from './realtime.gateway';
 import type { ParsedTopic } from './topics';
+import { MAX_ORDERS_IN_FLIGHT, MAX_UNREAD_ORDER_ANSWERS } from './flow';
 
 /** Markets disabled at run time: the registry no longer names them. */
 const disabled = new Set<string>();
@@ -138,5 +139,32 @@ describe('RealtimeGateway flow control', () => {
     // Its answers and pushes not read: nothing more is read for it.
     Object.assign(s, { conn: { writeBuffer: new Array(65).fill({}) } });
     expect(await subscribe(['depth:M6/USDT'])).toEqual({ error: 'too many subscribes waiting: read their answers first' });
+  });
+});
+
+describe('RealtimeGateway order flow control', () => {
+  it('an `order` on a socket with too many open or its answers unread closes the connection and is not taken (regression: unbounded)', async () => {
+    const asked: unknown[] = [];
+    const held: Array<() => void> = [];
+    const orders = { answer: (_h: unknown, request: unknown) => (asked.push(request), new Promise((r) => held.push(() => r({ ok: true })))) };
+    const gateway = new RealtimeGateway(feed, {} as never, orders as never, { fastLane: false, tokenCacheMs: 2000 } as AppConfig);
+    const order = gateway as unknown as { order: (s: Socket, request: unknown, ack: unknown) => void };
+    const s = Object.assign(fakeSocket(false), { handshake: {}, disconnect: jest.fn() });
+    const acked: unknown[] = [];
+    for (let i = 0; i < MAX_ORDERS_IN_FLIGHT; i++) order.order(s as unknown as Socket, { id: i }, (a: unknown) => acked.push(a));
+    order.order(s as unknown as Socket, { id: 'over' }, () => undefined);
+    expect(s.disconnect).toHaveBeenCalledWith(true);
+    expect(asked).toHaveLength(MAX_ORDERS_IN_FLIGHT);
+    // Answered: open again, until its answers go unread.
+    for (const r of held.splice(0)) r();
+    await new Promise((r) => setImmediate(r));
+    expect(acked).toHaveLength(MAX_ORDERS_IN_FLIGHT);
+    s.disconnect.mockClear();
+    order.order(s as unknown as Socket, { id: 'now' }, () => undefined);
+    expect(s.disconnect).not.toHaveBeenCalled();
+    Object.assign(s, { conn: { writeBuffer: new Array(MAX_UNREAD_ORDER_ANSWERS + 1).fill({}) } });
+    order.order(s as unknown as Socket, { id: 'unread' }, () => undefined);
+    expect(s.disconnect).toHaveBeenCalledWith(true);
+    expect(asked).not.toContainEqual({ id: 'unread' });
   });
 });

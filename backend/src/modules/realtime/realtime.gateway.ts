@@ -9,7 +9,7 @@ import { MarketFeedService } from './market-feed.service';
 import { answerOrderEvents } from './order-events';
 import { PUSH_SERVER } from './push-server';
 import { atExpiry, recheckMs, recheckSockets } from './sessions';
-import { counted, readsBacklogged } from './flow';
+import { counted, countedOrder, ordersOverflow, readsBacklogged } from './flow';
 import { feedRoom, feedRoomTopics, ParsedTopic, parseTopic, topicOf, topicKey, userRoom } from './topics';
 
 /** The `connect_error` message of a connection whose session could not be read (`data.retry`: connect again). */
@@ -287,7 +287,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
    * `FAST_LANE=off`); this listener answers the rest as Socket.IO delivers them.
    */
   private order(socket: Socket, request: unknown, ack: unknown): void {
-    void this.orders.answer(socket.handshake, request).then((answer: OrderAck) => {
+    if (ordersOverflow(socket)) return;
+    countedOrder(socket, this.orders.answer(socket.handshake, request), (answer: OrderAck) => {
       if (typeof ack === 'function') ack(answer);
     });
   }

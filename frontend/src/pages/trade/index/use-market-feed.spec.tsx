@@ -99,7 +99,10 @@ it('the render that switches market gives none of the market before', async () =
 // Regression: first reads that failed were dropped; with the socket down the book was a skeleton for ever and the
 // latest trades a bare table, and a market with no trades yet showed no "No data".
 it('first reads that failed say so and are read again by retry; a market with no trades has them in', async () => {
-  jest.spyOn(tradingApi, 'depth').mockRejectedValueOnce(new Error('offline')).mockResolvedValueOnce(book('100') as never);
+  jest
+    .spyOn(tradingApi, 'depth')
+    .mockRejectedValueOnce(new Error('offline'))
+    .mockResolvedValueOnce(book('100') as never);
   jest.spyOn(tradingApi, 'deals').mockRejectedValueOnce(new Error('offline')).mockResolvedValueOnce([]);
   const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
   await waitFor(() => expect(result.current.failed).toBe(true));
@@ -116,4 +119,17 @@ it('a failure is over when the socket gives what failed', async () => {
   await waitFor(() => expect(result.current.failed).toBe(true));
   act(() => acks.shift()!([depth(4, '100'), trades(2, 10)]));
   await waitFor(() => expect(result.current).toMatchObject({ depth: book('100'), tradesIn: true, failed: false }));
+});
+
+// Regression: a trades push lost between the server's processes (its seq skipped) was never noticed: the trades in
+// it never showed.
+it('a trades push whose seq skips one subscribes again for a fresh snapshot', async () => {
+  const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
+  act(() => acks.shift()!([depth(4, '100'), trades(2, 10)]));
+  fire('trades', trades(3, 11));
+  expect(acks).toHaveLength(0);
+  fire('trades', trades(5, 13));
+  expect(acks).toHaveLength(1);
+  act(() => acks.shift()!([depth(6, '100'), trades(5, 10, 11, 12, 13)]));
+  await waitFor(() => expect(result.current.trades.map((t) => t.trade_id)).toEqual([13, 12, 11, 10]));
 });

@@ -76,6 +76,8 @@ export function useMarketFeed(symbol: string | undefined) {
     };
     const onTrades = (m: Envelope<TradeData[]>) => {
       if (m.topic !== `trades:${symbol}` || m.seq <= seq.trades) return;
+      // One missed (its seq skipped): the trades in it would never show; a fresh snapshot has them.
+      if (seq.trades >= 0 && m.seq > seq.trades + 1) stop.resync();
       seq.trades = m.seq;
       live.trades = true;
       came('trades');

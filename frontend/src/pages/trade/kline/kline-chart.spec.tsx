@@ -110,3 +110,19 @@ it('a history that did not load offers a retry in the chart’s place, which loa
   expect(candles()).toEqual([[60, 101]]);
   expect(read).toHaveBeenCalledTimes(2);
 });
+
+// Regression: a candle push lost between the server's processes (its seq skipped) was never noticed: a finished
+// candle could keep figures short of its last trades until a reload.
+it('a candle push whose seq skips one subscribes again for a fresh snapshot', () => {
+  render(<KlineChart market={market} period="1min" />);
+  act(() => acks.shift()!([{ topic: 'kline:BTC/USDT:1min', seq: 4, data: [candle(60, '101')] }]));
+  fire(push(5, 60, '102'));
+  expect(acks).toHaveLength(0);
+  fire(push(7, 120, '104'));
+  expect(acks).toHaveLength(1);
+  act(() => acks.shift()!([{ topic: 'kline:BTC/USDT:1min', seq: 7, data: [candle(60, '103'), candle(120, '104')] }]));
+  expect(candles()).toEqual([
+    [60, 103],
+    [120, 104],
+  ]);
+});

@@ -162,6 +162,8 @@ export function KlineChart({ market, period, height }: { market: MarketInfo | nu
     const topic = `kline:${market.symbol}:${period}` as const;
     const onKline = (m: Envelope<CandleData>) => {
       if (m.topic !== topic || m.seq <= lastSeq) return;
+      // One missed (its seq skipped): a finished candle's last figures may be in it; a fresh snapshot has them.
+      if (lastSeq >= 0 && m.seq > lastSeq + 1) stop.resync();
       lastSeq = m.seq;
       early?.push(m);
       draw(m.data);

@@ -25,6 +25,19 @@ const onNotice = (m: NoticeData) => {
   toast(m.content, 4000);
   useUnreadStore.setState((s) => ({ unread: m.unread, version: s.version + 1 }));
 };
+/**
+ * The count read again: a message sent while the socket was down (the phone asleep, the network
+ * gone) is never pushed (the push is only a hint: the list and the count are the truth). On every
+ * (re)connect and when the app is shown again; the notices page reloads its list with it.
+ */
+const reread = () => {
+  if (!useSessionStore.getState().token) return;
+  noticeApi.unread().then(
+    (d) => useUnreadStore.setState((s) => (s.unread === d.unread ? s : { unread: d.unread, version: s.version + 1 })),
+    () => undefined,
+  );
+};
+let watchingVisibility = false;
 
 /** The unread count for a badge: loaded for the session, then kept live by the `notice` push. */
 export function useUnreadNotices(): number {
@@ -41,8 +54,14 @@ export function useUnreadNotices(): number {
     const socket = getSocket();
     if (listening !== socket) {
       listening?.off('notice', onNotice);
+      listening?.off('connect', reread);
       socket.on('notice', onNotice);
+      socket.on('connect', reread);
       listening = socket;
+    }
+    if (!watchingVisibility) {
+      watchingVisibility = true;
+      document.addEventListener('visibilitychange', () => document.visibilityState === 'visible' && reread());
     }
   }, [token]);
   return useUnreadStore((s) => s.unread);

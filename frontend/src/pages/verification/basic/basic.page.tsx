@@ -87,7 +87,13 @@ export function VerificationFormPage({ titleKey, advanced = false }: { titleKey:
               }
             />
             {place && place.address === f.address && (
-              <Link className="notice-item__text" to={`${PATHS.openLocation}?${new URLSearchParams({ lat: place.lat, lng: place.lng, name: place.address }).toString()}`} data-testid="address-view-map">
+              <Link
+                className="notice-item__text"
+                to={`${PATHS.openLocation}?${new URLSearchParams({ lat: place.lat, lng: place.lng, name: place.address }).toString()}`}
+                // The form unmounts while the map shows: back, the fields and photos are as they were.
+                onClick={() => useLocationStore.getState().saveDraft(form, f)}
+                data-testid="address-view-map"
+              >
                 {t('location.viewOnMap', { lat: place.lat, lng: place.lng })}
               </Link>
             )}

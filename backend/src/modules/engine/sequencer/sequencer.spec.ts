@@ -606,10 +606,21 @@ describe('Sequencer', () => {
         [coinLeg(BUYER, USDT, 200, '0.0000000000000000001'), { ...coinLeg(0, USDT, 200, '0'), ownerType: 'system', accountType: 'external' }],
       ],
       ['no legs', []],
+      // From the journal's JSON: not a list, or not legs (regression: it threw, and every replay of the row after it).
+      ['legs that are not a list', null as unknown as Leg[]],
+      ['a leg that is not an object', [null as unknown as Leg]],
     ])('%s is UNBALANCED and changes nothing', (_what, legs) => {
       const t = given(deposit(BUYER, USDT, '100')).when({ t: 'post', commandId: 'bad', refType: 'deposit', refId: 'x', actor: 'test', legs });
       expect(t.out).toMatchObject({ code: 'UNBALANCED', postings: [] });
       t.unchanged();
+    });
+
+    it('an amount that is JSON null counts as none, as the check reads it (regression: it threw while applying)', () => {
+      const credit = { ...coinLeg(BUYER, USDT, LedgerCode.DepositIncrease, '10'), frozen: null as unknown as string };
+      const debit: Leg = { ...coinLeg(0, USDT, LedgerCode.DepositIncrease, '-10'), ownerType: 'system', accountType: 'external' };
+      const t = given().when({ t: 'post', commandId: 'nulls', refType: 'deposit', refId: 'n', actor: 'test', legs: [credit, debit] });
+      expect(t.out.code).toBe('OK');
+      expect(coin(t.seq, BUYER, USDT)).toEqual({ available: '10', frozen: '0' });
     });
 
     it('a debit of an account neither owned nor external/transit is UNOWNED_DEBIT', () => {

@@ -322,7 +322,9 @@ export class Sequencer {
     const { legs } = cmd;
     // The memo is cut to its column's 200 characters by the projector, so only a NUL is refused in it.
     if (!fits(cmd.refType, REF_TYPE_MAX) || !fits(cmd.refId, REF_ID_MAX) || !fits(cmd.memo ?? '') || !fits(cmd.commandId)) return 'UNSTORABLE';
-    if (!legs.length) return 'UNBALANCED';
+    // A command comes from the journal's JSON too: legs that are not a list of objects are refused
+    // (a throw here would stop every replay of that row, for good).
+    if (!Array.isArray(legs) || !legs.length || legs.some((l) => typeof l !== 'object' || l === null)) return 'UNBALANCED';
     const sums = new Map<number, bigint>();
     for (const l of legs) {
       if (!fits(l.accountType, ACCOUNT_TYPE_MAX)) return 'UNSTORABLE';
@@ -606,8 +608,9 @@ function fits(value: string | number, max = Infinity): boolean {
   return s.length <= max || Array.from(s).length <= max;
 }
 
-function amountOf(v: string | undefined): bigint {
-  return v === undefined ? 0n : units(v);
+/** A leg's amount; absent, or JSON's null, is none (as `checkPosting` reads it). */
+function amountOf(v: string | null | undefined): bigint {
+  return v === undefined || v === null ? 0n : units(v);
 }
 
 function keyOf(l: Leg) {

@@ -211,4 +211,29 @@ describe('postings the ledger cannot hold are refused, balances past 10^18 are h
     await deposit(t, u.user.id, USDT, '2');
     expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '1001000000000000000.5', frozen: '0' });
   });
+
+  // Regression: after an outage longer than the sequencer's dedup window (24 h of batch time), its first new batch
+  // forgets the ids it recovered, and a posting's projected result may not be there yet while the projector catches
+  // up: a retry then applied again. Postings wait for the catch-up (2105, try again); their callers retry by id.
+  it('while the sequencer catches up with what it recovered, a posting is refused with 2105 and moves nothing', async () => {
+    const host = t.app.get(EngineHost) as unknown as { catchingUp: boolean };
+    const u = await registerByEmail(t);
+    const posting: Posting = {
+      commandId: `catch-up-${randomUUID()}`,
+      refType: 'deposit',
+      refId: 'catch-up',
+      actor: 'test',
+      legs: [coinLeg(u.user.id, USDT, LedgerCode.DepositIncrease, '5'), systemLeg('external', USDT, LedgerCode.DepositIncrease, '-5')],
+    };
+    host.catchingUp = true;
+    try {
+      await expect(trading.post(posting)).rejects.toMatchObject({ code: ErrorCode.MARKET_BUSY });
+    } finally {
+      host.catchingUp = false;
+    }
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '0', frozen: '0' });
+    expect((await trading.post(posting)).code).toBe('OK');
+    await trading.settled(u.user.id);
+    expect(await coinBalance(t, u.user.id, USDT)).toEqual({ available: '5', frozen: '0' });
+  });
 });

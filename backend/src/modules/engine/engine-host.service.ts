@@ -344,6 +344,10 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     // Here: the group commit's own promise is the answer (no async frame around it).
     const commits = this.taking;
     if (!commits) return Promise.reject(new BusinessError(ErrorCode.MARKET_BUSY));
+    // Not a posting while the projection catches up with what was recovered: after an outage longer
+    // than the dedup window the first new batch forgets the recovered ids, and the projected result
+    // a retry looks for first (`applied`) may not be there yet. Its callers try again by command id.
+    if (cmd.t === 'post' && this.catchingUp) return Promise.reject(new BusinessError(ErrorCode.MARKET_BUSY));
     return commits.submit(cmd);
   }
 

@@ -102,6 +102,28 @@ it('announcements: a failed load offers a retry instead of "No data"', async () 
   await screen.findByText('Listing');
 });
 
+// Regression: an announcement that did not load (no answer) said "No data", and opening it again never asked again.
+it('announcements: one that did not load offers a retry, which reads it', async () => {
+  let detail = 0;
+  global.fetch = jest.fn(async (url: string) => {
+    const path = url.replace('./api/', '').split('?')[0];
+    const body =
+      path === 'newsArticle/list'
+        ? ok({ items: [{ id: 1, title: 'Listing', summary: '', published_at: '2026-12-01T08:00:00Z', pinned: false }], total: 1, page: 1, limit: 20 })
+        : path === 'newsArticle/detailed' && ++detail > 1
+          ? ok({ id: 1, title: 'Listing', content: '<p>New pair listed</p>', published_at: '2026-12-01T08:00:00Z', pinned: false })
+          : { type: 'error', code: 9000, message: 'Server busy', data: null };
+    return { json: async () => body } as Response;
+  }) as unknown as typeof fetch;
+  renderAt(PATH, PATH, <NoticePage titleKey="titles.notice" />);
+  await userEvent.click(await screen.findByText('Listing'));
+  await screen.findByTestId('load-failed');
+  expect(screen.queryByText('No data')).toBeNull();
+  await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+  await screen.findByText('New pair listed');
+  expect(detail).toBe(2);
+});
+
 // Regression: "Mark all as read" marked a message that came after the list was shown (its push lost),
 // unseen; and it was disabled while unread messages were on pages not loaded yet.
 it('messages: "Mark all as read" marks up to the newest message shown, and is offered while any is unread, loaded or not', async () => {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
+import { unanswered } from '../../../api/client';
 import { newsApi, noticeApi, type NewsArticle, type NoticeMessage } from '../../../api/news';
 import { loginPath } from '../../../app/paths';
 import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
@@ -65,7 +66,8 @@ function Announcements({ open }: { open?: number }) {
     onPage: (p) => setTotal(p.total),
   });
   const [expanded, setExpanded] = useState<number | undefined>(open);
-  const [details, setDetails] = useState<Record<number, NewsArticle | null>>({});
+  // null: no such article; 'failed': no answer (a retry is offered, not "No data").
+  const [details, setDetails] = useState<Record<number, NewsArticle | null | 'failed'>>({});
   const requested = useRef(new Set<number>());
   // Bumped with the language: an article's answer in the one before is dropped.
   const generation = useRef(0);
@@ -76,7 +78,12 @@ function Announcements({ open }: { open?: number }) {
     const mine = generation.current;
     newsApi.article(id).then(
       (a) => mine === generation.current && setDetails((x) => ({ ...x, [id]: a })),
-      () => mine === generation.current && setDetails((x) => ({ ...x, [id]: null })),
+      (err: unknown) => {
+        if (mine !== generation.current) return;
+        // Asked again when opened again (or by Try again).
+        requested.current.delete(id);
+        setDetails((x) => ({ ...x, [id]: unanswered(err) ? 'failed' : null }));
+      },
     );
   }, []);
   const expandedNow = useRef(expanded);
@@ -98,7 +105,8 @@ function Announcements({ open }: { open?: number }) {
   if (items === null) return failed ? <LoadFailed onRetry={reload} /> : <Skeleton rows={4} height={56} />;
   return (
     <section className="card" aria-label={t('news.tabs.announcement')}>
-      {outside && (
+      {outside === 'failed' && <LoadFailed onRetry={() => show(open!, false)} />}
+      {outside && outside !== 'failed' && (
         <article className="notice-article" data-testid="notice-article">
           <h2>{outside.title}</h2>
           <div className="notice-item__time">{when(outside.published_at)}</div>
@@ -123,11 +131,13 @@ function Announcements({ open }: { open?: number }) {
                 <div className="notice-article" data-testid="notice-article">
                   {details[a.id] === undefined ? (
                     <Skeleton rows={2} />
+                  ) : details[a.id] === 'failed' ? (
+                    <LoadFailed onRetry={() => show(a.id, false)} />
                   ) : details[a.id] === null ? (
                     <Empty />
                   ) : (
                     // Sanitised by the server (markdown-it without raw HTML, then sanitize-html).
-                    <div dangerouslySetInnerHTML={{ __html: details[a.id]!.content ?? '' }} />
+                    <div dangerouslySetInnerHTML={{ __html: (details[a.id] as NewsArticle).content ?? '' }} />
                   )}
                 </div>
               )}

@@ -25,3 +25,35 @@ it('invite information that did not load offers a retry', async () => {
   expect(info).toHaveBeenCalledTimes(2);
   expect(screen.queryByTestId('load-failed')).toBeNull();
 });
+
+// Regression: a ranking that did not load showed as an empty ranking ("No data"), with nothing to press.
+it('a ranking that did not load offers a retry, not an empty ranking; the copy buttons say what they copy', async () => {
+  const empty = { items: [], total: 0, page: 1, limit: 20 };
+  const info: InviteInfo = {
+    invite_code: 'K7Q2',
+    link: 'https://kestrel.example/#/pages/user/login/register?invite_code=K7Q2',
+    partner: false,
+    auth_code: null,
+    ratio: '0.2',
+    promoted_count: 0,
+    total_rebate: '0',
+    pending_rebate: '0',
+    rebate_currency: 'USDT',
+    rebates: [],
+  };
+  jest.spyOn(promotionApi, 'invite').mockResolvedValue(info);
+  jest.spyOn(promotionApi, 'myInvite').mockResolvedValue({} as never);
+  jest.spyOn(promotionApi, 'records').mockResolvedValue(empty as never);
+  jest.spyOn(promotionApi, 'invitees').mockResolvedValue(empty as never);
+  jest.spyOn(promotionApi, 'poster').mockReturnValue(new Promise(() => undefined));
+  const ranking = jest
+    .spyOn(promotionApi, 'ranking')
+    .mockRejectedValueOnce(new ApiError('Network error', 0))
+    .mockResolvedValueOnce({ currency: 'USDT', items: [{ rank: 1, account: 'a***@b.co', rebate: '12.5', invited: 3 }] });
+  renderAt(PATHS.promotion, PATHS.promotion, <PromotionPage titleKey="titles.promotion" />);
+  await userEvent.click(await screen.findByRole('button', { name: 'Try again' }));
+  expect((await screen.findByTestId('ranking')).textContent).toContain('12.5 USDT');
+  expect(ranking).toHaveBeenCalledTimes(2);
+  expect(screen.getByRole('button', { name: 'Copy Invite code' })).toBeTruthy();
+  expect(screen.getByRole('button', { name: 'Copy Invite link' })).toBeTruthy();
+});

@@ -22,7 +22,8 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
   const { t, i18n } = useTranslation();
   const [info, setInfo] = useState<InviteInfo | null | undefined>(undefined);
   const [mine, setMine] = useState<MyInvite | null>(null);
-  const [ranking, setRanking] = useState<Ranking | null>(null);
+  // null while it loads; 'failed': no answer (a retry is offered, not an empty ranking).
+  const [ranking, setRanking] = useState<Ranking | null | 'failed'>(null);
   // New records arrive at the top between two pages: one already shown is not shown twice.
   const records = usePaged(promotionApi.records, PROMOTION_PAGE_SIZE, { idOf: (r) => r.id });
   // Invitees have no id in the answer: the masked account with its registration time tells them apart.
@@ -35,10 +36,14 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
   const [bindError, setBindError] = useState<string | null>(null);
   const [binding, setBinding] = useState(false);
 
+  const loadRanking = () => {
+    setRanking(null);
+    promotionApi.ranking().then(setRanking, () => setRanking('failed'));
+  };
   const load = () => {
     promotionApi.invite().then(setInfo, () => setInfo(null));
     promotionApi.myInvite().then(setMine, () => setMine(null));
-    promotionApi.ranking().then(setRanking, () => setRanking({ currency: 'USDT', items: [] }));
+    loadRanking();
     records.reload();
     invitees.reload();
   };
@@ -113,7 +118,12 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
             <div className="promotion__row">
               <span className="muted">{t('promotion.inviteCode')}</span>
               <strong data-testid="invite-code">{info.invite_code}</strong>
-              <button type="button" className="button button--small" onClick={() => void copyText(info.invite_code)}>
+              <button
+                type="button"
+                className="button button--small"
+                onClick={() => void copyText(info.invite_code)}
+                aria-label={`${t('common.copy')} ${t('promotion.inviteCode')}`}
+              >
                 {t('common.copy')}
               </button>
             </div>
@@ -122,7 +132,13 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
               <span className="promotion__link" data-testid="invite-link">
                 {info.link}
               </span>
-              <button type="button" className="button button--small" data-testid="copy-link" onClick={() => void copyText(info.link)}>
+              <button
+                type="button"
+                className="button button--small"
+                data-testid="copy-link"
+                onClick={() => void copyText(info.link)}
+                aria-label={`${t('common.copy')} ${t('promotion.link')}`}
+              >
                 {t('common.copy')}
               </button>
             </div>
@@ -166,6 +182,8 @@ export function PromotionPage({ titleKey }: { titleKey: string }) {
             <h2>{t('promotion.ranking')}</h2>
             {ranking === null ? (
               <Skeleton />
+            ) : ranking === 'failed' ? (
+              <LoadFailed onRetry={loadRanking} />
             ) : ranking.items.length === 0 ? (
               <Empty />
             ) : (

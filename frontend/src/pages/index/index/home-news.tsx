@@ -87,6 +87,9 @@ export function NoticeStrip() {
   const { t, i18n } = useTranslation();
   const [items, setItems] = useState<NewsArticle[]>([]);
   const [index, setIndex] = useState(0);
+  // Held still while pointed at, touched or focused, as the banner is: the link a tap opens is the
+  // one read, and a screen reader's link does not change under it (WCAG 2.2.2).
+  const [paused, setPaused] = useState(false);
   useEffect(() => {
     newsApi.articles('announcement', 1, 5).then(
       (p) => setItems(p.items),
@@ -94,13 +97,22 @@ export function NoticeStrip() {
     );
   }, [i18n.language]);
   useEffect(() => {
-    if (items.length < 2) return;
+    if (items.length < 2 || paused) return;
     const timer = setInterval(() => setIndex((i) => (i + 1) % items.length), ROTATE_MS);
     return () => clearInterval(timer);
-  }, [items.length]);
+  }, [items.length, paused]);
   const a = items.length ? items[index % items.length] : undefined;
   return (
-    <Link className="notice-strip" to={a ? `${PATHS.notice}?article=${a.id}` : PATHS.notice} data-testid="notice-strip">
+    <Link
+      className="notice-strip"
+      to={a ? `${PATHS.notice}?article=${a.id}` : PATHS.notice}
+      data-testid="notice-strip"
+      onMouseEnter={() => setPaused(true)}
+      onMouseLeave={() => setPaused(false)}
+      onPointerDown={() => setPaused(true)}
+      onFocus={() => setPaused(true)}
+      onBlur={() => setPaused(false)}
+    >
       <span className="notice-strip__label">{t('home.noticeLabel')}</span>
       <span className="notice-strip__text">{a ? a.title : t('home.notice')}</span>
     </Link>

@@ -30,18 +30,29 @@ export function SideMenu({ open, onClose }: { open: boolean; onClose: () => void
   const token = useSessionStore((s) => s.token);
   const location = useLocation();
   const closeRef = useRef<HTMLButtonElement>(null);
+  const rootRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (!open) return;
+    // A modal: what is behind it (the screen, the tab bar: the elements before the menu) can be
+    // neither focused nor read while it is open, and focus goes back to what opened it when it closes.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const behind: Element[] = [];
+    for (let e = rootRef.current?.previousElementSibling; e; e = e.previousElementSibling) if (!e.hasAttribute('inert')) behind.push(e);
+    for (const e of behind) e.setAttribute('inert', '');
     closeRef.current?.focus();
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
     window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      for (const e of behind) e.removeAttribute('inert');
+      if (opener?.isConnected) opener.focus();
+    };
   }, [open, onClose]);
 
   if (!open) return null;
   return (
-    <div className="side-menu" role="presentation">
+    <div className="side-menu" role="presentation" ref={rootRef}>
       <div className="side-menu__scrim" onClick={onClose} aria-hidden="true" />
       <aside className="side-menu__panel" role="dialog" aria-modal="true" aria-labelledby="side-menu-title">
         <div className="side-menu__head">

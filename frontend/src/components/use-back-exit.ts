@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { t } from '../i18n/i18n';
 import { toast } from '../stores/toast.store';
+import { useUiStore } from '../stores/ui.store';
 import { createBackExit } from './back-exit';
 
 const GUARD = 'kestrelExitGuard';
@@ -10,6 +11,7 @@ const pushGuard = () => window.history.pushState({ ...(window.history.state as o
 /**
  * "Press again to exit" at the root: a duplicate history entry (same URL, same router index)
  * catches the first back press, which only warns; a second press within 2 s really goes back.
+ * With the side menu open, back closes it instead.
  */
 export function useBackExit(active: boolean): void {
   useEffect(() => {
@@ -18,6 +20,12 @@ export function useBackExit(active: boolean): void {
     if (!isGuard()) pushGuard();
     const onPop = () => {
       if (isGuard()) return;
+      // The side menu open: back closes it (a modal's back), and the guard is set again.
+      if (useUiStore.getState().menuOpen) {
+        useUiStore.getState().setMenuOpen(false);
+        pushGuard();
+        return;
+      }
       if (guard.press() === 'warn') {
         toast(t('common.pressAgainToExit'));
         pushGuard();

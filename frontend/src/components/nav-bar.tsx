@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useCallback, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { Icon } from './icons';
@@ -11,16 +11,28 @@ interface NavBarProps {
   right?: ReactNode;
 }
 
+/**
+ * Back to the page before this one in the app, or, opened directly (a shared link: none before it),
+ * to `fallback` in its place. A screen that is done (a picker confirmed, a form sent) goes back so:
+ * replacing itself with the page before would leave that page twice in the history.
+ */
+export function useGoBack(): (fallback: string) => void {
+  const navigate = useNavigate();
+  return useCallback(
+    (fallback: string) => {
+      const idx = (window.history.state as { idx?: number } | null)?.idx ?? 0;
+      if (idx > 0) navigate(-1);
+      else navigate(fallback, { replace: true });
+    },
+    [navigate],
+  );
+}
+
 /** The 44 px navigation bar (spec §2): back, title, an optional action. */
 export function NavBar({ title, back = true, left, right }: NavBarProps) {
   const { t } = useTranslation();
-  const navigate = useNavigate();
-  const goBack = () => {
-    // Opened directly (a shared link): there is no page before this one in the app, so go home.
-    const idx = (window.history.state as { idx?: number } | null)?.idx ?? 0;
-    if (idx > 0) navigate(-1);
-    else navigate('/', { replace: true });
-  };
+  const goBackOr = useGoBack();
+  const goBack = () => goBackOr('/');
   return (
     <header className="nav-bar">
       <div className="nav-bar__side">

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate, useSearchParams } from 'react-router-dom';
+import { useSearchParams } from 'react-router-dom';
+import { useGoBack } from '../../components/nav-bar';
 import { PATHS } from '../../app/paths';
 import { Field } from '../../components/form';
 import { Page } from '../../components/page';
@@ -18,7 +19,7 @@ const safeBack = (v: string | null) => (v && v.startsWith('/') && !v.startsWith(
  */
 export function ChooseLocationPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const navigate = useNavigate();
+  const goBack = useGoBack();
   const [params] = useSearchParams();
   const pick = useLocationStore((s) => s.pick);
   const [f, setF] = useState<Record<Name, string>>({ lat: params.get('lat') ?? '', lng: params.get('lng') ?? '', address: params.get('address') ?? '' });
@@ -42,7 +43,7 @@ export function ChooseLocationPage({ titleKey }: { titleKey: string }) {
     setErrors(found);
     if (Object.keys(found).length) return;
     pick({ lat: f.lat.trim(), lng: f.lng.trim(), address });
-    navigate(safeBack(params.get('back')), { replace: true });
+    goBack(safeBack(params.get('back')));
   };
   const latNum = Number(f.lat);
   const lngNum = Number(f.lng);

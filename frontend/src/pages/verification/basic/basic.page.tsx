@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
+import { useGoBack } from '../../../components/nav-bar';
 import { walletApi } from '../../../api/wallet';
 import { PATHS } from '../../../app/paths';
 import { Field, SelectField } from '../../../components/form';
@@ -18,6 +19,7 @@ type Name = 'country' | 'name' | 'id_number' | 'address' | 'front' | 'back' | 'h
 export function VerificationFormPage({ titleKey, advanced = false }: { titleKey: string; advanced?: boolean }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
+  const goBack = useGoBack();
   // The draft left for the map picker belongs to this form only (the other one must not get its photos).
   const form = advanced ? PATHS.verificationAdvanced : PATHS.verificationBasic;
   // Back from the map picker: the fields as they were, with the chosen address (docs/news.md).
@@ -51,7 +53,7 @@ export function VerificationFormPage({ titleKey, advanced = false }: { titleKey:
       if (advanced) await walletApi.submitAdvanced({ id_type: f.id_type, id_number: f.id_number.trim(), front_image: f.front, back_image: needBack ? f.back : undefined, hand_image: f.hand });
       else await walletApi.submitBasic({ country: f.country.trim(), name: f.name.trim(), id_number: f.id_number.trim(), address: f.address.trim(), front_image: f.front, back_image: f.back, hand_image: f.hand });
       toast(t('kyc.submitted'));
-      navigate(PATHS.verification, { replace: true });
+      goBack(PATHS.verification);
     } catch {
       // shown by the client
     } finally {

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Navigate, useNavigate } from 'react-router-dom';
+import { Navigate } from 'react-router-dom';
+import { useGoBack } from '../../../../components/nav-bar';
 import { api } from '../../../../api/endpoints';
 import { loginPath, PATHS } from '../../../../app/paths';
 import { hasErrors, validateChangePassword, type Errors } from '../../../../app/validation';
@@ -14,7 +15,7 @@ type FieldName = 'old' | 'password' | 'confirm';
 /** Change the login password: current, new and confirm (spec §5). Other sessions end; this one stays. */
 export function ChangePasswordPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const navigate = useNavigate();
+  const goBack = useGoBack();
   const token = useSessionStore((s) => s.token);
   const [old, setOld] = useState('');
   const [password, setPassword] = useState('');
@@ -31,7 +32,7 @@ export function ChangePasswordPage({ titleKey }: { titleKey: string }) {
     setBusy(true);
     try {
       toast(await api.updatePassword({ old_password: old, password, re_password: confirm }));
-      navigate(PATHS.security, { replace: true });
+      goBack(PATHS.security);
     } catch {
       // The client has shown the server's message.
     } finally {

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Navigate, useNavigate } from 'react-router-dom';
+import { Navigate } from 'react-router-dom';
+import { useGoBack } from '../../../../components/nav-bar';
 import { api } from '../../../../api/endpoints';
 import { loginPath, PATHS } from '../../../../app/paths';
 import { hasErrors, validateFundPassword, type Errors } from '../../../../app/validation';
@@ -15,7 +16,7 @@ type FieldName = 'password' | 'confirm' | 'code';
 /** Set or change the fund password (exactly 6 digits) with a code sent to the account's phone, else its e-mail. */
 export function ChangePayPasswordPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const navigate = useNavigate();
+  const goBack = useGoBack();
   const user = useFreshUser();
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
@@ -43,7 +44,7 @@ export function ChangePayPasswordPage({ titleKey }: { titleKey: string }) {
     try {
       toast(await api.setFundPassword({ password, re_password: confirm, code: code.trim(), channel: channel === 'phone' ? 'sms' : 'email' }));
       useSessionStore.getState().setUser({ ...user, has_fund_password: true });
-      navigate(PATHS.security, { replace: true });
+      goBack(PATHS.security);
     } catch {
       // The client has shown the server's message.
     } finally {

@@ -216,7 +216,7 @@ describe('postings the ledger cannot hold are refused, balances past 10^18 are h
   // forgets the ids it recovered, and a posting's projected result may not be there yet while the projector catches
   // up: a retry then applied again. Postings wait for the catch-up (2105, try again); their callers retry by id.
   it('while the sequencer catches up with what it recovered, a posting is refused with 2105 and moves nothing', async () => {
-    const host = t.app.get(EngineHost) as unknown as { catchingUp: boolean };
+    const host = t.app.get(EngineHost) as unknown as { catchingUp: boolean; serveRequest(req: object): Promise<unknown> };
     const u = await registerByEmail(t);
     const posting: Posting = {
       commandId: `catch-up-${randomUUID()}`,
@@ -228,6 +228,8 @@ describe('postings the ledger cannot hold are refused, balances past 10^18 are h
     host.catchingUp = true;
     try {
       await expect(trading.post(posting)).rejects.toMatchObject({ code: ErrorCode.MARKET_BUSY });
+      // Forwarded by another process (split roles) the same.
+      await expect(host.serveRequest({ id: 'r', reply: '', cmd: { t: 'post', ...posting } })).rejects.toMatchObject({ code: ErrorCode.MARKET_BUSY });
     } finally {
       host.catchingUp = false;
     }

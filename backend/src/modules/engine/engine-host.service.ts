@@ -222,6 +222,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     }
     const commits = this.taking;
     if (!commits) throw new BusinessError(ErrorCode.MARKET_BUSY);
+    // As for a posting submitted here (`submit`): not while the projection catches up.
+    if (req.cmd?.t === 'post' && this.catchingUp) throw new BusinessError(ErrorCode.MARKET_BUSY);
     const { outcome, seq } = await commits.submitWithSeq(req.cmd!);
     return { id: req.id, seq, outcome };
   }

@@ -613,6 +613,8 @@ describe('Sequencer', () => {
       const t = given(deposit(BUYER, USDT, '100')).when({ t: 'post', commandId: 'bad', refType: 'deposit', refId: 'x', actor: 'test', legs });
       expect(t.out).toMatchObject({ code: 'UNBALANCED', postings: [] });
       t.unchanged();
+      // Its retry (the same command id) answers the same, without throwing either.
+      expect(t.seq.apply({ t: 'post', commandId: 'bad', refType: 'deposit', refId: 'x', actor: 'test', legs })).toMatchObject({ code: 'UNBALANCED', duplicate: true });
     });
 
     it('an amount that is JSON null counts as none, as the check reads it (regression: it threw while applying)', () => {

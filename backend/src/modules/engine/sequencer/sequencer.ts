@@ -672,8 +672,10 @@ export function unitsKey(tickSize: string, lotSize: string): string {
 }
 
 /** The users whose accounts a posting names. */
+/** The users a posting moves money of; none for legs that are not a list of objects (refused by `checkPosting`, and again by its retry here). */
 function postingUsers(cmd: PostCmd): number[] {
-  return cmd.legs.filter((l) => l.ownerType === 'user').map((l) => l.ownerId);
+  if (!Array.isArray(cmd.legs)) return [];
+  return cmd.legs.filter((l) => typeof l === 'object' && l !== null && l.ownerType === 'user').map((l) => l.ownerId);
 }
 
 /**

@@ -28,3 +28,17 @@ it('the unread count is read again after a reconnect and when the app is shown a
   await waitFor(() => expect(result.current).toBe(3));
   expect(useUnreadStore.getState().version).toBe(version + 1);
 });
+
+it("an unread count answered after the session changed is not shown (another user's count)", async () => {
+  useSessionStore.getState().setSession('tok-a', { id: 1 } as User);
+  let answer: (v: { unread: number }) => void = () => undefined;
+  const unread = jest.spyOn(noticeApi, 'unread').mockResolvedValueOnce({ unread: 0 } as never);
+  const { result } = renderHook(() => useUnreadNotices());
+  await waitFor(() => expect(unread).toHaveBeenCalledTimes(1));
+  unread.mockReturnValueOnce(new Promise((r) => (answer = r)) as never);
+  act(() => void document.dispatchEvent(new Event('visibilitychange')));
+  expect(unread).toHaveBeenCalledTimes(2);
+  act(() => useSessionStore.getState().clear());
+  await act(async () => answer({ unread: 7 }));
+  expect(result.current).toBe(0);
+});

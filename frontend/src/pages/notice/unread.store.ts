@@ -31,9 +31,12 @@ const onNotice = (m: NoticeData) => {
  * (re)connect and when the app is shown again; the notices page reloads its list with it.
  */
 const reread = () => {
-  if (!useSessionStore.getState().token) return;
+  const token = useSessionStore.getState().token;
+  if (!token) return;
   noticeApi.unread().then(
-    (d) => useUnreadStore.setState((s) => (s.unread === d.unread ? s : { unread: d.unread, version: s.version + 1 })),
+    // The answer of this session only (a logout or another login meanwhile: not theirs).
+    (d) =>
+      useSessionStore.getState().token === token && useUnreadStore.setState((s) => (s.unread === d.unread ? s : { unread: d.unread, version: s.version + 1 })),
     () => undefined,
   );
 };

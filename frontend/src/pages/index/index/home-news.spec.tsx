@@ -34,4 +34,10 @@ it('the notice strip holds still while touched or focused, and rotates again whe
   fireEvent.focus(strip);
   act(() => void jest.advanceTimersByTime(6_000));
   expect(strip.textContent).toContain('Maintenance');
+  // A touch that becomes a scroll (pointercancel) lets it turn again.
+  fireEvent.blur(strip);
+  fireEvent.pointerDown(strip);
+  fireEvent.pointerCancel(strip);
+  act(() => void jest.advanceTimersByTime(5_000));
+  expect(strip.textContent).toContain('Rewards');
 });

@@ -110,6 +110,9 @@ export function NoticeStrip() {
       onMouseEnter={() => setPaused(true)}
       onMouseLeave={() => setPaused(false)}
       onPointerDown={() => setPaused(true)}
+      // A touch that ends (a tap, or a scroll that began on the strip) lets it turn again; hover and focus hold it still.
+      onPointerUp={(e) => e.pointerType !== 'mouse' && setPaused(false)}
+      onPointerCancel={() => setPaused(false)}
       onFocus={() => setPaused(true)}
       onBlur={() => setPaused(false)}
     >

@@ -102,14 +102,14 @@ export function TradePage({ titleKey }: { titleKey: string }) {
               onPlaced={onPlaced}
             />
             <section aria-label={t('trade.orderBook')}>
-              <OrderBook market={market} depth={depth} last={last} onPrice={setPrice} failed={feedFailed} onRetry={retryFeed} />
+              <OrderBook market={market} depth={depth} last={last} onPrice={setPrice} failed={feedFailed.depth} onRetry={retryFeed} />
             </section>
           </div>
           <section className="card" aria-labelledby="deals-title">
             <h2 id="deals-title" className="card__title">
               {t('trade.latestTrades')}
             </h2>
-            <LatestTrades market={market} trades={trades} loaded={tradesIn} failed={feedFailed} onRetry={retryFeed} />
+            <LatestTrades market={market} trades={trades} loaded={tradesIn} failed={feedFailed.trades} onRetry={retryFeed} />
           </section>
           <MyOrders market={market} reloadKey={placed} offline={offline} />
         </>

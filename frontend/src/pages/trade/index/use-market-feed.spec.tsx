@@ -105,20 +105,28 @@ it('first reads that failed say so and are read again by retry; a market with no
     .mockResolvedValueOnce(book('100') as never);
   jest.spyOn(tradingApi, 'deals').mockRejectedValueOnce(new Error('offline')).mockResolvedValueOnce([]);
   const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
-  await waitFor(() => expect(result.current.failed).toBe(true));
+  await waitFor(() => expect(result.current.failed).toEqual({ depth: true, trades: true }));
   expect(result.current).toMatchObject({ depth: null, tradesIn: false });
   act(() => result.current.retry());
-  expect(result.current.failed).toBe(false);
-  await waitFor(() => expect(result.current).toMatchObject({ depth: book('100'), tradesIn: true, trades: [], failed: false }));
+  expect(result.current.failed).toEqual({ depth: false, trades: false });
+  await waitFor(() => expect(result.current).toMatchObject({ depth: book('100'), tradesIn: true, trades: [], failed: { depth: false, trades: false } }));
 });
 
 it('a failure is over when the socket gives what failed', async () => {
   jest.spyOn(tradingApi, 'depth').mockRejectedValueOnce(new Error('offline'));
   jest.spyOn(tradingApi, 'deals').mockRejectedValueOnce(new Error('offline'));
   const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
-  await waitFor(() => expect(result.current.failed).toBe(true));
+  await waitFor(() => expect(result.current.failed).toEqual({ depth: true, trades: true }));
   act(() => acks.shift()!([depth(4, '100'), trades(2, 10)]));
-  await waitFor(() => expect(result.current).toMatchObject({ depth: book('100'), tradesIn: true, failed: false }));
+  await waitFor(() => expect(result.current).toMatchObject({ depth: book('100'), tradesIn: true, failed: { depth: false, trades: false } }));
+});
+
+// Each part says its own failure: a book that did not load is no failure of the latest trades (they say No data).
+it('a failed book read and an empty trades answer: only the book failed', async () => {
+  jest.spyOn(tradingApi, 'depth').mockRejectedValueOnce(new Error('2105'));
+  jest.spyOn(tradingApi, 'deals').mockResolvedValueOnce([]);
+  const { result } = renderHook(() => useMarketFeed('BTC/USDT'));
+  await waitFor(() => expect(result.current).toMatchObject({ failed: { depth: true, trades: false }, tradesIn: true, trades: [] }));
 });
 
 // Regression: a trades push lost between the server's processes (its seq skipped) was never noticed: the trades in

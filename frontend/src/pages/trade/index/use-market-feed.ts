@@ -19,7 +19,8 @@ export function useMarketFeed(symbol: string | undefined) {
   // The market the figures held are of: the render that switches market shows none of the one before.
   const [of, setOf] = useState(symbol);
   const [tradesIn, setTradesIn] = useState(false);
-  const [failed, setFailed] = useState(false);
+  // Per part: a book that did not load says so in the book, trades in the latest trades.
+  const [failed, setFailed] = useState<Failed>(NONE_FAILED);
   const pending = useRef<{ depth: DepthData | null; trades: TradeData[] | null }>({ depth: null, trades: null });
   const reread = useRef<() => void>(() => undefined);
 
@@ -28,7 +29,7 @@ export function useMarketFeed(symbol: string | undefined) {
     setTrades([]);
     setOf(symbol);
     setTradesIn(false);
-    setFailed(false);
+    setFailed(NONE_FAILED);
     if (!symbol) return;
     const seq = { depth: -1, trades: -1 };
     /** The socket has given depth / trades (never reset, unlike the seqs): the first HTTP reads are older then. */
@@ -57,8 +58,9 @@ export function useMarketFeed(symbol: string | undefined) {
     const came = (part: 'depth' | 'trades') => {
       if (got[part]) return;
       got[part] = true;
+      if (!missing[part]) return;
       missing[part] = false;
-      if (!missing.depth && !missing.trades) setFailed(false);
+      setFailed({ ...missing });
     };
     const putTrades = (newestFirst: TradeData[]) => {
       const seen = new Set(latest.map((t) => t.trade_id));
@@ -118,12 +120,12 @@ export function useMarketFeed(symbol: string | undefined) {
     const fail = (part: 'depth' | 'trades') => {
       if (got[part] || stopped) return;
       missing[part] = true;
-      setFailed(true);
+      setFailed({ ...missing });
     };
     // The first reads over HTTP (again by `retry`, for what has not come since).
     const read = () => {
       missing.depth = missing.trades = false;
-      setFailed(false);
+      setFailed(NONE_FAILED);
       if (!got.depth)
         tradingApi.depth(symbol).then(
           (d) => {
@@ -158,7 +160,9 @@ export function useMarketFeed(symbol: string | undefined) {
     };
   }, [symbol]);
   const retry = useCallback(() => reread.current(), []);
-  return of === symbol ? { depth, trades, tradesIn, failed, retry } : { depth: null, trades: NONE, tradesIn: false, failed: false, retry };
+  return of === symbol ? { depth, trades, tradesIn, failed, retry } : { depth: null, trades: NONE, tradesIn: false, failed: NONE_FAILED, retry };
 }
 
 const NONE: TradeData[] = [];
+type Failed = { depth: boolean; trades: boolean };
+const NONE_FAILED: Failed = { depth: false, trades: false };

@@ -8,14 +8,19 @@ import { PromotionPage } from './promotion.page';
 
 afterEach(() => jest.restoreAllMocks());
 
-// Regression: an invite page that did not load said so with nothing to press.
-it('invite information that did not load offers a retry', async () => {
+/** The page's other reads answered (empty lists, no poster yet); the test spies on the one it is about. */
+function otherReads() {
   const empty = { items: [], total: 0, page: 1, limit: 20 };
   jest.spyOn(promotionApi, 'myInvite').mockResolvedValue({} as never);
   jest.spyOn(promotionApi, 'ranking').mockResolvedValue({ currency: 'USDT', items: [] });
   jest.spyOn(promotionApi, 'records').mockResolvedValue(empty as never);
   jest.spyOn(promotionApi, 'invitees').mockResolvedValue(empty as never);
   jest.spyOn(promotionApi, 'poster').mockReturnValue(new Promise(() => undefined));
+}
+
+// Regression: an invite page that did not load said so with nothing to press.
+it('invite information that did not load offers a retry', async () => {
+  otherReads();
   const info = jest
     .spyOn(promotionApi, 'invite')
     .mockRejectedValueOnce(new ApiError('Network error', 0))
@@ -28,7 +33,6 @@ it('invite information that did not load offers a retry', async () => {
 
 // Regression: a ranking that did not load showed as an empty ranking ("No data"), with nothing to press.
 it('a ranking that did not load offers a retry, not an empty ranking; the copy buttons say what they copy', async () => {
-  const empty = { items: [], total: 0, page: 1, limit: 20 };
   const info: InviteInfo = {
     invite_code: 'K7Q2',
     link: 'https://kestrel.example/#/pages/user/login/register?invite_code=K7Q2',
@@ -41,11 +45,8 @@ it('a ranking that did not load offers a retry, not an empty ranking; the copy b
     rebate_currency: 'USDT',
     rebates: [],
   };
+  otherReads();
   jest.spyOn(promotionApi, 'invite').mockResolvedValue(info);
-  jest.spyOn(promotionApi, 'myInvite').mockResolvedValue({} as never);
-  jest.spyOn(promotionApi, 'records').mockResolvedValue(empty as never);
-  jest.spyOn(promotionApi, 'invitees').mockResolvedValue(empty as never);
-  jest.spyOn(promotionApi, 'poster').mockReturnValue(new Promise(() => undefined));
   const ranking = jest
     .spyOn(promotionApi, 'ranking')
     .mockRejectedValueOnce(new ApiError('Network error', 0))

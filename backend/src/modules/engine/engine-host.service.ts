@@ -220,10 +220,8 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
       if (!this.seqr || !this.markNow) throw new BusinessError(ErrorCode.MARKET_BUSY);
       return { id: req.id, result: await this.markNow(req.marketId!) };
     }
-    const commits = this.taking;
+    const commits = this.taking(req.cmd!);
     if (!commits) throw new BusinessError(ErrorCode.MARKET_BUSY);
-    // As for a posting submitted here (`submit`): not while the projection catches up.
-    if (req.cmd?.t === 'post' && this.catchingUp) throw new BusinessError(ErrorCode.MARKET_BUSY);
     const { outcome, seq } = await commits.submitWithSeq(req.cmd!);
     return { id: req.id, seq, outcome };
   }
@@ -344,18 +342,21 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   submit(cmd: SeqCommand): Promise<SeqOutcome> {
     if (!this.seqr && this.link) return this.forward(this.link, cmd);
     // Here: the group commit's own promise is the answer (no async frame around it).
-    const commits = this.taking;
+    const commits = this.taking(cmd);
     if (!commits) return Promise.reject(new BusinessError(ErrorCode.MARKET_BUSY));
-    // Not a posting while the projection catches up with what was recovered: after an outage longer
-    // than the dedup window the first new batch forgets the recovered ids, and the projected result
-    // a retry looks for first (`applied`) may not be there yet. Its callers try again by command id.
-    if (cmd.t === 'post' && this.catchingUp) return Promise.reject(new BusinessError(ErrorCode.MARKET_BUSY));
     return commits.submit(cmd);
   }
 
-  /** This term's group commit while this process takes commands (it holds the sequencer and is not shutting down). */
-  private get taking(): GroupCommit | undefined {
-    return this.closed ? undefined : this.commits;
+  /**
+   * This term's group commit, when it takes `cmd` now, submitted here or forwarded (none: 2105): this
+   * process holds the sequencer and is not shutting down; and not a posting while the projection
+   * catches up with what was recovered: after an outage longer than the dedup window the first new
+   * batch forgets the recovered ids, and the projected result a retry looks for first (`applied`)
+   * may not be there yet. Its callers try again by command id.
+   */
+  private taking(cmd: SeqCommand): GroupCommit | undefined {
+    if (this.closed || (cmd.t === 'post' && this.catchingUp)) return undefined;
+    return this.commits;
   }
 
   private async forward(link: EngineLink, cmd: SeqCommand): Promise<SeqOutcome> {

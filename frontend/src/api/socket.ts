@@ -35,13 +35,12 @@ useSessionStore.subscribe((s) => {
 
 /**
  * The one Socket.IO connection of the app (docs/api.md "Socket.IO"): same origin, path
- * /socket.io, the session token in the handshake (visitors connect without one). A new token
- * (login, logout) reconnects so the private room follows the session.
+ * /socket.io, the session token in the handshake (visitors connect without one). Made once; a new
+ * token (login, logout) reconnects it (the subscription above) so the private room follows the session.
  */
 export function getSocket(): MarketSocket {
+  if (socket) return socket;
   const token = useSessionStore.getState().token;
-  if (socket && socketToken === token) return socket;
-  socket?.disconnect();
   socketToken = token;
   // `lang` lets the server word pushed messages (notices) in the app's language; `feed: 'batch'` takes
   // the market topics as one `feed` event per conflation cycle, whose items reach the handlers of
@@ -60,7 +59,7 @@ export function getSocket(): MarketSocket {
   const again = () =>
     setTimeout(
       () => {
-        if (socket === s && !s.connected && !s.active) s.connect();
+        if (!s.connected && !s.active) s.connect();
       },
       retryWait(SOCKET_RETRY_MS, SOCKET_RETRY_MAX_MS, failures++),
     );

@@ -122,28 +122,24 @@ export function useMarketFeed(symbol: string | undefined) {
       missing[part] = true;
       setFailed({ ...missing });
     };
-    // The first reads over HTTP (again by `retry`, for what has not come since).
+    /** One part's first read over HTTP, unless it has come already; dropped once the socket gave that part. */
+    const first = <T>(part: 'depth' | 'trades', fetch: () => Promise<T>, take: (value: T) => void) => {
+      if (got[part]) return;
+      fetch().then(
+        (value) => {
+          if (live[part] || stopped) return;
+          came(part);
+          take(value);
+        },
+        () => fail(part),
+      );
+    };
+    // The first reads (again by `retry`, for what has not come since).
     const read = () => {
       missing.depth = missing.trades = false;
       setFailed(NONE_FAILED);
-      if (!got.depth)
-        tradingApi.depth(symbol).then(
-          (d) => {
-            if (live.depth || stopped) return;
-            came('depth');
-            setDepth(d);
-          },
-          () => fail('depth'),
-        );
-      if (!got.trades)
-        tradingApi.deals(symbol).then(
-          (list) => {
-            if (live.trades || stopped) return;
-            came('trades');
-            putTrades(list);
-          },
-          () => fail('trades'),
-        );
+      first('depth', () => tradingApi.depth(symbol), setDepth);
+      first('trades', () => tradingApi.deals(symbol), putTrades);
     };
     read();
     reread.current = read;

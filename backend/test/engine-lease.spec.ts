@@ -8,7 +8,7 @@ import { ErrorCode } from '../src/infra/http/error-codes';
 import { EngineLease, FencedError } from '../src/modules/engine/engine-lease';
 import { EngineLink, EngineReply, EngineRequest } from '../src/modules/engine/engine-link';
 import { JournalWriter } from '../src/modules/engine/journal-writer';
-import type { SeqOutcome } from '../src/modules/engine/sequencer/commands';
+import type { PlaceCmd, SeqOutcome } from '../src/modules/engine/sequencer/commands';
 import { loadConfig } from '../src/infra/config/config';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { registerByEmail } from './support/accounts';
@@ -245,6 +245,7 @@ describe('the command transport (Redis Streams)', () => {
     await new Promise((r) => setTimeout(r, 200));
     const first = await api.ask({ cmd: { t: 'cancel', userId: 1, orderId: 1 } }, 3000);
     expect(first).toMatchObject({ seq: 7, outcome: { orderId: 1, users: [1] } });
+    const sentAt = Date.now();
     const second = api.ask({ cmd: { t: 'place', userId: 2, marketId: 1, side: 'buy', type: 'limit', price: 1, qty: 1, quoteBudget: 0 } }, 5000);
     await new Promise((r) => setTimeout(r, 300));
     await engineA.close();
@@ -252,8 +253,11 @@ describe('the command transport (Redis Streams)', () => {
     const engineB = new EngineLink(REDIS_URL, prefix, 'engine-b');
     engineB.serve('engine-b', (req: EngineRequest) => {
       seen.push(`b:${req.id}`);
-      // The place without a client id carries its request id: the sequencer's idempotency key.
+      // The place without a client id carries its request id: the sequencer's idempotency key; and a
+      // deadline before the asker's timeout (5 s), so it is not placed once the asker has answered 2107.
       expect(req.cmd).toMatchObject({ t: 'place', requestId: req.id });
+      expect((req.cmd as PlaceCmd).notAfter! - sentAt).toBeGreaterThanOrEqual(4000);
+      expect((req.cmd as PlaceCmd).notAfter! - Date.now()).toBeLessThan(4000);
       return Promise.resolve({ id: req.id, seq: 8, outcome: outcome(2) });
     });
     expect(await second).toMatchObject({ seq: 8, outcome: { orderId: 2 } });

@@ -4,6 +4,7 @@ import { createApp } from '../src/app.factory';
 import { loadConfig } from '../src/infra/config/config';
 import { registerByEmail } from './support/accounts';
 import { EngineHost } from '../src/modules/engine/engine-host.service';
+import { JOURNAL_COMMANDS } from '../src/modules/engine/journal-writer';
 import { MarketRegistry } from '../src/modules/engine/market-registry.service';
 import { MarkPriceService } from '../src/modules/market/mark-price.service';
 import { deposit, spotTrader } from './support/funding';
@@ -24,12 +25,27 @@ describe('split roles: an api process does not wait out the projector linger for
   }, 180_000);
 });
 
+const USDT = 3;
+
+/** A ROLE=api app on the engine app's database and Redis prefix: it forwards every command. */
+async function apiApp(engine: TestApp): Promise<NestExpressApplication> {
+  const role = process.env.ROLE;
+  process.env.ROLE = 'api';
+  try {
+    const api = await createApp(engine.config);
+    await api.init();
+    return api;
+  } finally {
+    if (role === undefined) delete process.env.ROLE;
+    else process.env.ROLE = role;
+  }
+}
+
 /**
  * The same in one jest process, on the source: the sequencer's app (commands over Redis, its
  * projector lingering 3 s) and a ROLE=api app on the same database and Redis prefix.
  */
 describe('split roles in process: a transfer into the trade account through an api process', () => {
-  const USDT = 3;
   let engine: TestApp;
   let api: NestExpressApplication;
   const markPrice = process.env.MARK_PRICE;
@@ -37,15 +53,7 @@ describe('split roles in process: a transfer into the trade account through an a
     // No sampler: the tests record the mark price's ticks themselves (MarkPriceService.sample).
     process.env.MARK_PRICE = 'off';
     engine = await startTestApp({ engine: { ...loadConfig().engine, transport: 'redis', projectLingerMs: 3000 } });
-    const role = process.env.ROLE;
-    process.env.ROLE = 'api';
-    try {
-      api = await createApp(engine.config);
-      await api.init();
-    } finally {
-      if (role === undefined) delete process.env.ROLE;
-      else process.env.ROLE = role;
-    }
+    api = await apiApp(engine);
   });
   afterAll(async () => {
     await api?.close();
@@ -98,4 +106,51 @@ describe('split roles in process: a transfer into the trade account through an a
     // It asked the engine not to linger (3 s) for it.
     expect(performance.now() - t0).toBeLessThan(1500);
   });
+});
+
+describe('split roles in process: a place stranded by a failover', () => {
+  // Regression: the api process answered 2107 after its timeout, the place stayed in the command
+  // stream while no engine read it, and the next holder placed it seconds later (minutes, after a
+  // longer outage), at a price its client had given up on; without a client id it could not be
+  // retried safely either, and a retry made a second order.
+  it('a place its api process answered 2107 for, still in the command stream when an engine takes the lease, is not placed', async () => {
+    const engine = await startTestApp({ engine: { ...loadConfig().engine, transport: 'redis', leaseMs: 1500, forwardTimeoutMs: 800 } });
+    const api = await apiApp(engine).catch(async (err) => {
+      await engine.close();
+      throw err;
+    });
+    try {
+      const host = engine.app.get(EngineHost);
+      const buyer = await spotTrader(engine, USDT, '1000');
+      const waitFor = async (what: string, cond: () => Promise<boolean> | boolean) => {
+        for (const end = Date.now() + 15_000; !(await cond()); await new Promise((r) => setTimeout(r, 50)))
+          if (Date.now() > end) throw new Error(`waited 15 s for ${what}`);
+      };
+      // Another engine holds the lease for 2.5 s (it took it, then died): this one steps down and reads no command.
+      await engine.ds.query(
+        `UPDATE engine_lease SET token = token + 1, holder = 'another engine', expires_at = now() + interval '2500 milliseconds' WHERE name = 'engine'`,
+      );
+      await waitFor('the engine to step down', () => !host.owner);
+      const place = await request(api.getHttpServer())
+        .post('/api/coin/trade')
+        .set('Authorization', buyer.token)
+        .type('json')
+        .send({ symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100', quantity: '0.01' });
+      expect(place.body.code).toBe(2107);
+      // The lease expires and this engine takes it again: it reads the stranded place and journals it.
+      const journaled = async () =>
+        (await engine.ds.query(`SELECT 1 FROM sequencer_journal WHERE ${JOURNAL_COMMANDS} LIKE $1`, [`%"userId":${buyer.user.id},%"notAfter":%`])).length > 0;
+      await waitFor('the stranded place to be journaled', journaled);
+      await host.idle();
+      expect(await engine.ds.query('SELECT id FROM orders WHERE user_id = $1', [buyer.user.id])).toEqual([]);
+      const [coin] = await engine.ds.query(
+        `SELECT trim_scale(available)::text AS available, trim_scale(frozen)::text AS frozen FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'coin' AND currency_id = $2`,
+        [buyer.user.id, USDT],
+      );
+      expect(coin).toEqual({ available: '1000', frozen: '0' });
+    } finally {
+      await api.close();
+      await engine.close();
+    }
+  }, 60_000);
 });

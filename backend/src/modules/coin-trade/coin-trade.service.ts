@@ -36,6 +36,8 @@ export class CoinTradeService {
     const cmd = this.toCommand(userId, market, dto);
     const r = await this.trading.place(cmd);
     if (r.code !== 'OK') {
+      // Forwarded, it reached the sequencer past its deadline (the engine was slow to take it): not placed, retry.
+      if (r.code === 'EXPIRED') throw new BusinessError(ErrorCode.MARKET_BUSY);
       if (r.code !== 'UNITS_CHANGED') throw refusal(r.code);
       // Converted with other units than the sequencer's (its tick or lot changed at the engine's start,
       // or a change it refused): nothing happened; the sequencer's units are taken, so the retry is

@@ -37,6 +37,8 @@ const BLOCK_MS = 1000;
 /** Replies kept per api process's stream (bounded), and how long a silent process's stream lives. */
 const REPLY_MAXLEN = 10_000;
 const REPLY_TTL_S = 300;
+/** A forwarded place's deadline, as a share of the asker's timeout (5 s: 4 s). */
+const DEADLINE_SHARE = 0.8;
 
 /**
  * The command transport between api/worker processes and the engine (DESIGN §3, "Scale beyond one
@@ -138,7 +140,11 @@ export class EngineLink {
   async ask(body: { cmd?: SeqCommand; ctl?: EngineRequest['ctl']; marketId?: number }, timeoutMs: number): Promise<EngineReply> {
     if (!this.reader) this.startReplies();
     const req: EngineRequest = { id: randomUUID(), reply: this.replyStream, ...body };
-    if (req.cmd?.t === 'place' && !req.cmd.clientOrderId) req.cmd = { ...req.cmd, requestId: req.id };
+    // A place carries a deadline before this timeout (DEADLINE_SHARE of it): one that reaches the
+    // sequencer later (left in the stream by a failover) is refused, not placed after its client heard
+    // 2107. The margin covers the reply's way back and the two processes' clocks drifting apart.
+    if (req.cmd?.t === 'place')
+      req.cmd = { ...req.cmd, ...(req.cmd.clientOrderId ? {} : { requestId: req.id }), notAfter: Date.now() + Math.floor(timeoutMs * DEADLINE_SHARE) };
     const answer = new Promise<EngineReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(req.id);

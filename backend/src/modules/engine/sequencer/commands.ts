@@ -32,6 +32,16 @@ export interface PlaceCmd {
    * refused. Absent (every place journaled before this field existed): not checked.
    */
   readonly units?: string;
+  /**
+   * A forwarded place's deadline (ms since the epoch, on the asking process's clock): journaled in a
+   * later batch, it is refused (`EXPIRED`) and nothing happens. Set by the api process that forwards
+   * it (`EngineLink.ask`), before its own timeout answers 2107: a place left in the command stream by
+   * a failover is not placed by the next holder long after its client was told the result is unknown
+   * (and, without a client order id, could not retry it). Not remembered: a retry under the same
+   * client order id is a new attempt. Absent (placed in the sequencer's process, or journaled before
+   * this field): no deadline.
+   */
+  readonly notAfter?: number;
 }
 
 export interface CancelCmd {
@@ -117,7 +127,7 @@ export type SeqCode =
   | 'UNBALANCED'
   /** A place converted with market units that are not the market's now (a stale registry): nothing happened, retry. */
   | 'UNITS_CHANGED'
-  /** A post journaled after its deadline (`notAfter`): nothing happened. */
+  /** A post or a forwarded place journaled after its deadline (`notAfter`): nothing happened. */
   | 'EXPIRED'
   /** A post whose reference, memo, command id or account type the ledger's columns cannot hold (too long, or a NUL character). */
   | 'UNSTORABLE';

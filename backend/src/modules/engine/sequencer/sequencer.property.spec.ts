@@ -57,7 +57,8 @@ type Abstract =
   | { k: 'fund'; user: number; currency: number; amount: number }
   /** Two deposits of tenths × 10^17 whole units to one account: it reaches 10^18 or more (no ceiling: the ledger's balance columns are unbounded). */
   | { k: 'whale'; user: number; currency: number; tenths: number }
-  | { k: 'limit'; user: number; market: number; side: Side; depth: number; qty: number; cid: number }
+  /** `deadline` as `out`'s: a forwarded place's `notAfter`. */
+  | { k: 'limit'; user: number; market: number; side: Side; depth: number; qty: number; cid: number; deadline: number }
   | { k: 'sell'; user: number; market: number; qty: number; worst: number }
   | { k: 'budget'; user: number; market: number; budget: number; worst: number }
   | { k: 'buyQty'; user: number; market: number; qty: number; worst: number }
@@ -89,6 +90,8 @@ const abstractCommand: fc.Arbitrary<Abstract> = fc.oneof(
       qty,
       // 1–3: a client order id from a small pool, so retries happen; otherwise none.
       cid: fc.integer({ min: 0, max: 6 }),
+      // Mostly none (placed in the sequencer's process); sometimes a forwarded place's deadline.
+      deadline: fc.integer({ min: -4, max: 2 }),
     }),
   },
   { weight: 5, arbitrary: fc.record({ k: fc.constant('sell' as const), user, market, qty, worst }) },
@@ -237,6 +240,7 @@ function drive(stream: readonly Abstract[], venues: readonly Venue[], cut: numbe
             qty: a.qty,
             quoteBudget: 0,
             clientOrderId: a.cid >= 1 && a.cid <= 3 ? `c${a.cid}` : null,
+            ...(a.deadline < 0 ? {} : { notAfter: ts + (a.deadline - 1) * 1000 }),
           },
         });
         break;

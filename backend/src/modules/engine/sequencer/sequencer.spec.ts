@@ -499,6 +499,23 @@ describe('Sequencer', () => {
       expect(coin(t.seq, BUYER, USDT)).toEqual({ available: '100', frozen: '0' });
     });
 
+    // Regression: a place forwarded by an api process that answered 2107 after its timeout stayed in
+    // the command stream through a failover and was placed by the next holder, seconds or minutes later.
+    it('a place journaled after its deadline is EXPIRED and changes nothing; not remembered, so a retry under its client id is placed, and a late copy of a placed one answers the order', () => {
+      const late = limit(BUYER, 'buy', '50000', '0.1', { clientOrderId: 'fwd', notAfter: T0 - 1 });
+      const t = given(deposit(BUYER, USDT, '10000')).when(late);
+      expect(t.out).toMatchObject({ code: 'EXPIRED', postings: [], orders: [] });
+      t.unchanged();
+      expect(t.seq.apply({ ...late, notAfter: T0 })).toMatchObject({ code: 'OK', orderId: 1 });
+      // The stranded copy arriving after the retry was placed: the retry's order, once.
+      t.seq.beginBatch(2, T0 + 10_000);
+      expect(t.seq.apply(late)).toMatchObject({ code: 'OK', duplicate: true, orderId: 1 });
+      expect(coin(t.seq, BUYER, USDT)).toEqual({ available: '5000', frozen: '5000' });
+      // Without a client id (keyed by the request's id) and without a deadline (placed here, or journaled before the field): as before.
+      expect(t.seq.apply(limit(BUYER, 'buy', '50000', '0.01', { requestId: 'r-1', notAfter: T0 + 9_999 })).code).toBe('EXPIRED');
+      expect(t.seq.apply(limit(BUYER, 'buy', '50000', '0.01')).code).toBe('OK');
+    });
+
     it('a refused post retried answers with the stored code, even once it could pass', () => {
       const out = transferOut(BUYER, USDT, '150', 'xfer-once');
       const { seq } = given(deposit(BUYER, USDT, '100'));

@@ -237,6 +237,9 @@ export class Sequencer {
           order: prior.orderId ? this.order(prior.orderId) : undefined,
         };
     }
+    // After the dedup lookup: a late copy of a place that its retry placed answers that order. The
+    // batch's time decides, so a replay refuses the same; not remembered (the retry is a new attempt).
+    if (cmd.notAfter !== undefined && this.ts > cmd.notAfter) return empty('EXPIRED');
     const freeze = this.freezeOf(cmd, m);
     if (freeze === undefined) return empty('INVALID_ORDER');
     const [currency, amount] = freeze;

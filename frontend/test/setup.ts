@@ -1,4 +1,5 @@
-// Component tests: English catalogue, a clean localStorage and no pending toasts per test.
+// Component tests: English catalogue, a clean localStorage and no kept client ids per test.
+import { forgetKeptIds } from '../src/components/client-id';
 import { initI18n } from '../src/i18n/i18n';
 
 beforeAll(async () => {
@@ -7,4 +8,5 @@ beforeAll(async () => {
 
 afterEach(() => {
   localStorage.clear();
+  forgetKeptIds();
 });

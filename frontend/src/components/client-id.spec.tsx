@@ -1,10 +1,11 @@
 import { act, renderHook } from '@testing-library/react';
 import { ApiError } from '../api/client';
+import { useSessionStore } from '../stores/session.store';
 import { useMoneySubmit } from './client-id';
 
 describe('useMoneySubmit', () => {
   it('ignores a second press while the first is in flight, and renews the id after an answer', async () => {
-    const { result } = renderHook(() => useMoneySubmit());
+    const { result } = renderHook(() => useMoneySubmit('test'));
     const ids: string[] = [];
     let release!: () => void;
     const slow = (id: string) => {
@@ -30,7 +31,7 @@ describe('useMoneySubmit', () => {
   });
 
   it.each([0, 2105, 2106, 2107])('keeps the id after an answer of unknown fate (%i) so a retry of the same request has one effect', async (code) => {
-    const { result } = renderHook(() => useMoneySubmit());
+    const { result } = renderHook(() => useMoneySubmit('test'));
     const ids: string[] = [];
     const request = { side: 'buy', quantity: '1' };
     await act(async () => {
@@ -43,7 +44,7 @@ describe('useMoneySubmit', () => {
   });
 
   it('gives an edited request a new id after an unknown fate (regression: the server answered with the first request and the edited one was never placed)', async () => {
-    const { result } = renderHook(() => useMoneySubmit());
+    const { result } = renderHook(() => useMoneySubmit('test'));
     const ids: string[] = [];
     await act(async () => {
       await expect(result.current.run({ side: 'buy', quantity: '1' }, async (id) => (ids.push(id), Promise.reject(new ApiError('net', 0))))).rejects.toThrow();
@@ -55,7 +56,7 @@ describe('useMoneySubmit', () => {
   });
 
   it('sends what `derive` worked out for an id again with that id, and works it out anew for a new id', async () => {
-    const { result } = renderHook(() => useMoneySubmit());
+    const { result } = renderHook(() => useMoneySubmit('test'));
     const sent: Array<[string, string]> = [];
     let book = '100';
     const send = async (id: string, worst: string) => {
@@ -79,7 +80,7 @@ describe('useMoneySubmit', () => {
   });
 
   it('renews the id after a refusal', async () => {
-    const { result } = renderHook(() => useMoneySubmit());
+    const { result } = renderHook(() => useMoneySubmit('test'));
     const ids: string[] = [];
     await act(async () => {
       await expect(result.current.run('same', async (id) => (ids.push(id), Promise.reject(new ApiError('no', 2000))))).rejects.toThrow();
@@ -88,5 +89,41 @@ describe('useMoneySubmit', () => {
       await result.current.run('same', async (id) => ids.push(id));
     });
     expect(ids[0]).not.toBe(ids[1]);
+  });
+
+  it('keeps the id for the screen (scope) when it is left and opened again, and only for it (regression: the retry after a remount was a second order)', async () => {
+    const ids: string[] = [];
+    const request = { side: 'buy', quantity: '1' };
+    const first = renderHook(() => useMoneySubmit('trade'));
+    await act(async () => {
+      await expect(first.result.current.run(request, async (id) => (ids.push(id), Promise.reject(new ApiError('?', 2107))))).rejects.toThrow();
+    });
+    first.unmount();
+    const other = renderHook(() => useMoneySubmit('lever'));
+    expect(other.result.current.holds(request)).toBe(false);
+    const again = renderHook(() => useMoneySubmit('trade'));
+    expect(again.result.current.holds(request)).toBe(true);
+    await act(async () => {
+      await again.result.current.run(request, async (id) => ids.push(id));
+    });
+    expect(ids[1]).toBe(ids[0]);
+    // Answered: the next order is a new one.
+    expect(again.result.current.holds(request)).toBe(false);
+  });
+
+  it('does not keep an id across sessions: another login sends its own', async () => {
+    const ids: string[] = [];
+    useSessionStore.setState({ token: 'token-a' });
+    const { result } = renderHook(() => useMoneySubmit('trade'));
+    await act(async () => {
+      await expect(result.current.run('order', async (id) => (ids.push(id), Promise.reject(new ApiError('?', 0))))).rejects.toThrow();
+    });
+    useSessionStore.setState({ token: 'token-b' });
+    expect(result.current.holds('order')).toBe(false);
+    await act(async () => {
+      await result.current.run('order', async (id) => ids.push(id));
+    });
+    expect(ids[1]).not.toBe(ids[0]);
+    useSessionStore.setState({ token: null });
   });
 });

@@ -1,4 +1,5 @@
 import { useCallback, useRef, useState } from 'react';
+import { useSessionStore } from '../stores/session.store';
 
 /** A client-generated id for a command that moves money or sends a message (DESIGN §1 principle 4): a retry with it has one effect. */
 export function newClientId(): string {
@@ -21,7 +22,8 @@ export function fateUnknown(err: unknown): boolean {
 }
 
 /**
- * A submit that must have one effect (a money-moving command; a help-centre message or feedback):
+ * A submit that must have one effect (a money-moving command; a help-centre message or feedback), on
+ * the screen `scope` names:
  * one at a time (a second press while the first is in flight is ignored),
  * each attempt carrying a client id. `run(request, send)`: `request` is what the command asks for
  * (its fields without the id). After an answer whose fate is unknown, the id is kept for a retry of
@@ -36,24 +38,26 @@ export function fateUnknown(err: unknown): boolean {
  * what a retry of `request` would send (undefined when it would work it out anew), for the screen to
  * show what is sent.
  */
-export function useMoneySubmit() {
+export function useMoneySubmit(scope: string) {
   const [busy, setBusy] = useState(false);
   const inFlight = useRef(false);
-  const kept = useRef<{ id: string; request: string; derived: unknown } | undefined>(undefined);
+  const at = useRef(scope);
+  at.current = scope;
   const run = useCallback(
     async <T, D = undefined>(request: unknown, send: (clientId: string, derived: D) => Promise<T>, derive?: () => D): Promise<T | undefined> => {
       if (inFlight.current) return undefined;
       inFlight.current = true;
       setBusy(true);
       const key = JSON.stringify(request);
-      const retry = kept.current?.request === key ? kept.current : undefined;
+      const scope = at.current;
+      const retry = keptOf(scope, key);
       const id = retry ? retry.id : newClientId();
       const derived = retry ? (retry.derived as D) : (derive?.() as D);
-      kept.current = undefined;
+      kept.delete(scope);
       try {
         return await send(id, derived);
       } catch (e) {
-        if (fateUnknown(e)) kept.current = { id, request: key, derived };
+        if (fateUnknown(e)) kept.set(scope, { id, request: key, derived, token: useSessionStore.getState().token });
         throw e;
       } finally {
         inFlight.current = false;
@@ -62,8 +66,26 @@ export function useMoneySubmit() {
     },
     [],
   );
-  const keptFor = useCallback((request: unknown): unknown => (kept.current?.request === JSON.stringify(request) ? kept.current.derived : undefined), []);
+  const keptFor = useCallback((request: unknown): unknown => keptOf(at.current, JSON.stringify(request))?.derived, []);
   /** Whether sending `request` now would be the retry of an unanswered one (with its kept id): a screen must not refuse it on its own checks, which the first may have changed. */
-  const holds = useCallback((request: unknown): boolean => kept.current?.request === JSON.stringify(request), []);
+  const holds = useCallback((request: unknown): boolean => keptOf(at.current, JSON.stringify(request)) !== undefined, []);
   return { busy, run, keptFor, holds };
+}
+
+/**
+ * The id kept after an unknown fate, per screen (`scope`), for the app's life: the screen left and
+ * opened again (the order list looked at, another market and back) still retries with it
+ * (regression: the form's own memory went with it, and the retry was placed as a second order).
+ * In memory only (a request may hold a fund password), and only for the session it was sent in.
+ */
+const kept = new Map<string, { id: string; request: string; derived: unknown; token: string | null }>();
+
+function keptOf(scope: string, request: string) {
+  const k = kept.get(scope);
+  return k && k.request === request && k.token === useSessionStore.getState().token ? k : undefined;
+}
+
+/** Forgets every kept id (tests: each starts with none). */
+export function forgetKeptIds(): void {
+  kept.clear();
 }

@@ -30,7 +30,7 @@ export function BuyPage({ titleKey }: { titleKey: string }) {
   const [amount, setAmount] = useState('');
   const [agree, setAgree] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('finance-buy');
   useEffect(() => {
     if (!Number.isInteger(id) || id < 1) return setProduct(null);
     setProduct(undefined);

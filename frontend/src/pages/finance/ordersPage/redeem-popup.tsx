@@ -12,7 +12,7 @@ export function RedeemPopup({ order, onClose, onDone }: { order: WealthOrder; on
   const { t } = useTranslation();
   const [preview, setPreview] = useState<Redemption | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('finance-redeem');
   const dialog = useRef<HTMLDivElement>(null);
   useEffect(() => {
     financeApi.preview(order.order_id).then(setPreview, (e: { message?: string }) => setError(e.message || t('common.error')));

@@ -33,7 +33,7 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
   // The user's conversions, 20 at a time; a new one goes on top of the pages shown.
   const history = usePaged(walletApi.conversions, CONVERSIONS_PAGE, { idOf: (h) => h.quote_id });
   const [quoting, setQuoting] = useState(false);
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('fpjy');
   // After a conversion (or one of unknown fate): the balances and the history as they are now.
   const load = () => {
     void reloadCoins();

@@ -33,7 +33,7 @@ export function HelpCenterPage({ titleKey }: { titleKey: string }) {
   const [image, setImage] = useState('');
   const [error, setError] = useState<string | null>(null);
   // The feedback carries a client id, kept for a retry of the same feedback after an answer that never came.
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('help-feedback');
   const { uploading, onUploading } = useUploading();
 
   const loadMine = async () => {

@@ -40,7 +40,7 @@ export function HelpChatPage({ titleKey }: { titleKey: string }) {
   const [closed, setClosed] = useState(false);
   const [text, setText] = useState('');
   // Each message carries a client id, kept for a retry of the same message after an answer that never came.
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('help-chat');
   // Bumped by "Try again" after a failed load: the conversation is asked for again.
   const [attempt, setAttempt] = useState(0);
   const lastId = useRef('0');

@@ -37,7 +37,7 @@ export function LeverForm({ market, deal, offline, onPlaced }: { market: MarketI
   const [tp, setTp] = useState('');
   const [sl, setSl] = useState('');
   const [error, setError] = useState<{ field: FieldName; text: string } | null>(null);
-  const { busy, run, holds } = useMoneySubmit();
+  const { busy, run, holds } = useMoneySubmit('lever');
   useEffect(() => {
     if (!deal.multiples.includes(multiple)) setMultiple(deal.multiples[0] ?? 1);
   }, [deal.multiples, multiple]);

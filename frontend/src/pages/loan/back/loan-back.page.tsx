@@ -35,7 +35,7 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
   const [amount, setAmount] = useState('');
   const [image, setImage] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('loan-back');
 
   const load = useCallback(async () => {
     if (!/^\d+$/.test(id)) return setData(null);

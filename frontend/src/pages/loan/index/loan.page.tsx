@@ -34,7 +34,7 @@ export function LoanPage({ titleKey }: { titleKey: string }) {
   const [preview, setPreview] = useState<LoanPreview | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [needsVerify, setNeedsVerify] = useState(false);
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('loan');
 
   const loadProducts = useCallback(() => {
     setProducts(undefined);

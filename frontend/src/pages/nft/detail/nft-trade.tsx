@@ -15,7 +15,7 @@ import { isPrice, nftPrice, proceedsOf } from '../nft-parts';
 export function NftTrade({ item, available, onChanged }: { item: NftItem; available: string | null; onChanged: () => void }) {
   const { t } = useTranslation();
   const token = useSessionStore((s) => s.token);
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('nft-trade');
   const [confirming, setConfirming] = useState(false);
   const [price, setPrice] = useState('');
   const [error, setError] = useState<string>();

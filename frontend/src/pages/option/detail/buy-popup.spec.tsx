@@ -14,7 +14,7 @@ afterEach(() => jest.restoreAllMocks());
 it('delivery times that failed to load offer a retry (nothing can be bought without one); the range and the win ratio keep their decimals', async () => {
   const seconds = jest.spyOn(optionApi, 'seconds').mockRejectedValueOnce(new ApiError('Network error', 0)).mockResolvedValueOnce([period]);
   jest.spyOn(optionApi, 'payable').mockResolvedValue([{ currency_id: 3, symbol: 'USDT', available: '200', frozen: '0' }]);
-  const submitter = renderHook(() => useMoneySubmit()).result.current;
+  const submitter = renderHook(() => useMoneySubmit('option')).result.current;
   renderAt('/', '/', <BuyPopup symbol="BTC/USDT" direction="up" price="100" onClose={() => undefined} submitter={submitter} />);
   await screen.findByTestId('load-failed');
   await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
@@ -29,7 +29,7 @@ it("a quantity outside the delivery time's range, or more than the balance with 
   jest.spyOn(optionApi, 'seconds').mockResolvedValue([{ ...period, fee_rate: '0.01' }]);
   jest.spyOn(optionApi, 'payable').mockResolvedValue([{ currency_id: 3, symbol: 'USDT', available: '200', frozen: '0' }]);
   const submit = jest.spyOn(optionApi, 'submit').mockRejectedValue(new ApiError('refused by the server', 2000));
-  const submitter = renderHook(() => useMoneySubmit()).result.current;
+  const submitter = renderHook(() => useMoneySubmit('option')).result.current;
   renderAt('/', '/', <BuyPopup symbol="BTC/USDT" direction="up" price="100" onClose={() => undefined} submitter={submitter} />);
   await userEvent.click(await screen.findByTestId('period-60'));
   const quantity = screen.getByRole('textbox', { name: 'Quantity (USDT)' });
@@ -59,7 +59,7 @@ it('the balance is read again on a balance push; the retry of an unanswered purc
     .spyOn(optionApi, 'submit')
     .mockRejectedValueOnce(new ApiError('Network error', 0))
     .mockResolvedValue({ order_id: '9' } as Awaited<ReturnType<typeof optionApi.submit>>);
-  const submitter = renderHook(() => useMoneySubmit()).result.current;
+  const submitter = renderHook(() => useMoneySubmit('option')).result.current;
   renderAt('/', '/', <BuyPopup symbol="BTC/USDT" direction="up" price="100" onClose={() => undefined} submitter={submitter} />);
   await userEvent.click(await screen.findByTestId('period-60'));
   await userEvent.type(screen.getByRole('textbox', { name: 'Quantity (USDT)' }), '198');
@@ -80,7 +80,7 @@ it('the balance is read again after a resync, and an older read answering late d
   jest.spyOn(optionApi, 'seconds').mockResolvedValue([period]);
   const answers: Array<(v: Awaited<ReturnType<typeof optionApi.payable>>) => void> = [];
   jest.spyOn(optionApi, 'payable').mockImplementation(() => new Promise((r) => answers.push(r)));
-  const submitter = renderHook(() => useMoneySubmit()).result.current;
+  const submitter = renderHook(() => useMoneySubmit('option')).result.current;
   renderAt('/', '/', <BuyPopup symbol="BTC/USDT" direction="up" price="100" onClose={() => undefined} submitter={submitter} />);
   await waitFor(() => expect(answers).toHaveLength(1));
   // The socket came back without the pushes it missed (a payout meanwhile): read again.

@@ -28,7 +28,7 @@ export function OptionPage({ titleKey }: { titleKey: string }) {
   const [buying, setBuying] = useState<'up' | 'down' | null>(null);
   const closeBuy = useCallback(() => setBuying(null), []);
   // Here, not in the popup: the client id of a request left unanswered survives closing the popup.
-  const submitter = useMoneySubmit();
+  const submitter = useMoneySubmit('option');
   return (
     <Page
       title={t(titleKey)}

@@ -130,6 +130,28 @@ describe('trade form: a retry after an unknown fate', () => {
   });
 });
 
+describe('trade form: the retry after the screen was left', () => {
+  it('sends the unanswered order again with its client id when the form is opened again (regression: a new id, a second order)', async () => {
+    const place = jest
+      .spyOn(tradingApi, 'place')
+      .mockRejectedValueOnce(new ApiError('Network error', 0))
+      .mockResolvedValue({} as Order);
+    const first = render(form(book, null));
+    await userEvent.click(screen.getByRole('radio', { name: 'Market' }));
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '500');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(1));
+    first.unmount();
+    // Back on the trade screen, the book has moved: the same order again, with its id and its first bound.
+    render(form({ ...book, asks: [['70000.00', '1']] }, null));
+    await userEvent.click(screen.getByRole('radio', { name: 'Market' }));
+    await userEvent.type(screen.getByLabelText('Amount (USDT)'), '500');
+    await userEvent.click(screen.getByTestId('place-order'));
+    await waitFor(() => expect(place).toHaveBeenCalledTimes(2));
+    expect(place.mock.calls[1][0]).toEqual(place.mock.calls[0][0]);
+  });
+});
+
 describe('trade form: balances not known yet', () => {
   it('an order is not refused against a balance that did not load (the server checks it), and the available line says it is unknown', async () => {
     const place = jest.spyOn(tradingApi, 'place').mockResolvedValue({} as Order);

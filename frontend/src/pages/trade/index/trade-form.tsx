@@ -54,7 +54,7 @@ export function TradeForm({
     setQty('');
     setError(null);
   }, [market.symbol]);
-  const { busy, run, keptFor, holds } = useMoneySubmit();
+  const { busy, run, keptFor, holds } = useMoneySubmit('trade');
   const byAmount = side === 'buy' && kind === 'market';
   const qd = market.qty_decimals;
   const pd = market.price_decimals;

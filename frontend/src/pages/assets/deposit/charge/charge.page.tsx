@@ -25,7 +25,7 @@ export function ChargePage({ titleKey }: { titleKey: string }) {
   const [amount, setAmount] = useState('');
   const [image, setImage] = useState('');
   const [errors, setErrors] = useState<{ amount?: string; image?: string }>({});
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('charge');
   // Not sent while the proof is uploading: it would go out with the picture being replaced, or none.
   const { uploading, onUploading } = useUploading();
   const load = useCallback(() => {

@@ -23,7 +23,7 @@ export function TransferPage({ titleKey }: { titleKey: string }) {
   const [from, setFrom] = useState<AccountType>(accountParam(params.get('from')) ?? (to === 'coin' ? 'option' : 'coin'));
   const [amount, setAmount] = useState('');
   const [error, setError] = useState<string>();
-  const { busy, run, holds } = useMoneySubmit();
+  const { busy, run, holds } = useMoneySubmit('transfer');
   const coin = useMemo(() => options?.currencies.find((c) => String(c.currency_id) === currencyId) ?? options?.currencies.find((c) => c.symbol === 'USDT') ?? options?.currencies[0], [options, currencyId]);
   const routes = coin?.routes ?? [];
   const froms = [...new Set(routes.map((r) => r.from))];

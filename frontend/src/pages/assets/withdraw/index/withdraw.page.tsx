@@ -46,7 +46,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
   const [remark, setRemark] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<Errors>({});
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('withdraw');
   const coin = coins?.find((c) => String(c.currency_id) === currencyId) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
   useEffect(() => {
     if (!coin) return;

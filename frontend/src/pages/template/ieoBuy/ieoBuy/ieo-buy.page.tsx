@@ -29,7 +29,7 @@ export function IeoBuyPage({ titleKey }: { titleKey: string }) {
   const [quantity, setQuantity] = useState('');
   const [error, setError] = useState<string>();
   const [available, setAvailable] = useState<string | null>(null);
-  const { busy, run } = useMoneySubmit();
+  const { busy, run } = useMoneySubmit('ieo-buy');
   useEffect(() => {
     if (!project || !token) return;
     walletApi.currencies().then(

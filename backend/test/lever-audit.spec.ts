@@ -132,6 +132,21 @@ describe('lever/audit: public settlement audit of contract closes (real PostgreS
     expect(l.values.credited).toBe('0');
   });
 
+  it('lists the ticks by their order of record, not by their times (regression: a close tick stamped before the open one, by a clock behind after a take-over, listed none)', async () => {
+    const t0 = await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const tp = (await open(u.token, { side: 'long', lots: '10', take_profit: '62000', stop_loss: '55000' })).body.data;
+    const opened = await recorded(t0);
+    const behind = (ms: number) => new Date(opened.ts.getTime() - ms);
+    const quiet = await tick('61000', behind(60_000));
+    const tpTick = await tick('62000', behind(59_000));
+    await watch();
+    const a = await expectExact(tp.id, 'take_profit', t0, tpTick);
+    expect(a.ticks.map((x: { id: string }) => x.id)).toEqual([quiet, tpTick]);
+    expect(a.ticks_complete).toBe(true);
+  });
+
   it('unknown, malformed and cancelled: 2415, 1000-style refusals, 2416', async () => {
     await tick('60000');
     expect((await audit('999999999')).body.code).toBe(2415);

@@ -446,6 +446,24 @@ describe('contracts on recorded mark-price ticks (real PostgreSQL + Redis)', () 
     expect((await post(u.token, 'close', { id: limit.id })).body.code).toBe(1);
   });
 
+  it('a close of a limit order crossed on a tick the watcher has not reached yet opens it there and closes it at the price now (regression: 2414 "not opened yet: cancel it instead", and the cancel then opened it)', async () => {
+    await tick('60000');
+    await watch();
+    const u = await trader('1000');
+    const limit = (await open(u.token, { type: 'limit', price: '59000', side: 'long', lots: '10', take_profit: '65000', stop_loss: '55000' })).body.data;
+    const crossed = await tick('58900');
+    const now = await tick('59500');
+    const closed = await post(u.token, 'close', { id: limit.id });
+    expect(closed.body).toMatchObject({ code: 1, data: { id: limit.id, status: 'closed', open_price: '58900', close_price: '59500' } });
+    const [row] = await t.ds.query('SELECT open_tick_id::text AS open, close_tick_id::text AS close FROM lever_positions WHERE id = $1', [limit.id]);
+    expect(row).toEqual({ open: String(crossed), close: String(now) });
+    // Margin back, fee 1 paid, 1,000 USDT long from 58,900 to 59,500: + 10.18675721 (truncated).
+    expect(await lever(u.user.id)).toEqual({ available: '1009.18675721', frozen: '0' });
+    // Not crossed: still says to cancel it.
+    const other = (await open(u.token, { type: 'limit', price: '50000', side: 'long', lots: '5', take_profit: '65000', stop_loss: '45000' })).body.data;
+    expect((await post(u.token, 'close', { id: other.id })).body).toMatchObject({ code: 2414, message: 'This order has not opened yet: cancel it instead' });
+  });
+
   it('new levels do not undo a take profit on a tick the watcher has not reached yet (2414: it settles there), and a pending order crossed meanwhile opens first', async () => {
     await tick('60000');
     await watch();

@@ -64,11 +64,13 @@ export class LeverAuditService {
     const open = rows.find((r) => r.id === String(p.openTickId));
     const close = rows.find((r) => r.id === String(p.closeTickId));
     if (!open || !close) throw new BusinessError(ErrorCode.LEVER_AUDIT_NOT_SETTLED);
+    // By id, as the watcher reads them (a tick's time is its sampling process's clock, which may be
+    // behind another's after a take-over; ids are the order of record).
     const between: TickRow[] = await this.dataSource.query(
       `SELECT id::text, price::text, ts FROM mark_prices
-        WHERE market_id = $1 AND ts >= $2 AND ts <= $3 AND id <> $4::bigint
-        ORDER BY ts, mark_prices.id LIMIT ${AUDIT_TICKS_MAX + 1}`,
-      [p.marketId, open.ts, close.ts, p.openTickId],
+        WHERE market_id = $1 AND id > $2::bigint AND id <= $3::bigint
+        ORDER BY mark_prices.id LIMIT ${AUDIT_TICKS_MAX + 1}`,
+      [p.marketId, p.openTickId, p.closeTickId],
     );
     // Tick prices are read from the recorded ticks, not from the position's copy.
     const t: PositionTerms = {

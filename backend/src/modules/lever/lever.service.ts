@@ -342,9 +342,16 @@ export class LeverService {
    */
   async close(userId: number, id: string) {
     let p = await this.own(userId, id);
-    // A limit order not opened yet has nothing to close: it is cancelled (not "already closed").
-    if (p.status === 'pending') throw new BusinessError(ErrorCode.POSITION_CLOSED, 'error.lever_order_pending');
     const symbol = () => this.registry.symbolOf(p.marketId);
+    if (p.status === 'pending') {
+      // One a tick the watcher has not reached yet crossed opens on it first, as the watcher will open
+      // it (and as a cancel finds it), and is then closed as any position.
+      const caught = await this.overtake(p, await this.marks.newestTickId(p.marketId));
+      if (caught.closed) return this.view(caught.closed, symbol(), caught.closed.closePrice!);
+      p = caught.position;
+      // A limit order not opened yet has nothing to close: it is cancelled (not "already closed").
+      if (p.status === 'pending') throw new BusinessError(ErrorCode.POSITION_CLOSED, 'error.lever_order_pending');
+    }
     // Three rounds at most: a close that lost to the watcher keeping a trigger (below) settles that trigger.
     for (let attempt = 0; attempt < 3 && p.status === 'holding'; attempt++) {
       // A close kept already (a trigger that fired, or one asked for) settles at its own tick: the

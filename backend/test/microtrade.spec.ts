@@ -14,6 +14,7 @@ import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const USDT = 3;
 const BTC_MARKET = 1;
+const ETH_MARKET = 2;
 
 // The test records the mark-price ticks itself (the sampler is off), so every price is known.
 process.env.MARK_PRICE = 'off';
@@ -440,6 +441,24 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     expect(moneyString(row.price)).toBe('61000');
     // No move since: the next purchase opens on that same recorded tick (nothing new recorded).
     expect((await buy(u.token, { direction: 'down', period_id: p30.id, quantity: '10' })).body.data.open_tick_id).toBe(bought.open_tick_id);
+  });
+
+  it('no purchase while the price is not sampled, even with fresh ticks recorded by deals: it could only end void, its fee kept (2211, nothing moves)', async () => {
+    const u = await trader('100');
+    const [p30] = await periods();
+    // ETH/USDT: no other test records its ticks. A sample 6 s old, and a deal's tick now.
+    const record = (source: string, ageMs: number) =>
+      t.ds.query('INSERT INTO mark_prices (market_id, price, ts, source) VALUES ($1, $2, $3, $4)', [ETH_MARKET, '3000', new Date(Date.now() - ageMs), source]);
+    await record('sample', 6000);
+    await record('deal', 0);
+    const entries = async () => (await t.ds.query('SELECT COUNT(*)::int AS n FROM ledger_entries'))[0].n;
+    const before = await entries();
+    const eth = { symbol: 'ETH/USDT', direction: 'up', period_id: p30.id, quantity: '10' };
+    expect((await buy(u.token, eth)).body).toMatchObject({ code: 2211 });
+    expect(await entries()).toBe(before);
+    expect(await optionBalance(u.user.id)).toBe('100');
+    await record('sample', 0);
+    expect((await buy(u.token, eth)).body.code).toBe(1);
   });
 
   it('a purchase while an operator disables its period waits for that change and is refused with 2400 (regression: it read the period before and was bought on a disabled one)', async () => {

@@ -123,6 +123,21 @@ export class MarkPriceService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /**
+   * Refuses (2211, as `fresh`) unless the market's price is being sampled: a sample recorded in the
+   * last FRESH_TICK_MS. An option delivers on a sample only, so one bought while none are taken (the
+   * sampler off or failing, ticks recorded by deals alone) could only end void, its fee kept.
+   */
+  async sampling(market: MarketInfo): Promise<void> {
+    const now = Date.now();
+    const [row] = await this.dataSource.query(`SELECT 1 FROM mark_prices WHERE market_id = $1 AND source = 'sample' AND ts > $2 AND ts <= $3 LIMIT 1`, [
+      market.id,
+      new Date(now - FRESH_TICK_MS),
+      new Date(now),
+    ]);
+    if (!row) throw new BusinessError(ErrorCode.PRICE_UNAVAILABLE, undefined, { coin: market.base.symbol });
+  }
+
+  /**
    * The price now, to open or close a position or buy an option at: the last trade price, recorded
    * as a tick first when the market traded away from the latest recorded one (else a trader who saw
    * the move on the live feed could still deal at the price the market had left, up to a second

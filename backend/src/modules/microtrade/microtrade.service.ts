@@ -68,6 +68,7 @@ export class MicrotradeService {
     const user = await this.users.findById(userId);
     if (user.verificationLevel < 1)
       throw new BusinessError(ErrorCode.OPTION_VERIFY_REQUIRED, undefined, undefined, { verify: true, route: '#/pages/verification/index' });
+    await this.marks.sampling(market);
     const tick = await this.marks.now(market);
     // The stake comes in and stake + win is frozen: the house's own funds must cover the win.
     const house = (await this.ledger.balancesOf('system', SYSTEM_OWNER_ID)).find((b) => b.accountType === 'treasury' && b.currencyId === USDT_ID);

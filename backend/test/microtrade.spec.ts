@@ -160,6 +160,28 @@ describe('options: honest delivery on recorded ticks (real PostgreSQL + Redis + 
     expect(audit.ticks.find((x: { id: string }) => x.id === sampled)).toMatchObject({ source: 'sample' });
   });
 
+  it('the audit lists the ticks from the delivery time on even when more than 5,000 came before it, and says the list is cut (regression: it stopped at 5,000 from the open, short of the delivery)', async () => {
+    await t.ds.query('DELETE FROM mark_prices WHERE ts > now()'); // the earlier tests' delivery ticks, stamped ahead
+    await tick('60000');
+    const [p30] = await periods();
+    const u = await trader('1000');
+    const order = (await buy(u.token, { direction: 'up', period_id: p30.id, quantity: '10' })).body.data;
+    const deliverAt = new Date(order.deliver_at).getTime();
+    // 5,001 deals' ticks before the delivery time (a busy market, or a long period's samples).
+    await t.ds.query(
+      `INSERT INTO mark_prices (market_id, price, ts, source)
+       SELECT $1, 60000, to_timestamp(($2::bigint - 20000 + g)::double precision / 1000), 'deal' FROM generate_series(1, 5001) g`,
+      [BTC_MARKET, deliverAt],
+    );
+    const delivery = await tick('60001', new Date(deliverAt + 200));
+    await t.app.get(OptionDeliveryService).deliverDue(new Date(deliverAt + 2000));
+    const audit = (await t.http().get('/api/microtrade/ticks').query({ order_id: order.order_id })).body.data;
+    expect(audit).toMatchObject({ result: 'up', delivery_tick: { id: delivery }, ticks_complete: false, delivery_ticks_complete: true });
+    expect(audit.ticks).toHaveLength(5001);
+    expect(audit.ticks.at(-1)).toMatchObject({ id: delivery, source: 'sample' });
+    await t.ds.query(`DELETE FROM mark_prices WHERE market_id = $1 AND source = 'deal' AND price = 60000`, [BTC_MARKET]);
+  });
+
   it('an option whose delivery sample comes more than 5 s late is void and its stake returned (sampling paused: whoever runs it cannot choose the price by choosing when it resumes)', async () => {
     await t.ds.query('DELETE FROM mark_prices WHERE ts > now()'); // the earlier tests' delivery ticks, stamped ahead
     await tick('60000');

@@ -115,6 +115,10 @@ export interface OptionAudit {
   stranded_after_ms: number;
   /** `sample`: the once-a-second sampler's (only these deliver); `deal`: recorded when someone dealt at the price now. */
   ticks: Array<Tick & { source: 'sample' | 'deal' }>;
+  /** Every tick from the open on is listed (each stretch, before and from the delivery time, holds at most 5,000). */
+  ticks_complete: boolean;
+  /** Every tick from the delivery time on is listed: what decides the result. */
+  delivery_ticks_complete: boolean;
 }
 
 /** lever/audit (public): the settlement audit of one closed position, docs/api.md. */

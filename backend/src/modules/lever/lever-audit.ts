@@ -6,11 +6,9 @@ import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { money, moneyString } from '../../infra/money';
 import { MarketRegistry } from '../engine/market-registry.service';
+import { AUDIT_TICKS_MAX } from '../market/mark-price.service';
 import { isLiquidated, liquidationPrice, maintenanceOf, marginOf, notional, settledPnl, slHit, tpHit, tpSlLive, type PositionTerms } from './lever-math';
 import { LeverPosition } from './lever-position.entity';
-
-/** At most this many recorded ticks between the open and the close tick are listed. */
-export const AUDIT_TICKS_MAX = 5000;
 
 export class LeverAuditDto {
   @ApiProperty({ description: 'The contract position id' })

@@ -8,6 +8,9 @@ import { MarketInfo, MarketRegistry } from '../engine/market-registry.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
 
+/** At most this many recorded ticks an audit lists in one stretch (a contract's open to close; an option's open to delivery time, and from it on). */
+export const AUDIT_TICKS_MAX = 5000;
+
 /** A recorded mark-price tick as read back from `mark_prices`. */
 export interface Tick {
   id: string;

@@ -10,7 +10,7 @@ import { money, Money, moneyString, truncate } from '../../infra/money';
 import { USDT_ID } from '../coin-rate/pricing.service';
 import { EngineBus } from '../engine/engine-bus';
 import { MarketRegistry } from '../engine/market-registry.service';
-import { MarkPriceService } from '../market/mark-price.service';
+import { AUDIT_TICKS_MAX, MarkPriceService } from '../market/mark-price.service';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
 import { LedgerService, Movement } from '../ledger/ledger.service';
 import { UserService } from '../user/user.service';
@@ -190,10 +190,19 @@ export class MicrotradeService {
     // A void option no sample came for has no delivery tick: its trail runs to STRANDED_AFTER_MS after
     // its delivery time, so anyone can see that none was sampled from its delivery time until then.
     const until = o.deliveryTs ?? (o.status === 'delivered' ? new Date(new Date(o.deliverAt).getTime() + STRANDED_AFTER_MS) : new Date());
-    const rows: Array<{ id: string; price: string; ts: Date; source: string }> = await this.dataSource.query(
-      'SELECT id::text, price::text, ts, source FROM mark_prices WHERE market_id = $1 AND ts >= $2 AND ts <= $3 ORDER BY ts, mark_prices.id LIMIT 5000',
-      [o.marketId, o.openTs, until],
-    );
+    // Two stretches, each of at most AUDIT_TICKS_MAX: from the open to the delivery time, and from the
+    // delivery time on, which decides the result. One list cut at 5,000 ticks from the open never
+    // reached the delivery of a long period (a 2-hour one samples 7,200), and said nothing of it.
+    const stretch = (from: Date, to: Date, toIncluded: boolean): Promise<Array<{ id: string; price: string; ts: Date; source: string }>> =>
+      this.dataSource.query(
+        `SELECT id::text, price::text, ts, source FROM mark_prices WHERE market_id = $1 AND ts >= $2 AND ts ${toIncluded ? '<=' : '<'} $3
+          ORDER BY ts, mark_prices.id LIMIT ${AUDIT_TICKS_MAX + 1}`,
+        [o.marketId, from, to],
+      );
+    const deliverAt = new Date(o.deliverAt);
+    const before = await stretch(new Date(o.openTs), deliverAt, false);
+    const after = until < deliverAt ? [] : await stretch(deliverAt, until, true);
+    const rows = [...before.slice(0, AUDIT_TICKS_MAX), ...after.slice(0, AUDIT_TICKS_MAX)];
     return {
       order_id: o.id,
       symbol: this.registry.symbolOf(o.marketId),
@@ -207,6 +216,8 @@ export class MicrotradeService {
       // The bound it was delivered under (null: delivered before there was one, never void); a pending option's is today's.
       void_after_ms: o.status === 'delivered' ? o.voidAfterMs : DELIVERY_LATE_MS,
       ticks: rows.map((r) => ({ id: r.id, price: moneyString(r.price), time: new Date(r.ts).toISOString(), source: r.source })),
+      ticks_complete: before.length <= AUDIT_TICKS_MAX && after.length <= AUDIT_TICKS_MAX,
+      delivery_ticks_complete: after.length <= AUDIT_TICKS_MAX,
     };
   }
 

@@ -44,6 +44,8 @@ const audit = (over: Partial<OptionAudit>): OptionAudit => ({
   void_after_ms: 5000,
   stranded_after_ms: 60000,
   ticks: [{ id: '1', price: '90000', time: '2026-12-04T08:00:00.000Z', source: 'sample' }],
+  ticks_complete: true,
+  delivery_ticks_complete: true,
   ...over,
 });
 
@@ -80,4 +82,9 @@ it('a delivered option matches its recomputed result from the two ticks', async 
     pnl: '80',
   });
   expect(v).toEqual({ ok: '1', recomputed: expect.stringContaining('Up') });
+});
+
+it('a void option with no delivery tick cannot be confirmed when the ticks from its delivery time are not all listed', async () => {
+  const v = await verdict(audit({ ticks_complete: false, delivery_ticks_complete: false }));
+  expect(v.ok).toBe('0');
 });

@@ -154,13 +154,12 @@ function Audit({ order }: { order: OptionOrder }) {
   const late = bound !== null && audit.delivery_tick !== null && Date.parse(audit.delivery_tick.time) - Date.parse(audit.deliver_at) > bound;
   // Delivered without a delivery tick: void if no sample is listed from the delivery time to the
   // lateness bound (a later first sample makes it void all the same; one saved after the void, stamped
-  // before `stranded_after_ms`, is listed too), provided the list is whole (at most 5,000 ticks).
-  const complete = audit.ticks.length < 5000;
+  // before `stranded_after_ms`, is listed too), provided that stretch is listed whole.
   const due = Date.parse(audit.deliver_at);
   const stranded =
     result !== null &&
     audit.delivery_tick === null &&
-    complete &&
+    audit.delivery_ticks_complete &&
     !audit.ticks.some((k) => k.source === 'sample' && Date.parse(k.time) >= due && (bound === null || Date.parse(k.time) - due <= bound));
   const outcome = stranded ? 'void' : recomputed === null ? null : late ? 'void' : recomputed > 0 ? 'up' : recomputed < 0 ? 'down' : 'flat';
   const seconds = (bound ?? 0) / 1000;
@@ -171,7 +170,7 @@ function Audit({ order }: { order: OptionOrder }) {
         <TickLine label={t('option.openTick')} tick={audit.open_tick} testId="audit-open" />
         <TickLine label={t('option.deliveryTick')} tick={audit.delivery_tick} testId="audit-delivery" />
       </AuditSection>
-      <TickList ticks={audit.ticks} complete={complete} />
+      <TickList ticks={audit.ticks} complete={audit.ticks_complete} />
       <AuditSection title={t('integrity.audit.formula')}>
         <FormulaLine
           label={bound === null ? t('integrity.audit.optionRule') : t('integrity.audit.optionRuleVoid', { seconds })}

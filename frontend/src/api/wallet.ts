@@ -173,7 +173,8 @@ export const walletApi = {
   log: (params: { code?: number; currency_id?: number; account?: AccountType; page?: number; limit?: number }) => get<Page<LedgerLine>>('wallet/log', params),
   history: (page = 1) => get<Page<Transfer>>('wallet/history', { page, limit: TRANSFERS_PAGE }),
   currencies: () => get<UserCurrency[]>('currency/user_currency_list'),
-  transferOptions: () => post<TransferOptions>('wallet/curChange'),
+  /** `quiet`: a screen that only looks whether a coin can move (the asset detail's Transfer button) shows no error. */
+  transferOptions: (quiet = false) => post<TransferOptions>('wallet/curChange', undefined, { quiet }),
   transfer: (form: { from: AccountType; to: AccountType; currency_id: number; amount: string; client_id: string }) =>
     post<{ transfer_id: string; duplicate: boolean }>('wallet/change', form),
   depositAddress: (currencyId: number, chain: string) => post<DepositAddress>('wallet/get_in_address', { currency_id: currencyId, chain }, { quiet: true }),

@@ -84,6 +84,34 @@ it("Withdraw: the coin's rules that failed to load offer a retry", async () => {
   await retried(() => screen.findByLabelText('Coin'));
 });
 
+// Regression: an address book that did not load read as an empty one: "Set the withdrawal address first", no retry.
+it('Withdraw: the address book that failed to load offers a retry, not "set the address first"', async () => {
+  jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT]);
+  jest.spyOn(walletApi, 'withdrawInfo').mockResolvedValue({
+    currency_id: 1,
+    symbol: 'USDT',
+    chains: ['TRC20'],
+    available: '1000',
+    decimals: 6,
+    fee: '1',
+    min_amount: '10',
+    requests_per_day: 5,
+    remaining_requests_today: 5,
+    daily_limit_usdt: '2000',
+    remaining_amount_today_usdt: '2000',
+    verification_level: 1,
+    has_fund_password: true,
+    arrival_hours: 24,
+  });
+  const book = [
+    { id: '7', currency_id: 1, symbol: 'USDT', chain: 'TRC20', address: 'TUSDT0000000000000000000007', remark: null, created_at: '2026-12-01T08:00:00Z' },
+  ];
+  jest.spyOn(walletApi, 'addresses').mockRejectedValueOnce(offline()).mockResolvedValue(book);
+  renderAt(PATHS.withdraw, PATHS.withdraw, <WithdrawPage titleKey="titles.withdraw" />);
+  await retried(() => screen.findByLabelText('Withdrawal address'));
+  expect(screen.queryByTestId('add-address')).toBeNull();
+});
+
 it('Transfer: the accounts that failed to load offer a retry', async () => {
   const options: TransferOptions = {
     accounts: ['coin', 'lever'],

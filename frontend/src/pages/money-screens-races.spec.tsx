@@ -293,11 +293,40 @@ describe('withdraw', () => {
     await userEvent.selectOptions(screen.getByLabelText('Coin'), '2');
     await waitFor(() => expect(screen.getByTestId('withdraw-fee').textContent).toBe('0.005 ETH'));
     expect(screen.queryByRole('option', { name: /0xUSDT/ })).toBeNull();
+    // Nor "set the withdrawal address first" while the book is on its way.
+    expect(screen.queryByTestId('add-address')).toBeNull();
     await userEvent.type(screen.getByLabelText(/^Amount/), '20');
     await userEvent.type(screen.getByLabelText('Fund password (6 digits)'), '123456');
     await userEvent.click(screen.getByTestId('withdraw-submit'));
     await settle();
     expect(withdraw).not.toHaveBeenCalled();
+    await act(async () => ethBook.resolve([]));
+    expect(await screen.findByTestId('add-address')).toBeTruthy();
+  });
+
+  // Regression: the page kept the balance and the day's requests left from before an unanswered
+  // withdrawal, which may have been frozen.
+  it('after a withdrawal left unanswered, the balance is read again, and the same withdrawal sent again keeps its client id whatever that balance says', async () => {
+    jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT]);
+    jest
+      .spyOn(walletApi, 'withdrawInfo')
+      .mockResolvedValueOnce({ ...infoOf(USDT, ['ERC20'], '1'), decimals: 4 })
+      .mockResolvedValue({ ...infoOf(USDT, ['ERC20'], '1'), decimals: 4, available: '0', remaining_requests_today: 4 });
+    jest.spyOn(walletApi, 'addresses').mockResolvedValue([entry('11', USDT, 'ERC20', '0xUSDT0000000000000000011')]);
+    const withdraw = jest
+      .spyOn(walletApi, 'withdraw')
+      .mockRejectedValueOnce(new ApiError('Result unknown', 2107))
+      .mockResolvedValue({ withdrawal_id: 'w1' } as Awaited<ReturnType<typeof walletApi.withdraw>>);
+    renderAt(PATHS.withdraw, PATHS.withdraw, <WithdrawPage titleKey="titles.withdraw" />);
+    await userEvent.type(await screen.findByLabelText('Amount (USDT)'), '1000');
+    // What arrives reads as every amount on the page: grouped, no trailing zeros (was "999.0000").
+    expect(screen.getByTestId('withdraw-receive').textContent).toBe('999 USDT');
+    await userEvent.type(screen.getByLabelText('Fund password (6 digits)'), '135790');
+    await userEvent.click(screen.getByTestId('withdraw-submit'));
+    await waitFor(() => expect(screen.getByTestId('withdraw-available').textContent).toBe('0 USDT'));
+    await userEvent.click(screen.getByTestId('withdraw-submit'));
+    await waitFor(() => expect(withdraw).toHaveBeenCalledTimes(2));
+    expect(withdraw.mock.calls[1][0]).toEqual(withdraw.mock.calls[0][0]);
   });
 
   it("opened from the address picker: the picked address's chain and address are shown, and the withdrawal goes to it", async () => {

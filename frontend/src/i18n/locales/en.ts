@@ -383,6 +383,7 @@ export const en = {
     ledgerType: "Entry type",
   },
   funding: {
+    noDepositChain: "Deposits of {{symbol}} are closed for now",
     status: {
       review: "Under review",
       passed: 'Approved',
@@ -438,6 +439,7 @@ export const en = {
     remark: "Label (optional)",
   },
   fpjy: {
+    noPairs: "Flash exchange is not available for your coins right now",
     done: "Exchange complete",
     from: "You pay",
     to: "You get",

@@ -385,6 +385,7 @@ const hk: Catalogue = {
     ledgerType: "流水類型",
   },
   funding: {
+    noDepositChain: "{{symbol}} 暫停充值",
     status: {
       review: "審核中",
       passed: "已通過",
@@ -440,6 +441,7 @@ const hk: Catalogue = {
     remark: "標籤（選填）",
   },
   fpjy: {
+    noPairs: "暫無可閃兌的幣種",
     done: "兌換成功",
     from: "支付",
     to: "獲得",

@@ -385,6 +385,7 @@ const jp: Catalogue = {
     ledgerType: "明細の種類",
   },
   funding: {
+    noDepositChain: "{{symbol}} の入金は現在停止中です",
     status: {
       review: "審査中",
       passed: "承認済み",
@@ -440,6 +441,7 @@ const jp: Catalogue = {
     remark: "ラベル（任意）",
   },
   fpjy: {
+    noPairs: "現在フラッシュ交換できるコインはありません",
     done: "交換が完了しました",
     from: "支払う通貨",
     to: "受け取る通貨",

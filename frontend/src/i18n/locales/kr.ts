@@ -385,6 +385,7 @@ const kr: Catalogue = {
     ledgerType: "내역 유형",
   },
   funding: {
+    noDepositChain: "{{symbol}} 입금이 현재 중단되었습니다",
     status: {
       review: "심사 중",
       passed: "승인됨",
@@ -440,6 +441,7 @@ const kr: Catalogue = {
     remark: "라벨 (선택)",
   },
   fpjy: {
+    noPairs: "현재 빠른 교환이 가능한 코인이 없습니다",
     done: "교환이 완료되었습니다",
     from: "지불",
     to: "받기",

@@ -386,6 +386,7 @@ const py: Catalogue = {
     ledgerType: "Tipo de lançamento",
   },
   funding: {
+    noDepositChain: "Os depósitos de {{symbol}} estão suspensos no momento",
     status: {
       review: "Em análise",
       passed: "Aprovado",
@@ -441,6 +442,7 @@ const py: Catalogue = {
     remark: "Rótulo (opcional)",
   },
   fpjy: {
+    noPairs: "Nenhuma das suas moedas pode ser trocada agora",
     done: "Conversão concluída",
     from: "Você paga",
     to: "Você recebe",

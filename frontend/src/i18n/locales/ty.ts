@@ -385,6 +385,7 @@ const ty: Catalogue = {
     ledgerType: "ประเภทรายการเดินบัญชี",
   },
   funding: {
+    noDepositChain: "ขณะนี้ปิดรับฝาก {{symbol}}",
     status: {
       review: "กำลังตรวจสอบ",
       passed: "อนุมัติแล้ว",
@@ -440,6 +441,7 @@ const ty: Catalogue = {
     remark: "ป้ายชื่อ (ไม่บังคับ)",
   },
   fpjy: {
+    noPairs: "ขณะนี้ไม่มีเหรียญที่แลกเปลี่ยนด่วนได้",
     done: "แลกเปลี่ยนสำเร็จ",
     from: "คุณจ่าย",
     to: "คุณได้รับ",

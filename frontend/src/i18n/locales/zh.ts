@@ -385,6 +385,7 @@ const zh: Catalogue = {
     ledgerType: "流水类型",
   },
   funding: {
+    noDepositChain: "{{symbol}} 暂停充值",
     status: {
       review: "审核中",
       passed: "已通过",
@@ -440,6 +441,7 @@ const zh: Catalogue = {
     remark: "标签（选填）",
   },
   fpjy: {
+    noPairs: "暂无可闪兑的币种",
     done: "兑换成功",
     from: "支付",
     to: "获得",

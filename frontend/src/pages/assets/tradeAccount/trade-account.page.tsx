@@ -8,6 +8,7 @@ import { Switch } from '../../../components/form';
 import { amountText, truncate } from '../../../components/format';
 import { Page } from '../../../components/page';
 import { PagedList } from '../../../components/paged-list';
+import { useLoaded } from '../../../components/use-loaded';
 import { usePaged } from '../../../components/use-paged';
 import { useLive, useLiveStore } from '../../../live/live.store';
 import { StaleBadge } from '../../../live/stale-badge';
@@ -74,6 +75,8 @@ function AccountCoins({ account, titleKey, t }: { account: AccountType; titleKey
   );
 }
 
+const transferRoutes = () => walletApi.transferOptions(true);
+
 /** How many ledger lines a page of `wallet/detail` holds. */
 const DETAIL_LINES = 20;
 
@@ -92,6 +95,9 @@ function AssetDetail({ account, currencyId }: { account: AccountType; currencyId
     onPage: (p) => setDetail(p.detail),
   });
   const { restart, refresh } = ledger;
+  // Transfer only for a coin that can move between the accounts (else the transfer screen opened on another coin).
+  const { data: moves } = useLoaded(transferRoutes);
+  const transferable = moves?.currencies.some((c) => c.currency_id === currencyId && c.routes.length > 0) ?? false;
   useEffect(() => {
     setDetail(null);
     restart();
@@ -130,7 +136,11 @@ function AssetDetail({ account, currencyId }: { account: AccountType; currencyId
               <div className="button-row">
                 <Link className="button" to={`${PATHS.deposit}?currency_id=${currencyId}`}>{t('menu.deposit')}</Link>
                 <Link className="button" to={`${PATHS.withdraw}?currency_id=${currencyId}`}>{t('menu.withdraw')}</Link>
-                <Link className="button" to={`${PATHS.transfer}?currency_id=${currencyId}`}>{t('titles.transfer')}</Link>
+                {transferable && (
+                  <Link className="button" to={`${PATHS.transfer}?currency_id=${currencyId}`} data-testid="detail-transfer">
+                    {t('titles.transfer')}
+                  </Link>
+                )}
               </div>
             )}
           </section>

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { CONVERSIONS_PAGE, walletApi, type FlashQuote, type UserCurrency } from '../../../api/wallet';
 import { fateUnknown, useMoneySubmit } from '../../../components/client-id';
 import { cmp, isAmount, isPositive, typedDecimal } from '../../../components/decimal';
-import { LoadFailed, Skeleton } from '../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../components/feedback';
 import { Field, SelectField } from '../../../components/form';
 import { FundPasswordHint } from '../../../components/fund-password-hint';
 import { Page } from '../../../components/page';
@@ -108,8 +108,11 @@ export function FpjyPage({ titleKey }: { titleKey: string }) {
     <Page title={t(titleKey)}>
       {failed ? (
         <LoadFailed onRetry={() => void reloadCoins()} />
-      ) : !coins || !fromCoin || !toCoin ? (
+      ) : !coins ? (
         <Skeleton rows={5} />
+      ) : !fromCoin || !toCoin ? (
+        // Fewer than two coins the desk converts: nothing to exchange (not a skeleton for ever).
+        <Empty text={t('fpjy.noPairs')} />
       ) : (
         <form className="form card" onSubmit={getQuote} noValidate>
           <SelectField label={t('fpjy.from')} value={String(fromCoin.currency_id)} onChange={setFrom} options={options} name="from" />

@@ -1,15 +1,16 @@
 import qrcode from 'qrcode-generator';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useSearchParams } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import { unanswered, type ApiError } from '../../../../api/client';
 import { walletApi, type DepositAddress } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { copyText } from '../../../../components/copy';
-import { LoadFailed, Skeleton } from '../../../../components/feedback';
+import { Empty, LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Segmented, SelectField } from '../../../../components/form';
 import { Page } from '../../../../components/page';
 import { useLoaded } from '../../../../components/use-loaded';
+import { useSearchChoice } from '../../../../components/use-search-choice';
 
 /** A QR code of the address as an SVG path (dark on white, whatever the theme, so scanners read it). */
 function Qr({ text, label }: { text: string; label: string }) {
@@ -25,10 +26,10 @@ function Qr({ text, label }: { text: string; label: string }) {
 /** Deposit: coin and chain, the operator-configured address with its QR code and copy; then report it. */
 export function DepositPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const [params] = useSearchParams();
   const { data: coins, failed, reload } = useLoaded(walletApi.currencies);
-  const [currencyId, setCurrencyId] = useState(params.get('currency_id') ?? '');
-  const [chain, setChain] = useState('');
+  // In the address: back from reporting the deposit (to copy the address again), still chosen.
+  const [currencyId, setCurrencyId] = useSearchChoice('currency_id');
+  const [chain, setChain] = useSearchChoice('chain');
   const [address, setAddress] = useState<DepositAddress | null>(null);
   const [missing, setMissing] = useState<string | null>(null);
   // No answer (or a server error): a retry, which bumps `attempt` (a refusal says why instead).
@@ -70,7 +71,10 @@ export function DepositPage({ titleKey }: { titleKey: string }) {
             <span className="field__label">{t('funding.chain')}</span>
             <Segmented label={t('funding.chain')} value={current?.chain ?? ''} onChange={setChain} options={chains.map((c) => ({ value: c.chain, label: c.chain }))} />
           </div>
-          {noAnswer ? (
+          {!current ? (
+            // No network of this coin open for deposits (an operator closed them all): said, not a skeleton for ever.
+            <Empty text={t('funding.noDepositChain', { symbol: coin.symbol })} />
+          ) : noAnswer ? (
             <LoadFailed onRetry={() => setAttempt((n) => n + 1)} />
           ) : missing ? (
             <p className="field__error" role="alert" data-testid="no-address">{missing}</p>

@@ -1,6 +1,6 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useSearchParams } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import { accountParam, walletApi, type AccountType } from '../../../../api/wallet';
 import { PATHS } from '../../../../app/paths';
 import { fateUnknown, useMoneySubmit } from '../../../../components/client-id';
@@ -10,30 +10,31 @@ import { Field, SelectField } from '../../../../components/form';
 import { amountText } from '../../../../components/format';
 import { Page } from '../../../../components/page';
 import { useLoaded } from '../../../../components/use-loaded';
+import { useSearchChoice } from '../../../../components/use-search-choice';
 import { toast } from '../../../../stores/toast.store';
 
 /** Transfer between the user's accounts (`wallet/curChange` routes, `wallet/change` with a client id). */
 export function TransferPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
-  const [params] = useSearchParams();
   const { data: options, failed, reload: load } = useLoaded(walletApi.transferOptions);
-  const [currencyId, setCurrencyId] = useState(params.get('currency_id') ?? '');
-  // A page that sends people here for funds says where they go (`?to=lever`); the other side defaults to the trade account.
-  const [to, setTo] = useState<AccountType>(accountParam(params.get('to')) ?? 'option');
-  const [from, setFrom] = useState<AccountType>(accountParam(params.get('from')) ?? (to === 'coin' ? 'option' : 'coin'));
+  // The coin and accounts chosen live in the address: back from the records, still chosen. A page
+  // that sends people here for funds says where they go (`?to=lever`); the other side defaults to
+  // the trade account.
+  const [currencyId, setCurrencyId] = useSearchChoice('currency_id');
+  const [toParam, setTo] = useSearchChoice('to');
+  const [fromParam, setFrom] = useSearchChoice('from');
+  const wantedTo: AccountType = accountParam(toParam) ?? 'option';
+  const wantedFrom: AccountType = accountParam(fromParam) ?? (wantedTo === 'coin' ? 'option' : 'coin');
   const [amount, setAmount] = useState('');
   const [error, setError] = useState<string>();
   const { busy, run, holds } = useMoneySubmit('transfer');
   const coin = useMemo(() => options?.currencies.find((c) => String(c.currency_id) === currencyId) ?? options?.currencies.find((c) => c.symbol === 'USDT') ?? options?.currencies[0], [options, currencyId]);
   const routes = coin?.routes ?? [];
+  // The accounts asked for when this coin can move between them, else its first route's.
   const froms = [...new Set(routes.map((r) => r.from))];
+  const from = froms.length && !froms.includes(wantedFrom) ? froms[0] : wantedFrom;
   const tos = routes.filter((r) => r.from === from).map((r) => r.to);
-  useEffect(() => {
-    if (froms.length && !froms.includes(from)) setFrom(froms[0]);
-  }, [coin]);
-  useEffect(() => {
-    if (tos.length && !tos.includes(to)) setTo(tos[0]);
-  }, [from, coin]);
+  const to = tos.length && !tos.includes(wantedTo) ? tos[0] : wantedTo;
   const available = coin?.available[from] ?? '0';
 
   const submit = async (e: FormEvent) => {

@@ -5,13 +5,14 @@ import { walletApi, type AddressEntry, type WithdrawInfo } from '../../../../api
 import { PATHS } from '../../../../app/paths';
 import { FundPasswordNote } from '../../../../components/fund-password-hint';
 import { isFundPassword } from '../../../../app/validation';
-import { useMoneySubmit } from '../../../../components/client-id';
+import { fateUnknown, useMoneySubmit } from '../../../../components/client-id';
 import { cmp, isAmount, isPositive, stepDecimals, sub, typedDecimal } from '../../../../components/decimal';
 import { LoadFailed, Skeleton } from '../../../../components/feedback';
 import { Field, SelectField } from '../../../../components/form';
 import { amountText } from '../../../../components/format';
 import { Page } from '../../../../components/page';
 import { useLoaded } from '../../../../components/use-loaded';
+import { useSearchChoice } from '../../../../components/use-search-choice';
 
 type Errors = Partial<Record<'address' | 'amount' | 'password', string>>;
 
@@ -19,40 +20,30 @@ type Errors = Partial<Record<'address' | 'amount' | 'password', string>>;
 export function WithdrawPage({ titleKey }: { titleKey: string }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
   const { data: coins, failed: coinsFailed, reload: reloadCoins } = useLoaded(walletApi.currencies);
-  // The coin and network chosen live in the address (replaced, not pushed): back from "Add address"
-  // they are still chosen, and the address just added is offered (the page's own state started over).
-  const choose = (name: 'currency_id' | 'chain') => (value: string) =>
-    setParams(
-      (p) => {
-        const next = new URLSearchParams(p);
-        next.set(name, value);
-        return next;
-      },
-      { replace: true },
-    );
-  const currencyId = params.get('currency_id') ?? '';
-  const setCurrencyId = choose('currency_id');
+  // The coin and network chosen live in the address: back from "Add address" they are still chosen,
+  // and the address just added is offered (the page's own state started over).
+  const [currencyId, setCurrencyId] = useSearchChoice('currency_id');
   const [info, setInfo] = useState<WithdrawInfo | null>(null);
-  // The coin's rules not answered: a retry (bumps `infoRead`) instead of a skeleton that never ends.
+  // The coin's rules or its address book not answered: a retry (bumps `infoRead`) instead of a
+  // skeleton that never ends, or an empty book read as "set the withdrawal address first".
   const [infoFailed, setInfoFailed] = useState(false);
   const [infoRead, setInfoRead] = useState(0);
-  const [book, setBook] = useState<AddressEntry[]>([]);
-  const chain = params.get('chain') ?? '';
-  const setChain = choose('chain');
+  const [book, setBook] = useState<AddressEntry[] | null>(null);
+  const [chain, setChain] = useSearchChoice('chain');
   const [addressId, setAddressId] = useState(params.get('address_id') ?? '');
   const [amount, setAmount] = useState('');
   const [remark, setRemark] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<Errors>({});
-  const { busy, run } = useMoneySubmit('withdraw');
+  const { busy, run, holds } = useMoneySubmit('withdraw');
   const coin = coins?.find((c) => String(c.currency_id) === currencyId) ?? coins?.find((c) => c.symbol === 'USDT') ?? coins?.[0];
   useEffect(() => {
     if (!coin) return;
     setInfo(null);
     setInfoFailed(false);
-    setBook([]);
+    setBook(null);
     // Only the answers for the coin shown now (an earlier coin's arriving late would set its fee and book).
     let live = true;
     walletApi.withdrawInfo(coin.currency_id).then(
@@ -67,7 +58,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
         const picked = b.find((a) => String(a.id) === addressId);
         if (picked) setChain(picked.chain);
       },
-      () => live && setBook([]),
+      () => live && setInfoFailed(true),
     );
     return () => {
       live = false;
@@ -76,29 +67,39 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
   const chains = info?.chains ?? [];
   const currentChain = chains.includes(chain) ? chain : (chains[0] ?? '');
   // The withdrawal names only its address, whose coin is the one withdrawn: never another coin's.
-  const addresses = book.filter((a) => a.currency_id === coin?.currency_id && a.chain === currentChain);
+  const addresses = (book ?? []).filter((a) => a.currency_id === coin?.currency_id && a.chain === currentChain);
   const address = addresses.find((a) => String(a.id) === addressId) ?? addresses[0];
   const receive = info && isAmount(amount) && cmp(amount, info.fee) > 0 ? sub(amount, info.fee, info.decimals) : null;
 
+  const request = () => ({ address_id: String(address?.id ?? ''), amount, password, remark: remark.trim() || undefined });
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!info || !coin) return;
+    if (!info || !coin || !book) return;
     const found: Errors = {};
     if (!address) found.address = t('funding.setAddressFirst');
     if (!isAmount(amount) || !isPositive(amount)) found.amount = t('trade.amountEmpty');
     else if (stepDecimals(amount) > info.decimals) found.amount = t('common.amountDecimals', { decimals: info.decimals });
     else if (cmp(amount, info.min_amount) < 0) found.amount = t('funding.minWithdraw', { min: info.min_amount, symbol: info.symbol });
-    else if (cmp(amount, info.available) > 0) found.amount = t('trade.insufficient');
+    // Not for the retry of an unanswered withdrawal: if that one went through, the balance shown has it frozen.
+    else if (!holds(request()) && cmp(amount, info.available) > 0) found.amount = t('trade.insufficient');
     if (!password) found.password = t('funding.fundPasswordRequired');
     else if (!isFundPassword(password)) found.password = t('validation.fundPassword');
     setErrors(found);
     if (Object.keys(found).length) return;
     try {
-      const request = { address_id: String(address!.id), amount, password, remark: remark.trim() || undefined };
-      const done = await run(request, (client_id) => walletApi.withdraw({ ...request, client_id }));
+      const r = request();
+      const done = await run(r, (client_id) => walletApi.withdraw({ ...r, client_id }));
       if (done) navigate(`${PATHS.withdrawDetail}?id=${done.withdrawal_id}`, { replace: true });
-    } catch {
-      // shown by the client
+    } catch (err) {
+      // Shown by the client. Fate unknown (no answer, 2105–2107): it may have been frozen; the balance
+      // and the day's requests left as they are now (the form stays as typed, for a retry with its id).
+      if (fateUnknown(err)) {
+        const id = coin.currency_id;
+        walletApi.withdrawInfo(id).then(
+          (i) => setInfo((shown) => (shown?.currency_id === id ? i : shown)),
+          () => undefined,
+        );
+      }
     }
   };
   const blocked = info && (!info.has_fund_password ? 'fund' : info.verification_level < 1 ? 'kyc' : null);
@@ -131,7 +132,10 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
             name="currency"
           />
           <SelectField label={t('funding.chain')} value={currentChain} onChange={setChain} options={chains.map((c) => ({ value: c, label: c }))} name="chain" />
-          {addresses.length ? (
+          {!book ? (
+            // The book still on its way: not "set the withdrawal address first".
+            <Skeleton rows={1} />
+          ) : addresses.length ? (
             <SelectField
               label={t('funding.address')}
               value={String(address?.id ?? '')}
@@ -174,7 +178,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
           <dl className="rows rows--compact">
             <div>
               <dt>{t('trade.available')}</dt>
-              <dd className="num">
+              <dd className="num" data-testid="withdraw-available">
                 {amountText(info.available)} {info.symbol}
               </dd>
             </div>
@@ -187,7 +191,7 @@ export function WithdrawPage({ titleKey }: { titleKey: string }) {
             <div>
               <dt>{t('funding.receive')}</dt>
               <dd className="num" data-testid="withdraw-receive">
-                {receive ?? '--'} {info.symbol}
+                {receive ? amountText(receive) : '--'} {info.symbol}
               </dd>
             </div>
             <div>

@@ -33,6 +33,22 @@ const USDT: UserCurrency = {
   chains: [{ chain: 'TRC20', deposit_available: true }],
 };
 const ETH: UserCurrency = { ...USDT, currency_id: 2, symbol: 'ETH' };
+const WITHDRAW_INFO: WithdrawInfo = {
+  currency_id: 1,
+  symbol: 'USDT',
+  chains: ['TRC20'],
+  available: '1000',
+  decimals: 6,
+  fee: '1',
+  min_amount: '10',
+  requests_per_day: 5,
+  remaining_requests_today: 5,
+  daily_limit_usdt: '2000',
+  remaining_amount_today_usdt: '2000',
+  verification_level: 1,
+  has_fund_password: true,
+  arrival_hours: 24,
+};
 
 /** A first load that failed offers a retry (regression: a skeleton for ever, nothing to press); the retry shows the screen. */
 async function retried(shown: () => Promise<unknown>) {
@@ -61,25 +77,9 @@ it('Deposit: the coins that failed to load offer a retry', async () => {
 });
 
 it("Withdraw: the coin's rules that failed to load offer a retry", async () => {
-  const info: WithdrawInfo = {
-    currency_id: 1,
-    symbol: 'USDT',
-    chains: ['TRC20'],
-    available: '1000',
-    decimals: 6,
-    fee: '1',
-    min_amount: '10',
-    requests_per_day: 5,
-    remaining_requests_today: 5,
-    daily_limit_usdt: '2000',
-    remaining_amount_today_usdt: '2000',
-    verification_level: 1,
-    has_fund_password: true,
-    arrival_hours: 24,
-  };
   jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT]);
   jest.spyOn(walletApi, 'addresses').mockResolvedValue([]);
-  jest.spyOn(walletApi, 'withdrawInfo').mockRejectedValueOnce(offline()).mockResolvedValue(info);
+  jest.spyOn(walletApi, 'withdrawInfo').mockRejectedValueOnce(offline()).mockResolvedValue(WITHDRAW_INFO);
   renderAt(PATHS.withdraw, PATHS.withdraw, <WithdrawPage titleKey="titles.withdraw" />);
   await retried(() => screen.findByLabelText('Coin'));
 });
@@ -87,22 +87,7 @@ it("Withdraw: the coin's rules that failed to load offer a retry", async () => {
 // Regression: an address book that did not load read as an empty one: "Set the withdrawal address first", no retry.
 it('Withdraw: the address book that failed to load offers a retry, not "set the address first"', async () => {
   jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT]);
-  jest.spyOn(walletApi, 'withdrawInfo').mockResolvedValue({
-    currency_id: 1,
-    symbol: 'USDT',
-    chains: ['TRC20'],
-    available: '1000',
-    decimals: 6,
-    fee: '1',
-    min_amount: '10',
-    requests_per_day: 5,
-    remaining_requests_today: 5,
-    daily_limit_usdt: '2000',
-    remaining_amount_today_usdt: '2000',
-    verification_level: 1,
-    has_fund_password: true,
-    arrival_hours: 24,
-  });
+  jest.spyOn(walletApi, 'withdrawInfo').mockResolvedValue(WITHDRAW_INFO);
   const book = [
     { id: '7', currency_id: 1, symbol: 'USDT', chain: 'TRC20', address: 'TUSDT0000000000000000000007', remark: null, created_at: '2026-12-01T08:00:00Z' },
   ];

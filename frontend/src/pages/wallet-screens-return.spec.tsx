@@ -59,15 +59,15 @@ function withBack(path: string, screenEl: ReactElement, away: string) {
 // the address again) the page showed USDT on its first network: another coin's address and QR code.
 it('deposit: back from the report, the coin and network chosen are still chosen, with their address', async () => {
   jest.spyOn(walletApi, 'currencies').mockResolvedValue([USDT, BTC]);
-  const address = jest
-    .spyOn(walletApi, 'depositAddress')
-    .mockImplementation(async (currency_id, chain) => ({
-      currency_id,
-      symbol: currency_id === 1 ? 'USDT' : 'BTC',
-      chain,
-      address: `${chain}-ADDRESS`,
-      min_deposit: '1',
-    }));
+  const address = jest.spyOn(walletApi, 'depositAddress').mockImplementation(async (currency_id, chain) => ({
+    currency_id,
+    symbol: currency_id === 1 ? 'USDT' : 'BTC',
+    chain,
+    address: `${chain}-ADDRESS`,
+    min_deposit: '1',
+    decimals: 8,
+    chains: [{ chain, available: true }],
+  }));
   withBack(PATHS.deposit, <DepositPage titleKey="titles.deposit" />, PATHS.depositCharge);
   await userEvent.selectOptions(await screen.findByLabelText('Coin'), '2');
   await userEvent.click(await screen.findByRole('radio', { name: 'BEP20' }));

@@ -108,49 +108,69 @@ describe('split roles in process: a transfer into the trade account through an a
   });
 });
 
-describe('split roles in process: a place stranded by a failover', () => {
+describe('split roles in process: a forwarded place and its deadline', () => {
+  let engine: TestApp;
+  let api: NestExpressApplication;
+  beforeAll(async () => {
+    engine = await startTestApp({ engine: { ...loadConfig().engine, transport: 'redis', leaseMs: 1500, forwardTimeoutMs: 800 } });
+    api = await apiApp(engine);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await engine?.close();
+  });
+  const waitFor = async (what: string, cond: () => Promise<boolean> | boolean) => {
+    for (const end = Date.now() + 15_000; !(await cond()); await new Promise((r) => setTimeout(r, 50)))
+      if (Date.now() > end) throw new Error(`waited 15 s for ${what}`);
+  };
+  const buy = (token: string) =>
+    request(api.getHttpServer())
+      .post('/api/coin/trade')
+      .set('Authorization', token)
+      .type('json')
+      .send({ symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100', quantity: '0.01' });
+
   // Regression: the api process answered 2107 after its timeout, the place stayed in the command
   // stream while no engine read it, and the next holder placed it seconds later (minutes, after a
   // longer outage), at a price its client had given up on; without a client id it could not be
   // retried safely either, and a retry made a second order.
   it('a place its api process answered 2107 for, still in the command stream when an engine takes the lease, is not placed', async () => {
-    const engine = await startTestApp({ engine: { ...loadConfig().engine, transport: 'redis', leaseMs: 1500, forwardTimeoutMs: 800 } });
-    const api = await apiApp(engine).catch(async (err) => {
-      await engine.close();
-      throw err;
-    });
-    try {
-      const host = engine.app.get(EngineHost);
-      const buyer = await spotTrader(engine, USDT, '1000');
-      const waitFor = async (what: string, cond: () => Promise<boolean> | boolean) => {
-        for (const end = Date.now() + 15_000; !(await cond()); await new Promise((r) => setTimeout(r, 50)))
-          if (Date.now() > end) throw new Error(`waited 15 s for ${what}`);
-      };
-      // Another engine holds the lease for 2.5 s (it took it, then died): this one steps down and reads no command.
-      await engine.ds.query(
-        `UPDATE engine_lease SET token = token + 1, holder = 'another engine', expires_at = now() + interval '2500 milliseconds' WHERE name = 'engine'`,
-      );
-      await waitFor('the engine to step down', () => !host.owner);
-      const place = await request(api.getHttpServer())
-        .post('/api/coin/trade')
-        .set('Authorization', buyer.token)
-        .type('json')
-        .send({ symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '100', quantity: '0.01' });
-      expect(place.body.code).toBe(2107);
-      // The lease expires and this engine takes it again: it reads the stranded place and journals it.
-      const journaled = async () =>
-        (await engine.ds.query(`SELECT 1 FROM sequencer_journal WHERE ${JOURNAL_COMMANDS} LIKE $1`, [`%"userId":${buyer.user.id},%"notAfter":%`])).length > 0;
-      await waitFor('the stranded place to be journaled', journaled);
-      await host.idle();
-      expect(await engine.ds.query('SELECT id FROM orders WHERE user_id = $1', [buyer.user.id])).toEqual([]);
-      const [coin] = await engine.ds.query(
-        `SELECT trim_scale(available)::text AS available, trim_scale(frozen)::text AS frozen FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'coin' AND currency_id = $2`,
-        [buyer.user.id, USDT],
-      );
-      expect(coin).toEqual({ available: '1000', frozen: '0' });
-    } finally {
-      await api.close();
-      await engine.close();
-    }
+    const host = engine.app.get(EngineHost);
+    const buyer = await spotTrader(engine, USDT, '1000');
+    // Another engine holds the lease for 2.5 s (it took it, then died): this one steps down and reads no command.
+    await engine.ds.query(
+      `UPDATE engine_lease SET token = token + 1, holder = 'another engine', expires_at = now() + interval '2500 milliseconds' WHERE name = 'engine'`,
+    );
+    await waitFor('the engine to step down', () => !host.owner);
+    expect((await buy(buyer.token)).body.code).toBe(2107);
+    // The lease expires and this engine takes it again: it reads the stranded place and journals it.
+    const journaled = async () =>
+      (await engine.ds.query(`SELECT 1 FROM sequencer_journal WHERE ${JOURNAL_COMMANDS} LIKE $1`, [`%"userId":${buyer.user.id},%"notAfter":%`])).length > 0;
+    await waitFor('the stranded place to be journaled', journaled);
+    await host.idle();
+    expect(await engine.ds.query('SELECT id FROM orders WHERE user_id = $1', [buyer.user.id])).toEqual([]);
+    const [coin] = await engine.ds.query(
+      `SELECT trim_scale(available)::text AS available, trim_scale(frozen)::text AS frozen FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'coin' AND currency_id = $2`,
+      [buyer.user.id, USDT],
+    );
+    expect(coin).toEqual({ available: '1000', frozen: '0' });
+  }, 60_000);
+
+  // Regression (review of the above): the deadline was stamped on the api process's clock and compared
+  // with the batch time, on the engine's, which never goes back: an engine whose batches ran ahead
+  // (a clock stepped back, a holder before it with a fast clock) refused every forwarded place.
+  it('a place is taken however far ahead the engine’s batch clock runs: its deadline is made on that clock', async () => {
+    const host = engine.app.get(EngineHost);
+    await waitFor('the engine to hold the lease', () => host.owner && host.settled);
+    await host.idle();
+    // A batch journaled a minute ahead of this clock (by a previous holder): the batch time never goes back.
+    await engine.ds.query('INSERT INTO sequencer_journal (seq, ts, commands_text) VALUES ($1, $2, $3)', [
+      host.positions.journaled + 1,
+      Date.now() + 60_000,
+      JSON.stringify([{ t: 'cancel', userId: 0, orderId: 999_999 }]),
+    ]);
+    await host.recover();
+    const buyer = await spotTrader(engine, USDT, '1000');
+    expect((await buy(buyer.token)).body).toMatchObject({ code: 1, data: { status: 'waiting' } });
   }, 60_000);
 });

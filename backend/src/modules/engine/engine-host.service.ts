@@ -222,7 +222,11 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     }
     const commits = this.taking(req.cmd!);
     if (!commits) throw new BusinessError(ErrorCode.MARKET_BUSY);
-    const { outcome, seq } = await commits.submitWithSeq(req.cmd!);
+    // A forwarded place's deadline, on the clock its batch will be journaled with: its lifetime less
+    // what it waited in the stream (EngineLink: both on Redis's clock, never the api's against ours).
+    const cmd =
+      req.cmd!.t === 'place' && req.ttlMs !== undefined ? { ...req.cmd!, notAfter: commits.batchClock() + req.ttlMs - (req.waitedMs ?? 0) } : req.cmd!;
+    const { outcome, seq } = await commits.submitWithSeq(cmd);
     return { id: req.id, seq, outcome };
   }
 

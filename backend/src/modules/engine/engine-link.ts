@@ -16,6 +16,12 @@ export interface EngineRequest {
   ctl?: 'markets' | 'stats' | 'mark';
   /** The market of a `mark` request (the price now, recorded by the process holding the books). */
   marketId?: number;
+  /**
+   * A place's lifetime in ms from its entry into the command stream, and (set by the engine's read)
+   * how long it waited there: the engine makes them the place's `notAfter` on its own batch clock.
+   */
+  ttlMs?: number;
+  waitedMs?: number;
 }
 
 export interface EngineReply {
@@ -140,11 +146,13 @@ export class EngineLink {
   async ask(body: { cmd?: SeqCommand; ctl?: EngineRequest['ctl']; marketId?: number }, timeoutMs: number): Promise<EngineReply> {
     if (!this.reader) this.startReplies();
     const req: EngineRequest = { id: randomUUID(), reply: this.replyStream, ...body };
-    // A place carries a deadline before this timeout (DEADLINE_SHARE of it): one that reaches the
-    // sequencer later (left in the stream by a failover) is refused, not placed after its client heard
-    // 2107. The margin covers the reply's way back and the two processes' clocks drifting apart.
-    if (req.cmd?.t === 'place')
-      req.cmd = { ...req.cmd, ...(req.cmd.clientOrderId ? {} : { requestId: req.id }), notAfter: Date.now() + Math.floor(timeoutMs * DEADLINE_SHARE) };
+    // A place lives DEADLINE_SHARE of this timeout: one that reaches the sequencer later (left in the
+    // stream by a failover) is refused, not placed after its client heard 2107. The margin covers the
+    // reply's way back and the journal write of a batch taken just before the deadline.
+    if (req.cmd?.t === 'place') {
+      if (!req.cmd.clientOrderId) req.cmd = { ...req.cmd, requestId: req.id };
+      req.ttlMs = Math.floor(timeoutMs * DEADLINE_SHARE);
+    }
     const answer = new Promise<EngineReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(req.id);
@@ -204,10 +212,10 @@ export class EngineLink {
     this.serving = true;
     this.consumer = this.client();
     const r = this.consumer;
-    const run = async (id: string, req: EngineRequest) => {
+    const run = async (id: string, req: EngineRequest, redisNow: number) => {
       let reply: EngineReply;
       try {
-        reply = await handle(req);
+        reply = await handle(withWait(req, id, redisNow));
       } catch (err) {
         reply = { id: req.id, error: err instanceof BusinessError ? err.code : ErrorCode.MARKET_BUSY };
         if (!(err instanceof BusinessError)) this.logger.error({ err }, 'engine request failed');
@@ -229,7 +237,10 @@ export class EngineLink {
       while (this.serving && !this.closed) {
         try {
           const res = (await r.callBuffer('XREADGROUP', 'GROUP', GROUP, consumer, 'COUNT', String(READ_COUNT), 'BLOCK', String(BLOCK_MS), 'STREAMS', this.commands, '>')) as StreamRead | null;
-          for (const [id, req] of entries<EngineRequest>(res)) void run(id, req).catch((err) => this.logger.warn(`reply failed: ${(err as Error).message}`));
+          const read = [...entries<EngineRequest>(res)];
+          // Redis's time only when a place asks for its wait (one round trip for the whole read).
+          const now = read.some(([, req]) => req.ttlMs !== undefined) ? await redisTime(r) : 0;
+          for (const [id, req] of read) void run(id, req, now).catch((err) => this.logger.warn(`reply failed: ${(err as Error).message}`));
         } catch (err) {
           if (this.serving && !this.closed) {
             this.logger.warn(`command stream: ${(err as Error).message}`);
@@ -241,7 +252,7 @@ export class EngineLink {
   }
 
   /** Requests read by a consumer that is gone (the previous holder): claimed and run again, or set aside. */
-  private async claimLeftovers(consumer: string, run: (id: string, req: EngineRequest) => Promise<void>): Promise<void> {
+  private async claimLeftovers(consumer: string, run: (id: string, req: EngineRequest, redisNow: number) => Promise<void>): Promise<void> {
     const r = this.consumer!;
     for (;;) {
       const pending = (await r.xpending(this.commands, GROUP, '-', '+', READ_COUNT)) as Array<[string, string, number, number]>;
@@ -261,7 +272,8 @@ export class EngineLink {
       if (retry.length) {
         const claimed = (await r.callBuffer('XCLAIM', this.commands, GROUP, consumer, '0', ...retry)) as Array<[Buffer, Buffer[]] | null>;
         this.logger.warn(`claimed ${claimed.length} request(s) the previous engine left unanswered`);
-        await Promise.all(claimed.filter((c): c is [Buffer, Buffer[]] => !!c).map(([id, fields]) => run(id.toString(), deserialize(fields[1]) as EngineRequest)));
+        const now = await redisTime(r);
+        await Promise.all(claimed.filter((c): c is [Buffer, Buffer[]] => !!c).map(([id, fields]) => run(id.toString(), deserialize(fields[1]) as EngineRequest, now)));
       }
       if (pending.length < READ_COUNT) return;
     }
@@ -292,6 +304,24 @@ export class EngineLink {
 export type LinkEvent = { kind: 'projected'; seq: number } | { kind: 'markets' } | { kind: 'outbox' } | { kind: 'hurry'; seq: number };
 
 type StreamRead = Array<[Buffer, Array<[Buffer, Buffer[]]>]>;
+
+/** Redis's clock now, in ms (the clock its stream entry ids were made with). */
+async function redisTime(r: Redis): Promise<number> {
+  const [seconds, micros] = await r.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/**
+ * How long a request's entry waited in the stream before this read (`waitedMs`), measured on
+ * Redis's clock alone: the entry id's time against Redis's time at the read. The engine turns a
+ * place's lifetime into its deadline on its own batch clock with it (`EngineHost`), so the api's
+ * clock and the engine's are never compared: neither running ahead or behind refuses every order,
+ * or lets one through after its client heard 2107.
+ */
+export function withWait(req: EngineRequest, entryId: string, redisNow: number): EngineRequest {
+  if (req.ttlMs === undefined) return req;
+  return { ...req, waitedMs: Math.max(0, redisNow - Number(entryId.split('-')[0])) };
+}
 
 /** `[id, payload]` of every entry of an XREAD / XREADGROUP answer (field `p`, v8-serialised). */
 function* entries<T>(res: StreamRead | null): Generator<[string, T]> {

@@ -187,6 +187,11 @@ export class GroupCommit {
   }
 
   /** A journal write is in flight or commands wait for one. */
+  /** The time the next batch is journaled with at the earliest: this process's clock, never before the last batch's. */
+  batchClock(): number {
+    return Math.max(Date.now(), this.lastTs);
+  }
+
   get busy(): boolean {
     return this.flushing || this.queue.length > 0;
   }
@@ -334,7 +339,7 @@ export class GroupCommit {
         this.lastWriteAt = this.timer.now();
         const batch = this.queue.splice(0, this.options.maxBatch);
         const seq = this.marks.journaled + 1;
-        const ts = Math.max(Date.now(), this.lastTs);
+        const ts = this.batchClock();
         const t0 = performance.now();
         const lease = this.host.lease;
         const token = lease?.current;

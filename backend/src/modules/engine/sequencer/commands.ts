@@ -33,13 +33,14 @@ export interface PlaceCmd {
    */
   readonly units?: string;
   /**
-   * A forwarded place's deadline (ms since the epoch, on the asking process's clock): journaled in a
-   * later batch, it is refused (`EXPIRED`) and nothing happens. Set by the api process that forwards
-   * it (`EngineLink.ask`), before its own timeout answers 2107: a place left in the command stream by
-   * a failover is not placed by the next holder long after its client was told the result is unknown
-   * (and, without a client order id, could not retry it). Not remembered: a retry under the same
-   * client order id is a new attempt. Absent (placed in the sequencer's process, or journaled before
-   * this field): no deadline.
+   * A forwarded place's deadline (ms since the epoch, on the engine's batch clock): journaled in a
+   * later batch, it is refused (`EXPIRED`) and nothing happens. The engine sets it from the lifetime
+   * the api process gave the request (`EngineRequest.ttlMs`, within that process's own timeout that
+   * answers 2107) less what it waited in the command stream: a place left there by a failover is not
+   * placed by the next holder long after its client was told the result is unknown (and, without a
+   * client order id, could not retry it). Not remembered: a retry under the same client order id is
+   * a new attempt. Absent (placed in the sequencer's process, or journaled before this field): no
+   * deadline.
    */
   readonly notAfter?: number;
 }

@@ -1,7 +1,7 @@
 import { act, renderHook } from '@testing-library/react';
 import { ApiError } from '../api/client';
 import { useSessionStore } from '../stores/session.store';
-import { useMoneySubmit } from './client-id';
+import { KEPT_MS, useMoneySubmit } from './client-id';
 
 describe('useMoneySubmit', () => {
   it('ignores a second press while the first is in flight, and renews the id after an answer', async () => {
@@ -125,5 +125,23 @@ describe('useMoneySubmit', () => {
     });
     expect(ids[1]).not.toBe(ids[0]);
     useSessionStore.setState({ token: null });
+  });
+
+  it('keeps the id for a few minutes only: the same request sent later is a new one (regression review: the server answered it with the first, and nothing was placed)', async () => {
+    const ids: string[] = [];
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+    const { result } = renderHook(() => useMoneySubmit('trade'));
+    await act(async () => {
+      await expect(result.current.run('order', async (id) => (ids.push(id), Promise.reject(new ApiError('?', 2107))))).rejects.toThrow();
+    });
+    now.mockReturnValue(1_000_000 + KEPT_MS);
+    expect(result.current.holds('order')).toBe(true);
+    now.mockReturnValue(1_000_000 + KEPT_MS + 1);
+    expect(result.current.holds('order')).toBe(false);
+    await act(async () => {
+      await result.current.run('order', async (id) => ids.push(id));
+    });
+    expect(ids[1]).not.toBe(ids[0]);
+    now.mockRestore();
   });
 });

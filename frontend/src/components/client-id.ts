@@ -57,7 +57,7 @@ export function useMoneySubmit(scope: string) {
       try {
         return await send(id, derived);
       } catch (e) {
-        if (fateUnknown(e)) kept.set(scope, { id, request: key, derived, token: useSessionStore.getState().token });
+        if (fateUnknown(e)) kept.set(scope, { id, request: key, derived, at: Date.now() });
         throw e;
       } finally {
         inFlight.current = false;
@@ -73,16 +73,22 @@ export function useMoneySubmit(scope: string) {
 }
 
 /**
- * The id kept after an unknown fate, per screen (`scope`), for the app's life: the screen left and
- * opened again (the order list looked at, another market and back) still retries with it
- * (regression: the form's own memory went with it, and the retry was placed as a second order).
- * In memory only (a request may hold a fund password), and only for the session it was sent in.
+ * The id kept after an unknown fate, per screen (`scope`): the screen left and opened again (the
+ * order list looked at, another market and back) still retries with it (regression: the form's own
+ * memory went with it, and the retry was placed as a second order). For KEPT_MS: the same request
+ * sent later is a new one the user means (with the old id the server would answer with the first,
+ * and place nothing). In memory only (a request may hold a fund password), and forgotten when the
+ * session changes (a logout, another login).
  */
-const kept = new Map<string, { id: string; request: string; derived: unknown; token: string | null }>();
+const kept = new Map<string, { id: string; request: string; derived: unknown; at: number }>();
+export const KEPT_MS = 5 * 60_000;
+useSessionStore.subscribe((s, before) => {
+  if (s.token !== before.token) kept.clear();
+});
 
 function keptOf(scope: string, request: string) {
   const k = kept.get(scope);
-  return k && k.request === request && k.token === useSessionStore.getState().token ? k : undefined;
+  return k && k.request === request && Date.now() - k.at <= KEPT_MS ? k : undefined;
 }
 
 /** Forgets every kept id (tests: each starts with none). */

@@ -88,3 +88,8 @@ it('a void option with no delivery tick cannot be confirmed when the ticks from 
   const v = await verdict(audit({ ticks_complete: false, delivery_ticks_complete: false }));
   expect(v.ok).toBe('0');
 });
+
+it('a void option with no delivery tick is confirmed when only the ticks before its delivery time were cut', async () => {
+  const v = await verdict(audit({ ticks_complete: false, delivery_ticks_complete: true }));
+  expect(v.ok).toBe('1');
+});

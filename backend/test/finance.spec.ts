@@ -580,6 +580,24 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     expect(await sold()).toEqual(['100', 'in_progress']);
   });
 
+  it('concurrent tries of one client id naming two products buy once, and both answers show the product bought', async () => {
+    const u = await investor('10000');
+    const d7 = await product('hosting-7d');
+    const d15 = await product('hosting-15d');
+    // Several pairs, so at least one pair's later try passes its first look-up before the other commits.
+    const pairs = await Promise.all(
+      [1, 2, 3, 4].map((k) => Promise.all([buy(u.token, d7.id, '1000', { client_id: `pair-${k}` }), buy(u.token, d15.id, '1000', { client_id: `pair-${k}` })])),
+    );
+    for (const [a, b] of pairs) {
+      expect([a.body.code, b.body.code]).toEqual([1, 1]);
+      expect(b.body.data.order_id).toBe(a.body.data.order_id);
+      const bought = a.body.data.product_id === d7.id ? d7 : d15;
+      // Regression: the try that lost the race answered with the product it named, not the one bought.
+      for (const x of [a, b]) expect(x.body.data).toMatchObject({ product_id: bought.id, name: bought.name, code: bought.code });
+    }
+    expect((await trust(u.user.id)).frozen).toBe('4000');
+  });
+
   it('a double tap for the last of the capacity buys once and both answers are it (regression: the second heard "sold out")', async () => {
     const created = await post(admin, 'admin/wealth/products', {
       kind: 'mining',

@@ -182,7 +182,8 @@ export class FinanceService {
       dto.client_id ? this.dataSource.getRepository(WealthOrder).findOne({ where: { userId, clientId: dto.client_id } }) : Promise.resolve(null);
     const order = await orConcurrentRetry(() => this.dataSource.transaction(buy), prior);
     this.bus.emit('balance', userId);
-    return orderView(order, p, now, lang);
+    // The retry that won may have named another product: the answer shows the one bought.
+    return orderView(order, order.productId === p.id ? p : await this.products.get(order.productId), now, lang);
   }
 
   /**

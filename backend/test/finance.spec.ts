@@ -666,8 +666,8 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
 
   /**
    * A fund at 10 % a day, one order whose 30-day reserve takes 3/4 of the treasury's float (its
-   * next top-up cannot be made), bought 62 days ago as far as it knows: 61 days are due, the
-   * reserve paid 30 and the other 31 wait. Then the operator funds the treasury.
+   * next top-up can reserve only 10 days), bought 72 days ago as far as it knows: 71 days are due,
+   * the reserve paid 30, the short top-up 10, and the other 31 wait. Then the operator funds the treasury.
    */
   async function waitingDays(code: string) {
     const created = await post(admin, 'admin/wealth/products', {
@@ -687,14 +687,19 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     const u = await investor(amount);
     const order = (await buy(u.token, created.body.data.id, amount)).body.data;
     expect(order.daily_interest).toBe(daily.toFixed());
-    await t.ds.query(`UPDATE wealth_orders SET start_day = start_day - 62 WHERE id = $1`, [order.order_id]);
+    await t.ds.query(`UPDATE wealth_orders SET start_day = start_day - 72 WHERE id = $1`, [order.order_id]);
     const state = async () => (await t.ds.query(`SELECT paid_days, reserve::text FROM wealth_orders WHERE id = $1`, [order.order_id]))[0];
     await accrual.settle(order.order_id, new Date());
     expect(await state()).toMatchObject({ paid_days: 30 });
     expect(moneyString((await state()).reserve)).toBe('0');
-    // The next run cannot top it up (the treasury is short): the other 31 days wait.
+    // The next run tops up the 10 whole days the treasury still has (regression: a treasury short of
+    // the whole window reserved none): they are paid, and the other 31 days wait.
+    expect(money(h0.available).minus(daily.times(30)).div(daily).floor().toNumber()).toBe(10);
     await accrual.settle(order.order_id, new Date());
-    expect((await state()).paid_days).toBe(30);
+    expect(await state()).toMatchObject({ paid_days: 40 });
+    expect(moneyString((await state()).reserve)).toBe('0');
+    await accrual.settle(order.order_id, new Date());
+    expect((await state()).paid_days).toBe(40);
     // The operator funds the treasury; the user redeems before the next daily run.
     expect((await post(admin, 'admin/treasury/fund', { currency_id: USDT, amount: h0.available, reason: 'refill' })).body.code).toBe(1);
     return { u, order, amount, daily, h0, state };
@@ -703,12 +708,12 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
   it('flexible fund: days that waited for a short treasury are paid by a redemption after the operator funds it (regression: they were dropped)', async () => {
     const { u, order, amount, daily, h0 } = await waitingDays('thin-float');
     const done = await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id });
-    const earned = daily.times(61).toFixed();
-    expect(done.body).toMatchObject({ code: 1, data: { penalty: '0', refund: amount, earned, order: { status: 'redeemed', paid_days: 61 } } });
+    const earned = daily.times(71).toFixed();
+    expect(done.body).toMatchObject({ code: 1, data: { penalty: '0', refund: amount, earned, order: { status: 'redeemed', paid_days: 71 } } });
     expect(await trust(u.user.id)).toEqual({ available: money(amount).plus(earned).toFixed(), frozen: '0' });
     const [{ n }] = await t.ds.query(`SELECT COUNT(*)::int AS n FROM events WHERE command_id LIKE $1`, [`wealth-interest:${order.order_id}:%`]);
-    expect(n).toBe(61);
-    // Every reserve released: the treasury paid the 61 days and nothing else.
+    expect(n).toBe(71);
+    // Every reserve released: the treasury paid the 71 days and nothing else.
     const h1 = await house();
     expect(h1.frozen).toBe(h0.frozen);
     expect(h1.available).toBe(money(h0.available).times(2).minus(earned).toFixed());
@@ -717,7 +722,7 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
   it('flexible fund: a daily top-up committed between the redemption reading the order and topping it up still pays every waiting day (regression: the redemption top-up was skipped and 1 day lost)', async () => {
     const { u, order, amount, daily, h0, state } = await waitingDays('thin-float-race');
     // The daily job's top-up (30 days of the 31 waiting) lands after the redemption read the order
-    // (reserve 0, 30 paid days), before the redemption's own top-up takes the order's lock.
+    // (reserve 0, 40 paid days), before the redemption's own top-up takes the order's lock.
     const real = accrual.topUpOwed.bind(accrual);
     const spy = jest.spyOn(accrual, 'topUpOwed').mockImplementationOnce(async (o, now) => {
       expect(moneyString(o.reserve)).toBe('0');
@@ -728,21 +733,22 @@ describe('wealth products: hosting, flexible fund, mining rental (real PostgreSQ
     try {
       const done = await post(u.token, 'lh/deposit/cancel', { order_id: order.order_id });
       expect(spy).toHaveBeenCalledTimes(1);
-      const earned = daily.times(61).toFixed();
-      expect(done.body).toMatchObject({ code: 1, data: { penalty: '0', refund: amount, earned, order: { status: 'redeemed', paid_days: 61 } } });
+      const earned = daily.times(71).toFixed();
+      expect(done.body).toMatchObject({ code: 1, data: { penalty: '0', refund: amount, earned, order: { status: 'redeemed', paid_days: 71 } } });
       expect(await trust(u.user.id)).toEqual({ available: money(amount).plus(earned).toFixed(), frozen: '0' });
     } finally {
       spy.mockRestore();
     }
-    // Two top-ups of this day at 30 paid days: the daily one (30 days) and the redemption's (the 1 day left).
+    // The short one at 30 paid days (10 days), then two at 40: the daily one (30 days) and the redemption's (the 1 day left).
     const day = epochDay(new Date());
     const topUps = await t.ds.query(`SELECT command_id FROM events WHERE command_id LIKE $1 ORDER BY seq`, [`wealth-topup:${order.order_id}:%`]);
     expect(topUps.map((r: { command_id: string }) => r.command_id)).toEqual([
       `wealth-topup:${order.order_id}:${day}:30`,
-      `wealth-topup:${order.order_id}:${day}:30:redeem`,
+      `wealth-topup:${order.order_id}:${day}:40`,
+      `wealth-topup:${order.order_id}:${day}:40:redeem`,
     ]);
     const h1 = await house();
     expect(h1.frozen).toBe(h0.frozen);
-    expect(h1.available).toBe(money(h0.available).times(2).minus(daily.times(61)).toFixed());
+    expect(h1.available).toBe(money(h0.available).times(2).minus(daily.times(71)).toFixed());
   });
 });

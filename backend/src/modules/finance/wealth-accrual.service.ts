@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { EventStoreService } from '../../infra/event-store/event-store.service';
 import { BusinessError } from '../../infra/http/business-error';
 import { ErrorCode } from '../../infra/http/error-codes';
-import { money, moneyString } from '../../infra/money';
+import { Money, money, moneyString } from '../../infra/money';
 import { QueuesService } from '../../infra/queue/queues.service';
 import { EngineBus } from '../engine/engine-bus';
 import { LedgerCode, SYSTEM_OWNER_ID } from '../ledger/ledger-codes';
@@ -184,7 +184,9 @@ export class WealthAccrualService implements OnApplicationBootstrap {
   /**
    * The flexible fund has no end, so its interest is reserved a rolling window ahead
    * (FLEXIBLE_RESERVE_DAYS days): each run tops the reserve back up from the treasury. If the
-   * treasury cannot, the order keeps earning from what is reserved and the unpaid days wait.
+   * treasury cannot, it reserves the whole days it can; the order keeps earning from what is
+   * reserved and the unpaid days wait (the rest of this top-up's command id is the next day's or
+   * the next paid day's).
    * Exactly once: what to add is computed under the order's row lock from the locked row, and the
    * reserve moves in the same transaction as the posting. For one command id (one day, one
    * `paid_days`) the need is fixed and the reserve only grows until a day is paid, so once a
@@ -201,7 +203,22 @@ export class WealthAccrualService implements OnApplicationBootstrap {
         if (!locked || locked.status !== 'hosting') return;
         const want = need(locked);
         if (want.lte(0)) return;
-        const x = moneyString(want);
+        // A treasury short of the whole window still reserves the whole days it can (regression: a
+        // cent short, it reserved none and every day waited for the operator). Read under its lock,
+        // which the posting below takes anyway.
+        const [row] = await m.query(
+          `SELECT available::text AS available FROM balances WHERE owner_type = 'system' AND owner_id = $1 AND account_type = 'treasury' AND currency_id = $2 FOR UPDATE`,
+          [SYSTEM_OWNER_ID, o.currencyId],
+        );
+        const daily = money(locked.dailyInterest);
+        const affordable = daily.gt(0)
+          ? money(row?.available ?? '0')
+              .div(daily)
+              .floor()
+              .times(daily)
+          : want;
+        const x = moneyString(Money.min(want, affordable));
+        if (money(x).lte(0)) throw new BusinessError(ErrorCode.INSUFFICIENT_BALANCE);
         const posted = await this.ledger.post(
           {
             commandId: `wealth-topup:${o.id}:${epochDay(now)}:${locked.paidDays}${tag}`,

@@ -119,6 +119,42 @@ describe('operator API', () => {
     ).toEqual([]);
   });
 
+  it('an option period set while another edit of it is uncommitted is made on that edit, and records it as the previous terms', async () => {
+    await t.ds.query(`INSERT INTO option_periods (seconds, profit_ratio, min_qty, max_qty, fee_rate, sort) VALUES (778, '0.1', '10', '100', '0', 778)`);
+    const other = new Client({ connectionString: t.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`UPDATE option_periods SET fee_rate = '0.02' WHERE seconds = 778`);
+      // This operator only closes the period (no fee_rate: the fee stays as it is).
+      const pending = post(admin, 'admin/option-periods', {
+        seconds: 778,
+        profit_ratio: '0.1',
+        min_qty: '10',
+        max_qty: '100',
+        enabled: '0',
+        reason: 'close',
+      }).then((r) => r);
+      for (let i = 0; i < 200; i++) {
+        const [{ n }] = await t.ds.query(
+          `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%option_periods%'`,
+        );
+        if (n > 0) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await other.query('COMMIT');
+      // Regression: it read the period before the other edit committed, answered the old fee and recorded it as the previous one.
+      expect((await pending).body).toMatchObject({ code: 1, data: { seconds: 778, fee_rate: '0.02', enabled: false } });
+    } finally {
+      await other.end();
+    }
+    expect(await t.ds.query(`SELECT fee_rate::text, enabled FROM option_periods WHERE seconds = 778`)).toEqual([
+      { fee_rate: expect.stringMatching(/^0\.020*$/), enabled: false },
+    ]);
+    const [e] = await t.ds.query(`SELECT payload FROM events WHERE type = 'OptionPeriodSet' AND payload->>'seconds' = '778'`);
+    expect(e.payload.previous).toMatchObject({ fee_rate: '0.02', enabled: true });
+  });
+
   it('a non-numeric {id} in a loan, NFT or help operator route answers 1000 "Invalid request"', async () => {
     const cases: Array<[string, string, Record<string, unknown>?]> = [
       ['GET', 'admin/loan/orders/abc'],

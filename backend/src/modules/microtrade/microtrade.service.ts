@@ -225,7 +225,9 @@ export class MicrotradeService {
     if (money(dto.min_qty).gt(dto.max_qty) || money(dto.min_qty).lte(0)) throw new BusinessError(ErrorCode.VALIDATION, 'error.amount_invalid');
     return this.dataSource.transaction(async (m) => {
       const repo = m.getRepository(OptionPeriod);
-      const prior = await repo.findOne({ where: { seconds: dto.seconds } });
+      // Under its row lock: another operator's edit committed meanwhile is what this one is made on
+      // (and what its event records as previous). A new period has no row: the unique index decides.
+      const prior = await repo.findOne({ where: { seconds: dto.seconds }, lock: { mode: 'pessimistic_write' } });
       const next = repo.create({
         ...(prior ?? {}),
         seconds: dto.seconds,

@@ -75,18 +75,22 @@ describe('operator API', () => {
     expect((await t.http().get('/api/coin/rate').query({ code: 'USD' })).body.data).toMatchObject({ code: 'USD', rate: '1' });
   });
 
-  /** `create` runs while another session has inserted the same key and not committed: the request's insert waits on the unique index, then loses. */
-  async function losingCreate(insert: string, create: () => Promise<{ body: { code: number; message: string } }>) {
+  /**
+   * `request` runs while another session has run `statement` and not committed; once a query like
+   * `waiting` (not any other session's lock wait: a background job's) waits on a lock, the other
+   * session commits. The request's answer.
+   */
+  async function whileUncommitted(statement: string, waiting: string, request: () => Promise<{ body: { code: number; message: string; data?: unknown } }>) {
     const other = new Client({ connectionString: t.databaseUrl });
     await other.connect();
     try {
       await other.query('BEGIN');
-      await other.query(insert);
-      const pending = create();
+      await other.query(statement);
+      const pending = request();
       for (let i = 0; i < 200; i++) {
-        // The create's insert waits on the uncommitted row (not any other session's lock wait: a background job's).
         const [{ n }] = await t.ds.query(
-          `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'INSERT INTO%'`,
+          `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE $1`,
+          [waiting],
         );
         if (n > 0) break;
         await new Promise((r) => setTimeout(r, 25));
@@ -97,6 +101,9 @@ describe('operator API', () => {
       await other.end();
     }
   }
+
+  /** `create` runs while another session has inserted the same key and not committed: the request's insert waits on the unique index, then loses. */
+  const losingCreate = (insert: string, create: () => Promise<{ body: { code: number; message: string } }>) => whileUncommitted(insert, 'INSERT INTO%', create);
 
   it('a concurrent create of the same option period or pricing currency answers 1000 "already exists" to the later one (not 9000), changing nothing', async () => {
     const exists = 'This already exists: it was just created by another request. Check it and try again';
@@ -121,33 +128,12 @@ describe('operator API', () => {
 
   it('an option period set while another edit of it is uncommitted is made on that edit, and records it as the previous terms', async () => {
     await t.ds.query(`INSERT INTO option_periods (seconds, profit_ratio, min_qty, max_qty, fee_rate, sort) VALUES (778, '0.1', '10', '100', '0', 778)`);
-    const other = new Client({ connectionString: t.databaseUrl });
-    await other.connect();
-    try {
-      await other.query('BEGIN');
-      await other.query(`UPDATE option_periods SET fee_rate = '0.02' WHERE seconds = 778`);
-      // This operator only closes the period (no fee_rate: the fee stays as it is).
-      const pending = post(admin, 'admin/option-periods', {
-        seconds: 778,
-        profit_ratio: '0.1',
-        min_qty: '10',
-        max_qty: '100',
-        enabled: '0',
-        reason: 'close',
-      }).then((r) => r);
-      for (let i = 0; i < 200; i++) {
-        const [{ n }] = await t.ds.query(
-          `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%option_periods%'`,
-        );
-        if (n > 0) break;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      await other.query('COMMIT');
-      // Regression: it read the period before the other edit committed, answered the old fee and recorded it as the previous one.
-      expect((await pending).body).toMatchObject({ code: 1, data: { seconds: 778, fee_rate: '0.02', enabled: false } });
-    } finally {
-      await other.end();
-    }
+    // This operator only closes the period (no fee_rate: the fee stays as it is) while another's fee change is uncommitted.
+    const answer = await whileUncommitted(`UPDATE option_periods SET fee_rate = '0.02' WHERE seconds = 778`, '%option_periods%', () =>
+      post(admin, 'admin/option-periods', { seconds: 778, profit_ratio: '0.1', min_qty: '10', max_qty: '100', enabled: '0', reason: 'close' }).then((r) => r),
+    );
+    // Regression: it read the period before the other edit committed, answered the old fee and recorded it as the previous one.
+    expect(answer).toMatchObject({ code: 1, data: { seconds: 778, fee_rate: '0.02', enabled: false } });
     expect(await t.ds.query(`SELECT fee_rate::text, enabled FROM option_periods WHERE seconds = 778`)).toEqual([
       { fee_rate: expect.stringMatching(/^0\.020*$/), enabled: false },
     ]);

@@ -7,6 +7,9 @@ import { EngineHost } from '../src/modules/engine/engine-host.service';
 import { JOURNAL_COMMANDS } from '../src/modules/engine/journal-writer';
 import { MarketRegistry } from '../src/modules/engine/market-registry.service';
 import { MarkPriceService } from '../src/modules/market/mark-price.service';
+import { MarketDataService } from '../src/modules/market/market-data.service';
+import { REDIS } from '../src/infra/redis/redis.module';
+import type { Redis } from 'ioredis';
 import { deposit, spotTrader } from './support/funding';
 import { runLoadScript } from './support/load-script';
 import { startTestApp, TestApp } from './support/test-app';
@@ -106,6 +109,44 @@ describe('split roles in process: a transfer into the trade account through an a
     // It asked the engine not to linger (3 s) for it.
     expect(performance.now() - t0).toBeLessThan(1500);
   });
+  // Regression: the engine wrote its shared book without an expiry or its lease's token, so an api
+  // process served the last book shared for ever once no engine refreshed it (the engine gone, no
+  // take-over yet), and a paused former holder's late write could replace the new holder's book.
+  it('an api process serves the book its owner keeps refreshing (kept two leases): with none shared it answers 2105, and an older holder’s write is refused', async () => {
+    const host = engine.app.get(EngineHost);
+    const redis = engine.app.get<Redis>(REDIS);
+    const market = engine.app.get(MarketRegistry).get('BTC/USDT');
+    const key = `depth:${market.id}`;
+    const depth = async () => (await request(api.getHttpServer()).get('/api/currency/depth').query({ symbol: 'BTC/USDT' })).body;
+    const waitFor = async (what: string, cond: () => Promise<boolean>) => {
+      for (const end = Date.now() + 10_000; !(await cond()); await new Promise((r) => setTimeout(r, 50)))
+        if (Date.now() > end) throw new Error(`waited 10 s for ${what}`);
+    };
+    const buyer = await spotTrader(engine, USDT, '100');
+    const bid = { symbol: 'BTC/USDT', side: 'buy', type: 'limit', price: '50', quantity: '0.01' };
+    expect((await engine.http().post('/api/coin/trade').set('Authorization', buyer.token).type('json').send(bid)).body.code).toBe(1);
+    const showsBid = async () => ((await depth()).data?.bids as string[][] | undefined)?.some(([price]) => price === '50') ?? false;
+    await waitFor('the api process to show the bid', showsBid);
+    // Kept for two leases, refreshed every third of one while the book is quiet.
+    const leaseMs = engine.config.engine.leaseMs;
+    expect(await redis.pttl(key)).toBeGreaterThan(0);
+    expect(await redis.pttl(key)).toBeLessThanOrEqual(2 * leaseMs);
+    await new Promise((r) => setTimeout(r, leaseMs));
+    expect(await redis.pttl(key)).toBeGreaterThan(leaseMs);
+
+    // A holder with a newer token has shared (this engine now writes as an older holder would).
+    const token = host.fencingToken()!;
+    await redis.set('depth-fence', String(token + 1), 'PX', 60_000);
+    await redis.del(key);
+    expect(await engine.app.get(MarketDataService).shareDepth(market.id)).toBe(false);
+    expect(await redis.exists(key)).toBe(0);
+    // No book shared: not known here, which is not an empty book.
+    expect(await depth()).toMatchObject({ code: 2105, data: null });
+
+    // The fence back at this holder's token: its next refresh shares the quiet book again.
+    await redis.set('depth-fence', String(token), 'PX', 60_000);
+    await waitFor('the book to be shared again', showsBid);
+  }, 60_000);
 });
 
 describe('split roles in process: a forwarded place and its deadline', () => {

@@ -51,6 +51,8 @@ export class MarketDataService {
   private tickerCache?: { at: number; value: Ticker[] };
   /** Bumped on each invalidation: a read that began before one is answered but not kept (it may hold the figures before the trade). */
   private tickerGeneration = 0;
+  /** Split roles, on the books' owner: when each market's book was last shared (`performance.now()`). */
+  private readonly sharedAt = new Map<number, number>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -168,28 +170,65 @@ export class MarketDataService {
   /** Aggregated book levels as decimal strings: best first on each side. */
   async depth(symbol: string, levels: number) {
     const m = this.registry.get(symbol);
-    const book = this.host.book(m.id);
-    let d: Levels = { bids: [], asks: [] };
-    if (book) d = book.depth(levels);
-    else if (this.config.engine.transport === 'redis') {
-      // Split roles: the book lives in the engine process, which shares its top levels (shareDepth).
-      const raw = await this.redis.get(`depth:${m.id}`);
-      if (raw) {
-        const all = JSON.parse(raw) as Levels;
-        d = { bids: all.bids.slice(0, levels), asks: all.asks.slice(0, levels) };
-      }
-    }
-    // No sequencer here right now (a rebuild after a failure, a replay at start): the book is not
-    // known, which is not an empty book (a subscribe's snapshot is asked again; the push follows the rebuild).
-    else throw new BusinessError(ErrorCode.MARKET_BUSY);
+    const d = await this.levels(m.id, levels);
     const side = (ls: Array<{ price: number; qty: number }>) =>
       ls.map((l) => [moneyString(m.engine.ticksToPrice(l.price)), moneyString(m.engine.lotsToQty(l.qty))]);
     return { symbol: m.symbol, bids: side(d.bids), asks: side(d.asks) };
   }
 
-  /** Split roles: the book's owner shares a changed book's top levels with the api processes (read by `depth`). */
-  async shareDepth(marketId: number): Promise<void> {
+  /**
+   * The book's top levels: this process's own book, or on an api process of the split roles the one
+   * its owner shared. Not known (2105) while there is no sequencer here (a rebuild after a failure,
+   * a replay at start) or, on an api process, when nothing was shared within SHARED_DEPTH_TTL_LEASES
+   * leases (no engine holds the books, or it cannot reach Redis): not known is not an empty book (a
+   * subscribe's snapshot is asked again; the push follows the rebuild).
+   */
+  private async levels(marketId: number, levels: number): Promise<Levels> {
     const book = this.host.book(marketId);
-    if (book && this.config.engine.transport === 'redis') await this.redis.set(`depth:${marketId}`, JSON.stringify(book.depth(MAX_DEPTH_LEVELS)));
+    if (book) return book.depth(levels);
+    const raw = this.config.engine.transport === 'redis' ? await this.redis.get(`depth:${marketId}`) : null;
+    if (!raw) throw new BusinessError(ErrorCode.MARKET_BUSY);
+    const all = JSON.parse(raw) as Levels;
+    return { bids: all.bids.slice(0, levels), asks: all.asks.slice(0, levels) };
+  }
+
+  /**
+   * Split roles: the book's owner shares a changed book's top levels with the api processes (read by
+   * `depth`), fenced by its lease's token and kept for SHARED_DEPTH_TTL_LEASES leases: a write of an
+   * older holder (paused, cut off) never replaces a newer holder's, and a book nobody refreshes
+   * (the engine gone, no take-over yet) expires instead of being served as current for ever.
+   * False when nothing was written (not the holder now, or fenced).
+   */
+  async shareDepth(marketId: number): Promise<boolean> {
+    const book = this.host.book(marketId);
+    const token = this.host.fencingToken();
+    if (!book || token === undefined || this.config.engine.transport !== 'redis') return false;
+    const ttl = this.config.engine.leaseMs * SHARED_DEPTH_TTL_LEASES;
+    const written = await this.redis.eval(FENCED_SET, 2, `depth:${marketId}`, 'depth-fence', token, JSON.stringify(book.depth(MAX_DEPTH_LEVELS)), ttl);
+    if (written !== 1) return false;
+    this.sharedAt.set(marketId, performance.now());
+    return true;
+  }
+
+  /** Split roles, on the books' owner: shares again every book not shared for a third of a lease, so a quiet book does not expire. */
+  async refreshSharedDepth(): Promise<void> {
+    const due = performance.now() - this.config.engine.leaseMs / 3;
+    await Promise.all(this.registry.all().map((m) => ((this.sharedAt.get(m.id) ?? -Infinity) <= due ? this.shareDepth(m.id) : undefined)));
   }
 }
+
+/** How long a shared book lives without a refresh, in lease lengths (ENGINE_LEASE_MS): past a take-over's wait, then unknown. */
+export const SHARED_DEPTH_TTL_LEASES = 2;
+
+/**
+ * KEYS: the book's key, the fence's; ARGV: the writer's lease token, the levels, the book's life in ms.
+ * Written unless a higher token has written before; the fence lives ten times the book's life (a
+ * database restored with lower tokens shares again after that).
+ */
+const FENCED_SET = `
+local fence = tonumber(redis.call('GET', KEYS[2]) or '0')
+local token = tonumber(ARGV[1])
+if token < fence then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', tonumber(ARGV[3]) * 10)
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;

@@ -171,8 +171,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       for (const [userId, list] of byUser) pushed(this.pushOrders(userId, list));
     });
     this.bus.on('option', (o) => pushed(this.pushOption(o.userId, o.data)));
-    // Split roles: the engine shares every book once when it takes over (then each changed one).
-    if (this.shared) void this.host.whenOwner(async () => void (await Promise.all(this.registry.all().map((m) => this.data.shareDepth(m.id)))));
+    // Split roles: the engine shares each changed book, and every book again a third of a lease after its last share (publish).
     this.timer = setInterval(() => void this.publish(), CONFLATE_MS);
     this.timer.unref();
   }
@@ -248,8 +247,10 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     if (!this.server || this.publishing) return;
     this.publishing = true;
     try {
-      if (!this.shared || this.host.owner) await this.publishMarkets();
-      else {
+      if (!this.shared || this.host.owner) {
+        await this.publishMarkets();
+        if (this.shared) await this.data.refreshSharedDepth();
+      } else {
         // Another process holds the books and sends the market topics: nothing piles up here to be sent on a later take-over.
         this.dirtyBooks.clear();
         this.newTrades.clear();

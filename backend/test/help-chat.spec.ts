@@ -1,4 +1,5 @@
 import { AddressInfo } from 'node:net';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { Server } from 'socket.io';
 import { io, Socket } from 'socket.io-client';
 import { hashToken, TokenService } from '../src/infra/auth/token.service';
@@ -456,5 +457,28 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     expect(await opened).toEqual({ conversation_id: sent.conversation_id });
     expect((await emit(otherTab, 'chat:join', { conversation_id: sent.conversation_id })).messages!.map((m) => m.text)).toEqual(['Second question']);
     expect(strangerHeard).toEqual([]);
+  });
+
+  // Regression (review): a first visit opened the conversation, then looked it up again as the open
+  // one; closed by an operator in between, none was found and the visit answered 500.
+  it('a first visit whose new conversation an operator closes at once is answered with that conversation, closed', async () => {
+    const u = await registerByEmail(t);
+    const ds = t.app.get(ChatService)['dataSource'] as DataSource;
+    const transaction = ds.transaction.bind(ds) as (run: (m: EntityManager) => Promise<unknown>) => Promise<unknown>;
+    let closed = false;
+    const spy = jest.spyOn(ds, 'transaction').mockImplementationOnce((async (run: (m: EntityManager) => Promise<unknown>) => {
+      const opened = await transaction(run);
+      closed = true;
+      const [c] = await t.ds.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 AND status = 'open'`, [u.user.id]);
+      expect((await api(admin).post(`admin/help/conversations/${c.id}/close`)).body.code).toBe(1);
+      return opened;
+    }) as never);
+    try {
+      const res = await api(u.token).get('help/chat');
+      expect(res.body).toMatchObject({ code: 1, data: { user_id: u.user.id, status: 'closed', messages: [] } });
+      expect(closed).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

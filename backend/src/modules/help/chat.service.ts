@@ -130,15 +130,14 @@ export class ChatService {
 
   /** help/chat: the user's conversation (open one, else the latest) and its messages after `after`. */
   async mine(userId: number, after = 0) {
-    let [c] = await this.dataSource.query(
+    const [found]: Array<{ id: string }> = await this.dataSource.query(
       `SELECT id::text FROM chat_conversations WHERE user_id = $1 ORDER BY (status = 'open') DESC, chat_conversations.id DESC LIMIT 1`,
       [userId],
     );
-    if (!c) {
-      await this.dataSource.transaction((m) => this.openFor(m, userId, true));
-      [c] = await this.dataSource.query(`SELECT id::text FROM chat_conversations WHERE user_id = $1 AND status = 'open'`, [userId]);
-    }
-    const row = (await this.conversation(this.dataSource.manager, c.id))!;
+    // The one just opened, by its id: an operator may close it before the next statement (it was
+    // looked up again as the open one, and a closed one answered 500).
+    const id = found?.id ?? (await this.dataSource.transaction((m) => this.openFor(m, userId, true)))!.c.id;
+    const row = (await this.conversation(this.dataSource.manager, id))!;
     return { ...(await this.summary(row)), messages: await this.messages(row.id, after) };
   }
 

@@ -31,9 +31,10 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     await t.close();
   });
 
-  const connect = (token?: string) =>
+  const connect = (token?: string, lang?: string) =>
     new Promise<Socket>((resolve, reject) => {
-      const c = io(url, { path: '/socket.io', transports: ['websocket'], auth: token ? { token } : {}, reconnection: false, forceNew: true });
+      const auth = { ...(token ? { token } : {}), ...(lang ? { lang } : {}) };
+      const c = io(url, { path: '/socket.io', transports: ['websocket'], auth, reconnection: false, forceNew: true });
       clients.push(c);
       c.once('connect', () => resolve(c));
       c.once('connect_error', reject);
@@ -163,9 +164,11 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     const first = await api(a.token).post('help/chat/send', { text: 'private: my account number' });
     const conv = first.body.data.conversation_id as string;
 
-    const intruder = await connect(b.token);
-    expect(await emit(intruder, 'chat:join', { conversation_id: conv })).toMatchObject({ ok: false, code: 3011 });
-    expect(await emit(intruder, 'chat:join', { conversation_id: conv, after: -1 })).toMatchObject({ ok: false });
+    // Refusals come with their code and the message in the handshake's language (regression: English literals, some without a code).
+    const intruder = await connect(b.token, 'zh');
+    expect(await emit(intruder, 'chat:join', { conversation_id: conv })).toEqual({ ok: false, code: 3011, error: '会话不存在' });
+    expect(await emit(intruder, 'chat:join', { conversation_id: conv, after: -1 })).toEqual({ ok: false, code: 1000, error: '请求无效' });
+    expect(await emit(intruder, 'chat:ops')).toEqual({ ok: false, code: 401, error: '请先登录' });
     expect(await emit(intruder, 'subscribe', [`chat:${conv}`])).toMatchObject({ error: expect.any(String) });
     let leaked = false;
     intruder.on('chat:message', () => (leaked = true));
@@ -178,7 +181,8 @@ describe('help centre: live chat and feedback (real PostgreSQL + Redis)', () => 
     // B cannot use the operator API, nor attach A's image.
     expect((await api(b.token).get(`admin/help/conversations/${conv}`)).body.code).toBe(401);
     const visitor = await connect();
-    expect(await emit(visitor, 'chat:join', { conversation_id: conv })).toMatchObject({ ok: false, code: 401 });
+    expect(await emit(visitor, 'chat:join', { conversation_id: conv })).toEqual({ ok: false, code: 401, error: 'Please log in first' });
+    expect(await emit(await connect(admin, 'jp'), 'chat:send', { text: 'an operator replies over HTTP' })).toMatchObject({ ok: false, code: 401 });
     expect((await t.http().get('/api/help/chat')).body.code).toBe(401);
     expect((await api(a.token).post('help/chat/send', {})).body.code).toBe(3013);
     expect((await api(a.token).post('help/chat/send', { text: 'x'.repeat(1001) })).body.code).toBe(1000);

@@ -24,3 +24,8 @@ export function resolveLang(value: unknown): Lang {
   const raw = Array.isArray(value) ? value[0] : value;
   return isLang(raw) ? raw : DEFAULT_LANG;
 }
+
+/** A Socket.IO handshake's `lang`: `auth.lang`, else the `lang` header, else the `lang` query parameter (default en). */
+export function handshakeLang(handshake: { auth?: Record<string, unknown>; headers: Record<string, unknown>; query?: Record<string, unknown> }): Lang {
+  return resolveLang(handshake.auth?.lang ?? handshake.headers.lang ?? handshake.query?.lang);
+}

@@ -3,8 +3,7 @@ import type { OrderAck, OrderRequestId } from '@kestrel/contracts';
 import type { Socket } from 'socket.io';
 import { AuthContext } from '../../infra/auth/guards';
 import { handshakeToken, TokenService } from '../../infra/auth/token.service';
-import { Lang } from '../../infra/i18n/catalogue';
-import { resolveLang } from '../../infra/i18n/i18n';
+import { handshakeLang } from '../../infra/i18n/i18n';
 import { Envelope } from '../../infra/http/envelope';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { errorEnvelope } from '../../infra/http/error-envelope';
@@ -62,11 +61,6 @@ export class OrderChannel {
     const subjectId = token ? await this.tokens.verify(token, 'user') : undefined;
     return token && subjectId !== undefined ? { subjectType: 'user', subjectId, token } : undefined;
   }
-}
-
-/** The handshake's `lang`: `auth.lang`, else the `lang` header, else the `lang` query parameter (default en). */
-export function handshakeLang(handshake: Handshake): Lang {
-  return resolveLang(handshake.auth?.lang ?? handshake.headers.lang ?? handshake.query?.lang);
 }
 
 /** The id to echo: the request's own when it is a usable one, else null. */

@@ -7,7 +7,8 @@ import { BusinessError } from '../../infra/http/business-error';
 import { isDataException } from '../../infra/http/all-exceptions.filter';
 import { ErrorCode } from '../../infra/http/error-codes';
 import { validateBody } from '../../infra/http/validation';
-import { resolveLang, translate } from '../../infra/i18n/i18n';
+import type { MessageKey } from '../../infra/i18n/catalogue';
+import { handshakeLang, MessageParams, translate } from '../../infra/i18n/i18n';
 import { CHAT_ROOM_PREFIX, ChatPush, conversationRoom, OPERATORS_ROOM, operatorRoom } from './chat-push';
 import { ChatService } from './chat.service';
 import { ChatSendDto } from './help.dto';
@@ -19,6 +20,11 @@ type Subject = { type: 'user' | 'admin'; id: number };
 /** A subject with its token's expiry (ms since the epoch). */
 type Session = Subject & { expiresAt: number };
 type Ack = { ok: true; [k: string]: unknown } | { ok: false; error: string; code?: number };
+
+/** A refusal with its code and its message in the socket's language (as the HTTP envelope's), not the catalogue key. */
+function refused(socket: Socket, code: number, key: MessageKey, params?: MessageParams): Ack {
+  return { ok: false, error: translate(handshakeLang(socket.handshake), key, params), code };
+}
 
 /**
  * The chat's side of the push channel (same server as RealtimeGateway: /socket.io). A socket joins
@@ -141,11 +147,11 @@ export class ChatGateway implements OnGatewayInit, OnApplicationShutdown {
   @SubscribeMessage('chat:join')
   async join(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<Ack> {
     const subject = await this.subject(socket);
-    if (!subject) return { ok: false, error: 'not logged in', code: 401 };
+    if (!subject) return refused(socket, 401, 'error.not_logged_in');
     const b = (body ?? {}) as { conversation_id?: unknown; after?: unknown };
     const id = String(b.conversation_id ?? '');
     const after = Number(b.after ?? 0);
-    if (!Number.isSafeInteger(after) || after < 0) return { ok: false, error: 'after must be a message id' };
+    if (!Number.isSafeInteger(after) || after < 0) return refused(socket, ErrorCode.VALIDATION, 'error.validation');
     // Flow control, as for market subscribes: a client asking again and again without reading the
     // answers (each up to 200 messages) would fill the server's memory and hold the database's pool.
     if (readsBacklogged(socket)) return { ok: false, error: 'too many joins waiting: read their answers first' };
@@ -153,9 +159,9 @@ export class ChatGateway implements OnGatewayInit, OnApplicationShutdown {
   }
 
   private async joinAndRead(socket: Socket, subject: Session, id: string, after: number): Promise<Ack> {
-    if (!(await this.chat.mayAccess(subject, id))) return { ok: false, error: 'conversation not found', code: 3011 };
+    if (!(await this.chat.mayAccess(subject, id))) return refused(socket, ErrorCode.HELP_CONVERSATION_NOT_FOUND, 'error.help_conversation_not_found');
     if (subject.type === 'admin') {
-      if (!(await this.joinAsOperator(socket, subject, conversationRoom(id)))) return { ok: false, error: 'not logged in', code: 401 };
+      if (!(await this.joinAsOperator(socket, subject, conversationRoom(id)))) return refused(socket, 401, 'error.not_logged_in');
     } else {
       await socket.join(conversationRoom(id));
       this.watch(socket, subject);
@@ -173,15 +179,14 @@ export class ChatGateway implements OnGatewayInit, OnApplicationShutdown {
   @SubscribeMessage('chat:ops')
   async ops(@ConnectedSocket() socket: Socket): Promise<Ack> {
     const subject = await this.subject(socket);
-    if (subject?.type !== 'admin') return { ok: false, error: 'operators only', code: 401 };
-    if (!(await this.joinAsOperator(socket, subject, OPERATORS_ROOM))) return { ok: false, error: 'operators only', code: 401 };
+    if (subject?.type !== 'admin' || !(await this.joinAsOperator(socket, subject, OPERATORS_ROOM))) return refused(socket, 401, 'error.not_logged_in');
     return { ok: true };
   }
 
   @SubscribeMessage('chat:send')
   async send(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<Ack> {
     const subject = await this.subject(socket);
-    if (subject?.type !== 'user') return { ok: false, error: 'users only', code: 401 };
+    if (subject?.type !== 'user') return refused(socket, 401, 'error.not_logged_in');
     try {
       // The HTTP route's checks (help/chat/send): a bad image or an over-long text is refused, nothing sent.
       const dto = validateBody(ChatSendDto, typeof body === 'object' && body !== null ? body : {});
@@ -190,11 +195,9 @@ export class ChatGateway implements OnGatewayInit, OnApplicationShutdown {
       this.watch(socket, subject);
       return { ok: true, message };
     } catch (err) {
-      // The message in the socket's language (as the HTTP envelope), not the catalogue key.
-      const lang = () => resolveLang(socket.handshake.auth?.lang ?? socket.handshake.headers.lang ?? socket.handshake.query?.lang);
-      if (err instanceof BusinessError) return { ok: false, error: translate(lang(), err.messageKey, err.params), code: err.code };
+      if (err instanceof BusinessError) return refused(socket, err.code, err.messageKey, err.params);
       // Text the database refuses (a NUL character): bad input, as the HTTP route answers it (regression: no answer at all).
-      if (isDataException(err)) return { ok: false, error: translate(lang(), 'error.validation'), code: ErrorCode.VALIDATION };
+      if (isDataException(err)) return refused(socket, ErrorCode.VALIDATION, 'error.validation');
       throw err;
     }
   }

@@ -1,5 +1,6 @@
 import { type Browser, type Page } from 'playwright-core';
-import { go as goTo, launchBrowser, shootThemes, phonePage } from './screens';
+import { join } from 'node:path';
+import { ARTIFACTS, go as goTo, launchBrowser, navBarOverlap, shootThemes, phonePage } from './screens';
 import { ADMIN, apiOf, png, startStack, uploadImage, type Stack, registerByEmail } from './stack';
 
 /**
@@ -154,6 +155,18 @@ describe('loans on the real stack', () => {
     await go(page, '/pages/loan/order');
     await page.getByTestId('loan-filter-rejected').waitFor();
     expect(await page.getByTestId('loan-filter-rejected').textContent()).toBe('审核失败');
+    // The longest labels beside the bar's title (Portuguese): the action stays in its side, the title beside it.
+    await page.evaluate(() => localStorage.setItem('lang', 'py'));
+    for (const [name, path, ready] of [
+      ['index', '/pages/loan/index', 'loan-terms'],
+      ['order', '/pages/loan/order', 'loan-order'],
+      ['back', `/pages/loan/back?id=${o.id}`, 'loan-back-submit'],
+    ]) {
+      await go(page, path);
+      await page.getByTestId(ready).first().waitFor();
+      await page.screenshot({ path: join(ARTIFACTS, `loan-${name}-py-light.png`) });
+      expect(await navBarOverlap(page)).toBeUndefined();
+    }
     await page.evaluate(() => localStorage.setItem('lang', 'en'));
   });
 });

@@ -82,6 +82,8 @@ export async function shootThemes(page: Page, base: string, file: string, path: 
     if (opts.then) await opts.then(page);
     await page.waitForTimeout(opts.settleMs ?? 300);
     await page.screenshot({ path: join(ARTIFACTS, `${file}-${theme}.png`) });
+    const bar = await navBarOverlap(page);
+    if (bar) findings.push(`${file} ${theme} nav-bar: ${bar}`);
     const axe = await new AxeBuilder({ page }).disableRules(['region']).analyze();
     findings.push(
       ...axe.violations
@@ -91,4 +93,25 @@ export async function shootThemes(page: Page, base: string, file: string, path: 
   }
   await page.evaluate(() => localStorage.setItem('theme', 'light'));
   return findings;
+}
+
+/**
+ * What in the navigation bar runs outside its place, if anything: a side's action wider than its
+ * side (it then runs under the title; a long text link once did), or a title overlapping a side.
+ */
+export function navBarOverlap(page: Page): Promise<string | undefined> {
+  return page.evaluate(() => {
+    const bar = document.querySelector('.nav-bar');
+    const title = bar?.querySelector('.nav-bar__title')?.getBoundingClientRect();
+    if (!bar || !title) return undefined;
+    for (const side of Array.from(bar.querySelectorAll('.nav-bar__side'))) {
+      const box = side.getBoundingClientRect();
+      if (box.left < title.right - 0.5 && title.left < box.right - 0.5) return 'the title overlaps a side';
+      for (const child of Array.from(side.children)) {
+        const r = child.getBoundingClientRect();
+        if (r.left < box.left - 0.5 || r.right > box.right + 0.5) return `"${child.textContent ?? ''}" is wider than its side`;
+      }
+    }
+    return undefined;
+  });
 }

@@ -745,6 +745,8 @@ export const en = {
     photosRequired: "Upload the ID front, ID back and passport photos",
     applied: "Application submitted, waiting for approval",
     myLoans: "My loans",
+    /** The loan screens' link to the repayment records (short: it sits beside the title). */
+    repayments: "Repayments",
     noProducts: "No loan products are available right now.",
     product: "Loan product",
     range: "Amount range",

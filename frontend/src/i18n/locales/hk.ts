@@ -747,6 +747,7 @@ const hk: Catalogue = {
     photosRequired: "請上傳身份證正面、背面和護照照片",
     applied: "申請已提交，等待審核",
     myLoans: "我的借貸",
+    repayments: "還款記錄",
     noProducts: "暫無可用的借貸產品。",
     product: "借貸產品",
     range: "金額範圍",

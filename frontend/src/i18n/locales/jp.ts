@@ -747,6 +747,7 @@ const jp: Catalogue = {
     photosRequired: "身分証の表面・裏面とパスポートの写真をアップロードしてください",
     applied: "申請しました。審査をお待ちください",
     myLoans: "マイローン",
+    repayments: "返済履歴",
     noProducts: "現在利用できるローン商品はありません。",
     product: "ローン商品",
     range: "金額の範囲",

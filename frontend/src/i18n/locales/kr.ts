@@ -747,6 +747,7 @@ const kr: Catalogue = {
     photosRequired: "신분증 앞면, 뒷면과 여권 사진을 업로드하세요",
     applied: "신청이 제출되었습니다. 승인을 기다려 주세요",
     myLoans: "내 대출",
+    repayments: "상환 내역",
     noProducts: "현재 이용 가능한 대출 상품이 없습니다.",
     product: "대출 상품",
     range: "금액 범위",

@@ -748,6 +748,7 @@ const py: Catalogue = {
     photosRequired: "Carregue as fotos da frente e do verso do documento e do passaporte",
     applied: "Pedido enviado, a aguardar aprovação",
     myLoans: "Os meus empréstimos",
+    repayments: "Pagamentos",
     noProducts: "De momento não há produtos de empréstimo disponíveis.",
     product: "Produto de empréstimo",
     range: "Intervalo de valores",

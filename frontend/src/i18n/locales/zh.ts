@@ -747,6 +747,7 @@ const zh: Catalogue = {
     photosRequired: "请上传身份证正面、反面和护照照片",
     applied: "申请已提交，等待审核",
     myLoans: "我的借贷",
+    repayments: "还款记录",
     noProducts: "暂无可用的借贷产品。",
     product: "借贷产品",
     range: "金额范围",

@@ -103,7 +103,7 @@ export function LoanBackPage({ titleKey }: { titleKey: string }) {
   };
 
   return (
-    <Page title={t(titleKey)} back right={<Link className="button button--small" to={`${PATHS.loanBackRec}?id=${o.id}`}>{t('titles.loanBackRec')}</Link>}>
+    <Page title={t(titleKey)} back right={<Link className="button button--small" to={`${PATHS.loanBackRec}?id=${o.id}`}>{t('loan.repayments')}</Link>}>
       <section className="card" data-testid="loan-back-summary">
         <div className="loan-card__head">
           <h2 className="card__title num">

@@ -27,7 +27,7 @@ export function LoanOrdersPage({ titleKey }: { titleKey: string }) {
       back
       right={
         <Link className="button button--small" to={PATHS.loanBackRec}>
-          {t('titles.loanBackRec')}
+          {t('loan.repayments')}
         </Link>
       }
     >

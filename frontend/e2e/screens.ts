@@ -70,7 +70,8 @@ export interface ShotOptions {
 
 /**
  * The screen at `path` in the light and the dark theme: a screenshot of each
- * (`test-artifacts/<file>-<theme>.png`) and axe's serious or critical findings (none expected).
+ * (`test-artifacts/<file>-<theme>.png`), axe's serious or critical findings, a navigation bar whose
+ * parts overlap and a page wider than the phone (none expected).
  * Leaves the light theme stored.
  */
 export async function shootThemes(page: Page, base: string, file: string, path: string, opts: ShotOptions = {}): Promise<string[]> {
@@ -84,6 +85,8 @@ export async function shootThemes(page: Page, base: string, file: string, path: 
     await page.screenshot({ path: join(ARTIFACTS, `${file}-${theme}.png`) });
     const bar = await navBarOverlap(page);
     if (bar) findings.push(`${file} ${theme} nav-bar: ${bar}`);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    if (wide > 0) findings.push(`${file} ${theme}: the page scrolls sideways by ${wide} px`);
     const axe = await new AxeBuilder({ page }).disableRules(['region']).analyze();
     findings.push(
       ...axe.violations

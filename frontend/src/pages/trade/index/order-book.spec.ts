@@ -25,6 +25,21 @@ describe('order book view: cumulative depth and spread', () => {
       ['102', '3', '50.00'],
     ]);
   });
+  it('truncates a share below 0.01 % to 0.00 (a tiny best level beside a deep book has no visible bar)', () => {
+    const v = bookView(
+      depth(
+        [['101', '100000']],
+        [
+          ['100', '0.001'],
+          ['99', '5'],
+        ],
+      ),
+      8,
+      2,
+    );
+    expect(v.bids.map((l) => l[2])).toEqual(['0.00', '0.00']);
+    expect(v.asks.map((l) => l[2])).toEqual(['100.00']);
+  });
   it('shows the spread truncated to the tick precision and in % of the best ask (truncated)', () => {
     expect(bookView(d, 8, 2)).toMatchObject({ spread: '1.50', spreadPct: '1.47' });
     expect(bookView(d, 8, 0)).toMatchObject({ spread: '1' });

@@ -107,10 +107,9 @@ describe('spot trade screen: depth, spread, offline and resync', () => {
     // A level's bar can be 0.00 % when the running total is tiny beside the deeper side's total (a
     // partly filled best order), so the checks are on the running totals: they never shrink
     // outwards, and the deeper side's outermost row is the full width.
-    const bidsOutwards = depths.bids;
     const asksOutwards = [...depths.asks].reverse();
-    for (const side of [bidsOutwards, asksOutwards]) for (let i = 1; i < side.length; i++) expect(side[i]).toBeGreaterThanOrEqual(side[i - 1]);
-    expect(Math.max(bidsOutwards[bidsOutwards.length - 1], asksOutwards[asksOutwards.length - 1])).toBe(100);
+    for (const side of [depths.bids, asksOutwards]) for (let i = 1; i < side.length; i++) expect(side[i]).toBeGreaterThanOrEqual(side[i - 1]);
+    expect(Math.max(depths.bids[depths.bids.length - 1], depths.asks[0])).toBe(100);
     await expect(page.locator('[data-testid="book-spread"]').innerText()).resolves.toMatch(/Spread \d[\d,.]* \(\d+\.\d{2}%\)/);
 
     // Find, read and tap in one step inside the page: the live book (the simulator's trades and

@@ -186,12 +186,12 @@ export class GroupCommit {
     this.waitingOn = on;
   }
 
-  /** A journal write is in flight or commands wait for one. */
   /** The time the next batch is journaled with at the earliest: this process's clock, never before the last batch's. */
   batchClock(): number {
     return Math.max(Date.now(), this.lastTs);
   }
 
+  /** A journal write is in flight or commands wait for one. */
   get busy(): boolean {
     return this.flushing || this.queue.length > 0;
   }

@@ -26,8 +26,10 @@
 // - open loop (BENCH_RATE=N): orders are offered at N a second on a fixed schedule, whatever the
 //   answers do (as k6's constant-arrival-rate executor does), and each latency is counted from
 //   the order's scheduled time, so a stall is not hidden by sending less (no coordinated
-//   omission). At most BENCH_CONCURRENCY requests are in flight; an order that finds no free
-//   slot is not sent and is reported as `not sent`.
+//   omission). At most BENCH_CONCURRENCY requests are in flight (unset: 400, or enough for the
+//   requests offered to be in flight for the 50 ms latency target, lib/open-loop.mjs
+//   openLoopSlots; over HTTP that many pooled connections); an order that finds no free slot is
+//   not sent and is reported as `not sent`.
 //
 // BENCH_PERF=<file> also profiles the whole machine over the measured window with Linux `perf` and
 // prints where its CPU went by role (lib/machine-profile.mjs); BENCH_SYSCALLS=1 counts the system
@@ -40,15 +42,16 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machineProfile } from './lib/machine-profile.mjs';
-import { openLoop } from './lib/open-loop.mjs';
+import { openLoop, openLoopSlots } from './lib/open-loop.mjs';
 import { countSyscalls } from './lib/syscall-count.mjs';
 import { backpressureLine, beyondBareHttp, call, inFloorUnits, cpuGroups, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
 const RATE = Number(process.env.BENCH_RATE ?? 0);
+/** Closed loop: its callers; open loop: its slots (lib/open-loop.mjs openLoopSlots). */
+const CONCURRENCY = RATE > 0 ? openLoopSlots(RATE / (1 - CANCEL_SHARE)) : Number(process.env.BENCH_CONCURRENCY ?? 400);
 const TRACE = Boolean(process.env.BENCH_TRACE);
 /** Load before the measured window (not counted): connections open, code is compiled, caches fill. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);

@@ -4,7 +4,8 @@
 // generator process, no HTTP, no token check, no body validation: what one order costs the core
 // and PostgreSQL, and how many orders a second they reach with the machine's two cores to
 // themselves. BENCH_RATE=N offers N orders/s on a schedule (open loop, latency from the scheduled
-// time) instead of BENCH_CONCURRENCY callers back to back. It prints the per-order budgets (CPU ms
+// time; at most BENCH_CONCURRENCY in flight, unset as bench:api's open loop) instead of
+// BENCH_CONCURRENCY callers back to back. It prints the per-order budgets (CPU ms
 // of the process and of PostgreSQL, rows written) and the projector's lag. BENCH_PG_WAITS=1 also
 // samples what the journal's append waits on in PostgreSQL (lib/pg-waits.mjs; a diagnosis: the
 // sampling costs PostgreSQL CPU); BENCH_PG_WAL=1 prints the window's WAL by kind per order
@@ -12,17 +13,18 @@
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLoop } from './lib/open-loop.mjs';
+import { openLoop, openLoopSlots } from './lib/open-loop.mjs';
 import { pgWaitsText, samplePgWaits } from './lib/pg-waits.mjs';
 import { walText, walWindow } from './lib/pg-wal.mjs';
 import { backpressureLine, cpuReport, cpuTimes, freshStackEnv, gcPausesText, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
 const RATE = Number(process.env.BENCH_RATE ?? 0);
+/** Closed loop: its callers; open loop: its slots (lib/open-loop.mjs openLoopSlots). */
+const CONCURRENCY = RATE > 0 ? openLoopSlots(RATE / (1 - CANCEL_SHARE)) : Number(process.env.BENCH_CONCURRENCY ?? 400);
 const TRACE = Boolean(process.env.BENCH_TRACE);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -28,7 +28,7 @@
 //   the order's scheduled time, so a stall is not hidden by sending less (no coordinated
 //   omission). At most BENCH_CONCURRENCY requests are in flight (unset: 400, or enough for the
 //   requests offered to be in flight for the 50 ms latency target, lib/open-loop.mjs
-//   openLoopSlots; over HTTP that many pooled connections); an order that finds no free slot is
+//   loadSlots; over HTTP that many pooled connections); an order that finds no free slot is
 //   not sent and is reported as `not sent`.
 //
 // BENCH_PERF=<file> also profiles the whole machine over the measured window with Linux `perf` and
@@ -42,7 +42,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machineProfile } from './lib/machine-profile.mjs';
-import { openLoop, openLoopSlots } from './lib/open-loop.mjs';
+import { loadSlots, openLoop } from './lib/open-loop.mjs';
 import { countSyscalls } from './lib/syscall-count.mjs';
 import { backpressureLine, beyondBareHttp, call, inFloorUnits, cpuGroups, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
 
@@ -50,8 +50,8 @@ const USERS = Number(process.env.BENCH_USERS ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
 const RATE = Number(process.env.BENCH_RATE ?? 0);
-/** Closed loop: its callers; open loop: its slots (lib/open-loop.mjs openLoopSlots). */
-const CONCURRENCY = RATE > 0 ? openLoopSlots(RATE / (1 - CANCEL_SHARE)) : Number(process.env.BENCH_CONCURRENCY ?? 400);
+/** Closed loop: its callers; open loop: its slots (lib/open-loop.mjs loadSlots). */
+const CONCURRENCY = loadSlots(RATE, CANCEL_SHARE);
 const TRACE = Boolean(process.env.BENCH_TRACE);
 /** Load before the measured window (not counted): connections open, code is compiled, caches fill. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);

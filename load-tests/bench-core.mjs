@@ -13,7 +13,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLoop, openLoopSlots } from './lib/open-loop.mjs';
+import { loadSlots, openLoop } from './lib/open-loop.mjs';
 import { pgWaitsText, samplePgWaits } from './lib/pg-waits.mjs';
 import { walText, walWindow } from './lib/pg-wal.mjs';
 import { backpressureLine, cpuReport, cpuTimes, freshStackEnv, gcPausesText, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter } from './lib/stack.mjs';
@@ -23,8 +23,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
 const RATE = Number(process.env.BENCH_RATE ?? 0);
-/** Closed loop: its callers; open loop: its slots (lib/open-loop.mjs openLoopSlots). */
-const CONCURRENCY = RATE > 0 ? openLoopSlots(RATE / (1 - CANCEL_SHARE)) : Number(process.env.BENCH_CONCURRENCY ?? 400);
+/** Closed loop: its callers; open loop: its slots (lib/open-loop.mjs loadSlots). */
+const CONCURRENCY = loadSlots(RATE, CANCEL_SHARE);
 const TRACE = Boolean(process.env.BENCH_TRACE);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

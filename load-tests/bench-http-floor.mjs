@@ -16,14 +16,14 @@
 import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { openLoop, openLoopSlots } from './lib/open-loop.mjs';
+import { loadSlots, openLoop } from './lib/open-loop.mjs';
 import { cpuMsPer, cpuReport, cpuTimes, loadClient, log, machineShare, measuredWindow, percentile, saveFloor } from './lib/stack.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CANCEL_SHARE = Number(process.env.BENCH_CANCEL_SHARE ?? 0.3);
 const RATE = Number(process.env.BENCH_RATE ?? 0);
-/** F's closed loop: its callers (400); the open floor: bench:api's slots at that rate (lib/open-loop.mjs openLoopSlots). */
-const CONCURRENCY = RATE > 0 ? openLoopSlots(RATE / (1 - CANCEL_SHARE)) : Number(process.env.BENCH_CONCURRENCY ?? 400);
+/** Closed loop: its callers; open loop: its slots (lib/open-loop.mjs loadSlots). */
+const CONCURRENCY = loadSlots(RATE, CANCEL_SHARE);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 
 const EXCHANGE_ANSWER = process.env.BENCH_FLOOR_ANSWER === 'exchange';

@@ -1,26 +1,28 @@
+/** The open loops' latency target (ms): p99 ≤ 50 ms (docs/performance.md, "Spot core v2"). */
+export const LATENCY_TARGET_MS = 50;
+
+/**
+ * How many requests a load keeps in flight at most: BENCH_CONCURRENCY when set. Else a closed loop
+ * has 400 callers (bench:floor's F is measured with 400), and an open loop offering `ordersPerSecond`
+ * (plus the cancels, `cancelShare` of its requests) has 400 slots or, at a higher rate, enough for
+ * every request offered to stay in flight for the whole latency target (Little's law: rate × time).
+ * With fewer, the generator turns orders away while the requests in flight are still within the
+ * target on average, and leaves those orders, the slow ones at that moment, out of the latencies:
+ * at 30,000 requests/s, 400 slots are 13 ms of load (docs/performance.md, seventy-fourth sitting).
+ */
+export function loadSlots(ordersPerSecond, cancelShare) {
+  const set = process.env.BENCH_CONCURRENCY;
+  if (set !== undefined) return Number(set);
+  if (!(ordersPerSecond > 0)) return 400;
+  return Math.max(400, Math.ceil((ordersPerSecond / (1 - cancelShare)) * (LATENCY_TARGET_MS / 1000)));
+}
+
 /**
  * Open-loop load (as k6's constant-arrival-rate executor): request i is due at origin + i / rate,
  * whatever the answers do, and its latency is counted from that scheduled time, so a stall is not
  * hidden by sending less (no coordinated omission). At most `concurrency` requests are in flight;
  * one due with no free slot is not sent and counted (`notSent`). `step(i, scheduled)` sends one.
  */
-/** The latency target of the open-loop figures (ms): p99 ≤ 50 ms (docs/performance.md, "Targets"). */
-export const LATENCY_TARGET_MS = 50;
-
-/**
- * An open loop's slots (requests in flight at most): BENCH_CONCURRENCY when set; else 400 (the
- * closed loop's callers, and bench:floor's), or at a higher rate enough slots for every request
- * offered to stay in flight for the whole latency target (Little's law: rate × time). With fewer,
- * the generator itself turns away orders once the requests in flight have waited less than the
- * target on average, and those orders, slow ones by then, are left out of the latencies: at 30,000
- * requests/s, 400 slots are 13 ms of load (docs/performance.md, seventy-fourth sitting).
- */
-export function openLoopSlots(requestsPerSecond) {
-  const set = process.env.BENCH_CONCURRENCY;
-  if (set !== undefined) return Number(set);
-  return Math.max(400, Math.ceil((requestsPerSecond * LATENCY_TARGET_MS) / 1000));
-}
-
 export async function openLoop({ perSecond, concurrency, deadline, step, recording, onError }) {
   const perMs = perSecond / 1000;
   const origin = performance.now();

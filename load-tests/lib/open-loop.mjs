@@ -1,5 +1,5 @@
 /** The open loops' latency target (ms): p99 ≤ 50 ms (docs/performance.md, "Spot core v2"). */
-export const LATENCY_TARGET_MS = 50;
+const LATENCY_TARGET_MS = 50;
 
 /**
  * How many requests a load keeps in flight at most: BENCH_CONCURRENCY when set. Else a closed loop

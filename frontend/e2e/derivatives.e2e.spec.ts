@@ -104,6 +104,8 @@ describe('contract and option screens on the real stack', () => {
     // The delivery time comes first: without it the quantity cannot be typed and buying is refused.
     await page.getByTestId('buy-confirm').click();
     expect(await page.getByTestId('buy-error').textContent()).toBe('Choose the delivery time first');
+    // What the trader can pay arrives with the popup's own request: read once it is shown (it read "--" while loading).
+    await page.waitForFunction(() => /\d/.test(document.querySelector('[data-testid="payable"]')?.textContent ?? ''));
     expect(await popup.getByTestId('payable').textContent()).toContain('200');
     // The shortest period is listed first.
     await popup.getByRole('radio').first().click();

@@ -13,7 +13,7 @@ import { JournalWriter } from './journal-writer';
 import { LeaseKeeper } from './lease-keeper';
 import { MarketInfo, MarketRegistry } from './market-registry.service';
 import { ProjectionReplica, ReplicaEvent } from './projection-replica';
-import { Projector, type AppliedBatch } from './projector';
+import { Projector } from './projector';
 import { ProjectorThread } from './projector-thread';
 import { rebuild } from './recovery';
 import { GcPauses, LoopDelay } from './samples';
@@ -21,7 +21,7 @@ import type { Balance } from './sequencer/balances';
 import type { MarketParams, SeqCode, SeqCommand, SeqOutcome, TradeRecord } from './sequencer/commands';
 import type { Sequencer } from './sequencer/sequencer';
 import { Snapshotter } from './snapshotter';
-import { Watermarks } from './watermarks';
+import { pushesOf, Watermarks } from './watermarks';
 
 /**
  * The sequencer's host (DESIGN §6): the wiring of the pipeline's stages, each its own class with
@@ -522,14 +522,13 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Projected batches' order and balance pushes (after the projection: a screen that reloads on them reads what they say). */
-  private pushProjected(done: readonly AppliedBatch[]): void {
+  private pushProjected(done: ReadonlyArray<{ orders: readonly OrderUpdate[]; users: readonly number[] }>): void {
     const users = new Set<number>();
     const orders: OrderUpdate[] = [];
-    for (const b of done)
-      for (const o of b.outcomes) {
-        for (const ord of o.orders) orders.push(ord);
-        for (const u of o.users) users.add(u);
-      }
+    for (const b of done) {
+      for (const ord of b.orders) orders.push(ord);
+      for (const u of b.users) users.add(u);
+    }
     if (orders.length) this.bus.emit('orders', orders);
     for (const u of users) this.bus.emit('balance', u);
   }
@@ -595,7 +594,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
     for (const list of trades.values()) this.bus.emit('trades', list, seq);
     for (const b of books) this.bus.emit('book', b);
     if (projected) {
-      this.pushProjected([{ seq, ts, outcomes }]);
+      this.pushProjected([pushesOf({ seq, ts, outcomes })]);
       // Its `projected` went out before its trades did: again now, or its candles and the tickers would wait for the next batch's.
       if (trades.size) this.bus.emit('projected', seq);
     }

@@ -1,5 +1,5 @@
-import type { SeqOutcome } from './sequencer/commands';
-import { Watermarks } from './watermarks';
+import type { OrderState, SeqOutcome } from './sequencer/commands';
+import { pushesOf, Watermarks } from './watermarks';
 
 /** A batch whose commands touched these users (one outcome per user list). */
 const batch = (seq: number, ...users: number[][]) => ({
@@ -33,6 +33,36 @@ describe('Watermarks', () => {
     expect(m.advance(3, 180)!.map((b) => b.seq)).toEqual([3]);
     expect(m.unprojected).toBe(0);
     expect(m.lags.take()).toEqual({ samples: 3, p50: 50, p99: 60, max: 60 });
+  });
+
+  it('keeps of a pending batch what its pushes need (the orders changed, the users touched), not its outcomes', () => {
+    const m = new Watermarks();
+    m.reset(0, 0);
+    const order: OrderState = {
+      id: 9,
+      userId: 1,
+      marketId: 1,
+      side: 'buy',
+      type: 'limit',
+      price: 100,
+      qty: 2,
+      quoteBudget: 0,
+      clientOrderId: null,
+      createdTs: 0,
+      frozenCurrency: 3,
+      frozenLeft: 200n,
+      filledQty: 0n,
+      filledQuote: 0n,
+      fee: 0n,
+      status: 'waiting',
+      updatedTs: 0,
+    };
+    const b = batch(1, [1], [2, 3]);
+    const withOrder = { ...b, outcomes: [{ ...b.outcomes[0], orders: [order] }, b.outcomes[1]] };
+    m.applied(withOrder, 100);
+    // The outcomes (their trades, answers and copies) are left to die young while the projection lags.
+    expect(m.advance(1, 150)).toEqual([{ seq: 1, at: 100, commands: 2, orders: [order], users: [1, 2, 3] }]);
+    expect(pushesOf(withOrder)).toEqual({ orders: [order], users: [1, 2, 3] });
   });
 
   it('a batch the projector reported before this process applied it is not kept pending (regression: nothing covered it again, its age held every command after it)', async () => {

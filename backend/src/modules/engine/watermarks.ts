@@ -1,8 +1,32 @@
 import type { AppliedBatch } from './projector';
 import { Samples } from './samples';
+import type { OrderState } from './sequencer/commands';
 
-/** An applied batch the projector has not reported yet, with when it was answered (performance.now()). */
-export type Unprojected = AppliedBatch & { at: number };
+/**
+ * An applied batch the projector has not reported yet: when it was answered (performance.now()),
+ * how many commands it held, and what its pushes need (the orders its commands changed, the users
+ * whose balances or orders changed). Not its outcomes: their trades, answers and the rest would
+ * outlive a scavenge or two while the projection lags (~0.1–0.2 s) and be promoted, only to die in
+ * the old generation (docs/performance.md, seventy-sixth sitting).
+ */
+export interface Unprojected {
+  seq: number;
+  at: number;
+  commands: number;
+  orders: OrderState[];
+  users: number[];
+}
+
+/** What one applied batch's pushes need: the orders its commands changed, and the users touched. */
+export function pushesOf(batch: AppliedBatch): { orders: OrderState[]; users: number[] } {
+  const orders: OrderState[] = [];
+  const users: number[] = [];
+  for (const o of batch.outcomes) {
+    for (const ord of o.orders) orders.push(ord);
+    for (const u of o.users) users.push(u);
+  }
+  return { orders, users };
+}
 
 /**
  * The pipeline's positions as this process sees them: the last batch journaled and applied, the
@@ -45,8 +69,9 @@ export class Watermarks {
    */
   applied(batch: AppliedBatch, at: number): boolean {
     if (batch.seq <= this.projected) return false;
-    for (const o of batch.outcomes) for (const u of o.users) this.userSeq.set(u, batch.seq);
-    this.pending.push({ ...batch, at });
+    const { orders, users } = pushesOf(batch);
+    for (const u of users) this.userSeq.set(u, batch.seq);
+    this.pending.push({ seq: batch.seq, at, commands: batch.outcomes.length, orders, users });
     this.unprojected += batch.outcomes.length;
     return true;
   }
@@ -68,7 +93,7 @@ export class Watermarks {
     while (n < this.pending.length && this.pending[n].seq <= seq) n++;
     const done = this.pending.splice(0, n);
     for (const b of done) {
-      this.unprojected -= b.outcomes.length;
+      this.unprojected -= b.commands;
       this.lags.add(now - b.at);
     }
     const ready = this.waiters.filter((w) => w.seq <= seq);

@@ -21,7 +21,7 @@ import type { Balance } from './sequencer/balances';
 import type { MarketParams, SeqCode, SeqCommand, SeqOutcome, TradeRecord } from './sequencer/commands';
 import type { Sequencer } from './sequencer/sequencer';
 import { Snapshotter } from './snapshotter';
-import { pushesOf, Watermarks } from './watermarks';
+import { type BatchPushes, pushesOf, Watermarks } from './watermarks';
 
 /**
  * The sequencer's host (DESIGN §6): the wiring of the pipeline's stages, each its own class with
@@ -522,7 +522,7 @@ export class EngineHost implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Projected batches' order and balance pushes (after the projection: a screen that reloads on them reads what they say). */
-  private pushProjected(done: ReadonlyArray<{ orders: readonly OrderUpdate[]; users: readonly number[] }>): void {
+  private pushProjected(done: readonly BatchPushes[]): void {
     const users = new Set<number>();
     const orders: OrderUpdate[] = [];
     for (const b of done) {

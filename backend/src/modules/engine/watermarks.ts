@@ -9,16 +9,20 @@ import type { OrderState } from './sequencer/commands';
  * outlive a scavenge or two while the projection lags (~0.1–0.2 s) and be promoted, only to die in
  * the old generation (docs/performance.md, seventy-sixth sitting).
  */
-export interface Unprojected {
+export interface Unprojected extends BatchPushes {
   seq: number;
   at: number;
   commands: number;
+}
+
+/** What a batch's pushes need: the orders its commands changed, and the users they touched. */
+export interface BatchPushes {
   orders: OrderState[];
   users: number[];
 }
 
-/** What one applied batch's pushes need: the orders its commands changed, and the users touched. */
-export function pushesOf(batch: AppliedBatch): { orders: OrderState[]; users: number[] } {
+/** What one applied batch's pushes need, taken from its outcomes. */
+export function pushesOf(batch: AppliedBatch): BatchPushes {
   const orders: OrderState[] = [];
   const users: number[] = [];
   for (const o of batch.outcomes) {

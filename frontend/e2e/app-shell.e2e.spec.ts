@@ -145,6 +145,8 @@ describe('the app shell on the real stack', () => {
     expect(await page.evaluate(() => [localStorage.getItem('lang'), document.documentElement.lang])).toEqual(['zh', 'zh-CN']);
     await go('/pages/settings/index');
     await page.locator('.nav-bar__title', { hasText: '设置' }).waitFor();
+    // The toasts of the steps before (the logout's, in English; the switch's) gone first: the screen as it stays.
+    await page.waitForFunction(() => !document.querySelector('.toast'));
     await page.screenshot({ path: join(ARTIFACTS, 'settings-zh.png') });
     await go('/pages/settings/language/language');
     await page.getByRole('radio', { name: 'English' }).click();

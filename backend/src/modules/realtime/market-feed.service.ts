@@ -12,19 +12,18 @@ import type {
   TradeData,
 } from '@kestrel/contracts';
 import type { Server } from 'socket.io';
-import type { Market as EngineMarket } from '@kestrel/matching-engine';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, intBetween } from '../../infra/config/config';
 import { REDIS } from '../../infra/redis/redis.module';
-import { moneyString, trimDecimal, unitsString } from '../../infra/money';
+import { moneyString, unitsString } from '../../infra/money';
 import { EngineBus, OrderUpdate } from '../engine/engine-bus';
 import { EngineHost } from '../engine/engine-host.service';
 import { MarketRegistry } from '../engine/market-registry.service';
-import type { TradeRecord } from '../engine/sequencer/commands';
 import { LeverService } from '../lever/lever.service';
 import { CandleRow, candleOf, MarketDataService } from '../market/market-data.service';
 import { bucketStart, PERIODS, REQUEST_PERIODS, storedPeriod } from '../market/periods';
+import { PendingTrades } from './pending-trades';
 import { depthTopic, feedRoomTopics, klineTopic, ParsedTopic, tradesTopic, userRoom } from './topics';
 
 /** At most one message per topic per this many ms (DESIGN §8: conflation). */
@@ -47,7 +46,7 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
   private timer?: NodeJS.Timeout;
   private readonly seq = new Map<string, number>();
   private readonly dirtyBooks = new Set<number>();
-  private readonly newTrades = new Map<number, TradeRecord[]>();
+  private readonly newTrades = new Map<number, PendingTrades>();
   /** Per `trades:<symbol>` topic, the newest trades sent (`SNAPSHOT_TRADES`, oldest first). */
   private readonly recentTrades = new Map<string, TradeData[]>();
   /**
@@ -113,14 +112,14 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     this.bus.on('book', (marketId) => this.dirtyBooks.add(marketId));
     this.bus.on('trades', (trades, seq) => {
       const id = trades[0].marketId;
-      const list = this.newTrades.get(id);
-      if (list) for (const t of trades) list.push(t);
-      else {
-        this.newTrades.set(id, [...trades]);
+      let pending = this.newTrades.get(id);
+      if (!pending) {
+        this.newTrades.set(id, (pending = new PendingTrades()));
         // The first trades this process is given: the ones before them were sent before it started.
         const m = this.registry.byIdOrUndefined(id);
         if (m && !this.tradesSentTo.has(tradesTopic(m.symbol))) this.tradesSentTo.set(tradesTopic(m.symbol), trades[0].tradeId - 1);
       }
+      for (const t of trades) pending.push(t);
       const due = this.candlesDue.get(id);
       if (due) due.push([seq, trades[0].ts]);
       else this.candlesDue.set(id, [[seq, trades[0].ts]]);
@@ -298,18 +297,15 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
       // Nobody here listens: no message is built (a later subscriber starts from the snapshot and its
       // sequence number); only the newest trades are kept, for that snapshot.
       if (watched && !watched.has(topic)) {
-        this.rememberTrades(
-          topic,
-          trades.slice(-SNAPSHOT_TRADES).map((t) => tradeData(m.engine, t)),
-        );
+        this.rememberTrades(topic, trades.data(m.engine, SNAPSHOT_TRADES));
         continue;
       }
-      const data = trades.map((t) => tradeData(m.engine, t));
+      const data = trades.data(m.engine);
       // Remembered for the snapshot with the message's seq, once it has one; without one they go in the next cycle's message.
       parts.push(
         this.next(topic).then(
           (seq): FeedItem[] => (this.rememberTrades(topic, data, seq), [['trades', { topic, seq, ts: 0, data }]]),
-          this.retried(() => this.newTrades.set(marketId, trades.concat(this.newTrades.get(marketId) ?? []))),
+          this.retried(() => this.newTrades.set(marketId, trades.before(this.newTrades.get(marketId)))),
         ),
       );
     }
@@ -573,6 +569,3 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
 }
 
 /** A trade as the feed sends it, from the sequencer's record (its price in ticks, its quantity in ledger units). */
-function tradeData(engine: EngineMarket, t: TradeRecord): TradeData {
-  return { trade_id: String(t.tradeId), price: trimDecimal(engine.ticksToPrice(t.price)), quantity: unitsString(t.qty), side: t.takerSide, time: t.ts };
-}

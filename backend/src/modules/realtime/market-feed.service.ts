@@ -567,5 +567,3 @@ export class MarketFeedService implements OnApplicationBootstrap, OnApplicationS
     return { topic, seq, data };
   }
 }
-
-/** A trade as the feed sends it, from the sequencer's record (its price in ticks, its quantity in ledger units). */

@@ -4,9 +4,9 @@ import { trimDecimal, unitsString } from '../../infra/money';
 import type { TradeRecord } from '../engine/sequencer/commands';
 
 /**
- * A market's trades waiting for the next cycle (up to the feed's cycle, `CONFLATE_MS`), oldest first: each one's id,
- * price (ticks), side and time as unboxed numbers, and its quantity's `bigint`, not the sequencer's
- * records. Held that long, the records (~250 bytes with their `bigint`s, ~0.75 per order) outlived
+ * A market's trades waiting for the market feed's next cycle (`CONFLATE_MS`), oldest first: each
+ * one's id, price (ticks), side and time as unboxed numbers, and its quantity's `bigint` (ledger
+ * units), not the sequencer's records. Held that long, the records (~250 bytes with their `bigint`s, ~0.75 per order) outlived
  * one or two scavenges under load and were promoted, a fifth of what the main thread promoted
  * (docs/performance.md, seventy-eighth sitting); these ~60 bytes are what a message needs.
  */
@@ -24,7 +24,7 @@ export class PendingTrades {
     this.qty.push(t.qty);
   }
 
-  /** The newest `last` trades (all by default), oldest first, as the `trades` topic sends them. */
+  /** The newest `last` trades (all by default), oldest first, as the `trades` topic sends them (prices in `engine`'s ticks). */
   data(engine: EngineMarket, last = this.length): TradeData[] {
     const n = this.nums;
     const out: TradeData[] = [];

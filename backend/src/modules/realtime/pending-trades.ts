@@ -6,9 +6,10 @@ import type { TradeRecord } from '../engine/sequencer/commands';
 /**
  * A market's trades waiting for the market feed's next cycle (`CONFLATE_MS`), oldest first: each
  * one's id, price (ticks), side and time as unboxed numbers, and its quantity's `bigint` (ledger
- * units), not the sequencer's records. Held that long, the records (~250 bytes with their `bigint`s, ~0.75 per order) outlived
- * one or two scavenges under load and were promoted, a fifth of what the main thread promoted
- * (docs/performance.md, seventy-eighth sitting); these ~60 bytes are what a message needs.
+ * units), not the sequencer's records. Held that long, the records (~250 bytes with their
+ * `bigint`s, ~0.75 per order) outlived one or two scavenges under load and were promoted, a fifth
+ * of what the main thread promoted (docs/performance.md, seventy-eighth sitting); these ~60 bytes
+ * are what a message needs.
  */
 export class PendingTrades {
   /** Four numbers a trade: id, price in ticks, side (1: the taker bought), time (ms). */

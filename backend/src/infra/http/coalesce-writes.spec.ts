@@ -83,6 +83,38 @@ describe('coalesceWrites', () => {
     expect(Buffer.concat(p.received).toString()).toBe('HTTP/1.1 400 Bad Request\r\n\r\n');
   });
 
+  it('releases every socket held in a run, one of them destroyed meanwhile, and holds them again on later turns', async () => {
+    const q = await pair();
+    coalesceWrites(q.a);
+    try {
+      const writev = jest.spyOn(q.a as unknown as { _writev: (...a: unknown[]) => void }, '_writev');
+      for (let t = 0; t < 3; t++) {
+        p.a.write(`p${t};`);
+        q.a.write(`q${t};`);
+        q.a.write(`q${t}';`);
+        expect([p.a.writableCorked, q.a.writableCorked]).toEqual([1, 1]);
+        await turn();
+        expect([p.a.writableCorked, q.a.writableCorked]).toEqual([0, 0]);
+      }
+      expect(writev).toHaveBeenCalledTimes(3);
+      const expected = "q0;q0';q1;q1';q2;q2';";
+      while (Buffer.concat(q.received).length < expected.length) await once(q.b, 'data');
+      expect(Buffer.concat(q.received).toString()).toBe(expected);
+      q.a.write('last');
+      p.a.write('p-last');
+      q.a.destroy();
+      expect(p.a.writableCorked).toBe(1);
+      await turn();
+      expect(p.a.writableCorked).toBe(0);
+      while (Buffer.concat(p.received).length < 'p0;p1;p2;p-last'.length) await once(p.b, 'data');
+      expect(Buffer.concat(p.received).toString()).toBe('p0;p1;p2;p-last');
+    } finally {
+      q.a.destroy();
+      q.b.destroy();
+      await new Promise((ok) => q.server.close(ok));
+    }
+  });
+
   it('starts again on the next turn, and a socket destroyed while held is released without error', async () => {
     p.a.write('one');
     await turn();

@@ -1,4 +1,5 @@
 import type { EventSink } from './event-sink';
+import { IdMap } from './id-map';
 import type { OrderBook } from './order-book';
 import { FLAG_POST_ONLY, FLAG_SELL, FLAG_STP_SHIFT, Ladder, OrderNode } from './price-level';
 import type { Level } from './price-level';
@@ -26,14 +27,14 @@ const NODE_POOL_MAX = 1 << 16;
 
 /**
  * The production book. Per side a Ladder of price levels (see price-level.ts), each level an
- * intrusive FIFO of pooled nodes, and a Map from id to node for O(1) cancel/amend. The hot
+ * intrusive FIFO of pooled nodes, and an IdMap from id to node for O(1) cancel/amend. The hot
  * path allocates nothing: results go to the sink as arguments, per-call outputs live in fields.
  * Sinks must not call back into the book while it is processing a command.
  */
 export class FastBook implements OrderBook {
   private bids = new Ladder();
   private asks = new Ladder();
-  private readonly index = new Map<number, OrderNode>();
+  private readonly index = new IdMap<OrderNode>();
   private freeNodes: OrderNode | null = null;
   private freeNodeCount = 0;
   tradeSeq = 0;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BookSnapshot, Command, createMarket, EngineEvent, EventCollector, FastBook, OrderBook, TradeEvent } from '@kestrel/matching-engine';
+import { BookSnapshot, Command, createMarket, EngineEvent, EventCollector, FastBook, IdMap, OrderBook, TradeEvent } from '@kestrel/matching-engine';
 import { UNIT, units, unitsTimes } from '../../../infra/money';
 import { accountKey, Balance, BalanceStore, Delta, FastBalances, ownedBySequencer, userCoin } from './balances';
 import type {
@@ -92,7 +92,8 @@ export class Sequencer {
   private ts = 0;
   private nextOrderId = 1;
   private readonly markets = new Map<number, MarketRuntime>();
-  private readonly live = new Map<number, OrderState>();
+  /** Live orders by id (an IdMap: they churn at the order rate, see matching-engine/src/id-map.ts). */
+  private readonly live = new IdMap<OrderState>();
   private readonly dedup = new Map<string, Remembered>();
   /**
    * Whether outcomes carry the ledger postings. Only the projection replica's copy writes the

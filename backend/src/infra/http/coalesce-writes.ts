@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
  * The release of each socket with writes held since the current JavaScript run began, all called by
  * one process.nextTick. Two arrays, reused and swapped at each release: no per-turn allocation (a
  * `Set` cleared every turn grew a new table each time, and the one live at a scavenge was promoted:
- * ~7 % of what the main thread promoted under `BENCH_TRANSPORT=ws npm run bench:api`).
+ * ~9 % of what the main thread promoted under `BENCH_TRANSPORT=ws npm run bench:api`).
  */
 let held: ((() => void) | undefined)[] = [];
 let heldCount = 0;

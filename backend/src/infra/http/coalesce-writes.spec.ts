@@ -20,6 +20,19 @@ async function pair(): Promise<{ server: Server; a: Socket; b: Socket; received:
 
 const turn = () => new Promise((ok) => setImmediate(ok));
 
+/** The socket's writes are held (it is corked) until the current run of JavaScript ends. */
+async function expectHeldUntilTheRunEnds(socket: Socket): Promise<void> {
+  expect(socket.writableCorked).toBe(1);
+  await turn();
+  expect(socket.writableCorked).toBe(0);
+}
+
+/** Waits until as many bytes as `expected` has have reached the pair's client end, then checks them. */
+async function expectReceived(x: { b: Socket; received: Buffer[] }, expected: string): Promise<void> {
+  while (Buffer.concat(x.received).length < expected.length) await once(x.b, 'data');
+  expect(Buffer.concat(x.received).toString()).toBe(expected);
+}
+
 describe('coalesceWrites', () => {
   let p: Awaited<ReturnType<typeof pair>>;
   beforeEach(async () => {
@@ -44,8 +57,7 @@ describe('coalesceWrites', () => {
     expect(writev).toHaveBeenCalledTimes(1);
     expect(write).not.toHaveBeenCalled();
     const expected = Array.from({ length: 50 }, (_, i) => `frame ${i};`).join('');
-    while (Buffer.concat(p.received).length < expected.length) await once(p.b, 'data');
-    expect(Buffer.concat(p.received).toString()).toBe(expected);
+    await expectReceived(p, expected);
   });
 
   it('keeps nested corks (a frame corked by its writer) held until the run ends', async () => {
@@ -53,11 +65,8 @@ describe('coalesceWrites', () => {
     p.a.write('header');
     p.a.write('body');
     p.a.uncork();
-    expect(p.a.writableCorked).toBe(1);
-    await turn();
-    expect(p.a.writableCorked).toBe(0);
-    while (Buffer.concat(p.received).length < 10) await once(p.b, 'data');
-    expect(Buffer.concat(p.received).toString()).toBe('headerbody');
+    await expectHeldUntilTheRunEnds(p.a);
+    await expectReceived(p, 'headerbody');
   });
 
   it('sends a write made in the callback of a released one in the same turn (engine.io waits for that callback)', async () => {
@@ -71,8 +80,7 @@ describe('coalesceWrites', () => {
     expect(p.a.writableCorked).toBe(0);
     expect(writev).toHaveBeenCalledTimes(2);
     const expected = 'first;with-first;second;third;';
-    while (Buffer.concat(p.received).length < expected.length) await once(p.b, 'data');
-    expect(Buffer.concat(p.received).toString()).toBe(expected);
+    await expectReceived(p, expected);
   });
 
   it('sends what was written before a destroy in the same run (the 400 of a refused upgrade)', async () => {
@@ -98,16 +106,12 @@ describe('coalesceWrites', () => {
       }
       expect(writev).toHaveBeenCalledTimes(3);
       const expected = "q0;q0';q1;q1';q2;q2';";
-      while (Buffer.concat(q.received).length < expected.length) await once(q.b, 'data');
-      expect(Buffer.concat(q.received).toString()).toBe(expected);
+      await expectReceived(q, expected);
       q.a.write('last');
       p.a.write('p-last');
       q.a.destroy();
-      expect(p.a.writableCorked).toBe(1);
-      await turn();
-      expect(p.a.writableCorked).toBe(0);
-      while (Buffer.concat(p.received).length < 'p0;p1;p2;p-last'.length) await once(p.b, 'data');
-      expect(Buffer.concat(p.received).toString()).toBe('p0;p1;p2;p-last');
+      await expectHeldUntilTheRunEnds(p.a);
+      await expectReceived(p, 'p0;p1;p2;p-last');
     } finally {
       q.a.destroy();
       q.b.destroy();
@@ -121,8 +125,7 @@ describe('coalesceWrites', () => {
     p.a.write('two');
     expect(p.a.writableCorked).toBe(1);
     await turn();
-    while (Buffer.concat(p.received).length < 6) await once(p.b, 'data');
-    expect(Buffer.concat(p.received).toString()).toBe('onetwo');
+    await expectReceived(p, 'onetwo');
     p.a.write('three');
     p.a.destroy();
     await turn();

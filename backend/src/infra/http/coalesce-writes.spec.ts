@@ -27,7 +27,7 @@ async function expectHeldUntilTheRunEnds(socket: Socket): Promise<void> {
   expect(socket.writableCorked).toBe(0);
 }
 
-/** Waits until as many bytes as `expected` has have reached the pair's client end, then checks them. */
+/** Waits until the pair's client end has received as many bytes as `expected` holds, then checks them. */
 async function expectReceived(x: { b: Socket; received: Buffer[] }, expected: string): Promise<void> {
   while (Buffer.concat(x.received).length < expected.length) await once(x.b, 'data');
   expect(Buffer.concat(x.received).toString()).toBe(expected);

@@ -18,20 +18,17 @@ const MIN_CAPACITY = 16;
  * Iteration (`values`) is in table order, not insertion order; callers that need an order sort.
  */
 export class IdMap<V> {
-  private keys: Float64Array;
-  private vals: (V | undefined)[];
+  private keys!: Float64Array;
+  private vals!: (V | undefined)[];
   /** 32 less the table's size in bits: the hash's top bits pick the home slot. */
-  private shift: number;
-  private mask: number;
+  private shift!: number;
+  private mask!: number;
   private count = 0;
 
   constructor(capacity = MIN_CAPACITY) {
     let size = MIN_CAPACITY;
     while (size < capacity * 2) size *= 2;
-    this.keys = new Float64Array(size).fill(EMPTY);
-    this.vals = new Array<V | undefined>(size).fill(undefined);
-    this.mask = size - 1;
-    this.shift = 32 - Math.log2(size);
+    this.allocate(size);
   }
 
   get size(): number {
@@ -129,15 +126,19 @@ export class IdMap<V> {
     return Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1) >>> this.shift;
   }
 
-  private grow(): void {
-    const keys = this.keys;
-    const vals = this.vals;
-    const size = keys.length * 2;
+  /** An empty table of `size` slots (a power of two). */
+  private allocate(size: number): void {
     this.keys = new Float64Array(size).fill(EMPTY);
     this.vals = new Array<V | undefined>(size).fill(undefined);
     this.mask = size - 1;
-    this.shift--;
+    this.shift = 32 - Math.log2(size);
     this.count = 0;
+  }
+
+  private grow(): void {
+    const keys = this.keys;
+    const vals = this.vals;
+    this.allocate(keys.length * 2);
     for (let i = 0; i < keys.length; i++) if (keys[i] !== EMPTY) this.set(keys[i], vals[i] as V);
   }
 }

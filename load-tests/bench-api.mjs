@@ -33,7 +33,9 @@
 //
 // BENCH_PERF=<file> also profiles the whole machine over the measured window with Linux `perf` and
 // prints where its CPU went by role (lib/machine-profile.mjs); BENCH_SYSCALLS=1 counts the system
-// calls each role makes per order in the same window (lib/syscall-count.mjs).
+// calls each role makes per order in the same window (lib/syscall-count.mjs); BENCH_PG_WAL=1 prints the
+// window's write-ahead log per order and by kind, every kind (lib/pg-wal.mjs, as bench:core does; it
+// starts with a CHECKPOINT): its `Transaction/COMMIT` records are the commits per order.
 //
 // BENCH_API_PROCESSES=N runs the split roles (one engine, N api processes joined by Redis Streams,
 // lib/stack.mjs startSplitStack) and spreads the HTTP connections over the api processes; the
@@ -44,6 +46,7 @@ import { fileURLToPath } from 'node:url';
 import { machineProfile } from './lib/machine-profile.mjs';
 import { loadSlots, openLoop } from './lib/open-loop.mjs';
 import { countSyscalls } from './lib/syscall-count.mjs';
+import { walText, walWindow } from './lib/pg-wal.mjs';
 import { backpressureLine, beyondBareHttp, call, inFloorUnits, cpuGroups, cpuMsPer, cpuReport, cpuTimes, gcPausesText, loadClient, threadReport, threadTimes, log, logTrace, makeTraders, measuredWindow, orderMix, percentile, rowCounter, startStack } from './lib/stack.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
@@ -227,6 +230,7 @@ try {
   // The measured window starts after the warm-up: its CPU and rows are counted from there.
   let cpuBefore;
   const rows = process.env.API_URL ? undefined : await rowCounter(stack.databaseUrl);
+  const wal = process.env.BENCH_PG_WAL === '1' && !process.env.API_URL ? await walWindow({ databaseUrl: stack.databaseUrl }) : undefined;
   // One server process (not the split roles): its CPU by thread too.
   const serverPid = pids.server?.length === 1 ? pids.server[0] : undefined;
   let threadsBefore;
@@ -245,6 +249,7 @@ try {
     generatorLoop = new LoopDelay();
     openedBefore = client.opened?.();
     await rows?.mark();
+    await wal?.mark();
     cpuBefore = cpuTimes(pids);
     if (serverPid) threadsBefore = threadTimes(serverPid);
     if (process.env.BENCH_PERF) profile = machineProfile(process.env.BENCH_PERF, SECONDS, { server: serverPid, generator: process.pid });
@@ -311,6 +316,8 @@ try {
   const cpu = cpuReport(cpuBefore, cpuAfter, elapsed, latencies.length);
   const threads = serverPid && latencies.length ? threadReport(serverPid, threadsBefore, threadTimes(serverPid), elapsed, latencies.length) : undefined;
   const opened = openedBefore === undefined ? undefined : client.opened() - openedBefore;
+  // After the window's CPU is read: reading the WAL back costs PostgreSQL CPU of its own.
+  const walKinds = await wal?.stop();
   await client.close();
   latencies.sort((a, b) => a - b);
   const rate = Math.round(latencies.length / elapsed);
@@ -326,6 +333,7 @@ try {
   if (threads) console.log(`server threads: ${threads}`);
   if (profile && latencies.length) console.log(await profile.report(latencies.length));
   if (syscalls && latencies.length) console.log(await syscalls.report(latencies.length));
+  if (walKinds && latencies.length) for (const line of walText(walKinds, latencies.length, 1)) console.log(line);
   // The server: its one process, or the split roles' processes together.
   const serverGroups = Object.keys(pids).filter((g) => g !== 'generator');
   if (!process.env.API_URL && latencies.length) {

@@ -10,7 +10,9 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { Client } = require('pg');
 
-const LSN = 'SELECT pg_current_wal_lsn()::text AS lsn';
+// The flushed position: pg_walinspect reads only WAL already flushed ("cannot accept future end LSN"),
+// and asynchronous commits (the projection's) leave the insert position ahead of it for a moment.
+const LSN = 'SELECT pg_current_wal_flush_lsn()::text AS lsn';
 
 export async function walWindow({ databaseUrl }) {
   const client = new Client({ connectionString: databaseUrl });

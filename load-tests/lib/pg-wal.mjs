@@ -1,21 +1,25 @@
 // What PostgreSQL's write-ahead log holds for a bench's measured window (`BENCH_PG_WAL=1 npm run
-// bench:core`): the WAL's records between the window's two positions, by kind (pg_walinspect, a
-// contrib extension created in the bench's database; the bench connects as a superuser), per
-// acknowledged order. The WAL is the cluster's, so anything else the server does in the window is
-// counted too (nothing else runs during a bench). A CHECKPOINT when the sampler is made (before
-// the warm-up) keeps a timed checkpoint from recycling the window's segments before they are read
-// and has the warm-up, not the window, pay for the full-page images that follow a checkpoint.
+// bench:core`, or `bench:api`): the WAL's records between the window's two positions, by kind
+// (pg_walinspect, a contrib extension created in the bench's database; the bench connects as a
+// superuser), per acknowledged order. The WAL is the cluster's, so anything else the server does in
+// the window is counted too (nothing else runs during a bench). A CHECKPOINT when the sampler is
+// made (before the warm-up) keeps a timed checkpoint from recycling the window's segments before
+// they are read and has the warm-up, not the window, pay for the full-page images that follow a
+// checkpoint.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { Client } = require('pg');
 
-// The flushed position: pg_walinspect reads only WAL already flushed ("cannot accept future end LSN"),
-// and asynchronous commits (the projection's) leave the insert position ahead of it for a moment.
+// The flushed position: PostgreSQL 15's pg_walinspect reads only WAL already flushed ("cannot accept
+// future end LSN"), and asynchronous commits (the projection's) leave the insert position ahead of it
+// for a moment.
 const LSN = 'SELECT pg_current_wal_flush_lsn()::text AS lsn';
 
 export async function walWindow({ databaseUrl }) {
   const client = new Client({ connectionString: databaseUrl });
+  // The bench drops its database with this connection still open if a run fails: not a crash.
+  client.on('error', () => undefined);
   await client.connect();
   await client.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
   await client.query('CHECKPOINT');
@@ -27,14 +31,17 @@ export async function walWindow({ databaseUrl }) {
     },
     /** The window's records by kind (resource manager/record type), most bytes first. */
     async stop() {
-      const end = (await client.query(LSN)).rows[0].lsn;
-      const { rows } = await client.query(
-        `SELECT "resource_manager/record_type" AS kind, count::float8 AS records, combined_size::float8 AS bytes, fpi_size::float8 AS fpi
-           FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY combined_size DESC`,
-        [start, end],
-      );
-      await client.end();
-      return rows;
+      try {
+        const end = (await client.query(LSN)).rows[0].lsn;
+        const { rows } = await client.query(
+          `SELECT "resource_manager/record_type" AS kind, count::float8 AS records, combined_size::float8 AS bytes, fpi_size::float8 AS fpi
+             FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY combined_size DESC`,
+          [start, end],
+        );
+        return rows;
+      } finally {
+        await client.end();
+      }
     },
   };
 }

@@ -33,9 +33,10 @@
 //
 // BENCH_PERF=<file> also profiles the whole machine over the measured window with Linux `perf` and
 // prints where its CPU went by role (lib/machine-profile.mjs); BENCH_SYSCALLS=1 counts the system
-// calls each role makes per order in the same window (lib/syscall-count.mjs); BENCH_PG_WAL=1 prints the
-// window's write-ahead log per order and by kind, every kind (lib/pg-wal.mjs, as bench:core does; it
-// starts with a CHECKPOINT): its `Transaction/COMMIT` records are the commits per order.
+// calls each role makes per order in the same window (lib/syscall-count.mjs); BENCH_PG_WAL=1
+// prints the window's write-ahead log per order and by kind, every kind (lib/pg-wal.mjs, as
+// bench:core does; it starts with a CHECKPOINT): its `Transaction/COMMIT` records are the commits
+// per order.
 //
 // BENCH_API_PROCESSES=N runs the split roles (one engine, N api processes joined by Redis Streams,
 // lib/stack.mjs startSplitStack) and spreads the HTTP connections over the api processes; the

@@ -34,9 +34,9 @@
 // BENCH_PERF=<file> also profiles the whole machine over the measured window with Linux `perf` and
 // prints where its CPU went by role (lib/machine-profile.mjs); BENCH_SYSCALLS=1 counts the system
 // calls each role makes per order in the same window (lib/syscall-count.mjs); BENCH_PG_WAL=1
-// prints the window's write-ahead log per order and by kind, every kind (lib/pg-wal.mjs, as
-// bench:core does; it starts with a CHECKPOINT): its `Transaction/COMMIT` records are the commits
-// per order.
+// prints the window's write-ahead log per order, by kind (every kind) and by the table or index
+// each record changes (lib/pg-wal.mjs, as bench:core does; it starts with a CHECKPOINT): its
+// `Transaction/COMMIT` records are the commits per order.
 //
 // BENCH_API_PROCESSES=N runs the split roles (one engine, N api processes joined by Redis Streams,
 // lib/stack.mjs startSplitStack) and spreads the HTTP connections over the api processes; the
@@ -318,7 +318,7 @@ try {
   const threads = serverPid && latencies.length ? threadReport(serverPid, threadsBefore, threadTimes(serverPid), elapsed, latencies.length) : undefined;
   const opened = openedBefore === undefined ? undefined : client.opened() - openedBefore;
   // After the window's CPU is read: reading the WAL back costs PostgreSQL CPU of its own.
-  const walKinds = await wal?.stop();
+  const walStats = await wal?.stop();
   await client.close();
   latencies.sort((a, b) => a - b);
   const rate = Math.round(latencies.length / elapsed);
@@ -334,7 +334,7 @@ try {
   if (threads) console.log(`server threads: ${threads}`);
   if (profile && latencies.length) console.log(await profile.report(latencies.length));
   if (syscalls && latencies.length) console.log(await syscalls.report(latencies.length));
-  if (walKinds && latencies.length) for (const line of walText(walKinds, latencies.length, 1)) console.log(line);
+  if (walStats && latencies.length) for (const line of walText(walStats, latencies.length, 1)) console.log(line);
   // The server: its one process, or the split roles' processes together.
   const serverGroups = Object.keys(pids).filter((g) => g !== 'generator');
   if (!process.env.API_URL && latencies.length) {

@@ -8,8 +8,9 @@
 // BENCH_CONCURRENCY callers back to back. It prints the per-order budgets (CPU ms
 // of the process and of PostgreSQL, rows written) and the projector's lag. BENCH_PG_WAITS=1 also
 // samples what the journal's append waits on in PostgreSQL (lib/pg-waits.mjs; a diagnosis: the
-// sampling costs PostgreSQL CPU); BENCH_PG_WAL=1 prints the window's WAL by kind per order
-// (lib/pg-wal.mjs; it starts with a CHECKPOINT). Last line: `core: <N> orders/s p99 <L> ms`.
+// sampling costs PostgreSQL CPU); BENCH_PG_WAL=1 prints the window's WAL per order by kind and
+// by table (lib/pg-wal.mjs; it starts with a CHECKPOINT). Last line:
+// `core: <N> orders/s p99 <L> ms`.
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,7 +115,7 @@ try {
   logTrace(trace);
   const cpu = cpuReport(cpuBefore, cpuTimes(pids), elapsed, latencies.length);
   const waits = await pgWaits?.stop();
-  const walKinds = await wal?.stop();
+  const walStats = await wal?.stop();
   await host.idle();
   const engine = await host.stats();
   const written = await rows.since();
@@ -134,7 +135,7 @@ try {
   const c = engine.command_ms;
   console.log(`in the sequencer ms (queued, journaled, applied): p50 ${c.p50} p99 ${c.p99} max ${c.max}`);
   if (waits) for (const line of pgWaitsText(waits)) console.log(line);
-  if (walKinds) for (const line of walText(walKinds, latencies.length)) console.log(line);
+  if (walStats) for (const line of walText(walStats, latencies.length)) console.log(line);
   // How late this process (the sequencer and the generator on one thread) ran a due timer: a command's wait for the thread.
   const d = engine.event_loop_delay_ms;
   console.log(`event loop delay ms: p50 ${d.p50} p99 ${d.p99} max ${d.max}`);

@@ -1,11 +1,11 @@
 // What PostgreSQL's write-ahead log holds for a bench's measured window (`BENCH_PG_WAL=1 npm run
 // bench:core`, or `bench:api`): the WAL's records between the window's two positions, by kind
 // (pg_walinspect, a contrib extension created in the bench's database; the bench connects as a
-// superuser), per acknowledged order. The WAL is the cluster's, so anything else the server does in
-// the window is counted too (nothing else runs during a bench). A CHECKPOINT when the sampler is
-// made (before the warm-up) keeps a timed checkpoint from recycling the window's segments before
-// they are read and has the warm-up, not the window, pay for the full-page images that follow a
-// checkpoint.
+// superuser), per acknowledged order, and by the table or index each record changes. The WAL is
+// the cluster's, so anything else the server does in the window is counted too (nothing else runs
+// during a bench). A CHECKPOINT when the sampler is made (before the warm-up) keeps a timed
+// checkpoint from recycling the window's segments before they are read and has the warm-up, not
+// the window, pay for the full-page images that follow a checkpoint.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -15,6 +15,22 @@ const { Client } = require('pg');
 // future end LSN"), and asynchronous commits (the projection's) leave the insert position ahead of it
 // for a moment.
 const LSN = 'SELECT pg_current_wal_flush_lsn()::text AS lsn';
+
+// Each record by the relation of its first block reference ("blkref #0: rel <tablespace>/<database>/
+// <file node> …"), named while the bench's database still exists. A record without one (a commit)
+// is `(no block)`; one in another database or a shared catalogue is `(other)`.
+const BY_RELATION = `
+  WITH r AS (
+    SELECT resource_manager || '/' || record_type AS kind, record_length::float8 AS bytes,
+           regexp_match(block_ref, '^blkref #0: rel (\\d+)/(\\d+)/(\\d+)') AS m
+      FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+  ), db AS (SELECT oid, dattablespace FROM pg_database WHERE datname = current_database())
+  SELECT CASE WHEN r.m IS NULL THEN '(no block)'
+              WHEN r.m[2]::oid <> db.oid THEN '(other)'
+              ELSE coalesce(pg_filenode_relation(CASE WHEN r.m[1]::oid = db.dattablespace THEN 0 ELSE r.m[1]::oid END,
+                                                 r.m[3]::oid)::text, '(other)') END AS relation,
+         r.kind, count(*)::float8 AS records, sum(r.bytes) AS bytes
+    FROM r, db GROUP BY 1, 2`;
 
 export async function walWindow({ databaseUrl }) {
   const client = new Client({ connectionString: databaseUrl });
@@ -29,16 +45,17 @@ export async function walWindow({ databaseUrl }) {
     async mark() {
       start = (await client.query(LSN)).rows[0].lsn;
     },
-    /** The window's records by kind (resource manager/record type), most bytes first. */
+    /** The window's records by kind (resource manager/record type), most bytes first, and by relation and kind. */
     async stop() {
       try {
         const end = (await client.query(LSN)).rows[0].lsn;
-        const { rows } = await client.query(
+        const { rows: kinds } = await client.query(
           `SELECT "resource_manager/record_type" AS kind, count::float8 AS records, combined_size::float8 AS bytes, fpi_size::float8 AS fpi
              FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY combined_size DESC`,
           [start, end],
         );
-        return rows;
+        const { rows: relations } = await client.query(BY_RELATION, [start, end]);
+        return { kinds, relations };
       } finally {
         await client.end();
       }
@@ -46,20 +63,42 @@ export async function walWindow({ databaseUrl }) {
   };
 }
 
-/** The window's WAL as two lines: bytes per order (full-page images among them), and the kinds that make up 90 % of it. */
-export function walText(rows, orders, top = 0.9) {
-  const total = rows.reduce((s, r) => s + r.bytes, 0);
-  const fpi = rows.reduce((s, r) => s + r.fpi, 0);
+/**
+ * The window's WAL as three lines: bytes per order (full-page images among them), the kinds that
+ * make up `top` of its bytes, and the relations by records per order (those with at least 0.005
+ * an order, each with its kinds of at least 0.005 an order).
+ */
+export function walText({ kinds, relations }, orders, top = 0.9) {
+  const total = kinds.reduce((s, r) => s + r.bytes, 0);
+  const fpi = kinds.reduce((s, r) => s + r.fpi, 0);
   const per = (n) => n / Math.max(1, orders);
-  const kinds = [];
+  const shares = [];
   let shown = 0;
-  for (const r of rows) {
+  for (const r of kinds) {
     if (shown >= top * total) break;
     shown += r.bytes;
-    kinds.push(`${r.kind} ${((100 * r.bytes) / Math.max(1, total)).toFixed(1)} % (${per(r.records).toFixed(2)}/order)`);
+    shares.push(`${r.kind} ${((100 * r.bytes) / Math.max(1, total)).toFixed(1)} % (${per(r.records).toFixed(2)}/order)`);
   }
+  const byRelation = new Map();
+  for (const r of relations) {
+    const rel = byRelation.get(r.relation) ?? { records: 0, kinds: [] };
+    rel.records += r.records;
+    rel.kinds.push(r);
+    byRelation.set(r.relation, rel);
+  }
+  const tables = [...byRelation.entries()]
+    .sort((a, b) => b[1].records - a[1].records)
+    .filter(([, rel]) => per(rel.records) >= 0.005)
+    .map(([name, rel]) => {
+      const parts = rel.kinds
+        .filter((k) => per(k.records) >= 0.005)
+        .sort((a, b) => b.records - a.records)
+        .map((k) => `${k.kind} ${per(k.records).toFixed(2)}`);
+      return `${name} ${per(rel.records).toFixed(2)} (${parts.join(', ')})`;
+    });
   return [
     `WAL: ${(total / 1e6).toFixed(1)} MB, ${per(total).toFixed(0)} bytes per order (full-page images ${per(fpi).toFixed(0)})`,
-    `WAL by kind (bytes; records per order): ${kinds.join(', ')}`,
+    `WAL by kind (bytes; records per order): ${shares.join(', ')}`,
+    `WAL by relation (records per order): ${tables.join('; ')}`,
   ];
 }

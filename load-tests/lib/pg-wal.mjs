@@ -11,25 +11,27 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { Client } = require('pg');
 
-// The flushed position: PostgreSQL 15's pg_walinspect reads only WAL already flushed ("cannot accept
-// future end LSN"), and asynchronous commits (the projection's) leave the insert position ahead of it
-// for a moment.
+// The flushed position: PostgreSQL 15's pg_walinspect reads only WAL already flushed ("cannot
+// accept future end LSN"), and asynchronous commits (the projection's) leave the insert position
+// ahead of it for a moment.
 const LSN = 'SELECT pg_current_wal_flush_lsn()::text AS lsn';
 
-// Each record by the relation of its first block reference ("blkref #0: rel <tablespace>/<database>/
-// <file node> …"), named while the bench's database still exists. A record without one (a commit)
-// is `(no block)`; one in another database or a shared catalogue is `(other)`.
-const BY_RELATION = `
+// The window's records in one pass, by kind (resource manager/record type) and by the relation of
+// each record's first block reference ("blkref #<n>: rel <tablespace>/<database>/<file node> …"),
+// named while the bench's database still exists. A record without one (a commit) is `(no block)`;
+// one in another database, a shared catalogue, or a file node no longer in the catalogue (dropped
+// or rewritten since) is `(other)`. A record's length includes its full-page images.
+const RECORDS = `
   WITH r AS (
-    SELECT resource_manager || '/' || record_type AS kind, record_length::float8 AS bytes,
-           regexp_match(block_ref, '^blkref #0: rel (\\d+)/(\\d+)/(\\d+)') AS m
+    SELECT resource_manager || '/' || record_type AS kind, record_length::float8 AS bytes, fpi_length::float8 AS fpi,
+           regexp_match(block_ref, 'blkref #\\d+: rel (\\d+)/(\\d+)/(\\d+)') AS m
       FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
   ), db AS (SELECT oid, dattablespace FROM pg_database WHERE datname = current_database())
   SELECT CASE WHEN r.m IS NULL THEN '(no block)'
               WHEN r.m[2]::oid <> db.oid THEN '(other)'
               ELSE coalesce(pg_filenode_relation(CASE WHEN r.m[1]::oid = db.dattablespace THEN 0 ELSE r.m[1]::oid END,
                                                  r.m[3]::oid)::text, '(other)') END AS relation,
-         r.kind, count(*)::float8 AS records, sum(r.bytes) AS bytes
+         r.kind, count(*)::float8 AS records, sum(r.bytes) AS bytes, sum(r.fpi) AS fpi
     FROM r, db GROUP BY 1, 2`;
 
 export async function walWindow({ databaseUrl }) {
@@ -45,17 +47,21 @@ export async function walWindow({ databaseUrl }) {
     async mark() {
       start = (await client.query(LSN)).rows[0].lsn;
     },
-    /** The window's records by kind (resource manager/record type), most bytes first, and by relation and kind. */
+    /** The window's records by kind, most bytes first, and by relation and kind (none if nothing was written). */
     async stop() {
       try {
         const end = (await client.query(LSN)).rows[0].lsn;
-        const { rows: kinds } = await client.query(
-          `SELECT "resource_manager/record_type" AS kind, count::float8 AS records, combined_size::float8 AS bytes, fpi_size::float8 AS fpi
-             FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY combined_size DESC`,
-          [start, end],
-        );
-        const { rows: relations } = await client.query(BY_RELATION, [start, end]);
-        return { kinds, relations };
+        // pg_walinspect refuses an empty window (its start must be below its end).
+        const relations = end === start ? [] : (await client.query(RECORDS, [start, end])).rows;
+        const kinds = new Map();
+        for (const r of relations) {
+          const k = kinds.get(r.kind) ?? { kind: r.kind, records: 0, bytes: 0, fpi: 0 };
+          k.records += r.records;
+          k.bytes += r.bytes;
+          k.fpi += r.fpi;
+          kinds.set(r.kind, k);
+        }
+        return { kinds: [...kinds.values()].sort((a, b) => b.bytes - a.bytes), relations };
       } finally {
         await client.end();
       }
@@ -87,12 +93,12 @@ export function walText({ kinds, relations }, orders, top = 0.9) {
     byRelation.set(r.relation, rel);
   }
   const tables = [...byRelation.entries()]
-    .sort((a, b) => b[1].records - a[1].records)
+    .sort((a, b) => b[1].records - a[1].records || a[0].localeCompare(b[0]))
     .filter(([, rel]) => per(rel.records) >= 0.005)
     .map(([name, rel]) => {
       const parts = rel.kinds
         .filter((k) => per(k.records) >= 0.005)
-        .sort((a, b) => b.records - a.records)
+        .sort((a, b) => b.records - a.records || a.kind.localeCompare(b.kind))
         .map((k) => `${k.kind} ${per(k.records).toFixed(2)}`);
       return `${name} ${per(rel.records).toFixed(2)} (${parts.join(', ')})`;
     });

@@ -47,21 +47,12 @@ export async function walWindow({ databaseUrl }) {
     async mark() {
       start = (await client.query(LSN)).rows[0].lsn;
     },
-    /** The window's records by kind, most bytes first, and by relation and kind (none if nothing was written). */
+    /** The window's records, one row per relation and kind (none if nothing was written). */
     async stop() {
       try {
         const end = (await client.query(LSN)).rows[0].lsn;
         // pg_walinspect refuses an empty window (its start must be below its end).
-        const relations = end === start ? [] : (await client.query(RECORDS, [start, end])).rows;
-        const kinds = new Map();
-        for (const r of relations) {
-          const k = kinds.get(r.kind) ?? { kind: r.kind, records: 0, bytes: 0, fpi: 0 };
-          k.records += r.records;
-          k.bytes += r.bytes;
-          k.fpi += r.fpi;
-          kinds.set(r.kind, k);
-        }
-        return { kinds: [...kinds.values()].sort((a, b) => b.bytes - a.bytes), relations };
+        return end === start ? [] : (await client.query(RECORDS, [start, end])).rows;
       } finally {
         await client.end();
       }
@@ -69,38 +60,46 @@ export async function walWindow({ databaseUrl }) {
   };
 }
 
+/** The rows summed by `key`: its value → records, bytes, full-page bytes and the rows themselves. */
+function sumBy(rows, key) {
+  const groups = new Map();
+  for (const r of rows) {
+    const g = groups.get(r[key]) ?? { name: r[key], records: 0, bytes: 0, fpi: 0, rows: [] };
+    g.records += r.records;
+    g.bytes += r.bytes;
+    g.fpi += r.fpi;
+    g.rows.push(r);
+    groups.set(r[key], g);
+  }
+  return [...groups.values()];
+}
+
 /**
  * The window's WAL as three lines: bytes per order (full-page images among them), the kinds that
  * make up `top` of its bytes, and the relations by records per order (those with at least 0.005
  * an order, each with its kinds of at least 0.005 an order).
  */
-export function walText({ kinds, relations }, orders, top = 0.9) {
-  const total = kinds.reduce((s, r) => s + r.bytes, 0);
-  const fpi = kinds.reduce((s, r) => s + r.fpi, 0);
+export function walText(rows, orders, top = 0.9) {
+  const kinds = sumBy(rows, 'kind').sort((a, b) => b.bytes - a.bytes);
+  const total = kinds.reduce((s, k) => s + k.bytes, 0);
+  const fpi = kinds.reduce((s, k) => s + k.fpi, 0);
   const per = (n) => n / Math.max(1, orders);
   const shares = [];
   let shown = 0;
-  for (const r of kinds) {
+  for (const k of kinds) {
     if (shown >= top * total) break;
-    shown += r.bytes;
-    shares.push(`${r.kind} ${((100 * r.bytes) / Math.max(1, total)).toFixed(1)} % (${per(r.records).toFixed(2)}/order)`);
+    shown += k.bytes;
+    shares.push(`${k.name} ${((100 * k.bytes) / Math.max(1, total)).toFixed(1)} % (${per(k.records).toFixed(2)}/order)`);
   }
-  const byRelation = new Map();
-  for (const r of relations) {
-    const rel = byRelation.get(r.relation) ?? { records: 0, kinds: [] };
-    rel.records += r.records;
-    rel.kinds.push(r);
-    byRelation.set(r.relation, rel);
-  }
-  const tables = [...byRelation.entries()]
-    .sort((a, b) => b[1].records - a[1].records || a[0].localeCompare(b[0]))
-    .filter(([, rel]) => per(rel.records) >= 0.005)
-    .map(([name, rel]) => {
-      const parts = rel.kinds
-        .filter((k) => per(k.records) >= 0.005)
+  const tables = sumBy(rows, 'relation')
+    .filter((rel) => per(rel.records) >= 0.005)
+    .sort((a, b) => b.records - a.records || a.name.localeCompare(b.name))
+    .map((rel) => {
+      const parts = rel.rows
+        .filter((r) => per(r.records) >= 0.005)
         .sort((a, b) => b.records - a.records || a.kind.localeCompare(b.kind))
-        .map((k) => `${k.kind} ${per(k.records).toFixed(2)}`);
-      return `${name} ${per(rel.records).toFixed(2)} (${parts.join(', ')})`;
+        .map((r) => `${r.kind} ${per(r.records).toFixed(2)}`);
+      return `${rel.name} ${per(rel.records).toFixed(2)} (${parts.join(', ')})`;
     });
   return [
     `WAL: ${(total / 1e6).toFixed(1)} MB, ${per(total).toFixed(0)} bytes per order (full-page images ${per(fpi).toFixed(0)})`,

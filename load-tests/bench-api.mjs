@@ -231,6 +231,8 @@ try {
   // The measured window starts after the warm-up: its CPU and rows are counted from there.
   let cpuBefore;
   const rows = process.env.API_URL ? undefined : await rowCounter(stack.databaseUrl);
+  // Against a running stack (API_URL) the WAL has more than this load's records in it: not read.
+  if (process.env.BENCH_PG_WAL === '1' && process.env.API_URL) log('BENCH_PG_WAL=1 is ignored with API_URL: the window would hold the running stack’s other writes too');
   const wal = process.env.BENCH_PG_WAL === '1' && !process.env.API_URL ? await walWindow({ databaseUrl: stack.databaseUrl }) : undefined;
   // One server process (not the split roles): its CPU by thread too.
   const serverPid = pids.server?.length === 1 ? pids.server[0] : undefined;

@@ -13,6 +13,7 @@ const JOURNAL = 'INSERT INTO sequencer_journal';
 
 export async function samplePgWaits({ databaseUrl, everyMs = 5, slowMs = 10 }) {
   const client = new Client({ connectionString: databaseUrl });
+  client.on('error', () => undefined); // as rowCounter's (lib/stack.mjs)
   await client.connect();
   const waits = new Map();
   const beside = new Map();

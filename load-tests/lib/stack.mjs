@@ -48,6 +48,8 @@ export async function sql(url, text, params = []) {
  */
 export async function rowCounter(url) {
   const c = new Client({ connectionString: url });
+  // The bench drops its database with this connection still open if a run fails: not a crash.
+  c.on('error', () => undefined);
   await c.connect();
   let marks;
   return {
@@ -527,6 +529,7 @@ function statTicks(stat) {
  */
 export async function backendProbe(databaseUrl) {
   const client = new Client({ connectionString: databaseUrl });
+  client.on('error', () => undefined); // as rowCounter's
   await client.connect();
   const [{ pid }] = (await client.query('SELECT pg_backend_pid() AS pid')).rows;
   const cpu = () => {

@@ -74,24 +74,6 @@ describe('spot trading end to end (real PostgreSQL + Redis)', () => {
     expect((await cancel(buyer.token)).body).toMatchObject({ code: 2103 });
   });
 
-  it('the projector rewrites an existing balance row in place: the same row, no new id taken (regression: its upsert took a balances_id_seq value for every row it rewrote)', async () => {
-    const seller = await trader('0', '1');
-    const row = () =>
-      t.ds.query(`SELECT id FROM balances WHERE owner_type = 'user' AND owner_id = $1 AND account_type = 'coin' AND currency_id = $2`, [seller.user.id, BTC]);
-    const before = await row();
-    const [{ last_value: taken }] = await t.ds.query(`SELECT last_value FROM balances_id_seq`);
-    // A resting sell freezes and its cancel releases: only the seller's BTC row changes, twice.
-    const sell = await order(seller.token, { side: 'sell', type: 'limit', price: '99000', quantity: '0.25' });
-    expect(sell.body).toMatchObject({ code: 1 });
-    expect(await coinBalance(t, seller.user.id, BTC)).toEqual({ available: '0.75', frozen: '0.25' });
-    const cancel = await t.http().put('/api/coin/trade').set('Authorization', seller.token).type('form').send({ order_id: sell.body.data.order_id });
-    expect(cancel.body).toMatchObject({ code: 1 });
-    expect(await coinBalance(t, seller.user.id, BTC)).toEqual({ available: '1', frozen: '0' });
-    expect(await row()).toEqual(before);
-    expect((await t.ds.query(`SELECT last_value FROM balances_id_seq`))[0].last_value).toBe(taken);
-    await trialOk();
-  });
-
   it('fees are truncated, never rounded up', async () => {
     const seller = await trader('0', '1');
     const buyer = await trader('1000');

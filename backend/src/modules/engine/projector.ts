@@ -87,29 +87,18 @@ class CopyTime {
  * The rows a projection changes, in one statement, one round trip: the sequencer's accounts'
  * balances ($1–$6) and the orders made by earlier commands ($7–$13: their fills, fee, frozen
  * remainder and status; $14–$18: the release of what was still frozen when one left the book, and
- * the amount it froze, kept for an order projected before its row stored it). Each part is a data-modifying CTE; PostgreSQL runs
+ * the amount it froze, kept for an order projected before its row stored it). Each part is a data-modifying CTE on a table of its own; PostgreSQL runs
  * every one to completion, checks each row's constraints as it writes it, and fires the writer
  * guard's statement triggers after all of them (the ledger's fire at the end of its COPY). It
  * answers how many orders it updated: each of them must exist (one its commands made was inserted
  * when they were projected), so fewer is a broken read model and the projection is refused. An
  * empty array writes nothing. The owned balances are locked here, after the database accounts' statements:
- * nothing but the projector locks those rows (the guard refuses any other writer of them). An
- * account's row that exists is rewritten by a plain UPDATE, and only the others are inserted (an
- * `INSERT … ON CONFLICT DO UPDATE` of every row took a `balances_id_seq` value and wrote a row-lock
- * record to the WAL for each row it rewrote: 1.0–1.9 WAL records per order; docs/performance.md,
- * the ninety-third sitting). A row another transaction inserted meanwhile is still updated, by the
- * insert's ON CONFLICT.
+ * nothing but the projector locks those rows (the guard refuses any other writer of them).
  */
 const ROWS = `WITH
-  balances_v AS (SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) v(ot, oi, at, ci, a, f)),
-  balances_set AS (
-    UPDATE balances b SET available = v.a * ${U}, frozen = v.f * ${U}, updated_at = now() FROM balances_v v
-    WHERE b.owner_type = v.ot AND b.owner_id = v.oi AND b.account_type = v.at AND b.currency_id = v.ci
-    RETURNING b.owner_type, b.owner_id, b.account_type, b.currency_id),
-  balances_made AS (
+  balances_part AS (
     INSERT INTO balances (owner_type, owner_id, account_type, currency_id, available, frozen)
-    SELECT ot, oi, at, ci, a * ${U}, f * ${U} FROM balances_v v
-    WHERE NOT EXISTS (SELECT 1 FROM balances_set s WHERE s.owner_type = v.ot AND s.owner_id = v.oi AND s.account_type = v.at AND s.currency_id = v.ci)
+    SELECT ot, oi, at, ci, a * ${U}, f * ${U} FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) v(ot, oi, at, ci, a, f)
     ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO UPDATE SET available = EXCLUDED.available, frozen = EXCLUDED.frozen, updated_at = now()),
   orders_part AS (
     UPDATE orders o SET filled_qty = v.fq * ${U}, filled_quote = v.fqt * ${U}, fee = v.fe * ${U}, frozen_left = v.fl * ${U}, status = v.st, updated_at = to_timestamp(v.ut / 1000.0),

@@ -36,9 +36,9 @@ const FORMS = {
     ON CONFLICT (owner_type, owner_id, account_type, currency_id) DO UPDATE SET available = EXCLUDED.available, frozen = EXCLUDED.frozen, updated_at = now()`,
 };
 
-/** A seeded pick of K distinct accounts of N (a small LCG: the same picks every run and for both forms). */
+/** A seeded pick of K distinct accounts of N (a 32-bit LCG: the same picks every run and for both forms). */
 let seed = 42;
-const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 const picks = Array.from({ length: TRANSACTIONS }, () => {
   const all = Array.from({ length: ACCOUNTS }, (_, i) => i);
   for (let i = 0; i < ROWS; i++) {

@@ -4,17 +4,12 @@
 // whose append has run longer than `slowMs`, what the other busy sessions of the database were
 // doing at that moment. The sampling costs PostgreSQL a little CPU (a query every `everyMs`), so a
 // run with it is a diagnosis, not a figure.
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const { Client } = require('pg');
+import { benchClient } from './stack.mjs';
 
 const JOURNAL = 'INSERT INTO sequencer_journal';
 
 export async function samplePgWaits({ databaseUrl, everyMs = 5, slowMs = 10 }) {
-  const client = new Client({ connectionString: databaseUrl });
-  client.on('error', () => undefined); // as rowCounter's (lib/stack.mjs)
-  await client.connect();
+  const client = await benchClient(databaseUrl);
   const waits = new Map();
   const beside = new Map();
   let samples = 0;

@@ -6,10 +6,7 @@
 // during a bench). A CHECKPOINT when the sampler is made (before the warm-up) keeps a timed
 // checkpoint from recycling the window's segments before they are read and has the warm-up, not
 // the window, pay for the full-page images that follow a checkpoint.
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const { Client } = require('pg');
+import { benchClient } from './stack.mjs';
 
 // The flushed position: PostgreSQL 15's pg_walinspect reads only WAL already flushed ("cannot
 // accept future end LSN"), and asynchronous commits (the projection's) leave the insert position
@@ -35,10 +32,7 @@ const RECORDS = `
     FROM r, db GROUP BY 1, 2`;
 
 export async function walWindow({ databaseUrl }) {
-  const client = new Client({ connectionString: databaseUrl });
-  // The bench drops its database with this connection still open if a run fails: not a crash.
-  client.on('error', () => undefined);
-  await client.connect();
+  const client = await benchClient(databaseUrl);
   await client.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
   await client.query('CHECKPOINT');
   let start;

@@ -46,11 +46,19 @@ export async function sql(url, text, params = []) {
  * are few and counted whole). A `COUNT(*)` of every table at the window's start, on a connection
  * of its own, was a burst of PostgreSQL work in the window's first second.
  */
-export async function rowCounter(url) {
+/**
+ * A connection of a bench's own, kept open across the run (row counts, WAL, waits, CPU probes). The
+ * bench drops its database with it still open if a run fails: its error is then not a crash.
+ */
+export async function benchClient(url) {
   const c = new Client({ connectionString: url });
-  // The bench drops its database with this connection still open if a run fails: not a crash.
   c.on('error', () => undefined);
   await c.connect();
+  return c;
+}
+
+export async function rowCounter(url) {
+  const c = await benchClient(url);
   let marks;
   return {
     async mark() {
@@ -528,9 +536,7 @@ function statTicks(stat) {
  * system µs, from /proc's clock ticks of 10 ms): for probes of what statements cost PostgreSQL.
  */
 export async function backendProbe(databaseUrl) {
-  const client = new Client({ connectionString: databaseUrl });
-  client.on('error', () => undefined); // as rowCounter's
-  await client.connect();
+  const client = await benchClient(databaseUrl);
   const [{ pid }] = (await client.query('SELECT pg_backend_pid() AS pid')).rows;
   const cpu = () => {
     const t = cpuTimes({ backend: [pid] }).get(pid);

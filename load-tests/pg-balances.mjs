@@ -76,7 +76,7 @@ try {
   for (let b = 0; b < TRANSACTIONS / BLOCK; b++) {
     for (const form of b % 2 ? ['update', 'upsert'] : ['upsert', 'update']) {
       const before = cpu();
-      for (let k = b * BLOCK; k < (b + 1) * BLOCK; k++) await run(FORMS[form], columns(picks[k], String(k)));
+      for (let k = b * BLOCK; k < Math.min((b + 1) * BLOCK, TRANSACTIONS); k++) await run(FORMS[form], columns(picks[k], String(k)));
       const after = cpu();
       spent[form] += after.user - before.user + after.system - before.system;
     }

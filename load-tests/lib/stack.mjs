@@ -40,13 +40,6 @@ export async function sql(url, text, params = []) {
 }
 
 /**
- * Rows an order writes, counted without disturbing the measured window: at its start only the
- * tables' highest keys (index lookups, on a connection opened before the window), at the end the
- * rows past them (orders by id and trades by their ledger place, so updates are not rows; klines
- * are few and counted whole). A `COUNT(*)` of every table at the window's start, on a connection
- * of its own, was a burst of PostgreSQL work in the window's first second.
- */
-/**
  * A connection of a bench's own, kept open across the run (row counts, WAL, waits, CPU probes). The
  * bench drops its database with it still open if a run fails: its error is then not a crash.
  */
@@ -57,6 +50,13 @@ export async function benchClient(url) {
   return c;
 }
 
+/**
+ * Rows an order writes, counted without disturbing the measured window: at its start only the
+ * tables' highest keys (index lookups, on a connection opened before the window), at the end the
+ * rows past them (orders by id and trades by their ledger place, so updates are not rows; klines
+ * are few and counted whole). A `COUNT(*)` of every table at the window's start, on a connection
+ * of its own, was a burst of PostgreSQL work in the window's first second.
+ */
 export async function rowCounter(url) {
   const c = await benchClient(url);
   let marks;

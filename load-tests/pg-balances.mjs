@@ -9,15 +9,11 @@
 // random (the same picks for both forms), as the projector's transactions do (`kestrel.writer =
 // 'projector'`, `synchronous_commit = off`). The backend's user and system CPU is read from /proc.
 // Last line: `pg balances: upsert <µs> µs, update <µs> µs CPU per row (<K> rows a transaction)`.
-import { backendProbe, log, startStack } from './lib/stack.mjs';
+import { backendProbe, log, numberArg, startStack } from './lib/stack.mjs';
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const ACCOUNTS = arg('--accounts', 400);
-const ROWS = arg('--rows', 150);
-const TRANSACTIONS = arg('--transactions', 2000);
+const ACCOUNTS = numberArg('accounts', 400);
+const ROWS = numberArg('rows', 150);
+const TRANSACTIONS = numberArg('transactions', 2000);
 const BLOCK = 50;
 
 const values = `unnest($1::varchar[], $2::int[], $3::varchar[], $4::int[], $5::numeric[], $6::numeric[]) v(ot, oi, at, ci, a, f)`;

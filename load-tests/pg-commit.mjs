@@ -8,10 +8,9 @@
 // many took over 20 ms): a synchronous commit waits for the disk's flush, so its tail is the
 // slowest a journal write can be on this machine with nothing else running (the core's p99 target
 // is 20 ms). Last line: `pg commit: sync <U>+<S> µs CPU (<T> µs wall), async <U>+<S> µs CPU (<T> µs wall)`.
-import { backendProbe, freshStackEnv, log, percentile } from './lib/stack.mjs';
+import { backendProbe, freshStackEnv, log, numberArg, percentile } from './lib/stack.mjs';
 
-const i = process.argv.indexOf('--commits');
-const N = i > 0 ? Number(process.argv[i + 1]) : 5000;
+const N = numberArg('commits', 5000);
 
 const { databaseUrl, dropDatabase } = await freshStackEnv();
 const { client, cpu } = await backendProbe(databaseUrl).catch(async (err) => {

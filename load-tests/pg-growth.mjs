@@ -5,13 +5,9 @@
 // projector has caught up: rows and bytes (heap + indexes + TOAST) per acknowledged order for each
 // table that grows with trading, and what a month at 1,000 orders/s would hold.
 // Last line: `pg growth: <B> bytes/order (<table> <b>, …); a month at 1,000 orders/s: <G> GB`.
-import { loadClient, log, makeTraders, orderMix, sql, startStack } from './lib/stack.mjs';
+import { loadClient, log, makeTraders, numberArg, orderMix, sql, startStack } from './lib/stack.mjs';
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const ORDERS = arg('orders', 20_000);
+const ORDERS = numberArg('orders', 20_000);
 const CONCURRENCY = 16;
 const TABLES = ['ledger_entries', 'events', 'orders', 'trades', 'sequencer_journal', 'sequencer_snapshots', 'sequencer_commands', 'klines'];
 

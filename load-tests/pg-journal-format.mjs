@@ -6,10 +6,9 @@
 // table read back as text (a replay or the projector reading the journal). The backend's CPU is read
 // from /proc; a fresh database on DATABASE_URL's server, dropped at the end.
 // Last line: `journal format: <B> commands: jsonb <J> µs, text <T> µs per row written; read jsonb <RJ>, text <RT> µs per row` (medians).
-import { backendProbe, freshStackEnv, log } from './lib/stack.mjs';
+import { backendProbe, freshStackEnv, log, numberArg } from './lib/stack.mjs';
 
-const i = process.argv.indexOf('--rows');
-const N = i > 0 ? Number(process.argv[i + 1]) : 4000;
+const N = numberArg('rows', 4000);
 const ROUNDS = 3;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

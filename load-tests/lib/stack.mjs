@@ -29,6 +29,12 @@ function withDb(url, db) {
   return u.toString();
 }
 
+/** A probe's numeric command-line option: the number after `--<name>`, or `fallback` without one. */
+export function numberArg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
 export async function sql(url, text, params = []) {
   const c = new Client({ connectionString: url });
   await c.connect();

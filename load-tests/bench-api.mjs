@@ -14,7 +14,8 @@
 //   them), websocket transport, the token in the handshake. Like the web app's socket, each one is
 //   in its user's private room, so the server also pushes it its `orders` and `balance` messages:
 //   that cost is part of what is measured. The generator speaks Socket.IO's wire format on the
-//   `ws` package, as the k6 script does (pushes skipped by their prefix, not decoded);
+//   `ws` package, as the k6 script does (pushes skipped by their prefix, not decoded, and counted
+//   by event in the window: the `pushes received` line);
 //   BENCH_WS_CLIENT=socket.io-client uses the library's client instead (more generator CPU per order);
 // - `plain`: the same requests as text messages on the plain WebSocket endpoint `/api/coin/ws`
 //   (the `ws` package), one connection per trader with its token in the upgrade's Authorization
@@ -185,6 +186,10 @@ const plainWire = (apiUrl) => ({
  * ack; `2` ping → `3` pong. Pushes (`42[…]`: orders, balance) still arrive and are skipped by their
  * prefix, without being decoded, as a client that does not listen for them would.
  */
+/** The pushes the Socket.IO wire client skipped in the measured window, by event (`42["orders",…` → orders). */
+const pushes = new Map();
+let countingPushes = false;
+
 const socketIoWire = (apiUrl) => ({
   url: `${apiUrl.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`,
   headers: () => ({}),
@@ -194,7 +199,12 @@ const socketIoWire = (apiUrl) => ({
       const bracket = text.indexOf('[');
       return [Number(text.slice(2, bracket)), JSON.parse(text.slice(bracket))[0]];
     }
-    if (text === '2') ws.send('3');
+    if (text.startsWith('42["')) {
+      if (countingPushes) {
+        const event = text.slice(4, text.indexOf('"', 4));
+        pushes.set(event, (pushes.get(event) ?? 0) + 1);
+      }
+    } else if (text === '2') ws.send('3');
     else if (text.startsWith('40')) ready.ok();
     else if (text.startsWith('44')) ready.fail(new Error(`Socket.IO connect refused: ${text.slice(2)}`));
     else if (text.startsWith('0')) ws.send(`40${JSON.stringify({ token: t.token })}`);
@@ -250,6 +260,7 @@ try {
   let openedBefore;
   const win = measuredWindow(WARMUP, SECONDS, async () => {
     generatorLoop = new LoopDelay();
+    countingPushes = true;
     openedBefore = client.opened?.();
     await rows?.mark();
     await wal?.mark();
@@ -312,6 +323,7 @@ try {
     await win.ready;
   }
   const elapsed = win.elapsed();
+  countingPushes = false;
   const generatorDelay = generatorLoop.take();
   generatorLoop.stop();
   logTrace(trace);
@@ -331,6 +343,8 @@ try {
       (RATE > 0 ? `; not sent (no free slot): ${notSent}` : ''),
   );
   console.log(`cores used (of 2): ${cpu}`);
+  if (pushes.size && latencies.length)
+    console.log(`pushes received in the window: ${[...pushes].map(([event, n]) => `${event} ${n} (${(n / latencies.length).toFixed(2)} an order)`).join(', ')}`);
   // A new connection's first request waits for the server to accept it, in a burst for 100 ms or more (docs/performance.md, forty-fourth sitting).
   if (opened !== undefined) console.log(`HTTP connections opened in the window: ${opened} (at most ${CONCURRENCY} open at once)`);
   if (threads) console.log(`server threads: ${threads}`);

@@ -179,17 +179,18 @@ const plainWire = (apiUrl) => ({
   },
 });
 
+/** The pushes the Socket.IO wire client skipped in the measured window, by event (`42["orders",…` → orders). */
+const pushes = new Map();
+let countingPushes = false;
+
 /**
  * The `ws` transport on Socket.IO's wire format, as the k6 script (k6/order-socket.js) speaks it:
  * Engine.IO v4 + Socket.IO v5 text packets over the WebSocket transport. `0{…}` open → `40{token}`
  * connect with auth → `40{…}` accepted (`44{…}` refused); `42<n>["order",{…}]` → `43<n>[{…}]` the
  * ack; `2` ping → `3` pong. Pushes (`42[…]`: orders, balance) still arrive and are skipped by their
- * prefix, without being decoded, as a client that does not listen for them would.
+ * prefix, without being decoded, as a client that does not listen for them would (and counted by
+ * event in the measured window, `pushes`).
  */
-/** The pushes the Socket.IO wire client skipped in the measured window, by event (`42["orders",…` → orders). */
-const pushes = new Map();
-let countingPushes = false;
-
 const socketIoWire = (apiUrl) => ({
   url: `${apiUrl.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`,
   headers: () => ({}),

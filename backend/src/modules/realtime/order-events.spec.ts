@@ -1,6 +1,7 @@
 import { createServer, Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Server } from 'socket.io';
+import { Server, Socket } from 'socket.io';
+import { io as ioClient } from 'socket.io-client';
 import { Encoder, PacketType } from 'socket.io-parser';
 import WebSocket from 'ws';
 import { MAX_ORDERS_IN_FLIGHT } from './flow';
@@ -19,12 +20,23 @@ describe('answerOrderEvents', () => {
   /** What the direct path was asked, and what reached Socket.IO's own `order` listener (its arguments' count). */
   const direct: unknown[] = [];
   const viaSocketIo: number[] = [];
+  /** The messages the server sent through Engine.IO's own write path (`sendPacket`), of every connection. */
+  const viaEngineIo: string[] = [];
+  /** The server's side of the newest connection. */
+  let serverSide: Socket;
   const open: WebSocket[] = [];
 
   beforeAll(async () => {
     http = createServer();
     io = new Server(http);
     io.on('connection', (socket) => {
+      serverSide = socket;
+      const conn = socket.conn as unknown as { sendPacket(type: string, data?: unknown, ...rest: unknown[]): void };
+      const sendPacket = conn.sendPacket.bind(conn);
+      conn.sendPacket = (type, data, ...rest) => {
+        if (type === 'message') viaEngineIo.push(String(data));
+        sendPacket(type, data, ...rest);
+      };
       socket.on('order', (...args: unknown[]) => {
         viaSocketIo.push(args.length);
         const ack = args[args.length - 1];
@@ -35,8 +47,19 @@ describe('answerOrderEvents', () => {
       answerOrderEvents(socket, async (request) => {
         direct.push(request);
         // An answer that takes its time (the sequencer busy): it stays open.
-        if ((request as { hold?: boolean })?.hold) await new Promise(() => undefined);
-        return { id: (request as { id?: unknown })?.id ?? null, type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } };
+        const { hold, pushes, corked, big } = (request ?? {}) as { hold?: boolean; pushes?: number; corked?: boolean; big?: boolean };
+        if (hold) await new Promise(() => undefined);
+        // Held in the TCP socket (corked), Engine.IO's first write does not complete, so it keeps the
+        // packets after it in its own buffer until it does: the answer must queue behind them.
+        if (corked) {
+          const tcp = (socket.conn as unknown as { transport: { socket: { _socket: { cork(): void; uncork(): void } } } }).transport.socket._socket;
+          tcp.cork();
+          setTimeout(() => tcp.uncork(), 20);
+        }
+        // Pushes written before the answer (as a fill's `orders` push can be): they reach the client first.
+        for (let k = 0; k < (pushes ?? 0); k++) socket.emit('push', k);
+        const data = big ? { filler: 'x'.repeat(16_384) } : { price: '1.5', note: 'ü "quoted"' };
+        return { id: (request as { id?: unknown })?.id ?? null, type: 'ok', code: 1, message: 'Order placed', data };
       });
     });
     await new Promise<void>((ok) => http.listen(0, '127.0.0.1', ok));
@@ -49,6 +72,7 @@ describe('answerOrderEvents', () => {
   beforeEach(() => {
     direct.length = 0;
     viaSocketIo.length = 0;
+    viaEngineIo.length = 0;
   });
 
   /** A connected client: `next()` is the next message that is not a ping, `closed` settles when the server closes it. */
@@ -139,5 +163,71 @@ describe('answerOrderEvents', () => {
     await c.closed;
     expect(direct).toHaveLength(MAX_ORDERS_IN_FLIGHT);
     expect(direct).not.toContainEqual({ id: 'one too many' });
+  });
+
+  it('on the WebSocket transport the ack is written to the socket itself, past Engine.IO; other answers still go through it', async () => {
+    const c = await connect();
+    viaEngineIo.length = 0;
+    c.send('425["order",{"id":8}]');
+    expect(await c.next()).toBe(`4${socketIoAck(5, { id: 8, type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } })}`);
+    expect(viaEngineIo).toEqual([]);
+    c.send('426["echo",1]');
+    expect(await c.next()).toBe(`4${socketIoAck(6, { echoed: 1 })}`);
+    expect(viaEngineIo).toEqual([socketIoAck(6, { echoed: 1 })]);
+  });
+
+  it.each([
+    ['with nothing held', false, 0],
+    ['while Engine.IO still holds some of them', true, 1],
+  ])('keeps the order of messages: pushes sent before an answer arrive before it (%s)', async (_when, corked, throughEngineIo) => {
+    const c = await connect();
+    viaEngineIo.length = 0;
+    c.send(`427["order",{"id":9,"pushes":3,"corked":${corked}}]`);
+    const got = [];
+    for (let k = 0; k < 4; k++) got.push(await c.next());
+    expect(got).toEqual([
+      '42["push",0]',
+      '42["push",1]',
+      '42["push",2]',
+      `4${socketIoAck(7, { id: 9, type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } })}`,
+    ]);
+    expect(viaEngineIo.filter((m) => m.startsWith('3'))).toHaveLength(throughEngineIo);
+  });
+
+  // A client that does not read its answers: they may not pile up in the socket without bound, past the
+  // count `ordersOverflow` keeps of Engine.IO's buffer (acks join that buffer once the socket holds a backlog).
+  it('a connection that does not read its answers is closed, however fast they are written', async () => {
+    const c = await connect();
+    const gone = new Promise<void>((ok) => serverSide.once('disconnect', () => ok()));
+    let closed = false;
+    void gone.then(() => (closed = true));
+    (c.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    let sent = 0;
+    while (!closed && sent < 20_000) {
+      for (let k = 0; k < 100; k++) c.send(`42${sent++}["order",{"id":${sent},"big":true}]`);
+      await new Promise((ok) => setTimeout(ok, 2));
+    }
+    expect(closed).toBe(true);
+    expect(direct.length).toBeLessThan(sent);
+    c.ws.terminate();
+  });
+
+  it.each([
+    ['long-polling', 1, ['polling']],
+    ['long-polling upgraded to WebSocket', 0, ['polling', 'websocket']],
+  ])('a client on %s is answered too (its answers through Engine.IO: %d)', async (_name, throughEngineIo, transports) => {
+    const client = ioClient(url.replace(/^ws/, 'http').replace(/\/socket\.io\/.*$/, ''), { transports, reconnection: false });
+    try {
+      await new Promise<void>((ok, fail) => client.once('connect', ok).once('connect_error', fail));
+      if (transports.includes('websocket') && client.io.engine.transport.name !== 'websocket') await new Promise((ok) => client.io.engine.once('upgrade', ok));
+      viaEngineIo.length = 0;
+      const answer = await client.timeout(5_000).emitWithAck('order', { id: 'polled' });
+      expect(answer).toEqual({ id: 'polled', type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } });
+      expect(direct).toEqual([{ id: 'polled' }]);
+      expect(viaSocketIo).toEqual([]);
+      expect(viaEngineIo).toHaveLength(throughEngineIo);
+    } finally {
+      client.close();
+    }
   });
 });

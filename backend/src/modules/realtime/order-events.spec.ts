@@ -4,7 +4,7 @@ import { Server, Socket } from 'socket.io';
 import { io as ioClient } from 'socket.io-client';
 import { Encoder, PacketType } from 'socket.io-parser';
 import WebSocket from 'ws';
-import { MAX_ORDERS_IN_FLIGHT } from './flow';
+import { MAX_ORDERS_IN_FLIGHT, MAX_UNREAD_ORDER_ANSWERS } from './flow';
 import { answerOrderEvents } from './order-events';
 
 /**
@@ -177,7 +177,7 @@ describe('answerOrderEvents', () => {
   });
 
   it.each([
-    ['with nothing held', false, 0],
+    ['written by Engine.IO before the answer', false, 0],
     ['while Engine.IO still holds some of them', true, 1],
   ])('keeps the order of messages: pushes sent before an answer arrive before it (%s)', async (_when, corked, throughEngineIo) => {
     const c = await connect();
@@ -198,18 +198,65 @@ describe('answerOrderEvents', () => {
   // count `ordersOverflow` keeps of Engine.IO's buffer (acks join that buffer once the socket holds a backlog).
   it('a connection that does not read its answers is closed, however fast they are written', async () => {
     const c = await connect();
+    viaEngineIo.length = 0;
     const gone = new Promise<void>((ok) => serverSide.once('disconnect', () => ok()));
     let closed = false;
     void gone.then(() => (closed = true));
     (c.ws as unknown as { _socket: { pause(): void } })._socket.pause();
     let sent = 0;
-    while (!closed && sent < 20_000) {
-      for (let k = 0; k < 100; k++) c.send(`42${sent++}["order",{"id":${sent},"big":true}]`);
+    while (!closed && sent < 5_000) {
+      for (let k = 0; k < 100; k++, sent++) c.send(`42${sent}["order",{"id":${sent},"big":true}]`);
       await new Promise((ok) => setTimeout(ok, 2));
     }
     expect(closed).toBe(true);
-    expect(direct.length).toBeLessThan(sent);
+    // Written straight to the socket until it held a backlog, then through Engine.IO's buffer, whose length closed the connection.
+    const throughEngineIo = viaEngineIo.filter((m) => m.startsWith('3')).length;
+    expect(direct.length - throughEngineIo).toBeGreaterThan(0);
+    expect(throughEngineIo).toBeGreaterThan(MAX_UNREAD_ORDER_ANSWERS);
     c.ws.terminate();
+  });
+
+  it('while a ping waits for its pong, an order goes through Engine.IO, which counts it as a sign of life', async () => {
+    const server = createServer();
+    const pinging = new Server(server, { pingInterval: 50, pingTimeout: 2_000 });
+    const sentThroughEngineIo: string[] = [];
+    let conn: { hasRefreshedPingTimeout?: boolean } | undefined;
+    pinging.on('connection', (socket) => {
+      conn = socket.conn as unknown as typeof conn;
+      const engine = socket.conn as unknown as { sendPacket(type: string, data?: unknown, ...rest: unknown[]): void };
+      const sendPacket = engine.sendPacket.bind(engine);
+      engine.sendPacket = (type, data, ...rest) => {
+        if (type === 'message') sentThroughEngineIo.push(String(data));
+        sendPacket(type, data, ...rest);
+      };
+      answerOrderEvents(socket, async (request) => ({ id: (request as { id?: unknown }).id, type: 'ok', code: 1, message: 'Order placed' }));
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const ws = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/socket.io/?EIO=4&transport=websocket`);
+    try {
+      const inbox: string[] = [];
+      let wake: (() => void) | undefined;
+      ws.on('message', (data) => {
+        inbox.push(data.toString());
+        wake?.();
+      });
+      const until = async (test: (m: string) => boolean) => {
+        while (!inbox.some(test)) await new Promise<void>((ok) => (wake = ok));
+      };
+      await until((m) => m.startsWith('0{'));
+      ws.send('40');
+      await until((m) => m.startsWith('40{'));
+      // The ping arrives and is not answered: Engine.IO now waits for the pong.
+      await until((m) => m === '2');
+      ws.send('4212["order",{"id":"during the ping"}]');
+      await until((m) => m.startsWith('4312'));
+      expect(inbox.find((m) => m.startsWith('4312'))).toBe('4312[{"id":"during the ping","type":"ok","code":1,"message":"Order placed"}]');
+      expect(sentThroughEngineIo).toEqual(['312[{"id":"during the ping","type":"ok","code":1,"message":"Order placed"}]']);
+      expect(conn?.hasRefreshedPingTimeout).toBe(true);
+    } finally {
+      ws.terminate();
+      await new Promise((ok) => pinging.close(ok));
+    }
   });
 
   it.each([

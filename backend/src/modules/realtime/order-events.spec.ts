@@ -7,11 +7,22 @@ import WebSocket from 'ws';
 import { MAX_ORDERS_IN_FLIGHT, MAX_UNREAD_ORDER_ANSWERS } from './flow';
 import { answerOrderEvents } from './order-events';
 
+/** Records in `into` every message the server sends on the socket's connection through Engine.IO's own write path (`sendPacket`). */
+function recordEngineIoMessages(socket: Socket, into: string[]): void {
+  const conn = socket.conn as unknown as { sendPacket(type: string, data?: unknown, ...rest: unknown[]): void };
+  const sendPacket = conn.sendPacket.bind(conn);
+  conn.sendPacket = (type, data, ...rest) => {
+    if (type === 'message') into.push(String(data));
+    sendPacket(type, data, ...rest);
+  };
+}
+
 /**
- * The `order` events answered from the Engine.IO connection: the same bytes Socket.IO's encoder
- * would send, and every packet this path does not take left to Socket.IO as before. A real
- * Socket.IO server, and a client speaking its wire format over `ws` (as the k6 script and
- * bench:api's generator do).
+ * The `order` events answered from the connection (on the WebSocket transport, from the `ws` socket
+ * itself, past Engine.IO): the same bytes Socket.IO's encoder would send, in Engine.IO's order, and
+ * every packet this path does not take left to Engine.IO and Socket.IO as before. A real Socket.IO
+ * server, and a client speaking its wire format over `ws` (as the k6 script and bench:api's
+ * generator do) or Socket.IO's own client (long-polling).
  */
 describe('answerOrderEvents', () => {
   let http: HttpServer;
@@ -31,12 +42,7 @@ describe('answerOrderEvents', () => {
     io = new Server(http);
     io.on('connection', (socket) => {
       serverSide = socket;
-      const conn = socket.conn as unknown as { sendPacket(type: string, data?: unknown, ...rest: unknown[]): void };
-      const sendPacket = conn.sendPacket.bind(conn);
-      conn.sendPacket = (type, data, ...rest) => {
-        if (type === 'message') viaEngineIo.push(String(data));
-        sendPacket(type, data, ...rest);
-      };
+      recordEngineIoMessages(socket, viaEngineIo);
       socket.on('order', (...args: unknown[]) => {
         viaSocketIo.push(args.length);
         const ack = args[args.length - 1];
@@ -223,12 +229,7 @@ describe('answerOrderEvents', () => {
     let conn: { hasRefreshedPingTimeout?: boolean } | undefined;
     pinging.on('connection', (socket) => {
       conn = socket.conn as unknown as typeof conn;
-      const engine = socket.conn as unknown as { sendPacket(type: string, data?: unknown, ...rest: unknown[]): void };
-      const sendPacket = engine.sendPacket.bind(engine);
-      engine.sendPacket = (type, data, ...rest) => {
-        if (type === 'message') sentThroughEngineIo.push(String(data));
-        sendPacket(type, data, ...rest);
-      };
+      recordEngineIoMessages(socket, sentThroughEngineIo);
       answerOrderEvents(socket, async (request) => ({ id: (request as { id?: unknown }).id, type: 'ok', code: 1, message: 'Order placed' }));
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));

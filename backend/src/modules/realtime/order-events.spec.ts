@@ -17,6 +17,9 @@ function recordEngineIoMessages(socket: Socket, into: string[]): void {
   };
 }
 
+/** The answer the test server gives an order with this `id`. */
+const placed = (id: unknown) => ({ id, type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } });
+
 /**
  * The `order` events answered from the connection (on the WebSocket transport, from the `ws` socket
  * itself, past Engine.IO): the same bytes Socket.IO's encoder would send, in Engine.IO's order, and
@@ -64,8 +67,8 @@ describe('answerOrderEvents', () => {
         }
         // Pushes written before the answer (as a fill's `orders` push can be): they reach the client first.
         for (let k = 0; k < (pushes ?? 0); k++) socket.emit('push', k);
-        const data = big ? { filler: 'x'.repeat(16_384) } : { price: '1.5', note: 'ü "quoted"' };
-        return { id: (request as { id?: unknown })?.id ?? null, type: 'ok', code: 1, message: 'Order placed', data };
+        const answer = placed((request as { id?: unknown })?.id ?? null);
+        return big ? { ...answer, data: { filler: 'x'.repeat(16_384) } } : answer;
       });
     });
     await new Promise<void>((ok) => http.listen(0, '127.0.0.1', ok));
@@ -81,15 +84,18 @@ describe('answerOrderEvents', () => {
     viaEngineIo.length = 0;
   });
 
-  /** A connected client: `next()` is the next message that is not a ping, `closed` settles when the server closes it. */
-  async function connect() {
-    const ws = new WebSocket(url);
+  /**
+   * A connected client: `next()` is the next message that is not a ping (every message, pings too,
+   * with `answerPings` false: they are then left unanswered), `closed` settles when the server closes it.
+   */
+  async function connect(at = url, answerPings = true) {
+    const ws = new WebSocket(at);
     open.push(ws);
     const inbox: string[] = [];
     const waiting: Array<(m: string) => void> = [];
     ws.on('message', (data) => {
       const text = data.toString();
-      if (text === '2') return void ws.send('3');
+      if (text === '2' && answerPings) return void ws.send('3');
       const w = waiting.shift();
       if (w) w(text);
       else inbox.push(text);
@@ -111,7 +117,7 @@ describe('answerOrderEvents', () => {
     const request = { id: 'p-1', method: 'place', params: { symbol: 'BTC/USDT' } };
     c.send(`4217["order",${JSON.stringify(request)}]`);
     const reply = await c.next();
-    const answer = { id: 'p-1', type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } };
+    const answer = placed('p-1');
     expect(reply).toBe(`4${socketIoAck(17, answer)}`);
     expect(direct).toEqual([request]);
     expect(viaSocketIo).toEqual([]);
@@ -147,7 +153,7 @@ describe('answerOrderEvents', () => {
     c.send('40');
     expect(await c.next()).toMatch(/^40\{"sid":/);
     c.send('4211["order",{"id":6}]');
-    expect(await c.next()).toBe(`4${socketIoAck(11, { id: 6, type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } })}`);
+    expect(await c.next()).toBe(`4${socketIoAck(11, placed(6))}`);
     expect(direct).toEqual([{ id: 6 }]);
     expect(viaSocketIo).toEqual([]);
   });
@@ -175,7 +181,7 @@ describe('answerOrderEvents', () => {
     const c = await connect();
     viaEngineIo.length = 0;
     c.send('425["order",{"id":8}]');
-    expect(await c.next()).toBe(`4${socketIoAck(5, { id: 8, type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } })}`);
+    expect(await c.next()).toBe(`4${socketIoAck(5, placed(8))}`);
     expect(viaEngineIo).toEqual([]);
     c.send('426["echo",1]');
     expect(await c.next()).toBe(`4${socketIoAck(6, { echoed: 1 })}`);
@@ -191,12 +197,7 @@ describe('answerOrderEvents', () => {
     c.send(`427["order",{"id":9,"pushes":3,"corked":${corked}}]`);
     const got = [];
     for (let k = 0; k < 4; k++) got.push(await c.next());
-    expect(got).toEqual([
-      '42["push",0]',
-      '42["push",1]',
-      '42["push",2]',
-      `4${socketIoAck(7, { id: 9, type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } })}`,
-    ]);
+    expect(got).toEqual(['42["push",0]', '42["push",1]', '42["push",2]', `4${socketIoAck(7, placed(9))}`]);
     expect(viaEngineIo.filter((m) => m.startsWith('3'))).toHaveLength(throughEngineIo);
   });
 
@@ -224,7 +225,7 @@ describe('answerOrderEvents', () => {
 
   it('while a ping waits for its pong, an order goes through Engine.IO, which counts it as a sign of life', async () => {
     const server = createServer();
-    const pinging = new Server(server, { pingInterval: 50, pingTimeout: 2_000 });
+    const pinging = new Server(server, { pingInterval: 300, pingTimeout: 2_000 });
     const sentThroughEngineIo: string[] = [];
     let conn: { hasRefreshedPingTimeout?: boolean } | undefined;
     pinging.on('connection', (socket) => {
@@ -233,29 +234,16 @@ describe('answerOrderEvents', () => {
       answerOrderEvents(socket, async (request) => ({ id: (request as { id?: unknown }).id, type: 'ok', code: 1, message: 'Order placed' }));
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-    const ws = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/socket.io/?EIO=4&transport=websocket`);
+    const c = await connect(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/socket.io/?EIO=4&transport=websocket`, false);
     try {
-      const inbox: string[] = [];
-      let wake: (() => void) | undefined;
-      ws.on('message', (data) => {
-        inbox.push(data.toString());
-        wake?.();
-      });
-      const until = async (test: (m: string) => boolean) => {
-        while (!inbox.some(test)) await new Promise<void>((ok) => (wake = ok));
-      };
-      await until((m) => m.startsWith('0{'));
-      ws.send('40');
-      await until((m) => m.startsWith('40{'));
       // The ping arrives and is not answered: Engine.IO now waits for the pong.
-      await until((m) => m === '2');
-      ws.send('4212["order",{"id":"during the ping"}]');
-      await until((m) => m.startsWith('4312'));
-      expect(inbox.find((m) => m.startsWith('4312'))).toBe('4312[{"id":"during the ping","type":"ok","code":1,"message":"Order placed"}]');
+      expect(await c.next()).toBe('2');
+      c.send('4212["order",{"id":"during the ping"}]');
+      expect(await c.next()).toBe('4312[{"id":"during the ping","type":"ok","code":1,"message":"Order placed"}]');
       expect(sentThroughEngineIo).toEqual(['312[{"id":"during the ping","type":"ok","code":1,"message":"Order placed"}]']);
       expect(conn?.hasRefreshedPingTimeout).toBe(true);
     } finally {
-      ws.terminate();
+      c.ws.terminate();
       await new Promise((ok) => pinging.close(ok));
     }
   });
@@ -270,7 +258,7 @@ describe('answerOrderEvents', () => {
       if (transports.includes('websocket') && client.io.engine.transport.name !== 'websocket') await new Promise((ok) => client.io.engine.once('upgrade', ok));
       viaEngineIo.length = 0;
       const answer = await client.timeout(5_000).emitWithAck('order', { id: 'polled' });
-      expect(answer).toEqual({ id: 'polled', type: 'ok', code: 1, message: 'Order placed', data: { price: '1.5', note: 'ü "quoted"' } });
+      expect(answer).toEqual(placed('polled'));
       expect(direct).toEqual([{ id: 'polled' }]);
       expect(viaSocketIo).toEqual([]);
       expect(viaEngineIo).toHaveLength(throughEngineIo);

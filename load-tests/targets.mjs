@@ -54,18 +54,21 @@ function killGroup(pid) {
   }
 }
 
-/** The rate a kind is offered after a floor of F orders/s (the closed loop: none). */
-const rateFor = (kind, f) =>
-  ({ core: CORE_RATE, http: Math.floor((f * 3) / 10), closed: undefined, plain: Math.floor((f * 6) / 10), ws: Math.floor((f * 6) / 10) })[kind];
-
-/** How each kind is run: the script, its node arguments, its environment (BENCH_RATE added from rateFor) and the transport its log names. */
+/**
+ * How each kind is run: the script, its node arguments, the transport it is given (BENCH_TRANSPORT)
+ * and its log names, and the rate it is offered (BENCH_RATE): the core's fixed, the open loops'
+ * `tenths` of F rounded down, the closed loop none.
+ */
 const RUNS = {
-  core: { script: 'bench-core.mjs', nodeArgs: SERVER_NODE_ARGS, env: {} },
-  http: { script: 'bench-api.mjs', env: {}, transport: /^\[bench\] transport: HTTP,/m },
-  closed: { script: 'bench-api.mjs', env: {}, transport: /^\[bench\] transport: HTTP,/m },
-  plain: { script: 'bench-api.mjs', env: { BENCH_TRANSPORT: 'plain' }, transport: /^\[bench\] transport: plain WebSocket/m },
-  ws: { script: 'bench-api.mjs', env: { BENCH_TRANSPORT: 'ws' }, transport: /^\[bench\] transport: Socket\.IO/m },
+  core: { script: 'bench-core.mjs', nodeArgs: SERVER_NODE_ARGS, rate: CORE_RATE },
+  http: { script: 'bench-api.mjs', transport: /^\[bench\] transport: HTTP,/m, tenths: 3 },
+  closed: { script: 'bench-api.mjs', transport: /^\[bench\] transport: HTTP,/m },
+  plain: { script: 'bench-api.mjs', env: { BENCH_TRANSPORT: 'plain' }, transport: /^\[bench\] transport: plain WebSocket/m, tenths: 6 },
+  ws: { script: 'bench-api.mjs', env: { BENCH_TRANSPORT: 'ws' }, transport: /^\[bench\] transport: Socket\.IO/m, tenths: 6 },
 };
+
+/** The rate a kind is offered after a floor of F orders/s (the closed loop: none). */
+const rateFor = (kind, f) => RUNS[kind].rate ?? (RUNS[kind].tenths === undefined ? undefined : Math.floor((f * RUNS[kind].tenths) / 10));
 
 function options(argv) {
   const o = { rounds: undefined, kinds: undefined, out: undefined, judge: undefined };
@@ -107,6 +110,13 @@ function lastRun(text, marker) {
   return text.startsWith(marker) ? text : undefined;
 }
 
+/** A floor log's F (its last floor's orders/s) and steal, or undefined when it printed no `floor:` line. */
+function floorOf(file) {
+  const floor = lastRun(readFileSync(file, 'utf8'), '[bench] floor:');
+  const f = floor === undefined ? undefined : number(floor, /^floor: (\d+) orders\/s/m);
+  return f === undefined || f <= 0 ? undefined : { f, steal: number(floor, /steal (\d+) %/) };
+}
+
 /**
  * One run's figures from its logs and whether it met its target (`met`), or why it cannot be judged
  * (`error`: a log missing or cut short, or a run that is not the one its target asks for).
@@ -115,11 +125,11 @@ function judge(dir, round, kind) {
   const base = join(dir, `r${round}-${kind}`);
   const run = { round, kind };
   if (!existsSync(`${base}.floor.log`)) return { ...run, error: 'no floor log' };
-  const floor = lastRun(readFileSync(`${base}.floor.log`, 'utf8'), '[bench] floor:');
-  const f = floor === undefined ? undefined : number(floor, /^floor: (\d+) orders\/s/m);
-  if (f === undefined || f <= 0) return { ...run, error: 'the floor printed no `floor:` line' };
+  const floor = floorOf(`${base}.floor.log`);
+  if (!floor) return { ...run, error: 'the floor printed no `floor:` line' };
+  const { f } = floor;
   run.f = f;
-  run.floorSteal = number(floor, /steal (\d+) %/);
+  run.floorSteal = floor.steal;
   if (!existsSync(`${base}.log`)) return { ...run, error: 'no log' };
   const text = lastRun(readFileSync(`${base}.log`, 'utf8'), '[bench] making ');
   if (text === undefined) return { ...run, error: 'not a benchmark’s log' };
@@ -138,7 +148,7 @@ function judge(dir, round, kind) {
   if (!RUNS[kind].transport.test(text)) return { ...run, error: `not the ${kind} transport` };
   const offered = number(text, /^\[bench\] load: open loop, (\d+) orders\/s offered/m);
   if (kind === 'closed' ? !/^\[bench\] load: closed loop,/m.test(text) : offered !== rate)
-    return { ...run, error: kind === 'closed' ? 'not a closed loop' : `offered ${offered ?? 'no rate'}, not ${kind === 'http' ? '0.3' : '0.6'} F = ${rate}/s` };
+    return { ...run, error: kind === 'closed' ? 'not a closed loop' : `offered ${offered ?? 'no rate'}, not 0.${RUNS[kind].tenths} F = ${rate}/s` };
   const m = /^orders: (\d+)\/s p99 ([\d.]+) ms cancels p99 ([\d.]+) ms/m.exec(text);
   if (!m) return { ...run, error: 'no `orders:` line (the run did not finish)' };
   const [achieved, p99, cancelsP99] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -241,11 +251,11 @@ async function measure(o) {
     for (const kind of o.kinds) {
       const base = join(dir, `r${round}-${kind}`);
       const floorEnded = await runInto(`${base}.floor.log`, 'bench-http-floor.mjs', [], env);
-      const f = number(readFileSync(`${base}.floor.log`, 'utf8'), /^floor: (\d+) orders\/s/m);
+      const floor = floorOf(`${base}.floor.log`);
       let runEnded;
-      if (f !== undefined && f > 0) {
+      if (floor) {
         const { script, nodeArgs = [], env: own } = RUNS[kind];
-        const rate = rateFor(kind, f);
+        const rate = rateFor(kind, floor.f);
         runEnded = await runInto(`${base}.log`, script, nodeArgs, { ...env, ...own, ...(rate === undefined ? {} : { BENCH_RATE: String(rate) }) });
       }
       const r = judge(dir, round, kind);
